@@ -1,0 +1,1 @@
+"""Python side of the executor: workspaces, error reporting and the per-iteration loop."""

@@ -1,0 +1,1 @@
+"""The traced graph: DataNodes, operator nodes, the context stack and build-time graph analysis."""

@@ -1,0 +1,1 @@
+"""Pipeline definition and driving: the façade, `pipeline_def` and the scheduler."""

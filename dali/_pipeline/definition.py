@@ -1,0 +1,100 @@
+"""`@pipeline_def`: turn a graph-defining function into a pipeline factory.
+
+Calling the decorated function creates a Pipeline and runs the function inside `with pipe:`,
+so operator errors that DALI reports at definition appear at that call.  Call-time keyword
+arguments go to the function when it takes them (a warning is printed when one also names a
+Pipeline constructor argument: the function wins), otherwise to the Pipeline constructor,
+overriding the decorator's.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+from dali._pipeline import pipeline as _pipeline
+
+_CTOR_ARGS = set(inspect.signature(_pipeline.Pipeline.__init__).parameters) - {"self"}
+
+
+def _takes(spec, name):
+    return name in spec.args or name in spec.kwonlyargs
+
+
+def split_kwargs(func, kwargs):
+    """(Pipeline constructor kwargs, function kwargs) of a call of the decorated function."""
+    spec = inspect.getfullargspec(func)
+    if spec.varkw is not None:
+        raise TypeError(f"Using variadic keyword argument `**{spec.varkw}` in a  "
+                        "graph-defining function is not allowed.")
+    kwargs = dict(kwargs)
+    for special in ("debug", "enable_conditionals"):
+        if not _takes(spec, special):
+            kwargs.pop(special, None)
+    ctor, fn = {}, {}
+    for k, v in kwargs.items():
+        if _takes(spec, k):
+            fn[k] = v
+            if k in _CTOR_ARGS:
+                print(f"Warning: the argument `{k}` shadows a Pipeline constructor argument of "
+                      "the same name.")
+        elif k in _CTOR_ARGS:
+            ctor[k] = v
+        else:
+            raise TypeError(f"{func.__name__}() got an unexpected keyword argument '{k}': it is "
+                            "neither a parameter of the function nor a Pipeline argument")
+    return ctor, fn
+
+
+def pipeline_def(fn=None, *, enable_conditionals=False, **pipeline_kwargs):
+    """Decorator: make a function that defines a graph into a factory of Pipelines.
+
+    Parameters
+    ----------
+    fn : callable
+        Returns the pipeline outputs: a DataNode, a tuple of them, or None.
+    enable_conditionals : bool
+        Allow `if` on per-sample DataNodes in the function (rewritten with `dali._autograph`).
+    **pipeline_kwargs
+        Default Pipeline constructor arguments; call-time arguments override them.
+    """
+
+    def decorator(func):
+        if getattr(func, "_dali_do_not_convert", False):
+            raise ValueError("Pipeline definition cannot be marked with @do_not_convert.")
+
+        @functools.wraps(func)
+        def create_pipeline(*args, **kwargs):
+            conditionals = kwargs.get("enable_conditionals", enable_conditionals)
+            ctor, fn_kwargs = split_kwargs(func, kwargs)
+            pipe = _pipeline.Pipeline(**{**pipeline_kwargs, **ctor})
+            body = func
+            if conditionals:
+                raise NotImplementedError(
+                    "enable_conditionals=True is not implemented yet in dali")
+            with pipe:
+                outs = body(*args, **fn_kwargs)
+                if isinstance(outs, tuple):
+                    pipe.set_outputs(*outs)
+                elif outs is None:
+                    pipe.set_outputs()
+                else:
+                    pipe.set_outputs(outs)
+            return pipe
+
+        create_pipeline._is_pipeline_def = True
+        return create_pipeline
+
+    return decorator(fn) if fn is not None else decorator
+
+
+def do_not_convert(func=None):
+    """Mark a function so that conditionals rewriting (`enable_conditionals`) leaves it as is."""
+
+    def mark(f):
+        if getattr(f, "_is_pipeline_def", False):
+            raise ValueError("Pipeline definition cannot be marked with @do_not_convert.")
+        f._dali_do_not_convert = True
+        return f
+
+    return mark(func) if func is not None else mark

@@ -1,0 +1,489 @@
+"""The Pipeline façade: DALI's Pipeline API over the graph, executor and scheduler modules.
+
+A pipeline is defined in one of three ways (all supported): `@pipeline_def` (the function runs
+inside `with pipe:` at call time), `with pipe: ... pipe.set_outputs(...)`, or a subclass
+overriding `define_graph()`.  `build()` collects the graph from the outputs and sinks, prunes and
+checks it, creates the executor and sets operators up; `run()` and the scheduled API then follow
+`dali._pipeline.scheduler`.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from dali import _types
+from dali._executor import executor as _executor_mod
+from dali._graph import context, data_node, graph
+from dali._pipeline import scheduler
+
+
+def _gpu_available():
+    return False
+
+
+class Pipeline:
+    """A DALI pipeline: a graph of operators producing batches.
+
+    Parameters follow DALI 2.4's `Pipeline`; every one is accepted and readable back as a
+    property.  `device_id=None` makes a CPU-only pipeline.
+    """
+
+    def __init__(self, batch_size=None, num_threads=None, device_id=None, seed=None,
+                 exec_pipelined=True, prefetch_queue_depth=2, exec_async=True,
+                 bytes_per_sample=0, set_affinity=False, max_streams=None,
+                 default_cuda_stream_priority=None, *, enable_memory_stats=False,
+                 enable_checkpointing=False, checkpoint=None, py_num_workers=1,
+                 py_start_method="fork", py_callback_pickler=None, output_dtype=None,
+                 output_ndim=None, output_layout=None, exec_dynamic=None,
+                 experimental_exec_dynamic=None, stream_policy=None, concurrency=None):
+        if seed is not None and seed < 0:
+            warnings.warn("The use of negative seed to use automatic seed asignment is "
+                          "deprecated. Use `None` instead.", UserWarning, stacklevel=2)
+            seed = None
+        self._max_batch_size = batch_size
+        self._num_threads = num_threads
+        self._device_id = device_id
+        self._seed = seed
+        self._exec_pipelined = bool(exec_pipelined)
+        self._exec_async = bool(exec_async)
+        self._prefetch_queue_depth = prefetch_queue_depth
+        if isinstance(prefetch_queue_depth, dict):
+            if not exec_async:
+                raise ValueError(
+                    "`exec_async` must not evaluate to `False` when using separated queues.")
+            self._exec_separated = True
+            self._cpu_queue_size = prefetch_queue_depth["cpu_size"]
+            self._gpu_queue_size = prefetch_queue_depth["gpu_size"]
+        elif isinstance(prefetch_queue_depth, int):
+            self._exec_separated = False
+            self._cpu_queue_size = self._gpu_queue_size = prefetch_queue_depth
+        else:
+            raise TypeError("Expected prefetch_queue_depth to be either int or Dict[int, int]")
+        if exec_dynamic is None:
+            exec_dynamic = experimental_exec_dynamic
+        if exec_dynamic is None:
+            exec_dynamic = (self._exec_pipelined and self._exec_async
+                            and not self._exec_separated)
+        self._exec_dynamic = bool(exec_dynamic)
+        self._bytes_per_sample = bytes_per_sample
+        self._set_affinity = set_affinity
+        self._max_streams = max_streams
+        self._default_cuda_stream_priority = default_cuda_stream_priority
+        self._enable_memory_stats = enable_memory_stats
+        self._enable_checkpointing = enable_checkpointing
+        if checkpoint is not None:
+            raise NotImplementedError(
+                "Pipeline(checkpoint=...): restoring from checkpoints is not implemented yet")
+        self._py_num_workers = py_num_workers
+        self._py_start_method = py_start_method
+        self._py_callback_pickler = py_callback_pickler
+        self._output_dtype = output_dtype
+        self._output_ndim = output_ndim
+        self._output_layout = output_layout
+        self._stream_policy = stream_policy
+        self._concurrency = concurrency
+        self._op_ids = 0
+        self._outputs = None
+        self._sinks = []
+        self._built = False
+        self._graph = None
+        self._executor = None
+        self._input_ops = []
+        self._sched = scheduler.Scheduler(self)
+
+    # -- current pipeline ---------------------------------------------------------------------
+    @staticmethod
+    def current():
+        """The pipeline whose definition is in progress on this thread, or None."""
+        return context.current_pipeline()
+
+    @staticmethod
+    def push_current(pipeline):
+        context.push_pipeline(pipeline)
+
+    @staticmethod
+    def pop_current():
+        return context.pop_pipeline()
+
+    def __enter__(self):
+        context.push_pipeline(self)
+        return self
+
+    def __exit__(self, *exc):
+        context.pop_pipeline()
+        return False
+
+    def _next_op_id(self):
+        i = self._op_ids
+        self._op_ids += 1
+        return i
+
+    # -- definition ---------------------------------------------------------------------------
+    def define_graph(self):
+        """Override in a subclass to define the pipeline; return its outputs."""
+        raise NotImplementedError
+
+    def set_outputs(self, *outputs):
+        """Set the pipeline outputs (DataNodes or constants)."""
+        self._outputs = outputs
+
+    def add_sink(self, edge):
+        """Keep `edge`'s operator (and what it depends on) even if no output uses it."""
+        self._sinks.append(edge)
+
+    def _on_node_recorded(self, node):
+        if node.preserve:
+            self._sinks.extend(node.outputs)
+            if not node.outputs:
+                self._sinks.append(node)
+
+    def _collect_outputs(self):
+        outs = self._outputs
+        if outs is None:
+            with self:
+                outs = self.define_graph()
+        if outs is None:
+            outs = ()
+        if not isinstance(outs, (tuple, list)):
+            outs = (outs,)
+        result = []
+        with self:
+            for i, o in enumerate(outs):
+                if isinstance(o, (list, tuple)) and any(
+                        isinstance(x, data_node.DataNode) for x in o):
+                    raise TypeError(
+                        f"Illegal pipeline output type. The output {i} contains a nested "
+                        "`DataNode`. Missing list/tuple expansion (*) is the likely cause.")
+                if not isinstance(o, data_node.DataNode):
+                    o = data_node._call("constant", o)
+                result.append(o)
+        return result
+
+    def build(self):
+        """Build the pipeline (optional: the first run builds it)."""
+        if self._built:
+            return
+        if self._max_batch_size is None or self._max_batch_size < 1:
+            raise ValueError("The batch size must be set.")
+        if self._num_threads is None or self._num_threads < 1:
+            raise TypeError(f"num_threads must be a positive int, got {self._num_threads!r}")
+        outputs = self._collect_outputs()
+        if not outputs:
+            raise NotImplementedError("The pipeline has no outputs: return or set at least one")
+        g = graph.Graph(outputs, self._sinks)
+        g.check()
+        self._check_devices(g)
+        self._check_output_specs(len(outputs))
+        seed = self._seed if self._seed is not None else int(np.random.SeedSequence().entropy
+                                                              % (2 ** 63))
+        ex = _executor_mod.Executor(g, self._max_batch_size, self._num_threads,
+                                    self._device_id, seed)
+        ex.setup()
+        self._graph = g
+        self._executor = ex
+        self._input_ops = [op for op in ex.ops if getattr(op, "has_callback", False)]
+        self._built = True
+
+    def _check_devices(self, g):
+        for n in g.nodes:
+            if n.device != "cpu" and not _gpu_available():
+                where = f" (created at {n.origin[-1].filename}:{n.origin[-1].lineno})" \
+                    if n.origin else ""
+                raise RuntimeError(
+                    f"The pipeline requires a CUDA-capable GPU: operator "
+                    f"{n.schema.display_name}{where} runs on \"{n.device}\", but no GPU "
+                    "backend is available (install CuPy with `pip install dali[gpu]` on a "
+                    "machine with a CUDA device), and device_id=None pipelines are CPU-only.")
+
+    def _check_output_specs(self, n):
+        for name in ("output_dtype", "output_ndim", "output_layout"):
+            v = getattr(self, "_" + name)
+            if isinstance(v, (list, tuple)) and len(v) != n:
+                raise RuntimeError(
+                    f"Lengths of {name} ({len(v)}) and the number of outputs ({n}) do not match")
+
+    def _check_outputs(self, outs):
+        for name, get, show in (
+                ("dtype", lambda t: t.dtype, lambda v: np.dtype(_types.to_numpy_type(v)).name),
+                ("ndim", lambda t: t.ndim(), str),
+                ("layout", lambda t: t.layout(), str)):
+            spec = getattr(self, f"_output_{name}")
+            if spec is None:
+                continue
+            specs = spec if isinstance(spec, (list, tuple)) else [spec] * len(outs)
+            for i, (t, want) in enumerate(zip(outs, specs, strict=True)):
+                if want is None or (name == "dtype" and want == _types.DALIDataType.NO_TYPE):
+                    continue
+                got = get(t)
+                if got != want:
+                    raise RuntimeError(
+                        f"Data {'type' if name == 'dtype' else name} in the output_idx={i} "
+                        f"does not match. Expected: {show(want)}. Received: {show(got)}.")
+        return outs
+
+    # -- running ------------------------------------------------------------------------------
+    def run(self, cuda_stream=None, /, **pipeline_inputs):
+        """Run one iteration and return its outputs (a tuple of TensorLists)."""
+        if pipeline_inputs and not self._inputs_possible():
+            raise RuntimeError(
+                "When using pipeline_inputs named arguments, either `prefetch_queue_depth` in "
+                "Pipeline constructor shall be set to 1 (for both devices) or `exec_pipelined` "
+                f"shall be set to False. Received: prefetch_queue_depth="
+                f"{self._prefetch_queue_depth}, exec_pipelined={self._exec_pipelined}.")
+        self.build()
+        for name, value in pipeline_inputs.items():
+            self.feed_input(name, value)
+        with self._sched.check_api(_types.PipelineAPIType.BASIC):
+            self.schedule_run()
+            return self.outputs()
+
+    def _inputs_possible(self):
+        if not self._exec_pipelined:
+            return True
+        if self._exec_separated:
+            return self._cpu_queue_size <= 1 and self._gpu_queue_size <= 1
+        return self._prefetch_queue_depth <= 1
+
+    def schedule_run(self):
+        """Start an iteration (the first of an epoch prefetches the queue)."""
+        self.build()
+        self._sched.schedule_run()
+
+    def outputs(self, cuda_stream=None):
+        """The oldest scheduled iteration's outputs; StopIteration at the end of data."""
+        self.build()
+        return self._sched.outputs()
+
+    def share_outputs(self, cuda_stream=None):
+        self.build()
+        return self._sched.outputs()
+
+    def release_outputs(self):
+        """Outputs stay valid as long as they are referenced, so this only checks the API."""
+        self.build()
+        return self._sched.release_outputs()
+
+    def iter_setup(self):
+        """Hook called before every iteration (override to feed inputs)."""
+
+    def _iter_setup(self):
+        batches = []
+        stop = False
+        for op in self._input_ops:
+            try:
+                batches.append((op, op.callback_batch(self._sched.epoch_idx)))
+            except StopIteration:
+                stop = True
+        if stop:
+            raise StopIteration
+        self.iter_setup()
+        for op, batch in batches:
+            op.feed(batch)
+
+    def feed_input(self, data_node, data, layout=None, cuda_stream=None,
+                   use_copy_kernel=False):
+        """Give an external_source operator (by name or DataNode) its next batch."""
+        self.build()
+        name = data_node.name if hasattr(data_node, "name") else data_node
+        op = self._executor.by_name.get(name)
+        if op is None or not hasattr(op, "feed"):
+            raise RuntimeError(
+                f"Could not find an input operator with name \"{name}\" in the pipeline")
+        op.feed(data, layout)
+
+    def input_feed_count(self, input_name):
+        return self._cpu_queue_size if self._exec_pipelined else 1
+
+    def reset(self):
+        """After the end of data: start the next epoch.  After an operator error: drop the
+        queued iterations so the pipeline can be used again."""
+        if self._sched.reset():
+            self._executor.new_epoch()
+            for op in self._input_ops:
+                op.reset_callback(self._sched.epoch_idx)
+
+    def empty(self):
+        return self._sched.empty()
+
+    # -- readers ------------------------------------------------------------------------------
+    def _readers(self):
+        self.build()
+        return {op.spec.name: op for op in self._executor.ops if hasattr(op, "reader_meta")}
+
+    def reader_meta(self, name=None):
+        """Reader metadata (epoch_size, shards, padding), of one reader or all by name."""
+        readers = self._readers()
+        if name is not None:
+            if name not in readers:
+                raise RuntimeError(f'Reader "{name}" does not exist in the pipeline')
+            return readers[name].reader_meta()
+        return {k: r.reader_meta() for k, r in readers.items()}
+
+    def epoch_size(self, name=None):
+        """Samples in an epoch (padded), of one reader or all by name."""
+        meta = self.reader_meta(name)
+        if name is not None:
+            return meta["epoch_size_padded"]
+        return {k: m["epoch_size_padded"] for k, m in meta.items()}
+
+    # -- statistics, graph export -------------------------------------------------------------
+    def executor_statistics(self):
+        return {}
+
+    def save_graph_to_dot_file(self, filename, show_tensors=False, show_ids=None,
+                               use_colors=False):
+        """Write the built graph in Graphviz dot format."""
+        self.build()
+        colors = {"cpu": "blue", "gpu": "#76b900", "mixed": "cyan"}
+        lines = ["digraph graphname {"]
+        for n in self._graph.nodes:
+            if use_colors:
+                lines.append(f'"{n.name}"[color="{colors[n.device]}"];')
+            for out in n.outputs:
+                for c in self._graph.nodes:
+                    if any(e is out for e in c.all_inputs()):
+                        style = "[style=dotted]" if show_tensors else ""
+                        lines.append(f'"{n.name}" -> "{c.name}"{style};')
+                if show_tensors:
+                    lines.append(f'"{out.name}"[shape=box];')
+                    lines.append(f'"{n.name}" -> "{out.name}"[label={out.index}];')
+            lines.append("")
+        lines.append("}")
+        with open(filename, "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+    # -- not implemented yet ------------------------------------------------------------------
+    def serialize(self, define_graph=None, filename=None):
+        raise NotImplementedError("Pipeline.serialize is not implemented yet in dali")
+
+    @classmethod
+    def deserialize(cls, serialized_pipeline=None, filename=None, **kwargs):
+        raise NotImplementedError("Pipeline.deserialize is not implemented yet in dali")
+
+    def checkpoint(self, filename=None):
+        raise NotImplementedError("Pipeline.checkpoint is not implemented yet in dali")
+
+    def start_py_workers(self):
+        """Parallel external source workers are not used: callbacks run in this process."""
+
+    def external_source_shm_statistics(self):
+        return {"capacities": [], "per_sample_capacities": []}
+
+    # -- properties ---------------------------------------------------------------------------
+    @property
+    def batch_size(self):
+        warnings.warn("batch_size is deprecated, please use max_batch_size instead",
+                      DeprecationWarning, stacklevel=2)
+        return self._max_batch_size
+
+    @property
+    def max_batch_size(self):
+        return self._max_batch_size
+
+    @property
+    def num_threads(self):
+        return self._num_threads
+
+    @property
+    def device_id(self):
+        return self._device_id
+
+    @property
+    def seed(self):
+        return self._seed
+
+    @property
+    def exec_pipelined(self):
+        return self._exec_pipelined
+
+    @property
+    def exec_async(self):
+        return self._exec_async
+
+    @property
+    def exec_separated(self):
+        return self._exec_separated
+
+    @property
+    def exec_dynamic(self):
+        return self._exec_dynamic
+
+    @property
+    def prefetch_queue_depth(self):
+        return self._prefetch_queue_depth
+
+    @property
+    def cpu_queue_size(self):
+        return self._cpu_queue_size
+
+    @property
+    def gpu_queue_size(self):
+        return self._gpu_queue_size
+
+    @property
+    def bytes_per_sample(self):
+        return self._bytes_per_sample
+
+    @property
+    def set_affinity(self):
+        return self._set_affinity
+
+    @property
+    def max_streams(self):
+        return self._max_streams
+
+    @property
+    def default_cuda_stream_priority(self):
+        return self._default_cuda_stream_priority
+
+    @property
+    def enable_memory_stats(self):
+        return self._enable_memory_stats
+
+    @property
+    def enable_checkpointing(self):
+        return self._enable_checkpointing
+
+    @property
+    def py_num_workers(self):
+        return self._py_num_workers
+
+    @property
+    def py_start_method(self):
+        return self._py_start_method
+
+    @property
+    def py_callback_pickler(self):
+        return self._py_callback_pickler
+
+    @property
+    def output_dtype(self):
+        return self._output_dtype
+
+    @property
+    def output_ndim(self):
+        return self._output_ndim
+
+    @property
+    def output_layout(self):
+        return self._output_layout
+
+    @property
+    def stream_policy(self):
+        return self._stream_policy
+
+    @property
+    def concurrency(self):
+        return self._concurrency
+
+    @property
+    def is_restored_from_checkpoint(self):
+        return False
+
+    @property
+    def num_outputs(self):
+        self.build()
+        return len(self._graph.outputs)
+

@@ -1,0 +1,149 @@
+"""How a pipeline is driven: API styles, prefetching, end of data and reset.
+
+This is DALI's Python scheduling, kept exactly (reference §2):
+
+* `run()` is the BASIC API; `schedule_run()`/`share_outputs()`/`release_outputs()`/`outputs()`
+  the SCHEDULED one; mixing them raises `RuntimeError("Mixing pipeline API type...")`.
+* The first `schedule_run()` of an epoch on a pipelined executor prefetches: it runs `depth`
+  iterations (each: feed inputs from the Python callbacks, then run); later calls run one.
+  `run()` is `schedule_run()` + `outputs()`, so the first `run()` fills the queue and returns the
+  first batch.
+* A callback raising StopIteration marks the last iteration: scheduling stops, batches already
+  queued still drain, then `outputs()` raises StopIteration.  `reset()` (only after that) starts
+  a new epoch: callbacks restart and the next call prefetches again.
+* An operator error is raised by the `outputs()` call that would have returned its batch; unlike
+  DALI the pipeline stays usable (the next batch follows, or `reset()`).
+"""
+
+from __future__ import annotations
+
+import collections
+
+from dali import _types
+
+
+class Scheduler:
+    """Queue of produced iterations and the counters DALI's Python API keeps."""
+
+    def __init__(self, pipe):
+        self._pipe = pipe
+        self.api_type = None
+        self.skip_api_check = False
+        self.first_iter = True
+        self.last_iter = False
+        self.epoch_idx = 0
+        self.consumer_iter = 0
+        self.consumer_epoch_idx = 0
+        self.batches_to_consume = 0
+        self.ready = collections.deque()
+        self.failed = False
+
+    # -- API style ----------------------------------------------------------------------------
+    def check_api(self, api):
+        """Context manager: check `api` against the style in use; nested checks are skipped."""
+        if not self.skip_api_check:
+            if self.api_type is None:
+                self.api_type = api
+            if api != self.api_type:
+                raise RuntimeError(
+                    f"Mixing pipeline API type. Currently used: "
+                    f"PipelineAPIType.{self.api_type.name}, but trying to use "
+                    f"PipelineAPIType.{api.name}")
+        return _ApiScope(self)
+
+    # -- producing ----------------------------------------------------------------------------
+    def schedule_run(self):
+        pipe = self._pipe
+        with self.check_api(_types.PipelineAPIType.SCHEDULED):
+            if self.first_iter and pipe.exec_pipelined:
+                self._prefetch()
+            else:
+                self._run_once()
+
+    def _prefetch(self):
+        pipe = self._pipe
+        count = (max(pipe.cpu_queue_size, pipe.gpu_queue_size) if pipe.exec_separated
+                 else pipe.cpu_queue_size)
+        for _ in range(count):
+            self.first_iter = False
+            try:
+                pipe._iter_setup()
+            except StopIteration:
+                self.last_iter = True
+                break
+            self.batches_to_consume += 1
+            self._produce()
+
+    def _run_once(self):
+        if self.last_iter:
+            return
+        try:
+            self._pipe._iter_setup()
+        except StopIteration:
+            self.last_iter = True
+            return
+        self.batches_to_consume += 1
+        self._produce()
+
+    def _produce(self):
+        try:
+            self.ready.append((self._pipe._executor.run(), None))
+        except Exception as e:  # delivered by the outputs() call for this iteration
+            self.ready.append((None, e))
+
+    # -- consuming ----------------------------------------------------------------------------
+    def outputs(self):
+        with self.check_api(_types.PipelineAPIType.SCHEDULED):
+            self.consumer_iter += 1
+            if self.batches_to_consume == 0:
+                raise StopIteration
+            self.batches_to_consume -= 1
+            return self._pop()
+
+    def _pop(self):
+        outs, err = self.ready.popleft()
+        if err is not None:
+            self.failed = True
+            raise err
+        return tuple(self._pipe._check_outputs(outs))
+
+    def release_outputs(self):
+        with self.check_api(_types.PipelineAPIType.SCHEDULED):
+            return None
+
+    # -- epochs -------------------------------------------------------------------------------
+    def reset(self):
+        """After the last iteration: a new epoch (True).  After an operator error: drop the
+        queued iterations, so the next call prefetches afresh."""
+        if self.failed and not self.last_iter:
+            self.failed = False
+            self.ready.clear()
+            self.batches_to_consume = 0
+            self.first_iter = True
+            return False
+        self.failed = False
+        if self.last_iter:
+            self.first_iter = True
+            self.last_iter = False
+            self.epoch_idx += 1
+            if self.consumer_iter > 0:
+                self.consumer_epoch_idx += 1
+                self.consumer_iter = 0
+            return True
+        return False
+
+    def empty(self):
+        return self.batches_to_consume == 0
+
+
+class _ApiScope:
+    def __init__(self, sched):
+        self._sched = sched
+
+    def __enter__(self):
+        self._old = self._sched.skip_api_check
+        self._sched.skip_api_check = True
+
+    def __exit__(self, *exc):
+        self._sched.skip_api_check = self._old
+        return False

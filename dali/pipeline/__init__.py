@@ -1,0 +1,7 @@
+"""`dali.pipeline`: Pipeline, pipeline_def, do_not_convert, DataNode, and `experimental`."""
+
+from dali._graph.data_node import DataNode
+from dali._pipeline.definition import do_not_convert, pipeline_def
+from dali._pipeline.pipeline import Pipeline
+
+__all__ = ["DataNode", "Pipeline", "do_not_convert", "pipeline_def"]
