@@ -31,11 +31,13 @@ from dali._graph import context, data_node, node, origin
 
 @dataclass
 class OutputDesc:
-    """What `infer` says about one output: per-sample shapes (or None), dtype, layout."""
+    """What `infer` says about one output: per-sample shapes (or None), dtype, layout, and the
+    number of dimensions (needed only for an empty batch without a layout)."""
 
     shapes: Any
     dtype: Any
     layout: str = ""
+    ndim: int | None = None
 
 
 @dataclass

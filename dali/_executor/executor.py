@@ -145,9 +145,11 @@ class Executor:
 
 
 def _ndim(desc):
+    if desc.ndim is not None:
+        return desc.ndim
     if desc.layout:
         return len(desc.layout)
     shapes = desc.shapes
     if shapes is not None and len(shapes):
         return len(shapes[0])
-    return getattr(desc, "ndim", -1)
+    return -1
