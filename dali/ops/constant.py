@@ -40,15 +40,17 @@ class ScalarConstant:
     __str__ = __repr__
 
 
+# Like DALI, a constant without an explicit dtype narrows 64-bit types (Python ints and int64
+# arrays give INT32, floats FLOAT); an explicit dtype is kept, FLOAT64 included.
+_NARROW = {np.dtype(np.int64): np.int32, np.dtype(np.uint64): np.uint32,
+           np.dtype(np.float64): np.float32}
+
+
 def _as_array(value, dtype):
     if dtype is not None:
         return np.asarray(value, dtype=_types.dtype_of(_types.to_dali_type(dtype)))
     arr = np.asarray(value)
-    if arr.dtype == np.float64 and not isinstance(value, np.ndarray):
-        arr = arr.astype(np.float32)
-    elif arr.dtype == np.int64 and not isinstance(value, np.ndarray):
-        arr = arr.astype(np.int32)
-    return arr
+    return arr.astype(_NARROW[arr.dtype]) if arr.dtype in _NARROW else arr
 
 
 def Constant(value, dtype=None, shape=None, layout=None, device=None, **kwargs):  # noqa: N802
@@ -77,7 +79,7 @@ def constant_node(value, layout=None, device=None, **kwargs):
     if isinstance(value, ScalarConstant):
         arr = np.asarray(value.value, dtype=_types.dtype_of(value.dtype))
     else:
-        arr = value if isinstance(value, np.ndarray) else _as_array(value, None)
+        arr = _as_array(value, None)
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"a constant must be numeric, got {arr.dtype} ({value!r})")
     dtype = _types.dali_type_of(arr.dtype)

@@ -1,0 +1,55 @@
+import numpy as np
+import pytest
+
+from dali._ext.tensor_storage import BatchStorage
+
+
+def test_allocate_offsets_and_views():
+    s = BatchStorage.allocate(np.float32, [(2, 3), (4, 3), (0, 3)])
+    assert s.num_samples == 3 and s.ndim == 2 and s.is_contiguous
+    assert s.offsets.tolist() == [0, 24, 72]
+    assert s.nbytes == 72
+    views = s.samples()
+    views[1][...] = 5
+    assert [v.shape for v in views] == [(2, 3), (4, 3), (0, 3)]
+    assert s.sample(1).sum() == 60
+    assert s.dense() is None and not s.is_uniform()
+
+
+def test_from_arrays_copies_contiguously():
+    a = [np.arange(4, dtype=np.int16), np.arange(4, 8, dtype=np.int16)]
+    s = BatchStorage.from_arrays(a)
+    a[0][0] = 99
+    np.testing.assert_array_equal(s.dense(), [[0, 1, 2, 3], [4, 5, 6, 7]])
+
+
+def test_from_dense_wraps_without_copy():
+    arr = np.arange(12, dtype=np.int32).reshape(3, 4)
+    s = BatchStorage.from_dense(arr)
+    arr[2, 0] = -1
+    assert s.sample(2)[0] == -1
+    assert s.data_ptr == arr.ctypes.data
+
+
+def test_per_sample_storage_and_contiguous_copy():
+    s = BatchStorage.from_samples([np.ones((2,), np.uint8), np.zeros((3,), np.uint8)])
+    assert not s.is_contiguous and s.data_ptr == 0
+    c = s.contiguous()
+    assert c.is_contiguous and c.shapes.tolist() == [[2], [3]]
+    np.testing.assert_array_equal(c.sample(0), [1, 1])
+
+
+def test_kind_checks():
+    with pytest.raises(TypeError, match="same type"):
+        BatchStorage.from_arrays([np.zeros(2, np.uint8), np.zeros(2, np.int8)])
+    with pytest.raises(ValueError, match="same number of dimensions"):
+        BatchStorage.from_arrays([np.zeros(2), np.zeros((2, 2))])
+    with pytest.raises(IndexError):
+        BatchStorage.allocate(np.uint8, [(1,)]).sample(3)
+    with pytest.raises(ValueError, match="negative"):
+        BatchStorage.allocate(np.uint8, [(-1,)])
+
+
+def test_empty_batch_keeps_ndim():
+    s = BatchStorage.allocate(np.float32, [], ndim=3)
+    assert s.num_samples == 0 and s.ndim == 3 and s.samples() == []
