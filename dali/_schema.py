@@ -226,7 +226,7 @@ class Schema:
         if name in self.arg_map:
             return
         close = difflib.get_close_matches(name, list(self.arg_map), n=1, cutoff=0.6)
-        hint = f" Did you mean '{close[0]}'?" if close else ""
+        hint = f" Did you mean `{close[0]}`?" if close else ""
         valid = ", ".join(sorted(self.arg_map))
         raise KeyError(
             f'Argument "{name}" is not defined for operator "{self.class_name}" '

@@ -51,7 +51,7 @@ class TensorCPU:
         arr = np.asarray(array)
         if arr.dtype.kind not in "biuf":
             raise TypeError(f"TensorCPU: unsupported element type {arr.dtype}")
-        self._array = np.ascontiguousarray(arr)
+        self._array = np.require(arr, requirements="C")
         self._layout = _check_layout(layout, arr.ndim, "Tensor")
         self._source_info = ""
 
@@ -355,5 +355,5 @@ class TensorListCPU:
 
 
 def _copy_to_address(array, ptr):
-    src = np.ascontiguousarray(array)
+    src = np.require(array, requirements="C")
     ctypes.memmove(int(ptr), src.ctypes.data, src.nbytes)

@@ -113,7 +113,7 @@ class ConstantOp(_operator.Operator):
         value = np.asarray(data, dtype=_types.dtype_of(dtype))
         if value.size == 1 and int(np.prod(shape)) != 1:
             value = np.broadcast_to(value.reshape(()), shape)
-        self.value = np.ascontiguousarray(value.reshape(shape))
+        self.value = np.array(value.reshape(shape), order="C")
         self.layout = a["layout"] or ""
 
     def infer(self, ws):
