@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from dali import _demo
+from dali import _demo, _docgen
 
 
 def main(argv=None):
@@ -14,9 +14,15 @@ def main(argv=None):
     demo.add_argument("--batch-size", type=int, default=12)
     demo.add_argument("--num-threads", type=int, default=2)
     demo.add_argument("--seed", type=int, default=42)
+    docs = sub.add_parser("docs", help="regenerate the operator reference (docs/operators.md)")
+    docs.add_argument("--out", default="docs/operators.md")
     args = parser.parse_args(argv)
     if args.command == "demo":
         _demo.main(args.out, args.batch_size, args.num_threads, args.seed)
+    elif args.command == "docs":
+        with open(args.out, "w") as f:
+            f.write(_docgen.operator_reference())
+        print(f"wrote {args.out}")
     return 0
 
 

@@ -88,7 +88,7 @@ class Executor:
         for node, op in zip(self.graph.nodes, self.ops, strict=True):
             ins = [values[id(e)] for e in node.inputs]
             arg_ins = {k: values[id(e)] for k, e in node.arg_inputs.items()}
-            outs = self._run_op(op, node, ins, arg_ins, bs, root_ids)
+            outs = run_operator(op, ins, arg_ins, bs, root_ids, self.iteration, self.epoch)
             for e, v in zip(node.outputs, outs, strict=True):
                 values[id(e)] = v
         self.iteration += 1
@@ -102,46 +102,62 @@ class Executor:
             result.append(tl)
         return result
 
-    def _run_op(self, op, node, ins, arg_ins, root_bs, root_ids):
-        spec = op.spec
-        if ins:
-            bs = len(ins[0][0])
-            ids = ins[0][1]
-            source_info = ins[0][0]._source_info
+
+def run_operator(op, ins, arg_ins, root_bs, root_ids, iteration=0, epoch=0):
+    """Run one operator on one batch: the single entry point of graph and debug execution.
+
+    Parameters
+    ----------
+    op : Operator
+    ins : list of (TensorListCPU, sample ids)
+        Positional inputs and the epoch-relative ids of their samples.
+    arg_ins : dict of str -> (TensorListCPU, sample ids)
+    root_bs, root_ids :
+        Batch size and sample ids used when the operator has no positional inputs.
+
+    Returns
+    -------
+    list of (TensorListCPU, sample ids), one per output.
+    """
+    spec = op.spec
+    if ins:
+        bs = len(ins[0][0])
+        ids = ins[0][1]
+        source_info = ins[0][0]._source_info
+    else:
+        bs, ids, source_info = root_bs, root_ids, None
+    ws = workspace.Workspace(
+        op, bs, [v[0] for v in ins], {k: v[0] for k, v in arg_ins.items()},
+        iteration, epoch, ids, source_info=source_info)
+    try:
+        for k, (tl, _) in enumerate(ins[1:], 1):
+            if len(tl) != bs:
+                raise op.error(f"input {k} has {len(tl)} samples but input 0 has {bs}")
+        descs = op.infer(ws)
+        ws.outputs = [None if d.shapes is None else
+                      BatchStorage.allocate(d.dtype, d.shapes, ndim=_ndim(d))
+                      for d in descs]
+        if spec.device == "cpu":
+            op.run_cpu(ws)
         else:
-            bs, ids, source_info = root_bs, root_ids, None
-        ws = workspace.Workspace(
-            op, bs, [v[0] for v in ins], {k: v[0] for k, v in arg_ins.items()},
-            self.iteration, self.epoch, ids, source_info=source_info)
-        try:
-            for k, (tl, _) in enumerate(ins[1:], 1):
-                if len(tl) != bs:
-                    raise op.error(f"input {k} has {len(tl)} samples but input 0 has {bs}")
-            descs = op.infer(ws)
-            ws.outputs = [None if d.shapes is None else
-                          BatchStorage.allocate(d.dtype, d.shapes, ndim=_ndim(d))
-                          for d in descs]
-            if spec.device == "cpu":
-                op.run_cpu(ws)
-            else:
-                op.run_gpu(ws)
-        except errors.PipelineError:
-            raise
-        except errors.SampleError as e:
-            raise errors.operator_error(spec, e, e.index, ws.source_info(e.index)) from e
-        except Exception as e:
-            raise errors.operator_error(spec, e) from e
-        out_info = ws.out_source_info if ws.out_source_info is not None else source_info
-        out_ids = ids if len(ids) == bs else root_ids[:bs]
-        result = []
-        for d, out in zip(descs, ws.outputs, strict=True):
-            if isinstance(out, list):
-                out = BatchStorage.from_samples(out) if out else \
-                    BatchStorage.allocate(d.dtype, [], ndim=_ndim(d))
-            if out is None:
-                raise errors.operator_error(spec, RuntimeError("operator produced no output"))
-            result.append((tensors.TensorListCPU._wrap(out, d.layout or "", out_info), out_ids))
-        return result
+            op.run_gpu(ws)
+    except errors.PipelineError:
+        raise
+    except errors.SampleError as e:
+        raise errors.operator_error(spec, e, e.index, ws.source_info(e.index)) from e
+    except Exception as e:
+        raise errors.operator_error(spec, e) from e
+    out_info = ws.out_source_info if ws.out_source_info is not None else source_info
+    out_ids = ids if len(ids) == bs else root_ids[:bs]
+    result = []
+    for d, out in zip(descs, ws.outputs, strict=True):
+        if isinstance(out, list):
+            out = BatchStorage.from_samples(out) if out else \
+                BatchStorage.allocate(d.dtype, [], ndim=_ndim(d))
+        if out is None:
+            raise errors.operator_error(spec, RuntimeError("operator produced no output"))
+        result.append((tensors.TensorListCPU._wrap(out, d.layout or "", out_info), out_ids))
+    return result
 
 
 def _ndim(desc):
