@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 import inspect
 
+from dali import _autograph as autograph
+from dali._debug import pipeline as debug_pipeline
 from dali._pipeline import pipeline as _pipeline
 
 _CTOR_ARGS = set(inspect.signature(_pipeline.Pipeline.__init__).parameters) - {"self"}
@@ -46,6 +48,38 @@ def split_kwargs(func, kwargs):
     return ctor, fn
 
 
+def _factory(func, pipeline_kwargs, enable_conditionals, debug):
+    if getattr(func, "_dali_do_not_convert", False):
+        raise ValueError("Pipeline definition cannot be marked with @do_not_convert.")
+
+    @functools.wraps(func)
+    def create_pipeline(*args, **kwargs):
+        conditionals = kwargs.get("enable_conditionals", enable_conditionals)
+        debug_on = kwargs.get("debug", debug)
+        ctor, fn_kwargs = split_kwargs(func, kwargs)
+        body = autograph.convert(func) if conditionals else func
+        if debug_on:
+            pipe = debug_pipeline.DebugPipeline(
+                functools.partial(body, *args, **fn_kwargs), **{**pipeline_kwargs, **ctor})
+            pipe._conditionals_enabled = conditionals
+            return pipe
+        pipe = _pipeline.Pipeline(**{**pipeline_kwargs, **ctor})
+        pipe._conditionals_enabled = conditionals
+        pipe._definition = (func, args, fn_kwargs, pipeline_kwargs, ctor, conditionals)
+        with pipe:
+            outs = body(*args, **fn_kwargs)
+            if isinstance(outs, tuple):
+                pipe.set_outputs(*outs)
+            elif outs is None:
+                pipe.set_outputs()
+            else:
+                pipe.set_outputs(outs)
+        return pipe
+
+    create_pipeline._is_pipeline_def = True
+    return create_pipeline
+
+
 def pipeline_def(fn=None, *, enable_conditionals=False, **pipeline_kwargs):
     """Decorator: make a function that defines a graph into a factory of Pipelines.
 
@@ -54,36 +88,25 @@ def pipeline_def(fn=None, *, enable_conditionals=False, **pipeline_kwargs):
     fn : callable
         Returns the pipeline outputs: a DataNode, a tuple of them, or None.
     enable_conditionals : bool
-        Allow `if` on per-sample DataNodes in the function (rewritten with `dali._autograph`).
+        Allow `if`, `and`, `or`, `not` on per-sample DataNodes in the function (and the
+        functions it calls), rewritten by `dali._autograph`.
     **pipeline_kwargs
         Default Pipeline constructor arguments; call-time arguments override them.
     """
 
     def decorator(func):
-        if getattr(func, "_dali_do_not_convert", False):
-            raise ValueError("Pipeline definition cannot be marked with @do_not_convert.")
+        return _factory(func, pipeline_kwargs, enable_conditionals, debug=False)
 
-        @functools.wraps(func)
-        def create_pipeline(*args, **kwargs):
-            conditionals = kwargs.get("enable_conditionals", enable_conditionals)
-            ctor, fn_kwargs = split_kwargs(func, kwargs)
-            pipe = _pipeline.Pipeline(**{**pipeline_kwargs, **ctor})
-            body = func
-            if conditionals:
-                raise NotImplementedError(
-                    "enable_conditionals=True is not implemented yet in dali")
-            with pipe:
-                outs = body(*args, **fn_kwargs)
-                if isinstance(outs, tuple):
-                    pipe.set_outputs(*outs)
-                elif outs is None:
-                    pipe.set_outputs()
-                else:
-                    pipe.set_outputs(outs)
-            return pipe
+    return decorator(fn) if fn is not None else decorator
 
-        create_pipeline._is_pipeline_def = True
-        return create_pipeline
+
+def experimental_pipeline_def(fn=None, *, enable_conditionals=False, debug=False,
+                              **pipeline_kwargs):
+    """`pipeline_def` with experimental features: `debug=True` runs the function eagerly at
+    every iteration (operators return DataNodeDebug objects whose `.get()` gives the data)."""
+
+    def decorator(func):
+        return _factory(func, pipeline_kwargs, enable_conditionals, debug)
 
     return decorator(fn) if fn is not None else decorator
 

@@ -239,6 +239,12 @@ class Pipeline:
             self.schedule_run()
             return self.outputs()
 
+    def _prefetch_depth(self):
+        """Iterations the first `schedule_run()` of an epoch runs ahead."""
+        if self._exec_separated:
+            return max(self._cpu_queue_size, self._gpu_queue_size)
+        return self._cpu_queue_size
+
     def _inputs_possible(self):
         if not self._exec_pipelined:
             return True

@@ -62,9 +62,7 @@ class Scheduler:
 
     def _prefetch(self):
         pipe = self._pipe
-        count = (max(pipe.cpu_queue_size, pipe.gpu_queue_size) if pipe.exec_separated
-                 else pipe.cpu_queue_size)
-        for _ in range(count):
+        for _ in range(pipe._prefetch_depth()):
             self.first_iter = False
             try:
                 pipe._iter_setup()

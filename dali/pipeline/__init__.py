@@ -3,5 +3,6 @@
 from dali._graph.data_node import DataNode
 from dali._pipeline.definition import do_not_convert, pipeline_def
 from dali._pipeline.pipeline import Pipeline
+from dali.pipeline import experimental
 
-__all__ = ["DataNode", "Pipeline", "do_not_convert", "pipeline_def"]
+__all__ = ["DataNode", "Pipeline", "do_not_convert", "experimental", "pipeline_def"]

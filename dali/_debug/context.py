@@ -1,0 +1,187 @@
+"""The debug call context: runs each operator call at once, through the graph executor's entry
+point (`dali._executor.executor.run_operator`), so both modes share every implementation.
+
+Operator instances are cached by call site and call position, as in DALI: the key is the user's
+(file, line, function) of the call plus its index among this iteration's calls.  The first
+iteration creates the instances; later iterations must make the same calls in the same order,
+with inputs and arguments of the same kind (batch or constant), device, dtype, ndim and layout,
+and unchanged constant arguments.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dali import _operator, tensors
+from dali._debug import data_node as debug_node
+from dali._executor import executor
+from dali._graph import context, data_node, origin
+from dali._types import DALIDataType as T
+
+
+def _is_batch(value):
+    if isinstance(value, (debug_node.DataNodeDebug, tensors.TensorListCPU)):
+        return True
+    if isinstance(value, data_node.DataNode):
+        raise TypeError(f"debug mode got a graph DataNode ({value.name}); only values computed "
+                        "in this debug pipeline (DataNodeDebug), TensorLists and arrays can be "
+                        "used as operator inputs")
+    return (isinstance(value, list) and bool(value)
+            and not any(isinstance(x, (int, float, bool, str)) for x in value))
+
+
+class DebugContext(context.CallContext):
+    """Hands operator calls of a debug pipeline to its cached `DebugOp`s."""
+
+    def __init__(self, pipe):
+        self.pipe = pipe
+        self.ops = {}
+        self.cursor = 0
+        self.built = False
+
+    def begin_iteration(self):
+        self.cursor = 0
+
+    def call(self, impl, inputs, kwargs, device, name):
+        frames = origin.user_stack()
+        f = frames[-1] if frames else None
+        key = (f.filename, f.lineno, f.name, self.cursor) if f else ("?", 0, "?", self.cursor)
+        self.cursor += 1
+        if not self.built:
+            self.ops[key] = DebugOp(self.pipe, impl, inputs, kwargs, device, name, frames)
+        op = self.ops.get(key)
+        if op is None or op.impl is not impl:
+            raise RuntimeError(
+                f"Unexpected operator '{impl.schema.name}'. Debug mode does not support "
+                "changing the order of operators executed within the pipeline.")
+        return op.run(inputs, kwargs)
+
+
+class DebugOp:
+    """One operator instance of a debug pipeline and the description of its first call."""
+
+    def __init__(self, pipe, impl, inputs, kwargs, device, name, frames):
+        schema = impl.schema
+        if any(isinstance(x, list) and x and isinstance(x[0], data_node.DataNode)
+               for x in inputs):
+            raise NotImplementedError(
+                f"{schema.display_name}: multiple input sets (lists of DataNodes) are not "
+                "supported in debug mode")
+        self.impl = impl
+        self.pipe = pipe
+        consts, batches = _operator.separate_args(schema, kwargs, _is_batch)
+        self.consts = consts
+        self.batch_args = frozenset(batches)
+        self.input_kinds = [_is_batch(x) for x in inputs]
+        nodes = [x for x in inputs if isinstance(x, data_node.DataNode)]
+        device = _operator.choose_device(device, nodes)
+        op_id = pipe._next_op_id()
+        self.name = name or f"__{schema.class_name}_{op_id}"
+        self.device = "gpu" if device in ("gpu", "mixed") else "cpu"
+        seed = None
+        if "seed" in schema.arg_map:
+            explicit = consts.get("seed", -1)
+            seed = int(explicit) if explicit is not None and explicit >= 0 else \
+                pipe._debug_seed(frames)
+        spec = _operator.OpSpec(
+            schema=schema, name=self.name, device=device,
+            args=_operator.fill_defaults(schema, consts),
+            given=frozenset(consts) | frozenset(batches), arg_inputs=tuple(sorted(batches)),
+            seed=seed, origin=frames, max_batch_size=pipe.max_batch_size,
+            num_threads=pipe.num_threads, device_id=pipe.device_id)
+        if device != "cpu":
+            raise RuntimeError(
+                f"{schema.display_name}: debug mode runs on the CPU only here (no GPU backend "
+                "is available)")
+        self.op = impl(spec)
+        self.op.setup()
+        self.meta = None
+
+    # -- per call -----------------------------------------------------------------------------
+    def run(self, inputs, kwargs):
+        pipe = self.pipe
+        schema = self.impl.schema
+        if len(inputs) != len(self.input_kinds):
+            raise RuntimeError(
+                f"Trying to use operator '{self.name}' with different number of inputs than "
+                f"when it was built. Expected: {len(self.input_kinds)} inputs, got "
+                f"{len(inputs)}.")
+        kinds = [_is_batch(x) for x in inputs]
+        for i, (was, now) in enumerate(zip(self.input_kinds, kinds, strict=True)):
+            if was != now:
+                raise RuntimeError(
+                    f"Input {i} for operator '{self.name}' is a "
+                    f"{'batch' if now else 'constant'} but was a "
+                    f"{'batch' if was else 'constant'} when created.")
+        consts, batches = _operator.separate_args(schema, kwargs, _is_batch)
+        if frozenset(batches) != self.batch_args or set(consts) != set(self.consts):
+            raise RuntimeError(
+                f"Trying to use operator '{self.name}' with different arguments than when it "
+                f"was built. Expected: {sorted(set(self.consts) | self.batch_args)}, got "
+                f"{sorted(set(consts) | set(batches))}.")
+        for k, v in consts.items():
+            # Python objects (callbacks) are re-created by every call of the pipeline function;
+            # the instance keeps the first one.
+            if schema.arg_map[k].type == T.PYTHON_OBJECT:
+                continue
+            if not _same(v, self.consts[k]):
+                raise RuntimeError(
+                    f"Argument '{k}' for operator '{self.name}' unexpectedly changed value from "
+                    f"'{self.consts[k]}' to '{v}'")
+        if getattr(self.op, "has_callback", False):
+            self.op.feed(self.op.callback_batch(pipe._sched.epoch_idx))
+        pending = pipe._pending_feeds.pop(self.name, None)
+        if pending is not None:
+            for data, layout in pending:
+                self.op.feed(data, layout)
+        fed = getattr(self.op, "fed_batch_size", None)
+        root_bs = pipe._iter_batch_size
+        if fed is not None and fed() is not None:
+            root_bs = pipe._iter_batch_size = fed()
+        root_ids = pipe._root_ids(root_bs)
+        ins = [self._as_batch(x, root_ids) for x in inputs]
+        arg_ins = {k: self._as_batch(v, root_ids) for k, v in batches.items()}
+        self._check_meta(ins, arg_ins)
+        outs = executor.run_operator(self.op, ins, arg_ins, root_bs, root_ids,
+                                     pipe._iteration, pipe._sched.epoch_idx)
+        nodes = [debug_node.DataNodeDebug(tl, self.name if len(outs) == 1 else
+                                          f"{self.name}[{i}]", self.device, self, ids)
+                 for i, (tl, ids) in enumerate(outs)]
+        if not nodes:
+            return None
+        return nodes[0] if len(nodes) == 1 else nodes
+
+    def _as_batch(self, x, root_ids):
+        if isinstance(x, debug_node.DataNodeDebug):
+            return x._data, x._ids
+        if isinstance(x, tensors.TensorListCPU):
+            return x, root_ids[: len(x)]
+        if isinstance(x, list) and _is_batch(x):
+            tl = tensors.TensorListCPU([np.asarray(s) for s in x])
+            return tl, root_ids[: len(tl)]
+        arr = np.asarray(x)
+        tl = tensors.TensorListCPU.broadcast(arr, len(root_ids))
+        return tl, root_ids
+
+    def _check_meta(self, ins, arg_ins):
+        meta = [(f"Input {i}", tl.dtype, tl.ndim(), tl.layout()) for i, (tl, _) in
+                enumerate(ins)] + [(f"Argument '{k}'", tl.dtype, tl.ndim(), tl.layout())
+                                   for k, (tl, _) in sorted(arg_ins.items())]
+        if self.meta is None:
+            self.meta = meta
+            return
+        for was, now in zip(self.meta, meta, strict=True):
+            for what, a, b in (("dtype", was[1], now[1]), ("ndim", was[2], now[2]),
+                               ("layout", was[3], now[3])):
+                if a != b:
+                    raise RuntimeError(f"{now[0]} for operator '{self.name}' has {what} = {b}, "
+                                       f"expected: {a}.")
+
+
+def _same(a, b):
+    if isinstance(a, float) and isinstance(b, float) and np.isnan(a) and np.isnan(b):
+        return True
+    try:
+        return bool(np.all(np.asarray(a) == np.asarray(b))) and np.shape(a) == np.shape(b)
+    except (TypeError, ValueError):
+        return a is b
