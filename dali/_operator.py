@@ -216,9 +216,14 @@ class GraphContext(context.CallContext):
                 f"Operator {schema.display_name} does not support the \"{device}\" backend; "
                 f"it supports: {', '.join(schema.devices)}.")
         pipe = context.current_pipeline()
+        conditions = getattr(pipe, "_condition_stack", None)
+        if conditions is not None:
+            inputs, arg_nodes = conditions.preprocess(inputs, arg_nodes)
         op_id = pipe._next_op_id() if pipe is not None else next(_detached_ids)
         n = node.OpNode(impl, op_id, name, device, consts, inputs, arg_nodes, frames, pipe,
                         relation_id)
+        if conditions is not None:
+            conditions.register(n.outputs, bool(inputs or arg_nodes))
         hook = getattr(pipe, "_on_node_recorded", None)
         if hook is not None:
             hook(n)

@@ -114,6 +114,10 @@ class DebugOp:
                     f"{'batch' if now else 'constant'} but was a "
                     f"{'batch' if was else 'constant'} when created.")
         consts, batches = _operator.separate_args(schema, kwargs, _is_batch)
+        conditions = getattr(pipe, "_condition_stack", None)
+        if conditions is not None:
+            _require_debug_nodes(self.name, inputs, batches)
+            inputs, batches = conditions.preprocess(list(inputs), batches)
         if frozenset(batches) != self.batch_args or set(consts) != set(self.consts):
             raise RuntimeError(
                 f"Trying to use operator '{self.name}' with different arguments than when it "
@@ -147,6 +151,9 @@ class DebugOp:
         nodes = [debug_node.DataNodeDebug(tl, self.name if len(outs) == 1 else
                                           f"{self.name}[{i}]", self.device, self, ids)
                  for i, (tl, ids) in enumerate(outs)]
+        if conditions is not None:
+            conditions.register(nodes, bool(
+                [x for x in inputs if isinstance(x, data_node.DataNode)] or batches))
         if not nodes:
             return None
         return nodes[0] if len(nodes) == 1 else nodes
@@ -176,6 +183,18 @@ class DebugOp:
                 if a != b:
                     raise RuntimeError(f"{now[0]} for operator '{self.name}' has {what} = {b}, "
                                        f"expected: {a}.")
+
+
+def _require_debug_nodes(name, inputs, batches):
+    """With conditionals, batches must come from operators (so they can be split)."""
+    for where, v in [*[(f"at input {i}", x) for i, x in enumerate(inputs)],
+                     *[(f"for argument '{k}'", v) for k, v in batches.items()]]:
+        if _is_batch(v) and not isinstance(v, debug_node.DataNodeDebug):
+            raise ValueError(
+                "Debug mode with conditional execution (when `enable_conditionals=True`) "
+                "doesn't allow for modification of operator outputs by libraries other than "
+                "DALI or using the TensorLists extracted via `.get()` as inputs. Expected "
+                f"`DataNodeDebug` as an input, got {type(v)} {where} of operator '{name}'.")
 
 
 def _same(a, b):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from dali import tensors
+from dali import _autograph as autograph
 from dali._debug import context as debug_context
 from dali._debug import data_node as debug_node
 from dali._ext import rng
@@ -42,6 +43,7 @@ class DebugPipeline(_pipeline.Pipeline):
         self._iter_batch_size = None
         self._iter_outputs = None
         self._executor = _EagerRunner(self)
+        self._conditionals_enabled = False
 
     def __enter__(self):
         raise RuntimeError("Currently pipeline in debug mode works only with `pipeline_def` "
@@ -63,6 +65,8 @@ class DebugPipeline(_pipeline.Pipeline):
     def _iter_setup(self):
         self._iter_batch_size = self._max_batch_size
         self._ctx.begin_iteration()
+        if self._conditionals_enabled:
+            self._condition_stack = autograph.ConditionStack()
         context.push_pipeline(self)
         try:
             with self._ctx:

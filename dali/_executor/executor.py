@@ -128,7 +128,7 @@ def run_operator(op, ins, arg_ins, root_bs, root_ids, iteration=0, epoch=0):
         bs, ids, source_info = root_bs, root_ids, None
     ws = workspace.Workspace(
         op, bs, [v[0] for v in ins], {k: v[0] for k, v in arg_ins.items()},
-        iteration, epoch, ids, source_info=source_info)
+        iteration, epoch, ids, source_info=source_info, input_ids=[v[1] for v in ins])
     try:
         for k, (tl, _) in enumerate(ins[1:], 1):
             if len(tl) != bs:
@@ -150,13 +150,14 @@ def run_operator(op, ins, arg_ins, root_bs, root_ids, iteration=0, epoch=0):
     out_info = ws.out_source_info if ws.out_source_info is not None else source_info
     out_ids = ids if len(ids) == bs else root_ids[:bs]
     result = []
-    for d, out in zip(descs, ws.outputs, strict=True):
+    for k, (d, out) in enumerate(zip(descs, ws.outputs, strict=True)):
+        ids_k, info_k = ws.out_meta.get(k, (out_ids, out_info))
         if isinstance(out, list):
             out = BatchStorage.from_samples(out) if out else \
                 BatchStorage.allocate(d.dtype, [], ndim=_ndim(d))
         if out is None:
             raise errors.operator_error(spec, RuntimeError("operator produced no output"))
-        result.append((tensors.TensorListCPU._wrap(out, d.layout or "", out_info), out_ids))
+        result.append((tensors.TensorListCPU._wrap(out, d.layout or "", info_k), ids_k))
     return result
 
 

@@ -28,14 +28,17 @@ class Workspace:
     iteration, epoch : int
     sample_ids : ndarray of int64
         Index of each sample in the current epoch; keys the random streams.
+    input_ids : list of ndarray
+        The sample ids of each positional input.
     """
 
     __slots__ = ("op", "spec", "batch_size", "inputs", "arg_inputs", "outputs", "iteration",
                  "epoch", "sample_ids", "thread_pool", "_arg_cache", "_source_info", "stream",
-                 "out_source_info")
+                 "out_source_info", "out_meta", "input_ids")
 
     def __init__(self, op, batch_size, inputs, arg_inputs, iteration=0, epoch=0,
-                 sample_ids=None, thread_pool=None, source_info=None, stream=None):
+                 sample_ids=None, thread_pool=None, source_info=None, stream=None,
+                 input_ids=None):
         self.op = op
         self.spec = op.spec
         self.batch_size = batch_size
@@ -51,6 +54,8 @@ class Workspace:
         self._arg_cache = {}
         self._source_info = source_info
         self.out_source_info = None
+        self.out_meta = {}
+        self.input_ids = input_ids
 
     # -- arguments ----------------------------------------------------------------------------
     def arg_given(self, name) -> bool:
@@ -121,6 +126,11 @@ class Workspace:
     def output_samples(self, k=0) -> list:
         """numpy views of output k's samples (after the executor leased it)."""
         return self.outputs[k].samples()
+
+    def set_output_meta(self, k, ids=None, source_info=None):
+        """Give output k its own sample ids and source info (operators that select or reorder
+        samples: split, merge, permutations); otherwise outputs inherit input 0's."""
+        self.out_meta[k] = (ids, source_info)
 
     # -- randomness ---------------------------------------------------------------------------
     def _key(self):

@@ -64,7 +64,8 @@ def _factory(func, pipeline_kwargs, enable_conditionals, debug):
             pipe._conditionals_enabled = conditionals
             return pipe
         pipe = _pipeline.Pipeline(**{**pipeline_kwargs, **ctor})
-        pipe._conditionals_enabled = conditionals
+        if conditionals:
+            pipe._condition_stack = autograph.ConditionStack()
         pipe._definition = (func, args, fn_kwargs, pipeline_kwargs, ctor, conditionals)
         with pipe:
             outs = body(*args, **fn_kwargs)

@@ -1,0 +1,57 @@
+"""`_conditional.not_` and `_conditional.validate_logical`: the per-sample `not`, and the
+operand check of `and` / `or` (scalar bool samples on the CPU)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dali import _operator, _registry
+from dali._executor import errors
+from dali._schema import REQUIRED, Arg, Schema
+from dali._types import DALIDataType as T
+from dali.ops._conditional import split
+
+_RESTRICTED = ("Logical expression `{}` is restricted to scalar (0-d tensors) inputs of `bool` "
+               "type, that are placed on CPU. Got {} as the {} argument in logical "
+               "expression.\n" + split._SCALAR_ONLY)
+
+
+@_registry.register
+class Not(_operator.Operator):
+    schema = Schema(
+        "_conditional.not_", inputs=1, outputs=1, devices=("cpu",), internal=True,
+        class_name="Not_", doc="Per-sample logical not of scalar inputs of any numeric type.")
+
+    def infer(self, ws):
+        tl = ws.inputs[0]
+        if tl.ndim() != 0:
+            raise errors.SampleError(0, _RESTRICTED.format(
+                "not", f"a {tl.ndim()}-d input", "only"), RuntimeError)
+        return [_operator.OutputDesc([()] * len(tl), np.bool_, "")]
+
+    def run_cpu(self, ws):
+        for src, dst in zip(ws.input_samples(0), ws.output_samples(0), strict=True):
+            dst[...] = not bool(src)
+
+
+@_registry.register
+class ValidateLogical(_operator.Operator):
+    schema = Schema(
+        "_conditional.validate_logical", inputs=1, outputs=1, devices=("cpu",),
+        internal=True, doc="Checks an operand of `and`/`or`; passes it through.",
+        args=[Arg("expression_name", T.STRING, REQUIRED, doc="`and` or `or`."),
+              Arg("expression_side", T.STRING, REQUIRED, doc="`left` or `right`.")])
+
+    def infer(self, ws):
+        tl = ws.inputs[0]
+        name, side = self.args["expression_name"], self.args["expression_side"]
+        if tl.ndim() != 0:
+            raise errors.SampleError(0, _RESTRICTED.format(
+                name, f"a {tl.ndim()}-d input", side), RuntimeError)
+        if tl._storage.dtype != np.bool_:
+            raise errors.SampleError(0, _RESTRICTED.format(
+                name, f"an input of type `{tl._storage.dtype}`", side), RuntimeError)
+        return [_operator.OutputDesc(None, np.bool_, "", 0)]
+
+    def run_cpu(self, ws):
+        ws.outputs[0] = ws.inputs[0]._storage

@@ -1,0 +1,71 @@
+"""`_conditional.merge`: reassemble a batch from the outputs of the two branches of an `if`.
+
+Sample i comes from the true input when the predicate of sample i is true, else from the false
+input (each consumed in order).  Both branches must agree in type, number of dimensions and
+layout; shapes may differ per sample.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dali import _operator, _registry
+from dali._ext.tensor_storage import BatchStorage
+from dali._schema import REQUIRED, Arg, Schema
+from dali._types import DALIDataType as T
+from dali.ops._conditional import split
+
+_DIVERGENT = ("Divergent data found in different branches of conditional operation. All paths "
+              "in conditional operation are merged into one batch which must have consistent "
+              "type, number of dimensions, layout and other metadata. Found distinct {}: {} and "
+              "{}.")
+
+
+@_registry.register
+class Merge(_operator.Operator):
+    schema = Schema(
+        "_conditional.merge", inputs=2, outputs=1, devices=("cpu", "gpu"), internal=True,
+        input_names=("true_input", "false_input"),
+        doc="Merges the true-branch and false-branch batches of an `if` by the predicate.",
+        args=[Arg("predicate", T.BOOL, REQUIRED, tensor=True, doc="Per-sample condition.")])
+
+    def infer(self, ws):
+        t, f = ws.inputs
+        for what, a, b in (("types", t.dtype, f.dtype),
+                           ("sample dimensions", t.ndim(), f.ndim()),
+                           ("layouts", t.layout(), f.layout())):
+            if a != b and len(t) and len(f):
+                raise self.error(_DIVERGENT.format(what, _show(a), _show(b)), RuntimeError)
+        base = t if len(t) else f
+        self._mask = split.predicate_mask(ws)
+        if int(self._mask.sum()) != len(t) or int((~self._mask).sum()) != len(f):
+            raise self.error(f"the branches produced {len(t)} and {len(f)} samples but the "
+                             f"predicate selects {int(self._mask.sum())} and "
+                             f"{int((~self._mask).sum())}", RuntimeError)
+        return [_operator.OutputDesc(None, base._storage.dtype, base.layout(), base.ndim())]
+
+    def run_cpu(self, ws):
+        t, f = ws.inputs
+        n = len(self._mask)
+        samples, ids, info = [None] * n, np.empty(n, np.int64), [""] * n
+        ti, fi = np.flatnonzero(self._mask), np.flatnonzero(~self._mask)
+        tids, fids = _ids(ws, 0, t), _ids(ws, 1, f)
+        for src, positions, src_ids in ((t, ti, tids), (f, fi, fids)):
+            ss = src._storage.samples()
+            for j, i in enumerate(positions):
+                samples[i] = ss[j]
+                ids[i] = src_ids[j]
+                info[i] = src.source_info(j)
+        base = t if len(t) else f
+        ws.outputs[0] = (BatchStorage.from_samples(samples) if n else
+                         BatchStorage.allocate(base._storage.dtype, [], ndim=base.ndim()))
+        ws.set_output_meta(0, ids, info)
+
+
+def _ids(ws, k, tl):
+    ids = ws.input_ids[k] if ws.input_ids is not None else None
+    return ids if ids is not None and len(ids) == len(tl) else np.arange(len(tl))
+
+
+def _show(v):
+    return v.name.lower() if hasattr(v, "name") else (v if v != "" else '""')

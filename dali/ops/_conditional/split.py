@@ -1,0 +1,66 @@
+"""`_conditional.split`: the samples of a batch where the predicate is true, and the others.
+
+Outputs are zero-copy views of the input's samples, in order; each keeps its sample id and
+source info, so random streams and error messages still refer to the original samples.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dali import _operator, _registry
+from dali._executor import errors
+from dali._ext.tensor_storage import BatchStorage
+from dali._schema import REQUIRED, Arg, Schema
+from dali._types import DALIDataType as T
+
+_SCALAR_ONLY = (
+    "This input restriction allows the logical expressions to always return scalar boolean "
+    "outputs and to be used in unambiguous way in DALI conditionals (`if` statements). You can "
+    "set the `dtype` parameter of some operators to `dali.types.BOOL` or use comparison "
+    "operators which always return booleans.")
+
+
+def predicate_mask(ws, name="predicate"):
+    """The per-sample truth values of a condition (0-d samples of bool or any number)."""
+    tl = ws.arg_inputs.get(name)
+    if tl is None:
+        raise ws.op.error("the predicate must be a per-sample (DataNode) argument")
+    if tl.ndim() != 0:
+        raise errors.SampleError(
+            0, "Conditions inside `if` statements are restricted to scalar (0-d tensors) "
+               "inputs, that are placed on CPU. Got a "
+               f"{tl.ndim()}-d input as a condition of the `if` statement.\n" + _SCALAR_ONLY,
+            RuntimeError)
+    if len(tl) != ws.batch_size:
+        raise ws.op.error(f"the predicate has {len(tl)} samples but the input has "
+                          f"{ws.batch_size}")
+    return np.array([bool(s) for s in tl._storage.samples()], dtype=bool)
+
+
+@_registry.register
+class Split(_operator.Operator):
+    schema = Schema(
+        "_conditional.split", inputs=1, outputs=2, devices=("cpu", "gpu"), internal=True,
+        doc="Splits a batch by a per-sample predicate: true samples, then false ones.",
+        args=[Arg("predicate", T.BOOL, REQUIRED, tensor=True, doc="Per-sample condition."),
+              Arg("_if_stmt", T.BOOL, False, doc="Inserted by an `if` statement.")])
+
+    def infer(self, ws):
+        tl = ws.inputs[0]
+        self._mask = predicate_mask(ws)
+        d = tl._storage.dtype
+        return [_operator.OutputDesc(None, d, tl.layout(), tl.ndim()),
+                _operator.OutputDesc(None, d, tl.layout(), tl.ndim())]
+
+    def run_cpu(self, ws):
+        samples = ws.input_samples(0)
+        st = ws.inputs[0]._storage
+        for k, mask in enumerate((self._mask, ~self._mask)):
+            idx = np.flatnonzero(mask)
+            picked = [samples[i] for i in idx]
+            ws.outputs[k] = (BatchStorage.from_samples(picked) if picked else
+                             BatchStorage.allocate(st.dtype, [], ndim=st.ndim))
+            info = ws.inputs[0]._source_info
+            ws.set_output_meta(k, ws.sample_ids[idx],
+                               None if info is None else [info[i] for i in idx])
