@@ -1,0 +1,20 @@
+# Persistent nogil worker threads shared by the CPU operators of a pipeline.
+from libc.stdint cimport int64_t
+
+
+cdef extern from "thread_pool_impl.h" namespace "dali_ext" nogil:
+    ctypedef void (*item_fn)(void* ctx, int64_t item) noexcept nogil
+
+    cdef cppclass CppThreadPool "dali_ext::ThreadPool":
+        CppThreadPool(int num_threads) except +
+        int num_threads()
+        void run(item_fn fn, void* ctx, const int64_t* order, int64_t n)
+
+
+cdef class ThreadPool:
+    cdef CppThreadPool* pool
+    cdef readonly int num_threads
+    cdef readonly double inline_cost     # jobs cheaper than this (in ns) run on the caller
+
+    cdef void run(self, item_fn fn, void* ctx, const int64_t* order, int64_t n,
+                  double cost_ns) noexcept nogil

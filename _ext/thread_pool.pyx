@@ -1,0 +1,85 @@
+"""The thread pool CPU operators run their per-sample (or per-tile) work on.
+
+`run(fn, ctx, order, n, cost_ns)` calls the nogil function `fn(ctx, item)` for every item, on
+the pool's threads and the caller's.  Waking another core and getting the answer back costs
+tens of microseconds on small VMs, so a job whose estimated cost is below `inline_cost` runs on
+the caller alone.  Callers order items largest first so the long ones start early.
+
+`map(callable, n)` does the same for a Python callable (each call takes the GIL; it pays off
+for callables that release it, like `cv2.imdecode`), re-raising the first exception.
+"""
+from cpython.ref cimport PyObject
+from libc.stdint cimport int64_t
+
+
+cdef struct PyJob:
+    PyObject* callable
+    PyObject* results
+
+
+cdef void _call_python(void* ctx, int64_t item) noexcept nogil:
+    with gil:
+        _call_python_gil(<PyJob*>ctx, item)
+
+
+cdef void _call_python_gil(PyJob* job, int64_t item) noexcept:
+    cdef list results = <list>job.results
+    try:
+        results[item] = (True, (<object>job.callable)(item))
+    except BaseException as e:
+        results[item] = (False, e)
+
+
+cdef class ThreadPool:
+    """`num_threads` threads in all: the caller plus `num_threads - 1` workers.
+
+    Parameters
+    ----------
+    num_threads : int
+    inline_cost : float
+        Estimated job cost in nanoseconds below which a job runs on the caller only.
+    """
+
+    def __cinit__(self, int num_threads, double inline_cost=60000.0):
+        if num_threads < 1:
+            raise ValueError(f"num_threads must be at least 1, got {num_threads}")
+        self.pool = new CppThreadPool(num_threads)
+        self.num_threads = num_threads
+        self.inline_cost = inline_cost
+
+    def __dealloc__(self):
+        if self.pool != NULL:
+            with nogil:
+                del self.pool
+            self.pool = NULL
+
+    cdef void run(self, item_fn fn, void* ctx, const int64_t* order, int64_t n,
+                  double cost_ns) noexcept nogil:
+        cdef int64_t i
+        if cost_ns < self.inline_cost or n < 2 or self.num_threads == 1:
+            for i in range(n):
+                fn(ctx, order[i] if order != NULL else i)
+        else:
+            self.pool.run(fn, ctx, order, n)
+
+    def map(self, fn, Py_ssize_t n, order=None, double cost_ns=1e9):
+        """[fn(i) for i in range(n)], computed on the pool; `order` lists items largest first."""
+        cdef list results = [None] * n
+        cdef PyJob job
+        cdef const int64_t[::1] order_view
+        cdef const int64_t* order_ptr = NULL
+        if order is not None:
+            order_view = order
+            if order_view.shape[0] != n:
+                raise ValueError("order must list every item once")
+            order_ptr = &order_view[0] if n else NULL
+        job.callable = <PyObject*>fn
+        job.results = <PyObject*>results
+        with nogil:
+            self.run(_call_python, &job, order_ptr, n, cost_ns)
+        out = []
+        for ok, value in results:
+            if not ok:
+                raise value
+            out.append(value)
+        return out
