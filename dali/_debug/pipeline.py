@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from dali import tensors
-from dali import _autograph as autograph
+from dali._autograph import conditional
 from dali._debug import context as debug_context
 from dali._debug import data_node as debug_node
 from dali._ext import rng
@@ -66,7 +66,7 @@ class DebugPipeline(_pipeline.Pipeline):
         self._iter_batch_size = self._max_batch_size
         self._ctx.begin_iteration()
         if self._conditionals_enabled:
-            self._condition_stack = autograph.ConditionStack()
+            self._condition_stack = conditional.ConditionStack()
         context.push_pipeline(self)
         try:
             with self._ctx:

@@ -13,6 +13,7 @@ import functools
 import inspect
 
 from dali import _autograph as autograph
+from dali._autograph import conditional
 from dali._debug import pipeline as debug_pipeline
 from dali._pipeline import pipeline as _pipeline
 
@@ -65,7 +66,7 @@ def _factory(func, pipeline_kwargs, enable_conditionals, debug):
             return pipe
         pipe = _pipeline.Pipeline(**{**pipeline_kwargs, **ctor})
         if conditionals:
-            pipe._condition_stack = autograph.ConditionStack()
+            pipe._condition_stack = conditional.ConditionStack()
         pipe._definition = (func, args, fn_kwargs, pipeline_kwargs, ctor, conditionals)
         with pipe:
             outs = body(*args, **fn_kwargs)

@@ -37,7 +37,7 @@ class Merge(_operator.Operator):
             if a != b and len(t) and len(f):
                 raise self.error(_DIVERGENT.format(what, _show(a), _show(b)), RuntimeError)
         base = t if len(t) else f
-        self._mask = split.predicate_mask(ws)
+        self._mask = split.predicate_mask(ws, len(t) + len(f))
         if int(self._mask.sum()) != len(t) or int((~self._mask).sum()) != len(f):
             raise self.error(f"the branches produced {len(t)} and {len(f)} samples but the "
                              f"predicate selects {int(self._mask.sum())} and "

@@ -21,8 +21,9 @@ _SCALAR_ONLY = (
     "operators which always return booleans.")
 
 
-def predicate_mask(ws, name="predicate"):
-    """The per-sample truth values of a condition (0-d samples of bool or any number)."""
+def predicate_mask(ws, expected=None, name="predicate"):
+    """The per-sample truth values of a condition (0-d samples of bool or any number);
+    `expected` is the number of samples it must have (default: the batch size)."""
     tl = ws.arg_inputs.get(name)
     if tl is None:
         raise ws.op.error("the predicate must be a per-sample (DataNode) argument")
@@ -32,9 +33,9 @@ def predicate_mask(ws, name="predicate"):
                "inputs, that are placed on CPU. Got a "
                f"{tl.ndim()}-d input as a condition of the `if` statement.\n" + _SCALAR_ONLY,
             RuntimeError)
-    if len(tl) != ws.batch_size:
-        raise ws.op.error(f"the predicate has {len(tl)} samples but the input has "
-                          f"{ws.batch_size}")
+    expected = ws.batch_size if expected is None else expected
+    if len(tl) != expected:
+        raise ws.op.error(f"the predicate has {len(tl)} samples but {expected} were expected")
     return np.array([bool(s) for s in tl._storage.samples()], dtype=bool)
 
 
