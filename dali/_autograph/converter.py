@@ -67,16 +67,38 @@ def _blocks(stmt):
         yield sub.body
 
 
-def _loads(nodes):
-    """Names read anywhere in `nodes`, nested functions included."""
+def _reads(nodes):
+    """Names that `nodes` read from their function, including reads by nested functions,
+    lambdas and comprehensions of names they do not bind themselves."""
     names = set()
-    for node in nodes:
-        for n in ast.walk(node):
-            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store):
-                names.add(n.id)
-            elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
-                names.add(n.target.id)
+    for n in _walk_scope(nodes):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store):
+            names.add(n.id)
+        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            names.add(n.target.id)
+        elif isinstance(n, ast.ClassDef):
+            names |= _reads(list(ast.iter_child_nodes(n)))
+        elif isinstance(n, _SCOPES):
+            outer, inner, own = _scope_parts(n)
+            names |= _reads(outer) | (_reads(inner) - own)
     return names
+
+
+def _scope_parts(node):
+    """(evaluated outside, evaluated inside, names bound inside) of a function, lambda or
+    comprehension."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        a = node.args
+        params = {p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if p}
+        outer = [*a.defaults, *filter(None, a.kw_defaults), *getattr(node, "decorator_list", [])]
+        body = node.body if isinstance(node.body, list) else [node.body]
+        declared = {name for n in _walk_scope(body) if isinstance(n, (ast.Global, ast.Nonlocal))
+                    for name in n.names}
+        return outer, body, params | (_bound_names(body) - declared)
+    first = node.generators[0]  # its iterable is evaluated outside
+    inner = [c for c in ast.iter_child_nodes(node) if c is not first] + [first.target, *first.ifs]
+    own = {t.id for g in node.generators for t in ast.walk(g.target) if isinstance(t, ast.Name)}
+    return [first.iter], inner, own
 
 
 def _bound_names(stmts):
@@ -149,11 +171,11 @@ def _liveness(stmts, after, live):
             live[stmt] = frozenset(suffix)
             inner = suffix
         else:  # a loop runs its body again; try/with/match: be conservative
-            inner = suffix | _loads([stmt])
+            inner = suffix | _reads([stmt])
         if not isinstance(stmt, _DEFS):
             for block in _blocks(stmt):
                 _liveness(block, inner, live)
-        suffix = suffix | _loads([stmt])
+        suffix = suffix | _reads([stmt])
 
 
 def _jumps_out(stmts):
@@ -194,8 +216,9 @@ class _Scope:
         _lower_returns(fn.body, True, self.return_ifs)
         self.live = {}
         _liveness(fn.body, (), self.live)
-        nested = [n for n in _walk_scope(fn.body) if isinstance(n, _SCOPES)]
-        self.always_live = _loads(nested) | self.globals | self.nonlocals | {RETVAL}
+        # Nested functions may run later: what they read is live everywhere.
+        nested = [n for n in _walk_scope(fn.body) if isinstance(n, (*_DEFS, ast.Lambda))]
+        self.always_live = _reads(nested) | self.globals | self.nonlocals | {RETVAL}
         self.depth = 0  # how many generated branch functions the current statement is in
 
 
@@ -401,8 +424,8 @@ def convert(func):
     """
     if (not isinstance(func, types.FunctionType) or func.__code__.co_name == "<lambda>"
             or getattr(func, "_dali_do_not_convert", False)
-            or getattr(func, "_dali_converted", False)):
-        return func
+            or getattr(func, "_dali_converted", False) or RUNTIME in func.__code__.co_freevars):
+        return func  # the last two: converted, or defined inside converted code
     converted = _cache.get(func)
     if converted is None:
         converted = _cache[func] = _convert(func)

@@ -22,8 +22,8 @@ class Merged:
         self.cond, self.if_value, self.else_value = cond, if_value, else_value
 
     def __eq__(self, other):
-        return (isinstance(other, Merged) and (self.cond, self.if_value, self.else_value)
-                == (other.cond, other.if_value, other.else_value))
+        return (isinstance(other, Merged) and self.cond is other.cond
+                and (self.if_value, self.else_value) == (other.if_value, other.else_value))
 
     def __repr__(self):
         return f"Merged({self.cond.name}, {self.if_value!r}, {self.else_value!r})"
@@ -516,6 +516,37 @@ def test_liveness_counts_loops_closures_and_globals(hooks):
     assert hooks[0] == ("c", ("COUNTER", "later", "x"), 3)
     assert total == [None, Merged(c, 1, 2)]
     assert reader() == Merged(c, 2, 3)
+
+
+def test_names_bound_by_nested_scopes_are_not_reads_of_outputs(hooks):
+    def f(c, xs):
+        if c:
+            v = 1  # noqa: F841
+            k = 2  # noqa: F841
+            y = 3
+        else:
+            y = 4
+        squares = [v * v for v in xs]
+        scale = lambda k: k * 2  # noqa: E731
+        return y, squares, scale(1)
+
+    c = dn("c")
+    assert converter.convert(f)(c, [2]) == (Merged(c, 3, 4), [4], 2)
+    assert hooks == [("c", ("y", "k", "v"), 1)]
+
+
+def test_functions_defined_in_converted_code_are_not_converted_again():
+    def f(c):
+        def inner(x):
+            if x:
+                return "inner yes"
+            return "inner no"
+
+        return inner(c), inner
+
+    result, inner = converter.convert(f)(1)
+    assert result == "inner yes" and converter.convert(inner) is inner
+    assert "ag__" in inner.__code__.co_freevars
 
 
 def test_elif_is_a_nested_if_stmt_in_the_else_branch(hooks):
