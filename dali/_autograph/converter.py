@@ -436,11 +436,11 @@ def _parse_def(func):
     """The `def` of `func` from its source file, at its original lines and columns."""
     try:
         lines, start = inspect.findsource(func)
-    except (OSError, TypeError):
+        source = "".join(inspect.getblock(lines[start:]))
+        indented = source[:1].isspace()  # a method or nested function: parse it inside an `if`
+        tree = ast.parse("if 1:\n" + source if indented else source)
+    except (OSError, TypeError, SyntaxError):  # no source, or not the one `func` came from
         return None
-    source = "".join(inspect.getblock(lines[start:]))
-    indented = source[:1].isspace()  # a method or nested function: parse it inside an `if`
-    tree = ast.parse("if 1:\n" + source if indented else source)
     ast.increment_lineno(tree, start - indented)
     fn = tree.body[0].body[0] if indented else tree.body[0]
     if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name == func.__code__.co_name:

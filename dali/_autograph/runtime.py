@@ -33,6 +33,7 @@ class Undefined:
 
 
 def is_undefined(value):
+    """Whether `value` stands for an unbound variable."""
     return isinstance(value, Undefined)
 
 
@@ -166,7 +167,7 @@ _DIVERGENT = (
 def _skeleton(x):
     """`x` with every leaf replaced by '*' (None, tuples, lists and dicts are structure)."""
     if isinstance(x, dict):
-        return type(x)((k, _skeleton(v)) for k, v in x.items())
+        return {k: _skeleton(v) for k, v in x.items()}
     if isinstance(x, tuple) and hasattr(x, "_fields"):
         return type(x)(*map(_skeleton, x))
     if isinstance(x, (tuple, list)):
