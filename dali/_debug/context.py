@@ -151,6 +151,9 @@ class DebugOp:
         nodes = [debug_node.DataNodeDebug(tl, self.name if len(outs) == 1 else
                                           f"{self.name}[{i}]", self.device, self, ids)
                  for i, (tl, ids) in enumerate(outs)]
+        capture = getattr(pipe, "_capture", None)
+        if capture is not None:
+            capture[id(self)] = (self.op.spec.origin, [tl for tl, _ in outs])
         if conditions is not None:
             conditions.register(nodes, bool(
                 [x for x in inputs if isinstance(x, data_node.DataNode)] or batches))

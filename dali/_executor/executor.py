@@ -82,6 +82,15 @@ class Executor:
 
     def run(self):
         """Run one iteration; returns the pipeline outputs as contiguous TensorLists."""
+        return self._run(None)
+
+    def run_captured(self):
+        """Run one iteration; returns every operator output, by `id()` of its DataNode."""
+        captured = {}
+        self._run(captured)
+        return captured
+
+    def _run(self, capture):
         bs = self._iteration_batch_size()
         root_ids = np.arange(self._samples_seen, self._samples_seen + bs, dtype=np.int64)
         values = {}
@@ -91,6 +100,8 @@ class Executor:
             outs = run_operator(op, ins, arg_ins, bs, root_ids, self.iteration, self.epoch)
             for e, v in zip(node.outputs, outs, strict=True):
                 values[id(e)] = v
+                if capture is not None:
+                    capture[id(e)] = v[0]
         self.iteration += 1
         self._samples_seen += bs
         result = []

@@ -14,6 +14,7 @@ import inspect
 
 from dali import _autograph as autograph
 from dali._autograph import conditional
+from dali._debug import parity
 from dali._debug import pipeline as debug_pipeline
 from dali._pipeline import pipeline as _pipeline
 
@@ -67,7 +68,8 @@ def _factory(func, pipeline_kwargs, enable_conditionals, debug):
         pipe = _pipeline.Pipeline(**{**pipeline_kwargs, **ctor})
         if conditionals:
             pipe._condition_stack = conditional.ConditionStack()
-        pipe._definition = (func, args, fn_kwargs, pipeline_kwargs, ctor, conditionals)
+        pipe._definition = parity.Definition(body, args, fn_kwargs,
+                                             {**pipeline_kwargs, **ctor}, conditionals)
         with pipe:
             outs = body(*args, **fn_kwargs)
             if isinstance(outs, tuple):

@@ -177,7 +177,8 @@ class Pipeline:
         self._check_devices(g)
         self._check_output_specs(len(outputs))
         seed = self._seed if self._seed is not None else int(np.random.SeedSequence().entropy
-                                                              % (2 ** 63))
+                                                              % (2 ** 31))
+        self._effective_seed = seed
         ex = _executor_mod.Executor(g, self._max_batch_size, self._num_threads,
                                     self._device_id, seed)
         ex.setup()
@@ -312,6 +313,26 @@ class Pipeline:
 
     def empty(self):
         return self._sched.empty()
+
+    def check_parity(self, iterations=1, atol=0.0):
+        """Run this pipeline's definition in graph mode and in debug mode side by side and
+        report the first operator whose outputs differ (or that none do).
+
+        Works on pipelines made by a `@pipeline_def` function; fresh twins are created, so this
+        pipeline's own state is not advanced.  External sources must be callables (not
+        generator objects) so both twins can draw the same data.
+
+        Returns
+        -------
+        ParityReport
+            `ok`, and for the first difference the operator, its source line, the iteration,
+            output and sample, and the largest absolute difference.
+        """
+        definition = getattr(self, "_definition", None)
+        if definition is None:
+            raise RuntimeError(
+                "check_parity needs a pipeline created by a @pipeline_def function")
+        return definition.check_parity(self, iterations, atol)
 
     # -- readers ------------------------------------------------------------------------------
     def _readers(self):
