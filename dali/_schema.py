@@ -173,6 +173,8 @@ class Schema:
     positional_args : tuple of str
         Arguments that may also be given positionally after the inputs
         (`fn.external_source(source, num_outputs)`).
+    same_batch_inputs : bool
+        Whether all inputs must have the same number of samples (False for merge).
     random : bool
         Adds the `seed` argument; the op gets a seed derived from the pipeline seed.
     internal : bool
@@ -194,6 +196,7 @@ class Schema:
     no_prune: bool = False
     extra_common: list[Arg] = field(default_factory=list)
     positional_args: tuple[str, ...] = ()
+    same_batch_inputs: bool = True
 
     def __post_init__(self):
         parts = self.name.split(".")

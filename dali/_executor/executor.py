@@ -142,7 +142,7 @@ def run_operator(op, ins, arg_ins, root_bs, root_ids, iteration=0, epoch=0):
         iteration, epoch, ids, source_info=source_info, input_ids=[v[1] for v in ins])
     try:
         for k, (tl, _) in enumerate(ins[1:], 1):
-            if len(tl) != bs:
+            if len(tl) != bs and spec.schema.same_batch_inputs:
                 raise op.error(f"input {k} has {len(tl)} samples but input 0 has {bs}")
         descs = op.infer(ws)
         ws.outputs = [None if d.shapes is None else

@@ -25,7 +25,7 @@ _DIVERGENT = ("Divergent data found in different branches of conditional operati
 class Merge(_operator.Operator):
     schema = Schema(
         "_conditional.merge", inputs=2, outputs=1, devices=("cpu", "gpu"), internal=True,
-        input_names=("true_input", "false_input"),
+        input_names=("true_input", "false_input"), same_batch_inputs=False,
         doc="Merges the true-branch and false-branch batches of an `if` by the predicate.",
         args=[Arg("predicate", T.BOOL, REQUIRED, tensor=True, doc="Per-sample condition.")])
 

@@ -1,0 +1,57 @@
+import numpy as np
+import pytest
+
+from dali import _operator, fn, pipeline_def
+from dali._debug import pipeline as debug_pipeline
+from dali._graph import context
+from dali._schema import Schema
+
+
+class _ModeDependent(_operator.Operator):
+    """Test operator: adds 1 to sample 2 only when it runs in debug mode."""
+
+    schema = Schema("test_only.mode_dependent", inputs=1)
+
+    def infer(self, ws):
+        return [_operator.OutputDesc(ws.inputs[0].shape(), np.int32, "")]
+
+    def run_cpu(self, ws):
+        debug = isinstance(context.current_pipeline(), debug_pipeline.DebugPipeline)
+        for i, (src, dst) in enumerate(zip(ws.input_samples(), ws.output_samples(),
+                                           strict=True)):
+            dst[...] = src + (1 if debug and i == 2 else 0)
+
+
+def source(info):
+    return [np.full((2,), 10 * info.iteration + i, np.int32) for i in range(4)]
+
+
+def test_parity_reports_agreement():
+    @pipeline_def(batch_size=4, num_threads=1, device_id=None, seed=3)
+    def pipe():
+        return fn.external_source(source=source, batch_info=True)
+
+    report = pipe().check_parity(iterations=2)
+    assert report.ok and report.iterations == 2 and report.operators == 1
+    assert "agree" in str(report)
+
+
+def test_parity_finds_the_first_differing_operator():
+    @pipeline_def(batch_size=4, num_threads=1, device_id=None, seed=3)
+    def pipe():
+        x = fn.external_source(source=source, batch_info=True)
+        return _operator.call(_ModeDependent, (x,), {})
+
+    report = pipe().check_parity()
+    assert not report.ok
+    assert report.display_name == "dali.fn.test_only.mode_dependent"
+    assert report.sample == 2 and report.max_abs_diff == 1.0 and report.iteration == 0
+    assert "test_parity.py" in report.source
+    assert "sample 2" in str(report)
+
+
+def test_parity_needs_a_pipeline_def_pipeline():
+    from dali import Pipeline
+
+    with pytest.raises(RuntimeError, match="@pipeline_def"):
+        Pipeline(batch_size=1, num_threads=1).check_parity()
