@@ -1,5 +1,9 @@
 """Build the Cython core (_ext/*.pyx) into dali._ext.*."""
 import pathlib
+import tempfile
+from distutils.ccompiler import new_compiler
+from distutils.errors import CompileError, LinkError
+from distutils.sysconfig import customize_compiler
 
 import numpy
 from Cython.Build import cythonize
@@ -33,17 +37,45 @@ def cython_include_dir():
     return inc
 
 
+def have_libjpeg_turbo():
+    """Whether libjpeg-turbo (headers + library) can be linked; it is optional."""
+    cc = new_compiler()
+    customize_compiler(cc)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = pathlib.Path(tmp) / "probe.c"
+        src.write_text("#include <stdio.h>\n#include <jpeglib.h>\n"
+                       "int main(void) { jpeg_skip_scanlines(0, 0); return 0; }\n")
+        try:
+            objs = cc.compile([str(src)], output_dir=tmp)
+            cc.link_executable(objs, str(pathlib.Path(tmp) / "probe"), libraries=["jpeg"])
+        except (CompileError, LinkError):
+            return False
+    return True
+
+
+# Extensions that need a system library, and the library; built only where it links.
+OPTIONAL = {"kernels/jpeg": ("jpeg", have_libjpeg_turbo)}
+
+
 def extensions():
     inc = cython_include_dir()
     exts = []
     for pyx in sorted((ROOT / "_ext").rglob("*.pyx")):
         rel = pyx.relative_to(ROOT / "_ext").with_suffix("")
         name = "dali._ext." + ".".join(rel.parts)
+        libraries = []
+        if rel.as_posix() in OPTIONAL:
+            lib, available = OPTIONAL[rel.as_posix()]
+            if not available():
+                print(f"note: {lib} not found, {name} is not built (OpenCV is used instead)")
+                continue
+            libraries.append(lib)
         exts.append(
             Extension(
                 name,
                 [str(pyx.relative_to(ROOT))],
-                include_dirs=[numpy.get_include(), str(ROOT / "_ext")],
+                libraries=libraries,
+                include_dirs=[numpy.get_include(), str(ROOT / "_ext"), str(pyx.parent)],
                 extra_compile_args=["-O3", "-std=c++17", "-fno-strict-aliasing"],
                 language="c++",
                 define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],

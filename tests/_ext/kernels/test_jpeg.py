@@ -1,0 +1,57 @@
+import pathlib
+
+import cv2
+import numpy as np
+import pytest
+
+jpeg = pytest.importorskip("dali._ext.kernels.jpeg", reason="built without libjpeg-turbo")
+
+IMAGES = pathlib.Path(__file__).parents[3] / "dali" / "data" / "images"
+
+
+def load(name):
+    return np.frombuffer((IMAGES / name).read_bytes(), np.uint8)
+
+
+def test_info_reads_the_header():
+    assert jpeg.info(load("photos/chelsea.jpg")) == (213, 320, 3)
+    assert jpeg.info(load("photos/camera.jpg")) == (320, 320, 1)
+
+
+@pytest.mark.parametrize("x,y,w,h", [(0, 0, 320, 213), (37, 50, 100, 120), (311, 200, 9, 13),
+                                     (16, 16, 16, 16)])
+def test_roi_equals_the_same_region_of_a_full_decode(x, y, w, h):
+    data = load("photos/chelsea.jpg")
+    full = cv2.imdecode(data, cv2.IMREAD_COLOR)[:, :, ::-1]
+    np.testing.assert_array_equal(jpeg.decode_roi(data, x, y, w, h), full[y:y + h, x:x + w])
+
+
+def test_gray_image_as_rgb_and_gray():
+    data = load("photos/camera.jpg")
+    full = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)
+    rgb = jpeg.decode_roi(data, 5, 6, 40, 30)
+    np.testing.assert_array_equal(rgb, np.repeat(full[6:36, 5:45, None], 3, axis=2))
+    gray = jpeg.decode_roi(data, 5, 6, 40, 30, channels=1)
+    np.testing.assert_array_equal(gray[:, :, 0], full[6:36, 5:45])
+
+
+def test_dct_scaling_matches_opencv_reduced_decode():
+    data = load("photos/astronaut.jpg")
+    for scale, flag in ((2, cv2.IMREAD_REDUCED_COLOR_2), (4, cv2.IMREAD_REDUCED_COLOR_4)):
+        ref = cv2.imdecode(data, flag)[:, :, ::-1]
+        size = jpeg.scaled_size(320, scale)
+        out = jpeg.decode_roi(data, 0, 0, size, size, scale=scale)
+        assert out.shape == ref.shape
+        assert np.abs(out.astype(int) - ref).max() <= 1
+
+
+def test_errors_are_exceptions():
+    with pytest.raises(jpeg.JpegError, match="Not a JPEG file"):
+        jpeg.decode_roi(np.frombuffer(b"not a jpeg at all", np.uint8), 0, 0, 1, 1)
+    truncated = load("photos/chelsea.jpg")[:500]
+    with pytest.raises(jpeg.JpegError):
+        jpeg.decode_roi(truncated.copy(), 0, 0, 10, 10)
+    with pytest.raises(jpeg.JpegError, match="outside"):
+        jpeg.decode_roi(load("photos/chelsea.jpg"), 300, 0, 40, 10)
+    with pytest.raises(ValueError):
+        jpeg.decode_roi(load("photos/chelsea.jpg"), 0, 0, 1, 1, scale=3)
