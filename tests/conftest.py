@@ -3,7 +3,16 @@ import importlib.util
 import numpy as np
 import pytest
 
-HAVE_ORACLE = importlib.util.find_spec("nvidia.dali") is not None
+
+
+def _have_oracle():
+    try:
+        return importlib.util.find_spec("nvidia.dali") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+HAVE_ORACLE = _have_oracle()
 
 
 def pytest_collection_modifyitems(config, items):
