@@ -30,6 +30,8 @@ class DebugPipeline(_pipeline.Pipeline):
         Pipeline constructor arguments.
     """
 
+    _background_runs = False     # the function runs on the caller's thread, when asked
+
     def __init__(self, func, seed_overrides=None, **kwargs):
         super().__init__(**kwargs)
         self._func = func

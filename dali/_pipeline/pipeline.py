@@ -30,6 +30,8 @@ class Pipeline:
     property.  `device_id=None` makes a CPU-only pipeline.
     """
 
+    _background_runs = True      # exec_async iterations run on a background thread
+
     def __init__(self, batch_size=None, num_threads=None, device_id=None, seed=None,
                  exec_pipelined=True, prefetch_queue_depth=2, exec_async=True,
                  bytes_per_sample=0, set_affinity=False, max_streams=None,

@@ -13,11 +13,16 @@ This is DALI's Python scheduling, kept exactly (reference §2):
   a new epoch: callbacks restart and the next call prefetches again.
 * An operator error is raised by the `outputs()` call that would have returned its batch; unlike
   DALI the pipeline stays usable (the next batch follows, or `reset()`).
+* With `exec_async=True` iterations run on a background thread, in order, while the consumer
+  works: the queue holds futures, and `outputs()` waits for the oldest.  Python callbacks still
+  run on the caller's thread, before their iteration is queued.
 """
 
 from __future__ import annotations
 
 import collections
+import concurrent.futures
+import weakref
 
 from dali import _types
 
@@ -37,6 +42,7 @@ class Scheduler:
         self.batches_to_consume = 0
         self.ready = collections.deque()
         self.failed = False
+        self._worker = None
 
     # -- API style ----------------------------------------------------------------------------
     def check_api(self, api):
@@ -84,10 +90,23 @@ class Scheduler:
         self._produce()
 
     def _produce(self):
+        run = self._pipe._executor.run
+        if self._pipe.exec_async and self._pipe._background_runs:
+            self.ready.append(self._background().submit(run))
+            return
+        future = concurrent.futures.Future()
         try:
-            self.ready.append((self._pipe._executor.run(), None))
+            future.set_result(run())
         except Exception as e:  # delivered by the outputs() call for this iteration
-            self.ready.append((None, e))
+            future.set_exception(e)
+        self.ready.append(future)
+
+    def _background(self):
+        if self._worker is None:
+            self._worker = concurrent.futures.ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix="dali-executor")
+            weakref.finalize(self, self._worker.shutdown, wait=False)
+        return self._worker
 
     # -- consuming ----------------------------------------------------------------------------
     def outputs(self):
@@ -99,10 +118,12 @@ class Scheduler:
             return self._pop()
 
     def _pop(self):
-        outs, err = self.ready.popleft()
-        if err is not None:
+        future = self.ready.popleft()
+        try:
+            outs = future.result()
+        except Exception:
             self.failed = True
-            raise err
+            raise
         return tuple(self._pipe._check_outputs(outs))
 
     def release_outputs(self):
@@ -115,6 +136,7 @@ class Scheduler:
         queued iterations, so the next call prefetches afresh."""
         if self.failed and not self.last_iter:
             self.failed = False
+            concurrent.futures.wait(self.ready)
             self.ready.clear()
             self.batches_to_consume = 0
             self.first_iter = True
