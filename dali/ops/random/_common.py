@@ -1,0 +1,141 @@
+"""What the random distribution operators share: the `shape`/`dtype` arguments, per-sample
+output shapes, and conversion of the double-precision draws to the output type.
+
+Output shape of sample i: the shape of sample i of the `shape_like` input when one is given,
+else the `shape` argument (a constant or one shape per sample), else a scalar `()`.
+
+Integer outputs are converted like DALI's saturating cast: rounded half away from zero, then
+clamped to the type's range.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dali import _operator, _types
+from dali._schema import Arg
+from dali._types import DALIDataType as T
+
+INTEGER_TYPES = (T.UINT8, T.UINT16, T.UINT32, T.UINT64, T.INT8, T.INT16, T.INT32, T.INT64)
+NUMERIC_TYPES = (*INTEGER_TYPES, T.FLOAT, T.FLOAT64)
+
+
+def shape_arg():
+    return Arg("shape", T._INT32_VEC, None, tensor=True,
+               doc="Shape of each output sample (a constant, or one per sample as a 1-D "
+                   "integer input). Without it, and without a `shape_like` input, every "
+                   "sample is a scalar. Cannot be given together with `shape_like`.")
+
+
+def dtype_arg(default, supported):
+    names = ", ".join(_type_name(t) for t in supported)
+    return Arg("dtype", T.DATA_TYPE, None,
+               doc=f"Output data type (default {_type_name(default)}). Supported: {names}.")
+
+
+def _type_name(t):
+    return np.dtype(_types.to_numpy_type(t)).name
+
+
+def output_type(op, default, supported):
+    """The operator's output DALIDataType (raises for an unsupported one)."""
+    dtype = op.args["dtype"]
+    dtype = default if dtype is None else _types.DALIDataType(dtype)
+    if dtype not in supported:
+        names = ", ".join(_type_name(t) for t in supported)
+        shown = _type_name(dtype) if _types.is_numeric(dtype) else str(dtype)
+        raise op.error(f"data type {shown} is not supported; supported types are: {names}",
+                       TypeError)
+    return dtype
+
+
+def sample_shapes(op, ws, like_input=0):
+    """Per-sample output shapes: the `shape_like` input's, the `shape` argument's, or ()."""
+    given = ws.arg_given("shape")
+    if len(ws.inputs) > like_input:
+        if given:
+            raise op.error("the argument `shape` cannot be given together with a shape-like "
+                           "input")
+        return [tuple(s) for s in ws.inputs[like_input].shape()]
+    if not given:
+        return [()] * ws.batch_size
+    if ws.is_arg_input("shape"):
+        dtype = ws.arg_inputs["shape"].dtype
+        if not _types.is_integer(dtype):
+            raise op.error(f"the argument input `shape` must be of an integer type, got {dtype}",
+                           TypeError)
+    shapes = [tuple(int(x) for x in s) for s in ws.arg("shape")]
+    for i, s in enumerate(shapes):
+        if any(x < 0 for x in s):
+            raise ws.sample_error(i, f"the argument `shape` has a negative extent: {list(s)}")
+        if len(s) != len(shapes[0]):
+            raise ws.sample_error(
+                i, f"the argument `shape` must have the same number of dimensions in every "
+                   f"sample: sample 0 has {len(shapes[0])}, sample {i} has {len(s)}")
+    return shapes
+
+
+def shape_ndim(ws, like_input=0):
+    """Number of dimensions of the shapes `sample_shapes` gives (known for an empty batch)."""
+    if len(ws.inputs) > like_input:
+        return ws.inputs[like_input].ndim()
+    if not ws.arg_given("shape"):
+        return 0
+    if ws.is_arg_input("shape"):
+        tl = ws.arg_inputs["shape"]
+        return int(np.asarray(tl[0]).size) if len(tl) else 0
+    return len(ws.spec.args["shape"])
+
+
+def output_desc(op, ws, dtype):
+    """The OutputDesc of an operator whose samples have the `sample_shapes` shapes."""
+    return _operator.OutputDesc(sample_shapes(op, ws), _types.dtype_of(dtype),
+                                ndim=shape_ndim(ws))
+
+
+def counts(shapes):
+    """Number of elements of each sample shape."""
+    return np.array([math.prod(s) for s in shapes], dtype=np.int64)
+
+
+def per_element(values, n):
+    """Per-sample values repeated for each of the sample's `n[i]` elements."""
+    return np.repeat(np.asarray(values, dtype=np.float64), n)
+
+
+def convert(x, dtype):
+    """Doubles to the numpy `dtype`: floats are cast; integers rounded half away from zero and
+    clamped to the type's range."""
+    dtype = np.dtype(dtype)
+    x = np.asarray(x, dtype=np.float64)
+    if dtype.kind == "f":
+        return x.astype(dtype)
+    if dtype.kind == "b":
+        return x != 0
+    info = np.iinfo(dtype)
+    r = np.trunc(x + np.copysign(0.5, x))
+    # float64 cannot hold the 64-bit maxima exactly; the largest double below them can.
+    hi = np.float64(info.max)
+    if int(hi) > info.max:
+        hi = np.nextafter(hi, 0.0)
+    return np.clip(r, float(info.min), hi).astype(dtype)
+
+
+def fill(ws, flat, n, dtype, k=0):
+    """Write the concatenated per-sample values `flat` (`n[i]` each) into output k."""
+    if not len(n):
+        return
+    offsets = np.cumsum(n)[:-1]
+    for dst, v in zip(ws.output_samples(k), np.split(convert(flat, dtype), offsets),
+                      strict=True):
+        dst[...] = v.reshape(dst.shape)
+
+
+def check_finite(ws, name, values, positive=False):
+    """Per-sample float argument values: raise for NaN/inf (and for <= 0 when `positive`)."""
+    for i, v in enumerate(values):
+        if not math.isfinite(v) or (positive and v <= 0):
+            need = "a positive finite number" if positive else "a finite number"
+            raise ws.sample_error(i, f"the argument `{name}` must be {need}, got {v}")

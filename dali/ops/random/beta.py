@@ -1,0 +1,89 @@
+"""fn.random.beta: draws from the beta distribution Beta(alpha, beta).
+
+Beta = X / (X + Y) with X ~ Gamma(alpha), Y ~ Gamma(beta), computed from log X and log Y so
+that small shape parameters (whose gamma draws underflow) stay exact.  Gamma draws use
+Marsaglia and Tsang's rejection method; shapes below 1 are boosted (Gamma(k) =
+Gamma(k + 1) * U^(1/k)).  Rejection needs a variable number of draws, so it proceeds in rounds:
+round r gives every still-pending element a fresh (normal, uniform) pair from its own streams,
+keyed by the element's index, so the result stays independent of batching and threads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dali import _operator, _registry
+from dali._schema import Arg, Schema
+from dali._types import DALIDataType as T
+from dali.ops.random import _common
+
+_SUPPORTED = (T.FLOAT, T.FLOAT64)
+_MAX_ROUNDS = 64        # each round accepts > 95% of the pending draws
+
+
+@_registry.register
+class Beta(_operator.Operator):
+    schema = Schema(
+        "random.beta", inputs=(0, 1), outputs=1, devices=("cpu",), random=True,
+        input_names=["shape_like"],
+        doc="Generates random numbers following a beta distribution, on [0, 1].\n\n"
+            "Each output sample is a scalar unless `shape` or the optional `shape_like` input "
+            "(whose samples' shapes are used; their data is ignored) says otherwise.",
+        args=[
+            Arg("alpha", T.FLOAT, 1.0, tensor=True,
+                doc="The alpha parameter, a positive float."),
+            Arg("beta", T.FLOAT, 1.0, tensor=True, doc="The beta parameter, a positive float."),
+            _common.shape_arg(),
+            _common.dtype_arg(T.FLOAT, _SUPPORTED),
+        ])
+
+    def infer(self, ws):
+        return [_common.output_desc(self, ws, _common.output_type(self, T.FLOAT, _SUPPORTED))]
+
+    def run_cpu(self, ws):
+        out = ws.outputs[0]
+        n = _common.counts(out.shapes.tolist())
+        alpha, beta = ws.arg("alpha"), ws.arg("beta")
+        _common.check_finite(ws, "alpha", alpha, positive=True)
+        _common.check_finite(ws, "beta", beta, positive=True)
+        log_x = self._log_gamma(ws, _common.per_element(alpha, n), n, 0)
+        log_y = self._log_gamma(ws, _common.per_element(beta, n), n, 1)
+        with np.errstate(over="ignore"):      # exp -> inf gives the exact limit 0
+            x = 1.0 / (1.0 + np.exp(log_y - log_x))
+        _common.fill(ws, x, n, out.dtype)
+
+    def _log_gamma(self, ws, k, n, var):
+        """log of one Gamma(k[j], 1) draw per element; `var` tells apart the two variables'
+        streams (boost uniforms: stream var; round r: normals 2 + 4r + 2var, uniforms 3 + 4r +
+        2var)."""
+        boost = k < 1.0
+        d = np.where(boost, k + 1.0, k) - 1.0 / 3.0
+        c = 1.0 / np.sqrt(9.0 * d)
+        total = int(n.sum())
+        sample_of = np.repeat(np.arange(len(n)), n)
+        index = np.arange(total) - np.repeat(np.cumsum(n) - n, n)
+        result = np.empty(total)
+        pending = np.arange(total)
+        for r in range(_MAX_ROUNDS):
+            if not len(pending):
+                break
+            # Draw, per sample, as far as its last pending element.
+            reach = np.zeros(len(n), dtype=np.int64)
+            np.maximum.at(reach, sample_of[pending], index[pending] + 1)
+            pos = (np.cumsum(reach) - reach)[sample_of[pending]] + index[pending]
+            z = np.concatenate(ws.normal(reach, 2 + 4 * r + 2 * var))[pos]
+            u = np.concatenate(ws.uniform(reach, 3 + 4 * r + 2 * var))[pos]
+            dp, cp = d[pending], c[pending]
+            v = (1.0 + cp * z) ** 3
+            with np.errstate(invalid="ignore", divide="ignore"):
+                log_v = np.log(v)
+                ok = (v > 0) & (np.log1p(-u) < 0.5 * z * z + dp - dp * v + dp * log_v)
+            result[pending[ok]] = np.log(dp[ok]) + log_v[ok]
+            pending = pending[~ok]
+        else:
+            if len(pending):
+                raise self.error("gamma sampling did not converge", RuntimeError)
+        if boost.any():
+            u = np.concatenate(ws.uniform(n, var)) if len(n) else np.empty(0)
+            result[boost] += np.log1p(-u[boost]) / k[boost]
+        return result
