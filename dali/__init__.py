@@ -4,12 +4,13 @@ Write DALI code with `from dali import pipeline_def, fn, types` instead of `nvid
 runs on the CPU (`device_id=None`), and on a GPU through CuPy where one is present.
 """
 
-from dali import fn, ops, tensors, types
+from dali import fn, math, ops, tensors, types
 from dali._graph.data_node import DataNode
 from dali._pipeline.definition import do_not_convert, pipeline_def
 from dali._pipeline.pipeline import Pipeline
+from dali.ops.subscript import newaxis
 
 __version__ = "0.1.0"
 
-__all__ = ["DataNode", "Pipeline", "__version__", "do_not_convert", "fn", "ops", "pipeline_def",
-           "tensors", "types"]
+__all__ = ["DataNode", "Pipeline", "__version__", "do_not_convert", "fn", "math", "newaxis", "ops",
+           "pipeline_def", "tensors", "types"]
