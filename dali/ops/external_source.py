@@ -2,15 +2,21 @@
 
 How the source is called (DALI's rules):
 
-* a callable's arity decides: no parameters -> called with nothing; one -> called with the
-  iteration index (`batch_info=True`: a `BatchInfo`), or per sample with a `SampleInfo` when
-  `batch=False` (a parameter with a default value counts);
+* a callable's positional parameters decide: none -> called with nothing; one -> called with
+  the iteration index (`batch_info=True`: a `BatchInfo`), or per sample with a `SampleInfo`
+  when `batch=False` (a parameter with a default value counts; keyword-only and `*args`
+  parameters are rejected);
 * a generator function is called to get an iterator; an iterable is iterated (`iter()` once);
-* `cycle` (iterables): "no" (default) - StopIteration ends the data and `reset()` does not
+  with `batch=False` each item is one sample, and a batch cut short by the end is dropped;
+* `cycle` (iterables only): "no" (default) - StopIteration ends the data and `reset()` does not
   restart it; "quiet" - restart silently at the end; "raise" - raise StopIteration at the end,
   restart on the call after it.  Generator objects cannot be cycled;
 * a batch is a list of arrays, an array whose outer dimension is the batch, or a TensorList;
   with `num_outputs`, a tuple of those.
+
+Bad sources are rejected when the call is recorded, bad data when it is fed (like DALI); the
+declared `dtype`/`ndim` are checked when the batch is used, so a mismatch is reported by the
+iteration it belongs to, as an operator error.
 
 The callbacks run on the main thread before each iteration (see the pipeline's `_iter_setup`);
 the operator itself only pops the fed batches in order.  `parallel=True` is accepted and runs
@@ -35,10 +41,21 @@ def _num_outputs(args):
     return 1 if n is None else int(n)
 
 
+def _outputs(args):
+    """The number of outputs.  The schema calls it when an operator call is recorded (the one
+    definition-time hook it has), so it also rejects the sources DALI rejects at the call."""
+    source = args.get("source")
+    if source is not None:
+        batch = args.get("batch")
+        _source_mode(source, not args.get("parallel", False) if batch is None else batch,
+                     args.get("cycle"), ExternalSource.schema.display_name)
+    return _num_outputs(args)
+
+
 @_registry.register
 class ExternalSource(_operator.Operator):
     schema = Schema(
-        "external_source", inputs=0, outputs=_num_outputs, devices=("cpu", "gpu"),
+        "external_source", inputs=0, outputs=_outputs, devices=("cpu", "gpu"),
         positional_args=("source", "num_outputs"),
         doc="Gives the pipeline data from Python: a callback, an iterable or `feed_input`.",
         args=[
@@ -74,21 +91,26 @@ class ExternalSource(_operator.Operator):
         a = self.args
         self.num_outputs = _num_outputs(a)
         self._fed = collections.deque()
+        self._kinds = [None] * self.num_outputs     # (dtype, ndim, layout) of the data so far
         self._last = None
         self.source = a["source"]
         self.has_callback = self.source is not None
         parallel = a["parallel"]
         self.batch = a["batch"] if a["batch"] is not None else not parallel
-        self.cycle = _cycle_mode(a["cycle"], spec)
+        self.cycle = _cycle_mode(a["cycle"], spec.display_name)
         self._iteration = 0
         self._iterator = None
         self._exhausted = False
-        self._mode = _source_mode(self.source, self.batch, self.cycle, spec) \
+        self._mode = _source_mode(self.source, self.batch, a["cycle"], spec.display_name) \
             if self.has_callback else None
         self._layouts = self._per_output(a["layout"], "layout")
         self._dtypes = [None if d is None else _types.to_dali_type(d)
                         for d in self._per_output(a["dtype"], "dtype")]
         self._ndims = self._per_output(a["ndim"], "ndim")
+        for lay, ndim in zip(self._layouts, self._ndims, strict=True):
+            if lay is not None and ndim is not None and len(lay) != ndim:
+                raise ValueError(f"{spec.display_name}{_where(spec)}: the layout \"{lay}\" has "
+                                 f"{len(lay)} dimensions but `ndim` is {ndim}")
 
     def _per_output(self, value, what):
         n = self.num_outputs
@@ -104,12 +126,17 @@ class ExternalSource(_operator.Operator):
         """The next batch from the source; raises StopIteration at the end of data."""
         mode = self._mode
         bs = self.spec.max_batch_size
-        if mode == "iterable":
+        if mode == "iterable" and self.batch:
             data = self._next_from_iterator()
         elif not self.batch:
-            first = self._iteration * bs
-            samples = [self.source(_types.SampleInfo(first + i, i, self._iteration, epoch_idx))
-                       for i in range(bs)]
+            if mode == "iterable":
+                samples = [self._next_from_iterator() for _ in range(bs)]
+            elif mode == "call0":
+                samples = [self.source() for _ in range(bs)]
+            else:
+                first = self._iteration * bs
+                samples = [self.source(_types.SampleInfo(first + i, i, self._iteration,
+                                                         epoch_idx)) for i in range(bs)]
             data = (samples if self.num_outputs == 1 else
                     tuple(list(x) for x in zip(*samples, strict=True)))
         elif mode == "call0":
@@ -147,10 +174,12 @@ class ExternalSource(_operator.Operator):
         """Queue one batch (a tuple of batches with several outputs)."""
         if self.num_outputs > 1 and output is None:
             if not isinstance(data, (tuple, list)) or len(data) != self.num_outputs:
+                got = f"{len(data)} of them" if isinstance(data, (tuple, list)) else \
+                    f"a {type(data).__name__}"
                 raise TypeError(
-                    f"{self.spec.display_name}: the source must return a tuple of "
-                    f"{self.num_outputs} batches (num_outputs={self.num_outputs}), got "
-                    f"{type(data).__name__}")
+                    f"{self.spec.display_name}{_where(self.spec)}: the source must return a "
+                    f"tuple of {self.num_outputs} batches (num_outputs={self.num_outputs}), "
+                    f"got {got}")
             batches = [self._to_batch(d, k, layout) for k, d in enumerate(data)]
         else:
             batches = [self._to_batch(data, output or 0, layout)]
@@ -163,13 +192,12 @@ class ExternalSource(_operator.Operator):
     def _to_batch(self, data, k, layout):
         where = _where(self.spec)
         if isinstance(data, tensors.TensorListCPU):
-            tl = data
-            if not tl._storage.is_contiguous:
-                tl = tensors.TensorListCPU._wrap(tl._storage.contiguous(), tl.layout())
+            tl = tensors.TensorListCPU._wrap(data._storage.contiguous(), data.layout())
         elif isinstance(data, (list, tuple)):
             arrays = [_sample_array(s, i, self.spec) for i, s in enumerate(data)]
             _check_kinds(arrays, self.spec)
-            tl = tensors.TensorListCPU._wrap(BatchStorage.from_arrays(arrays))
+            given = data[0].layout() if data and isinstance(data[0], tensors.TensorCPU) else ""
+            tl = tensors.TensorListCPU._wrap(BatchStorage.from_arrays(arrays), given or "")
         else:
             arr = _as_array(data)
             if arr is None or arr.ndim == 0:
@@ -184,16 +212,6 @@ class ExternalSource(_operator.Operator):
             raise RuntimeError(
                 f"{self.spec.display_name}{where}: the batch has {len(tl)} samples, more than "
                 f"the pipeline's max_batch_size={self.spec.max_batch_size}")
-        want = self._dtypes[k]
-        if want is not None and tl.dtype != want:
-            raise TypeError(
-                f"{self.spec.display_name}{where}: expected data of type {want} and got "
-                f"{tl.dtype}")
-        ndim = self._ndims[k]
-        if ndim is not None and tl.ndim() != ndim:
-            raise ValueError(
-                f"{self.spec.display_name}{where}: expected {ndim}-dimensional samples, got "
-                f"{tl.ndim()} dimensions")
         lay = layout if layout is not None else self._layouts[k]
         if isinstance(lay, (list, tuple)):
             lay = lay[k]
@@ -223,8 +241,34 @@ class ExternalSource(_operator.Operator):
             raise RuntimeError(
                 "No data was provided to the external source. Give it a `source`, or call "
                 "pipe.feed_input(name, data) (or run(name=data)) before each iteration.")
+        for k, tl in enumerate(self._current):
+            self._check_kind(k, tl)
         return [_operator.OutputDesc(None, tl._storage.dtype, tl.layout())
                 for tl in self._current]
+
+    def _check_kind(self, k, tl):
+        """The declared dtype/ndim, and (like DALI) the same dtype, ndim and layout as in the
+        earlier batches; an empty batch fixes nothing."""
+        which = f" (output {k})" if self.num_outputs > 1 else ""
+        want, ndim = self._dtypes[k], self._ndims[k]
+        if want is not None and tl.dtype != want:
+            raise self.error(f"expected data of type {want} and got {tl.dtype}{which}",
+                             TypeError)
+        if ndim is not None and tl.ndim() != ndim:
+            raise self.error(f"expected {ndim}-dimensional samples and got {tl.ndim()} "
+                             f"dimensions{which}")
+        if not len(tl):
+            return
+        kind = (tl.dtype, tl.ndim(), tl.layout())
+        before = self._kinds[k]
+        if before is not None and kind != before:
+            what = ("type", "number of dimensions", "layout")
+            i = next(j for j in range(3) if kind[j] != before[j])
+            raise self.error(
+                f"the {what[i]} of the data changed from the previous iteration{which}: it was "
+                f"{_shown(before[i])} and is now {_shown(kind[i])} (the data fed to an external "
+                "source must keep its type, number of dimensions and layout)")
+        self._kinds[k] = kind
 
     def run_cpu(self, ws):
         ws.outputs = [tl._storage for tl in self._current]
@@ -240,41 +284,62 @@ def _where(spec):
     return ""
 
 
-def _cycle_mode(cycle, spec):
+def _shown(x):
+    return f'"{x}"' if isinstance(x, str) else str(x)
+
+
+def _cycle_mode(cycle, name):
     if cycle in (None, False, "no"):
         return "no"
     if cycle in (True, "quiet"):
         return "quiet"
     if cycle == "raise":
         return "raise"
-    raise ValueError(f"{spec.display_name}: invalid value for `cycle`: {cycle!r}; expected "
-                     '"no", "quiet" or "raise"')
+    raise ValueError(f'{name}: invalid value {cycle!r} for `cycle`; expected "no" (or False, '
+                     'None: no cycling), "quiet" (or True: restart silently at the end) or '
+                     '"raise" (raise StopIteration at the end, then restart)')
 
 
-def _source_mode(source, batch, cycle, spec):
+def _source_mode(source, batch, cycle, name):
+    """How the source is used: "iterable", "call0" (no arguments) or "call1" (the iteration
+    index, BatchInfo or SampleInfo).  Raises for sources and `cycle` values DALI rejects."""
+    _cycle_mode(cycle, name)
     if inspect.isgenerator(source):
-        if cycle != "no":
-            raise TypeError(f"{spec.display_name}: cannot cycle through a generator object; "
-                            "pass the generator function instead")
+        if _cycle_mode(cycle, name) != "no":
+            raise TypeError(f"{name}: cannot cycle through a generator object; pass the "
+                            "generator function that made it as `source` instead")
         return "iterable"
     if inspect.isgeneratorfunction(source):
         return "iterable"
     if callable(source):
-        try:
-            params = [p for p in inspect.signature(source).parameters.values()
-                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        except (TypeError, ValueError):
-            params = [None]
-        if not batch and not params:
-            raise TypeError(f"{spec.display_name}: with batch=False the source is called per "
-                            "sample with a SampleInfo, so it must take one argument")
-        return "call1" if params else "call0"
+        if cycle is not None:
+            raise ValueError(f"{name}: the argument `cycle` can only be given when `source` "
+                             "is iterable (or a generator function), not a callable")
+        return "call1" if _positional_count(source, name) else "call0"
     if hasattr(source, "__iter__"):
-        if not batch:
-            raise TypeError(f"{spec.display_name}: an iterable source needs batch=True")
         return "iterable"
-    raise TypeError(f"{spec.display_name}: `source` must be a callable, an iterable or a "
-                    f"generator function, got {type(source).__name__}")
+    raise TypeError(f"{name}: `source` must be a callable, an iterable or a generator "
+                    f"function, got {type(source).__name__}")
+
+
+def _positional_count(source, name):
+    try:
+        params = list(inspect.signature(source).parameters.values())
+    except (TypeError, ValueError):
+        return 1
+    kinds = {inspect.Parameter.VAR_POSITIONAL: "var-positional",
+             inspect.Parameter.VAR_KEYWORD: "var-keyword",
+             inspect.Parameter.KEYWORD_ONLY: "keyword-only"}
+    for p in params:
+        if p.kind in kinds:
+            raise TypeError(f"{name}: the `source` callable must take 0 or 1 positional "
+                            f"arguments (the batch or sample information); its "
+                            f"{kinds[p.kind]} parameter `{p.name}` is not allowed")
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(positional) > 1:
+        raise TypeError(f"{name}: the `source` callable must take 0 or 1 positional arguments "
+                        f"(the batch or sample information), it takes {len(positional)}")
+    return len(positional)
 
 
 def _as_array(x):
