@@ -1,9 +1,10 @@
 """fn.expand_dims: insert dimensions of extent 1.
 
-`axes` are positions in the *output*: `axes=[0, 3]` on (H, W) gives (1, H, W, 1).  Names given
-in `new_axis_names` pair with `axes` in the order given and are inserted into the layout; without
-names the layout is cleared (DALI's rule).  The data is not copied: a dense input batch is
-reshaped in place, other batches become per-sample views.
+`axes` are positions in the *output*: `axes=[0, 3]` on (H, W) gives (1, H, W, 1).  Names
+given in `new_axis_names` pair with `axes` in the order given and are inserted into the
+layout; without names the layout is cleared (DALI's rule; an explicit empty `new_axis_names`
+counts as none, where DALI 2.4 produces a layout of the wrong length).  The data is not
+copied: a dense input batch is reshaped in place, other batches become per-sample views.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ class ExpandDims(_operator.Operator):
                 f"Data has not enough dimensions to add new axes at specified indices: "
                 f"axes {self.axes} on {tl.ndim()}-D input (output has {out_ndim} dimensions).",
                 IndexError)
-        layout = ""
+        layout = tl.layout() if not self.axes else ""
         if self.names is not None:
             if tl.ndim() and not tl.layout():
                 raise self.error("Specifying `new_axis_names` requires an input with a proper "

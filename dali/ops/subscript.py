@@ -75,6 +75,7 @@ def subscript(node, index):
             raise TypeError(f"Invalid type for an index: {type(idx).__name__}")
         else:
             dims.append((idx, None, None, None))
+    dims = [tuple(_as_index(v) for v in d) for d in dims]
     if names and len(names) != len(new_axes):
         raise ValueError("New axis name must be specified for all axes or none.")
     args = {f"{part}_{d}": v for d, parts in enumerate(dims)
@@ -89,6 +90,14 @@ def subscript(node, index):
         return sliced
     return _operator.call(expand_dims.ExpandDims, [sliced],
                           {"axes": new_axes, "new_axis_names": "".join(names)})
+
+
+def _as_index(value):
+    """An index value as an argument: a NumPy array with dimensions becomes a per-sample
+    tensor (a Constant node), which fails when run as it is not 0-D, as in DALI."""
+    if isinstance(value, np.ndarray) and value.ndim > 0 and value.dtype.kind in "biuf":
+        return data_node._call("constant", value)
+    return value
 
 
 def _too_many(ws, i, n, ndim):
