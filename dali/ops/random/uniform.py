@@ -1,8 +1,11 @@
 """fn.random.uniform: uniformly distributed numbers, from a range or a discrete set of values.
 
-Floating-point outputs lie in the half-open `[start, end)`; integer outputs are drawn from the
-inclusive `[trunc(start), trunc(end)]` (as DALI does).  With `values`, each element is one of
-the values picked with equal probability.  One uniform double per element, stream 0.
+Floating-point outputs lie in the half-open `[start, end)`.  Integer outputs follow DALI
+exactly: the ends are truncated to integers a and b, and a continuous uniform draw on [a, b] is
+rounded to the nearest integer - so a..b are all possible, but a and b are half as likely as
+the values between them (`range=[0, 3]` gives 0, 1, 2, 3 with probabilities 1/6, 1/3, 1/3,
+1/6).  With `values`, each element is one of the values, picked with equal probability.  One
+uniform double per element, stream 0.
 """
 
 from __future__ import annotations
@@ -29,8 +32,10 @@ class Uniform(_operator.Operator):
             "(whose samples' shapes are used; their data is ignored) says otherwise.",
         args=[
             Arg("range", T._FLOAT_VEC, [-1.0, 1.0], tensor=True,
-                doc="`[start, end)` of the distribution; for integer types both ends are "
-                    "truncated and the range is inclusive. Ignored when `values` is given."),
+                doc="`[start, end)` of the distribution. For integer types both ends are "
+                    "truncated and included, and (as in DALI) a continuous draw between them is "
+                    "rounded, so the two ends are half as likely as the values between them. "
+                    "Ignored when `values` is given."),
             Arg("values", T._FLOAT_VEC, None, tensor=True,
                 doc="A discrete set of values to pick from with equal probability (converted "
                     "to `dtype`)."),
@@ -101,4 +106,4 @@ class Uniform(_operator.Operator):
             first.append(ta)
             last.append(tb)
         lo_e, hi_e = _common.per_element(first, n), _common.per_element(last, n)
-        return np.minimum(lo_e + np.floor(u * (hi_e - lo_e + 1)), hi_e)
+        return np.rint(lo_e + u * (hi_e - lo_e))
