@@ -35,7 +35,7 @@ def _outputs_in_pipeline(args):
 @_registry.register
 class PythonFunction(_operator.Operator):
     schema = Schema(
-        "python_function", inputs=(0, 256), outputs=_outputs_in_pipeline, devices=("cpu",),
+        "python_function", inputs=(0, -1), outputs=_outputs_in_pipeline, devices=("cpu",),
         no_prune=True,
         doc="Executes a Python function on the data.\n\n"
             "The function gets the input samples as numpy arrays (`batch_processing=False`: "
