@@ -5,9 +5,11 @@ returns numpy arrays, which are copied into the output batches.  Exceptions it r
 user from `pipe.run()` as a `PipelineError` naming the operator and the line that created it,
 chained from the original exception (so its traceback is shown).
 
-Differences from DALI: the operator works with every executor setting (DALI documents it for
-`exec_async=False, exec_pipelined=False`) and in debug mode; the function runs on the thread
-that runs the pipeline's iteration (the background executor thread with `exec_async=True`).
+It works with every executor setting (as in DALI 2.4, where older versions required
+`exec_async=False, exec_pipelined=False`) and, unlike DALI, in debug mode.  The function runs on
+the thread that runs the pipeline's iteration (the background executor thread with
+`exec_async=True`), one call at a time.  Also unlike DALI, a list is accepted where a tuple of
+outputs is expected, and numpy scalars as 0-d results.
 """
 
 from __future__ import annotations
@@ -44,8 +46,8 @@ class PythonFunction(_operator.Operator):
             "per output, as a tuple when `num_outputs` > 1 (lists of arrays per batch). The "
             "function must not modify its inputs. Outputs have no layout unless "
             "`output_layouts` gives one.\n\n"
-            "It must be used while a pipeline is being defined. Unlike DALI, it works with "
-            "every executor setting (`exec_async`, `exec_pipelined`) and in debug mode. It is "
+            "It must be used while a pipeline is being defined. It works with every executor "
+            "setting (`exec_async`, `exec_pipelined`) and, unlike DALI, in debug mode. It is "
             "never pruned from the graph, and it cannot be serialized.",
         args=[
             Arg("function", T.PYTHON_OBJECT, REQUIRED,
