@@ -144,18 +144,20 @@ def evaluate(op: str, args: list, types: list, out_type: T):
             zero = xs[1] == 0
             if np.any(zero):
                 raise IntegerDivisionByZero(zero)
-            return _trunc_div(*xs) if op == "div" else np.fmod(*xs)
+            return _trunc_div_mod(*xs)[0 if op == "div" else 1]
         return np.divide(*xs) if op == "div" else np.fmod(*xs)
     if op == "pow":
         return _int_pow(*xs) if is_int else np.power(*xs)
     if op in _BITWISE:
         return _BITWISE[op](*xs)
     if op == "min":
-        return np.where(xs[0] < xs[1], xs[0], xs[1])
+        return np.minimum(*xs) if is_int else np.where(xs[0] < xs[1], xs[0], xs[1])
     if op == "max":
-        return np.where(xs[0] > xs[1], xs[0], xs[1])
+        return np.maximum(*xs) if is_int else np.where(xs[0] > xs[1], xs[0], xs[1])
     if op == "clamp":
         v, lo, hi = xs
+        if is_int:
+            return np.minimum(np.maximum(v, lo), hi)
         low = np.where(v < lo, lo, v)
         return np.where(hi < low, hi, low)
     if op == "minus":
@@ -169,12 +171,15 @@ def evaluate(op: str, args: list, types: list, out_type: T):
     raise ValueError(f"unknown arithmetic operation `{op}`")
 
 
-def _trunc_div(x, y):
+def _trunc_div_mod(x, y):
+    """C's integer `x / y` and `x % y` (truncating), from NumPy's fast floor division: they
+    differ from floor's where the remainder is not 0 and the signs of x and y differ."""
     q = np.floor_divide(x, y)
+    r = np.subtract(x, np.multiply(q, y))
     if x.dtype.kind == "u":
-        return q
-    fix = (np.fmod(x, y) != 0) & ((x < 0) != (y < 0))
-    return (q + fix).astype(q.dtype, copy=False)
+        return q, r
+    fix = ((r != 0) & (np.bitwise_xor(x, y) < 0)).astype(q.dtype)
+    return np.add(q, fix), np.subtract(r, np.multiply(fix, y))
 
 
 def _int_pow(x, e):

@@ -34,6 +34,7 @@ _TYPE_NAMES = {T.BOOL: "bool", T.INT8: "int8", T.INT16: "int16", T.INT32: "int32
                T.UINT64: "uint64", T.FLOAT16: "float16", T.FLOAT: "float32",
                T.FLOAT64: "float64"}
 _NAMED_TYPES = {v: k for k, v in _TYPE_NAMES.items()}
+_CHUNK_ELEMENTS = 1 << 16
 
 
 # ---------------------------------------------------------------------------------------------
@@ -306,12 +307,17 @@ class ArithmeticGenericOp(_operator.Operator):
         rank = dense_out.ndim
         arrays = [d.reshape(d.shape[:1] + (1,) * (rank - d.ndim) + d.shape[1:])
                   for d in dense_in]
-        try:
-            dense_out[...] = self._eval(self.tree, arrays)[0]
-        except kernels.IntegerDivisionByZero as e:
-            mask = np.broadcast_to(e.mask, dense_out.shape)
-            first = int(np.argmax(mask.reshape(mask.shape[0], -1).any(axis=1)))
-            raise ws.sample_error(first, str(e)) from None
+        # Groups of samples small enough for the temporaries to stay in cache.
+        volume = max(1, dense_out[0].size)
+        step = max(1, _CHUNK_ELEMENTS // volume)
+        for start in range(0, ws.batch_size, step):
+            part = slice(start, start + step)
+            try:
+                dense_out[part] = self._eval(self.tree, [a[part] for a in arrays])[0]
+            except kernels.IntegerDivisionByZero as e:
+                mask = np.broadcast_to(e.mask, dense_out[part].shape)
+                first = int(np.argmax(mask.reshape(mask.shape[0], -1).any(axis=1)))
+                raise ws.sample_error(start + first, str(e)) from None
 
     def _run_samples(self, ws, outs):
         ins = [tl._storage.samples() for tl in ws.inputs]
