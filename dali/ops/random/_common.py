@@ -66,6 +66,11 @@ def sample_shapes(op, ws, like_input=0):
         if not _types.is_integer(dtype):
             raise op.error(f"the argument input `shape` must be of an integer type, got {dtype}",
                            TypeError)
+    if not ws.is_arg_input("shape"):
+        shape = tuple(int(x) for x in ws.spec.args["shape"])
+        if any(x < 0 for x in shape):
+            raise op.error(f"the argument `shape` has a negative extent: {list(shape)}")
+        return [shape] * ws.batch_size
     shapes = [tuple(int(x) for x in s) for s in ws.arg("shape")]
     for i, s in enumerate(shapes):
         if any(x < 0 for x in s):
@@ -95,9 +100,9 @@ def output_desc(op, ws, dtype):
                                 ndim=shape_ndim(ws))
 
 
-def counts(shapes):
-    """Number of elements of each sample shape."""
-    return np.array([math.prod(s) for s in shapes], dtype=np.int64)
+def counts(storage):
+    """Number of elements of each sample of a BatchStorage."""
+    return np.prod(storage.shapes, axis=1, dtype=np.int64).reshape(-1)
 
 
 def per_element(values, n):
@@ -125,12 +130,15 @@ def convert(x, dtype):
 
 def fill(ws, flat, n, dtype, k=0):
     """Write the concatenated per-sample values `flat` (`n[i]` each) into output k."""
-    if not len(n):
+    values = convert(flat, dtype)
+    dense = ws.outputs[k].dense()
+    if dense is not None:            # samples of one shape, back to back
+        dense[...] = values.reshape(dense.shape)
         return
-    offsets = np.cumsum(n)[:-1]
-    for dst, v in zip(ws.output_samples(k), np.split(convert(flat, dtype), offsets),
-                      strict=True):
-        dst[...] = v.reshape(dst.shape)
+    start = 0
+    for dst, count in zip(ws.output_samples(k), n.tolist(), strict=True):
+        dst[...] = values[start:start + count].reshape(dst.shape)
+        start += count
 
 
 def check_finite(ws, name, values, positive=False):

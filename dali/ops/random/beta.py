@@ -42,7 +42,7 @@ class Beta(_operator.Operator):
 
     def run_cpu(self, ws):
         out = ws.outputs[0]
-        n = _common.counts(out.shapes.tolist())
+        n = _common.counts(out)
         alpha, beta = ws.arg("alpha"), ws.arg("beta")
         _common.check_finite(ws, "alpha", alpha, positive=True)
         _common.check_finite(ws, "beta", beta, positive=True)

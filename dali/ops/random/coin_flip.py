@@ -39,7 +39,7 @@ class CoinFlip(_operator.Operator):
 
     def run_cpu(self, ws):
         out = ws.outputs[0]
-        n = _common.counts(out.shapes.tolist())
+        n = _common.counts(out)
         prob = ws.arg("probability")
         for i, p in enumerate(prob):
             if not (math.isfinite(p) and 0.0 <= p <= 1.0):

@@ -37,7 +37,7 @@ class Normal(_operator.Operator):
 
     def run_cpu(self, ws):
         out = ws.outputs[0]
-        n = _common.counts(out.shapes.tolist())
+        n = _common.counts(out)
         mean, stddev = ws.arg("mean"), ws.arg("stddev")
         _common.check_finite(ws, "mean", mean)
         _common.check_finite(ws, "stddev", stddev)

@@ -48,7 +48,7 @@ class Uniform(_operator.Operator):
 
     def run_cpu(self, ws):
         out = ws.outputs[0]
-        n = _common.counts(out.shapes.tolist())
+        n = _common.counts(out)
         u = np.concatenate(ws.uniform(n)) if len(n) else np.empty(0)
         if ws.arg_given("values"):
             flat = self._pick(ws, u, n)
