@@ -3,8 +3,8 @@
 Each call records one arithmetic operator (`dali.ops.arithmetic`), exactly like the Python
 operators on DataNodes; operands may be DataNodes, scalars (Python ints are int32, floats
 float32) or constant arrays.  Functions that produce a floating-point result give float32 for
-integer inputs and keep float32/float64 inputs' type.  Booleans are rejected except where noted,
-and float16 is not supported on the CPU.
+integer inputs and keep float32/float64 inputs' type.  Boolean operands are rejected unless
+another operand is a number, and float16 is not supported on the CPU.
 
 `abs`, `min`, `max` and `pow` shadow the builtins inside this module, as in DALI.
 """

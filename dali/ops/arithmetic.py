@@ -233,7 +233,6 @@ class ArithmeticGenericOp(_operator.Operator):
         self.consts = {}
         otype, ndim, layout = self._types_and_layout(self.tree, ws)
         shapes = self._shapes(ws)
-        self.out_type = otype
         return [_operator.OutputDesc(shapes, _types.dtype_of(otype), layout, ndim)]
 
     def _const_value(self, leaf):

@@ -488,6 +488,22 @@ def test_arithmetic_in_debug_mode():
     np.testing.assert_allclose(np.array(b[1]), np.sqrt([1, 2]))
 
 
+def test_comparisons_drive_conditionals():
+    @pipeline_def(batch_size=4, num_threads=1, device_id=None, enable_conditionals=True)
+    def pipe():
+        x = fn.external_source(source=lambda: [np.array(v, np.int32) for v in [-2, 3, 0, 5]])
+        if x > 0:
+            y = x * 10
+        else:
+            y = -x
+        return y
+
+    p = pipe()
+    p.build()
+    (out,) = p.run()
+    assert [np.array(t).tolist() for t in out] == [2, 30, 0, 50]
+
+
 def test_module_exports():
     assert dali.math is dmath
     assert arithmetic.arithm_op is not None
