@@ -1,0 +1,87 @@
+"""fn.flip: per-sample flips along W, H and D, named by the layout."""
+
+import importlib
+
+import numpy as np
+import pytest
+
+from dali._executor.errors import PipelineError
+
+RNG = np.random.default_rng(7)
+
+
+def run(build, *batches, layout=None, real=False):
+    """(samples, layout) of `build(fn, *nodes)`; the first input gets `layout`."""
+    pkg = importlib.import_module("nvidia.dali" if real else "dali")
+
+    @pkg.pipeline_def(batch_size=len(batches[0]), num_threads=1, device_id=None)
+    def pipe():
+        nodes = [pkg.fn.external_source(source=_const(b), layout=layout if k == 0 else None)
+                 for k, b in enumerate(batches)]
+        return build(pkg.fn, *nodes)
+
+    p = pipe()
+    p.build()
+    (tl,) = p.run()
+    return [np.array(t) for t in tl], tl.layout()
+
+
+def _const(batch):
+    return lambda: batch
+
+
+@pytest.mark.parametrize("layout, kwargs, axes", [
+    ("HWC", {}, (1,)), ("HWC", {"horizontal": 0, "vertical": 1}, (0,)),
+    ("HWC", {"vertical": 1}, (0, 1)), ("HWC", {"horizontal": 0, "depthwise": 1}, ()),
+    ("CHW", {}, (2,)), ("CHW", {"vertical": 1, "horizontal": 0}, (1,)),
+    ("FHWC", {"vertical": 1, "depthwise": 1}, (1, 2)), ("FCHW", {}, (3,)),
+    ("DHWC", {"horizontal": 0, "depthwise": 1}, (0,)), ("CDHW", {"depthwise": 1}, (1, 3)),
+    ("FDHWC", {"vertical": 1, "depthwise": 1, "horizontal": 0}, (1, 2)),
+    ("FCDHW", {"horizontal": 2}, (4,)), ("", {"horizontal": -1}, (1,))])
+def test_flip(layout, kwargs, axes):
+    ndim = len(layout) or 3
+    batch = [RNG.integers(0, 100, size=tuple(RNG.integers(1, 5, ndim)), dtype=np.int32)
+             for _ in range(3)]
+    out, lay = run(lambda fn, x: fn.flip(x, **kwargs), batch, layout=layout)
+    assert lay == (layout or "HWC")
+    for o, x in zip(out, batch, strict=True):
+        np.testing.assert_array_equal(o, np.flip(x, axes) if axes else x)
+
+
+def test_layoutless_4d_is_a_sequence():
+    x = np.arange(24, dtype=np.uint8).reshape(2, 3, 2, 2)
+    out, lay = run(lambda fn, t: fn.flip(t, horizontal=0, depthwise=1), [x])
+    assert lay == "FHWC"
+    np.testing.assert_array_equal(out[0], x)
+
+
+def test_per_sample_flags():
+    batch = [np.arange(6, dtype=np.float64).reshape(2, 3, 1) + k for k in range(3)]
+    hor = [np.int32(1), np.int32(0), np.int32(1)]
+    ver = [np.int32(0), np.int32(1), np.int32(1)]
+    out, _ = run(lambda fn, x, h, v: fn.flip(x, horizontal=h, vertical=v), batch, hor, ver,
+                 layout="HWC")
+    np.testing.assert_array_equal(out[0], batch[0][:, ::-1])
+    np.testing.assert_array_equal(out[1], batch[1][::-1])
+    np.testing.assert_array_equal(out[2], batch[2][::-1, ::-1])
+
+
+@pytest.mark.parametrize("x, layout, match", [
+    (np.zeros((2, 3), np.uint8), "HW", 'layout "HW" does not match'),
+    (np.zeros((2, 3), np.uint8), None, "number of dimensions 2"),
+    (np.zeros((2, 3, 1), np.bool_), "HWC", "bool is not supported"),
+    (np.zeros((2, 3, 1), np.float16), "HWC", "float16 is not supported")])
+def test_bad_input(x, layout, match):
+    with pytest.raises(PipelineError, match=match):
+        run(lambda fn, t: fn.flip(t), [x], layout=layout)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("kwargs", [{}, {"vertical": 1}, {"horizontal": 0, "vertical": 1}])
+def test_matches_dali(kwargs):
+    batch = [RNG.integers(0, 255, (4, 5, 3), dtype=np.uint8) for _ in range(2)]
+    ours = run(lambda fn, x: fn.flip(x, **kwargs), batch, layout="HWC")
+    theirs = run(lambda fn, x: fn.flip(x, **kwargs), batch, layout="HWC", real=True)
+    assert ours[1] == theirs[1]
+    for a, b in zip(ours[0], theirs[0], strict=True):
+        np.testing.assert_array_equal(a, b)
