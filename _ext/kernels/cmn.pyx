@@ -10,7 +10,7 @@ integer outputs round half away from zero and saturate (NaN gives 0).  Runs with
 cimport numpy as cnp
 import numpy as np
 
-from libc.math cimport roundf
+from libc.math cimport fmaxf, fminf
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t
 
 cnp.import_array()
@@ -32,70 +32,109 @@ cdef enum:
 
 
 cdef inline void _store(dst_t* out, float v) noexcept nogil:
+    """Round half away from zero and saturate for integer outputs (NaN -> 0): clamp first, so
+    that the truncating conversion is exact, then correct by the remainder."""
+    cdef int r
+    cdef float rem
     if dst_t is float:
         out[0] = v
-    elif dst_t is uint8_t:
-        if not (v > 0):
-            out[0] = 0
-        elif v >= 255:
-            out[0] = 255
-        else:
-            out[0] = <uint8_t>roundf(v)
+        return
+    if dst_t is uint8_t:
+        v = fminf(fmaxf(v, 0), 255)         # fmaxf drops a NaN
     else:
-        if v != v:
-            out[0] = 0
-        elif v <= -128:
-            out[0] = -128
-        elif v >= 127:
-            out[0] = 127
+        v = fminf(fmaxf(v, -128), 127)
+    r = <int>v
+    rem = v - r
+    r += (rem >= 0.5) - (rem <= -0.5)
+    out[0] = <dst_t>r
+
+
+cdef inline void _line(const src_t* s, Py_ssize_t ss, dst_t* d, Py_ssize_t ds, Py_ssize_t n,
+                       float m, float f) noexcept nogil:
+    """n elements with element strides ss, ds; the unit-stride cases are written out so that
+    the compiler can vectorize them."""
+    cdef Py_ssize_t k
+    if ds == 1:
+        if ss == 1:
+            for k in range(n):
+                _store(&d[k], (<float>s[k] - m) * f)
         else:
-            out[0] = <int8_t>roundf(v)
+            for k in range(n):
+                _store(&d[k], (<float>s[k * ss] - m) * f)
+    elif ds == -1:
+        for k in range(n):
+            _store(&d[-k], (<float>s[k * ss] - m) * f)
+    else:
+        for k in range(n):
+            _store(&d[k * ds], (<float>s[k * ss] - m) * f)
+
+
+cdef inline void _pixels3(const src_t* s, Py_ssize_t ss, Py_ssize_t sc, dst_t* d,
+                         Py_ssize_t ds, Py_ssize_t dc, Py_ssize_t n, const float* m,
+                         const float* f) noexcept nogil:
+    """n three-channel pixels: one pass over the source row, three output streams.  Packed
+    pixels (forwards or mirrored) into unit-stride planes get loops with constant strides,
+    which the compiler vectorizes."""
+    cdef Py_ssize_t k
+    cdef dst_t* d0 = d
+    cdef dst_t* d1 = d + dc
+    cdef dst_t* d2 = d + 2 * dc
+    cdef float m0 = m[0], m1 = m[1], m2 = m[2], f0 = f[0], f1 = f[1], f2 = f[2]
+    if sc == 1 and ds == 1 and ss == 3:
+        for k in range(n):
+            _store(&d0[k], (<float>s[3 * k] - m0) * f0)
+            _store(&d1[k], (<float>s[3 * k + 1] - m1) * f1)
+            _store(&d2[k], (<float>s[3 * k + 2] - m2) * f2)
+    elif sc == 1 and ds == 1 and ss == -3:
+        for k in range(n):
+            _store(&d0[k], (<float>s[-3 * k] - m0) * f0)
+            _store(&d1[k], (<float>s[1 - 3 * k] - m1) * f1)
+            _store(&d2[k], (<float>s[2 - 3 * k] - m2) * f2)
+    else:
+        for k in range(n):
+            _store(&d0[k * ds], (<float>s[k * ss] - m0) * f0)
+            _store(&d1[k * ds], (<float>s[k * ss + sc] - m1) * f1)
+            _store(&d2[k * ds], (<float>s[k * ss + 2 * sc] - m2) * f2)
 
 
 cdef void _normalize(const char* src, char* dst, int ndim, const Py_ssize_t* shape,
                      const Py_ssize_t* sstr, const Py_ssize_t* dstr, int cdim,
                      const float* mean, const float* mul, src_t* s_tag,
                      dst_t* d_tag) noexcept nogil:
-    """Odometer over the outer dimensions, explicit loops over the two innermost."""
+    """Odometer over the outer dimensions, a loop over the second innermost one and `_line`s
+    along the innermost (or, when the channels are innermost, one line per channel along the
+    second innermost: reads stay within a cached row, writes are sequential)."""
     cdef Py_ssize_t idx[MAX_DIMS]
-    cdef Py_ssize_t n_outer = 1, k, i, j, c = 0
+    cdef Py_ssize_t n_outer = 1, k, i, c = 0
     cdef int d, outer = ndim - 2
     cdef Py_ssize_t ni = shape[ndim - 2], nj = shape[ndim - 1]
-    cdef Py_ssize_t si = sstr[ndim - 2], sj = sstr[ndim - 1]
-    cdef Py_ssize_t di = dstr[ndim - 2], dj = dstr[ndim - 1]
-    cdef const char* sp
-    cdef char* dp
-    cdef const char* srow
-    cdef char* drow
-    cdef float m = mean[0], f = mul[0]
+    cdef Py_ssize_t es = sizeof(src_t), ed = sizeof(dst_t)
+    cdef Py_ssize_t si = sstr[ndim - 2] // es, sj = sstr[ndim - 1] // es
+    cdef Py_ssize_t di = dstr[ndim - 2] // ed, dj = dstr[ndim - 1] // ed
+    cdef const src_t* sp
+    cdef dst_t* dp
     for d in range(outer):
         n_outer *= shape[d]
         idx[d] = 0
     for k in range(n_outer):
-        sp = src
-        dp = dst
+        sp = <const src_t*>src
+        dp = <dst_t*>dst
         for d in range(outer):
-            sp += idx[d] * sstr[d]
-            dp += idx[d] * dstr[d]
+            sp = <const src_t*>(<const char*>sp + idx[d] * sstr[d])
+            dp = <dst_t*>(<char*>dp + idx[d] * dstr[d])
             if d == cdim:
                 c = idx[d]
-        if cdim < outer:
-            m = mean[c]
-            f = mul[c]
-        for i in range(ni):
-            srow = sp + i * si
-            drow = dp + i * di
-            if cdim == ndim - 2:
-                m = mean[i]
-                f = mul[i]
-            if cdim == ndim - 1:
-                for j in range(nj):
-                    _store(<dst_t*>(drow + j * dj),
-                           (<float>(<const src_t*>(srow + j * sj))[0] - mean[j]) * mul[j])
-            else:
-                for j in range(nj):
-                    _store(<dst_t*>(drow + j * dj),
-                           (<float>(<const src_t*>(srow + j * sj))[0] - m) * f)
+        if cdim == ndim - 1 and nj == 3:
+            _pixels3(sp, si, sj, dp, di, dj, ni, mean, mul)
+        elif cdim == ndim - 1:
+            for c in range(nj):
+                _line(sp + c * sj, si, dp + c * dj, di, ni, mean[c], mul[c])
+        elif cdim == ndim - 2:
+            for i in range(ni):
+                _line(sp + i * si, sj, dp + i * di, dj, nj, mean[i], mul[i])
+        else:
+            for i in range(ni):
+                _line(sp + i * si, sj, dp + i * di, dj, nj, mean[c], mul[c])
         d = outer - 1
         while d >= 0:
             idx[d] += 1
@@ -164,6 +203,11 @@ def normalize(src, dst, int channel_axis, mean, mul):
         raise ValueError("mean and mul need one value per channel")
     if src.size == 0:
         return
+    if any(st % src.itemsize for st in src.strides):
+        src = np.ascontiguousarray(src)
+        sa = src
+    if any(st % dst.itemsize for st in dst.strides):
+        raise ValueError("dst strides must be multiples of its item size")
     # Pad to at least two dimensions with leading unit extents.
     cdef int lead = 2 - ndim if ndim < 2 else 0
     if ndim + lead > MAX_DIMS:

@@ -103,19 +103,23 @@ class CropMirrorNormalize(_operator.Operator):
         inverse = np.argsort(self.perm)
         w_axis = self.layout.index("W")
         mirror, means, stds = ws.arg("mirror"), ws.arg("mean"), ws.arg("std")
+        constants = {}          # (mean, mul) per channel count, for constant mean/std
+        per_sample = ws.is_arg_input("mean") or ws.is_arg_input("std")
         for i, (src, dst, win) in enumerate(zip(ws.input_samples(0), ws.output_samples(0),
                                                 self.windows, strict=True)):
             channels = win.shape[self.channel]
             padded = dst.shape[self.perm.index(self.channel)]
-            mean, mul = self._normalization(ws, i, means[i], stds[i], channels, padded)
+            key = (channels, padded)
+            if per_sample or key not in constants:
+                constants[key] = self._normalization(ws, i, means[i], stds[i], channels,
+                                                     padded)
+            mean, mul = constants[key]
             fill = None
             if self.args["out_of_bounds_policy"] == "pad":
                 fill = _crop_window.fill_array(ws, i, self.args["fill_values"], padded,
                                                self.dtype)
-            view = dst.transpose(inverse)           # the output in the input's axis order
-            if mirror[i]:
-                view = np.flip(view, w_axis)
-            normalize_sample(src, view, win, self.channel, channels, mean, mul, fill)
+            normalize_sample(src, dst.transpose(inverse), win, self.channel, channels, mean,
+                             mul, fill, w_axis if mirror[i] else None)
 
     def _normalization(self, ws, i, mean, std, channels, padded):
         """Per-channel float32 (mean', mul) for the kernel (see the module docstring)."""
@@ -144,11 +148,13 @@ def _next_pow2(n):
     return 1 << (n - 1).bit_length() if n > 1 else n
 
 
-def normalize_sample(src, view, window, channel, channels, mean, mul, fill):
-    """Fill `view` (the output in input axis order, already mirrored) from `src`'s window.
+def normalize_sample(src, view, window, channel, channels, mean, mul, fill, mirror_axis=None):
+    """Fill `view` (the output in the input's axis order) from `src`'s window.
 
     `fill` (per channel, with the "pad" policy, else None) fills the area outside the input
-    and - as in DALI - the padded channels; without it those channels are 0.
+    and - as in DALI - the padded channels; without it those channels are 0.  With
+    `mirror_axis` the window is flipped along it: the source is read backwards so that the
+    output is still written forwards.
     """
     padded = view.shape[channel]
     per_channel = [1] * view.ndim
@@ -160,6 +166,12 @@ def normalize_sample(src, view, window, channel, channels, mean, mul, fill):
     region, where = _crop_window.source_region(src, window)
     where = list(where)
     where[channel] = slice(None)
+    if mirror_axis is not None:
+        extent, part = window.shape[mirror_axis], where[mirror_axis]
+        where[mirror_axis] = slice(extent - part.stop, extent - part.start)
+        flip = [slice(None)] * region.ndim
+        flip[mirror_axis] = slice(None, None, -1)
+        region = region[tuple(flip)]
     target = view[tuple(where)]
     if padded > channels:
         extra = [slice(None)] * view.ndim
