@@ -1,0 +1,493 @@
+"""Separable resampling of images and volumes: one 1-D filter pass per resized axis.
+
+A sample is viewed as (planes, D0, ..., Dk-1, channels): `planes` gathers the outer
+non-spatial dimensions (frames, planar channels), `channels` the interleaved ones.  A pass
+resamples one spatial axis; seen from that axis the data is (outer, n, inner) with `inner`
+contiguous values per position (a whole row for the vertical pass, the channels for the
+horizontal one).  Output position i of a pass is
+
+    out[o, i, :] = sum_k weights[i, k] * in[o, starts[i] + k, :]
+
+where the caller (dali/ops/_resampling.py) has already folded the taps that fall outside the
+input onto the edge pixels, so every window lies inside the input and no index is clamped here.
+
+Accumulation is in float32; intermediate passes write float32 buffers; the last pass converts to
+the output type (integers: rounded half away from zero, saturated).  Two loop shapes are used:
+a large `inner` accumulates whole rows (vectorizable), a small one (channels) keeps the
+accumulators in registers.  The whole sample runs without the GIL, so samples can be resampled
+in parallel on a thread pool.  Arguments are validated by the Python caller.
+"""
+from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint16_t
+from libc.stdlib cimport free, malloc
+
+import numpy as np
+
+cdef extern from *:
+    """
+    /* Inner loops of the horizontal pass, written with GCC/Clang vector extensions (SSE on
+       x86-64, NEON on ARM).  Four outputs are computed at once, so four independent
+       dependency chains hide the latency of the additions; each output still sums its taps
+       in order (the rounding DALI's sequential loop has). */
+    typedef float dali_rs_v4 __attribute__((vector_size(16)));
+    typedef float dali_rs_v4u __attribute__((vector_size(16), aligned(4)));
+
+    static inline dali_rs_v4 dali_rs_load4(const float* p) { return *(const dali_rs_v4u*)p; }
+
+    /* row: 4 floats per input position; out: 4 floats per output position. */
+    static void dali_rs_row4(const float* row, float* out, const int32_t* starts,
+                             const float* weights, Py_ssize_t n_out, int support) {
+        Py_ssize_t i = 0;
+        for (; i + 4 <= n_out; i += 4) {
+            const float* w0 = weights + i * support;
+            const float* w1 = w0 + support;
+            const float* w2 = w1 + support;
+            const float* w3 = w2 + support;
+            const float* p0 = row + 4 * (Py_ssize_t)starts[i];
+            const float* p1 = row + 4 * (Py_ssize_t)starts[i + 1];
+            const float* p2 = row + 4 * (Py_ssize_t)starts[i + 2];
+            const float* p3 = row + 4 * (Py_ssize_t)starts[i + 3];
+            dali_rs_v4 a0 = {0, 0, 0, 0}, a1 = a0, a2 = a0, a3 = a0;
+            for (int k = 0; k < support; k++) {
+                a0 += w0[k] * dali_rs_load4(p0 + 4 * k);
+                a1 += w1[k] * dali_rs_load4(p1 + 4 * k);
+                a2 += w2[k] * dali_rs_load4(p2 + 4 * k);
+                a3 += w3[k] * dali_rs_load4(p3 + 4 * k);
+            }
+            *(dali_rs_v4u*)(out + 4 * i) = a0;
+            *(dali_rs_v4u*)(out + 4 * i + 4) = a1;
+            *(dali_rs_v4u*)(out + 4 * i + 8) = a2;
+            *(dali_rs_v4u*)(out + 4 * i + 12) = a3;
+        }
+        for (; i < n_out; i++) {
+            const float* w = weights + i * support;
+            const float* p = row + 4 * (Py_ssize_t)starts[i];
+            dali_rs_v4 a = {0, 0, 0, 0};
+            for (int k = 0; k < support; k++)
+                a += w[k] * dali_rs_load4(p + 4 * k);
+            *(dali_rs_v4u*)(out + 4 * i) = a;
+        }
+    }
+
+    /* One value per position. */
+    static void dali_rs_row1(const float* row, float* out, const int32_t* starts,
+                             const float* weights, Py_ssize_t n_out, int support) {
+        Py_ssize_t i = 0;
+        for (; i + 4 <= n_out; i += 4) {
+            const float* w0 = weights + i * support;
+            const float* w1 = w0 + support;
+            const float* w2 = w1 + support;
+            const float* w3 = w2 + support;
+            const float* p0 = row + starts[i];
+            const float* p1 = row + starts[i + 1];
+            const float* p2 = row + starts[i + 2];
+            const float* p3 = row + starts[i + 3];
+            float a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+            for (int k = 0; k < support; k++) {
+                a0 += w0[k] * p0[k];
+                a1 += w1[k] * p1[k];
+                a2 += w2[k] * p2[k];
+                a3 += w3[k] * p3[k];
+            }
+            out[i] = a0;
+            out[i + 1] = a1;
+            out[i + 2] = a2;
+            out[i + 3] = a3;
+        }
+        for (; i < n_out; i++) {
+            const float* w = weights + i * support;
+            const float* p = row + starts[i];
+            float a = 0;
+            for (int k = 0; k < support; k++)
+                a += w[k] * p[k];
+            out[i] = a;
+        }
+    }
+
+    /* Float -> integer conversion of accumulated rows: saturate, then round half to even
+       (the first `even_end` values) or half away from zero (the rest). */
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    static inline __m128i dali_rs_round4(const float* a, __m128 lo, __m128 hi, int even) {
+        __m128 x = _mm_min_ps(_mm_max_ps(_mm_loadu_ps(a), lo), hi);   /* NaN -> lo */
+        if (even)
+            return _mm_cvtps_epi32(x);          /* the default rounding: half to even */
+        __m128i sign = _mm_srai_epi32(_mm_castps_si128(x), 31);
+        __m128 ax = _mm_andnot_ps(_mm_castsi128_ps(_mm_set1_epi32((int)0x80000000u)), x);
+        __m128i t = _mm_cvttps_epi32(ax);
+        __m128 frac = _mm_sub_ps(ax, _mm_cvtepi32_ps(t));              /* exact */
+        t = _mm_sub_epi32(t, _mm_castps_si128(_mm_cmpge_ps(frac, _mm_set1_ps(0.5f))));
+        return _mm_sub_epi32(_mm_xor_si128(t, sign), sign);
+    }
+    static inline int dali_rs_round1(float x, float lo, float hi) {
+        x = x > lo ? x : lo;
+        x = x < hi ? x : hi;
+        float ax = x < 0 ? -x : x;
+        int t = (int)ax;
+        t += (ax - (float)t) >= 0.5f;
+        return x < 0 ? -t : t;
+    }
+    /* 8 values -> 8 int16 lanes (signed saturation; exact for the saturated values). */
+    static inline __m128i dali_rs_round8(const float* a, __m128 lo, __m128 hi, int even,
+                                         __m128i bias) {
+        __m128i r0 = _mm_sub_epi32(dali_rs_round4(a, lo, hi, even), bias);
+        __m128i r1 = _mm_sub_epi32(dali_rs_round4(a + 4, lo, hi, even), bias);
+        return _mm_packs_epi32(r0, r1);
+    }
+    static void dali_rs_to_u8(uint8_t* out, const float* a, Py_ssize_t n,
+                              Py_ssize_t even_end) {
+        const __m128 lo = _mm_set1_ps(0.0f), hi = _mm_set1_ps(255.0f);
+        const __m128i zero = _mm_setzero_si128();
+        Py_ssize_t j = 0;
+        for (; j + 16 <= n; j += 16) {
+            int even = j + 16 <= even_end;
+            __m128i v0 = dali_rs_round8(a + j, lo, hi, even, zero);
+            __m128i v1 = dali_rs_round8(a + j + 8, lo, hi, even, zero);
+            _mm_storeu_si128((__m128i*)(out + j), _mm_packus_epi16(v0, v1));
+        }
+        for (; j < n; j++)
+            out[j] = (uint8_t)dali_rs_round1(a[j], 0.0f, 255.0f);
+    }
+    static void dali_rs_to_i16(int16_t* out, const float* a, Py_ssize_t n,
+                               Py_ssize_t even_end) {
+        const __m128 lo = _mm_set1_ps(-32768.0f), hi = _mm_set1_ps(32767.0f);
+        const __m128i zero = _mm_setzero_si128();
+        Py_ssize_t j = 0;
+        for (; j + 8 <= n; j += 8)
+            _mm_storeu_si128((__m128i*)(out + j),
+                             dali_rs_round8(a + j, lo, hi, j + 8 <= even_end, zero));
+        for (; j < n; j++)
+            out[j] = (int16_t)dali_rs_round1(a[j], -32768.0f, 32767.0f);
+    }
+    static void dali_rs_to_u16(uint16_t* out, const float* a, Py_ssize_t n,
+                               Py_ssize_t even_end) {
+        /* Shift to the int16 range, pack with signed saturation, shift back. */
+        const __m128 lo = _mm_set1_ps(0.0f), hi = _mm_set1_ps(65535.0f);
+        const __m128i bias = _mm_set1_epi32(32768), flip = _mm_set1_epi16((short)0x8000);
+        Py_ssize_t j = 0;
+        for (; j + 8 <= n; j += 8)
+            _mm_storeu_si128((__m128i*)(out + j), _mm_xor_si128(
+                dali_rs_round8(a + j, lo, hi, j + 8 <= even_end, bias), flip));
+        for (; j < n; j++)
+            out[j] = (uint16_t)dali_rs_round1(a[j], 0.0f, 65535.0f);
+    }
+    #else
+    #include <math.h>
+    #define DALI_RS_CONVERT(NAME, T, LO, HI)                                                  \
+    static void NAME(T* out, const float* a, Py_ssize_t n, Py_ssize_t even_end) {           \
+        for (Py_ssize_t j = 0; j < n; j++) {                                                \
+            float x = a[j] > LO ? a[j] : LO;                                                \
+            x = x < HI ? x : HI;                                                            \
+            out[j] = (T)(j < even_end ? nearbyintf(x) : roundf(x));                        \
+        }                                                                                   \
+    }
+    DALI_RS_CONVERT(dali_rs_to_u8, uint8_t, 0.0f, 255.0f)
+    DALI_RS_CONVERT(dali_rs_to_u16, uint16_t, 0.0f, 65535.0f)
+    DALI_RS_CONVERT(dali_rs_to_i16, int16_t, -32768.0f, 32767.0f)
+    #endif
+    """
+    void dali_rs_row4(const float* row, float* out, const int32_t* starts,
+                      const float* weights, Py_ssize_t n_out, int support) noexcept nogil
+    void dali_rs_row1(const float* row, float* out, const int32_t* starts,
+                      const float* weights, Py_ssize_t n_out, int support) noexcept nogil
+    void dali_rs_to_u8(uint8_t* out, const float* a, Py_ssize_t n,
+                       Py_ssize_t even_end) noexcept nogil
+    void dali_rs_to_u16(uint16_t* out, const float* a, Py_ssize_t n,
+                        Py_ssize_t even_end) noexcept nogil
+    void dali_rs_to_i16(int16_t* out, const float* a, Py_ssize_t n,
+                        Py_ssize_t even_end) noexcept nogil
+
+ctypedef fused src_t:
+    uint8_t
+    int16_t
+    uint16_t
+    float
+
+ctypedef fused dst_t:
+    uint8_t
+    int16_t
+    uint16_t
+    float
+
+cdef enum:
+    MAX_PASSES = 3
+    SMALL_INNER = 8      # at most this many values per position: the pixel loop
+    SIMD_WIDTH = 16      # values DALI's vertical pass converts per vector (see store_row)
+
+
+cdef struct PassDesc:
+    Py_ssize_t outer
+    Py_ssize_t n_in
+    Py_ssize_t n_out
+    Py_ssize_t inner
+    int support
+    const int32_t* starts
+    const float* weights
+    Py_ssize_t row_offset        # pixel passes: where their widened row starts in `acc`
+
+
+cdef inline void store_row(dst_t* out, const float* a, Py_ssize_t n,
+                           Py_ssize_t even_end) noexcept nogil:
+    """Convert n accumulated values to the output type.
+
+    Integers saturate and round half away from zero, except the first `even_end` values,
+    which round half to even: DALI's vectorized vertical pass does so for whole vectors of
+    SIMD_WIDTH values and rounds the rest of the row half away from zero.
+    """
+    cdef Py_ssize_t j
+    if dst_t is float:
+        for j in range(n):
+            out[j] = a[j]
+    elif dst_t is uint8_t:
+        dali_rs_to_u8(out, a, n, even_end)
+    elif dst_t is uint16_t:
+        dali_rs_to_u16(out, a, n, even_end)
+    else:
+        dali_rs_to_i16(out, a, n, even_end)
+
+
+cdef void pass_rows(const src_t* src, dst_t* dst, const PassDesc* d, float* acc,
+                    bint last) noexcept nogil:
+    """A pass along an outer axis: each output row is a weighted sum of whole input rows."""
+    cdef Py_ssize_t o, i, j, k
+    cdef Py_ssize_t inner = d.inner
+    cdef const src_t* s
+    cdef const src_t* row
+    cdef dst_t* out
+    cdef float* a
+    cdef const float* wt
+    cdef float w
+    cdef Py_ssize_t even_end = inner - inner % SIMD_WIDTH if last else 0
+    for o in range(d.outer):
+        s = src + o * d.n_in * inner
+        for i in range(d.n_out):
+            out = dst + (o * d.n_out + i) * inner
+            if dst_t is float:
+                a = out
+            else:
+                a = acc
+            wt = d.weights + i * d.support
+            row = s + d.starts[i] * inner
+            w = wt[0]
+            for j in range(inner):
+                a[j] = w * row[j]
+            for k in range(1, d.support):
+                row = row + inner
+                w = wt[k]
+                for j in range(inner):
+                    a[j] += w * row[j]
+            if dst_t is not float:
+                store_row(out, a, inner, even_end)
+
+
+cdef void pass_pixels(const src_t* src, dst_t* dst, const PassDesc* d, float* acc,
+                      float* row) noexcept nogil:
+    """A pass along the innermost spatial axis, with a few interleaved values per position.
+
+    Each input row is first converted to floats (widened to 4 per position when there are 2 to
+    4, so one position is one vector), resampled by the C loops above into `acc`, then
+    converted to the output type.
+    """
+    cdef Py_ssize_t o, i, k, c
+    cdef Py_ssize_t inner = d.inner
+    cdef Py_ssize_t n_in = d.n_in
+    cdef Py_ssize_t n_out = d.n_out
+    cdef Py_ssize_t support = d.support
+    cdef const src_t* s
+    cdef const float* wt = d.weights
+    cdef dst_t* out
+    cdef float w
+    for o in range(d.outer):
+        s = src + o * n_in * inner
+        out = dst + o * n_out * inner
+        if 2 <= inner <= 4:
+            if inner == 3:
+                for i in range(n_in):
+                    row[4 * i] = s[3 * i]
+                    row[4 * i + 1] = s[3 * i + 1]
+                    row[4 * i + 2] = s[3 * i + 2]
+                    row[4 * i + 3] = 0
+            else:
+                for i in range(n_in):
+                    for c in range(4):
+                        row[4 * i + c] = s[i * inner + c] if c < inner else 0
+            dali_rs_row4(row, acc, d.starts, wt, n_out, support)
+            if inner == 4:
+                store_row(out, acc, 4 * n_out, 0)
+            else:
+                for i in range(n_out):          # in place: 4 floats per position -> inner
+                    for c in range(inner):
+                        acc[i * inner + c] = acc[4 * i + c]
+                store_row(out, acc, n_out * inner, 0)
+        elif inner == 1:
+            if src_t is float:
+                dali_rs_row1(s, acc, d.starts, wt, n_out, support)
+            else:
+                for i in range(n_in):
+                    row[i] = s[i]
+                dali_rs_row1(row, acc, d.starts, wt, n_out, support)
+            store_row(out, acc, n_out, 0)
+        else:
+            for i in range(n_out * inner):
+                acc[i] = 0
+            for i in range(n_out):
+                for k in range(support):
+                    w = wt[i * support + k]
+                    for c in range(inner):
+                        acc[i * inner + c] += w * s[(d.starts[i] + k) * inner + c]
+            store_row(out, acc, n_out * inner, 0)
+
+
+cdef void run_pass(const src_t* src, dst_t* dst, const PassDesc* d, float* acc,
+                   bint last) noexcept nogil:
+    if d.inner <= SMALL_INNER:
+        pass_pixels(src, dst, d, acc, acc + d.row_offset)
+    else:
+        pass_rows(src, dst, d, acc, last)
+
+
+cdef int run_passes(const src_t* src, dst_t* dst, const PassDesc* passes, int n,
+                    Py_ssize_t tmp_size, Py_ssize_t acc_size) noexcept nogil:
+    """All passes of one sample; returns -1 when a buffer cannot be allocated."""
+    cdef float* tmp[2]
+    cdef float* acc = NULL
+    cdef int p
+    tmp[0] = tmp[1] = NULL
+    if n > 1:
+        tmp[0] = <float*>malloc(tmp_size * sizeof(float) + 1)
+        if n > 2:
+            tmp[1] = <float*>malloc(tmp_size * sizeof(float) + 1)
+    acc = <float*>malloc(acc_size * sizeof(float) + 1)
+    if acc == NULL or (n > 1 and tmp[0] == NULL) or (n > 2 and tmp[1] == NULL):
+        free(tmp[0])
+        free(tmp[1])
+        free(acc)
+        return -1
+    if n == 1:
+        run_pass(src, dst, &passes[0], acc, True)
+    else:
+        run_pass(src, tmp[0], &passes[0], acc, False)
+        for p in range(1, n - 1):
+            run_pass(<const float*>tmp[(p - 1) % 2], tmp[p % 2], &passes[p], acc, False)
+        run_pass(<const float*>tmp[(n - 2) % 2], dst, &passes[n - 1], acc, True)
+    free(tmp[0])
+    free(tmp[1])
+    free(acc)
+    return 0
+
+
+cdef int dispatch_dst(const src_t* src, object dst, const PassDesc* passes, int n,
+                      Py_ssize_t tmp_size, Py_ssize_t acc_size) except -2:
+    cdef uint8_t[::1] d8
+    cdef int16_t[::1] d16
+    cdef uint16_t[::1] du16
+    cdef float[::1] df
+    cdef int rc
+    kind = dst.dtype.char
+    if kind == "B":
+        d8 = dst
+        with nogil:
+            rc = run_passes(src, &d8[0], passes, n, tmp_size, acc_size)
+    elif kind == "h":
+        d16 = dst
+        with nogil:
+            rc = run_passes(src, &d16[0], passes, n, tmp_size, acc_size)
+    elif kind == "H":
+        du16 = dst
+        with nogil:
+            rc = run_passes(src, &du16[0], passes, n, tmp_size, acc_size)
+    elif kind == "f":
+        df = dst
+        with nogil:
+            rc = run_passes(src, &df[0], passes, n, tmp_size, acc_size)
+    else:
+        raise TypeError(f"unsupported output type {dst.dtype}")
+    return rc
+
+
+
+def resample(src, dst, tuple shape, list passes):
+    """Resample `src` into `dst` with the given 1-D passes, in order.
+
+    Parameters
+    ----------
+    src, dst : ndarray
+        C-contiguous; uint8, int16, uint16 or float32 (any combination).
+    shape : tuple of int
+        `src` seen as (planes, D0, ..., Dk-1, channels).
+    passes : list of (axis, starts, weights)
+        `axis` indexes D0..Dk-1; `starts` (int32, one per output position) and `weights`
+        (float32, output positions x support) as described in the module docstring.  `dst`
+        must have the shape obtained by setting each pass's axis to len(starts).
+    """
+    cdef PassDesc descs[MAX_PASSES]
+    cdef const int32_t[::1] st
+    cdef const float[:, ::1] wt
+    cdef int n = len(passes)
+    cdef int p
+    cdef Py_ssize_t tmp_size = 0, acc_size = 1, outer, inner, size, row
+    cdef list dims = list(shape[1:len(shape) - 1])
+    if n < 1 or n > MAX_PASSES:
+        raise ValueError(f"between 1 and {MAX_PASSES} passes are supported, got {n}")
+    keep = []
+    for p in range(n):
+        axis, starts, weights = passes[p]
+        st = starts
+        wt = weights
+        keep.append((st, wt))
+        outer = shape[0]
+        for a in range(axis):
+            outer *= dims[a]
+        inner = shape[len(shape) - 1]
+        for a in range(axis + 1, len(dims)):
+            inner *= dims[a]
+        descs[p].outer = outer
+        descs[p].n_in = dims[axis]
+        descs[p].n_out = st.shape[0]
+        descs[p].inner = inner
+        descs[p].support = wt.shape[1]
+        descs[p].starts = &st[0] if st.shape[0] else NULL
+        descs[p].weights = &wt[0, 0] if wt.shape[0] else NULL
+        dims[axis] = st.shape[0]
+        size = outer * st.shape[0] * inner
+        if p < n - 1 and size > tmp_size:
+            tmp_size = size
+        if inner > SMALL_INNER:
+            row = inner
+        else:
+            descs[p].row_offset = max(inner, 4) * st.shape[0]
+            row = descs[p].row_offset + max(inner, 4) * descs[p].n_in
+        if row > acc_size:
+            acc_size = row
+    size = shape[0] * shape[len(shape) - 1]
+    for a in dims:
+        size *= a
+    if src.size == 0 or size == 0:
+        return
+    if dst.size != size:
+        raise ValueError(f"dst has {dst.size} elements, the passes produce {size}")
+    if not (src.flags.c_contiguous and dst.flags.c_contiguous):
+        raise ValueError("src and dst must be C-contiguous")
+    src = src.reshape(-1)
+    dst = dst.reshape(-1)
+    cdef const uint8_t[::1] s8
+    cdef const int16_t[::1] s16
+    cdef const uint16_t[::1] su16
+    cdef const float[::1] sf
+    cdef int rc
+    kind = src.dtype.char
+    if kind == "B":
+        s8 = src
+        rc = dispatch_dst(&s8[0], dst, descs, n, tmp_size, acc_size)
+    elif kind == "h":
+        s16 = src
+        rc = dispatch_dst(&s16[0], dst, descs, n, tmp_size, acc_size)
+    elif kind == "H":
+        su16 = src
+        rc = dispatch_dst(&su16[0], dst, descs, n, tmp_size, acc_size)
+    elif kind == "f":
+        sf = src
+        rc = dispatch_dst(&sf[0], dst, descs, n, tmp_size, acc_size)
+    else:
+        raise TypeError(f"unsupported input type {src.dtype}")
+    if rc != 0:
+        raise MemoryError("cannot allocate the resampling buffers")

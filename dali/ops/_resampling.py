@@ -1,0 +1,239 @@
+"""Separable resampling shared by resize, random_resized_crop and the cropping decoders.
+
+Each resized axis gets a 1-D filter: for output position i, a window of input positions
+`starts[i] ... starts[i] + support - 1` and normalized weights.  Output i of an axis whose
+source region is [lo, hi) (hi < lo flips it) is centred on input coordinate
+
+    c_i = lo + (i + 0.5) * scale - 0.5,        scale = (hi - lo) / n_out
+
+and its weights sample a filter kernel at the distances to that centre.  The kernels are lookup
+tables, linearly interpolated, the way DALI builds them (so weights agree with DALI's to ~1e-6):
+a triangle (linear, triangular), exp(-4 x^2) on [-1, 1] (Gaussian), Keys' cubic with a = -0.5
+(cubic), and sinc(x) sinc(x / 3) (Lanczos3).  On downscaling with antialiasing the kernel is
+stretched by the scale (a triangle of radius `scale` for linear: antialiasing, not area
+averaging).  The first tap is the first input position at or after `c_i - radius`; taps that
+fall outside the input are folded onto the edge pixels.  Nearest neighbour takes input
+floor(lo + (i + 0.5) * scale), clamped (a single tap of weight 1).  Geometry is computed in
+float32 like DALI's (the first tap is ceil(i * scale + (lo + scale / 2 - 1/2 - radius))).
+
+Axes are resampled one after another in the order that minimizes an estimated cost (the
+number of values each pass produces times its taps, horizontal taps costing more); this is the
+order DALI chooses, which matters only for float rounding.  Axes whose filter is the identity
+are skipped.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from typing import NamedTuple
+
+import numpy as np
+
+from dali._ext.kernels import resample as _kernel
+from dali._types import DALIInterpType as Interp
+
+_F32 = np.float32
+
+# Kernel tables: (samples, radius in pixels at scale 1).  Sizes follow DALI's so that the
+# interpolated values agree with it.
+_GAUSS_SIZE, _CUBIC_SIZE, _LANCZOS_A, _LANCZOS_RES = 65, 129, 3, 32
+
+
+def _gaussian_table():
+    i = np.arange(_GAUSS_SIZE, dtype=_F32)
+    half = _F32((_GAUSS_SIZE - 1) * 0.5)
+    x = _F32(4) * (i - half) / _F32(_GAUSS_SIZE - 1)
+    return np.exp(-x * x).astype(_F32)
+
+
+def _cubic_table():
+    x = np.abs(4 * (np.arange(_CUBIC_SIZE) - (_CUBIC_SIZE - 1) * 0.5) / (_CUBIC_SIZE - 1))
+    a = -0.5
+    inner = (a + 2) * x**3 - (a + 3) * x**2 + 1
+    outer = a * x**3 - 5 * a * x**2 + 8 * a * x - 4 * a
+    return np.where(x < 1, inner, np.where(x < 2, outer, 0)).astype(_F32)
+
+
+def _lanczos_table():
+    n = 2 * _LANCZOS_A * _LANCZOS_RES + 1
+    i = np.arange(n, dtype=_F32)
+    x = (_F32(2 * _LANCZOS_A) * (i - _F32((n - 1) * 0.5)) / _F32(n - 1)).astype(np.float64)
+    return (np.sinc(x) * np.sinc(x / _LANCZOS_A)).astype(_F32)
+
+
+_TRIANGLE = (np.array([0, 1, 0], _F32), 1)
+_TABLES = {
+    Interp.INTERP_LINEAR: _TRIANGLE,
+    Interp.INTERP_TRIANGULAR: _TRIANGLE,
+    Interp.INTERP_GAUSSIAN: (_gaussian_table(), 1),
+    Interp.INTERP_CUBIC: (_cubic_table(), 2),
+    Interp.INTERP_LANCZOS3: (_lanczos_table(), _LANCZOS_A),
+}
+for _t, _ in _TABLES.values():
+    _t.flags.writeable = False
+
+# Relative cost of a tap along the innermost spatial axis, and per produced value (measured
+# from the pass order DALI picks).
+_HORIZONTAL_TAP_COST = 1.4
+_VALUE_COST = 3.0
+
+
+class AxisFilter(NamedTuple):
+    """The 1-D resampling of one axis: `weights[i]` applies to inputs `starts[i]...`."""
+
+    starts: np.ndarray      # int32, (n_out,)
+    weights: np.ndarray     # float32, (n_out, support)
+    identity: bool          # output == input along this axis
+
+    @property
+    def support(self) -> int:
+        return self.weights.shape[1]
+
+
+def _lerp_table(table, x):
+    """DALI's lookup: linear interpolation between table entries, 0 outside."""
+    n = len(table)
+    x0 = np.floor(x)
+    d = (x - x0).astype(_F32)
+    i0 = x0.astype(np.int64)
+    padded = np.concatenate([[0], table, [0, 0]]).astype(_F32)
+    j = np.clip(i0 + 1, 0, n + 1)
+    f0 = padded[j]
+    f1 = padded[np.clip(j + 1, 0, n + 2)]
+    return np.where((x > -1) & (x < n), f0 + d * (f1 - f0), 0).astype(_F32)
+
+
+@functools.lru_cache(maxsize=1024)
+def axis_filter(interp: int, n_in: int, n_out: int, lo: float, hi: float,
+                antialias: bool = True) -> AxisFilter:
+    """The filter resampling the source region [lo, hi) of an axis of `n_in` pixels to `n_out`.
+
+    Parameters
+    ----------
+    interp : DALIInterpType
+        Kernel (INTERP_NN, LINEAR, TRIANGULAR, CUBIC, LANCZOS3 or GAUSSIAN).
+    n_in, n_out : int
+        Input and output extents (both > 0).
+    lo, hi : float
+        Source region in input pixel coordinates; `hi < lo` mirrors the axis.
+    antialias : bool
+        Widen the kernel by the scale when downscaling.
+
+    Returns
+    -------
+    AxisFilter (cached: treat its arrays as read-only)
+    """
+    scale = _F32((_F32(hi) - _F32(lo)) / _F32(n_out))
+    i = np.arange(n_out, dtype=_F32)
+    if interp == Interp.INTERP_NN:
+        pos = np.floor(_F32(lo) + (i + _F32(0.5)) * scale)
+        starts = np.clip(pos, 0, n_in - 1).astype(np.int32)
+        weights = np.ones((n_out, 1), _F32)
+        return _finish(starts, weights, n_in)
+    table, radius = _TABLES[Interp(interp)]
+    s = abs(scale)
+    r = _F32(radius) * (s if antialias and s > 1 else _F32(1))
+    width = _F32(2) * r
+    step = _F32(len(table) - 1) / width                 # table entries per pixel
+    anchor = width * _F32(0.5)
+    support = int(np.ceil(_F32(len(table) - 1) / step))
+    origin = _F32(_F32(lo) + _F32(0.5) * scale - _F32(0.5) - anchor)
+    first = (i * scale + origin).astype(_F32)
+    first_tap = np.ceil(first)
+    taps = first_tap[:, None] + np.arange(support, dtype=_F32)[None, :]
+    w = _lerp_table(table, ((taps - first[:, None]) * step).astype(_F32))
+    total = w[:, 0].copy()
+    for k in range(1, support):          # in tap order, like DALI (rounding)
+        total += w[:, k]
+    total[total == 0] = 1
+    w = (w / total[:, None]).astype(_F32)
+    return _fold(first_tap.astype(np.int64), w, n_in)
+
+
+def _fold(first, w, n_in):
+    """Fold taps outside [0, n_in) onto the edges; every window then lies inside the input."""
+    n_out, support = w.shape
+    width = min(support, n_in)
+    starts = np.clip(first, 0, n_in - width)
+    if width == support and (first == starts).all():
+        return _finish(starts.astype(np.int32), w, n_in)
+    folded = np.zeros((n_out, width), _F32)
+    rows = np.arange(n_out)
+    for k in range(support):
+        col = np.clip(first + k, 0, n_in - 1) - starts
+        folded[rows, col] += w[:, k]
+    return _finish(starts.astype(np.int32), folded, n_in)
+
+
+def _finish(starts, weights, n_in):
+    n_out, support = weights.shape
+    identity = False
+    if n_out == n_in:
+        hot = weights.argmax(axis=1)
+        identity = bool((starts + hot == np.arange(n_out)).all()
+                        and (weights[np.arange(n_out), hot] == 1).all()
+                        and np.count_nonzero(weights) == n_out)
+    starts.flags.writeable = False
+    weights.flags.writeable = False
+    return AxisFilter(starts, weights, identity)
+
+
+def pass_order(in_sizes, filters) -> list[int]:
+    """The order in which to resample the non-identity axes (indices into `filters`)."""
+    axes = [a for a, f in enumerate(filters) if not f.identity]
+    if len(axes) < 2:
+        return axes
+    last = len(filters) - 1
+    best, best_cost = axes, None
+    for order in itertools.permutations(axes):
+        sizes = list(in_sizes)
+        cost = 0.0
+        for a in order:
+            sizes[a] = len(filters[a].starts)
+            tap = _HORIZONTAL_TAP_COST if a == last else 1.0
+            cost += float(np.prod(sizes)) * (filters[a].support * tap + _VALUE_COST)
+        if best_cost is None or cost < best_cost:
+            best, best_cost = list(order), cost
+    return best
+
+
+def resample(src, dst, filters):
+    """Resample `src` into `dst` along its spatial axes.
+
+    Parameters
+    ----------
+    src, dst : ndarray
+        C-contiguous, shaped (planes, D0, ..., Dk-1, channels) (k = 1..3); uint8, int16,
+        uint16 or float32.  `dst` has the output extents along D0..Dk-1.
+    filters : list of AxisFilter
+        One per spatial axis, mapping src's extent to dst's.
+    """
+    order = pass_order(src.shape[1:-1], filters)
+    if not order:
+        np.copyto(dst, src, casting="unsafe")
+        return
+    passes = [(a, filters[a].starts, filters[a].weights) for a in order]
+    _kernel.resample(src, dst, tuple(src.shape), passes)
+
+
+def canonical_shape(shape, layout) -> tuple:
+    """`shape` seen as (planes, D0, ..., Dk-1, channels): the spatial dimensions ('D', 'H',
+    'W', contiguous in `layout`) with everything before them folded into planes and everything
+    after them into channels."""
+    spatial = [i for i, c in enumerate(layout) if c in "DHW"]
+    first, last = spatial[0], spatial[-1]
+    planes = int(np.prod(shape[:first], dtype=np.int64))
+    channels = int(np.prod(shape[last + 1:], dtype=np.int64))
+    return (planes, *shape[first:last + 1], channels)
+
+
+def region_filters(in_sizes, out_sizes, lo, hi, min_filter, mag_filter, antialias):
+    """Filters resampling the region [lo, hi) of each spatial axis to `out_sizes`; an axis
+    being downscaled uses `min_filter`, one upscaled (or kept) `mag_filter`."""
+    filters = []
+    for n_in, n_out, a, b in zip(in_sizes, out_sizes, lo, hi, strict=True):
+        interp = min_filter if abs(b - a) > n_out else mag_filter
+        filters.append(axis_filter(int(interp), int(n_in), int(n_out), float(a), float(b),
+                                   bool(antialias)))
+    return filters
