@@ -10,7 +10,6 @@ integer outputs round half away from zero and saturate (NaN gives 0).  Runs with
 cimport numpy as cnp
 import numpy as np
 
-from libc.math cimport fmaxf, fminf
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t
 
 cnp.import_array()
@@ -39,10 +38,19 @@ cdef inline void _store(dst_t* out, float v) noexcept nogil:
     if dst_t is float:
         out[0] = v
         return
+    # Comparisons, not fminf/fmaxf: those are library calls without -ffast-math.
     if dst_t is uint8_t:
-        v = fminf(fmaxf(v, 0), 255)         # fmaxf drops a NaN
+        if not (v > 0):             # also NaN
+            v = 0
+        elif v > 255:
+            v = 255
     else:
-        v = fminf(fmaxf(v, -128), 127)
+        if v != v:
+            v = 0
+        elif v < -128:
+            v = -128
+        elif v > 127:
+            v = 127
     r = <int>v
     rem = v - r
     r += (rem >= 0.5) - (rem <= -0.5)

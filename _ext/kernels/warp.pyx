@@ -12,7 +12,6 @@ the fill value or, without one, the clamped edge pixel.  Linear blends are `a + 
 (so a NaN neighbour propagates, as in DALI); integer outputs round half away from zero and
 saturate.  Everything runs without the GIL.
 """
-from libc.math cimport floorf, roundf
 from libc.stdint cimport int16_t, int32_t, uint8_t
 
 ctypedef fused src_t:
@@ -32,12 +31,21 @@ cdef enum:
     LINEAR = 1
 
 
+cdef inline int _round(float v) noexcept nogil:
+    """Round half away from zero; `v` must already lie within the int range.  Faster than
+    roundf, which is a library call on baseline x86-64."""
+    cdef int r = <int>v
+    cdef float rem = v - r
+    return r + (rem >= 0.5) - (rem <= -0.5)
+
+
 cdef inline uint8_t _sat_u8(float v) noexcept nogil:
-    if not (v > 0):              # also NaN
+    # Comparisons, not fminf/fmaxf: those are library calls without -ffast-math.
+    if not (v > 0):             # also NaN
         return 0
     if v >= 255:
         return 255
-    return <uint8_t>roundf(v)
+    return <uint8_t>_round(v)
 
 
 cdef inline int16_t _sat_i16(float v) noexcept nogil:
@@ -47,7 +55,7 @@ cdef inline int16_t _sat_i16(float v) noexcept nogil:
         return -32768
     if v >= 32767:
         return 32767
-    return <int16_t>roundf(v)
+    return <int16_t>_round(v)
 
 
 cdef inline int32_t _sat_i32(float v) noexcept nogil:
@@ -55,7 +63,9 @@ cdef inline int32_t _sat_i32(float v) noexcept nogil:
         return -2147483648
     if v >= 2147483647.0:
         return 2147483647
-    return <int32_t>roundf(v)
+    if v > 8388608 or v < -8388608:        # no fraction left above 2**23
+        return <int32_t>v
+    return _round(v)
 
 
 cdef inline void _store(dst_t* out, float v) noexcept nogil:
@@ -97,11 +107,13 @@ cdef inline Py_ssize_t _clamp(Py_ssize_t i, Py_ssize_t n) noexcept nogil:
 
 cdef inline Py_ssize_t _floor_index(float x, Py_ssize_t n) noexcept nogil:
     """floor(x), limited to [-2, n + 1] so that far-away (or NaN) positions stay outside."""
+    cdef Py_ssize_t i
     if not (x >= -2):
         return -2
     if x >= n + 1:
         return n + 1
-    return <Py_ssize_t>floorf(x)
+    i = <Py_ssize_t>x          # truncation; x >= -2 here
+    return i - 1 if x < i else i
 
 
 cdef void _warp(const src_t[:, :, ::1] src, dst_t[:, :, ::1] dst, const float* m, int interp,
@@ -147,6 +159,16 @@ cdef void _warp(const src_t[:, :, ::1] src, dst_t[:, :, ::1] dst, const float* m
                 fy = (sy - half) - yi
                 x1 = xi + 1
                 y1 = yi + 1
+                if 0 <= xi and x1 < w and 0 <= yi and y1 < h:
+                    p00 = &src[yi, xi, 0]
+                    p10 = &src[y1, xi, 0]
+                    for c in range(nc):
+                        top = p00[c] + (p00[c + nc] - <float>p00[c]) * fx
+                        bottom = p10[c] + (p10[c + nc] - <float>p10[c]) * fx
+                        _store(&out[c], top + (bottom - top) * fy)
+                    sx = sx + m[0]
+                    sy = sy + m[3]
+                    continue
                 in00 = 0 <= xi < w and 0 <= yi < h
                 in01 = 0 <= x1 < w and 0 <= yi < h
                 in10 = 0 <= xi < w and 0 <= y1 < h
