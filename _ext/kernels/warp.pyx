@@ -169,6 +169,10 @@ cdef void _warp(const src_t[:, :, ::1] src, dst_t[:, :, ::1] dst, const float* m
                     sx = sx + m[0]
                     sy = sy + m[3]
                     continue
+                if xi <= -2 or xi >= w + 1:     # far outside: keep inf * 0 out of the blend
+                    fx = 0
+                if yi <= -2 or yi >= h + 1:
+                    fy = 0
                 in00 = 0 <= xi < w and 0 <= yi < h
                 in01 = 0 <= x1 < w and 0 <= yi < h
                 in10 = 0 <= xi < w and 0 <= y1 < h

@@ -142,3 +142,12 @@ def test_matches_dali(kwargs):
     theirs = run(lambda fn, x: fn.warp_affine(x, **kwargs), IMGS, real=True)
     for a, b in zip(ours[0], theirs[0], strict=True):
         assert_close(a, b, off=0.005)
+
+
+def test_far_away_positions_give_the_border():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4, 1)
+    (o,), _ = run(lambda fn, t: fn.warp_affine(t, matrix=[1, 0, 1e38, 0, 1, 0]), [x])
+    np.testing.assert_array_equal(o, np.repeat(x[:, -1:], 4, axis=1))
+    (o,), _ = run(lambda fn, t: fn.warp_affine(t, matrix=[1, 0, -1e38, 0, 1, 0], fill_value=5),
+                  [x])
+    assert (o == 5).all()
