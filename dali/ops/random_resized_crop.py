@@ -87,15 +87,15 @@ def _fallback(height, width, area_hi, ar_lo, ar_hi, max_w, max_h):
     return max(1, int(_F32(h) * scale)), max(1, int(_F32(w) * scale))
 
 
-def _range(op, name, value):
+def _range(name, value):
     v = [float(x) for x in value]
     if len(v) == 1:
         v = v * 2
     if len(v) != 2:
-        raise op.error(f"argument `{name}` expects one value or a [min, max] pair, got "
-                       f"{len(v)} values")
+        raise ValueError(f"argument `{name}` expects one value or a [min, max] pair, got "
+                         f"{len(v)} values")
     if v[0] > v[1]:
-        raise op.error(f"argument `{name}`: empty range [{v[0]}, {v[1]}] (min > max)")
+        raise ValueError(f"argument `{name}`: empty range [{v[0]}, {v[1]}] (min > max)")
     return v
 
 
@@ -120,19 +120,20 @@ class RandomResizedCrop(_operator.Operator):
         ])
 
     def setup(self):
+        # Checked when the pipeline is built, like DALI (the executor names the operator).
         size = [int(v) for v in self.args["size"]]
         if len(size) == 1:
             size = size * 2
         if len(size) != 2:
-            raise self.error(f"argument `size` expects one value or [height, width], got "
+            raise ValueError(f"argument `size` expects one value or [height, width], got "
                              f"{len(size)} values")
         self._size = size
-        self._area = _range(self, "random_area", self.args["random_area"])
-        self._aspect = _range(self, "random_aspect_ratio", self.args["random_aspect_ratio"])
+        self._area = _range("random_area", self.args["random_area"])
+        self._aspect = _range("random_aspect_ratio", self.args["random_aspect_ratio"])
         if self._area[0] < 0:
-            raise self.error(f"argument `random_area` must not be negative, got {self._area}")
+            raise ValueError(f"argument `random_area` must not be negative, got {self._area}")
         if self._aspect[0] <= 0:
-            raise self.error(f"argument `random_aspect_ratio` must be positive, got "
+            raise ValueError(f"argument `random_aspect_ratio` must be positive, got "
                              f"{self._aspect}")
         self._attempts = max(0, int(self.args["num_attempts"]))
 
