@@ -11,13 +11,16 @@ horizontal one).  Output position i of a pass is
 where the caller (dali/ops/_resampling.py) has already folded the taps that fall outside the
 input onto the edge pixels, so every window lies inside the input and no index is clamped here.
 
-Accumulation is in float32; intermediate passes write float32 buffers; the last pass converts to
-the output type (integers: rounded half away from zero, saturated).  Two loop shapes are used:
-a large `inner` accumulates whole rows (vectorizable), a small one (channels) keeps the
-accumulators in registers.  The whole sample runs without the GIL, so samples can be resampled
-in parallel on a thread pool.  Arguments are validated by the Python caller.
+Accumulation is in float32, each output summing its taps in order (as DALI does); intermediate
+passes write float32 buffers; the last pass converts to the output type (integers saturate and
+round half away from zero, except where DALI's vectorized vertical pass rounds half to even,
+see `store_row`).  A pass with a large `inner` accumulates whole rows (auto-vectorized); one
+with a few channels widens each input row to 4 floats per position and computes four outputs
+at once with vector extensions (the C block below).  Nearest neighbour along every axis is a
+plain gather (`nearest`).  A whole sample runs without the GIL, so samples can be resampled in
+parallel on a thread pool; arguments are validated by the Python caller.
 """
-from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint16_t
+from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t
 from libc.stdlib cimport free, malloc
 
 import numpy as np
@@ -33,9 +36,12 @@ cdef extern from *:
 
     static inline dali_rs_v4 dali_rs_load4(const float* p) { return *(const dali_rs_v4u*)p; }
 
-    /* row: 4 floats per input position; out: 4 floats per output position. */
+    /* row: 4 floats per input position; out: `stride` (2 to 4) floats per output position,
+       written as whole vectors in increasing order, so the last one writes 4 - stride floats
+       past 'stride * n_out' (out must have room for 4 * n_out). */
     static void dali_rs_row4(const float* row, float* out, const int32_t* starts,
-                             const float* weights, Py_ssize_t n_out, int support) {
+                             const float* weights, Py_ssize_t n_out, int support,
+                             Py_ssize_t stride) {
         Py_ssize_t i = 0;
         for (; i + 4 <= n_out; i += 4) {
             const float* w0 = weights + i * support;
@@ -53,10 +59,10 @@ cdef extern from *:
                 a2 += w2[k] * dali_rs_load4(p2 + 4 * k);
                 a3 += w3[k] * dali_rs_load4(p3 + 4 * k);
             }
-            *(dali_rs_v4u*)(out + 4 * i) = a0;
-            *(dali_rs_v4u*)(out + 4 * i + 4) = a1;
-            *(dali_rs_v4u*)(out + 4 * i + 8) = a2;
-            *(dali_rs_v4u*)(out + 4 * i + 12) = a3;
+            *(dali_rs_v4u*)(out + stride * i) = a0;
+            *(dali_rs_v4u*)(out + stride * (i + 1)) = a1;
+            *(dali_rs_v4u*)(out + stride * (i + 2)) = a2;
+            *(dali_rs_v4u*)(out + stride * (i + 3)) = a3;
         }
         for (; i < n_out; i++) {
             const float* w = weights + i * support;
@@ -64,7 +70,7 @@ cdef extern from *:
             dali_rs_v4 a = {0, 0, 0, 0};
             for (int k = 0; k < support; k++)
                 a += w[k] * dali_rs_load4(p + 4 * k);
-            *(dali_rs_v4u*)(out + 4 * i) = a;
+            *(dali_rs_v4u*)(out + stride * i) = a;
         }
     }
 
@@ -186,7 +192,8 @@ cdef extern from *:
     #endif
     """
     void dali_rs_row4(const float* row, float* out, const int32_t* starts,
-                      const float* weights, Py_ssize_t n_out, int support) noexcept nogil
+                      const float* weights, Py_ssize_t n_out, int support,
+                      Py_ssize_t stride) noexcept nogil
     void dali_rs_row1(const float* row, float* out, const int32_t* starts,
                       const float* weights, Py_ssize_t n_out, int support) noexcept nogil
     void dali_rs_to_u8(uint8_t* out, const float* a, Py_ssize_t n,
@@ -310,14 +317,8 @@ cdef void pass_pixels(const src_t* src, dst_t* dst, const PassDesc* d, float* ac
                 for i in range(n_in):
                     for c in range(4):
                         row[4 * i + c] = s[i * inner + c] if c < inner else 0
-            dali_rs_row4(row, acc, d.starts, wt, n_out, support)
-            if inner == 4:
-                store_row(out, acc, 4 * n_out, 0)
-            else:
-                for i in range(n_out):          # in place: 4 floats per position -> inner
-                    for c in range(inner):
-                        acc[i * inner + c] = acc[4 * i + c]
-                store_row(out, acc, n_out * inner, 0)
+            dali_rs_row4(row, acc, d.starts, wt, n_out, support, inner)
+            store_row(out, acc, n_out * inner, 0)
         elif inner == 1:
             if src_t is float:
                 dali_rs_row1(s, acc, d.starts, wt, n_out, support)
@@ -345,38 +346,91 @@ cdef void run_pass(const src_t* src, dst_t* dst, const PassDesc* d, float* acc,
         pass_rows(src, dst, d, acc, last)
 
 
-cdef int run_passes(const src_t* src, dst_t* dst, const PassDesc* passes, int n,
-                    Py_ssize_t tmp_size, Py_ssize_t acc_size) noexcept nogil:
+cdef struct Job:
+    # separable passes (n_passes > 0)
+    PassDesc passes[MAX_PASSES]
+    int n_passes
+    Py_ssize_t tmp_size          # floats in each intermediate buffer
+    Py_ssize_t acc_size          # floats in the accumulation buffer
+    # nearest-neighbour gather (n_passes == 0) over (planes, D0, D1, D2, channels)
+    Py_ssize_t planes, channels
+    Py_ssize_t nn_in[MAX_PASSES]
+    Py_ssize_t nn_out[MAX_PASSES]
+    const int32_t* nn_index[MAX_PASSES]
+
+
+cdef int run_passes(const src_t* src, dst_t* dst, const Job* job) noexcept nogil:
     """All passes of one sample; returns -1 when a buffer cannot be allocated."""
     cdef float* tmp[2]
     cdef float* acc = NULL
     cdef int p
+    cdef int n = job.n_passes
     tmp[0] = tmp[1] = NULL
     if n > 1:
-        tmp[0] = <float*>malloc(tmp_size * sizeof(float) + 1)
+        tmp[0] = <float*>malloc(job.tmp_size * sizeof(float) + 1)
         if n > 2:
-            tmp[1] = <float*>malloc(tmp_size * sizeof(float) + 1)
-    acc = <float*>malloc(acc_size * sizeof(float) + 1)
+            tmp[1] = <float*>malloc(job.tmp_size * sizeof(float) + 1)
+    acc = <float*>malloc(job.acc_size * sizeof(float) + 1)
     if acc == NULL or (n > 1 and tmp[0] == NULL) or (n > 2 and tmp[1] == NULL):
         free(tmp[0])
         free(tmp[1])
         free(acc)
         return -1
     if n == 1:
-        run_pass(src, dst, &passes[0], acc, True)
+        run_pass(src, dst, &job.passes[0], acc, True)
     else:
-        run_pass(src, tmp[0], &passes[0], acc, False)
+        run_pass(src, tmp[0], &job.passes[0], acc, False)
         for p in range(1, n - 1):
-            run_pass(<const float*>tmp[(p - 1) % 2], tmp[p % 2], &passes[p], acc, False)
-        run_pass(<const float*>tmp[(n - 2) % 2], dst, &passes[n - 1], acc, True)
+            run_pass(<const float*>tmp[(p - 1) % 2], tmp[p % 2], &job.passes[p], acc, False)
+        run_pass(<const float*>tmp[(n - 2) % 2], dst, &job.passes[n - 1], acc, True)
     free(tmp[0])
     free(tmp[1])
     free(acc)
     return 0
 
 
-cdef int dispatch_dst(const src_t* src, object dst, const PassDesc* passes, int n,
-                      Py_ssize_t tmp_size, Py_ssize_t acc_size) except -2:
+cdef void gather(const src_t* src, dst_t* dst, const Job* job) noexcept nogil:
+    """Nearest neighbour: out[p, i, j, k, :] = in[p, idx0[i], idx1[j], idx2[k], :]."""
+    cdef Py_ssize_t p, i, j, k, c
+    cdef Py_ssize_t ch = job.channels
+    cdef Py_ssize_t stride2 = ch
+    cdef Py_ssize_t stride1 = job.nn_in[2] * stride2
+    cdef Py_ssize_t stride0 = job.nn_in[1] * stride1
+    cdef Py_ssize_t plane = job.nn_in[0] * stride0
+    cdef const int32_t* idx0 = job.nn_index[0]
+    cdef const int32_t* idx1 = job.nn_index[1]
+    cdef const int32_t* idx2 = job.nn_index[2]
+    cdef const src_t* s0
+    cdef const src_t* s1
+    cdef const src_t* s2
+    for p in range(job.planes):
+        for i in range(job.nn_out[0]):
+            s0 = src + p * plane + idx0[i] * stride0
+            for j in range(job.nn_out[1]):
+                s1 = s0 + idx1[j] * stride1
+                if ch == 3:
+                    for k in range(job.nn_out[2]):
+                        s2 = s1 + idx2[k] * 3
+                        dst[0] = <dst_t>s2[0]
+                        dst[1] = <dst_t>s2[1]
+                        dst[2] = <dst_t>s2[2]
+                        dst += 3
+                else:
+                    for k in range(job.nn_out[2]):
+                        s2 = s1 + idx2[k] * stride2
+                        for c in range(ch):
+                            dst[c] = <dst_t>s2[c]
+                        dst += ch
+
+
+cdef int run_job(const src_t* src, dst_t* dst, const Job* job) noexcept nogil:
+    if job.n_passes == 0:
+        gather(src, dst, job)
+        return 0
+    return run_passes(src, dst, job)
+
+
+cdef int dispatch_dst(const src_t* src, object dst, const Job* job) except -2:
     cdef uint8_t[::1] d8
     cdef int16_t[::1] d16
     cdef uint16_t[::1] du16
@@ -386,23 +440,56 @@ cdef int dispatch_dst(const src_t* src, object dst, const PassDesc* passes, int 
     if kind == "B":
         d8 = dst
         with nogil:
-            rc = run_passes(src, &d8[0], passes, n, tmp_size, acc_size)
+            rc = run_job(src, &d8[0], job)
     elif kind == "h":
         d16 = dst
         with nogil:
-            rc = run_passes(src, &d16[0], passes, n, tmp_size, acc_size)
+            rc = run_job(src, &d16[0], job)
     elif kind == "H":
         du16 = dst
         with nogil:
-            rc = run_passes(src, &du16[0], passes, n, tmp_size, acc_size)
+            rc = run_job(src, &du16[0], job)
     elif kind == "f":
         df = dst
         with nogil:
-            rc = run_passes(src, &df[0], passes, n, tmp_size, acc_size)
+            rc = run_job(src, &df[0], job)
     else:
         raise TypeError(f"unsupported output type {dst.dtype}")
     return rc
 
+
+cdef run(src, dst, Py_ssize_t size, const Job* job):
+    """Check the buffers and run the job on them (the GIL is released while it runs)."""
+    if src.size == 0 or size == 0:
+        return
+    if dst.size != size:
+        raise ValueError(f"dst has {dst.size} elements, the resampling produces {size}")
+    if not (src.flags.c_contiguous and dst.flags.c_contiguous):
+        raise ValueError("src and dst must be C-contiguous")
+    src = src.reshape(-1)
+    dst = dst.reshape(-1)
+    cdef const uint8_t[::1] s8
+    cdef const int16_t[::1] s16
+    cdef const uint16_t[::1] su16
+    cdef const float[::1] sf
+    cdef int rc
+    kind = src.dtype.char
+    if kind == "B":
+        s8 = src
+        rc = dispatch_dst(&s8[0], dst, job)
+    elif kind == "h":
+        s16 = src
+        rc = dispatch_dst(&s16[0], dst, job)
+    elif kind == "H":
+        su16 = src
+        rc = dispatch_dst(&su16[0], dst, job)
+    elif kind == "f":
+        sf = src
+        rc = dispatch_dst(&sf[0], dst, job)
+    else:
+        raise TypeError(f"unsupported input type {src.dtype}")
+    if rc != 0:
+        raise MemoryError("cannot allocate the resampling buffers")
 
 
 def resample(src, dst, tuple shape, list passes):
@@ -419,15 +506,18 @@ def resample(src, dst, tuple shape, list passes):
         (float32, output positions x support) as described in the module docstring.  `dst`
         must have the shape obtained by setting each pass's axis to len(starts).
     """
-    cdef PassDesc descs[MAX_PASSES]
+    cdef Job job
     cdef const int32_t[::1] st
     cdef const float[:, ::1] wt
     cdef int n = len(passes)
     cdef int p
-    cdef Py_ssize_t tmp_size = 0, acc_size = 1, outer, inner, size, row
+    cdef Py_ssize_t outer, inner, size, row
     cdef list dims = list(shape[1:len(shape) - 1])
     if n < 1 or n > MAX_PASSES:
         raise ValueError(f"between 1 and {MAX_PASSES} passes are supported, got {n}")
+    job.n_passes = n
+    job.tmp_size = 0
+    job.acc_size = 1
     keep = []
     for p in range(n):
         axis, starts, weights = passes[p]
@@ -440,54 +530,63 @@ def resample(src, dst, tuple shape, list passes):
         inner = shape[len(shape) - 1]
         for a in range(axis + 1, len(dims)):
             inner *= dims[a]
-        descs[p].outer = outer
-        descs[p].n_in = dims[axis]
-        descs[p].n_out = st.shape[0]
-        descs[p].inner = inner
-        descs[p].support = wt.shape[1]
-        descs[p].starts = &st[0] if st.shape[0] else NULL
-        descs[p].weights = &wt[0, 0] if wt.shape[0] else NULL
+        job.passes[p].outer = outer
+        job.passes[p].n_in = dims[axis]
+        job.passes[p].n_out = st.shape[0]
+        job.passes[p].inner = inner
+        job.passes[p].support = wt.shape[1]
+        job.passes[p].starts = &st[0] if st.shape[0] else NULL
+        job.passes[p].weights = &wt[0, 0] if wt.shape[0] else NULL
         dims[axis] = st.shape[0]
         size = outer * st.shape[0] * inner
-        if p < n - 1 and size > tmp_size:
-            tmp_size = size
+        if p < n - 1 and size > job.tmp_size:
+            job.tmp_size = size
         if inner > SMALL_INNER:
             row = inner
         else:
-            descs[p].row_offset = max(inner, 4) * st.shape[0]
-            row = descs[p].row_offset + max(inner, 4) * descs[p].n_in
-        if row > acc_size:
-            acc_size = row
+            job.passes[p].row_offset = max(inner, 4) * st.shape[0]
+            row = job.passes[p].row_offset + max(inner, 4) * job.passes[p].n_in
+        if row > job.acc_size:
+            job.acc_size = row
     size = shape[0] * shape[len(shape) - 1]
     for a in dims:
         size *= a
-    if src.size == 0 or size == 0:
-        return
-    if dst.size != size:
-        raise ValueError(f"dst has {dst.size} elements, the passes produce {size}")
-    if not (src.flags.c_contiguous and dst.flags.c_contiguous):
-        raise ValueError("src and dst must be C-contiguous")
-    src = src.reshape(-1)
-    dst = dst.reshape(-1)
-    cdef const uint8_t[::1] s8
-    cdef const int16_t[::1] s16
-    cdef const uint16_t[::1] su16
-    cdef const float[::1] sf
-    cdef int rc
-    kind = src.dtype.char
-    if kind == "B":
-        s8 = src
-        rc = dispatch_dst(&s8[0], dst, descs, n, tmp_size, acc_size)
-    elif kind == "h":
-        s16 = src
-        rc = dispatch_dst(&s16[0], dst, descs, n, tmp_size, acc_size)
-    elif kind == "H":
-        su16 = src
-        rc = dispatch_dst(&su16[0], dst, descs, n, tmp_size, acc_size)
-    elif kind == "f":
-        sf = src
-        rc = dispatch_dst(&sf[0], dst, descs, n, tmp_size, acc_size)
-    else:
-        raise TypeError(f"unsupported input type {src.dtype}")
-    if rc != 0:
-        raise MemoryError("cannot allocate the resampling buffers")
+    run(src, dst, size, &job)
+
+
+_ZERO = np.zeros(1, np.int32)
+
+
+def nearest(src, dst, tuple shape, list indices):
+    """Nearest-neighbour resampling: `dst[p, i, j, ...] = src[p, idx0[i], idx1[j], ...]`.
+
+    Parameters
+    ----------
+    src, dst : ndarray
+        C-contiguous, of the same type or `dst` float32.
+    shape : tuple of int
+        `src` seen as (planes, D0, ..., Dk-1, channels), k <= 3.
+    indices : list of int32 arrays
+        The source position of each output position, per spatial axis (within range).
+    """
+    cdef Job job
+    cdef const int32_t[::1] ix
+    cdef int k = len(indices)
+    cdef int a
+    if k < 1 or k > MAX_PASSES or len(shape) != k + 2:
+        raise ValueError(f"1 to {MAX_PASSES} spatial axes are supported")
+    job.n_passes = 0
+    job.planes = shape[0]
+    job.channels = shape[len(shape) - 1]
+    keep = []
+    cdef Py_ssize_t size = job.planes * job.channels
+    for a in range(MAX_PASSES):
+        # missing leading axes have extent 1 and index 0
+        b = a - (MAX_PASSES - k)
+        ix = indices[b] if b >= 0 else _ZERO
+        keep.append(ix)
+        job.nn_in[a] = shape[1 + b] if b >= 0 else 1
+        job.nn_out[a] = ix.shape[0]
+        job.nn_index[a] = &ix[0] if ix.shape[0] else NULL
+        size *= ix.shape[0]
+    run(src, dst, size, &job)

@@ -19,13 +19,14 @@ float32 like DALI's (the first tap is ceil(i * scale + (lo + scale / 2 - 1/2 - r
 Axes are resampled one after another in the order that minimizes an estimated cost (the
 number of values each pass produces times its taps, horizontal taps costing more); this is the
 order DALI chooses, which matters only for float rounding.  Axes whose filter is the identity
-are skipped.
+are skipped, and nearest neighbour along every resized axis is a single gather.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -192,7 +193,7 @@ def pass_order(in_sizes, filters) -> list[int]:
         for a in order:
             sizes[a] = len(filters[a].starts)
             tap = _HORIZONTAL_TAP_COST if a == last else 1.0
-            cost += float(np.prod(sizes)) * (filters[a].support * tap + _VALUE_COST)
+            cost += math.prod(sizes) * (filters[a].support * tap + _VALUE_COST)
         if best_cost is None or cost < best_cost:
             best, best_cost = list(order), cost
     return best
@@ -212,9 +213,14 @@ def resample(src, dst, filters):
     order = pass_order(src.shape[1:-1], filters)
     if not order:
         np.copyto(dst, src, casting="unsafe")
-        return
-    passes = [(a, filters[a].starts, filters[a].weights) for a in order]
-    _kernel.resample(src, dst, tuple(src.shape), passes)
+    elif all(filters[a].support == 1 for a in order):
+        # nearest neighbour (weights 1) along every resized axis: a single gather
+        indices = [f.starts if not f.identity else np.arange(len(f.starts), dtype=np.int32)
+                   for f in filters]
+        _kernel.nearest(src, dst, tuple(src.shape), indices)
+    else:
+        passes = [(a, filters[a].starts, filters[a].weights) for a in order]
+        _kernel.resample(src, dst, tuple(src.shape), passes)
 
 
 def canonical_shape(shape, layout) -> tuple:
@@ -223,8 +229,8 @@ def canonical_shape(shape, layout) -> tuple:
     after them into channels."""
     spatial = [i for i, c in enumerate(layout) if c in "DHW"]
     first, last = spatial[0], spatial[-1]
-    planes = int(np.prod(shape[:first], dtype=np.int64))
-    channels = int(np.prod(shape[last + 1:], dtype=np.int64))
+    planes = math.prod(shape[:first])
+    channels = math.prod(shape[last + 1:])
     return (planes, *shape[first:last + 1], channels)
 
 
