@@ -99,13 +99,17 @@ def input_layout(op, tl, allowed=LAYOUTS):
 
 def filters_of(ws, i):
     """(min_filter, mag_filter) of sample i: explicit ones override `interp_type`."""
-    interp = ws.arg("interp_type")[i]
-    lo = ws.arg("min_filter")[i] if ws.arg_given("min_filter") else interp
-    hi = ws.arg("mag_filter")[i] if ws.arg_given("mag_filter") else interp
-    for name, v in (("interp_type", interp), ("min_filter", lo), ("mag_filter", hi)):
-        if int(v) not in Interp._value2member_map_:
-            raise ws.sample_error(i, f"argument `{name}`: unknown interpolation type {int(v)}")
+    interp = _interp_arg(ws, "interp_type")[i]
+    lo = _interp_arg(ws, "min_filter")[i] if ws.arg_given("min_filter") else interp
+    hi = _interp_arg(ws, "mag_filter")[i] if ws.arg_given("mag_filter") else interp
     return Interp(int(lo)), Interp(int(hi))
+
+
+def _interp_arg(ws, name):
+    try:
+        return ws.arg(name)
+    except ValueError as e:          # a per-sample value that is no DALIInterpType
+        raise ws.op.error(f"argument `{name}`: {e}") from None
 
 
 def resample_sample(src, dst, layout, lo, hi, min_filter, mag_filter, antialias):

@@ -5,6 +5,7 @@ import json
 import math
 import pathlib
 import threading
+import types as types_ns
 
 import cv2
 import numpy as np
@@ -13,7 +14,8 @@ from pipeline_utils import run_op
 
 from dali import types
 from dali._executor.errors import PipelineError
-from dali.ops import _resampling
+from dali._ext import thread_pool
+from dali.ops import _resampling, resize
 
 GOLDENS = np.load(pathlib.Path(__file__).parent.parent / "goldens" / "resize.npz")
 SPEC = json.loads(str(GOLDENS["spec"]))
@@ -229,6 +231,21 @@ def test_kernel_runs_in_parallel_threads():
         t.join()
     for r in results:
         np.testing.assert_array_equal(r, expected)
+
+
+def test_samples_run_on_a_thread_pool():
+    pool = thread_pool.ThreadPool(3)
+    srcs = [RNG.integers(0, 256, (60 + k, 80, 3), dtype=np.uint8) for k in range(6)]
+    outs = [np.empty((31, 45, 3), np.uint8) for _ in srcs]
+
+    def one(i):
+        resize.resample_sample(srcs[i], outs[i], "HWC", [0, 0], list(srcs[i].shape[:2]),
+                               Interp.INTERP_LINEAR, Interp.INTERP_LINEAR, True)
+
+    resize.map_samples(types_ns.SimpleNamespace(thread_pool=pool), one, len(srcs))
+    for src, out in zip(srcs, outs, strict=True):
+        (ref,) = run_op(lambda fn, x: fn.resize(x, size=[31, 45]), [[src]], layouts=["HWC"])[0]
+        np.testing.assert_array_equal(out, ref)
 
 
 def test_identity_axes_are_skipped():
@@ -448,6 +465,16 @@ def test_definition_time_errors():
         run_op(lambda fn, x: fn.resize(x, size="ab"), [[img]], layouts=["HWC"])
     with pytest.raises(KeyError, match="resize_w"):
         run_op(lambda fn, x: fn.resize(x, resize_w=3), [[img]], layouts=["HWC"])
+
+
+def test_bad_per_sample_interpolation():
+    imgs = [np.zeros((8, 8, 3), np.uint8)] * 2
+    with pytest.raises(PipelineError, match=r"dali\.fn\.resize: argument `interp_type`.*77"):
+        run_op(lambda fn, x, t: fn.resize(x, size=[4, 4], interp_type=t),
+               [imgs, [np.int32(1), np.int32(77)]], layouts=["HWC", None])
+    with pytest.raises(ValueError, match="interp_type"):
+        run_op(lambda fn, x: fn.resize(x, size=[4, 4], interp_type=99), [imgs[:1]],
+               layouts=["HWC"])
 
 
 def test_bad_per_sample_size():
