@@ -63,16 +63,21 @@ def _lanczos_table():
     return (np.sinc(x) * np.sinc(x / _LANCZOS_A)).astype(_F32)
 
 
-_TRIANGLE = (np.array([0, 1, 0], _F32), 1)
+def _padded(table):
+    t = np.concatenate([table, [0, 0]]).astype(_F32)
+    t.flags.writeable = False
+    return t
+
+
+# (kernel samples followed by two zeros, radius in pixels at scale 1)
+_TRIANGLE = (_padded(np.array([0, 1, 0], _F32)), 1)
 _TABLES = {
     Interp.INTERP_LINEAR: _TRIANGLE,
     Interp.INTERP_TRIANGULAR: _TRIANGLE,
-    Interp.INTERP_GAUSSIAN: (_gaussian_table(), 1),
-    Interp.INTERP_CUBIC: (_cubic_table(), 2),
-    Interp.INTERP_LANCZOS3: (_lanczos_table(), _LANCZOS_A),
+    Interp.INTERP_GAUSSIAN: (_padded(_gaussian_table()), 1),
+    Interp.INTERP_CUBIC: (_padded(_cubic_table()), 2),
+    Interp.INTERP_LANCZOS3: (_padded(_lanczos_table()), _LANCZOS_A),
 }
-for _t, _ in _TABLES.values():
-    _t.flags.writeable = False
 
 # Relative cost of a tap along the innermost spatial axis, and per produced value (measured
 # from the pass order DALI picks).
@@ -93,16 +98,15 @@ class AxisFilter(NamedTuple):
 
 
 def _lerp_table(table, x):
-    """DALI's lookup: linear interpolation between table entries, 0 outside."""
-    n = len(table)
+    """DALI's lookup: linear interpolation between table entries, 0 past the end (x >= 0).
+    `table` ends with two zeros beyond the kernel's samples."""
+    n = len(table) - 2
     x0 = np.floor(x)
-    d = (x - x0).astype(_F32)
-    i0 = x0.astype(np.int64)
-    padded = np.concatenate([[0], table, [0, 0]]).astype(_F32)
-    j = np.clip(i0 + 1, 0, n + 1)
-    f0 = padded[j]
-    f1 = padded[np.clip(j + 1, 0, n + 2)]
-    return np.where((x > -1) & (x < n), f0 + d * (f1 - f0), 0).astype(_F32)
+    d = x - x0
+    i0 = np.minimum(x0, n).astype(np.int32)
+    f0 = table[i0]
+    f1 = table[i0 + 1]
+    return f0 + d * (f1 - f0)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -129,26 +133,25 @@ def axis_filter(interp: int, n_in: int, n_out: int, lo: float, hi: float,
     i = np.arange(n_out, dtype=_F32)
     if interp == Interp.INTERP_NN:
         pos = np.floor(_F32(lo) + (i + _F32(0.5)) * scale)
-        starts = np.clip(pos, 0, n_in - 1).astype(np.int32)
+        starts = np.minimum(np.maximum(pos, 0), n_in - 1).astype(np.int32)
         weights = np.ones((n_out, 1), _F32)
         return _finish(starts, weights, n_in)
     table, radius = _TABLES[Interp(interp)]
+    samples = len(table) - 2
     s = abs(scale)
     r = _F32(radius) * (s if antialias and s > 1 else _F32(1))
     width = _F32(2) * r
-    step = _F32(len(table) - 1) / width                 # table entries per pixel
+    step = _F32(samples - 1) / width                    # table entries per pixel
     anchor = width * _F32(0.5)
-    support = int(np.ceil(_F32(len(table) - 1) / step))
+    support = int(np.ceil(_F32(samples - 1) / step))
     origin = _F32(_F32(lo) + _F32(0.5) * scale - _F32(0.5) - anchor)
-    first = (i * scale + origin).astype(_F32)
+    first = i * scale + origin
     first_tap = np.ceil(first)
-    taps = first_tap[:, None] + np.arange(support, dtype=_F32)[None, :]
-    w = _lerp_table(table, ((taps - first[:, None]) * step).astype(_F32))
-    total = w[:, 0].copy()
-    for k in range(1, support):          # in tap order, like DALI (rounding)
-        total += w[:, k]
+    taps = first_tap[:, None] + np.arange(support, dtype=_F32)
+    w = _lerp_table(table, (taps - first[:, None]) * step)
+    total = np.cumsum(w, axis=1, dtype=_F32)[:, -1]    # in tap order, like DALI (rounding)
     total[total == 0] = 1
-    w = (w / total[:, None]).astype(_F32)
+    w /= total[:, None]
     return _fold(first_tap.astype(np.int64), w, n_in)
 
 
@@ -156,14 +159,18 @@ def _fold(first, w, n_in):
     """Fold taps outside [0, n_in) onto the edges; every window then lies inside the input."""
     n_out, support = w.shape
     width = min(support, n_in)
-    starts = np.clip(first, 0, n_in - width)
-    if width == support and (first == starts).all():
+    starts = np.minimum(np.maximum(first, 0), n_in - width)
+    edge = np.nonzero(first != starts)[0]
+    if width == support and not len(edge):
         return _finish(starts.astype(np.int32), w, n_in)
+    if width < support:
+        edge = np.arange(n_out)
     folded = np.zeros((n_out, width), _F32)
-    rows = np.arange(n_out)
+    folded[:, :] = w[:, :width]
+    folded[edge] = 0
     for k in range(support):
-        col = np.clip(first + k, 0, n_in - 1) - starts
-        folded[rows, col] += w[:, k]
+        col = np.minimum(np.maximum(first[edge] + k, 0), n_in - 1) - starts[edge]
+        folded[edge, col] += w[edge, k]
     return _finish(starts.astype(np.int32), folded, n_in)
 
 

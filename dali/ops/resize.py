@@ -120,8 +120,11 @@ def resample_sample(src, dst, layout, lo, hi, min_filter, mag_filter, antialias)
         return
     filters = _resampling.region_filters(in_shape[1:-1], out_shape[1:-1], lo, hi,
                                          min_filter, mag_filter, antialias)
-    _resampling.resample(np.ascontiguousarray(src).reshape(in_shape),
-                         dst.reshape(out_shape), filters)
+    out = dst if dst.flags.c_contiguous else np.empty(dst.shape, dst.dtype)
+    _resampling.resample(np.ascontiguousarray(src).reshape(in_shape), out.reshape(out_shape),
+                         filters)
+    if out is not dst:
+        dst[...] = out
 
 
 def map_samples(ws, fn, n):
