@@ -92,10 +92,10 @@ def _range(name, value):
     if len(v) == 1:
         v = v * 2
     if len(v) != 2:
-        raise ValueError(f"argument `{name}` expects one value or a [min, max] pair, got "
-                         f"{len(v)} values")
+        raise RuntimeError(f"argument `{name}` expects one value or a [min, max] pair, got "
+                           f"{len(v)} values")
     if v[0] > v[1]:
-        raise ValueError(f"argument `{name}`: empty range [{v[0]}, {v[1]}] (min > max)")
+        raise RuntimeError(f"argument `{name}`: empty range [{v[0]}, {v[1]}] (min > max)")
     return v
 
 
@@ -120,13 +120,14 @@ class RandomResizedCrop(_operator.Operator):
         ])
 
     def setup(self):
-        # Checked when the pipeline is built, like DALI (the executor names the operator).
+        # Checked when the pipeline is built, with DALI's exception types (the executor names
+        # the operator).
         size = [int(v) for v in self.args["size"]]
         if len(size) == 1:
             size = size * 2
         if len(size) != 2:
-            raise ValueError(f"argument `size` expects one value or [height, width], got "
-                             f"{len(size)} values")
+            raise RuntimeError(f"argument `size` expects one value or [height, width], got "
+                               f"{len(size)} values")
         self._size = size
         self._area = _range("random_area", self.args["random_area"])
         self._aspect = _range("random_aspect_ratio", self.args["random_aspect_ratio"])
