@@ -36,8 +36,7 @@ from dali._types import DALIInterpType as Interp
 
 _F32 = np.float32
 
-# Kernel tables: (samples, radius in pixels at scale 1).  Sizes follow DALI's so that the
-# interpolated values agree with it.
+# Kernel table sizes follow DALI's so that the interpolated values agree with it.
 _GAUSS_SIZE, _CUBIC_SIZE, _LANCZOS_A, _LANCZOS_RES = 65, 129, 3, 32
 
 
