@@ -176,7 +176,7 @@ class Pipeline:
             raise NotImplementedError("The pipeline has no outputs: return or set at least one")
         g = graph.Graph(outputs, self._sinks)
         g.check()
-        self._check_devices(g)
+        self._check_devices(g, outputs)
         self._check_output_specs(len(outputs))
         seed = self._seed if self._seed is not None else int(np.random.SeedSequence().entropy
                                                               % (2 ** 31))
@@ -189,16 +189,20 @@ class Pipeline:
         self._input_ops = [op for op in ex.ops if getattr(op, "has_callback", False)]
         self._built = True
 
-    def _check_devices(self, g):
-        for n in g.nodes:
-            if n.device != "cpu" and not _gpu_available():
-                where = f" (created at {n.origin[-1].filename}:{n.origin[-1].lineno})" \
-                    if n.origin else ""
-                raise RuntimeError(
-                    f"The pipeline requires a CUDA-capable GPU: operator "
-                    f"{n.schema.display_name}{where} runs on \"{n.device}\", but no GPU "
-                    "backend is available (install CuPy with `pip install dali[gpu]` on a "
-                    "machine with a CUDA device), and device_id=None pipelines are CPU-only.")
+    def _check_devices(self, g, outputs):
+        """GPU operators, and outputs moved with `.gpu()`, need a GPU backend."""
+        if _gpu_available():
+            return
+        on_gpu = [(n, "runs") for n in g.nodes if n.device != "cpu"]
+        on_gpu += [(o.source, "moves its output") for o in outputs if o.device != "cpu"]
+        for n, what in on_gpu:
+            where = f" (created at {n.origin[-1].filename}:{n.origin[-1].lineno})" \
+                if n.origin else ""
+            raise RuntimeError(
+                f"The pipeline requires a CUDA-capable GPU: operator "
+                f"{n.schema.display_name}{where} {what} on \"gpu\", but no GPU "
+                "backend is available (install CuPy with `pip install dali[gpu]` on a "
+                "machine with a CUDA device), and device_id=None pipelines are CPU-only.")
 
     def _check_output_specs(self, n):
         for name in ("output_dtype", "output_ndim", "output_layout"):
