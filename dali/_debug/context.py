@@ -147,7 +147,8 @@ class DebugOp:
         arg_ins = {k: self._as_batch(v, root_ids) for k, v in batches.items()}
         self._check_meta(ins, arg_ins)
         outs = executor.run_operator(self.op, ins, arg_ins, root_bs, root_ids,
-                                     pipe._iteration, pipe._sched.epoch_idx)
+                                     pipe._iteration, pipe._sched.epoch_idx,
+                                     pipe._thread_pool)
         nodes = [debug_node.DataNodeDebug(tl, self.name if len(outs) == 1 else
                                           f"{self.name}[{i}]", self.device, self, ids)
                  for i, (tl, ids) in enumerate(outs)]

@@ -15,6 +15,7 @@ from dali._autograph import conditional
 from dali._debug import context as debug_context
 from dali._debug import data_node as debug_node
 from dali._ext import rng
+from dali._ext.thread_pool import ThreadPool
 from dali._graph import context
 from dali._pipeline import pipeline as _pipeline
 
@@ -58,6 +59,7 @@ class DebugPipeline(_pipeline.Pipeline):
             raise ValueError("The batch size must be set.")
         if self._seed is None:
             self._seed = int(np.random.SeedSequence().entropy % (2 ** 63))
+        self._thread_pool = ThreadPool(self._num_threads or 1)
         self._built = True
 
     def _prefetch_depth(self):

@@ -17,6 +17,7 @@ import numpy as np
 from dali import _operator, tensors
 from dali._executor import errors, workspace
 from dali._ext.tensor_storage import BatchStorage
+from dali._ext.thread_pool import ThreadPool
 
 
 class Executor:
@@ -48,6 +49,7 @@ class Executor:
             op = n.impl(spec)
             self.ops.append(op)
             self.by_name[n.name] = op
+        self.thread_pool = ThreadPool(num_threads)
         self.iteration = 0
         self.epoch = 0
         self._samples_seen = 0
@@ -97,7 +99,8 @@ class Executor:
         for node, op in zip(self.graph.nodes, self.ops, strict=True):
             ins = [values[id(e)] for e in node.inputs]
             arg_ins = {k: values[id(e)] for k, e in node.arg_inputs.items()}
-            outs = run_operator(op, ins, arg_ins, bs, root_ids, self.iteration, self.epoch)
+            outs = run_operator(op, ins, arg_ins, bs, root_ids, self.iteration, self.epoch,
+                                self.thread_pool)
             for e, v in zip(node.outputs, outs, strict=True):
                 values[id(e)] = v
                 if capture is not None:
@@ -114,7 +117,7 @@ class Executor:
         return result
 
 
-def run_operator(op, ins, arg_ins, root_bs, root_ids, iteration=0, epoch=0):
+def run_operator(op, ins, arg_ins, root_bs, root_ids, iteration=0, epoch=0, thread_pool=None):
     """Run one operator on one batch: the single entry point of graph and debug execution.
 
     Parameters
@@ -125,6 +128,8 @@ def run_operator(op, ins, arg_ins, root_bs, root_ids, iteration=0, epoch=0):
     arg_ins : dict of str -> (TensorListCPU, sample ids)
     root_bs, root_ids :
         Batch size and sample ids used when the operator has no positional inputs.
+    thread_pool : ThreadPool or None
+        The pipeline's worker threads, shared by its operators.
 
     Returns
     -------
@@ -139,7 +144,8 @@ def run_operator(op, ins, arg_ins, root_bs, root_ids, iteration=0, epoch=0):
         bs, ids, source_info = root_bs, root_ids, None
     ws = workspace.Workspace(
         op, bs, [v[0] for v in ins], {k: v[0] for k, v in arg_ins.items()},
-        iteration, epoch, ids, source_info=source_info, input_ids=[v[1] for v in ins])
+        iteration, epoch, ids, thread_pool=thread_pool, source_info=source_info,
+        input_ids=[v[1] for v in ins])
     try:
         for k, (tl, _) in enumerate(ins[1:], 1):
             if len(tl) != bs and spec.schema.same_batch_inputs:
