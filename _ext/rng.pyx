@@ -54,15 +54,52 @@ def mix_key(uint64_t seed, uint64_t epoch):
     return z ^ (z >> 31)
 
 
-def derive_seeds(uint64_t pipeline_seed, Py_ssize_t count):
-    """`count` independent 31-bit operator seeds derived from a pipeline seed."""
-    cdef cnp.ndarray[cnp.int64_t] out = np.empty(count, np.int64)
-    cdef Py_ssize_t i
-    cdef Philox4 r
-    for i in range(count):
-        r = philox4x32_10(pipeline_seed, <uint32_t>i, 0, 0xFFFFFFFFu, 0)
-        out[i] = r.v[0] & 0x7FFFFFFF
+cdef inline uint32_t _seq_t(uint32_t x) noexcept nogil:
+    return x ^ (x >> 27)
+
+
+def seed_seq(seeds, Py_ssize_t n):
+    """The `n` 32-bit words C++'s `std::seed_seq(seeds).generate` produces (the algorithm is
+    fixed by the C++ standard, [rand.util.seedseq]); `seeds` are truncated to 32 bits."""
+    cdef list vals = [int(v) & 0xFFFFFFFF for v in seeds]
+    cdef Py_ssize_t s = len(vals), m, k, t, p, q
+    cdef cnp.ndarray[cnp.uint32_t] out = np.full(n, 0x8b8b8b8b, np.uint32)
+    cdef uint32_t[::1] b = out
+    cdef uint32_t r1, r2
+    if n == 0:
+        return out
+    t = 11 if n >= 623 else 7 if n >= 68 else 5 if n >= 39 else 3 if n >= 7 else (n - 1) // 2
+    p = (n - t) // 2
+    q = p + t
+    m = max(s + 1, n)
+    for k in range(m):
+        r1 = 1664525u * _seq_t(b[k % n] ^ b[(k + p) % n] ^ b[(k - 1 + n) % n])
+        if k == 0:
+            r2 = r1 + <uint32_t>s
+        elif k <= s:
+            r2 = r1 + <uint32_t>(k % n) + <uint32_t>vals[k - 1]
+        else:
+            r2 = r1 + <uint32_t>(k % n)
+        b[(k + p) % n] += r1
+        b[(k + q) % n] += r2
+        b[k % n] = r2
+    for k in range(m, m + n):
+        r1 = 1566083941u * _seq_t(b[k % n] + b[(k + p) % n] + b[(k - 1 + n) % n])
+        r2 = r1 - <uint32_t>(k % n)
+        b[(k + p) % n] ^= r1
+        b[(k + q) % n] ^= r2
+        b[k % n] = r2
     return out
+
+
+MAX_SEEDS = 1024
+
+
+def derive_seeds(int64_t pipeline_seed, Py_ssize_t count):
+    """`count` operator seeds derived from a pipeline seed as DALI does: the words of
+    `std::seed_seq{pipeline_seed}` (MAX_SEEDS of them, reused cyclically), in operator order."""
+    words = seed_seq([pipeline_seed], MAX_SEEDS).astype(np.int64)
+    return words[np.arange(count) % MAX_SEEDS]
 
 
 def uniform(uint64_t key, const int64_t[:] sample_ids, const int64_t[:] counts,
