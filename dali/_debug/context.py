@@ -20,6 +20,8 @@ from dali._types import DALIDataType as T
 
 
 def _is_batch(value):
+    """Whether an operator input is a batch: a DataNodeDebug, a TensorList or a list of arrays
+    (anything else is a constant, broadcast to the batch)."""
     if isinstance(value, (debug_node.DataNodeDebug, tensors.TensorListCPU)):
         return True
     if isinstance(value, data_node.DataNode):
@@ -28,6 +30,26 @@ def _is_batch(value):
                         "used as operator inputs")
     return (isinstance(value, list) and bool(value)
             and not any(isinstance(x, (int, float, bool, str)) for x in value))
+
+
+def _separate_args(schema, kwargs):
+    """(constants, per-sample arguments) of a call, classified as in graph mode: DataNodeDebugs
+    and TensorLists are per-sample; so are lists of arrays and arrays of one or more dimensions
+    given to an argument that accepts per-sample values but is not a vector (graph mode makes
+    those constant nodes).  Other values, Python objects included, are constants."""
+    extra = {}
+    for k, v in kwargs.items():
+        arg = schema.arg_map[k]
+        if not arg.tensor or isinstance(v, (data_node.DataNode, tensors.TensorListCPU)):
+            continue
+        if (isinstance(v, list) and _is_batch(v)) or (
+                isinstance(v, np.ndarray) and v.ndim > 0 and not arg.is_vector):
+            extra[k] = v
+    consts, batches = _operator.separate_args(
+        schema, {k: v for k, v in kwargs.items() if k not in extra},
+        lambda v: isinstance(v, (data_node.DataNode, tensors.TensorListCPU)) and _is_batch(v))
+    batches.update(extra)
+    return consts, batches
 
 
 class DebugContext(context.CallContext):
@@ -69,7 +91,7 @@ class DebugOp:
                 "supported in debug mode")
         self.impl = impl
         self.pipe = pipe
-        consts, batches = _operator.separate_args(schema, kwargs, _is_batch)
+        consts, batches = _separate_args(schema, kwargs)
         self.consts = consts
         self.batch_args = frozenset(batches)
         self.input_kinds = [_is_batch(x) for x in inputs]
@@ -113,7 +135,7 @@ class DebugOp:
                     f"Input {i} for operator '{self.name}' is a "
                     f"{'batch' if now else 'constant'} but was a "
                     f"{'batch' if was else 'constant'} when created.")
-        consts, batches = _operator.separate_args(schema, kwargs, _is_batch)
+        consts, batches = _separate_args(schema, kwargs)
         conditions = getattr(pipe, "_condition_stack", None)
         if conditions is not None:
             _require_debug_nodes(self.name, inputs, batches)

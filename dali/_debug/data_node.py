@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dali._graph import data_node
+from dali._pipeline import pipeline
 
 
 class DataNodeDebug(data_node.DataNode):
@@ -22,6 +23,16 @@ class DataNodeDebug(data_node.DataNode):
     def get(self):
         """The batch this node holds (a TensorListCPU)."""
         return self._data
+
+    def gpu(self):
+        """This batch on the GPU.  Debug mode moves data at once, so without a GPU backend this
+        fails here (graph mode fails at `build()`)."""
+        if not pipeline._gpu_available():
+            raise RuntimeError(
+                f'Cannot move "{self.name}" to the GPU: debug mode moves data at once, and no '
+                "GPU backend is available (install CuPy with `pip install dali[gpu]` on a "
+                "machine with a CUDA device); device_id=None pipelines are CPU-only.")
+        return super().gpu()
 
     def __str__(self):
         body = str(self._data).replace("\n", "\n     ")

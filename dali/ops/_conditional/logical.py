@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 
 from dali import _operator, _registry
-from dali._executor import errors
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops._conditional import split
@@ -14,6 +13,9 @@ from dali.ops._conditional import split
 _RESTRICTED = ("Logical expression `{}` is restricted to scalar (0-d tensors) inputs of `bool` "
                "type, that are placed on CPU. Got {} as the {} argument in logical "
                "expression.\n" + split._SCALAR_ONLY)
+_NOT_RESTRICTED = ("Logical expression `not` is restricted to scalar (0-d tensors) inputs, that "
+                   "are placed on CPU. Got a {}-d input in logical expression.\n"
+                   + split._SCALAR_ONLY)
 
 
 @_registry.register
@@ -25,8 +27,7 @@ class Not(_operator.Operator):
     def infer(self, ws):
         tl = ws.inputs[0]
         if tl.ndim() != 0:
-            raise errors.SampleError(0, _RESTRICTED.format(
-                "not", f"a {tl.ndim()}-d input", "only"), RuntimeError)
+            raise RuntimeError(_NOT_RESTRICTED.format(tl.ndim()))
         return [_operator.OutputDesc([()] * len(tl), np.bool_, "")]
 
     def run_cpu(self, ws):
@@ -46,11 +47,10 @@ class ValidateLogical(_operator.Operator):
         tl = ws.inputs[0]
         name, side = self.args["expression_name"], self.args["expression_side"]
         if tl.ndim() != 0:
-            raise errors.SampleError(0, _RESTRICTED.format(
-                name, f"a {tl.ndim()}-d input", side), RuntimeError)
+            raise RuntimeError(_RESTRICTED.format(name, f"a {tl.ndim()}-d input", side))
         if tl._storage.dtype != np.bool_:
-            raise errors.SampleError(0, _RESTRICTED.format(
-                name, f"an input of type `{tl._storage.dtype}`", side), RuntimeError)
+            raise RuntimeError(_RESTRICTED.format(
+                name, f"an input of type `{tl._storage.dtype}`", side))
         return [_operator.OutputDesc(None, np.bool_, "", 0)]
 
     def run_cpu(self, ws):

@@ -35,7 +35,7 @@ class Merge(_operator.Operator):
                            ("sample dimensions", t.ndim(), f.ndim()),
                            ("layouts", t.layout(), f.layout())):
             if a != b and len(t) and len(f):
-                raise self.error(_DIVERGENT.format(what, _show(a), _show(b)), RuntimeError)
+                raise RuntimeError(_DIVERGENT.format(what, _show(a), _show(b)))
         base = t if len(t) else f
         self._mask = split.predicate_mask(ws, len(t) + len(f))
         if int(self._mask.sum()) != len(t) or int((~self._mask).sum()) != len(f):

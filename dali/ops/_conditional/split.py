@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 
 from dali import _operator, _registry
-from dali._executor import errors
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
@@ -18,7 +17,13 @@ _SCALAR_ONLY = (
     "This input restriction allows the logical expressions to always return scalar boolean "
     "outputs and to be used in unambiguous way in DALI conditionals (`if` statements). You can "
     "set the `dtype` parameter of some operators to `dali.types.BOOL` or use comparison "
-    "operators which always return booleans.")
+    "operators which always return booleans.\n"
+    "If you need to process inputs of higher dimensionality, different type, or device "
+    "placement, you may use bitwise arithmetic operators `&`, `|` or comparison operator "
+    "(`== 0`) to emulate logical `and`, `or` and `not` expressions.  Those operations performed "
+    "on boolean inputs are equivalent to logical expressions. Keep in mind that, in contrast to "
+    "using logical operators, all subexpressions of elementwise arithmetic operators are always "
+    "evaluated.")
 
 
 def predicate_mask(ws, expected=None, name="predicate"):
@@ -28,11 +33,10 @@ def predicate_mask(ws, expected=None, name="predicate"):
     if tl is None:
         raise ws.op.error("the predicate must be a per-sample (DataNode) argument")
     if tl.ndim() != 0:
-        raise errors.SampleError(
-            0, "Conditions inside `if` statements are restricted to scalar (0-d tensors) "
-               "inputs, that are placed on CPU. Got a "
-               f"{tl.ndim()}-d input as a condition of the `if` statement.\n" + _SCALAR_ONLY,
-            RuntimeError)
+        raise RuntimeError(
+            "Conditions inside `if` statements are restricted to scalar (0-d tensors) inputs, "
+            f"that are placed on CPU. Got a {tl.ndim()}-d input as a condition of the `if` "
+            "statement.\n" + _SCALAR_ONLY)
     expected = ws.batch_size if expected is None else expected
     if len(tl) != expected:
         raise ws.op.error(f"the predicate has {len(tl)} samples but {expected} were expected")
