@@ -1,0 +1,89 @@
+"""Arguments and behaviour every reader shares (DALI's `LoaderBase`)."""
+
+from __future__ import annotations
+
+from dali import _operator
+from dali._schema import Arg
+from dali._types import DALIDataType as T
+from dali.ops.readers import _loader
+
+
+def loader_args():
+    """The arguments of DALI's `LoaderBase` schema, with its defaults."""
+    return [
+        Arg("random_shuffle", T.BOOL, False,
+            doc="Shuffle the data: samples are read in order into a buffer of `initial_fill` "
+                "and drawn from it at random (after a fixed, seed-independent permutation of "
+                "the file list)."),
+        Arg("initial_fill", T.INT32, 1024,
+            doc="Size of the shuffle buffer; ignored without `random_shuffle`."),
+        Arg("num_shards", T.INT32, 1, doc="Number of parts the data set is split into."),
+        Arg("shard_id", T.INT32, 0, doc="Index of the part to read."),
+        Arg("stick_to_shard", T.BOOL, False,
+            doc="Loop over this reader's shard instead of moving on to the next one after "
+                "each epoch."),
+        Arg("pad_last_batch", T.BOOL, False,
+            doc="Pad the shard by repeating its last sample, so that every shard yields the "
+                "same number of batches (may add a whole batch of repeats)."),
+        Arg("read_ahead", T.BOOL, False,
+            doc="Keep every file's contents in memory after it is first read."),
+        Arg("prefetch_queue_depth", T.INT32, 1,
+            doc="Batches the reader prepares ahead (a hint: the executor's prefetching does "
+                "this here)."),
+        Arg("lazy_init", T.BOOL, False,
+            doc="List the data set at the first run instead of when the pipeline is built."),
+        Arg("skip_cached_images", T.BOOL, False, implemented=False,
+            doc="Return empty samples for images in the decoder cache (no decoder cache here)."),
+        Arg("dont_use_mmap", T.BOOL, False,
+            doc="Use plain reads instead of memory mapping (reads are always plain here)."),
+        Arg("tensor_init_bytes", T.INT32, 1048576, doc="Per-sample memory hint, in bytes."),
+    ]
+
+
+class Reader(_operator.Operator):
+    """A source operator driven by a `Loader`; subclasses list the entries and load them.
+
+    Subclasses implement `list_entries() -> list` (called once, at build or, with `lazy_init`,
+    at the first run) and may pass `reshuffle_seed` through `loader_options()`.
+    """
+
+    loader = None
+
+    def setup(self):
+        a = self.args
+        if a["num_shards"] < 1 or not 0 <= a["shard_id"] < a["num_shards"]:
+            raise RuntimeError("num_shards needs to be greater than shard_id")
+        if a["random_shuffle"] and a["initial_fill"] < 1:
+            raise RuntimeError(f"initial_fill must be at least 1, got {a['initial_fill']}")
+        if not a["lazy_init"]:
+            self._prepare()
+
+    def _prepare(self):
+        if self.loader is not None:
+            return
+        entries = self.list_entries()
+        a = self.args
+        if a["num_shards"] > len(entries):
+            raise RuntimeError(
+                f"The number of input samples: {len(entries)}, needs to be at least equal to "
+                f"the requested number of shards: {a['num_shards']}.")
+        self.loader = _loader.Loader(
+            entries, max_batch_size=self.spec.max_batch_size,
+            random_shuffle=a["random_shuffle"], initial_fill=a["initial_fill"],
+            seed=self.spec.seed, num_shards=a["num_shards"], shard_id=a["shard_id"],
+            stick_to_shard=a["stick_to_shard"], pad_last_batch=a["pad_last_batch"],
+            **self.loader_options())
+
+    def list_entries(self):
+        raise NotImplementedError
+
+    def loader_options(self):
+        return {}
+
+    def next_entries(self, n):
+        self._prepare()
+        return self.loader.next_batch(n)
+
+    def reader_meta(self):
+        self._prepare()
+        return self.loader.meta()

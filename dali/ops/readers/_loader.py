@@ -1,0 +1,152 @@
+"""What every reader shares: sharding, the shuffle buffer and padding, as real DALI does them.
+
+A `Loader` walks a list of entries (e.g. `(path, label)` pairs) and hands out the next batch of
+them; the reader operator then loads each entry's data.  The order is DALI's exactly (see
+`dali/ops/readers/_std_random.py` for the generators):
+
+* Shard `s` of `n` covers entries `[N*s//n, N*(s+1)//n)`.  The reader starts at its shard and
+  reads on through the following shards (wrapping at N) unless `stick_to_shard`, when it loops
+  over its own shard.  An "epoch" is one shard's worth of samples.
+* With `random_shuffle`, the entry list is first permuted with `mt19937(524287)` (the same on
+  every shard and for every seed), `initial_fill` samples are read into a buffer, and each
+  request picks one of the buffered samples of the current epoch at random and refills its slot
+  with the next sample read.  Samples of the next epoch wait in the buffer until the current
+  epoch is used up, so a batch can straddle two epochs but an epoch never repeats a sample.
+* With `pad_last_batch`, an exhausted epoch repeats its last sample up to `ceil(N/n)` samples and
+  then to the end of the batch, so every shard yields the same number of batches.
+* With `shuffle_after_epoch`, the whole list is re-permuted at the start of every epoch.
+"""
+
+from __future__ import annotations
+
+import math
+
+from dali.ops.readers import _std_random
+
+PRESHUFFLE_SEED = 524287       # DALI's fixed data-loader seed
+
+
+def shard_start(shard, num_shards, size):
+    return size * shard // num_shards
+
+
+class Loader:
+    """Order of the entries a reader returns (see the module docstring).
+
+    Parameters
+    ----------
+    entries : list
+        The data set, in listing order.
+    max_batch_size : int
+    random_shuffle : bool
+    initial_fill : int
+    seed : int
+        Seeds the shuffle-buffer draws.
+    num_shards, shard_id : int
+    stick_to_shard, pad_last_batch : bool
+    reshuffle_seed : int or None
+        Re-permute the list at every epoch with `mt19937(reshuffle_seed + epoch)`
+        (`shuffle_after_epoch`; implies `stick_to_shard`).
+    """
+
+    def __init__(self, entries, *, max_batch_size, random_shuffle=False, initial_fill=1024,
+                 seed=0, num_shards=1, shard_id=0, stick_to_shard=False, pad_last_batch=False,
+                 reshuffle_seed=None):
+        self.entries = list(entries)
+        self.size = len(self.entries)
+        self.max_batch_size = max_batch_size
+        self.shuffle = random_shuffle
+        self.fill = initial_fill if random_shuffle else 1
+        self.num_shards = num_shards
+        self.shard_id = shard_id
+        self.stick = stick_to_shard or reshuffle_seed is not None
+        self.pad = pad_last_batch
+        self.reshuffle_seed = reshuffle_seed
+        self.per_shard = math.ceil(self.size / num_shards)
+        self._engine = _std_random.MinStd0(seed)
+        if random_shuffle:
+            _std_random.shuffle(self.entries, _std_random.MT19937(PRESHUFFLE_SEED))
+        self._list_epoch = 0
+        self._cursor = 0
+        self._restart(wrap_to_shard=True)
+        self._virtual_shard = shard_id
+        self._read_in_shard = 0
+        self._buffer = []
+        self._segments = []          # [start, end) of each epoch's samples in the ring buffer
+        self._returned = 0
+        self._last = None
+
+    # -- sequential reading ------------------------------------------------------------------
+    def _start(self, shard):
+        return shard_start(shard, self.num_shards, self.size)
+
+    def _restart(self, wrap_to_shard):
+        self._cursor = self._start(self.shard_id) if wrap_to_shard else 0
+        self._list_epoch += 1
+        if self.reshuffle_seed is not None:
+            _std_random.shuffle(self.entries,
+                                _std_random.MT19937(self.reshuffle_seed + self._list_epoch))
+
+    def _past_shard(self, index, shard):
+        return index >= self.size or (
+            shard + 1 < self.num_shards and index >= self._start(shard + 1))
+
+    def _read(self):
+        entry = self.entries[self._cursor]
+        self._cursor += 1
+        if self._cursor >= self.size or (self.stick and self._past_shard(self._cursor,
+                                                                          self.shard_id)):
+            self._restart(self.stick)
+        self._read_in_shard += 1
+        if self._past_shard(self._read_in_shard - 1 + self._start(self._virtual_shard),
+                            self._virtual_shard):
+            if not self.stick:
+                self._virtual_shard = (self._virtual_shard + 1) % self.num_shards
+            self._read_in_shard = 1
+            end = self._segments[-1][1] if self._segments else 0
+            self._segments.append([end, end])
+        return entry
+
+    # -- the shuffle buffer --------------------------------------------------------------------
+    def _fill(self):
+        self._segments = [[0, 0]]
+        for _ in range(self.fill):
+            entry = self._read()
+            self._buffer.append(entry)
+            self._segments[-1][1] += 1
+
+    def next_one(self, new_batch):
+        if not self._buffer:
+            self._fill()
+        front = self._segments[0]
+        if front[0] == front[1]:
+            if self.pad and (self._returned < self.per_shard or not new_batch):
+                self._returned += 1
+                return self._last
+            self._segments.pop(0)
+            self._returned = 0
+            front = self._segments[0]
+        n = len(self._buffer)
+        offset = _std_random.uniform_int(self._engine, 0, front[1] - front[0] - 1) \
+            if self.shuffle else 0
+        i, head = (front[0] + offset) % n, front[0] % n
+        buf = self._buffer
+        buf[i], buf[head] = buf[head], buf[i]
+        chosen = buf[head]
+        buf[head] = self._read()                 # the ring is full: the tail slot is `head`
+        self._segments[-1][1] += 1
+        front[0] += 1
+        self._returned += 1
+        self._last = chosen
+        return chosen
+
+    def next_batch(self, n):
+        """The entries of the next batch of `n` samples."""
+        return [self.next_one(k == 0) for k in range(n)]
+
+    def meta(self):
+        """`Pipeline.reader_meta()` of this reader (DALI's keys; the flags as ints)."""
+        padded = self.per_shard * self.num_shards if self.pad else self.size
+        return {"epoch_size": self.size, "epoch_size_padded": padded,
+                "number_of_shards": self.num_shards, "shard_id": self.shard_id,
+                "pad_last_batch": int(self.pad), "stick_to_shard": int(self.stick)}

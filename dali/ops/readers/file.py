@@ -1,0 +1,196 @@
+"""fn.readers.file: file contents and integer labels, from a directory tree or a list.
+
+Three ways to say which files (exactly one): `file_root` alone (every immediate subdirectory is
+a class, labelled by its position in byte-wise sorted order; files matching `file_filters`,
+sorted; files directly in `file_root` are ignored), `file_list` (lines "path label"), or `files`
+(+ optional `labels`, else each file's index).  Output 0 is the raw bytes (uint8, 1-D), output 1
+the label (int32, shape (1,)); each sample's source info is its path as listed (relative to
+`file_root` for a scanned tree).  Order, sharding, shuffling and padding: `_loader`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+
+import numpy as np
+
+from dali import _operator, _registry
+from dali._schema import Arg, Schema
+from dali._types import DALIDataType as T
+from dali.ops.readers import _common, _loader
+
+DEFAULT_FILTERS = ["*.jpg", "*.jpeg", "*.png", "*.bmp", "*.tif", "*.tiff", "*.pnm", "*.ppm",
+                   "*.pgm", "*.pbm", "*.jp2", "*.webp", "*.flac", "*.ogg", "*.wav"]
+
+
+@_registry.register
+class File(_common.Reader):
+    schema = Schema(
+        "readers.file", inputs=0, outputs=2, devices=("cpu",), random=True,
+        doc="Reads file contents and returns file-label pairs.\n\n"
+            "Give exactly one of: `file_root` alone (each immediate subdirectory is a class, "
+            "labelled 0, 1, ... in sorted order; the files directly in it matching `file_filters`), "
+            "`file_list` (a text file of `path label` lines; paths relative to `file_root` if "
+            "given, else to the list's directory) or `files` (with `labels`, or labelled by "
+            "their index). Outputs: the file's bytes (uint8, 1-D) and its label (int32, shape "
+            "(1,)). The sample order, sharding, shuffling buffer and padding are real DALI's, "
+            "sample for sample.",
+        args=[
+            Arg("file_root", T.STRING, None,
+                doc="Directory of the data: scanned for class subdirectories unless `file_list` "
+                    "or `files` is given, else the base of their relative paths."),
+            Arg("file_list", T.STRING, None,
+                doc="A text file with one `filename label` pair per line (names may contain "
+                    "spaces, not trailing ones). Exclusive with `files`."),
+            Arg("files", T._STRING_VEC, None,
+                doc="File paths to read (relative to `file_root` when it is given). Exclusive "
+                    "with `file_list`."),
+            Arg("labels", T._INT32_VEC, None,
+                doc="Labels of `files` (one per file); without it, each file's index."),
+            Arg("file_filters", T._STRING_VEC, list(DEFAULT_FILTERS),
+                doc="Glob patterns; a scanned file is listed when it matches one of them."),
+            Arg("case_sensitive_filter", T.BOOL, False,
+                doc="Match `file_filters` and `dir_filters` case-sensitively."),
+            Arg("dir_filters", T._STRING_VEC, None,
+                doc="Glob patterns selecting the subdirectories of `file_root` to scan."),
+            Arg("shuffle_after_epoch", T.BOOL, False,
+                doc="Re-permute the whole data set at every epoch (the same permutation on "
+                    "every shard); implies `stick_to_shard`, excludes `random_shuffle`."),
+            Arg("shuffle_after_epoch_seed", T.INT64, None,
+                doc="Seed of the `shuffle_after_epoch` permutations (default: a fixed one)."),
+            *_common.loader_args(),
+        ])
+
+    def setup(self):
+        a = self.args
+        given = {k: a[k] is not None for k in ("file_root", "file_list", "files")}
+        if given["files"] and given["file_list"]:
+            raise RuntimeError("File paths can be provided through ``files`` or ``file_list`` "
+                               "but not both.")
+        if not any(given.values()):
+            raise RuntimeError("``file_root`` argument is required when not using ``files`` "
+                               "or ``file_list``.")
+        if a["labels"] is not None and not given["files"]:
+            raise RuntimeError("The argument ``labels`` is valid only when file paths are "
+                               "provided as ``files`` argument.")
+        if a["files"] is not None and a["labels"] is not None and \
+                len(a["labels"]) != len(a["files"]):
+            raise RuntimeError(f"Provided {len(a['labels'])} labels for {len(a['files'])} files.")
+        if a["shuffle_after_epoch"] and a["stick_to_shard"]:
+            raise RuntimeError("shuffle_after_epoch and stick_to_shard cannot be both true")
+        if a["shuffle_after_epoch"] and a["random_shuffle"]:
+            raise RuntimeError("shuffle_after_epoch and random_shuffle cannot be both true")
+        self._cache = {} if a["read_ahead"] else None
+        super().setup()
+
+    def loader_options(self):
+        if not self.args["shuffle_after_epoch"]:
+            return {}
+        seed = self.args["shuffle_after_epoch_seed"]
+        return {"reshuffle_seed": _loader.PRESHUFFLE_SEED if seed is None else seed}
+
+    # -- listing -----------------------------------------------------------------------------
+    def list_entries(self):
+        a = self.args
+        if a["files"] is not None:
+            labels = a["labels"] if a["labels"] is not None else range(len(a["files"]))
+            entries = [(self._path(f), f, int(lbl))
+                       for f, lbl in zip(a["files"], labels, strict=True)]
+        elif a["file_list"] is not None:
+            entries = self._from_list(a["file_list"])
+        else:
+            entries = self._scan(a["file_root"])
+        if not entries:
+            raise RuntimeError("No files found." + (
+                f" (in the class subdirectories of {a['file_root']!r} matching "
+                f"{a['file_filters']})" if a["file_root"] and a["files"] is None
+                and a["file_list"] is None else ""))
+        return entries
+
+    def _path(self, name):
+        root = self.args["file_root"]
+        return os.path.join(root, name) if root else name
+
+    def _matcher(self, patterns):
+        if self.args["case_sensitive_filter"]:
+            return lambda name: any(fnmatch.fnmatchcase(name, p) for p in patterns)
+        patterns = [p.lower() for p in patterns]
+        return lambda name: any(fnmatch.fnmatchcase(name.lower(), p) for p in patterns)
+
+    def _scan(self, root):
+        try:
+            dirs = sorted(e.name for e in os.scandir(root) if e.is_dir())
+        except OSError as e:
+            raise RuntimeError(f"Failed to open {root}: {e.strerror}") from None
+        if self.args["dir_filters"] is not None:
+            keep = self._matcher(self.args["dir_filters"])
+            dirs = [d for d in dirs if keep(d)]
+        keep = self._matcher(self.args["file_filters"])
+        entries = []
+        for label, d in enumerate(dirs):
+            with os.scandir(os.path.join(root, d)) as it:
+                names = sorted(e.name for e in it if not e.is_dir() and keep(e.name))
+            entries += [(os.path.join(root, d, n), f"{d}/{n}", label) for n in names]
+        return entries
+
+    def _from_list(self, list_path):
+        try:
+            with open(list_path) as f:
+                lines = f.read().splitlines()
+        except OSError:
+            raise RuntimeError(f"Cannot open: {list_path}") from None
+        base = self.args["file_root"] or os.path.dirname(list_path)
+        entries = []
+        for n, line in enumerate(lines, 1):
+            text = line.rstrip()
+            if not text:
+                continue
+            name, _, label = text.rpartition(" ") if " " in text else ("", "", text)
+            name = name.rstrip()
+            parts = text.split()
+            if not name or not label.isdigit() or len(parts) < 2:
+                raise RuntimeError(
+                    f'Incorrect format of the list file "{list_path}":{n} expected file name '
+                    f"followed by a label; got: {line}")
+            entries.append((os.path.join(base, name), name, int(label)))
+        return entries
+
+    # -- one iteration -----------------------------------------------------------------------
+    def infer(self, ws):
+        self._batch = self.next_entries(ws.batch_size)
+        sizes = []
+        for i, (path, _, _) in enumerate(self._batch):
+            cached = self._cache.get(path) if self._cache is not None else None
+            try:
+                sizes.append((cached.size if cached is not None else os.stat(path).st_size,))
+            except OSError as e:
+                raise ws.sample_error(i, f"cannot read {path}: {e.strerror}",
+                                      RuntimeError) from None
+        return [_operator.OutputDesc(sizes, np.uint8, ""),
+                _operator.OutputDesc([(1,)] * len(sizes), np.int32, "")]
+
+    def run_cpu(self, ws):
+        data = ws.outputs[0].samples()
+        labels = ws.outputs[1].dense()
+        for i, ((path, _, label), out) in enumerate(zip(self._batch, data, strict=True)):
+            labels[i, 0] = label
+            self._load(ws, i, path, out)
+        ws.out_source_info = [name for _, name, _ in self._batch]
+        self._batch = None
+
+    def _load(self, ws, i, path, out):
+        cached = self._cache.get(path) if self._cache is not None else None
+        if cached is not None:
+            out[...] = cached
+            return
+        try:
+            with open(path, "rb", buffering=0) as f:
+                got = f.readinto(memoryview(out))
+        except OSError as e:
+            raise ws.sample_error(i, f"cannot read {path}: {e.strerror}", RuntimeError) from None
+        if got != out.size:
+            raise ws.sample_error(i, f"{path} changed while it was read ({got} bytes instead "
+                                     f"of {out.size})", RuntimeError)
+        if self._cache is not None:
+            self._cache[path] = out.copy()
