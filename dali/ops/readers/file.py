@@ -30,12 +30,12 @@ class File(_common.Reader):
         "readers.file", inputs=0, outputs=2, devices=("cpu",), random=True,
         doc="Reads file contents and returns file-label pairs.\n\n"
             "Give exactly one of: `file_root` alone (each immediate subdirectory is a class, "
-            "labelled 0, 1, ... in sorted order; the files directly in it matching `file_filters`), "
-            "`file_list` (a text file of `path label` lines; paths relative to `file_root` if "
-            "given, else to the list's directory) or `files` (with `labels`, or labelled by "
-            "their index). Outputs: the file's bytes (uint8, 1-D) and its label (int32, shape "
-            "(1,)). The sample order, sharding, shuffling buffer and padding are real DALI's, "
-            "sample for sample.",
+            "labelled 0, 1, ... in sorted order; the files directly in it matching "
+            "`file_filters`), `file_list` (a text file of `path label` lines; paths relative "
+            "to `file_root` if given, else to the list's directory) or `files` (with "
+            "`labels`, or labelled by their index). Outputs: the file's bytes (uint8, 1-D) "
+            "and its label (int32, shape (1,)). The sample order, sharding, shuffling buffer "
+            "and padding are real DALI's, sample for sample.",
         args=[
             Arg("file_root", T.STRING, None,
                 doc="Directory of the data: scanned for class subdirectories unless `file_list` "
