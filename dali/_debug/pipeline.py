@@ -128,6 +128,10 @@ class DebugPipeline(_pipeline.Pipeline):
 
     def _readers(self):
         self.build()
+        if not self._ctx.built:
+            raise RuntimeError("In debug mode the operators are created by the first `run()`: "
+                               "call it before asking for reader metadata (`reader_meta`, "
+                               "`epoch_size`).")
         return {o.name: o.op for o in self._ctx.ops.values() if hasattr(o.op, "reader_meta")}
 
     def reset(self):
