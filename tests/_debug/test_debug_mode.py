@@ -357,3 +357,27 @@ def test_input_dtype_change_is_an_error():
     p.run()
     with pytest.raises(RuntimeError, match="Input 0 for operator 'c' has dtype = "):
         p.run()
+
+
+def test_torch_tensors_go_straight_into_operators():
+    torch = pytest.importorskip("torch")
+
+    @experimental.pipeline_def(batch_size=2, num_threads=1, device_id=None, debug=True)
+    def pipe():
+        batch = [torch.tensor([1.5, 2.5]), torch.tensor([3.5, -1.0])]
+        return (fn.cast(batch, dtype=types.INT32),
+                fn.cast(torch.tensor([7, 8], dtype=torch.int16), dtype=types.FLOAT))
+
+    per_sample, broadcast = pipe().run()
+    assert per_sample.as_array().tolist() == [[2, 3], [4, -1]]
+    assert broadcast.as_array().tolist() == [[7.0, 8.0], [7.0, 8.0]]
+
+
+def test_tensor_cpu_is_a_constant_input():
+    @experimental.pipeline_def(batch_size=3, num_threads=1, device_id=None, debug=True)
+    def pipe():
+        sample = TensorListCPU([np.array([4, 5], np.uint8)])[0]
+        return fn.cast(sample, dtype=types.INT16)
+
+    out, = pipe().run()
+    assert out.dtype == types.INT16 and out.as_array().tolist() == [[4, 5]] * 3
