@@ -86,6 +86,12 @@ class Operator:
     def reset_epoch(self, epoch: int):
         """Called when the pipeline starts a new epoch (after StopIteration and reset())."""
 
+    @classmethod
+    def returns_list(cls, args) -> bool:
+        """Whether a call with these constant arguments returns its outputs as a list even
+        when there is one (external_source with an explicit `num_outputs`)."""
+        return False
+
     def error(self, message, exc_type=ValueError):
         """An exception naming this operator (raise it from `infer`/`run`)."""
         return exc_type(f"{self.spec.display_name}: {message}")
@@ -228,6 +234,8 @@ class GraphContext(context.CallContext):
         if hook is not None:
             hook(n)
         outs = n.outputs
+        if impl.returns_list(consts):
+            return list(outs)
         if not outs:
             return None
         return outs[0] if len(outs) == 1 else list(outs)

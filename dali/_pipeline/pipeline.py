@@ -182,7 +182,8 @@ class Pipeline:
                                                               % (2 ** 31))
         self._effective_seed = seed
         ex = _executor_mod.Executor(g, self._max_batch_size, self._num_threads,
-                                    self._device_id, seed)
+                                    self._device_id, seed, self._bytes_per_sample,
+                                    self._enable_memory_stats)
         ex.setup()
         self._graph = g
         self._executor = ex
@@ -302,8 +303,10 @@ class Pipeline:
         name = data_node.name if hasattr(data_node, "name") else data_node
         op = self._executor.by_name.get(name)
         if op is None or not hasattr(op, "feed"):
-            raise RuntimeError(
-                f"Could not find an input operator with name \"{name}\" in the pipeline")
+            raise KeyError(f'Could not find an input operator with name "{name}"')
+        if getattr(op, "has_callback", False):
+            raise RuntimeError(f"Cannot use `feed_input` on the external source '{name}' with "
+                               "a `source` argument specified.")
         op.feed(data, layout)
 
     def input_feed_count(self, input_name):
@@ -363,7 +366,25 @@ class Pipeline:
 
     # -- statistics, graph export -------------------------------------------------------------
     def executor_statistics(self):
-        return {}
+        """Per operator ("CPU_<instance name>"), the largest sizes of its outputs so far:
+        `real_memory_size` (bytes), `max_real_memory_size` (bytes per sample),
+        `reserved_memory_size` and `max_reserved_memory_size` (what the buffer pool holds for
+        them), one entry per output.  Empty unless `enable_memory_stats=True`.  Unlike DALI's
+        dynamic executor, which returns {}, this works in every executor mode."""
+        if not self._enable_memory_stats or not self._built:
+            return {}
+        return self._executor.memory_statistics()
+
+    def executor_timing(self, reset=False):
+        """Time spent in each operator (an extension, not in DALI): per instance name,
+        `runs`, `total_us`, `mean_us` and `max_us` over the iterations run so far (prefetched
+        ones included).  `reset=True` starts the counts afresh after reading them."""
+        if not self._built:
+            return {}
+        result = self._executor.timing()
+        if reset:
+            self._executor.reset_statistics()
+        return result
 
     def save_graph_to_dot_file(self, filename, show_tensors=False, show_ids=None,
                                use_colors=False):

@@ -86,6 +86,10 @@ class ExternalSource(_operator.Operator):
             Arg("use_copy_kernel", T.BOOL, False, doc="Accepted for compatibility."),
         ])
 
+    @classmethod
+    def returns_list(cls, args):
+        return args.get("num_outputs") is not None
+
     def __init__(self, spec):
         super().__init__(spec)
         a = self.args

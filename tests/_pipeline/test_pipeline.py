@@ -322,8 +322,17 @@ def test_run_with_inputs_and_feed_input():
     np.testing.assert_array_equal(out.as_array(), [[1, 1], [2, 2]])
     p.feed_input("data", np.full((3, 2), 5, np.int32))
     np.testing.assert_array_equal(p.run()[0].as_array(), np.full((3, 2), 6))
-    with pytest.raises(RuntimeError, match="Could not find an input operator"):
+    with pytest.raises(KeyError, match='Could not find an input operator with name "nope"'):
         p.feed_input("nope", [np.zeros(1)])
+
+    s = Pipeline(batch_size=1, num_threads=1, device_id=None)
+    with s:
+        listed = fn.external_source(source=lambda: ([np.zeros(1)],), num_outputs=1, name="src")
+        s.set_outputs(*listed)
+    assert isinstance(listed, list) and len(listed) == 1     # an explicit num_outputs: a list
+    with pytest.raises(RuntimeError, match="Cannot use `feed_input` on the external source "
+                                           "'src' with a `source` argument specified"):
+        s.feed_input("src", [np.zeros(1)])
 
     q = Pipeline(batch_size=1, num_threads=1, device_id=None)
     with q:
