@@ -1,0 +1,33 @@
+"""`python -m dali demo`: the Getting Started pipeline on the bundled photographs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dali import __main__ as cli
+from dali import _demo
+
+cv2 = pytest.importorskip("cv2")
+
+
+def test_demo_prints_the_batch_and_writes_the_contact_sheet(tmp_path, capsys):
+    out = tmp_path / "sheet.png"
+    assert cli.main(["demo", "--out", str(out), "--seed", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "TensorListCPU(" in text and 'layout="HWC"' in text and "num_samples=12" in text
+    assert "'epoch_size': 12" in text
+    assert "images dense: False, labels dense: True" in text
+    sheet = cv2.imread(str(out))
+    assert sheet.shape == (3 * (160 + 22), 4 * 160, 3)
+    assert (sheet < 250).mean() > 0.3          # mostly photographs, not background
+
+
+def test_contact_sheet_centres_each_image_in_its_cell():
+    img = np.zeros((10, 20, 3), np.uint8)
+    img[..., 0] = 255                           # RGB red
+    sheet = _demo.contact_sheet([img, img], [0, 1], [1.5, -2.0], ["cats", "dogs"], cell=40,
+                                columns=2)
+    assert sheet.shape == (40 + 22, 80, 3)
+    np.testing.assert_array_equal(sheet[15:25, 10:30], np.broadcast_to([0, 0, 255], (10, 20, 3)))
+    assert (sheet[:15, :] == 255).all()         # above the centred image: background
