@@ -3,7 +3,8 @@ point (`dali._executor.executor.run_operator`), so both modes share every implem
 
 Operator instances are cached by call site and call position, as in DALI: the key is the user's
 (file, line, function) of the call plus its index among this iteration's calls.  The first
-iteration creates the instances; later iterations must make the same calls in the same order,
+iteration creates the instances (one that fails part-way keeps those it made, so a retry reuses
+them); later iterations must make the same calls in the same order,
 with inputs and arguments of the same kind (batch or constant), device, dtype, ndim and layout,
 and unchanged constant arguments.
 """
@@ -69,7 +70,7 @@ class DebugContext(context.CallContext):
         f = frames[-1] if frames else None
         key = (f.filename, f.lineno, f.name, self.cursor) if f else ("?", 0, "?", self.cursor)
         self.cursor += 1
-        if not self.built:
+        if not self.built and key not in self.ops:
             self.ops[key] = DebugOp(self.pipe, impl, inputs, kwargs, device, name, frames)
         op = self.ops.get(key)
         if op is None or op.impl is not impl:

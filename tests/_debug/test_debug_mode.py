@@ -381,3 +381,26 @@ def test_tensor_cpu_is_a_constant_input():
 
     out, = pipe().run()
     assert out.dtype == types.INT16 and out.as_array().tolist() == [[4, 5]] * 3
+
+
+def test_a_first_iteration_that_fails_part_way_can_be_retried():
+    fail = [True]
+
+    def body():
+        u = fn.random.uniform(range=[0, 1], shape=[2])
+        names.append(u.name)
+        if fail.pop(0) if fail else False:
+            raise KeyError("user code fails")
+        return u, fn.random.normal()
+
+    names = []
+    factory = experimental.pipeline_def(body, batch_size=2, num_threads=1, device_id=None,
+                                        seed=9, debug=True)
+    p = factory()
+    with pytest.raises(KeyError, match="user code fails"):
+        p.run()
+    retried = p.run()
+    fresh = factory().run()
+    assert names[0] == names[1]
+    for a, b in zip(retried, fresh, strict=True):
+        np.testing.assert_array_equal(a.as_array(), b.as_array())
