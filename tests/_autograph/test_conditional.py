@@ -453,3 +453,43 @@ def test_tracebacks_point_at_the_original_lines(debug):
     first = failing_branch.__code__.co_firstlineno
     assert frames[-1] == (__file__, first + 5)
     assert (__file__, first + 2) in frames
+
+
+def loop_body(flag):
+    x = fn.external_source(source=lambda: [np.array(i, np.int32) for i in range(N)])
+    for k in range(3):
+        if x % 2 == k % 2:
+            x = x + 10
+        elif flag:          # a Python condition inside a per-sample `else`
+            x = x - 1
+        else:
+            x = x * 2
+    total = 0
+    for v in (1, 2):
+        if x > 15 and v == 2:   # a Python right operand
+            total = total + v
+    return x, total
+
+
+@MODES
+@pytest.mark.parametrize("flag", [True, False])
+def test_ifs_in_loops_with_python_and_per_sample_conditions(debug, flag):
+    def reference(i):
+        for k in range(3):
+            if i % 2 == k % 2:
+                i += 10
+            elif flag:
+                i -= 1
+            else:
+                i *= 2
+        return i
+
+    factory = experimental.pipeline_def(loop_body, debug=True) if debug else \
+        pipeline_def(loop_body)
+    p = factory(flag=flag, batch_size=N, num_threads=1, device_id=None,
+                enable_conditionals=True)
+    for _ in range(2):
+        x, total = p.run()
+        expect = [reference(i) for i in range(N)]
+        assert x.as_array().tolist() == expect
+        assert total.as_array().tolist() == [2 if v > 15 else 0 for v in expect]
