@@ -3,14 +3,31 @@
 Kernels read `data + offsets[i]` with `shapes[i]`; Python gets zero-copy numpy views of samples.
 The block is a lease from the buffer pool (or a user's ndarray wrapped without copying), and it
 returns to the pool when the storage and every view of it are gone.
+
+`allocate` is on the executor's hot path (once per operator output per iteration), so it avoids
+NumPy calls where it can: a batch of one repeated shape (what most operators infer) takes its
+read-only `shapes` and `offsets` arrays from a small cache, and other shape lists are converted
+in one C loop that also finds the offsets, the total size and whether the batch is uniform.
 """
 cimport numpy as cnp
 import numpy as np
 
+from cpython.ref cimport Py_INCREF
+
 from dali._ext.buffer_pool cimport Buffer, BufferPool, default_pool
-from libc.string cimport memcpy
 
 cnp.import_array()
+
+cdef extern from "numpy/arrayobject.h":
+    # Steals the reference to `descr`; `obj` may be NULL.
+    object PyArray_NewFromDescr(type subtype, cnp.dtype descr, int nd, cnp.npy_intp* dims,
+                                cnp.npy_intp* strides, void* data, int flags, object obj)
+
+# (shape, num_samples) -> read-only shapes array; (shape, num_samples, itemsize) -> read-only
+# offsets array.  Shared by every storage of that form; bounded so odd shapes cannot pile up.
+cdef dict _shape_cache = {}
+cdef dict _offset_cache = {}
+cdef Py_ssize_t _CACHE_LIMIT = 1024
 
 
 def _as_shapes(shapes, Py_ssize_t ndim=-1):
@@ -28,31 +45,147 @@ def _as_shapes(shapes, Py_ssize_t ndim=-1):
     return arr
 
 
+cdef inline object _frozen(object arr):
+    arr.setflags(write=False)
+    return arr
+
+
+cdef bint _repeated_tuple(list shapes):
+    """Whether `shapes` is one tuple repeated (the same object or equal ones)."""
+    cdef object first = shapes[0]
+    cdef Py_ssize_t i
+    if type(first) is not tuple:
+        return False
+    for i in range(1, len(shapes)):
+        s = shapes[i]
+        if s is not first and (type(s) is not tuple or s != first):
+            return False
+    return True
+
+
+cdef Py_ssize_t _volume(tuple shape) except -1:
+    cdef Py_ssize_t v = 1, x
+    for e in shape:
+        x = e
+        if x < 0:
+            raise ValueError(f"negative extent in sample shape {shape!r}")
+        v *= x
+    return v
+
+
+cdef object _cached_shapes(tuple shape, Py_ssize_t n):
+    key = (shape, n)
+    arr = _shape_cache.get(key)
+    if arr is None:
+        if len(_shape_cache) >= _CACHE_LIMIT:
+            _shape_cache.clear()
+        arr = np.empty((n, len(shape)), dtype=np.int64)
+        arr[...] = shape
+        _shape_cache[key] = arr = _frozen(arr)
+    return arr
+
+
+cdef object _cached_offsets(tuple shape, Py_ssize_t n, Py_ssize_t sample_bytes):
+    key = (shape, n, sample_bytes)
+    arr = _offset_cache.get(key)
+    if arr is None:
+        if len(_offset_cache) >= _CACHE_LIMIT:
+            _offset_cache.clear()
+        arr = _frozen(np.arange(n, dtype=np.int64) * sample_bytes)
+        _offset_cache[key] = arr
+    return arr
+
+
+cdef BatchStorage allocate_batch(dtype, shapes, BufferPool pool, Py_ssize_t ndim,
+                                 Py_ssize_t min_bytes):
+    """`BatchStorage.allocate` for compiled callers (the executor)."""
+    cdef BatchStorage self = BatchStorage.__new__(BatchStorage)
+    cdef Py_ssize_t n, itemsize, sample_bytes, total
+    self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+    itemsize = self.dtype.itemsize
+    if type(shapes) is list and len(<list>shapes) and _repeated_tuple(<list>shapes):
+        shape = (<list>shapes)[0]
+        n = len(<list>shapes)
+        sample_bytes = _volume(shape) * itemsize
+        self.shapes = _cached_shapes(shape, n)
+        self.offsets = _cached_offsets(shape, n, sample_bytes)
+        self.num_samples = n
+        self.ndim = len(shape)
+        self._uniform = shape
+        total = sample_bytes * n
+    else:
+        total = self._set_shapes(shapes, ndim, itemsize)
+    self._nbytes = total
+    cdef Buffer buf = (pool if pool is not None else default_pool()).lease(
+        total if total >= min_bytes else min_bytes)
+    buf.nbytes = total
+    self.base = buf
+    self.data = <char*>buf.ptr
+    return self
+
+
 cdef class BatchStorage:
     """Samples of one batch; see the module docstring."""
 
+    def __cinit__(self):
+        self._nbytes = -1
+
     @staticmethod
-    def allocate(dtype, shapes, BufferPool pool=None, Py_ssize_t ndim=-1):
+    def allocate(dtype, shapes, BufferPool pool=None, Py_ssize_t ndim=-1,
+                 Py_ssize_t min_bytes=0):
         """Uninitialized contiguous storage for samples of the given shapes.
 
-        `ndim` fixes the number of dimensions when `shapes` is empty.
+        `ndim` fixes the number of dimensions when `shapes` is empty.  The block leased holds
+        at least `min_bytes` (a size hint: batches that vary in size below it reuse one block).
         """
-        cdef BatchStorage self = BatchStorage.__new__(BatchStorage)
-        self.dtype = np.dtype(dtype)
-        self.shapes = _as_shapes(shapes, ndim)
-        self.num_samples = self.shapes.shape[0]
-        self.ndim = self.shapes.shape[1]
-        sizes = np.prod(self.shapes, axis=1, dtype=np.int64) * self.dtype.itemsize
-        offsets = np.zeros(self.num_samples, dtype=np.int64)
-        if self.num_samples > 1:
-            np.cumsum(sizes[:self.num_samples - 1], out=offsets[1:])
-        offsets.setflags(write=False)
-        self.offsets = offsets
-        total = int(sizes.sum()) if self.num_samples else 0
-        cdef Buffer buf = (pool if pool is not None else default_pool()).lease(total)
-        self.base = buf
-        self.data = <char*>buf.ptr
-        return self
+        return allocate_batch(dtype, shapes, pool, ndim, min_bytes)
+
+    cdef Py_ssize_t _set_shapes(self, shapes, Py_ssize_t ndim, Py_ssize_t itemsize) except -1:
+        """Shapes, offsets and uniformity from a general shape list; returns the total bytes."""
+        cdef Py_ssize_t n, d, i, j, x, vol, total = 0
+        cdef int64_t* sp
+        cdef int64_t* op
+        cdef bint uniform = True
+        if type(shapes) is list and len(<list>shapes) and \
+                type((<list>shapes)[0]) in (tuple, list):
+            n = len(<list>shapes)
+            d = len((<list>shapes)[0])
+            arr = np.empty((n, d), dtype=np.int64)
+            offsets = np.empty(n, dtype=np.int64)
+            sp = <int64_t*>cnp.PyArray_DATA(arr)
+            op = <int64_t*>cnp.PyArray_DATA(offsets)
+            for i in range(n):
+                s = (<list>shapes)[i]
+                if type(s) not in (tuple, list) or len(s) != d:
+                    raise ValueError("sample shapes must be a list of tuples of equal length, "
+                                     f"got {shapes!r}")
+                vol = itemsize
+                for j in range(d):
+                    x = s[j]
+                    if x < 0:
+                        raise ValueError(f"negative extent in sample shapes {shapes!r}")
+                    sp[i * d + j] = x
+                    vol *= x
+                    if uniform and i and x != sp[j]:
+                        uniform = False
+                op[i] = total
+                total += vol
+            self.shapes = _frozen(arr)
+        else:
+            arr = _as_shapes(shapes, ndim)
+            n, d = arr.shape[0], arr.shape[1]
+            sizes = np.prod(arr, axis=1, dtype=np.int64) * itemsize
+            offsets = np.zeros(n, dtype=np.int64)
+            if n > 1:
+                np.cumsum(sizes[:n - 1], out=offsets[1:])
+            total = int(sizes.sum()) if n else 0
+            self.shapes = arr
+            uniform = n <= 1 or bool((arr == arr[0]).all())
+        self.offsets = _frozen(offsets)
+        self.num_samples = n
+        self.ndim = d
+        self._uniform = (tuple(self.shapes[0].tolist()) if n else False) if uniform else False
+        return total
 
     @staticmethod
     def from_arrays(arrays, BufferPool pool=None):
@@ -86,14 +219,14 @@ cdef class BatchStorage:
         if arr.ndim < 1:
             raise ValueError("a dense batch needs an outer (sample) dimension")
         cdef BatchStorage self = BatchStorage.__new__(BatchStorage)
+        cdef tuple shape = arr.shape[1:]
         self.dtype = arr.dtype
         self.num_samples = arr.shape[0]
         self.ndim = arr.ndim - 1
-        self.shapes = _as_shapes([arr.shape[1:]] * self.num_samples, self.ndim)
-        offsets = np.arange(self.num_samples, dtype=np.int64) * (
-            arr.itemsize * int(np.prod(arr.shape[1:], dtype=np.int64)))
-        offsets.setflags(write=False)
-        self.offsets = offsets
+        self.shapes = _cached_shapes(shape, self.num_samples)
+        self.offsets = _cached_offsets(shape, self.num_samples, _volume(shape) * arr.itemsize)
+        self._uniform = shape
+        self._nbytes = arr.nbytes
         self.base = arr
         self.data = <char*>cnp.PyArray_DATA(arr)
         return self
@@ -109,30 +242,70 @@ cdef class BatchStorage:
 
     @property
     def nbytes(self):
-        return int(np.prod(self.shapes, axis=1, dtype=np.int64).sum()) * self.dtype.itemsize
+        """Bytes of all samples."""
+        if self._nbytes < 0:
+            self._nbytes = int(np.prod(self.shapes, axis=1, dtype=np.int64).sum()) * \
+                self.dtype.itemsize
+        return self._nbytes
+
+    @property
+    def capacity(self):
+        """Bytes held for the samples: the pool block's size class for a leased block."""
+        if isinstance(self.base, Buffer):
+            return (<Buffer>self.base).capacity
+        return self.nbytes
+
+    cdef object _uniform_shape(self):
+        if self._uniform is None:
+            if self.num_samples == 0:
+                self._uniform = False
+            elif self.num_samples == 1 or bool((self.shapes == self.shapes[0]).all()):
+                self._uniform = tuple(self.shapes[0].tolist())
+            else:
+                self._uniform = False
+        return self._uniform
+
+    @property
+    def uniform_shape(self):
+        """The shape every sample has, or None when the batch is empty or shapes differ."""
+        u = self._uniform_shape()
+        return u if u is not False else None
 
     def is_uniform(self):
         """True when every sample has the same shape."""
-        if self.num_samples <= 1:
-            return True
-        s = self.shapes
-        return bool((s == s[0]).all())
+        return self.num_samples <= 1 or self._uniform_shape() is not False
 
     def shape_of(self, Py_ssize_t i):
         return tuple(int(x) for x in self.shapes[i])
 
+    cdef object _view(self, Py_ssize_t offset, int nd, cnp.npy_intp* dims):
+        """An ndarray over `nd` dims at byte `offset` of the block, keeping the block alive."""
+        cdef cnp.dtype descr = <cnp.dtype>self.dtype
+        cdef int flags = cnp.NPY_ARRAY_CARRAY
+        if isinstance(self.base, np.ndarray) and not (<cnp.ndarray>self.base).flags.writeable:
+            flags = cnp.NPY_ARRAY_CARRAY_RO
+        Py_INCREF(descr)   # PyArray_NewFromDescr steals it
+        arr = PyArray_NewFromDescr(np.ndarray, descr, nd, dims, NULL,
+                                       self.data + offset, flags, <object>NULL)
+        cnp.set_array_base(arr, self.base)
+        return arr
+
     cdef list _make_views(self):
-        cdef Py_ssize_t i
+        cdef Py_ssize_t i, j, nd = self.ndim
+        cdef cnp.npy_intp dims[32]
         cdef list out = []
-        base = self.base
-        dtype = self.dtype
+        cdef const int64_t* sp
+        cdef const int64_t* op
+        if nd > 32:
+            raise ValueError(f"samples of {nd} dimensions are not supported (32 at most)")
+        shapes = np.ascontiguousarray(self.shapes)
+        offsets = np.ascontiguousarray(self.offsets)
+        sp = <const int64_t*>cnp.PyArray_DATA(shapes)
+        op = <const int64_t*>cnp.PyArray_DATA(offsets)
         for i in range(self.num_samples):
-            shape = tuple(self.shapes[i].tolist())
-            count = 1
-            for x in shape:
-                count *= x
-            out.append(np.frombuffer(base, dtype=dtype, count=count,
-                                     offset=int(self.offsets[i])).reshape(shape))
+            for j in range(nd):
+                dims[j] = sp[i * nd + j]
+            out.append(self._view(op[i], <int>nd, dims))
         return out
 
     def samples(self):
@@ -147,17 +320,31 @@ cdef class BatchStorage:
         return self.samples()[i]
 
     def dense(self):
-        """View of the whole batch as one ndarray (num_samples, *shape); needs uniform shapes."""
-        if self.base is None or not self.is_uniform():
+        """View of the whole batch as one ndarray (num_samples, *shape); needs uniform shapes
+        and contiguous storage (else None)."""
+        cdef cnp.npy_intp dims[33]
+        cdef Py_ssize_t j
+        if self.base is None:
             return None
-        shape = (self.num_samples,) + (tuple(self.shapes[0].tolist()) if self.num_samples else ())
-        count = 1
-        for x in shape:
-            count *= x
-        if self.num_samples == 0:
-            return np.empty((0,) + (0,) * self.ndim, dtype=self.dtype)
-        return np.frombuffer(self.base, dtype=self.dtype, count=count,
-                             offset=int(self.offsets[0])).reshape(shape)
+        if self._dense is None:
+            if self.num_samples == 0:
+                return np.empty((0,) + (0,) * self.ndim, dtype=self.dtype)
+            shape = self._uniform_shape()
+            if shape is False:
+                return None
+            dims[0] = self.num_samples
+            for j in range(self.ndim):
+                dims[j + 1] = shape[j]
+            self._dense = self._view(self.offsets[0], 1 + self.ndim, dims)
+        return self._dense.view()
+
+    def flat(self):
+        """1-D view of every element of a contiguous batch, samples back to back (else None)."""
+        if self.base is None:
+            return None
+        count = self.nbytes // self.dtype.itemsize
+        offset = int(self.offsets[0]) if self.num_samples else 0
+        return np.frombuffer(self.base, dtype=self.dtype, count=count, offset=offset)
 
     def contiguous(self, BufferPool pool=None):
         """This storage if contiguous, else a contiguous copy."""

@@ -13,15 +13,20 @@ import numpy as np
 from dali import _types
 from dali._executor import errors
 from dali._ext import rng
+from dali._ext import workspace as _ext_workspace
 
 
-class Workspace:
+class Workspace(_ext_workspace.WorkspaceBase):
     """Inputs, arguments and outputs of one operator run.
+
+    The fields live in the compiled base class (`_ext/workspace.pxd`), which the executor fills
+    without running Python code; this class adds what operators call.
 
     Attributes
     ----------
     batch_size : int
     inputs : list of TensorListCPU
+    arg_inputs : dict of str -> TensorListCPU
     outputs : list
         After `infer`, a `BatchStorage` per output whose shapes were inferred (the operator
         fills it) or None (the operator sets it: a BatchStorage or a list of arrays).
@@ -30,32 +35,13 @@ class Workspace:
         Index of each sample in the current epoch; keys the random streams.
     input_ids : list of ndarray
         The sample ids of each positional input.
+    thread_pool : ThreadPool or None
+        The pipeline's worker threads.
+    out_source_info : list of str or None
+        Set by operators that give their outputs their own source info (readers).
     """
 
-    __slots__ = ("op", "spec", "batch_size", "inputs", "arg_inputs", "outputs", "iteration",
-                 "epoch", "sample_ids", "thread_pool", "_arg_cache", "_source_info", "stream",
-                 "out_source_info", "out_meta", "input_ids")
-
-    def __init__(self, op, batch_size, inputs, arg_inputs, iteration=0, epoch=0,
-                 sample_ids=None, thread_pool=None, source_info=None, stream=None,
-                 input_ids=None):
-        self.op = op
-        self.spec = op.spec
-        self.batch_size = batch_size
-        self.inputs = inputs
-        self.arg_inputs = arg_inputs
-        self.outputs = []
-        self.iteration = iteration
-        self.epoch = epoch
-        self.sample_ids = (np.arange(batch_size, dtype=np.int64) if sample_ids is None
-                           else sample_ids)
-        self.thread_pool = thread_pool
-        self.stream = stream
-        self._arg_cache = {}
-        self._source_info = source_info
-        self.out_source_info = None
-        self.out_meta = {}
-        self.input_ids = input_ids
+    __slots__ = ()
 
     # -- arguments ----------------------------------------------------------------------------
     def arg_given(self, name) -> bool:
@@ -74,6 +60,8 @@ class Workspace:
     def arg(self, name) -> list:
         """Per-sample values of an argument: Python scalars for scalar arguments, 1-D numpy
         arrays for vector ones, whether the user gave a constant or an argument input."""
+        if self._arg_cache is None:
+            self._arg_cache = {}
         cached = self._arg_cache.get(name)
         if cached is not None:
             return cached
@@ -130,6 +118,8 @@ class Workspace:
     def set_output_meta(self, k, ids=None, source_info=None):
         """Give output k its own sample ids and source info (operators that select or reorder
         samples: split, merge, permutations); otherwise outputs inherit input 0's."""
+        if self.out_meta is None:
+            self.out_meta = {}
         self.out_meta[k] = (ids, source_info)
 
     # -- randomness ---------------------------------------------------------------------------

@@ -1,0 +1,32 @@
+# The executor's compiled core: the build-time plan and the per-operator entry point.
+#
+# Not thread-safe by itself: one iteration runs at a time (the scheduler's single background
+# thread with exec_async, else the caller).  Statistics counters are written only by that
+# thread; readers on other threads may see a value one operator run old.
+from libc.stdint cimport int64_t
+
+
+cdef class NodePlan:
+    cdef readonly object op, spec
+    cdef readonly str name
+    cdef bint is_cpu
+    cdef bint same_batch_inputs
+    cdef tuple in_slots            # slot of each positional input
+    cdef tuple arg_names           # argument-input names ...
+    cdef tuple arg_slots           # ... and their slots
+    cdef tuple out_slots           # slot of each output
+    cdef tuple free_after          # slots whose last reader is this node (freed after it runs)
+    cdef tuple hints               # bytes per sample to presize each output with (0: none)
+    # statistics
+    cdef readonly int64_t runs, total_ns, max_ns
+    cdef list memory               # per output [real, max_real, reserved, max_reserved]
+
+    cdef int _record(self, list tls) except -1
+
+
+cdef class Plan:
+    cdef readonly list nodes       # NodePlan, in topological order
+    cdef readonly Py_ssize_t num_slots
+    cdef tuple output_slots        # slots of the pipeline outputs
+    cdef list slot_edges           # the DataNode of each slot (for captures)
+    cdef public bint memory_stats  # record output sizes per operator
