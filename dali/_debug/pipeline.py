@@ -119,12 +119,21 @@ class DebugPipeline(_pipeline.Pipeline):
     # -- inputs and readers -------------------------------------------------------------------
     def feed_input(self, data_node, data, layout=None, cuda_stream=None,
                    use_copy_kernel=False):
+        """Give an external_source its next batch.  Before the first `run()` creates the
+        operators, the data waits for the operator of that name."""
         name = data_node.name if hasattr(data_node, "name") else data_node
         op = next((o for o in self._ctx.ops.values() if o.name == name), None)
-        if op is not None:
-            op.op.feed(data, layout)
-        else:
+        if op is None:
+            if self._ctx.built:
+                raise KeyError(f'Could not find an input operator with name "{name}"')
             self._pending_feeds.setdefault(name, []).append((data, layout))
+            return
+        if not hasattr(op.op, "feed"):
+            raise KeyError(f'Could not find an input operator with name "{name}"')
+        if getattr(op.op, "has_callback", False):
+            raise RuntimeError(f"Cannot use `feed_input` on the external source '{name}' with "
+                               "a `source` argument specified.")
+        op.op.feed(data, layout)
 
     def _readers(self):
         self.build()
@@ -141,6 +150,14 @@ class DebugPipeline(_pipeline.Pipeline):
                 o.op.reset_epoch(self._sched.epoch_idx)
                 if hasattr(o.op, "reset_callback"):
                     o.op.reset_callback(self._sched.epoch_idx)
+
+    def executor_statistics(self):
+        """Debug mode keeps no executor statistics: {}."""
+        return {}
+
+    def executor_timing(self, reset=False):
+        """Debug mode keeps no operator timings: {}."""
+        return {}
 
     def save_graph_to_dot_file(self, *args, **kwargs):
         raise RuntimeError("A debug-mode pipeline has no graph to save")

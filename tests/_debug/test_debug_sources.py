@@ -4,7 +4,7 @@ graph mode."""
 import numpy as np
 import pytest
 
-from dali import fn, pipeline_def
+from dali import fn, pipeline_def, types
 from dali.pipeline import experimental
 
 BS = 3
@@ -135,3 +135,23 @@ def test_variable_batch_size_from_the_source():
     p = pipe()
     assert [(len(x), len(u)) for x, u in (p.run() for _ in range(3))] == [(3, 3), (1, 1),
                                                                            (2, 2)]
+
+
+def test_feed_input_errors():
+    @experimental.pipeline_def(batch_size=1, num_threads=1, device_id=None, debug=True)
+    def pipe():
+        a = fn.external_source(name="fed")
+        b = fn.external_source(source=lambda: [np.zeros(1, np.int32)], name="called")
+        return a, b, fn.cast(a, dtype=types.FLOAT, name="cast")
+
+    p = pipe()
+    p.feed_input("fed", [np.ones(1, np.int32)])
+    p.run()
+    with pytest.raises(KeyError, match='Could not find an input operator with name "nothing"'):
+        p.feed_input("nothing", [np.ones(1, np.int32)])
+    with pytest.raises(KeyError, match='Could not find an input operator with name "cast"'):
+        p.feed_input("cast", [np.ones(1, np.int32)])
+    with pytest.raises(RuntimeError, match="Cannot use `feed_input` on the external source "
+                                           "'called' with a `source` argument"):
+        p.feed_input("called", [np.ones(1, np.int32)])
+    assert p.executor_statistics() == {}
