@@ -459,6 +459,16 @@ def _find_code(code, name):
     return None
 
 
+def _name_branches(code, name):
+    """`code` with the generated branch and state functions in it (`ag__if_body_1`, ...)
+    renamed after the user's function that contains them, so that traceback lines read
+    "in <that function>"."""
+    own = name if code.co_name.startswith(RUNTIME) else code.co_name
+    consts = tuple(_name_branches(c, own) if isinstance(c, types.CodeType) else c
+                   for c in code.co_consts)
+    return code.replace(co_consts=consts, co_name=own)
+
+
 def _convert(func):
     fn = _parse_def(func)
     if fn is None:
@@ -482,7 +492,7 @@ def _convert(func):
     cells[RUNTIME] = types.CellType(runtime)
     if code is None or not set(code.co_freevars) <= cells.keys():
         return func  # the source on disk is not the one `func` was compiled from
-    code = code.replace(co_name=func.__code__.co_name)
+    code = _name_branches(code, func.__code__.co_name)
     if sys.version_info >= (3, 11):
         code = code.replace(co_qualname=func.__code__.co_qualname)
     new = types.FunctionType(code, func.__globals__, func.__name__, func.__defaults__,

@@ -449,10 +449,11 @@ def test_tracebacks_point_at_the_original_lines(debug):
 
     with pytest.raises(KeyError) as e:
         make(failing_branch, debug).run()
-    frames = [(f.filename, f.lineno) for f in traceback.extract_tb(e.value.__traceback__)]
+    frames = [(f.filename, f.lineno, f.name)
+              for f in traceback.extract_tb(e.value.__traceback__)]
     first = failing_branch.__code__.co_firstlineno
-    assert frames[-1] == (__file__, first + 5)
-    assert (__file__, first + 2) in frames
+    assert frames[-1] == (__file__, first + 5, "failing_branch")
+    assert (__file__, first + 2, "failing_branch") in frames
 
 
 def loop_body(flag):
