@@ -1,0 +1,91 @@
+"""Where the benchmark corpus is, and how to make it when it is missing.
+
+The corpus is 2000 ImageNet-like JPEGs in <root>/<class>/*.jpg made by the project's shared
+script `make_corpus.py` (deterministic; real photographs bundled with scikit-image).  It is
+complete once <root>/MANIFEST.txt exists (the script writes it last).
+
+Lookup order: $DALI_BENCH_CORPUS (made there if missing), /work/corpus, then a cache directory
+($XDG_CACHE_HOME or ~/.cache)/dali-bench/corpus, made there if missing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+ENV_ROOT = "DALI_BENCH_CORPUS"
+ENV_SCRIPT = "DALI_BENCH_MAKE_CORPUS"
+DEFAULT_ROOT = pathlib.Path("/work/corpus")
+N_IMAGES = 2000
+_REPO = pathlib.Path(__file__).resolve().parent.parent
+
+
+class CorpusUnavailable(RuntimeError):
+    """The corpus is missing and cannot be made here (the message says why)."""
+
+
+def is_complete(root):
+    return (pathlib.Path(root) / "MANIFEST.txt").is_file()
+
+
+def cache_root():
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return pathlib.Path(base) / "dali-bench" / "corpus"
+
+
+def find_script():
+    """Path of make_corpus.py: $DALI_BENCH_MAKE_CORPUS, or shared/bench/ inside or beside the
+    repository, or /work/shared/bench/; None when none exists."""
+    candidates = [os.environ.get(ENV_SCRIPT), _REPO / "shared/bench/make_corpus.py",
+                  _REPO.parent / "shared/bench/make_corpus.py",
+                  "/work/shared/bench/make_corpus.py"]
+    for c in candidates:
+        if c and pathlib.Path(c).is_file():
+            return pathlib.Path(c)
+    return None
+
+
+def make(root, n=N_IMAGES):
+    """Generate the corpus into `root` with make_corpus.py (a few minutes on two cores)."""
+    script = find_script()
+    if script is None:
+        raise CorpusUnavailable(
+            f"no benchmark corpus at {root} and make_corpus.py was not found; set {ENV_ROOT} to "
+            f"a corpus directory or {ENV_SCRIPT} to the script")
+    missing = [m for m in ("PIL", "skimage") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise CorpusUnavailable(
+            f"no benchmark corpus at {root}; making one needs {', '.join(missing)} "
+            f"(pip install pillow scikit-image), or set {ENV_ROOT} to an existing corpus")
+    root = pathlib.Path(root)
+    partial = root.with_name(root.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.parent.mkdir(parents=True, exist_ok=True)
+    print(f"making the benchmark corpus ({n} images) in {root} with {script}", file=sys.stderr)
+    subprocess.run([sys.executable, str(script), "--out", str(partial), "--n", str(n)],
+                   check=True, stdout=subprocess.DEVNULL)
+    shutil.rmtree(root, ignore_errors=True)
+    partial.rename(root)
+    return root
+
+
+def locate(create=True):
+    """The corpus root (a pathlib.Path), made first when missing and `create` is true.
+
+    Raises
+    ------
+    CorpusUnavailable
+        When there is none and it cannot (or may not) be made.
+    """
+    env = os.environ.get(ENV_ROOT)
+    roots = [pathlib.Path(env)] if env else [DEFAULT_ROOT, cache_root()]
+    for root in roots:
+        if is_complete(root):
+            return root
+    if not create:
+        raise CorpusUnavailable(f"no complete benchmark corpus in {', '.join(map(str, roots))}")
+    return make(roots[-1])
