@@ -11,9 +11,7 @@ import pathlib
 import subprocess
 import sys
 
-import pytest
-
-from bench import backends, pipelines
+from bench import pipelines
 from bench.suite import require
 
 ITERATIONS = (200, 2000)
@@ -31,5 +29,5 @@ def test_p2_rss_growth(benchmark, backend, corpus_root):
         rounds=1, iterations=1)
     first, last = result["rss_bytes"]
     benchmark.extra_info.update({f"rss_MiB_after_{n}": round(r / 2**20, 1)
-                                 for n, r in zip(ITERATIONS, result["rss_bytes"])})
+                                 for n, r in zip(ITERATIONS, result["rss_bytes"], strict=True)})
     benchmark.extra_info["growth_percent"] = round(100 * (last - first) / first, 2)
