@@ -7,7 +7,7 @@ from pipeline_utils import run_op
 
 from dali import types
 from dali._executor.errors import PipelineError
-from dali.ops.random_resized_crop import crop_window
+from dali.ops._random_window import crop_window
 
 RNG = np.random.default_rng(21)
 NN = types.DALIInterpType.INTERP_NN

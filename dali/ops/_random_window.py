@@ -1,0 +1,153 @@
+"""Random crop windows (area fraction and aspect ratio drawn per sample), as DALI chooses them;
+shared by fn.random_resized_crop and fn.decoders.image_random_crop.
+
+The crop window of an H x W image:
+
+* if even the widest allowed window (full height, width H * max_aspect) or the tallest (full
+  width, height W / min_aspect) cannot reach the minimum area, that window is taken;
+* otherwise up to `num_attempts` times: an area fraction is drawn uniformly from
+  `random_area`, an aspect ratio (width / height) log-uniformly from `random_aspect_ratio`,
+  and w = round(sqrt(area * ratio)), h = round(sqrt(area / ratio)); the first window that fits
+  the image and whose rounded aspect ratio is in range is taken;
+* if none is, the whole image is taken, narrowed to the nearest allowed aspect ratio and
+  shrunk (keeping its aspect ratio) to at most the largest allowed area;
+* the window's position is uniform over the positions that keep it inside the image.
+
+Arithmetic is in float32 like DALI's.  Draws come from the workspace's counter-based streams, a
+fixed number per sample (two per attempt, then two for the position), so a sample's window
+depends only on the operator seed and the sample's index: not on threads or batch splits.  The
+whole batch is computed at once (every attempt of every sample), then each sample takes its
+first successful attempt.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dali._schema import Arg
+from dali._types import DALIDataType as T
+
+_F32 = np.float32
+
+
+def window_args():
+    """The arguments that choose the window."""
+    return [
+        Arg("random_area", T._FLOAT_VEC, [0.08, 1.0],
+            doc="Range of the crop's area as a fraction of the image's, drawn uniformly."),
+        Arg("random_aspect_ratio", T._FLOAT_VEC, [3 / 4, 4 / 3],
+            doc="Range of the crop's aspect ratio (width / height), drawn log-uniformly."),
+        Arg("num_attempts", T.INT32, 10,
+            doc="Draws of area and aspect ratio before falling back to the whole image "
+                "(narrowed to the aspect ratio range)."),
+    ]
+
+
+class WindowPolicy:
+    """The checked window arguments of one operator (raises at build time like DALI)."""
+
+    def __init__(self, args):
+        self.area = _range("random_area", args["random_area"])
+        self.aspect = _range("random_aspect_ratio", args["random_aspect_ratio"])
+        if self.area[0] < 0:
+            raise ValueError(f"argument `random_area` must not be negative, got {self.area}")
+        if self.aspect[0] <= 0:
+            raise ValueError(f"argument `random_aspect_ratio` must be positive, got "
+                             f"{self.aspect}")
+        self.attempts = max(0, int(args["num_attempts"]))
+
+    def draws_per_sample(self):
+        return 2 * self.attempts + 2
+
+    def windows(self, ws, heights, widths):
+        """(n, 4) int64 array of (y, x, h, w), one window per sample of the workspace."""
+        n = len(heights)
+        draws = np.asarray(ws.uniform(self.draws_per_sample()), dtype=np.float64)
+        draws = draws.reshape(n, self.draws_per_sample())
+        return crop_windows(heights, widths, draws, self.area, self.aspect, self.attempts)
+
+
+def crop_window(height, width, draws, area, aspect, num_attempts):
+    """(y, x, h, w) of the crop window of one `height` x `width` image (see `crop_windows`)."""
+    out = crop_windows([height], [width], np.asarray(draws, np.float64)[None], area, aspect,
+                       num_attempts)
+    return tuple(int(v) for v in out[0])
+
+
+def crop_windows(heights, widths, draws, area, aspect, num_attempts):
+    """Crop windows of a batch of images.
+
+    Parameters
+    ----------
+    heights, widths : sequences of int
+    draws : (n, 2 * num_attempts + 2) array of float64
+        Uniform [0, 1) numbers: two per attempt (area, aspect ratio), then two for the position.
+    area, aspect : (float, float)
+        Ranges of the area fraction and of the aspect ratio (width / height).
+
+    Returns
+    -------
+    (n, 4) int64 array of (y, x, h, w).
+    """
+    height = np.asarray(heights, dtype=np.int64)
+    width = np.asarray(widths, dtype=np.int64)
+    draws = np.asarray(draws, dtype=np.float64)
+    h_img, w_img = height.astype(_F32), width.astype(_F32)
+    area_lo, area_hi = _F32(area[0]), _F32(area[1])
+    ar_lo, ar_hi = _F32(aspect[0]), _F32(aspect[1])
+    min_area = w_img * h_img * area_lo
+    max_w = np.maximum(1, (h_img * ar_hi).astype(np.int64))
+    max_h = np.maximum(1, (w_img * (_F32(1) / ar_lo)).astype(np.int64))
+    too_wide = (height * max_w).astype(_F32) < min_area      # even the widest is too small
+    too_tall = ~too_wide & ((width * max_h).astype(_F32) < min_area)
+
+    h, w = _fallback(height, width, area_hi, ar_lo, ar_hi, max_w, max_h)
+    if num_attempts > 0:
+        a = draws[:, 0:2 * num_attempts:2].astype(_F32)
+        r = draws[:, 1:2 * num_attempts:2].astype(_F32)
+        log_lo, log_hi = np.log(ar_lo), np.log(ar_hi)
+        target = (area_lo + a * (area_hi - area_lo)) * (height * width).astype(_F32)[:, None]
+        ratio = np.exp(log_lo + r * (log_hi - log_lo))
+        aw = np.maximum(1, _round(np.sqrt(target * ratio)))
+        ah = np.maximum(1, _round(np.sqrt(target / ratio)))
+        aspect_ok = aw.astype(_F32) / ah.astype(_F32)
+        ok = (aw <= width[:, None]) & (ah <= height[:, None]) & (ar_lo <= aspect_ok) & \
+            (aspect_ok <= ar_hi)
+        first = np.argmax(ok, axis=1)
+        found = ok[np.arange(len(first)), first]
+        h = np.where(found, ah[np.arange(len(first)), first], h)
+        w = np.where(found, aw[np.arange(len(first)), first], w)
+    h = np.where(too_wide, height, np.where(too_tall, max_h, h))
+    w = np.where(too_wide, max_w, np.where(too_tall, width, w))
+    h, w = np.minimum(h, height), np.minimum(w, width)
+    y = np.minimum((draws[:, -2] * (height - h + 1)).astype(np.int64), height - h)
+    x = np.minimum((draws[:, -1] * (width - w + 1)).astype(np.int64), width - w)
+    return np.stack([y, x, h, w], axis=1)
+
+
+def _round(x):
+    """roundf: half away from zero (x >= 0 here)."""
+    return np.floor(x.astype(np.float64) + 0.5).astype(np.int64)
+
+
+def _fallback(height, width, area_hi, ar_lo, ar_hi, max_w, max_h):
+    """The whole image, narrowed to the aspect ratio range, within the largest area."""
+    ratio = width.astype(_F32) / height.astype(_F32)
+    h = np.where(ratio < ar_lo, max_h, height)
+    w = np.where(ratio > ar_hi, max_w, width)
+    scale = np.sqrt(np.minimum(_F32(1), area_hi * width.astype(_F32) * height.astype(_F32)
+                               / (h * w).astype(_F32)))
+    return (np.maximum(1, (h.astype(_F32) * scale).astype(np.int64)),
+            np.maximum(1, (w.astype(_F32) * scale).astype(np.int64)))
+
+
+def _range(name, value):
+    v = [float(x) for x in value]
+    if len(v) == 1:
+        v = v * 2
+    if len(v) != 2:
+        raise RuntimeError(f"argument `{name}` expects one value or a [min, max] pair, got "
+                           f"{len(v)} values")
+    if v[0] > v[1]:
+        raise RuntimeError(f"argument `{name}`: empty range [{v[0]}, {v[1]}] (min > max)")
+    return v
