@@ -181,6 +181,8 @@ class DebugOp:
         if conditions is not None:
             conditions.register(nodes, bool(
                 [x for x in inputs if isinstance(x, data_node.DataNode)] or batches))
+        if self.impl.returns_list(consts):
+            return nodes
         if not nodes:
             return None
         return nodes[0] if len(nodes) == 1 else nodes

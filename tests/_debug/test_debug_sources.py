@@ -100,6 +100,18 @@ def test_several_outputs():
             np.testing.assert_array_equal(g.as_array(), d.as_array())
 
 
+def test_explicit_num_outputs_gives_a_list_in_both_modes():
+    def body():
+        one = fn.external_source(source=lambda i: batch(i), num_outputs=1)
+        kinds.append(type(one))
+        return tuple(one)
+
+    kinds = []
+    graph, debug = twins(body)
+    np.testing.assert_array_equal(graph.run()[0].as_array(), debug.run()[0].as_array())
+    assert kinds == [list, list]
+
+
 def test_feed_input_before_and_between_runs():
     @experimental.pipeline_def(batch_size=2, num_threads=1, device_id=None, debug=True)
     def pipe():
