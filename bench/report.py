@@ -1,0 +1,399 @@
+"""Run every benchmark with interleaved repeats and print (and store) the results table.
+
+    python -m bench.report                 # full run (< 10 minutes on 2 cores); updates RESULTS.md
+    python -m bench.report --quick         # smoke run: one short repeat, RESULTS.md untouched
+
+The machine is shared and noisy, so each repeat runs every configuration once, dali and real
+DALI back to back (which one goes first alternates between repeats), on a pipeline built
+afresh; figures are medians over repeats, and ratios are medians of the per-repeat (paired)
+ratios.  Besides wall-clock throughput, process CPU time per sample is reported: it is much
+less sensitive to other processes on the machine.
+
+Sections: `images` (P1, P2, P2 rrc, P3, the cv2.imdecode ceiling, torchvision's DataLoader when
+installed), `executor` (per-operator overhead in graph and debug mode), `conditionals`,
+`memory` (P2 RSS growth, in a subprocess per backend).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import importlib.metadata
+import importlib.util
+import json
+import os
+import pathlib
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+import cv2
+import numpy as np
+
+from bench import backends, corpus, measure, pipelines
+
+RESULTS = pathlib.Path(__file__).resolve().parent / "RESULTS.md"
+BEGIN, END = "<!-- bench.report:begin -->", "<!-- bench.report:end -->"
+SECTIONS = ("images", "executor", "conditionals", "memory")
+CHAIN_LENGTHS = (10, 40)
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """How long each measurement runs."""
+
+    repeats: int = 5
+    image_iterations: int = 12      # batches of 64 per image-pipeline measurement
+    chain_iterations: int = 300     # iterations per executor-overhead measurement
+    debug_iterations: int = 40      # iterations per debug-mode measurement
+    cond_iterations: int = 8        # iterations per conditionals measurement
+    memory_iterations: tuple = (200, 2000)
+    warmup: int = 3
+
+
+QUICK = Settings(repeats=1, image_iterations=3, chain_iterations=30, debug_iterations=5,
+                 cond_iterations=2, memory_iterations=(10, 20), warmup=1)
+
+
+def median(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def paired_ratio(num, den, key):
+    """Median over repeats of num[i].key / den[i].key."""
+    return median([getattr(a, key) / getattr(b, key) for a, b in zip(num, den, strict=False)])
+
+
+# -- measuring ---------------------------------------------------------------------------------
+def run_pipeline(backend, graph, iterations, warmup, **kwargs):
+    """Timing of `iterations` batches on a fresh pipeline, which is then dropped."""
+    pipe = pipelines.build(backend, graph, **kwargs)
+    t = measure.pipeline_timing(pipe, iterations, warmup)
+    del pipe
+    measure.settle(max(0.1, 2.5 * t.wall / iterations))
+    return t
+
+
+def backend_order(loaded, rep):
+    """The backends, ours first on even repeats and the peer first on odd ones."""
+    return loaded if rep % 2 == 0 else loaded[::-1]
+
+
+def measure_images(loaded, root, s, log):
+    """{row name: {label: [Timing per repeat]}} for the image pipelines and references."""
+    res = {}
+    files = measure.corpus_files(root)
+    n_ceiling = s.image_iterations * pipelines.BATCH_SIZE
+    encoded = measure.read_encoded(files[:n_ceiling])
+    have_torch = importlib.util.find_spec("torchvision") is not None
+    for rep in range(s.repeats):
+        for case in pipelines.IMAGE_CASES:
+            for b in backend_order(loaded, rep):
+                if all(backends.has_operator(b, op) for op in case.needs):
+                    t = run_pipeline(b, case.graph, s.image_iterations, s.warmup, root=root)
+                    res.setdefault(case.key, {}).setdefault(b.label, []).append(t)
+                    log(f"  {case.key:7s} {b.label:5s} {t.rate:7.1f} img/s  "
+                        f"{t.cpu_ms:.2f} CPU ms/img")
+        with measure.cv2_ceiling_executor(pipelines.NUM_THREADS) as pool:
+            measure.cv2_decode(encoded[:pipelines.BATCH_SIZE], pool)
+            t = measure.timed(lambda: measure.cv2_decode(encoded, pool), 1, len(encoded))
+        res.setdefault("P1", {}).setdefault("cv2", []).append(t)
+        log(f"  P1      cv2   {t.rate:7.1f} img/s  {t.cpu_ms:.2f} CPU ms/img")
+        if have_torch:
+            for key in ("P2", "P3"):
+                t = torchvision_timing(root, key, s)
+                res.setdefault(key, {}).setdefault("torchvision", []).append(t)
+                log(f"  {key:7s} torchvision {t.rate:7.1f} img/s")
+    return res
+
+
+def torchvision_timing(root, key, s):
+    from bench import torch_loader  # torch is optional: imported only where installed
+
+    batches = torch_loader.batches(root, key)
+    for _ in range(s.warmup):
+        next(batches)
+    t = measure.timed(lambda: next(batches), s.image_iterations, pipelines.BATCH_SIZE)
+    batches.close()
+    measure.settle(0.5)
+    # the work happens in worker processes: this process's CPU time means nothing here
+    return dataclasses.replace(t, cpu=float("nan"))
+
+
+def measure_executor(loaded, s, log):
+    """{(mode, batch size): {label: [(µs/iter for each chain length) per repeat]}}."""
+    res = {}
+    for rep in range(s.repeats):
+        for bs in (64, 1):
+            batch = pipelines.tiny_batch(bs)
+            for b in backend_order(loaded, rep):
+                modes = [("graph", s.chain_iterations)]
+                if b.name == backends.OURS:
+                    modes.append(("debug", s.debug_iterations))
+                for mode, its in modes:
+                    per_iter = [run_pipeline(b, pipelines.chain, its, s.warmup, n_ops=n,
+                                             batch=batch, batch_size=bs,
+                                             debug=mode == "debug").wall / its * 1e6
+                                for n in CHAIN_LENGTHS]
+                    res.setdefault((mode, bs), {}).setdefault(b.label, []).append(per_iter)
+                    log(f"  {mode:5s} bs={bs:2d} {b.label:5s} "
+                        + "  ".join(f"{n} ops {u:8.0f} µs/iter"
+                                    for n, u in zip(CHAIN_LENGTHS, per_iter, strict=True)))
+    return res
+
+
+def per_op(per_iter):
+    """µs per operator: the slope between the chain lengths."""
+    (n0, n1), (u0, u1) = CHAIN_LENGTHS, per_iter
+    return (u1 - u0) / (n1 - n0)
+
+
+def measure_conditionals(loaded, root, s, log):
+    """{graph name: {label: [Timing per repeat]}}."""
+    files = measure.corpus_files(root)[:pipelines.BATCH_SIZE]
+    images = [cv2.cvtColor(cv2.imread(f), cv2.COLOR_BGR2RGB) for f in files]
+    predicate = pipelines.half_predicate(len(images))
+    res = {}
+    for rep in range(s.repeats):
+        for graph in (pipelines.if_else, pipelines.both_branches):
+            for b in backend_order(loaded, rep):
+                t = run_pipeline(b, graph, s.cond_iterations, s.warmup, images=images,
+                                 predicate=predicate, conditionals=graph is pipelines.if_else)
+                res.setdefault(graph.__name__, {}).setdefault(b.label, []).append(t)
+                log(f"  {graph.__name__:13s} {b.label:5s} {1e3 * t.wall / t.items * 64:7.1f} "
+                    "ms/iter")
+    return res
+
+
+def measure_memory(names, root, s, log):
+    """{label: bench.rss result} for the backends `names`, each in its own process."""
+    res = {}
+    for name in names:
+        cmd = [sys.executable, "-m", "bench.rss", "--backend", name, "--corpus", str(root),
+               "--iterations", *map(str, s.memory_iterations)]
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True,
+                             cwd=RESULTS.parent.parent)
+        r = json.loads(out.stdout)
+        res[backends.load(name).label] = r
+        log(f"  memory {name}: " + ", ".join(
+            f"{n} it: {v / 2**20:.1f} MiB ({t} s)"
+            for n, v, t in zip(r["iterations"], r["rss_bytes"], r["seconds"], strict=True)))
+    return res
+
+
+# -- tables ------------------------------------------------------------------------------------
+def fmt(x, spec=".0f"):
+    return "—" if x is None or (isinstance(x, float) and np.isnan(x)) else format(x, spec)
+
+
+def verdict(value, target, higher_is_better=True):
+    if value is None or np.isnan(value):
+        return "—"
+    return "yes" if (value >= target if higher_is_better else value <= target) else "**no**"
+
+
+def images_table(res):
+    rows = ["| pipeline | dali img/s | DALI img/s | ratio (wall) | target | met? | "
+            "dali CPU ms/img | DALI CPU ms/img | ratio (CPU) |",
+            "|---|---:|---:|---:|---:|:---:|---:|---:|---:|"]
+    for case in pipelines.IMAGE_CASES:
+        r = res.get(case.key, {})
+        ours, peer = r.get("dali"), r.get("DALI")
+        if not ours:
+            rows.append(f"| {case.key}: {case.title} | *not yet: dali lacks an operator* | "
+                        f"{fmt(median([t.rate for t in peer or []]))} | — | ≥ {case.target} | — |"
+                        f" — | {fmt(median([t.cpu_ms for t in peer or []]), '.2f')} | — |")
+            continue
+        ratio = paired_ratio(ours, peer, "rate") if peer else None
+        cpu_ratio = paired_ratio(peer, ours, "cpu_ms") if peer else None
+        rows.append(
+            f"| {case.key}: {case.title} | {fmt(median([t.rate for t in ours]))} | "
+            f"{fmt(median([t.rate for t in peer or []]))} | {fmt(ratio, '.2f')} | "
+            f"≥ {case.target} | {verdict(ratio, case.target)} | "
+            f"{fmt(median([t.cpu_ms for t in ours]), '.2f')} | "
+            f"{fmt(median([t.cpu_ms for t in peer or []]), '.2f')} | {fmt(cpu_ratio, '.2f')} |")
+    return "\n".join(rows)
+
+
+def references_table(res):
+    rows = ["| reference | img/s | dali img/s | dali / reference | target | met? |",
+            "|---|---:|---:|---:|---:|:---:|"]
+    p1 = res.get("P1", {})
+    if p1.get("cv2"):
+        ratio = paired_ratio(p1["dali"], p1["cv2"], "rate") if p1.get("dali") else None
+        rows.append(f"| P1 bound: cv2.imdecode of in-memory JPEGs, {pipelines.NUM_THREADS} "
+                    f"threads | {fmt(median([t.rate for t in p1['cv2']]))} | "
+                    f"{fmt(median([t.rate for t in p1.get('dali', [])]))} | "
+                    f"{fmt(ratio, '.2f')} | ≥ 0.95 | {verdict(ratio, 0.95)} |")
+    for key in ("P2", "P3"):
+        r = res.get(key, {})
+        if r.get("torchvision"):
+            ratio = paired_ratio(r["dali"], r["torchvision"], "rate") if r.get("dali") else None
+            rows.append(f"| {key}: torchvision DataLoader, {pipelines.NUM_THREADS} workers | "
+                        f"{fmt(median([t.rate for t in r['torchvision']]))} | "
+                        f"{fmt(median([t.rate for t in r.get('dali', [])]))} | "
+                        f"{fmt(ratio, '.2f')} | — | — |")
+    if len(rows) == 2:
+        rows.append("| torchvision DataLoader | *torch not installed: skipped* | — | — | — | — |")
+    return "\n".join(rows)
+
+
+def executor_table(res):
+    rows = ["| mode | batch | dali µs/op | DALI µs/op | ratio | target | met? | "
+            "dali µs/iter (10 / 40 ops) | DALI µs/iter (10 / 40 ops) |",
+            "|---|---:|---:|---:|---:|---:|:---:|---:|---:|"]
+    for (mode, bs), r in sorted(res.items(), key=lambda kv: (kv[0][0] != "graph", -kv[0][1])):
+        ours, peer = r.get("dali", []), r.get("DALI", [])
+        ratio = median([per_op(a) / per_op(b) for a, b in zip(ours, peer, strict=False)])
+        ratio = ratio if peer else None
+
+        def iters(runs):
+            return " / ".join(fmt(median([u[i] for u in runs])) for i in range(2)) if runs else "—"
+
+        peer_op = fmt(median([per_op(u) for u in peer]), ".1f") if peer else (
+            "n/a: needs a CUDA driver" if mode == "debug" else "—")
+        target = "≤ 0.5" if mode == "graph" else "—"
+        rows.append(f"| {mode} | {bs} | {fmt(median([per_op(u) for u in ours]), '.1f')} | "
+                    f"{peer_op} | {fmt(ratio, '.2f')} | {target} | "
+                    f"{verdict(ratio, 0.5, higher_is_better=False) if mode == 'graph' else '—'}"
+                    f" | {iters(ours)} | {iters(peer)} |")
+    return "\n".join(rows)
+
+
+def conditionals_table(res):
+    rows = ["| backend | if/else over half the batch, ms/iter | both branches on the whole "
+            "batch, ms/iter | if/else / both | target | met? |",
+            "|---|---:|---:|---:|---:|:---:|"]
+    for label in ("dali", "DALI"):
+        a, b = res.get("if_else", {}).get(label), res.get("both_branches", {}).get(label)
+        if not a or not b:
+            continue
+        ratio = paired_ratio(a, b, "wall")
+        target = "≤ 1.0" if label == "dali" else "—"
+        met = verdict(ratio, 1.0, higher_is_better=False) if label == "dali" else "—"
+        rows.append(f"| {label} | {fmt(median([t.wall / t.items * 64e3 for t in a]), '.1f')} | "
+                    f"{fmt(median([t.wall / t.items * 64e3 for t in b]), '.1f')} | "
+                    f"{fmt(ratio, '.2f')} | {target} | {met} |")
+    return "\n".join(rows)
+
+
+def memory_table(res, s):
+    n0, n1 = s.memory_iterations
+    rows = [f"| backend | RSS after {n0} it (MiB) | RSS after {n1} it (MiB) | growth | target | "
+            "met? | time for {n1} it (s) |".replace("{n1}", str(n1)),
+            "|---|---:|---:|---:|---:|:---:|---:|"]
+    for label, r in res.items():
+        a, b = r["rss_bytes"]
+        growth = 100 * (b - a) / a
+        rows.append(f"| {label} | {a / 2**20:.1f} | {b / 2**20:.1f} | {growth:+.2f}% | < 1% | "
+                    f"{verdict(growth, 1.0, higher_is_better=False)} | {r['seconds'][-1]} |")
+    return "\n".join(rows)
+
+
+# -- the report --------------------------------------------------------------------------------
+def machine():
+    model = "unknown"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    versions = [f"dali {backends.load(backends.OURS).version}"]
+    if backends.available(backends.PEER):
+        versions.append(f"nvidia-dali {backends.load(backends.PEER).version} (CPU only)")
+    versions += [f"OpenCV {cv2.__version__}", f"NumPy {np.__version__}",
+                 f"Python {platform.python_version()}"]
+    if importlib.util.find_spec("torchvision") is not None:
+        versions.append(f"torch {importlib.metadata.version('torch')}, "
+                        f"torchvision {importlib.metadata.version('torchvision')}")
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    return (f"- CPU: {model}; `nproc` = {len(os.sched_getaffinity(0))}; load average at start "
+            f"{load}\n- " + "; ".join(versions))
+
+
+def render(command, sections, s, root, started, elapsed):
+    parts = [f"Generated by `{command}` on {started:%Y-%m-%d %H:%M} UTC in {elapsed:.0f} s "
+             f"({s.repeats} interleaved repeats; corpus {root}).", "", machine(), ""]
+    if "images" in sections:
+        parts += ["### Image pipelines (batch 64, num_threads=2)", "",
+                  f"{s.image_iterations} batches per measurement after {s.warmup} warm-up "
+                  "batches; ratio = dali / DALI throughput (CPU column: DALI's CPU time per "
+                  "image / dali's).", "", images_table(sections["images"]), "",
+                  "References:", "", references_table(sections["images"]), ""]
+    if "executor" in sections:
+        parts += ["### Executor overhead (external_source of tiny uint8 samples → chained "
+                  "`x + 1`)", "",
+                  "µs/op = (time per iteration with 40 ops − with 10 ops) / 30; ratio = dali / "
+                  "DALI (lower is better).", "", executor_table(sections["executor"]), ""]
+    if "conditionals" in sections:
+        parts += ["### Conditionals (64 decoded images; A = resize 224×224, B = rotate 15° "
+                  "into 224×224)", "", conditionals_table(sections["conditionals"]), ""]
+    if "memory" in sections:
+        parts += ["### Memory (P2, each backend in its own process)", "",
+                  memory_table(sections["memory"], s), ""]
+    return "\n".join(parts)
+
+
+def write_results(text):
+    """Replace the generated block of RESULTS.md (between the markers) with `text`."""
+    block = f"{BEGIN}\n{text}\n{END}"
+    old = RESULTS.read_text() if RESULTS.exists() else ""
+    if BEGIN in old and END in old:
+        new = old[:old.index(BEGIN)] + block + old[old.index(END) + len(END):]
+    else:
+        new = old.rstrip() + "\n\n" + block + "\n"
+    RESULTS.write_text(new)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS))
+    ap.add_argument("--repeats", type=int, default=None)
+    ap.add_argument("--quick", action="store_true", help="one short repeat; no RESULTS.md update")
+    ap.add_argument("--peer-memory", action="store_true",
+                    help="also measure real DALI's RSS (adds minutes)")
+    ap.add_argument("--no-write", action="store_true", help="do not update bench/RESULTS.md")
+    a = ap.parse_args(argv)
+    s = QUICK if a.quick else Settings()
+    if a.repeats:
+        s = dataclasses.replace(s, repeats=a.repeats)
+    command = " ".join(["python -m bench.report", *(argv if argv is not None else sys.argv[1:])])
+    names = [n for n in backends.NAMES if backends.available(n)]
+    loaded = [backends.load(n) for n in names]
+    root = corpus.locate()
+    started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
+
+    def log(msg):
+        print(f"[{time.perf_counter() - t0:6.1f} s] {msg}", file=sys.stderr, flush=True)
+
+    results = {}
+    for section in SECTIONS:
+        if section not in a.sections:
+            continue
+        log(f"{section}:")
+        if section == "images":
+            results[section] = measure_images(loaded, str(root), s, log)
+        elif section == "executor":
+            results[section] = measure_executor(loaded, s, log)
+        elif section == "conditionals":
+            results[section] = measure_conditionals(loaded, str(root), s, log)
+        else:
+            mem_names = names if a.peer_memory else [backends.OURS]
+            if not all(backends.has_operator(loaded[0], op)
+                       for op in pipelines.CASES_BY_KEY["P2"].needs):
+                log("  skipped: dali cannot run P2 yet")
+                continue
+            results[section] = measure_memory(mem_names, root, s, log)
+    text = render(command, results, s, root, started, time.perf_counter() - t0)
+    print(text)
+    if not (a.quick or a.no_write):
+        write_results(text)
+        log(f"updated {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()
