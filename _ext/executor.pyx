@@ -86,7 +86,7 @@ cdef list _execute(object op, object spec, bint is_cpu, bint same_batch, list tl
         bs = root_bs
         ids = root_ids
         source_info = None
-    ws = _Workspace.__new__(_Workspace)
+    ws = WorkspaceBase.__new__(_Workspace)
     ws.op = op
     ws.spec = spec
     ws.batch_size = bs

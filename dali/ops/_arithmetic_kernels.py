@@ -171,6 +171,27 @@ def evaluate(op: str, args: list, types: list, out_type: T):
     raise ValueError(f"unknown arithmetic operation `{op}`")
 
 
+_ELEMENTWISE = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "fdiv": np.divide,
+                "bitand": np.bitwise_and, "bitor": np.bitwise_or, "bitxor": np.bitwise_xor,
+                "minus": np.negative, "bitnot": np.invert, "abs": np.absolute}
+_INTEGER_ONLY = {"min": np.minimum, "max": np.maximum}
+
+
+def ufunc_for(op: str, out_type: T):
+    """The ufunc that computes `op` like `evaluate` in one call, or None.
+
+    For these operations `evaluate` casts every operand to `out_type` and applies one ufunc, so
+    `ufunc(*operands, out=..., dtype=out_type, casting="unsafe")` gives the same values without
+    temporaries.  Float `min`/`max` are excluded (they follow C's comparison, not NumPy's NaN
+    rule), as is everything that checks or converts operands first.
+    """
+    if op in _ELEMENTWISE:
+        return _ELEMENTWISE[op]
+    if op in _INTEGER_ONLY and not _types.is_float(out_type):
+        return _INTEGER_ONLY[op]
+    return None
+
+
 def _trunc_div_mod(x, y):
     """C's integer `x / y` and `x % y` (truncating), from NumPy's fast floor division: they
     differ from floor's where the remainder is not 0 and the signs of x and y differ."""

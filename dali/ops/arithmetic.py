@@ -212,6 +212,7 @@ class ArithmeticGenericOp(_operator.Operator):
                   doc="Values of the floating-point constants (kept as float32).")])
 
     def setup(self):
+        self._programs = {}
         self.tree = parse(self.args["expression_desc"])
         self.ints = list(self.args["integer_constants"] or [])
         self.reals = list(self.args["real_constants"] or [])
@@ -225,15 +226,53 @@ class ArithmeticGenericOp(_operator.Operator):
 
     # -- phase 1 ------------------------------------------------------------------------------
     def infer(self, ws):
+        # Types, layout and constants depend only on the kind of inputs: worked out once; so
+        # are the output descriptions of uniform batches, per input shapes and batch size.
+        tls = ws.inputs
+        key = tuple([(tl._storage.dtype, tl._storage.ndim, tl._layout) for tl in tls])
+        prog = self._programs.get(key)
+        if prog is None:
+            prog = self._programs[key] = self._compile(ws)
+        self._prog = prog
+        per = []
+        for tl in tls:
+            shape = tl._storage.uniform_shape
+            if shape is None:
+                break
+            per.append(shape)
+        else:
+            if ws.batch_size:
+                ukey = (tuple(per), ws.batch_size)
+                descs = prog.uniform_descs.get(ukey)
+                if descs is None:
+                    shape = self._broadcast(per, 0, ws)
+                    descs = [_operator.OutputDesc([shape] * ws.batch_size, prog.dtype,
+                                                  prog.layout, prog.ndim)]
+                    if len(prog.uniform_descs) >= 64:
+                        prog.uniform_descs.clear()
+                    prog.uniform_descs[ukey] = descs
+                return descs
+        all_shapes = [tl.shape() for tl in tls]
+        shapes = [self._broadcast([s[i] for s in all_shapes], i, ws)
+                  for i in range(ws.batch_size)]
+        return [_operator.OutputDesc(shapes, prog.dtype, prog.layout, prog.ndim)]
+
+    def _compile(self, ws):
         n_in = len(ws.inputs)
         for leaf in _leaves(self.tree):
             if leaf.kind == "input" and leaf.index >= n_in:
                 raise self.error(f"expression_desc refers to input {leaf.index} but the "
                                  f"operator has {n_in} inputs")
-        self.consts = {}
-        otype, ndim, layout = self._types_and_layout(self.tree, ws)
-        shapes = self._shapes(ws)
-        return [_operator.OutputDesc(shapes, _types.dtype_of(otype), layout, ndim)]
+        prog = _Program()
+        otype, prog.ndim, prog.layout = self._types_and_layout(self.tree, ws, prog)
+        prog.dtype = _types.dtype_of(otype)
+        tree = self.tree
+        if tree.kind == "op" and all(a.kind != "op" for a in tree.args):
+            prog.ufunc = kernels.ufunc_for(tree.name, otype)
+            prog.operands = [(a.kind == "input", a.index if a.kind == "input"
+                              else prog.consts[id(a)]) for a in tree.args]
+            prog.quiet = not _types.is_float(otype)
+        return prog
 
     def _const_value(self, leaf):
         t = leaf.type
@@ -247,16 +286,19 @@ class ArithmeticGenericOp(_operator.Operator):
             raise OverflowError(f"Integer constant {v} out of range for {_TYPE_NAMES[t]}.")
         return np.asarray(v, dtype=_types.dtype_of(t))
 
-    def _types_and_layout(self, e, ws):
-        """(type, ndim, layout) of a subexpression; checks the type rules and layouts."""
+    def _types_and_layout(self, e, ws, prog):
+        """(type, ndim, layout) of a subexpression; checks the type rules and layouts and
+        records constants and types in `prog`."""
         if e.kind == "input":
             tl = ws.inputs[e.index]
+            prog.types[id(e)] = (tl.dtype, tl._storage.dtype)
             return tl.dtype, tl.ndim(), tl.layout()
         if e.kind == "const":
-            self.consts[id(e)] = self._const_value(e)
+            prog.consts[id(e)] = self._const_value(e)
             return e.type, 0, ""
-        subs = [self._types_and_layout(a, ws) for a in e.args]
+        subs = [self._types_and_layout(a, ws, prog) for a in e.args]
         t = kernels.result_type(e.name, [s[0] for s in subs])
+        prog.types[id(e)] = (t, _types.dtype_of(t))
         ndim = max(s[1] for s in subs)
         layouts = [s[2] for s in subs]
         for i in range(len(subs)):
@@ -270,18 +312,9 @@ class ArithmeticGenericOp(_operator.Operator):
         layout = next((s[2] for s in subs if s[1] == ndim and s[2]), "")
         return t, ndim, layout
 
-    def _shapes(self, ws):
-        tls = ws.inputs
-        if all(tl._storage.is_uniform() for tl in tls) and ws.batch_size:
-            per = [tuple(tl._storage.shapes[0].tolist()) for tl in tls]
-            return [self._broadcast(per, 0, ws)] * ws.batch_size
-        all_shapes = [tl.shape() for tl in tls]
-        return [self._broadcast([s[i] for s in all_shapes], i, ws)
-                for i in range(ws.batch_size)]
-
     def _broadcast(self, shapes, i, ws):
         try:
-            return np.broadcast_shapes(*shapes)
+            return tuple(int(x) for x in np.broadcast_shapes(*shapes))
         except ValueError:
             shown = "\n".join(f"{' x '.join(map(str, s)) or 'scalar'} (input {k})"
                               for k, s in enumerate(shapes))
@@ -292,6 +325,16 @@ class ArithmeticGenericOp(_operator.Operator):
         out = ws.outputs[0]
         if ws.batch_size == 0:
             return
+        prog = self._prog
+        if prog.ufunc is not None:
+            views = _whole_batch(ws.inputs, out)
+            if views is not None:
+                if prog.quiet:
+                    prog.apply(*views)
+                else:
+                    with np.errstate(all="ignore"):
+                        prog.apply(*views)
+                return
         dense_out = out.dense()
         dense_in = [tl._storage.dense() for tl in ws.inputs]
         with np.errstate(all="ignore"):
@@ -301,11 +344,7 @@ class ArithmeticGenericOp(_operator.Operator):
                 self._run_samples(ws, out.samples())
 
     def _run_batch(self, ws, dense_in, dense_out):
-        # Samples keep their own dimensions: pad each input after the batch dimension so
-        # NumPy broadcasting aligns trailing dimensions as it does per sample.
-        rank = dense_out.ndim
-        arrays = [d.reshape(d.shape[:1] + (1,) * (rank - d.ndim) + d.shape[1:])
-                  for d in dense_in]
+        arrays = _aligned(dense_in, dense_out.ndim)
         # Groups of samples small enough for the temporaries to stay in cache.
         volume = max(1, dense_out[0].size)
         step = max(1, _CHUNK_ELEMENTS // volume)
@@ -329,11 +368,69 @@ class ArithmeticGenericOp(_operator.Operator):
     def _eval(self, e, arrays):
         """(value, DALI type) of a subexpression."""
         if e.kind == "input":
-            a = arrays[e.index]
-            return a, _types.dali_type_of(a.dtype)
+            return arrays[e.index], self._prog.types[id(e)][0]
         if e.kind == "const":
-            return self.consts[id(e)], e.type
+            return self._prog.consts[id(e)], e.type
         args, types = zip(*[self._eval(a, arrays) for a in e.args], strict=True)
-        t = kernels.result_type(e.name, list(types))
+        t, dtype = self._prog.types[id(e)]
         value = kernels.evaluate(e.name, list(args), list(types), t)
-        return np.asarray(value).astype(_types.dtype_of(t), copy=False), t
+        return np.asarray(value).astype(dtype, copy=False), t
+
+
+class _Program:
+    """What `infer` works out once per kind of inputs (dtypes, ndims, layouts).
+
+    The output dtype, ndim and layout; the constants' values and every subexpression's (DALI
+    type, NumPy dtype), by `id()` of the tree node; and, when the expression is one elementwise
+    operation on inputs and constants, the ufunc that computes a whole batch in one call.
+    """
+
+    __slots__ = ("dtype", "ndim", "layout", "consts", "types", "ufunc", "operands", "quiet",
+                 "uniform_descs")
+
+    def __init__(self):
+        self.consts = {}
+        self.types = {}
+        self.ufunc = None
+        self.uniform_descs = {}     # (input shapes, batch size) -> [OutputDesc]
+
+    def apply(self, ins, out):
+        """`out[...] = op(operands)` for batch views `ins` aligned with `out`."""
+        args = [ins[x] if is_input else x for is_input, x in self.operands]
+        self.ufunc(*args, out=out, dtype=self.dtype, casting="unsafe")
+
+
+def _aligned(arrays, rank):
+    """Dense batches padded after the batch dimension to `rank` dimensions, so that NumPy
+    broadcasting aligns the trailing (sample) dimensions as it does per sample."""
+    if all(d.ndim == rank for d in arrays):
+        return arrays
+    return [d.reshape(d.shape[:1] + (1,) * (rank - d.ndim) + d.shape[1:]) for d in arrays]
+
+
+def _whole_batch(tls, out):
+    """(input views, output view) that one ufunc call can compute the batch on, or None.
+
+    Dense batches (uniform shapes) broadcast like their samples; otherwise, inputs whose samples
+    have exactly the output's shapes are computed as flat arrays of all their elements.
+    """
+    dense_out = out.dense()
+    if dense_out is not None:
+        dense_in = []
+        for tl in tls:
+            d = tl._storage.dense()
+            if d is None:
+                break
+            dense_in.append(d)
+        else:
+            return _aligned(dense_in, dense_out.ndim), dense_out
+    if out.base is None:
+        return None
+    flat_in = []
+    for tl in tls:
+        st = tl._storage
+        if st.base is None or not (st.shapes is out.shapes or
+                                   np.array_equal(st.shapes, out.shapes)):
+            return None
+        flat_in.append(st.flat())
+    return flat_in, out.flat()

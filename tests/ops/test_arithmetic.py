@@ -426,6 +426,45 @@ def test_empty_samples_and_zero_dim_samples():
     assert [o.tolist() for o in out] == [6, 8]
 
 
+# -- whole-batch computation ---------------------------------------------------------------------
+
+_ELEMENTWISE = {"add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
+                "fdiv": lambda x, y: x / y, "bitand": lambda x, y: x & y,
+                "bitor": lambda x, y: x | y, "bitxor": lambda x, y: x ^ y,
+                "min": dmath.min, "max": dmath.max}
+
+
+@pytest.mark.parametrize("shapes", [[(2, 3)] * 3, [(2, 3), (4, 3), (0, 3)]],
+                         ids=["uniform", "ragged"])
+@pytest.mark.parametrize("ta, tb", [("int16", "uint8"), ("float32", "int32"),
+                                    ("uint32", "int32")])
+@pytest.mark.parametrize("op", sorted(_ELEMENTWISE))
+def test_one_call_per_batch_equals_per_sample_evaluation(op, ta, tb, shapes):
+    """Elementwise operations compute a dense or same-shaped ragged batch in one ufunc call;
+    the values must be those of the per-sample rule (cast to the result type, then apply)."""
+    rng = np.random.default_rng(5)
+    a = [rng.integers(-300, 300, s).astype(ta) for s in shapes]
+    b = [rng.integers(-3, 300, s).astype(tb) for s in shapes]
+    if np.dtype(ta).kind == "f":
+        a[0][0, 0], b[0][0, :2] = np.inf, 0      # inf - inf, x / 0: no warnings, NaN and inf
+    ta_, tb_ = types.to_dali_type(ta), types.to_dali_type(tb)
+    try:
+        t = kernels.result_type(op, [ta_, tb_])
+    except TypeError:
+        pytest.skip("not a valid combination")
+    f = _ELEMENTWISE[op]
+    outs = run(lambda x, y: (f(x, y), f(x, 7), -x), a, b)
+    for k, (x, y) in enumerate(zip(a, b, strict=True)):
+        with np.errstate(all="ignore"):
+            want = [kernels.evaluate(op, [x, y], [ta_, tb_], t),
+                    kernels.evaluate(op, [x, np.int32(7)], [ta_, T.INT32],
+                                     kernels.result_type(op, [ta_, T.INT32])),
+                    np.negative(x)]
+        for tl, w in zip(outs, want, strict=True):
+            np.testing.assert_array_equal(np.array(tl[k]), w)
+            assert np.array(tl[k]).dtype == w.dtype
+
+
 # -- the operator node --------------------------------------------------------------------------
 
 def test_expression_description_and_names():
