@@ -171,6 +171,10 @@ class Pipeline:
             raise ValueError("The batch size must be set.")
         if self._num_threads is None or self._num_threads < 1:
             raise TypeError(f"num_threads must be a positive int, got {self._num_threads!r}")
+        if self._exec_dynamic and self._exec_separated:
+            raise RuntimeError(
+                "No supported executor selected for pipelined = true, separated = true, "
+                "async = true, default(exec_dynamic) = true")
         outputs = self._collect_outputs()
         if not outputs:
             raise NotImplementedError("The pipeline has no outputs: return or set at least one")
@@ -310,7 +314,9 @@ class Pipeline:
         op.feed(data, layout)
 
     def input_feed_count(self, input_name):
-        return self._cpu_queue_size if self._exec_pipelined else 1
+        """Batches to feed an input before the first run: the larger queue depth (as DALI
+        reports it, whatever the executor mode)."""
+        return max(self._cpu_queue_size, self._gpu_queue_size)
 
     def reset(self):
         """After the end of data: start the next epoch.  After an operator error: drop the
@@ -383,7 +389,7 @@ class Pipeline:
             return {}
         result = self._executor.timing()
         if reset:
-            self._executor.reset_statistics()
+            self._executor.reset_timing()
         return result
 
     def save_graph_to_dot_file(self, filename, show_tensors=False, show_ids=None,
