@@ -209,9 +209,8 @@ cdef class NodePlan:
                 "reserved_memory_size": [m[2] for m in self.memory],
                 "max_reserved_memory_size": [m[3] for m in self.memory]}
 
-    def reset_statistics(self):
+    def reset_timing(self):
         self.runs = self.total_ns = self.max_ns = 0
-        self.memory = [[0, 0, 0, 0] for _ in self.out_slots]
 
     cdef int _record(self, list tls) except -1:
         """Fold the sizes of this run's outputs into the memory counters (maxima, as DALI)."""
@@ -337,7 +336,7 @@ cdef class Plan:
             return {id(self.slot_edges[i]): tl_slots[i] for i in range(self.num_slots)}
         return [tl_slots[<Py_ssize_t>s] for s in self.output_slots]
 
-    def reset_statistics(self):
+    def reset_timing(self):
         cdef NodePlan node
         for node in self.nodes:
-            node.reset_statistics()
+            node.reset_timing()

@@ -126,5 +126,5 @@ class Executor:
         """Per operator name: runs, total, mean and longest time (microseconds)."""
         return {node.name: node.timing() for node in self.plan.nodes}
 
-    def reset_statistics(self):
-        self.plan.reset_statistics()
+    def reset_timing(self):
+        self.plan.reset_timing()
