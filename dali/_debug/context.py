@@ -20,6 +20,17 @@ from dali._graph import context, data_node, origin
 from dali._types import DALIDataType as T
 
 
+def site_key(frames, op_name, counts):
+    """(file, line, operator, n): the n-th call of operator `op_name` at the user's call site
+    `frames[-1]`, counted in `counts`.  Graph and debug twins agree on these keys even where
+    graph mode adds nodes debug mode does not have (constants for literal inputs)."""
+    f = frames[-1] if frames else None
+    site = (f.filename, f.lineno, op_name) if f else ("?", 0, op_name)
+    n = counts.get(site, 0)
+    counts[site] = n + 1
+    return (*site, n)
+
+
 def _is_batch(value):
     """Whether an operator input is a batch: a DataNodeDebug, a TensorList or a list of arrays
     (anything else is a constant, broadcast to the batch)."""
@@ -31,6 +42,12 @@ def _is_batch(value):
                         "used as operator inputs")
     return (isinstance(value, list) and bool(value)
             and not any(isinstance(x, (int, float, bool, str)) for x in value))
+
+
+def _is_input_set(value):
+    """Whether an operator input is a list of batches (multiple input sets)."""
+    return (isinstance(value, list) and bool(value) and all(
+        isinstance(x, (data_node.DataNode, tensors.TensorListCPU)) for x in value))
 
 
 def _separate_args(schema, kwargs):
@@ -70,26 +87,47 @@ class DebugContext(context.CallContext):
         f = frames[-1] if frames else None
         key = (f.filename, f.lineno, f.name, self.cursor) if f else ("?", 0, "?", self.cursor)
         self.cursor += 1
+        sets = [len(x) for x in inputs if _is_input_set(x)]
+        if not sets:
+            return self._instance(key, impl, inputs, kwargs, device, name, frames).run(
+                inputs, kwargs)
+        return self._input_sets(key, impl, inputs, kwargs, device, name, frames, sets)
+
+    def _instance(self, key, impl, inputs, kwargs, device, name, frames, seed=None):
         if not self.built and key not in self.ops:
-            self.ops[key] = DebugOp(self.pipe, impl, inputs, kwargs, device, name, frames)
+            self.ops[key] = DebugOp(self.pipe, impl, inputs, kwargs, device, name, frames, seed)
         op = self.ops.get(key)
         if op is None or op.impl is not impl:
             raise RuntimeError(
                 f"Unexpected operator '{impl.schema.name}'. Debug mode does not support "
                 "changing the order of operators executed within the pipeline.")
-        return op.run(inputs, kwargs)
+        return op
+
+    def _input_sets(self, key, impl, inputs, kwargs, device, name, frames, lengths):
+        """Multiple input sets (lists of batches as inputs): one instance per set, sharing a
+        seed, as in graph mode; outputs are lists over the sets."""
+        count = lengths[0]
+        if any(n != count for n in lengths):
+            raise ValueError(
+                f"Operator {impl.schema.display_name}: all lists of inputs (multiple input "
+                f"sets) must have the same length, got {lengths}.")
+        results, seed = [], None
+        for i in range(count):
+            ins = [x[i] if _is_input_set(x) else x for x in inputs]
+            nm = None if name is None else (name if count == 1 else f"{name}_{i}")
+            op = self._instance((*key, i), impl, ins, kwargs, device, nm, frames, seed)
+            seed = op.op.spec.seed
+            results.append(op.run(ins, kwargs))
+        if results and isinstance(results[0], list):
+            return [list(x) for x in zip(*results, strict=True)]
+        return results
 
 
 class DebugOp:
     """One operator instance of a debug pipeline and the description of its first call."""
 
-    def __init__(self, pipe, impl, inputs, kwargs, device, name, frames):
+    def __init__(self, pipe, impl, inputs, kwargs, device, name, frames, shared_seed=None):
         schema = impl.schema
-        if any(isinstance(x, list) and x and isinstance(x[0], data_node.DataNode)
-               for x in inputs):
-            raise NotImplementedError(
-                f"{schema.display_name}: multiple input sets (lists of DataNodes) are not "
-                "supported in debug mode")
         self.impl = impl
         self.pipe = pipe
         consts, batches = _separate_args(schema, kwargs)
@@ -104,8 +142,10 @@ class DebugOp:
         seed = None
         if "seed" in schema.arg_map:
             explicit = consts.get("seed", -1)
-            seed = int(explicit) if explicit is not None and explicit >= 0 else \
-                pipe._debug_seed(frames)
+            explicit = int(explicit) if explicit is not None and explicit >= 0 else None
+            # Input sets share the first instance's seed.
+            seed = pipe._debug_seed(frames, schema.name,
+                                    explicit if shared_seed is None else shared_seed)
         spec = _operator.OpSpec(
             schema=schema, name=self.name, device=device,
             args=_operator.fill_defaults(schema, consts),
@@ -177,7 +217,8 @@ class DebugOp:
                  for i, (tl, ids) in enumerate(outs)]
         capture = getattr(pipe, "_capture", None)
         if capture is not None:
-            capture[id(self)] = (self.op.spec.origin, [tl for tl, _ in outs])
+            capture[id(self)] = (self.op.spec.origin, self.impl.schema.name,
+                                 [tl for tl, _ in outs])
         if conditions is not None:
             conditions.register(nodes, bool(
                 [x for x in inputs if isinstance(x, data_node.DataNode)] or batches))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dali._autograph import conditional
+from dali._debug import context as debug_context
 from dali._debug import pipeline as debug_pipeline
 from dali._pipeline import pipeline as _pipeline
 
@@ -62,16 +63,9 @@ class ParityReport:
 
 
 def _site_keys(items):
-    """(file, line, n-th call at that site) for each (frames, item), in creation order."""
+    """`(site_key, item)` for each `(frames, op_name, item)`, in creation order."""
     counts = {}
-    out = []
-    for frames, item in items:
-        f = frames[-1] if frames else None
-        site = (f.filename, f.lineno) if f else ("?", 0)
-        n = counts.get(site, 0)
-        counts[site] = n + 1
-        out.append(((*site, n), item))
-    return out
+    return [(debug_context.site_key(frames, op_name, counts), item) for frames, op_name, item in items]
 
 
 def _compare(a, b, atol):
@@ -120,7 +114,7 @@ def check_parity(pipe, definition, iterations=1, atol=0.0):
     graph.build()
     nodes = sorted(graph._graph.nodes, key=lambda n: n.id)
     ops = {id(op.spec.node): op for op in graph._executor.ops}
-    keyed = _site_keys([(n.origin, n) for n in nodes])
+    keyed = _site_keys([(n.origin, n.schema.name, n) for n in nodes])
     seeds = {k: ops[id(n)].spec.seed for k, n in keyed if ops[id(n)].spec.seed is not None}
     debug = debug_pipeline.DebugPipeline(functools.partial(body, *args, **fn_kwargs),
                                          seed_overrides=seeds, **ctor)

@@ -104,12 +104,13 @@ class DebugPipeline(_pipeline.Pipeline):
     def _root_ids(self, batch_size):
         return np.arange(self._samples_seen, self._samples_seen + batch_size, dtype=np.int64)
 
-    def _debug_seed(self, frames):
-        f = frames[-1] if frames else None
-        site = (f.filename, f.lineno) if f else ("?", 0)
-        n = self._site_counts.get(site, 0)
-        self._site_counts[site] = n + 1
-        key = (*site, n)
+    def _debug_seed(self, frames, op_name, given=None):
+        """The seed of a new operator: `given` (an explicit one), else the graph twin's (by
+        call site, see `context.site_key`) when `check_parity` gave them, else the next one
+        derived from the pipeline seed.  Every call counts for the call-site keys."""
+        key = debug_context.site_key(frames, op_name, self._site_counts)
+        if given is not None:
+            return given
         if key in self._seed_overrides:
             return self._seed_overrides[key]
         k = self._seeded_ops

@@ -116,3 +116,27 @@ def test_check_parity_gives_unseeded_operators_the_graph_seeds(name):
     report = make(PIPELINES[name], False, seed=5, seeded=False).check_parity(iterations=2)
     assert report.ok, str(report)
     assert report.iterations == 2 and report.operators > 3
+
+
+def input_sets(seeded):
+    s = (lambda k: {"seed": k}) if seeded else (lambda k: {})
+    img = images()
+    twin = fn.copy(img)
+    crops = fn.random_resized_crop([img, twin], size=(12, 14), **s(41))
+    flipped = fn.flip([img, twin], horizontal=fn.random.coin_flip(**s(42)))
+    return (*crops, *flipped)
+
+
+@pytest.mark.parametrize("seeded", [True, False])
+def test_multiple_input_sets_share_a_seed_in_both_modes(seeded):
+    graph = collect(make(input_sets, False, seed=1, seeded=seeded))
+    debug_pipe = make(input_sets, True, seed=1, seeded=seeded)
+    debug = collect(debug_pipe)
+    for outs in graph + debug:
+        for a, b in zip(outs[0], outs[1], strict=True):   # the two crops of one image
+            np.testing.assert_array_equal(a, b)
+    if seeded:
+        assert_same(graph, debug)
+    else:
+        report = make(input_sets, False, seed=1, seeded=False).check_parity(iterations=2)
+        assert report.ok, str(report)

@@ -105,3 +105,16 @@ def test_parity_with_tolerance():
 
     assert not pipe().check_parity().ok
     assert pipe().check_parity(atol=1e-2).ok
+
+
+def test_parity_matches_random_operators_among_other_operators_on_one_line():
+    @pipeline_def(batch_size=3, num_threads=1, device_id=None, seed=4)
+    def pipe():
+        x = fn.external_source(source=lambda: [np.ones(2, np.float32)] * 3)
+        y = 2 * x + fn.random.uniform(range=[0, 1])
+        z = (fn.cast(x, dtype=types.INT32) + fn.cast(np.array([1, 2]), dtype=types.INT32)
+             + fn.random.normal(shape=[2]) + fn.random.normal(shape=[2]))
+        return y, z
+
+    report = pipe().check_parity(iterations=2)
+    assert report.ok, str(report)
