@@ -65,7 +65,8 @@ class ParityReport:
 def _site_keys(items):
     """`(site_key, item)` for each `(frames, op_name, item)`, in creation order."""
     counts = {}
-    return [(debug_context.site_key(frames, op_name, counts), item) for frames, op_name, item in items]
+    return [(debug_context.site_key(frames, op_name, counts), item)
+            for frames, op_name, item in items]
 
 
 def _compare(a, b, atol):
