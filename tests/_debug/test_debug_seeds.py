@@ -4,7 +4,7 @@ without one, the outputs depend only on the pipeline seed."""
 import numpy as np
 import pytest
 
-from dali import fn, pipeline_def, types
+from dali import fn, types
 from dali.pipeline import experimental
 
 BS = 4
