@@ -137,10 +137,10 @@ def _map(f, *values):
 
 
 def _check_condition(pred):
-    if pred.device != "cpu":
-        raise RuntimeError(
-            "Conditions inside `if` statements are restricted to scalar (0-d tensors) inputs, "
-            "that are placed on CPU. Got a GPU input as a condition of the `if` statement.")
+    if pred.device != "cpu":  # DALI's error, from the split of the condition
+        split = _registry.get("_conditional.split").schema.display_name
+        raise ValueError(f'Invalid device "{pred.device}" for argument \'predicate\' of operator '
+                         f"'{split}'. Named arguments must be on CPU.")
 
 
 def data_node_if(pred, body, orelse, get_state, set_state, symbol_names, nouts):

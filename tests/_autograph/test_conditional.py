@@ -494,3 +494,36 @@ def test_ifs_in_loops_with_python_and_per_sample_conditions(debug, flag):
         expect = [reference(i) for i in range(N)]
         assert x.as_array().tolist() == expect
         assert total.as_array().tolist() == [2 if v > 15 else 0 for v in expect]
+
+
+def gpu_condition():
+    c = fn.external_source(source=predicate([True]))
+    if c.gpu():
+        y = c
+    else:
+        y = c
+    return (y,)
+
+
+def gpu_and_left():
+    c = fn.external_source(source=predicate([True]))
+    return (c.gpu() and c,)
+
+
+def gpu_or_right():
+    c = fn.external_source(source=predicate([True]))
+    return (c or c.gpu(),)
+
+
+@pytest.mark.parametrize("body, error, message", [
+    (gpu_condition, ValueError, "Invalid device \"gpu\" for argument 'predicate' of operator "
+                                "'dali.fn._conditional.split'. Named arguments must be on CPU."),
+    (gpu_and_left, RuntimeError, "Logical expression `and` is restricted to scalar \\(0-d "
+                                 "tensors\\) inputs of `bool` type, that are placed on CPU. Got a "
+                                 "GPU input as the left argument in logical expression."),
+    (gpu_or_right, RuntimeError, "Logical expression `or` .* Got a GPU input as the right "
+                                 "argument"),
+])
+def test_gpu_conditions_fail_at_definition(body, error, message):
+    with pytest.raises(error, match=message):
+        make(body, False)
