@@ -57,7 +57,9 @@ def _factory(func, pipeline_kwargs, enable_conditionals, debug):
     @functools.wraps(func)
     def create_pipeline(*args, **kwargs):
         conditionals = kwargs.get("enable_conditionals", enable_conditionals)
-        debug_on = kwargs.get("debug", debug)
+        # Only the experimental decorator (debug is not None) has debug mode; the plain one
+        # drops a call-time `debug=` like DALI does.
+        debug_on = debug is not None and kwargs.get("debug", debug)
         ctor, fn_kwargs = split_kwargs(func, kwargs)
         body = autograph.convert(func) if conditionals else func
         if debug_on:
@@ -99,7 +101,7 @@ def pipeline_def(fn=None, *, enable_conditionals=False, **pipeline_kwargs):
     """
 
     def decorator(func):
-        return _factory(func, pipeline_kwargs, enable_conditionals, debug=False)
+        return _factory(func, pipeline_kwargs, enable_conditionals, debug=None)
 
     return decorator(fn) if fn is not None else decorator
 
