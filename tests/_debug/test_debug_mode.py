@@ -404,3 +404,16 @@ def test_a_first_iteration_that_fails_part_way_can_be_retried():
     assert names[0] == names[1]
     for a, b in zip(retried, fresh, strict=True):
         np.testing.assert_array_equal(a.as_array(), b.as_array())
+
+
+def test_plain_pipeline_def_has_no_debug_mode():
+    def body():
+        x = fn.external_source(source=lambda: [np.zeros(1, np.int32)])
+        kinds.append(type(x))
+        return x
+
+    kinds = []
+    pipeline_def(body)(batch_size=1, num_threads=1, device_id=None, debug=True).run()
+    assert kinds == [DataNode]  # dropped, as DALI does
+    with pytest.raises(TypeError, match="unexpected keyword argument 'debug'"):
+        pipeline_def(body, debug=True)(batch_size=1, num_threads=1, device_id=None)
