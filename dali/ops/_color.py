@@ -1,0 +1,115 @@
+"""What the pointwise colour operators share: input layouts and types, `dtype`, per-sample and
+per-frame argument values, and running a pixel kernel on the thread pool.
+
+Work is split into items of at most `TILE` pixels (whole frames of a sequence where an argument
+varies per frame), so that one large image keeps every pool thread busy as well as a batch of
+small ones; each item is one nogil kernel call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dali import _types
+from dali._types import DALIDataType as T
+
+TILE = 1 << 16                   # pixels per work item
+_NS_PER_ELEMENT = 1.0            # rough kernel cost, tells the pool when threads pay off
+
+
+def image_layout(op, tl, allowed) -> str:
+    """The input's layout, or for an input without one the first allowed layout of its rank
+    (DALI's rule); raises for anything else."""
+    layout = tl.layout()
+    ndim = tl.ndim()
+    valid = "\n".join(allowed)
+    if layout:
+        if layout not in allowed:
+            raise op.error(f'The layout "{layout}" does not match any of the allowed layouts '
+                           f"for input 0. Valid layouts are:\n{valid}")
+        return layout
+    for cand in allowed:
+        if len(cand) == ndim:
+            return cand
+    raise op.error(f"The number of dimensions {ndim} does not match any of the allowed "
+                   f"layouts for input 0. Valid layouts are:\n{valid}")
+
+
+def type_name(t: T) -> str:
+    """DALI's name of a type in messages ("uint8", "float", "double", "float16")."""
+    return {T.FLOAT: "float", T.FLOAT64: "double"}.get(t, np.dtype(_types.to_numpy_type(t)).name
+                                                     if _types.is_numeric(t) else str(t))
+
+
+def check_type(op, t: T, allowed, what="input") -> T:
+    if t not in allowed:
+        raise op.error(f"Unsupported {what} type: {type_name(t)}", RuntimeError)
+    return t
+
+
+def output_type(op, in_type: T, allowed) -> T:
+    """The `dtype` argument, or the input type when it is not given."""
+    wanted = op.args["dtype"]
+    out = in_type if wanted is None else T(wanted)
+    return check_type(op, out, allowed, "output")
+
+
+def channels_of(op, shapes, layout, expected):
+    """Check that every sample has `expected` channels (the last axis)."""
+    c = layout.index("C")
+    for i, shape in enumerate(shapes):
+        if shape[c] != expected:
+            raise op.error(f"sample {i}: expected {expected} channels (the \"C\" axis of "
+                           f'layout "{layout}"), got {shape[c]}', RuntimeError)
+
+
+def frame_values(ws, name, i, frames) -> np.ndarray:
+    """Per-frame float32 values of a scalar argument for sample i: one value for every frame,
+    or `frames` values when the argument input is marked per-frame (its layout starts with
+    "F", as `fn.per_frame` makes it)."""
+    tl = ws.arg_inputs.get(name) if ws.is_arg_input(name) else None
+    if tl is not None and tl.layout().startswith("F"):
+        if len(tl) != ws.batch_size:
+            raise ws.op.error(f"argument input `{name}` has {len(tl)} samples but the batch "
+                              f"has {ws.batch_size}")
+        v = np.asarray(tl._storage.samples()[i], dtype=np.float32).reshape(-1)
+        if v.size == 1:
+            return np.full(frames, v[0], np.float32)
+        if v.size != frames:
+            raise ws.sample_error(i, f"argument `{name}` is given per frame: it needs one "
+                                     f"value per frame ({frames}), got {v.size}")
+        return v
+    return np.full(frames, ws.arg(name)[i], np.float32)
+
+
+def pixel_items(src, dst, layout, cin, cout, per_frame):
+    """Split one sample into (src rows, dst rows, frame) items: (pixels, channels) views of at
+    most TILE pixels, never straddling a frame boundary when `per_frame`."""
+    src = np.ascontiguousarray(src)
+    frames = src.shape[0] if "F" in layout and per_frame else 1
+    if src.size == 0 or frames == 0:
+        return []
+    pixels = src.size // (cin * frames)
+    s = src.reshape(frames, pixels, cin)
+    d = dst.reshape(frames, pixels, cout)
+    items = []
+    for f in range(s.shape[0]):
+        n = s.shape[1]
+        for a in range(0, n, TILE):
+            items.append((s[f, a:a + TILE], d[f, a:a + TILE], f))
+    return items
+
+
+def run_items(ws, items, fn):
+    """fn(*item) for every item, on the workspace's thread pool (largest first)."""
+    if not items:
+        return
+    sizes = np.array([it[0].size for it in items], dtype=np.int64)
+    pool = ws.thread_pool
+    if pool is None or len(items) < 2:
+        for it in items:
+            fn(*it)
+        return
+    order = np.argsort(-sizes, kind="stable").astype(np.int64)
+    pool.map(lambda k: fn(*items[k]), len(items), order=order,
+             cost_ns=float(sizes.sum()) * _NS_PER_ELEMENT)
