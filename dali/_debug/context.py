@@ -201,10 +201,7 @@ class DebugOp:
         if pending is not None:
             for data, layout in pending:
                 self.op.feed(data, layout)
-        fed = getattr(self.op, "fed_batch_size", None)
-        root_bs = pipe._iter_batch_size
-        if fed is not None and fed() is not None:
-            root_bs = pipe._iter_batch_size = fed()
+        root_bs = self._iteration_batch_size(inputs, batches, conditions)
         root_ids = pipe._root_ids(root_bs)
         ins = [self._as_batch(x, root_ids) for x in inputs]
         arg_ins = {k: self._as_batch(v, root_ids) for k, v in batches.items()}
@@ -227,6 +224,40 @@ class DebugOp:
         if not nodes:
             return None
         return nodes[0] if len(nodes) == 1 else nodes
+
+    def _iteration_batch_size(self, inputs, batches, conditions):
+        """The batch size of this iteration: fixed by the first external source that is fed, or
+        the first batch input, and then the same for every operator outside conditional
+        branches (DALI's rule; the pipeline's `max_batch_size` until something fixes it)."""
+        pipe = self.pipe
+        fed = getattr(self.op, "fed_batch_size", None)
+        size = fed() if fed is not None else None
+        if size is not None:
+            if pipe._batch_fixed_by is not None and size != pipe._iter_batch_size:
+                raise RuntimeError(
+                    "Batch size must be uniform across an iteration. External Source operator "
+                    f"returned batch size: {size}, expected: {pipe._iter_batch_size}.\nIf you "
+                    "want to use variable batch size (that is different batch size in each "
+                    "iteration) you must call all the external source operators at the "
+                    "beginning of your debug pipeline, before other DALI operators.")
+        elif (conditions is None or len(conditions.entries) == 1) and \
+                self.impl.schema.same_batch_inputs:
+            named = [*((f"Input {i}", x) for i, x in enumerate(inputs)),
+                     *((f"Argument '{k}'", v) for k, v in batches.items())]
+            for where, v in named:
+                if not _is_batch(v):
+                    continue
+                n = len(v.get() if isinstance(v, debug_node.DataNodeDebug) else v)
+                if pipe._batch_fixed_by is None:
+                    pipe._iter_batch_size, pipe._batch_fixed_by = n, self.name
+                elif n != pipe._iter_batch_size:
+                    raise RuntimeError(
+                        f"Batch size must be uniform across an iteration. {where} for operator "
+                        f"'{self.name}' has batch size = {n}. Expected batch size = "
+                        f"{pipe._iter_batch_size} from: '{pipe._batch_fixed_by}'.")
+        if size is not None and pipe._batch_fixed_by is None:
+            pipe._iter_batch_size, pipe._batch_fixed_by = size, self.name
+        return pipe._iter_batch_size
 
     def _as_batch(self, x, root_ids):
         if isinstance(x, debug_node.DataNodeDebug):

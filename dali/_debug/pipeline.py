@@ -44,6 +44,7 @@ class DebugPipeline(_pipeline.Pipeline):
         self._iteration = 0
         self._samples_seen = 0
         self._iter_batch_size = None
+        self._batch_fixed_by = None
         self._iter_outputs = None
         self._executor = _EagerRunner(self)
         self._conditionals_enabled = False
@@ -68,6 +69,7 @@ class DebugPipeline(_pipeline.Pipeline):
     # -- one iteration ------------------------------------------------------------------------
     def _iter_setup(self):
         self._iter_batch_size = self._max_batch_size
+        self._batch_fixed_by = None     # the operator that set this iteration's batch size
         self._ctx.begin_iteration()
         if self._conditionals_enabled:
             self._condition_stack = conditional.ConditionStack()

@@ -167,3 +167,29 @@ def test_feed_input_errors():
                                            "'called' with a `source` argument"):
         p.feed_input("called", [np.ones(1, np.int32)])
     assert p.executor_statistics() == {}
+
+
+def test_batch_size_must_be_uniform_across_an_iteration():
+    def two_sources():
+        a = fn.external_source(source=lambda: [np.zeros(1, np.int32)] * 3)
+        b = fn.external_source(source=lambda: [np.zeros(1, np.int32)] * 2)
+        return a, b
+
+    def source_then_list():
+        a = fn.external_source(source=lambda: [np.zeros(1, np.int32)] * 2, name="es")
+        return a, fn.cast([np.zeros(1, np.int32)] * 3, dtype=types.FLOAT, name="c")
+
+    def list_first():
+        x = fn.cast([np.zeros(1, np.int32)] * 2, dtype=types.FLOAT)
+        return x, fn.random.uniform(seed=1)
+
+    make = experimental.pipeline_def(debug=True, batch_size=3, num_threads=1, device_id=None)
+    with pytest.raises(RuntimeError, match="Batch size must be uniform across an iteration. "
+                                           "External Source operator returned batch size: 2, "
+                                           "expected: 3"):
+        make(two_sources)().run()
+    with pytest.raises(RuntimeError, match="Input 0 for operator 'c' has batch size = 3. "
+                                           "Expected batch size = 2 from: 'es'"):
+        make(source_then_list)().run()
+    x, u = make(list_first)().run()
+    assert (len(x), len(u)) == (2, 2)
