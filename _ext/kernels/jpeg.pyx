@@ -1,37 +1,86 @@
 """JPEG decoding of a region of interest, at full or 1/2, 1/4, 1/8 scale (libjpeg-turbo).
 
 Built only where libjpeg-turbo's headers are available (setup.py checks); decoders fall back
-to OpenCV otherwise.  `decode_roi` releases the GIL for the whole decode.
+to OpenCV otherwise.  `decode_roi` decodes one image without the GIL; `decode_batch` decodes
+a whole batch on a `ThreadPool`, largest images first, without taking the GIL at all, and
+reports per-image errors afterwards.  `info_batch` reads the headers of a batch in one call.
 """
 cimport numpy as cnp
 import numpy as np
 
-from libc.stdint cimport uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+from dali._ext.thread_pool cimport ThreadPool
 
 cnp.import_array()
 
 cdef extern from "jpeg_codec.h" nogil:
+    int DALI_JPEG_RGB, DALI_JPEG_BGR, DALI_JPEG_GRAY
     int dali_jpeg_info(const uint8_t* data, size_t size, int* width, int* height,
-                       int* components, char* err, size_t errlen)
+                       int* components, int* orientation, char* err, size_t errlen)
     int dali_jpeg_decode_roi(const uint8_t* data, size_t size, int scale, int x, int y, int w,
-                             int h, int channels, uint8_t* out, long out_stride, uint8_t* row,
+                             int h, int color, int fast_idct, uint8_t* out, long out_stride,
                              char* err, size_t errlen)
+
+RGB = DALI_JPEG_RGB
+BGR = DALI_JPEG_BGR
+GRAY = DALI_JPEG_GRAY
+
+cdef enum:
+    ERRLEN = 200
 
 
 class JpegError(ValueError):
     """libjpeg could not read the data."""
 
 
+cdef inline bint _is_jpeg(const uint8_t[::1] data) noexcept:
+    return data.shape[0] >= 3 and data[0] == 0xFF and data[1] == 0xD8 and data[2] == 0xFF
+
+
 def info(const uint8_t[::1] data):
-    """(height, width, components) of a JPEG, from its header."""
-    cdef int w = 0, h = 0, c = 0, rc
-    cdef char err[200]
+    """(height, width, components, orientation) of a JPEG, from its header; orientation is the
+    EXIF orientation (1..8, 1 when absent)."""
+    cdef int w = 0, h = 0, c = 0, o = 1, rc
+    cdef char err[ERRLEN]
+    if data.shape[0] == 0:
+        raise JpegError("empty data")
     with nogil:
-        rc = dali_jpeg_info(&data[0], data.shape[0], &w, &h, &c, err, 200)
+        rc = dali_jpeg_info(&data[0], data.shape[0], &w, &h, &c, &o, err, ERRLEN)
     if rc != 0:
         raise JpegError(err.decode(errors="replace"))
-    return h, w, c
+    return h, w, c, o
+
+
+def info_batch(list samples):
+    """Headers of a batch of encoded samples (1-D C-contiguous uint8 arrays).
+
+    Returns an int32 array of shape (n, 5): height, width, components, orientation and a status
+    that is 1 for a JPEG whose header was read, 0 for data that does not start like a JPEG and
+    -1 for a JPEG whose header is broken (call `info` for the message).
+    """
+    cdef Py_ssize_t n = len(samples), i
+    cdef cnp.ndarray[int32_t, ndim=2] out = np.zeros((n, 5), np.int32)
+    cdef const uint8_t[::1] data
+    cdef int w, h, c, o, rc
+    cdef char err[ERRLEN]
+    for i in range(n):
+        data = samples[i]
+        if not _is_jpeg(data):
+            continue
+        with nogil:
+            rc = dali_jpeg_info(&data[0], data.shape[0], &w, &h, &c, &o, err, ERRLEN)
+        if rc != 0:
+            out[i, 4] = -1
+        else:
+            out[i, 0] = h
+            out[i, 1] = w
+            out[i, 2] = c
+            out[i, 3] = o
+            out[i, 4] = 1
+    return out
 
 
 def scaled_size(int size, int scale):
@@ -39,29 +88,125 @@ def scaled_size(int size, int scale):
     return (size + scale - 1) // scale
 
 
-def decode_roi(const uint8_t[::1] data, int x, int y, int w, int h, int channels=3,
-               int scale=1, uint8_t[:, :, ::1] out=None):
-    """Decode rows y..y+h, columns x..x+w of the image scaled by 1/scale (coordinates in the
-    scaled image) into an (h, w, channels) uint8 array (`out` if given)."""
-    if channels not in (1, 3):
-        raise ValueError("channels must be 1 or 3")
+cdef int _check_args(int color, int scale) except -1:
+    if color not in (DALI_JPEG_RGB, DALI_JPEG_BGR, DALI_JPEG_GRAY):
+        raise ValueError("color must be RGB, BGR or GRAY")
     if scale not in (1, 2, 4, 8):
         raise ValueError("scale must be 1, 2, 4 or 8")
+    return 0
+
+
+def decode_roi(const uint8_t[::1] data, int x, int y, int w, int h, int color=DALI_JPEG_RGB,
+               int scale=1, uint8_t[:, :, ::1] out=None, bint fast_idct=False):
+    """Decode rows y..y+h, columns x..x+w of the image scaled by 1/scale (coordinates in the
+    scaled image) into an (h, w, channels) uint8 array (`out` if given); channels is 3 for RGB
+    and BGR, 1 for GRAY."""
+    _check_args(color, scale)
+    cdef int channels = 1 if color == DALI_JPEG_GRAY else 3
+    if data.shape[0] == 0:
+        raise JpegError("empty data")
     if out is None:
         out = np.empty((h, w, channels), np.uint8)
     elif out.shape[0] != h or out.shape[1] != w or out.shape[2] != channels:
         raise ValueError("out has the wrong shape")
-    cdef char err[200]
+    if h <= 0 or w <= 0:
+        raise JpegError(f"region ({x}, {y}, {w}, {h}) is empty")
+    cdef char err[ERRLEN]
     cdef int rc
-    cdef uint8_t* row = <uint8_t*>malloc((x + w + 96) * channels + 64)
-    if row == NULL:
-        raise MemoryError()
-    try:
-        with nogil:
-            rc = dali_jpeg_decode_roi(&data[0], data.shape[0], scale, x, y, w, h, channels,
-                                      &out[0, 0, 0], out.strides[0], row, err, 200)
-    finally:
-        free(row)
+    with nogil:
+        rc = dali_jpeg_decode_roi(&data[0], data.shape[0], scale, x, y, w, h, color, fast_idct,
+                                  &out[0, 0, 0], out.strides[0], err, ERRLEN)
     if rc != 0:
         raise JpegError(err.decode(errors="replace"))
     return np.asarray(out)
+
+
+cdef struct Job:
+    const uint8_t* data
+    size_t size
+    int x, y, w, h, scale, color, fast_idct
+    uint8_t* out
+    long stride
+    int rc
+    char err[ERRLEN]
+
+
+cdef void _decode_item(void* ctx, int64_t i) noexcept nogil:
+    cdef Job* job = (<Job*>ctx) + i
+    if job.rc == -2:              # nothing to decode (reported by the caller)
+        return
+    job.rc = dali_jpeg_decode_roi(job.data, job.size, job.scale, job.x, job.y, job.w, job.h,
+                                  job.color, job.fast_idct, job.out, job.stride, job.err,
+                                  ERRLEN)
+
+
+def decode_batch(ThreadPool pool, list samples, const int32_t[:, ::1] regions, list outs,
+                 int color=DALI_JPEG_RGB, bint fast_idct=False, order=None):
+    """Decode samples[i]'s region into outs[i] for every i, on `pool` without the GIL.
+
+    Parameters
+    ----------
+    samples : list of 1-D uint8 arrays
+    regions : int32 array (n, 5)
+        x, y, w, h and scale of each region (coordinates in the scaled image).
+    outs : list of uint8 arrays (h, w, channels), rows contiguous
+    order : int64 array, optional
+        The items, largest first.
+
+    Returns
+    -------
+    list of (index, message), one per image that failed, by index.
+    """
+    _check_args(color, 1)
+    cdef Py_ssize_t n = len(samples), i
+    if regions.shape[0] != n or len(outs) != n:
+        raise ValueError("samples, regions and outs must have the same length")
+    cdef int channels = 1 if color == DALI_JPEG_GRAY else 3
+    cdef const int64_t[::1] order_view
+    cdef const int64_t* order_ptr = NULL
+    if order is not None:
+        order_view = order
+        if order_view.shape[0] != n:
+            raise ValueError("order must list every item once")
+        if n:
+            order_ptr = &order_view[0]
+    cdef Job* jobs = <Job*>malloc(max(n, 1) * sizeof(Job))
+    if jobs == NULL:
+        raise MemoryError()
+    cdef const uint8_t[::1] data
+    cdef uint8_t[:, :, ::1] out
+    failures = []
+    try:
+        memset(jobs, 0, max(n, 1) * sizeof(Job))
+        for i in range(n):
+            data = samples[i]
+            out = outs[i]
+            if regions[i, 4] not in (1, 2, 4, 8):
+                raise ValueError("scale must be 1, 2, 4 or 8")
+            if out.shape[0] != regions[i, 3] or out.shape[1] != regions[i, 2] or \
+                    out.shape[2] != channels:
+                raise ValueError(f"output {i} has the wrong shape")
+            if data.shape[0] == 0 or out.shape[0] == 0 or out.shape[1] == 0:
+                jobs[i].rc = -2
+                continue
+            jobs[i].data = &data[0]
+            jobs[i].size = data.shape[0]
+            jobs[i].x = regions[i, 0]
+            jobs[i].y = regions[i, 1]
+            jobs[i].w = regions[i, 2]
+            jobs[i].h = regions[i, 3]
+            jobs[i].scale = regions[i, 4]
+            jobs[i].color = color
+            jobs[i].fast_idct = fast_idct
+            jobs[i].out = &out[0, 0, 0]
+            jobs[i].stride = out.strides[0]
+        with nogil:
+            pool.run(_decode_item, jobs, order_ptr, n, 1e9)
+        for i in range(n):
+            if jobs[i].rc == -2:
+                failures.append((i, "empty data" if len(samples[i]) == 0 else "empty region"))
+            elif jobs[i].rc != 0:
+                failures.append((i, jobs[i].err.decode(errors="replace")))
+    finally:
+        free(jobs)
+    return failures

@@ -1,21 +1,31 @@
 /* Region-of-interest JPEG decoding with libjpeg-turbo, for the decoders.
  *
  * Decodes only the rows of the region (jpeg_skip_scanlines) and only the iMCU columns that
- * cover it (jpeg_crop_scanline), optionally at 1/2, 1/4 or 1/8 scale in the DCT domain.
+ * cover it (jpeg_crop_scanline), optionally at 1/2, 1/4 or 1/8 scale in the DCT domain, with
+ * the accurate integer IDCT (JDCT_ISLOW) and fancy upsampling, as DALI's CPU decoder does.  A
+ * region spanning the whole width is decoded straight into the output rows.
+ *
  * libjpeg reports fatal errors through error_exit, which must not return: it longjmps back
- * here and the error text is returned to the caller.  Everything runs without the GIL.
+ * here and the error text is returned to the caller.  Warnings are silent, except running out
+ * of data ("Premature end of JPEG data"), which is an error as in DALI: libjpeg would pad the
+ * image with gray.  Everything runs without the GIL.
  */
 #pragma once
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jpeglib.h>
+#include <jerror.h>
+
+enum { DALI_JPEG_RGB = 0, DALI_JPEG_BGR = 1, DALI_JPEG_GRAY = 2 };
 
 typedef struct {
   struct jpeg_error_mgr pub;
   jmp_buf escape;
+  int premature_end;
   char message[JMSG_LENGTH_MAX];
 } dali_jpeg_error;
 
@@ -25,16 +35,56 @@ static void dali_jpeg_error_exit(j_common_ptr cinfo) {
   longjmp(err->escape, 1);
 }
 
-static void dali_jpeg_silence(j_common_ptr cinfo, int level) { (void)cinfo; (void)level; }
+static void dali_jpeg_emit(j_common_ptr cinfo, int level) {
+  dali_jpeg_error* err = (dali_jpeg_error*)cinfo->err;
+  if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF) err->premature_end = 1;
+}
 
-/* Image size and components of a JPEG; 0 on success, else -1 with `err` filled. */
+static void dali_jpeg_setup(struct jpeg_decompress_struct* cinfo, dali_jpeg_error* jerr) {
+  cinfo->err = jpeg_std_error(&jerr->pub);
+  jerr->pub.error_exit = dali_jpeg_error_exit;
+  jerr->pub.emit_message = dali_jpeg_emit;
+  jerr->premature_end = 0;
+}
+
+static unsigned dali_exif_u16(const uint8_t* p, int big) {
+  return big ? (unsigned)(p[0] << 8 | p[1]) : (unsigned)(p[1] << 8 | p[0]);
+}
+
+static uint32_t dali_exif_u32(const uint8_t* p, int big) {
+  return big ? ((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3])
+             : ((uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0]);
+}
+
+/* The Orientation tag (0x0112) of IFD0 in a TIFF-structured block (an APP1 "Exif" payload
+ * after its 6-byte prefix); 1 (upright) when absent or malformed. */
+static int dali_exif_orientation(const uint8_t* tiff, size_t size) {
+  if (size < 8) return 1;
+  int big;
+  if (tiff[0] == 'M' && tiff[1] == 'M') big = 1;
+  else if (tiff[0] == 'I' && tiff[1] == 'I') big = 0;
+  else return 1;
+  uint32_t ifd = dali_exif_u32(tiff + 4, big);
+  if (ifd > size - 2) return 1;
+  unsigned count = dali_exif_u16(tiff + ifd, big);
+  for (unsigned i = 0; i < count; i++) {
+    size_t entry = (size_t)ifd + 2 + 12 * (size_t)i;
+    if (entry + 12 > size) break;
+    if (dali_exif_u16(tiff + entry, big) == 0x0112) {
+      unsigned v = dali_exif_u16(tiff + entry + 8, big);
+      return v >= 1 && v <= 8 ? (int)v : 1;
+    }
+  }
+  return 1;
+}
+
+/* Image size, number of components and EXIF orientation (1..8) of a JPEG; 0 on success,
+ * else -1 with `err` filled. */
 static int dali_jpeg_info(const uint8_t* data, size_t size, int* width, int* height,
-                          int* components, char* err, size_t errlen) {
+                          int* components, int* orientation, char* err, size_t errlen) {
   struct jpeg_decompress_struct cinfo;
   dali_jpeg_error jerr;
-  cinfo.err = jpeg_std_error(&jerr.pub);
-  jerr.pub.error_exit = dali_jpeg_error_exit;
-  jerr.pub.emit_message = dali_jpeg_silence;
+  dali_jpeg_setup(&cinfo, &jerr);
   if (setjmp(jerr.escape)) {
     snprintf(err, errlen, "%s", jerr.message);
     jpeg_destroy_decompress(&cinfo);
@@ -42,59 +92,99 @@ static int dali_jpeg_info(const uint8_t* data, size_t size, int* width, int* hei
   }
   jpeg_create_decompress(&cinfo);
   jpeg_mem_src(&cinfo, (const unsigned char*)data, (unsigned long)size);
+  jpeg_save_markers(&cinfo, JPEG_APP0 + 1, 0xFFFF);
   jpeg_read_header(&cinfo, TRUE);
   *width = (int)cinfo.image_width;
   *height = (int)cinfo.image_height;
   *components = cinfo.num_components;
+  *orientation = 1;
+  for (jpeg_saved_marker_ptr m = cinfo.marker_list; m != NULL; m = m->next) {
+    if (m->data_length >= 6 && memcmp(m->data, "Exif\0\0", 6) == 0) {
+      *orientation = dali_exif_orientation(m->data + 6, m->data_length - 6);
+      break;
+    }
+  }
   jpeg_destroy_decompress(&cinfo);
   return 0;
 }
 
 /* Decode the region (x, y, w, h) of the image scaled by 1/`scale` (1, 2, 4 or 8; region in
- * scaled coordinates) into `out` (h rows of `out_stride` bytes, `channels` = 3 for RGB or 1
- * for gray).  0 on success, else -1 with `err` filled. */
+ * scaled coordinates) into `out` (h rows of `out_stride` bytes; 3 bytes a pixel for RGB/BGR,
+ * 1 for GRAY).  0 on success, else -1 with `err` filled. */
 static int dali_jpeg_decode_roi(const uint8_t* data, size_t size, int scale, int x, int y,
-                                int w, int h, int channels, uint8_t* out, long out_stride,
-                                uint8_t* row, char* err, size_t errlen) {
+                                int w, int h, int color, int fast_idct, uint8_t* out,
+                                long out_stride, char* err, size_t errlen) {
   struct jpeg_decompress_struct cinfo;
   dali_jpeg_error jerr;
-  cinfo.err = jpeg_std_error(&jerr.pub);
-  jerr.pub.error_exit = dali_jpeg_error_exit;
-  jerr.pub.emit_message = dali_jpeg_silence;
+  uint8_t* volatile row = NULL;
+  int channels = color == DALI_JPEG_GRAY ? 1 : 3;
+  dali_jpeg_setup(&cinfo, &jerr);
   if (setjmp(jerr.escape)) {
     snprintf(err, errlen, "%s", jerr.message);
     jpeg_destroy_decompress(&cinfo);
+    free(row);
     return -1;
   }
   jpeg_create_decompress(&cinfo);
   jpeg_mem_src(&cinfo, (const unsigned char*)data, (unsigned long)size);
   jpeg_read_header(&cinfo, TRUE);
-  cinfo.out_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_EXT_RGB;
+  cinfo.out_color_space = color == DALI_JPEG_GRAY ? JCS_GRAYSCALE
+                          : color == DALI_JPEG_BGR ? JCS_EXT_BGR : JCS_EXT_RGB;
   cinfo.scale_num = 1;
   cinfo.scale_denom = (unsigned int)scale;
-  cinfo.dct_method = JDCT_ISLOW;
+  cinfo.dct_method = fast_idct ? JDCT_IFAST : JDCT_ISLOW;
+  cinfo.do_fancy_upsampling = TRUE;
   jpeg_start_decompress(&cinfo);
-  if (x < 0 || y < 0 || w <= 0 || h <= 0 || x + w > (int)cinfo.output_width ||
-      y + h > (int)cinfo.output_height) {
-    snprintf(err, errlen, "region (%d, %d, %d, %d) is outside the %ux%u image", x, y, w, h,
-             cinfo.output_width, cinfo.output_height);
+  int out_w = (int)cinfo.output_width, out_h = (int)cinfo.output_height;
+  if (x < 0 || y < 0 || w <= 0 || h <= 0 || x + w > out_w || y + h > out_h) {
+    snprintf(err, errlen, "region (%d, %d, %d, %d) is outside the %dx%d image", x, y, w, h,
+             out_w, out_h);
     jpeg_destroy_decompress(&cinfo);
     return -1;
   }
   /* One more pixel on each side, so chroma upsampling at the region's edges sees the same
    * neighbours as in a full decode (crop_scanline then widens to whole iMCU columns). */
   int x0 = x > 0 ? x - 1 : 0;
-  int x1 = x + w < (int)cinfo.output_width ? x + w + 1 : x + w;
-  JDIMENSION xoff = (JDIMENSION)x0, cw = (JDIMENSION)(x1 - x0);
-  if (x1 - x0 < (int)cinfo.output_width) jpeg_crop_scanline(&cinfo, &xoff, &cw);
-  if (y > 0) jpeg_skip_scanlines(&cinfo, (JDIMENSION)y);
-  int skip_cols = x - (int)xoff;
-  for (int r = 0; r < h; r++) {
-    JSAMPROW rows[1] = {row};
-    jpeg_read_scanlines(&cinfo, rows, 1);
-    memcpy(out + (long)r * out_stride, row + (long)skip_cols * channels, (size_t)w * channels);
+  int x1 = x + w < out_w ? x + w + 1 : x + w;
+  JDIMENSION xoff = 0, cw = (JDIMENSION)out_w;
+  if (x1 - x0 < out_w) {
+    xoff = (JDIMENSION)x0;
+    cw = (JDIMENSION)(x1 - x0);
+    jpeg_crop_scanline(&cinfo, &xoff, &cw);
   }
+  if (y > 0) jpeg_skip_scanlines(&cinfo, (JDIMENSION)y);
+  if (xoff == 0 && (int)cw == w) {
+    /* The whole (cropped) width: decode straight into the output rows. */
+    JSAMPROW rows[16];
+    int r = 0;
+    while (r < h) {
+      int n = h - r < 16 ? h - r : 16;
+      for (int k = 0; k < n; k++) rows[k] = out + (long)(r + k) * out_stride;
+      JDIMENSION got = jpeg_read_scanlines(&cinfo, rows, (JDIMENSION)n);
+      if (got == 0) break;
+      r += (int)got;
+    }
+  } else {
+    row = (uint8_t*)malloc((size_t)cw * channels + 64);
+    if (row == NULL) {
+      snprintf(err, errlen, "out of memory");
+      jpeg_destroy_decompress(&cinfo);
+      return -1;
+    }
+    int skip_cols = x - (int)xoff;
+    for (int r = 0; r < h; r++) {
+      JSAMPROW rows[1] = {row};
+      jpeg_read_scanlines(&cinfo, rows, 1);
+      memcpy(out + (long)r * out_stride, row + (long)skip_cols * channels, (size_t)w * channels);
+    }
+  }
+  int premature = jerr.premature_end;
   jpeg_abort_decompress(&cinfo);
   jpeg_destroy_decompress(&cinfo);
+  free(row);
+  if (premature) {
+    snprintf(err, errlen, "Premature end of JPEG data");
+    return -1;
+  }
   return 0;
 }

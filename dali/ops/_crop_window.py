@@ -72,9 +72,9 @@ def check_args(op):
     if "crop" in given and "crop" not in op.spec.arg_inputs and not 2 <= len(args["crop"]) <= 3:
         raise op.error("`crop` argument should have 2 or 3 elements depending on the input "
                        "data shape", RuntimeError)
-    if args["out_of_bounds_policy"] not in POLICIES:
-        raise op.error(f"Not supported out_of_bounds_policy: {args['out_of_bounds_policy']}",
-                       RuntimeError)
+    policy = args.get("out_of_bounds_policy", "error")     # the decoders' crop has none
+    if policy not in POLICIES:
+        raise op.error(f"Not supported out_of_bounds_policy: {policy}", RuntimeError)
     if args["rounding"] not in ROUNDINGS:
         raise op.error(f"``rounding`` value {args['rounding']} is not supported. Supported "
                        'values are "round", or "truncate".', RuntimeError)
@@ -104,15 +104,16 @@ class Window:
     padded: bool
 
 
-def windows(op, ws, shapes, layout):
-    """Per-sample windows (after the out-of-bounds policy) for inputs of `shapes`."""
+def windows(op, ws, shapes, layout, policy=None):
+    """Per-sample windows (after the out-of-bounds `policy`, by default the operator's) for
+    inputs of `shapes`."""
     depth = layout.find("D")
     if depth < 0:
         depth = layout.find("F")
     axes = {"H": layout.index("H"), "W": layout.index("W"), "D": depth}
     sizes = _window_sizes(ws, len(shapes))
     pos = {"W": ws.arg("crop_pos_x"), "H": ws.arg("crop_pos_y"), "D": ws.arg("crop_pos_z")}
-    policy = op.args["out_of_bounds_policy"]
+    policy = policy or op.args["out_of_bounds_policy"]
     truncate = op.args["rounding"] == "truncate"
     out = []
     for i, in_shape in enumerate(shapes):

@@ -14,8 +14,8 @@ def load(name):
 
 
 def test_info_reads_the_header():
-    assert jpeg.info(load("photos/chelsea.jpg")) == (213, 320, 3)
-    assert jpeg.info(load("photos/camera.jpg")) == (320, 320, 1)
+    assert jpeg.info(load("photos/chelsea.jpg")) == (213, 320, 3, 1)
+    assert jpeg.info(load("photos/camera.jpg")) == (320, 320, 1, 1)
 
 
 @pytest.mark.parametrize("x,y,w,h", [(0, 0, 320, 213), (37, 50, 100, 120), (311, 200, 9, 13),
@@ -31,7 +31,7 @@ def test_gray_image_as_rgb_and_gray():
     full = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)
     rgb = jpeg.decode_roi(data, 5, 6, 40, 30)
     np.testing.assert_array_equal(rgb, np.repeat(full[6:36, 5:45, None], 3, axis=2))
-    gray = jpeg.decode_roi(data, 5, 6, 40, 30, channels=1)
+    gray = jpeg.decode_roi(data, 5, 6, 40, 30, color=jpeg.GRAY)
     np.testing.assert_array_equal(gray[:, :, 0], full[6:36, 5:45])
 
 

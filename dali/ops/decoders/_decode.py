@@ -1,0 +1,459 @@
+"""The decode path the image decoders share: headers first, then the decode of a window.
+
+1. `inspect` reads every sample's header (one call into the libjpeg-turbo kernel for the whole
+   batch; Python header parsing only for other formats) and routes each sample: JPEGs with one
+   or three components go to the kernel (`dali._ext.kernels.jpeg`), everything else to OpenCV
+   (`cv2.imdecode`).  Knowing the sizes, an operator's `infer` can return the output shapes, so
+   the executor leases the output before any pixel is decoded.
+2. `decode` decodes each sample's window (the whole image, or a crop) straight into the output.
+   Kernel samples run on the pipeline's thread pool as one nogil job per batch, largest images
+   first, decoding only the rows and iMCU columns of the window; OpenCV samples (which release
+   the GIL while decoding) run on the same pool, one Python call each, then are cropped and
+   copied.  Conversions that need a second pass (YCbCr, a data type other than uint8) go
+   through a uint8 staging batch.
+
+Errors are collected per sample and the first failing sample is reported as a RuntimeError
+(DALI's type) naming the sample; the executor adds its file.  The decoded pixels equal
+DALI's CPU decoder for baseline and progressive JPEGs (libjpeg-turbo, accurate integer IDCT,
+fancy upsampling) and for the other formats (OpenCV's codecs, as DALI uses them).
+
+`decode_scaled` decodes a window at a reduced DCT scale, for operators that resize next.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from dali._ext.tensor_storage import BatchStorage
+from dali._ext.thread_pool import ThreadPool
+from dali._schema import Arg
+from dali._types import DALIDataType as T
+from dali._types import DALIImageType as Image
+from dali.ops.decoders import _convert, _formats
+
+try:
+    from dali._ext.kernels import jpeg
+except ImportError:                      # built without libjpeg-turbo: OpenCV decodes JPEGs
+    jpeg = None
+
+KERNEL, OPENCV = 1, 0
+_DTYPES = {T.UINT8: np.dtype(np.uint8), T.INT8: np.dtype(np.int8), T.UINT16: np.dtype(np.uint16),
+           T.INT16: np.dtype(np.int16), T.UINT32: np.dtype(np.uint32),
+           T.INT32: np.dtype(np.int32), T.FLOAT: np.dtype(np.float32)}
+_SERIAL = ThreadPool(1)                  # for workspaces without a pool
+# OpenCV decodes to BGR; its RGB flag garbles 16-bit TIFFs (OpenCV 5.0), so RGB is swapped here.
+_COLOR_FLAGS = {Image.RGB: cv2.IMREAD_COLOR, Image.BGR: cv2.IMREAD_COLOR,
+                Image.YCbCr: cv2.IMREAD_COLOR, Image.GRAY: cv2.IMREAD_GRAYSCALE,
+                Image.ANY_DATA: cv2.IMREAD_UNCHANGED}
+_REDUCED = {(2, False): cv2.IMREAD_REDUCED_COLOR_2, (4, False): cv2.IMREAD_REDUCED_COLOR_4,
+            (8, False): cv2.IMREAD_REDUCED_COLOR_8, (2, True): cv2.IMREAD_REDUCED_GRAYSCALE_2,
+            (4, True): cv2.IMREAD_REDUCED_GRAYSCALE_4, (8, True): cv2.IMREAD_REDUCED_GRAYSCALE_8}
+
+
+def mixed_only(name, type_, default, what):
+    return Arg(name, type_, default,
+               doc=f"{what} Applies only to the ``mixed`` backend (the GPU decoder); the CPU "
+                   "decoder does not use it.")
+
+
+def decoder_args():
+    """The arguments every image decoder has."""
+    return [
+        Arg("output_type", T.IMAGE_TYPE, Image.RGB,
+            doc="Color space of the output: RGB, BGR, GRAY (one channel), YCbCr (ITU-R BT.601, "
+                "computed from the decoded RGB) or ANY_DATA (the image's own channels: gray, "
+                "RGB or RGBA; gray+alpha PNGs give two channels)."),
+        Arg("dtype", T.DATA_TYPE, T.UINT8,
+            doc="Output data type: uint8, int8, uint16, int16, uint32, int32 or float. Values "
+                "are scaled to the type's dynamic range (float: 0..1); 16-bit images keep "
+                "their precision."),
+        Arg("adjust_orientation", T.BOOL, True,
+            doc="Apply the EXIF orientation (JPEG, PNG, WebP, TIFF) to the decoded image."),
+        Arg("use_fast_idct", T.BOOL, False,
+            doc="Use libjpeg-turbo's fast integer IDCT for JPEGs (slightly less accurate)."),
+        Arg("jpeg_fancy_upsampling", T.BOOL, False,
+            doc="Make the ``mixed`` backend upsample chroma like the CPU one; the CPU decoder "
+                "always uses libjpeg-turbo's fancy upsampling."),
+        mixed_only("affine", T.BOOL, True, "Pin decoder threads to CPU cores."),
+        mixed_only("device_memory_padding", T.INT32, 16777216,
+                    "Padding of nvJPEG's device allocations, in bytes."),
+        mixed_only("device_memory_padding_jpeg2k", T.INT32, 0,
+                    "Padding of nvJPEG2k's device allocations, in bytes."),
+        mixed_only("host_memory_padding", T.INT32, 8388608,
+                    "Padding of nvJPEG's pinned host allocations, in bytes."),
+        mixed_only("host_memory_padding_jpeg2k", T.INT32, 0,
+                    "Padding of nvJPEG2k's pinned host allocations, in bytes."),
+        mixed_only("hw_decoder_load", T.FLOAT, 0.65,
+                    "Fraction of the images sent to the hardware JPEG decoder."),
+        mixed_only("hybrid_huffman_threshold", T.INT64, 1000000,
+                    "Images with more pixels than this use nvJPEG's hybrid Huffman decoder."),
+        mixed_only("preallocate_height_hint", T.INT32, 0,
+                    "Image height hint for preallocating the hardware decoder's memory."),
+        mixed_only("preallocate_width_hint", T.INT32, 0,
+                    "Image width hint for preallocating the hardware decoder's memory."),
+        *(Arg(name, T.BOOL, False, doc="Deprecated; has no effect.",
+              deprecated=f"The argument `{name}` is now deprecated and its usage is "
+                         "discouraged.")
+          for name in ("memory_stats", "split_stages", "use_chunk_allocator")),
+    ]
+
+
+def check_args(op):
+    """Build-time checks of the decoder arguments."""
+    if op.args["use_fast_idct"] and jpeg is None:
+        raise NotImplementedError(
+            f"{op.spec.display_name}: argument `use_fast_idct` needs dali's libjpeg-turbo "
+            "kernel, which this build lacks (libjpeg-turbo was not found when dali was built)")
+
+
+# ---------------------------------------------------------------------------------------------
+# Headers
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Batch:
+    """What `inspect` learned about a batch of encoded images.
+
+    Attributes
+    ----------
+    samples : list of 1-D uint8 arrays
+    route : int8 array
+        KERNEL or OPENCV per sample.
+    stored : (n, 2) int64 array
+        Height and width of the stored images.
+    height, width : int64 arrays
+        Size of the decoded (displayed) images.
+    orientation : int64 array
+        EXIF orientation applied (1 when `adjust_orientation` is off).
+    channels : int64 array
+        Output channels; -1 where only decoding tells (ANY_DATA through OpenCV).
+    source_channels : int64 array
+        The images' own channels (JPEG components, or `Header.channels`).
+    headers : list of Header or None
+        The parsed header of samples read in Python (not kernel JPEGs).
+    """
+
+    samples: list
+    route: np.ndarray
+    stored: np.ndarray
+    height: np.ndarray
+    width: np.ndarray
+    orientation: np.ndarray
+    channels: np.ndarray
+    source_channels: np.ndarray
+    headers: list
+    output_type: Image
+    adjust_orientation: bool
+
+    def __len__(self):
+        return len(self.samples)
+
+
+def encoded_samples(op, ws):
+    """The input samples as 1-D uint8 arrays; only byte data is accepted."""
+    tl = ws.inputs[0]
+    dtype = np.dtype(tl._storage.dtype)
+    if dtype.itemsize != 1 or dtype.kind not in "ui":
+        raise op.error(f"the input must be encoded images stored as uint8 bytes, got "
+                       f"{dtype.name} data", RuntimeError)
+    return [np.ascontiguousarray(s).view(np.uint8).reshape(-1) for s in ws.input_samples(0)]
+
+
+def inspect(op, ws, output_type, adjust_orientation=True) -> Batch:
+    """Read the headers of the workspace's encoded images (see the module docstring)."""
+    samples = encoded_samples(op, ws)
+    n = len(samples)
+    info = jpeg.info_batch(samples) if jpeg is not None else np.zeros((n, 5), np.int32)
+    route = np.where((info[:, 4] == 1) & ((info[:, 2] == 1) | (info[:, 2] == 3)),
+                     KERNEL, OPENCV).astype(np.int8)
+    stored = info[:, :2].astype(np.int64)
+    orientation = info[:, 3].astype(np.int64)
+    source_channels = info[:, 2].astype(np.int64)
+    headers = [None] * n
+    for i in np.flatnonzero(route == OPENCV):
+        if info[i, 4] == -1:
+            raise ws.sample_error(i, f"not a valid image: {_jpeg_error(samples[i])}",
+                                  RuntimeError)
+        try:
+            h = _formats.read_header(samples[i])
+        except _formats.HeaderError as e:
+            raise ws.sample_error(i, f"not a valid image: {e}", RuntimeError) from None
+        headers[i] = h
+        stored[i] = h.height, h.width
+        orientation[i] = h.orientation
+        source_channels[i] = h.channels
+    channels = np.where(route == KERNEL, source_channels, -1)
+    if not adjust_orientation:
+        orientation[:] = 1
+    if output_type in (Image.RGB, Image.BGR, Image.YCbCr):
+        channels[:] = 3
+    elif output_type == Image.GRAY:
+        channels[:] = 1
+    turned = orientation >= 5
+    height = np.where(turned, stored[:, 1], stored[:, 0])
+    width = np.where(turned, stored[:, 0], stored[:, 1])
+    return Batch(samples, route, stored, height, width, orientation, channels, source_channels,
+                 headers, Image(output_type), adjust_orientation)
+
+
+def _jpeg_error(data):
+    try:
+        jpeg.info(data)
+    except jpeg.JpegError as e:
+        return str(e)
+    return "broken JPEG header"
+
+
+def output_shapes(batch, windows=None):
+    """Per-sample output shapes (h, w, c) of the windows (whole images by default), or None
+    when some channel count is only known after decoding."""
+    if (batch.channels < 0).any():
+        return None
+    if windows is None:
+        hw = np.stack([batch.height, batch.width], axis=1)
+    else:
+        hw = np.asarray(windows)[:, 2:4]
+    return [(int(h), int(w), int(c)) for (h, w), c in zip(hw.tolist(), batch.channels.tolist(),
+                                                           strict=True)]
+
+
+def output_dtype(op):
+    """The numpy type of the `dtype` argument; DALI refuses others when the pipeline runs."""
+    dtype = op.args["dtype"]
+    if dtype not in _DTYPES:
+        raise op.error(f"unsupported output type: {getattr(dtype, 'name', dtype)} (supported: "
+                       "uint8, int8, uint16, int16, uint32, int32, float)", RuntimeError)
+    return _DTYPES[dtype]
+
+
+# ---------------------------------------------------------------------------------------------
+# Decoding
+# ---------------------------------------------------------------------------------------------
+
+class DecodeError(RuntimeError):
+    """A sample could not be decoded."""
+
+
+def whole_images(batch):
+    """(n, 4) windows (y, x, h, w) covering the whole images."""
+    n = len(batch)
+    return np.stack([np.zeros(n, np.int64), np.zeros(n, np.int64), batch.height, batch.width],
+                    axis=1)
+
+
+def decode(ws, batch, windows, outputs, dtype, fast_idct=False):
+    """Decode window (y, x, h, w) of every sample (displayed coordinates) into `outputs`.
+
+    Parameters
+    ----------
+    windows : (n, 4) int array
+    outputs : BatchStorage or None
+        The output the executor leased (shapes from `output_shapes`), or None when the shapes
+        are only known after decoding.
+    dtype : numpy dtype of the output
+
+    Returns
+    -------
+    `outputs`, filled, or a list of arrays when `outputs` is None.
+    """
+    n = len(batch)
+    windows = np.asarray(windows, dtype=np.int64).reshape(n, 4)
+    finished = outputs.samples() if outputs is not None else [None] * n
+    direct = dtype == np.uint8 and batch.output_type != Image.YCbCr
+    if direct or outputs is None:
+        staged = list(finished)
+    else:
+        staged = BatchStorage.allocate(np.uint8, output_shapes(batch, windows)).samples()
+    pool = ws.thread_pool or _SERIAL
+    upright = (batch.route == KERNEL) & (batch.orientation == 1)
+    errors = _decode_kernel(pool, batch, np.flatnonzero(upright), windows, staged, fast_idct)
+    others = np.flatnonzero(~upright)
+    area = windows[:, 2] * windows[:, 3]
+    order = np.argsort(-area[others], kind="stable").astype(np.int64)
+
+    def other(j):
+        i = int(others[j])
+        try:
+            image = _decode_other(batch, i, windows[i], fast_idct)
+            if direct:
+                image = _convert.to_uint8(image)
+                if staged[i] is None:
+                    staged[i] = np.ascontiguousarray(image)
+                else:
+                    staged[i][...] = image
+            else:
+                finished[i] = _finish(batch, image, finished[i], dtype)
+        except (DecodeError, ValueError, cv2.error) as e:
+            return i, str(e)
+        return None
+
+    if len(others):
+        for failure in pool.map(other, len(others), order=order):
+            if failure is not None:
+                errors.append(failure)
+    if errors:
+        i, message = min(errors)
+        raise ws.sample_error(i, f"cannot decode the image: {message}", RuntimeError)
+    if direct:
+        return outputs if outputs is not None else staged
+    for i in np.flatnonzero(upright):
+        finished[i] = _finish(batch, staged[i], finished[i], dtype)
+    return outputs if outputs is not None else finished
+
+
+def _kernel_color(output_type, channels):
+    if output_type == Image.BGR:
+        return jpeg.BGR
+    if output_type == Image.GRAY or (output_type == Image.ANY_DATA and channels == 1):
+        return jpeg.GRAY
+    return jpeg.RGB
+
+
+def _decode_kernel(pool, batch, idx, windows, targets, fast_idct):
+    """Decode the windows of upright kernel samples `idx` into `targets` (allocated where
+    None); returns [(sample, message)] of failures."""
+    errors = []
+    if not len(idx):
+        return errors
+    colors = np.array([_kernel_color(batch.output_type, c) for c in batch.channels[idx]])
+    for color in np.unique(colors):
+        group = idx[colors == color]
+        channels = 1 if color == jpeg.GRAY else 3
+        outs = []
+        for i in group:
+            if targets[i] is None:
+                targets[i] = np.empty((windows[i, 2], windows[i, 3], channels), np.uint8)
+            outs.append(targets[i])
+        regions = np.empty((len(group), 5), np.int32)
+        regions[:, 0] = windows[group, 1]
+        regions[:, 1] = windows[group, 0]
+        regions[:, 2] = windows[group, 3]
+        regions[:, 3] = windows[group, 2]
+        regions[:, 4] = 1
+        order = np.argsort(-(regions[:, 2].astype(np.int64) * regions[:, 3]),
+                           kind="stable").astype(np.int64)
+        failures = jpeg.decode_batch(pool, [batch.samples[i] for i in group], regions, outs,
+                                     int(color), fast_idct, order)
+        errors += [(int(group[k]), message) for k, message in failures]
+    return errors
+
+
+def _decode_other(batch, i, window, fast_idct):
+    """Window (y, x, h, w) of sample i decoded by OpenCV, or by the kernel for a turned JPEG:
+    uint8 (or uint16) HWC with the output's channels (RGB for YCbCr)."""
+    y, x, h, w = (int(v) for v in window)
+    o = int(batch.orientation[i])
+    if batch.route[i] == KERNEL:
+        hs, ws_ = (int(v) for v in batch.stored[i])
+        sy, sx, sh, sw = _convert.stored_window(o, hs, ws_, y, x, h, w)
+        color = _kernel_color(batch.output_type, int(batch.channels[i]))
+        try:
+            image = jpeg.decode_roi(batch.samples[i], sx, sy, sw, sh, color, 1, None, fast_idct)
+        except jpeg.JpegError as e:
+            raise DecodeError(str(e)) from None
+        return _convert.orient(image, o)
+    image = _opencv(batch, i, 1)
+    if image.shape[:2] != (batch.height[i], batch.width[i]):
+        raise DecodeError(f"the decoded image is {image.shape[1]}x{image.shape[0]} but its "
+                          f"header says {batch.width[i]}x{batch.height[i]}")
+    return image[y:y + h, x:x + w]
+
+
+def _opencv(batch, i, scale):
+    """Sample i decoded whole by OpenCV (at 1/scale for JPEGs), oriented, HWC."""
+    output_type = batch.output_type
+    header = batch.headers[i]
+    if output_type == Image.ANY_DATA:
+        flags = cv2.IMREAD_UNCHANGED
+    elif scale > 1:
+        flags = _REDUCED[scale, output_type == Image.GRAY]
+    else:
+        flags = _COLOR_FLAGS[output_type] | cv2.IMREAD_ANYDEPTH
+    if not batch.adjust_orientation and flags != cv2.IMREAD_UNCHANGED:
+        flags |= cv2.IMREAD_IGNORE_ORIENTATION
+    image = cv2.imdecode(batch.samples[i], flags)
+    if image is None:
+        raise DecodeError(f"OpenCV could not decode the {header.format.upper()} data")
+    if image.ndim == 2:
+        image = image[:, :, None]
+    if output_type in (Image.RGB, Image.YCbCr):
+        image = image[:, :, ::-1]
+    if output_type == Image.ANY_DATA:
+        image = _any_data(image, header)
+        if header.format != "tiff":          # OpenCV turns TIFFs itself
+            image = _convert.orient(image, int(batch.orientation[i]))
+    return image
+
+
+def _any_data(image, header):
+    """OpenCV's unchanged decode (BGR order) as the image's own channels, in RGB order."""
+    c = image.shape[2]
+    if c == 3:
+        image = image[:, :, ::-1]
+    elif c == 4:
+        image = image[:, :, [2, 1, 0, 3]]
+        if header.channels == 3:             # palette transparency is not a channel
+            image = image[:, :, :3]
+        elif header.channels == 2:           # gray + alpha
+            image = image[:, :, [0, 3]]
+    return image
+
+
+def _finish(batch, image, dst, dtype):
+    """Convert decoded `image` (uint8 or uint16) to the output color space and type, into `dst`
+    (allocated when None)."""
+    if batch.output_type == Image.YCbCr:
+        rgb = _convert.to_uint8(image)
+        image = np.empty(rgb.shape, np.uint8)
+        _convert.rgb_to_ycbcr(rgb, image)
+    if dst is None:
+        dst = np.empty(image.shape, dtype)
+    _convert.convert(image, dst)
+    return dst
+
+
+def scale_for(window_h, window_w, out_h, out_w):
+    """The largest DCT scale (1, 2, 4 or 8) at which a window still has at least the output's
+    size, so that a resize after decoding only shrinks."""
+    for scale in (8, 4, 2):
+        if window_h // scale >= out_h and window_w // scale >= out_w:
+            return scale
+    return 1
+
+
+def decode_scaled(batch, i, window, scale, fast_idct=False):
+    """Decode window (y, x, h, w) of sample i at 1/`scale` (1, 2, 4 or 8) of its size.
+
+    The result covers the scaled window's pixels, rounded outwards; returns it (uint8 HWC, RGB
+    or GRAY by `batch.output_type`) and the window's exact region in it, (y0, x0, y1, x1) in
+    pixels of the result, for a resize with a region of interest.  Upright kernel JPEGs decode
+    only that region in the DCT domain; other samples decode whole (OpenCV's reduced JPEG
+    decode where it has one) and are cut.
+    """
+    y, x, h, w = (int(v) for v in window)
+    full_h, full_w = int(batch.height[i]), int(batch.width[i])
+    sh, sw = -(-full_h // scale), -(-full_w // scale)
+    top, left = y // scale, x // scale
+    bottom, right = min(sh, -(-(y + h) // scale)), min(sw, -(-(x + w) // scale))
+    roi = (y / scale - top, x / scale - left, (y + h) / scale - top, (x + w) / scale - left)
+    if batch.route[i] == KERNEL and batch.orientation[i] == 1:
+        color = _kernel_color(batch.output_type, int(batch.channels[i]))
+        try:
+            image = jpeg.decode_roi(batch.samples[i], left, top, right - left, bottom - top,
+                                    color, scale, None, fast_idct)
+        except jpeg.JpegError as e:
+            raise DecodeError(str(e)) from None
+        return image, roi
+    if scale > 1 and batch.route[i] == OPENCV and batch.headers[i].format == "jpeg" and \
+            batch.output_type in (Image.RGB, Image.GRAY):
+        image = _opencv(batch, i, scale)
+    else:
+        image = _decode_other(batch, i, (0, 0, full_h, full_w), fast_idct)
+        image = _convert.to_uint8(image)
+        if scale > 1:
+            image = cv2.resize(image, (sw, sh), interpolation=cv2.INTER_AREA)
+            image = image.reshape(sh, sw, -1)
+    return np.ascontiguousarray(image[top:bottom, left:right]), roi

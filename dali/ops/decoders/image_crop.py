@@ -1,0 +1,56 @@
+"""fn.decoders.image_crop: decodes a fixed-size window of each image, placed like fn.crop's
+(`crop` or `crop_h`/`crop_w`, normalized `crop_pos_x`/`crop_pos_y`, `rounding`); upright JPEGs
+decode only the window's rows and iMCU columns.  The window must lie inside the image."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dali import _operator, _registry
+from dali._schema import Schema
+from dali.ops import _crop_window
+from dali.ops.decoders import _decode, image
+
+_WINDOW_ARGS = ("crop", "crop_h", "crop_w", "crop_d", "crop_pos_x", "crop_pos_y", "crop_pos_z",
+                "rounding")
+
+
+@_registry.register
+class ImageCrop(_operator.Operator):
+    schema = Schema(
+        "decoders.image_crop", inputs=1, outputs=1, devices=("cpu", "mixed"),
+        doc="Decodes images and extracts regions of interest of a fixed size at a variable "
+            "position.\n\n" + image.DOC_FORMATS + "\n\nThe window is `crop` (or `crop_h` and "
+            "`crop_w`) pixels; its top-left corner is at `crop_pos_y` * (H - crop_h), "
+            "`crop_pos_x` * (W - crop_w), rounded per `rounding`. A window extent of 0 keeps "
+            "the whole image extent; a window larger than the image is an error. Only the "
+            "window is decoded where the format allows it (JPEG).",
+        args=[*_decode.decoder_args(),
+              *(a for a in _crop_window.crop_args() if a.name in _WINDOW_ARGS)])
+
+    def setup(self):
+        _decode.check_args(self)
+        _crop_window.check_args(self)
+
+    def infer(self, ws):
+        self._dtype = _decode.output_dtype(self)
+        batch = _decode.inspect(self, ws, self.args["output_type"],
+                                self.args["adjust_orientation"])
+        shapes = [(int(h), int(w), 1) for h, w in zip(batch.height, batch.width, strict=True)]
+        windows = _crop_window.windows(self, ws, shapes, "HWC", policy="pad")
+        for i, win in enumerate(windows):
+            if win.padded:
+                (y, x, _), (h, w, _) = win.anchor, win.shape
+                raise ws.sample_error(
+                    i, f"The cropping window [{y}..{y + h}, {x}..{x + w}] is not valid for "
+                       f"image dimensions [{shapes[i][0]} x {shapes[i][1]}]", RuntimeError)
+        self._windows = np.array([[*win.anchor[:2], *win.shape[:2]] for win in windows],
+                                 dtype=np.int64).reshape(-1, 4)
+        self._batch = batch
+        return [_operator.OutputDesc(_decode.output_shapes(batch, self._windows), self._dtype,
+                                     "HWC")]
+
+    def run_cpu(self, ws):
+        batch, self._batch = self._batch, None
+        ws.outputs[0] = _decode.decode(ws, batch, self._windows, ws.outputs[0], self._dtype,
+                                       self.args["use_fast_idct"])

@@ -1,0 +1,61 @@
+"""fn.peek_image_shape: the HWC shape an image will have once decoded, read from its header
+(with the EXIF orientation applied), without decoding it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dali import _operator, _registry, _types
+from dali._schema import Arg, Schema
+from dali._types import DALIDataType as T
+from dali._types import DALIImageType as Image
+from dali.ops.decoders import _decode
+
+_DTYPES = (T.INT32, T.UINT32, T.INT64, T.UINT64, T.FLOAT, T.FLOAT64)
+
+
+@_registry.register
+class PeekImageShape(_operator.Operator):
+    schema = Schema(
+        "peek_image_shape", inputs=1, outputs=1, devices=("cpu",),
+        doc="Obtains the shape of the encoded image.\n\nReturns (height, width, channels), "
+            "the shape the image would have after decoding, read from its header: channels "
+            "are 3 for RGB, BGR and YCbCr, 1 for GRAY and the image's own for ANY_DATA. The "
+            "input is one encoded file per sample, as 1-D uint8 bytes.",
+        args=[
+            Arg("image_type", T.IMAGE_TYPE, Image.RGB,
+                doc="Color format the image would be decoded to; sets the channel count."),
+            Arg("dtype", T.DATA_TYPE, T.INT64,
+                doc="Type of the output: int32, uint32, int64, uint64, float or float64."),
+            Arg("adjust_orientation", T.BOOL, True,
+                doc="Report the size after the EXIF orientation is applied."),
+        ])
+
+    def setup(self):
+        if self.args["dtype"] not in _DTYPES:
+            raise RuntimeError(
+                f"Operator PeekImageShape can return the output as one of the following: "
+                f"int32, uint32, int64, uint64, float or double; requested: "
+                f"{np.dtype(_types.to_numpy_type(self.args['dtype'])).name}")
+
+    def infer(self, ws):
+        tl = ws.inputs[0]
+        if np.dtype(tl._storage.dtype) != np.uint8 or tl.ndim() != 1:
+            raise self.error("The input must be a raw, undecoded file stored as a flat uint8 "
+                             "array.", RuntimeError)
+        self._batch = _decode.inspect(self, ws, Image.ANY_DATA, self.args["adjust_orientation"])
+        n = len(self._batch)
+        return [_operator.OutputDesc([(3,)] * n, _types.dtype_of(self.args["dtype"]), "",
+                                     ndim=1)]
+
+    def run_cpu(self, ws):
+        batch, self._batch = self._batch, None
+        image_type = self.args["image_type"]
+        if image_type == Image.GRAY:
+            channels = np.ones(len(batch), np.int64)
+        elif image_type == Image.ANY_DATA:
+            channels = batch.source_channels
+        else:
+            channels = np.full(len(batch), 3, np.int64)
+        if len(batch):
+            ws.outputs[0].dense()[...] = np.stack([batch.height, batch.width, channels], axis=1)
