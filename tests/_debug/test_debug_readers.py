@@ -62,3 +62,59 @@ def test_file_reader_with_conditionals_in_debug_mode():
 def test_check_parity_with_a_reader():
     graph, _ = twins(reader_body)
     assert graph.check_parity(iterations=3).ok
+
+
+def decoding_body():
+    jpegs, labels = fn.readers.file(file_root=ROOT, random_shuffle=True, initial_fill=6, seed=3)
+    images = fn.decoders.image(jpegs, device="cpu")
+    crops = fn.decoders.image_random_crop(jpegs, seed=4)
+    angle = fn.random.uniform(range=(-10.0, 10.0), seed=5)
+    rotated = fn.rotate(fn.resize(images, resize_shorter=40), angle=angle, fill_value=0)
+    return images, crops, rotated, labels
+
+
+def test_decoders_give_the_graph_mode_images():
+    graph, debug = twins(decoding_body)
+    seen = {}
+
+    @experimental.pipeline_def(batch_size=5, num_threads=1, device_id=None, debug=True)
+    def inspected():
+        jpegs, _ = fn.readers.file(file_root=ROOT)
+        images = fn.decoders.image(jpegs)
+        seen["first"] = np.array(images.get()[0])
+        seen["source"] = images.get()[0].source_info()
+        return images
+
+    for _ in range(3):
+        for g, d in zip(graph.run(), debug.run(), strict=True):
+            assert g.dtype == d.dtype and g.layout() == d.layout()
+            for a, b in zip(g, d, strict=True):
+                np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    out, = inspected().run()
+    assert seen["first"].ndim == 3 and seen["first"].shape[2] == 3
+    np.testing.assert_array_equal(seen["first"], np.asarray(out[0]))
+    assert seen["source"] == out[0].source_info() != ""
+
+
+def test_decoded_images_through_conditionals_in_debug_mode():
+    def body():
+        jpegs, labels = fn.readers.file(file_root=ROOT)
+        images = fn.decoders.image(jpegs)
+        if labels[0] == 0:
+            images = fn.flip(images, horizontal=1)
+        return images, fn.decoders.image(jpegs), labels
+
+    graph, debug = twins(body, enable_conditionals=True)
+    for _ in range(3):
+        g, d = graph.run(), debug.run()
+        images, plain, labels = d
+        for a, b in zip(g[0], images, strict=True):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        for img, ref, label in zip(images, plain, labels.as_array(), strict=True):
+            ref = np.asarray(ref)
+            np.testing.assert_array_equal(np.asarray(img), ref[:, ::-1] if label[0] == 0 else ref)
+
+
+def test_check_parity_with_decoders():
+    graph, _ = twins(decoding_body)
+    assert graph.check_parity(iterations=2).ok
