@@ -1,0 +1,40 @@
+"""fn.per_frame: marks a batch as sequences (layout only)."""
+
+import numpy as np
+import pytest
+from pipeline_utils import run_op
+
+from dali import fn, pipeline_def
+from dali._executor.errors import PipelineError
+
+X = [np.arange(6, dtype=np.float32).reshape(3, 2), np.ones((1, 2), np.float32)]
+
+
+def _layout(build, layout):
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        return build(fn, fn.external_source(source=lambda: X, layout=layout))
+
+    p = pipe()
+    p.build()
+    (tl,) = p.run()
+    return [np.array(t) for t in tl], tl.layout()
+
+
+@pytest.mark.parametrize("layout, kwargs, want", [
+    (None, {}, "F*"), ("FX", {}, "FX"), ("AB", {"replace": True}, "FB")])
+def test_layout_and_data(layout, kwargs, want):
+    out, lay = _layout(lambda fn, x: fn.per_frame(x, **kwargs), layout)
+    assert lay == want
+    for o, x in zip(out, X, strict=True):
+        np.testing.assert_array_equal(o, x)
+
+
+def test_layout_not_starting_with_f_fails():
+    with pytest.raises(PipelineError, match="should start with 'F', got: AB"):
+        _layout(lambda fn, x: fn.per_frame(x), "AB")
+
+
+def test_scalars_cannot_be_sequences():
+    with pytest.raises(PipelineError, match="zero-dimensional"):
+        run_op(lambda fn, x: fn.per_frame(x), [[np.float32(1.0).reshape(())]])
