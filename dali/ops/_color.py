@@ -100,11 +100,12 @@ def pixel_items(src, dst, layout, cin, cout, per_frame):
     return items
 
 
-def run_items(ws, items, fn):
-    """fn(*item) for every item, on the workspace's thread pool (largest first)."""
+def run_items(ws, items, fn, sizes=None):
+    """fn(*item) for every item, on the workspace's thread pool, largest first (`sizes`: the
+    number of elements of each item; by default the size of its first member)."""
     if not items:
         return
-    sizes = np.array([it[0].size for it in items], dtype=np.int64)
+    sizes = np.array([it[0].size for it in items] if sizes is None else sizes, dtype=np.int64)
     pool = ws.thread_pool
     if pool is None or len(items) < 2:
         for it in items:

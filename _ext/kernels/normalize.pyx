@@ -1,0 +1,246 @@
+"""The passes of fn.normalize over one sample (or a slab of its outermost dimension).
+
+The caller collapses the sample to a C-contiguous array whose dimensions are either reduced
+or kept, and describes the parameters (one value per combination of kept indices, C order) by
+element strides `pstrides`: 0 along reduced dimensions.  Three passes share that layout:
+
+* `accumulate(src, sums, pstrides)`: sums[p] += x;
+* `accumulate(src, sums, pstrides, mean)`: sums[p] += (x - mean[p])**2;
+* `normalize(src, dst, pstrides, mean, inv, shift)`: dst = (x - mean[p]) * inv[p] + shift, in
+  float32 as DALI computes it, converted to dst's type (integers round half away from zero and
+  saturate, see convert.pxd).
+
+Sums are accumulated in double (DALI accumulates in float; the difference stays far below
+float32 resolution of the final mean).  Everything runs without the GIL.
+"""
+cimport numpy as cnp
+import numpy as np
+
+from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t
+
+from dali._ext.kernels.convert cimport store
+
+cnp.import_array()
+
+ctypedef fused num_in:
+    int8_t
+    uint8_t
+    int16_t
+    uint16_t
+    int32_t
+    uint32_t
+    float
+
+ctypedef fused num_out:
+    int8_t
+    uint8_t
+    int16_t
+    uint16_t
+    int32_t
+    uint32_t
+    float
+
+cdef enum:
+    MAX_DIMS = 16
+
+
+cdef void _accumulate(const num_in* s, double* acc, int ndim, const Py_ssize_t* shape,
+                      const Py_ssize_t* pstr, const float* mean) noexcept nogil:
+    """Odometer over the outer dimensions; the innermost one sums into one parameter (reduced)
+    or into consecutive ones (kept)."""
+    cdef Py_ssize_t idx[MAX_DIMS]
+    cdef Py_ssize_t n_outer = 1, k, j, p, n = shape[ndim - 1], ps = pstr[ndim - 1]
+    cdef int d
+    cdef double t, v
+    for d in range(ndim - 1):
+        n_outer *= shape[d]
+        idx[d] = 0
+    for k in range(n_outer):
+        p = 0
+        for d in range(ndim - 1):
+            p += idx[d] * pstr[d]
+        if ps == 0:
+            t = 0
+            if mean == NULL:
+                for j in range(n):
+                    t += s[j]
+            else:
+                for j in range(n):
+                    v = <double>s[j] - mean[p]
+                    t += v * v
+            acc[p] += t
+        elif mean == NULL:
+            for j in range(n):
+                acc[p + j] += s[j]
+        else:
+            for j in range(n):
+                v = <double>s[j] - mean[p + j]
+                acc[p + j] += v * v
+        s += n
+        d = ndim - 2
+        while d >= 0:
+            idx[d] += 1
+            if idx[d] < shape[d]:
+                break
+            idx[d] = 0
+            d -= 1
+
+
+cdef void _normalize(const num_in* s, num_out* o, int ndim, const Py_ssize_t* shape,
+                     const Py_ssize_t* pstr, const float* mean, const float* inv,
+                     float shift) noexcept nogil:
+    cdef Py_ssize_t idx[MAX_DIMS]
+    cdef Py_ssize_t n_outer = 1, k, j, p, n = shape[ndim - 1], ps = pstr[ndim - 1]
+    cdef int d
+    cdef float m, f
+    for d in range(ndim - 1):
+        n_outer *= shape[d]
+        idx[d] = 0
+    for k in range(n_outer):
+        p = 0
+        for d in range(ndim - 1):
+            p += idx[d] * pstr[d]
+        if ps == 0:
+            m = mean[p]
+            f = inv[p]
+            for j in range(n):
+                store(&o[j], (<float>s[j] - m) * f + shift)
+        else:
+            for j in range(n):
+                store(&o[j], (<float>s[j] - mean[p + j]) * inv[p + j] + shift)
+        s += n
+        o += n
+        d = ndim - 2
+        while d >= 0:
+            idx[d] += 1
+            if idx[d] < shape[d]:
+                break
+            idx[d] = 0
+            d -= 1
+
+
+cdef void _accumulate_any(const char* s, int sk, double* acc, int ndim,
+                          const Py_ssize_t* shape, const Py_ssize_t* pstr,
+                          const float* mean) noexcept nogil:
+    if sk == cnp.NPY_INT8:
+        _accumulate(<const int8_t*>s, acc, ndim, shape, pstr, mean)
+    elif sk == cnp.NPY_UINT8:
+        _accumulate(<const uint8_t*>s, acc, ndim, shape, pstr, mean)
+    elif sk == cnp.NPY_INT16:
+        _accumulate(<const int16_t*>s, acc, ndim, shape, pstr, mean)
+    elif sk == cnp.NPY_UINT16:
+        _accumulate(<const uint16_t*>s, acc, ndim, shape, pstr, mean)
+    elif sk == cnp.NPY_INT32:
+        _accumulate(<const int32_t*>s, acc, ndim, shape, pstr, mean)
+    elif sk == cnp.NPY_UINT32:
+        _accumulate(<const uint32_t*>s, acc, ndim, shape, pstr, mean)
+    else:
+        _accumulate(<const float*>s, acc, ndim, shape, pstr, mean)
+
+
+cdef void _normalize_out(const num_in* s, char* o, int dk, int ndim, const Py_ssize_t* shape,
+                         const Py_ssize_t* pstr, const float* mean, const float* inv,
+                         float shift) noexcept nogil:
+    if dk == cnp.NPY_INT8:
+        _normalize(s, <int8_t*>o, ndim, shape, pstr, mean, inv, shift)
+    elif dk == cnp.NPY_UINT8:
+        _normalize(s, <uint8_t*>o, ndim, shape, pstr, mean, inv, shift)
+    elif dk == cnp.NPY_INT16:
+        _normalize(s, <int16_t*>o, ndim, shape, pstr, mean, inv, shift)
+    elif dk == cnp.NPY_UINT16:
+        _normalize(s, <uint16_t*>o, ndim, shape, pstr, mean, inv, shift)
+    elif dk == cnp.NPY_INT32:
+        _normalize(s, <int32_t*>o, ndim, shape, pstr, mean, inv, shift)
+    elif dk == cnp.NPY_UINT32:
+        _normalize(s, <uint32_t*>o, ndim, shape, pstr, mean, inv, shift)
+    else:
+        _normalize(s, <float*>o, ndim, shape, pstr, mean, inv, shift)
+
+
+cdef void _normalize_any(const char* s, int sk, char* o, int dk, int ndim,
+                         const Py_ssize_t* shape, const Py_ssize_t* pstr, const float* mean,
+                         const float* inv, float shift) noexcept nogil:
+    if sk == cnp.NPY_INT8:
+        _normalize_out(<const int8_t*>s, o, dk, ndim, shape, pstr, mean, inv, shift)
+    elif sk == cnp.NPY_UINT8:
+        _normalize_out(<const uint8_t*>s, o, dk, ndim, shape, pstr, mean, inv, shift)
+    elif sk == cnp.NPY_INT16:
+        _normalize_out(<const int16_t*>s, o, dk, ndim, shape, pstr, mean, inv, shift)
+    elif sk == cnp.NPY_UINT16:
+        _normalize_out(<const uint16_t*>s, o, dk, ndim, shape, pstr, mean, inv, shift)
+    elif sk == cnp.NPY_INT32:
+        _normalize_out(<const int32_t*>s, o, dk, ndim, shape, pstr, mean, inv, shift)
+    elif sk == cnp.NPY_UINT32:
+        _normalize_out(<const uint32_t*>s, o, dk, ndim, shape, pstr, mean, inv, shift)
+    else:
+        _normalize_out(<const float*>s, o, dk, ndim, shape, pstr, mean, inv, shift)
+
+
+TYPES = frozenset(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32,
+                                        np.uint32, np.float32))
+
+
+cdef int _layout(cnp.ndarray src, pstrides, Py_ssize_t nparams, Py_ssize_t* shape,
+                 Py_ssize_t* pstr) except -1:
+    """Check src and the parameter strides; fill shape/pstr; return ndim."""
+    cdef int ndim = src.ndim, d
+    cdef Py_ssize_t last = 0
+    if src.dtype not in TYPES:
+        raise TypeError(f"unsupported type {src.dtype}")
+    if not src.flags.c_contiguous:
+        raise ValueError("src must be C-contiguous")
+    if not 1 <= ndim <= MAX_DIMS or len(pstrides) != ndim:
+        raise ValueError(f"src needs 1 to {MAX_DIMS} dimensions and one parameter stride each")
+    for d in range(ndim):
+        shape[d] = src.shape[d]
+        pstr[d] = pstrides[d]
+        if pstr[d] < 0:
+            raise ValueError("parameter strides must not be negative")
+        if shape[d] > 0:
+            last += (shape[d] - 1) * pstr[d]
+    if src.size and last >= nparams:
+        raise ValueError(f"the parameter strides reach index {last}, past {nparams} values")
+    return ndim
+
+
+def accumulate(cnp.ndarray src, double[::1] sums, pstrides, mean=None):
+    """sums[p] += x (or (x - mean[p])**2 when `mean` is given) for every element x of `src`
+    whose parameter index is p (see the module docstring)."""
+    cdef Py_ssize_t shape[MAX_DIMS]
+    cdef Py_ssize_t pstr[MAX_DIMS]
+    cdef int ndim = _layout(src, pstrides, sums.shape[0], shape, pstr)
+    cdef const float[::1] m
+    cdef const float* mp = NULL
+    if mean is not None:
+        m = np.ascontiguousarray(mean, dtype=np.float32)
+        if m.shape[0] < sums.shape[0]:
+            raise ValueError("mean needs as many values as sums")
+        mp = &m[0]
+    if src.size == 0:
+        return
+    cdef const char* sp = <const char*>cnp.PyArray_DATA(src)
+    cdef int sk = cnp.PyArray_TYPE(src)
+    with nogil:
+        _accumulate_any(sp, sk, &sums[0], ndim, shape, pstr, mp)
+
+
+def normalize(cnp.ndarray src, cnp.ndarray dst, pstrides, mean, inv, float shift):
+    """dst = (src - mean[p]) * inv[p] + shift, converted to dst's type."""
+    cdef Py_ssize_t shape[MAX_DIMS]
+    cdef Py_ssize_t pstr[MAX_DIMS]
+    cdef const float[::1] m = np.ascontiguousarray(mean, dtype=np.float32)
+    cdef const float[::1] f = np.ascontiguousarray(inv, dtype=np.float32)
+    if m.shape[0] != f.shape[0]:
+        raise ValueError("mean and inv must have the same size")
+    cdef int ndim = _layout(src, pstrides, m.shape[0], shape, pstr)
+    if dst.dtype not in TYPES or not dst.flags.c_contiguous:
+        raise TypeError(f"dst must be a C-contiguous array of a supported type, got {dst.dtype}")
+    if dst.size != src.size:
+        raise ValueError("src and dst must have the same size")
+    if src.size == 0:
+        return
+    cdef const char* sp = <const char*>cnp.PyArray_DATA(src)
+    cdef char* dp = <char*>cnp.PyArray_DATA(dst)
+    cdef int sk = cnp.PyArray_TYPE(src), dk = cnp.PyArray_TYPE(dst)
+    with nogil:
+        _normalize_any(sp, sk, dp, dk, ndim, shape, pstr, &m[0], &f[0], shift)
