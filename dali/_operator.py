@@ -207,15 +207,17 @@ class GraphContext(context.CallContext):
 
     def _record(self, impl, inputs, kwargs, device, name, frames, relation_id=None):
         schema = impl.schema
+        # A non-scalar array given to a per-sample scalar argument is an argument input (a
+        # constant node), as in DALI: it is not converted to a scalar.
+        arrays = {k: v for k, v in kwargs.items()
+                  if isinstance(v, np.ndarray) and v.ndim > 0 and schema.arg_map[k].tensor
+                  and not schema.arg_map[k].is_vector}
         consts, arg_nodes = separate_args(
-            schema, kwargs, lambda v: isinstance(v, data_node.DataNode))
+            schema, {k: v for k, v in kwargs.items() if k not in arrays},
+            lambda v: isinstance(v, data_node.DataNode))
         inputs = [x if isinstance(x, data_node.DataNode) else self.constant(x) for x in inputs]
-        for k, v in list(consts.items()):
-            arg = schema.arg_map[k]
-            if arg.tensor and isinstance(kwargs[k], np.ndarray) and not arg.is_vector \
-                    and kwargs[k].ndim > 0:
-                arg_nodes[k] = self.constant(kwargs[k])
-                del consts[k]
+        for k, v in arrays.items():
+            arg_nodes[k] = self.constant(v)
         device = choose_device(device, inputs)
         if device not in schema.devices:
             raise RuntimeError(
