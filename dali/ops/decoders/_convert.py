@@ -5,14 +5,17 @@ turned 180 degrees, 4: flipped, 5: transposed, 6: turned 90 degrees clockwise, 7
 8: turned 90 degrees counter-clockwise).  `stored_window` maps a window of the displayed image
 to the stored image, so a region decoder can decode just that part and `orient` it.
 
-YCbCr is ITU-R BT.601 with studio swing (Y in 16..235), computed from the decoded RGB as DALI
-does:  Y = 16 + (65.481 R + 128.553 G + 24.966 B) / 255, Cb = 128 + (-37.797 R - 74.203 G +
-112 B) / 255, Cr = 128 + (112 R - 93.786 G - 18.214 B) / 255, rounded to nearest.
+YCbCr is ITU-R BT.601 with studio swing, computed from the decoded RGB in the output type's
+range, as DALI does: the RGB values are scaled to the output type (not rounded), then
+Y = Kr' R + Kg' G + Kb' B + 16/256 * range, Cb and Cr likewise around range / 2 (range: 256 for
+uint8, 65536 for uint16, 1 for float), in float32, rounded half away from zero.  This is exact
+for uint8, int8 and float outputs; with wider integer types float32 rounding may differ from
+DALI's by one unit (in the last place of the float32 value).
 
 Data types: values are scaled to the dynamic range of the output type as DALI does, through a
 float32 fraction of the input's maximum: out = saturate(round(v * float32(1 / in_max) *
-float32(out_max))) for integer outputs, v * float32(1 / in_max) for float.  (With these
-factors none of the products is a tie, so the rounding mode does not matter.)
+float32(out_max))) for integer outputs (rounding half away from zero), v * float32(1 / in_max)
+for float.
 """
 
 from __future__ import annotations
@@ -20,10 +23,12 @@ from __future__ import annotations
 import numpy as np
 
 _F32 = np.float32
-_YCBCR = np.array([[65.481, 128.553, 24.966],
-                   [-37.797, -74.203, 112.0],
-                   [112.0, -93.786, -18.214]]) / 255.0
-_YCBCR_OFFSET = np.array([16.0, 128.0, 128.0])
+_KR, _KB = 0.299, 0.114
+_KG = 1 - _KR - _KB
+_YCBCR = np.array([[_KR, _KG, _KB],
+                   [-_KR / (1 - _KB) / 2, -_KG / (1 - _KB) / 2, 0.5],
+                   [0.5, -_KG / (1 - _KR) / 2, -_KB / (1 - _KR) / 2]]) * \
+    np.array([[219.0], [224.0], [224.0]]) / 255.0
 
 
 def orient(a, orientation):
@@ -67,12 +72,14 @@ def stored_window(orientation, stored_h, stored_w, y, x, h, w):
 
 
 def rgb_to_ycbcr(rgb, out):
-    """Write the YCbCr of uint8 RGB pixels `rgb` (..., 3) into uint8 `out` (may be `rgb`)."""
-    ycc = rgb.reshape(-1, 3).astype(np.float64) @ _YCBCR.T
-    ycc += _YCBCR_OFFSET
-    np.rint(ycc, out=ycc)
-    np.clip(ycc, 0, 255, out=ycc)
-    out.reshape(-1, 3)[...] = ycc
+    """Write the YCbCr of RGB pixels `rgb` (uint8 or uint16, HWC) into `out` (HWC, an integer
+    type or float32)."""
+    to_range = _F32(_max(out.dtype) / _max(rgb.dtype))
+    value_range = 1.0 if out.dtype.kind == "f" else float(_max(out.dtype)) + 1
+    x = [rgb[:, :, k].astype(_F32) * to_range for k in range(3)]
+    for k, offset in enumerate((value_range * 16 / 256, value_range / 2, value_range / 2)):
+        c = _YCBCR[k].astype(_F32)
+        _store(((c[0] * x[0] + c[1] * x[1]) + c[2] * x[2]) + _F32(offset), out[:, :, k])
 
 
 def to_uint8(a):
@@ -90,15 +97,24 @@ def convert(src, dst):
     if src.dtype == dst.dtype:
         dst[...] = src
         return
-    if src.dtype.kind == "f":
-        frac = src.astype(_F32)
-    else:
-        frac = src.astype(_F32) * _F32(1.0 / np.iinfo(src.dtype).max)
+    frac = src.astype(_F32)
+    if src.dtype.kind != "f":
+        frac *= _F32(1.0 / _max(src.dtype))
+    if dst.dtype.kind != "f":
+        frac *= _F32(_max(dst.dtype))
+    _store(frac, dst)
+
+
+def _max(dtype):
+    return 1.0 if dtype.kind == "f" else np.iinfo(dtype).max
+
+
+def _store(values, dst):
+    """float32 `values` into `dst`: as they are for float, else rounded half away from zero
+    (they are not negative) and saturated."""
     if dst.dtype.kind == "f":
-        dst[...] = frac
+        dst[...] = values
         return
-    info = np.iinfo(dst.dtype)
-    values = (frac * _F32(info.max)).astype(np.float64)
-    np.rint(values, out=values)
-    np.clip(values, max(info.min, 0), info.max, out=values)
-    dst[...] = values
+    rounded = np.floor(values.astype(np.float64) + 0.5)
+    np.clip(rounded, 0, np.iinfo(dst.dtype).max, out=rounded)
+    dst[...] = rounded

@@ -405,13 +405,12 @@ def _any_data(image, header):
 def _finish(batch, image, dst, dtype):
     """Convert decoded `image` (uint8 or uint16) to the output color space and type, into `dst`
     (allocated when None)."""
-    if batch.output_type == Image.YCbCr:
-        rgb = _convert.to_uint8(image)
-        image = np.empty(rgb.shape, np.uint8)
-        _convert.rgb_to_ycbcr(rgb, image)
     if dst is None:
         dst = np.empty(image.shape, dtype)
-    _convert.convert(image, dst)
+    if batch.output_type == Image.YCbCr:
+        _convert.rgb_to_ycbcr(image, dst)
+    else:
+        _convert.convert(image, dst)
     return dst
 
 
