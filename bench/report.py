@@ -50,7 +50,7 @@ class Settings:
     chain_iterations: int = 300     # iterations per executor-overhead measurement
     debug_iterations: int = 40      # iterations per debug-mode measurement
     cond_iterations: int = 8        # iterations per conditionals measurement
-    memory_iterations: tuple = (200, 2000)
+    memory_iterations: tuple = (200, 500, 1000, 2000)   # growth: first to last
     warmup: int = 3
 
 
@@ -219,15 +219,18 @@ def images_table(res):
 
 
 def references_table(res):
-    rows = ["| reference | img/s | dali img/s | dali / reference | target | met? |",
-            "|---|---:|---:|---:|---:|:---:|"]
+    rows = ["| reference | img/s | dali img/s | dali / reference | target | met? | "
+            "CPU ms/img | dali CPU ms/img |",
+            "|---|---:|---:|---:|---:|:---:|---:|---:|"]
     p1 = res.get("P1", {})
     if p1.get("cv2"):
         ratio = paired_ratio(p1["dali"], p1["cv2"], "rate") if p1.get("dali") else None
         rows.append(f"| P1 bound: cv2.imdecode of in-memory JPEGs, {pipelines.NUM_THREADS} "
                     f"threads | {fmt(median([t.rate for t in p1['cv2']]))} | "
                     f"{fmt(median([t.rate for t in p1.get('dali', [])]))} | "
-                    f"{fmt(ratio, '.2f')} | ≥ 0.95 | {verdict(ratio, 0.95)} |")
+                    f"{fmt(ratio, '.2f')} | ≥ 0.95 | {verdict(ratio, 0.95)} | "
+                    f"{fmt(median([t.cpu_ms for t in p1['cv2']]), '.2f')} | "
+                    f"{fmt(median([t.cpu_ms for t in p1.get('dali', [])]), '.2f')} |")
     for key in ("P2", "P3"):
         r = res.get(key, {})
         if r.get("torchvision"):
@@ -235,9 +238,11 @@ def references_table(res):
             rows.append(f"| {key}: torchvision DataLoader, {pipelines.NUM_THREADS} workers | "
                         f"{fmt(median([t.rate for t in r['torchvision']]))} | "
                         f"{fmt(median([t.rate for t in r.get('dali', [])]))} | "
-                        f"{fmt(ratio, '.2f')} | — | — |")
+                        f"{fmt(ratio, '.2f')} | — | — | — | "
+                        f"{fmt(median([t.cpu_ms for t in r.get('dali', [])]), '.2f')} |")
     if len(rows) == 2:
-        rows.append("| torchvision DataLoader | *torch not installed: skipped* | — | — | — | — |")
+        rows.append("| torchvision DataLoader | *torch not installed: skipped* | — | — | — | — | — "
+                    "| — |")
     return "\n".join(rows)
 
 
@@ -281,14 +286,15 @@ def conditionals_table(res):
 
 
 def memory_table(res, s):
-    n0, n1 = s.memory_iterations
-    rows = [f"| backend | RSS after {n0} it (MiB) | RSS after {n1} it (MiB) | growth | target | "
-            "met? | time for {n1} it (s) |".replace("{n1}", str(n1)),
-            "|---|---:|---:|---:|---:|:---:|---:|"]
+    its = s.memory_iterations
+    rows = ["| backend | " + " | ".join(f"RSS after {n} it (MiB)" for n in its)
+            + f" | growth {its[0]} → {its[-1]} | target | met? | time for {its[-1]} it (s) |",
+            "|---|" + "---:|" * len(its) + "---:|---:|:---:|---:|"]
     for label, r in res.items():
-        a, b = r["rss_bytes"]
-        growth = 100 * (b - a) / a
-        rows.append(f"| {label} | {a / 2**20:.1f} | {b / 2**20:.1f} | {growth:+.2f}% | < 1% | "
+        rss = r["rss_bytes"]
+        growth = 100 * (rss[-1] - rss[0]) / rss[0]
+        rows.append(f"| {label} | " + " | ".join(f"{v / 2**20:.1f}" for v in rss)
+                    + f" | {growth:+.2f}% | < 1% | "
                     f"{verdict(growth, 1.0, higher_is_better=False)} | {r['seconds'][-1]} |")
     return "\n".join(rows)
 
