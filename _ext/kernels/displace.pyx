@@ -1,0 +1,129 @@
+"""Displacement filters of fn.water and fn.sphere on HWC images (uint8 or float32).
+
+Output pixel (y, x) reads the input at a float32 position p(y, x) (pixel-corner coordinates:
+the position (x, y) lies in pixel (floor(x), floor(y))), as DALI's CPU kernel computes it:
+* water:  p = (x + ampl_x * sinf(freq_x * y + phase_x), y + ampl_y * cosf(freq_y * x + phase_y));
+* sphere: with m = (W / 2, H / 2), d = int(max(m)), t = (x + 0.5, y + 0.5) - m,
+          p = m + t * |t| / d.
+Nearest neighbour takes the pixel containing p; linear blends the four pixel centres around
+p - 0.5 (`a + (b - a) * f`, rows then columns).  Positions outside the image read
+`fill` (given already converted to the input type).  Integer outputs round half away from zero
+and saturate.  Everything runs without the GIL.
+"""
+from libc.math cimport cosf, sinf, sqrtf
+from libc.stdint cimport uint8_t
+
+from dali._ext.kernels.convert cimport store
+
+ctypedef fused pix_t:
+    uint8_t
+    float
+
+cdef enum:
+    NN = 0
+    LINEAR = 1
+    WATER = 0
+    SPHERE = 1
+
+
+cdef inline Py_ssize_t _floor_index(float x, Py_ssize_t n) noexcept nogil:
+    """floor(x), limited to [-2, n + 1] so that far-away (or NaN) positions stay outside."""
+    cdef Py_ssize_t i
+    if not (x >= -2):
+        return -2
+    if x >= n + 1:
+        return n + 1
+    i = <Py_ssize_t>x
+    return i - 1 if x < i else i
+
+
+cdef inline float _at(const pix_t* src, Py_ssize_t h, Py_ssize_t w, Py_ssize_t nc,
+                      Py_ssize_t y, Py_ssize_t x, Py_ssize_t c, float fill) noexcept nogil:
+    if 0 <= x < w and 0 <= y < h:
+        return <float>src[(y * w + x) * nc + c]
+    return fill
+
+
+cdef void _displace(const pix_t* src, pix_t* dst, Py_ssize_t h, Py_ssize_t w, Py_ssize_t nc,
+                    int mode, const float* wave, int interp, float fill) noexcept nogil:
+    cdef Py_ssize_t y, x, c, xi, yi
+    cdef float px, py, fx, fy, top, bottom, a, b, tx, ty, rad, fy_, fx_
+    cdef float mid_x = w * <float>0.5, mid_y = h * <float>0.5
+    cdef int d = <int>(mid_x if mid_x > mid_y else mid_y)
+    cdef float half = 0.5
+    cdef pix_t* out
+    for y in range(h):
+        for x in range(w):
+            fy_ = <float>y
+            fx_ = <float>x
+            if mode == WATER:
+                px = fx_ + wave[0] * sinf(wave[1] * fy_ + wave[2])
+                py = fy_ + wave[3] * cosf(wave[4] * fx_ + wave[5])
+            else:
+                ty = fy_ + half - mid_y
+                tx = fx_ + half - mid_x
+                rad = sqrtf(tx * tx + ty * ty) / d
+                px = mid_x + rad * tx
+                py = mid_y + rad * ty
+            out = &dst[(y * w + x) * nc]
+            if interp == NN:
+                xi = _floor_index(px, w)
+                yi = _floor_index(py, h)
+                for c in range(nc):
+                    store(&out[c], _at(src, h, w, nc, yi, xi, c, fill))
+            else:
+                px = px - half
+                py = py - half
+                xi = _floor_index(px, w)
+                yi = _floor_index(py, h)
+                fx = px - xi
+                fy = py - yi
+                if xi <= -2 or xi >= w + 1:     # far outside: keep inf * 0 out of the blend
+                    fx = 0
+                if yi <= -2 or yi >= h + 1:
+                    fy = 0
+                for c in range(nc):
+                    a = _at(src, h, w, nc, yi, xi, c, fill)
+                    b = _at(src, h, w, nc, yi, xi + 1, c, fill)
+                    top = a + (b - a) * fx
+                    a = _at(src, h, w, nc, yi + 1, xi, c, fill)
+                    b = _at(src, h, w, nc, yi + 1, xi + 1, c, fill)
+                    bottom = a + (b - a) * fx
+                    store(&out[c], top + (bottom - top) * fy)
+
+
+def displace(const pix_t[:, :, ::1] src, pix_t[:, :, ::1] dst, str mode, int interp,
+             float fill, wave=None):
+    """Apply a displacement filter to one HWC image.
+
+    Parameters
+    ----------
+    src, dst : C-contiguous (H, W, C) uint8 or float32 arrays of the same shape and type
+    mode : "water" or "sphere"
+    interp : 0 (nearest neighbour) or 1 (linear)
+    fill : float
+        Value read outside the image.
+    wave : (ampl_x, freq_x, phase_x, ampl_y, freq_y, phase_y) for "water"
+    """
+    cdef float w[6]
+    cdef int m, k
+    if (src.shape[0] != dst.shape[0] or src.shape[1] != dst.shape[1]
+            or src.shape[2] != dst.shape[2]):
+        raise ValueError("src and dst must have the same shape")
+    if interp != NN and interp != LINEAR:
+        raise ValueError(f"unsupported interpolation {interp}")
+    if mode == "water":
+        m = WATER
+        if wave is None or len(wave) != 6:
+            raise ValueError("water needs the six wave parameters")
+        for k in range(6):
+            w[k] = wave[k]
+    elif mode == "sphere":
+        m = SPHERE
+    else:
+        raise ValueError(f"unknown displacement {mode!r}")
+    if src.shape[0] == 0 or src.shape[1] == 0 or src.shape[2] == 0:
+        return
+    with nogil:
+        _displace(&src[0, 0, 0], &dst[0, 0, 0], src.shape[0], src.shape[1], src.shape[2], m,
+                  w, interp, fill)

@@ -1,0 +1,116 @@
+"""fn.water and fn.sphere: displacement filters of HWC images (uint8 or float).
+
+Output pixel (y, x) samples the input at a displaced position (see
+`dali._ext.kernels.displace` for the formulas, DALI's, in float32 with sinf/cosf): water adds
+sine waves along both axes, sphere bulges the image about its centre.  Nearest neighbour or
+linear interpolation; positions outside the image read `fill_value`, converted to the input
+type as DALI does (a C cast: truncated and, for uint8, wrapped modulo 256).
+
+`mask` (0 or 1 per sample) leaves a sample unchanged when 0.  Unlike DALI 2.4, which honours
+only a per-sample (tensor) mask and ignores a constant one, a constant `mask=0` is honoured
+too.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dali import _operator, _registry, _types
+from dali._ext.kernels import displace as _kernel
+from dali._schema import Arg, Schema
+from dali._types import DALIDataType as T
+from dali._types import DALIInterpType as Interp
+from dali.ops import _color
+
+_TYPES = (T.UINT8, T.FLOAT)
+_FREQ = 2 * math.pi / 128
+
+
+def _common_args():
+    return [
+        Arg("interp_type", T.INTERP_TYPE, Interp.INTERP_NN,
+            doc="Interpolation: INTERP_NN or INTERP_LINEAR."),
+        Arg("fill_value", T.FLOAT, 0.0, doc="Color value used for positions outside the image."),
+        Arg("mask", T.INT32, 1, tensor=True,
+            doc="Apply the augmentation (1) or pass the sample through unchanged (0)."),
+    ]
+
+
+class _Displacement(_operator.Operator):
+    mode = ""
+
+    def infer(self, ws):
+        tl = ws.inputs[0]
+        self.layout = _color.image_layout(self, tl, ("HWC",))
+        if tl.dtype not in _TYPES:
+            raise self.error(f"Unexpected input type {_color.type_name(tl.dtype)}",
+                             RuntimeError)
+        self.interp = Interp(self.args["interp_type"])
+        if self.interp not in (Interp.INTERP_NN, Interp.INTERP_LINEAR):
+            raise self.error("Unsupported interpolation type, only NN and LINEAR are "
+                             "supported for this operation", RuntimeError)
+        self.dtype = _types.dtype_of(tl.dtype)
+        return [_operator.OutputDesc([tuple(s) for s in tl.shape()], self.dtype, self.layout)]
+
+    def _fill(self):
+        fill = float(np.float32(self.args["fill_value"]))
+        if self.dtype == np.uint8 and math.isfinite(fill):
+            return float(int(fill) % 256)
+        return fill
+
+    def _wave(self):
+        return None
+
+    def run_cpu(self, ws):
+        mask = ws.arg("mask")
+        fill, wave = self._fill(), self._wave()
+        interp = int(self.interp)
+        items = list(zip(ws.input_samples(0), ws.output_samples(0), range(ws.batch_size),
+                         strict=True))
+
+        def run(src, dst, i):
+            if mask[i]:
+                _kernel.displace(np.ascontiguousarray(src), dst, self.mode, interp, fill,
+                                 wave)
+            else:
+                dst[...] = src
+
+        _color.run_items(ws, items, run)
+
+
+@_registry.register
+class Water(_Displacement):
+    mode = "water"
+    schema = Schema(
+        "water", inputs=1, outputs=1, devices=("cpu",),
+        doc="Performs a water augmentation, which makes the image appear to be underwater: "
+            "output pixel (y, x) reads the input at\n"
+            "(x + ampl_x * sin(freq_x * y + phase_x), y + ampl_y * cos(freq_y * x + phase_y)).",
+        args=[
+            Arg("ampl_x", T.FLOAT, 10.0, doc="Amplitude of the wave in the x direction."),
+            Arg("ampl_y", T.FLOAT, 10.0, doc="Amplitude of the wave in the y direction."),
+            Arg("freq_x", T.FLOAT, _FREQ,
+                doc="Frequency of the wave in the x direction (default 2 pi / 128)."),
+            Arg("freq_y", T.FLOAT, _FREQ,
+                doc="Frequency of the wave in the y direction (default 2 pi / 128)."),
+            Arg("phase_x", T.FLOAT, 0.0, doc="Phase of the wave in the x direction."),
+            Arg("phase_y", T.FLOAT, 0.0, doc="Phase of the wave in the y direction."),
+            *_common_args(),
+        ])
+
+    def _wave(self):
+        a = self.args
+        return [a["ampl_x"], a["freq_x"], a["phase_x"], a["ampl_y"], a["freq_y"], a["phase_y"]]
+
+
+@_registry.register
+class Sphere(_Displacement):
+    mode = "sphere"
+    schema = Schema(
+        "sphere", inputs=1, outputs=1, devices=("cpu",),
+        doc="Performs a sphere augmentation: the image is bulged about its centre (a pixel at "
+            "offset t from the centre reads the input at offset t * |t| / d, d being half the "
+            "larger image extent).",
+        args=_common_args())
