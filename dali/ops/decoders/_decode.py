@@ -163,8 +163,24 @@ def encoded_samples(op, ws):
 
 
 def inspect(op, ws, output_type, adjust_orientation=True) -> Batch:
-    """Read the headers of the workspace's encoded images (see the module docstring)."""
-    samples = encoded_samples(op, ws)
+    """Read the headers of the workspace's encoded images (see the module docstring); a bad
+    header is a RuntimeError about its sample."""
+    try:
+        return read_headers(encoded_samples(op, ws), output_type, adjust_orientation)
+    except SampleHeaderError as e:
+        raise ws.sample_error(e.index, f"not a valid image: {e}", RuntimeError) from None
+
+
+class SampleHeaderError(ValueError):
+    """The header of one sample of a batch is broken (or it is no image)."""
+
+    def __init__(self, index, message):
+        super().__init__(message)
+        self.index = index
+
+
+def read_headers(samples, output_type, adjust_orientation=True) -> Batch:
+    """`Batch` of 1-D uint8 encoded `samples`; raises SampleHeaderError."""
     n = len(samples)
     info = jpeg.info_batch(samples) if jpeg is not None else np.zeros((n, 5), np.int32)
     route = np.where((info[:, 4] == 1) & ((info[:, 2] == 1) | (info[:, 2] == 3)),
@@ -175,12 +191,11 @@ def inspect(op, ws, output_type, adjust_orientation=True) -> Batch:
     headers = [None] * n
     for i in np.flatnonzero(route == OPENCV):
         if info[i, 4] == -1:
-            raise ws.sample_error(i, f"not a valid image: {_jpeg_error(samples[i])}",
-                                  RuntimeError)
+            raise SampleHeaderError(i, _jpeg_error(samples[i]))
         try:
             h = _formats.read_header(samples[i])
         except _formats.HeaderError as e:
-            raise ws.sample_error(i, f"not a valid image: {e}", RuntimeError) from None
+            raise SampleHeaderError(i, str(e)) from None
         headers[i] = h
         stored[i] = h.height, h.width
         orientation[i] = h.orientation
