@@ -4,12 +4,15 @@ Output pixel (y, x) reads the input at a float32 position p(y, x) (pixel-corner 
 the position (x, y) lies in pixel (floor(x), floor(y))), as DALI's CPU kernel computes it:
 * water:  p = (x + ampl_x * sinf(freq_x * y + phase_x), y + ampl_y * cosf(freq_y * x + phase_y));
 * sphere: with m = (W / 2, H / 2), d = int(max(m)), t = (x + 0.5, y + 0.5) - m,
-          p = m + t * |t| / d.
+          p = m + t * |t| / d;
+* remap (fn.jitter): p given per pixel by the caller.
 Nearest neighbour takes the pixel containing p; linear blends the four pixel centres around
 p - 0.5 (`a + (b - a) * f`, rows then columns).  Positions outside the image read
 `fill` (given already converted to the input type).  Integer outputs round half away from zero
 and saturate.  Everything runs without the GIL.
 """
+import numpy as np
+
 from libc.math cimport cosf, sinf, sqrtf
 from libc.stdint cimport uint8_t
 
@@ -24,6 +27,7 @@ cdef enum:
     LINEAR = 1
     WATER = 0
     SPHERE = 1
+    REMAP = 2
 
 
 cdef inline Py_ssize_t _floor_index(float x, Py_ssize_t n) noexcept nogil:
@@ -45,7 +49,8 @@ cdef inline float _at(const pix_t* src, Py_ssize_t h, Py_ssize_t w, Py_ssize_t n
 
 
 cdef void _displace(const pix_t* src, pix_t* dst, Py_ssize_t h, Py_ssize_t w, Py_ssize_t nc,
-                    int mode, const float* wave, int interp, float fill) noexcept nogil:
+                    int mode, const float* wave, const float* map_x, const float* map_y,
+                    int interp, float fill) noexcept nogil:
     cdef Py_ssize_t y, x, c, xi, yi
     cdef float px, py, fx, fy, top, bottom, a, b, tx, ty, rad, fy_, fx_
     cdef float mid_x = w * <float>0.5, mid_y = h * <float>0.5
@@ -59,6 +64,9 @@ cdef void _displace(const pix_t* src, pix_t* dst, Py_ssize_t h, Py_ssize_t w, Py
             if mode == WATER:
                 px = fx_ + wave[0] * sinf(wave[1] * fy_ + wave[2])
                 py = fy_ + wave[3] * cosf(wave[4] * fx_ + wave[5])
+            elif mode == REMAP:
+                px = map_x[y * w + x]
+                py = map_y[y * w + x]
             else:
                 ty = fy_ + half - mid_y
                 tx = fx_ + half - mid_x
@@ -93,7 +101,7 @@ cdef void _displace(const pix_t* src, pix_t* dst, Py_ssize_t h, Py_ssize_t w, Py
 
 
 def displace(const pix_t[:, :, ::1] src, pix_t[:, :, ::1] dst, str mode, int interp,
-             float fill, wave=None):
+             float fill, wave=None, positions=None):
     """Apply a displacement filter to one HWC image.
 
     Parameters
@@ -104,9 +112,14 @@ def displace(const pix_t[:, :, ::1] src, pix_t[:, :, ::1] dst, str mode, int int
     fill : float
         Value read outside the image.
     wave : (ampl_x, freq_x, phase_x, ampl_y, freq_y, phase_y) for "water"
+    positions : (x, y) float32 arrays of shape (H, W) for "remap"
     """
     cdef float w[6]
     cdef int m, k
+    cdef const float[:, ::1] map_x = None
+    cdef const float[:, ::1] map_y = None
+    cdef const float* mx = NULL
+    cdef const float* my = NULL
     if (src.shape[0] != dst.shape[0] or src.shape[1] != dst.shape[1]
             or src.shape[2] != dst.shape[2]):
         raise ValueError("src and dst must have the same shape")
@@ -120,10 +133,22 @@ def displace(const pix_t[:, :, ::1] src, pix_t[:, :, ::1] dst, str mode, int int
             w[k] = wave[k]
     elif mode == "sphere":
         m = SPHERE
+    elif mode == "remap":
+        m = REMAP
+        if positions is None:
+            raise ValueError("remap needs the positions")
+        map_x = np.ascontiguousarray(positions[0], dtype=np.float32)
+        map_y = np.ascontiguousarray(positions[1], dtype=np.float32)
+        if (map_x.shape[0] != src.shape[0] or map_x.shape[1] != src.shape[1]
+                or map_y.shape[0] != src.shape[0] or map_y.shape[1] != src.shape[1]):
+            raise ValueError("positions must have the image's height and width")
     else:
         raise ValueError(f"unknown displacement {mode!r}")
     if src.shape[0] == 0 or src.shape[1] == 0 or src.shape[2] == 0:
         return
+    if m == REMAP:
+        mx = &map_x[0, 0]
+        my = &map_y[0, 0]
     with nogil:
         _displace(&src[0, 0, 0], &dst[0, 0, 0], src.shape[0], src.shape[1], src.shape[2], m,
-                  w, interp, fill)
+                  w, mx, my, interp, fill)

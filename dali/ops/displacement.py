@@ -1,10 +1,16 @@
-"""fn.water and fn.sphere: displacement filters of HWC images (uint8 or float).
+"""fn.water, fn.sphere and fn.jitter: displacement filters of HWC images (uint8 or float).
 
 Output pixel (y, x) samples the input at a displaced position (see
 `dali._ext.kernels.displace` for the formulas, DALI's, in float32 with sinf/cosf): water adds
 sine waves along both axes, sphere bulges the image about its centre.  Nearest neighbour or
 linear interpolation; positions outside the image read `fill_value`, converted to the input
 type as DALI does (a C cast: truncated and, for uint8, wrapped modulo 256).
+
+fn.jitter moves every pixel by a random integer offset per axis, `r - nDegree // 2` with r
+uniform in [0, nDegree), the position clamped to [0, extent] (the far edge reads the fill
+value).  Real DALI has it only on the GPU (curand draws, which cannot be reproduced); here it
+runs on the CPU with the counter-based generator, so that the same seed gives the same output
+whatever the threads.
 
 `mask` (0 or 1 per sample) leaves a sample unchanged when 0.  Unlike DALI 2.4, which honours
 only a per-sample (tensor) mask and ignores a constant one, a constant `mask=0` is honoured
@@ -63,17 +69,21 @@ class _Displacement(_operator.Operator):
     def _wave(self):
         return None
 
+    def _positions(self, ws, srcs):
+        return [None] * len(srcs)
+
     def run_cpu(self, ws):
         mask = ws.arg("mask")
         fill, wave = self._fill(), self._wave()
         interp = int(self.interp)
-        items = list(zip(ws.input_samples(0), ws.output_samples(0), range(ws.batch_size),
-                         strict=True))
+        srcs = ws.input_samples(0)
+        positions = self._positions(ws, srcs)
+        items = list(zip(srcs, ws.output_samples(0), range(ws.batch_size), strict=True))
 
         def run(src, dst, i):
             if mask[i]:
                 _kernel.displace(np.ascontiguousarray(src), dst, self.mode, interp, fill,
-                                 wave)
+                                 wave, positions[i])
             else:
                 dst[...] = src
 
@@ -114,3 +124,39 @@ class Sphere(_Displacement):
             "offset t from the centre reads the input at offset t * |t| / d, d being half the "
             "larger image extent).",
         args=_common_args())
+
+
+@_registry.register
+class Jitter(_Displacement):
+    mode = "remap"
+    schema = Schema(
+        "jitter", inputs=1, outputs=1, devices=("cpu",), random=True,
+        doc="Performs a random jitter augmentation: each pixel is moved by a random integer "
+            "amount along x and y, `r - nDegree // 2` with r uniform in [0, nDegree) (so "
+            "within [-nDegree/2, nDegree/2]). Real DALI runs it only on the GPU; this CPU "
+            "version uses the pipeline's counter-based random streams.",
+        args=[
+            Arg("nDegree", T.INT32, 2,
+                doc="Each pixel is moved by a random amount in the [-nDegree/2, nDegree/2] "
+                    "range."),
+            *_common_args(),
+        ])
+
+    def infer(self, ws):
+        if self.args["nDegree"] < 1:
+            raise self.error(f"`nDegree` must be positive, got {self.args['nDegree']}")
+        return super().infer(ws)
+
+    def _positions(self, ws, srcs):
+        degree = self.args["nDegree"]
+        half = degree // 2
+        counts = [2 * s.shape[0] * s.shape[1] for s in srcs]
+        out = []
+        for s, u in zip(srcs, ws.uniform(counts), strict=True):
+            h, w = s.shape[:2]
+            r = np.minimum(np.floor(u * degree), degree - 1).astype(np.int64) - half
+            ys, xs = np.mgrid[0:h, 0:w]
+            px = np.clip(xs + r[:h * w].reshape(h, w), 0, w)
+            py = np.clip(ys + r[h * w:].reshape(h, w), 0, h)
+            out.append((px.astype(np.float32), py.astype(np.float32)))
+        return out

@@ -124,3 +124,41 @@ def test_live_oracle_with_per_sample_mask():
     for o, w in zip(ours, real, strict=True):
         for a, e in zip(o, w, strict=True):
             np.testing.assert_array_equal(a, e)
+
+
+@pytest.mark.parametrize("degree", [1, 2, 5])
+def test_jitter_moves_pixels_within_the_degree(degree):
+    """Every output pixel is an input pixel at offset r - degree // 2, r in [0, degree), per
+    axis (or the fill value past the far edge); all offsets occur."""
+    h, w = 40, 50
+    codes = np.arange(h * w, dtype=F32).reshape(h, w, 1)     # pixel value = its index
+    (out,) = run_op(lambda fn, t: fn.jitter(t, nDegree=degree, fill_value=-1.0), [[codes]])
+    got = out[0][..., 0]
+    half = degree // 2
+    ys, xs = np.mgrid[0:h, 0:w]
+    inside = got >= 0
+    dy = np.where(inside, got // w - ys, 0)
+    dx = np.where(inside, got % w - xs, 0)
+    clamped_x = (xs - half <= 0) | (xs + degree - 1 - half >= w)
+    clamped_y = (ys - half <= 0) | (ys + degree - 1 - half >= h)
+    free = inside & ~clamped_x & ~clamped_y
+    assert (dx[free] >= -half).all() and (dx[free] <= degree - 1 - half).all()
+    assert (dy[free] >= -half).all() and (dy[free] <= degree - 1 - half).all()
+    assert set(np.unique(dx[free])) == set(range(-half, degree - half))
+    if degree == 1:
+        np.testing.assert_array_equal(got, codes[..., 0])
+
+
+def test_jitter_is_deterministic_per_seed_and_sample():
+    imgs = [IMG, IMG]
+    one = run_op(lambda fn, t: fn.jitter(t, nDegree=4), [imgs], seed=3)[0]
+    three = run_op(lambda fn, t: fn.jitter(t, nDegree=4), [imgs], seed=3, num_threads=3)[0]
+    other = run_op(lambda fn, t: fn.jitter(t, nDegree=4), [imgs], seed=4)[0]
+    for a, b in zip(one, three, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(one[0], one[1])
+    assert not np.array_equal(one[0], other[0])
+    (out,) = run_op(lambda fn, t: fn.jitter(t, mask=0, nDegree=9), [[IMG]])
+    np.testing.assert_array_equal(out[0], IMG)
+    with pytest.raises(PipelineError, match="nDegree"):
+        run_op(lambda fn, t: fn.jitter(t, nDegree=0), [[IMG]])
