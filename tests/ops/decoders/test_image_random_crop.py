@@ -17,23 +17,10 @@ SIZES = [(61, 47), (200, 300), (333, 500), (500, 375), (1, 50), (40, 60), (17, 1
          (256, 256)] * 4
 
 
-def coordinates_png(h, w):
-    """A lossless image whose pixels hold their own coordinates (see `read_coordinates`)."""
-    yy, xx = np.mgrid[0:h, 0:w]
-    rgb = np.stack([yy & 255, xx & 255, (yy >> 8) | ((xx >> 8) << 4)], axis=-1)
-    return images.encode(".png", rgb.astype(np.uint8))
-
-
-def read_coordinates(a):
-    """(y, x) arrays of a decoded `coordinates_png` region."""
-    a = a.astype(np.int64)
-    return a[..., 0] + ((a[..., 2] & 15) << 8), a[..., 1] + ((a[..., 2] >> 4) << 8)
-
-
 def windows_of(outs):
     res = []
     for a in outs:
-        y, x = read_coordinates(a)
+        y, x = images.read_coordinates(a)
         assert (np.diff(y, axis=0) == 1).all() and (np.diff(x, axis=1) == 1).all()
         res.append((int(y[0, 0]), int(x[0, 0]), a.shape[0], a.shape[1]))
     return res
@@ -45,13 +32,13 @@ def random_crop(samples, num_threads=1, seed=42, **kwargs):
 
 
 def test_windows_are_crops_inside_the_image():
-    pngs = [coordinates_png(*s) for s in SIZES]
+    pngs = [images.coordinates_png(*s) for s in SIZES]
     for (y, x, h, w), (hh, ww) in zip(windows_of(random_crop(pngs)), SIZES, strict=True):
         assert 0 <= y and y + h <= hh and 0 <= x and x + w <= ww and h > 0 and w > 0
 
 
 def test_window_statistics():
-    pngs = [coordinates_png(48, 64)] * 256
+    pngs = [images.coordinates_png(48, 64)] * 256
     win = np.array(windows_of(random_crop(pngs, seed=3)))
     area = win[:, 2] * win[:, 3] / (48 * 64)
     aspect = win[:, 3] / win[:, 2]
@@ -63,7 +50,7 @@ def test_window_statistics():
 
 
 def test_same_windows_as_random_resized_crop_with_the_same_seed():
-    pngs = [coordinates_png(*s) for s in SIZES]
+    pngs = [images.coordinates_png(*s) for s in SIZES]
 
     def build(fn, x):
         crop = fn.decoders.image_random_crop(x, seed=11, random_area=[0.1, 0.9])
@@ -74,7 +61,7 @@ def test_same_windows_as_random_resized_crop_with_the_same_seed():
 
     crops, resized = run_op(build, [pngs])
     for crop, big in zip(crops, resized, strict=True):
-        y, x = read_coordinates(big)
+        y, x = images.read_coordinates(big)
         window = (int(y.min()), int(x.min()), int(y.max() - y.min() + 1),
                   int(x.max() - x.min() + 1))
         assert windows_of([crop])[0] == window
@@ -84,7 +71,7 @@ def test_jpeg_crops_equal_the_full_decode_at_the_same_windows():
     # Windows depend only on the seed, the sample index and the image size.
     jpegs = list(images.photos().values()) + [images.variants()["jpeg_progressive"]]
     full = run_op(lambda fn, x: fn.decoders.image(x), [jpegs])[0]
-    pngs = [coordinates_png(*f.shape[:2]) for f in full]
+    pngs = [images.coordinates_png(*f.shape[:2]) for f in full]
     for output_type in (types.RGB, types.GRAY):
         crops = random_crop(jpegs, output_type=output_type)
         whole = run_op(lambda fn, x, t=output_type: fn.decoders.image(x, output_type=t),
@@ -97,7 +84,7 @@ def test_jpeg_crops_equal_the_full_decode_at_the_same_windows():
 def test_turned_images_crop_the_displayed_image():
     data = [images.with_orientation(fmt, o) for fmt in ("JPEG", "PNG") for o in range(1, 9)]
     full = run_op(lambda fn, x: fn.decoders.image(x), [data])[0]
-    pngs = [coordinates_png(*f.shape[:2]) for f in full]
+    pngs = [images.coordinates_png(*f.shape[:2]) for f in full]
     for crop, f, (y, x, h, w) in zip(random_crop(data), full, windows_of(random_crop(pngs)),
                                      strict=True):
         np.testing.assert_array_equal(crop, f[y:y + h, x:x + w])

@@ -1,0 +1,59 @@
+"""fn.decoders.image_slice: decodes a slice of each image, given like fn.slice's (positional
+anchor and shape inputs, or start/end/shape arguments, absolute or relative, in the order of
+`axis_names` or `axes`); upright JPEGs decode only the slice's rows and iMCU columns.  The slice
+must lie inside the image."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dali import _operator, _registry
+from dali._schema import Schema
+from dali.ops import _slice_window
+from dali.ops.decoders import _decode, image
+
+
+@_registry.register
+class ImageSlice(_operator.Operator):
+    schema = Schema(
+        "decoders.image_slice", inputs=(1, 3), outputs=1, devices=("cpu", "mixed"),
+        input_names=("data", "__anchor", "__shape"),
+        doc="Decodes images and extracts regions of interest.\n\n" + image.DOC_FORMATS +
+            "\n\nThe slice is given by two extra positional inputs, `anchor` and `shape` "
+            "(floats are normalized unless `normalized_anchor` / `normalized_shape` are False; "
+            "integers are pixels), or by the arguments `start` / `rel_start` and one of "
+            "`end`, `rel_end`, `shape`, `rel_shape`, not both. Coordinates are listed in the "
+            "order of `axis_names` (default \"WH\": x, then y) or `axes` (0 is the height, 1 "
+            "the width). Only the slice is decoded where the format allows it (JPEG); a slice "
+            "that leaves the image is an error.",
+        args=[*_decode.decoder_args(), *_slice_window.slice_args()])
+
+    def setup(self):
+        _decode.check_args(self)
+        _slice_window.check_args(self)
+
+    def infer(self, ws):
+        self._dtype = _decode.output_dtype(self)
+        batch = _decode.inspect(self, ws, self.args["output_type"],
+                                self.args["adjust_orientation"])
+        sizes = np.stack([batch.height, batch.width], axis=1)
+        windows = []
+        for i, (start, end) in enumerate(_slice_window.windows(self, ws, sizes.tolist(), "HW")):
+            (y, x), (y1, x1) = start, end
+            if y < 0 or x < 0 or y1 > sizes[i, 0] or x1 > sizes[i, 1]:
+                raise ws.sample_error(
+                    i, f"The cropping window [{y}..{y1}, {x}..{x1}] is not valid for image "
+                       f"dimensions [{sizes[i, 0]} x {sizes[i, 1]}]", RuntimeError)
+            if y1 == y or x1 == x:
+                raise ws.sample_error(i, f"the slice [{y}..{y1}, {x}..{x1}] is empty",
+                                      RuntimeError)
+            windows.append((y, x, y1 - y, x1 - x))
+        self._windows = np.array(windows, np.int64).reshape(-1, 4)
+        self._batch = batch
+        return [_operator.OutputDesc(_decode.output_shapes(batch, self._windows), self._dtype,
+                                     "HWC")]
+
+    def run_cpu(self, ws):
+        batch, self._batch = self._batch, None
+        ws.outputs[0] = _decode.decode(ws, batch, self._windows, ws.outputs[0], self._dtype,
+                                       self.args["use_fast_idct"])
