@@ -54,6 +54,7 @@ _REDUCED = {(2, False): cv2.IMREAD_REDUCED_COLOR_2, (4, False): cv2.IMREAD_REDUC
 
 
 def mixed_only(name, type_, default, what):
+    """An argument of the ``mixed`` backend, which the CPU decoder accepts and does not use."""
     return Arg(name, type_, default,
                doc=f"{what} Applies only to the ``mixed`` backend (the GPU decoder); the CPU "
                    "decoder does not use it.")
@@ -314,8 +315,14 @@ def decode(ws, batch, windows, outputs, dtype, fast_idct=False):
         raise ws.sample_error(i, f"cannot decode the image: {message}", RuntimeError)
     if direct:
         return outputs if outputs is not None else staged
-    for i in np.flatnonzero(upright):
+    kernel = np.flatnonzero(upright)
+
+    def finish(k):
+        i = kernel[k]
         finished[i] = _finish(batch, staged[i], finished[i], dtype)
+
+    if len(kernel):
+        pool.map(finish, len(kernel), order=np.argsort(-area[kernel], kind="stable"))
     return outputs if outputs is not None else finished
 
 
