@@ -34,6 +34,21 @@ class PipelineError(RuntimeError):
         self.source_info = source_info
 
 
+def build_error(spec, exc):
+    """`exc`, raised by the operator of `spec` while the pipeline was built, as the same
+    exception type with DALI's framing: the operator and the user's line that created it."""
+    where = origin.format_stack(spec.origin) if spec.origin else "  (unknown location)"
+    backend = {"cpu": "CPU", "gpu": "GPU", "mixed": "Mixed"}[spec.device]
+    msg = (f"Critical error when building pipeline:\nError in {backend} operator "
+           f"`{spec.display_name}` (instance \"{spec.name}\"),\n"
+           f"which was used in the pipeline definition with the following traceback:\n"
+           f"{where}\nencountered:\n{exc}")
+    try:
+        return type(exc)(msg)
+    except Exception:
+        return RuntimeError(msg)
+
+
 def operator_error(spec, exc, sample=None, source_info=""):
     """A PipelineError describing `exc` raised by the operator of `spec`."""
     backend = {"cpu": "CPU", "gpu": "GPU", "mixed": "Mixed"}[spec.device]

@@ -74,7 +74,7 @@ class Executor:
             except errors.PipelineError:
                 raise
             except Exception as e:
-                raise type(e)(f"{op.spec.display_name}: {e}") from e
+                raise errors.build_error(op.spec, e) from e
 
     def operator(self, name):
         return self.by_name[name]

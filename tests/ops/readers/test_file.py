@@ -244,7 +244,9 @@ BUILD_ERRORS = [
                          ids=[m[:30] for _, m in BUILD_ERRORS])
 def test_errors_at_build(tree, kwargs, message):
     kwargs = {"file_root": tree, **kwargs}
-    with pytest.raises(RuntimeError, match=r"readers\.file.*" + re.escape(message)):
+    with pytest.raises(RuntimeError, match=r"(?s)^Critical error when building pipeline:.*"
+                                           r"readers\.file.*test_file\.py.*" +
+                       re.escape(message)):
         read(tree, iterations=0, **kwargs)
 
 
