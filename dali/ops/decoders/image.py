@@ -3,10 +3,10 @@ HWC uint8 (or `dtype`) images, on the pipeline's threads (see `_decode`)."""
 
 from __future__ import annotations
 
-from dali import _operator, _registry
+from dali import _registry
 from dali._schema import Schema
 from dali._types import DALIDataType as T
-from dali.ops.decoders import _decode
+from dali.ops.decoders import _decode, _window_decoder
 
 DOC_FORMATS = (
     "Supported formats: JPEG, JPEG 2000, TIFF, PNG, BMP, PNM (PBM, PGM, PPM), WebP. The output "
@@ -29,24 +29,9 @@ def cache_args():
 
 
 @_registry.register
-class Image(_operator.Operator):
+class Image(_window_decoder.WindowDecoder):
     schema = Schema(
         "decoders.image", inputs=1, outputs=1, devices=("cpu", "mixed"),
         doc="Decodes images.\n\n" + DOC_FORMATS + "\n\nThe input is one encoded file per "
             "sample, as 1-D uint8 bytes (e.g. from fn.readers.file).",
         args=[*_decode.decoder_args(), *cache_args()])
-
-    def setup(self):
-        _decode.check_args(self)
-
-    def infer(self, ws):
-        self._dtype = _decode.output_dtype(self)
-        self._batch = _decode.inspect(self, ws, self.args["output_type"],
-                                      self.args["adjust_orientation"])
-        return [_operator.OutputDesc(_decode.output_shapes(self._batch), self._dtype, "HWC")]
-
-    def run_cpu(self, ws):
-        batch, self._batch = self._batch, None
-        ws.outputs[0] = _decode.decode(ws, batch, _decode.whole_images(batch), ws.outputs[0],
-                                       self._dtype, self.args["use_fast_idct"])
-

@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, _registry
+from dali import _registry
 from dali._schema import Schema
 from dali.ops import _crop_window
-from dali.ops.decoders import _decode, image
+from dali.ops.decoders import _decode, _window_decoder, image
 
 _WINDOW_ARGS = ("crop", "crop_h", "crop_w", "crop_d", "crop_pos_x", "crop_pos_y", "crop_pos_z",
                 "rounding")
 
 
 @_registry.register
-class ImageCrop(_operator.Operator):
+class ImageCrop(_window_decoder.WindowDecoder):
     schema = Schema(
         "decoders.image_crop", inputs=1, outputs=1, devices=("cpu", "mixed"),
         doc="Decodes images and extracts regions of interest of a fixed size at a variable "
@@ -29,13 +29,10 @@ class ImageCrop(_operator.Operator):
               *(a for a in _crop_window.crop_args() if a.name in _WINDOW_ARGS)])
 
     def setup(self):
-        _decode.check_args(self)
+        super().setup()
         _crop_window.check_args(self)
 
-    def infer(self, ws):
-        self._dtype = _decode.output_dtype(self)
-        batch = _decode.inspect(self, ws, self.args["output_type"],
-                                self.args["adjust_orientation"])
+    def windows(self, ws, batch):
         shapes = [(int(h), int(w), 1) for h, w in zip(batch.height, batch.width, strict=True)]
         windows = _crop_window.windows(self, ws, shapes, "HWC", policy="pad")
         for i, win in enumerate(windows):
@@ -44,13 +41,5 @@ class ImageCrop(_operator.Operator):
                 raise ws.sample_error(
                     i, f"The cropping window [{y}..{y + h}, {x}..{x + w}] is not valid for "
                        f"image dimensions [{shapes[i][0]} x {shapes[i][1]}]", RuntimeError)
-        self._windows = np.array([[*win.anchor[:2], *win.shape[:2]] for win in windows],
-                                 dtype=np.int64).reshape(-1, 4)
-        self._batch = batch
-        return [_operator.OutputDesc(_decode.output_shapes(batch, self._windows), self._dtype,
-                                     "HWC")]
-
-    def run_cpu(self, ws):
-        batch, self._batch = self._batch, None
-        ws.outputs[0] = _decode.decode(ws, batch, self._windows, ws.outputs[0], self._dtype,
-                                       self.args["use_fast_idct"])
+        return np.array([[*win.anchor[:2], *win.shape[:2]] for win in windows],
+                        dtype=np.int64).reshape(-1, 4)

@@ -4,14 +4,14 @@ only the window's rows and iMCU columns."""
 
 from __future__ import annotations
 
-from dali import _operator, _registry
+from dali import _registry
 from dali._schema import Schema
 from dali.ops import _random_window
-from dali.ops.decoders import _decode, image
+from dali.ops.decoders import _decode, _window_decoder, image
 
 
 @_registry.register
-class ImageRandomCrop(_operator.Operator):
+class ImageRandomCrop(_window_decoder.WindowDecoder):
     schema = Schema(
         "decoders.image_random_crop", inputs=1, outputs=1, devices=("cpu", "mixed"),
         random=True,
@@ -24,19 +24,8 @@ class ImageRandomCrop(_operator.Operator):
         args=[*_decode.decoder_args(), *_random_window.window_args()])
 
     def setup(self):
-        _decode.check_args(self)
+        super().setup()
         self._policy = _random_window.WindowPolicy(self.args)
 
-    def infer(self, ws):
-        self._dtype = _decode.output_dtype(self)
-        batch = _decode.inspect(self, ws, self.args["output_type"],
-                                self.args["adjust_orientation"])
-        self._windows = self._policy.windows(ws, batch.height, batch.width)
-        self._batch = batch
-        return [_operator.OutputDesc(_decode.output_shapes(batch, self._windows), self._dtype,
-                                     "HWC")]
-
-    def run_cpu(self, ws):
-        batch, self._batch = self._batch, None
-        ws.outputs[0] = _decode.decode(ws, batch, self._windows, ws.outputs[0], self._dtype,
-                                       self.args["use_fast_idct"])
+    def windows(self, ws, batch):
+        return self._policy.windows(ws, batch.height, batch.width)

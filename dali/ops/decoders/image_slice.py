@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, _registry
+from dali import _registry
 from dali._schema import Schema
 from dali.ops import _slice_window
-from dali.ops.decoders import _decode, image
+from dali.ops.decoders import _decode, _window_decoder, image
 
 
 @_registry.register
-class ImageSlice(_operator.Operator):
+class ImageSlice(_window_decoder.WindowDecoder):
     schema = Schema(
         "decoders.image_slice", inputs=(1, 3), outputs=1, devices=("cpu", "mixed"),
         input_names=("data", "__anchor", "__shape"),
@@ -29,13 +29,10 @@ class ImageSlice(_operator.Operator):
         args=[*_decode.decoder_args(), *_slice_window.slice_args()])
 
     def setup(self):
-        _decode.check_args(self)
+        super().setup()
         _slice_window.check_args(self)
 
-    def infer(self, ws):
-        self._dtype = _decode.output_dtype(self)
-        batch = _decode.inspect(self, ws, self.args["output_type"],
-                                self.args["adjust_orientation"])
+    def windows(self, ws, batch):
         sizes = np.stack([batch.height, batch.width], axis=1)
         windows = []
         for i, (start, end) in enumerate(_slice_window.windows(self, ws, sizes.tolist(), "HW")):
@@ -48,12 +45,4 @@ class ImageSlice(_operator.Operator):
                 raise ws.sample_error(i, f"the slice [{y}..{y1}, {x}..{x1}] is empty",
                                       RuntimeError)
             windows.append((y, x, y1 - y, x1 - x))
-        self._windows = np.array(windows, np.int64).reshape(-1, 4)
-        self._batch = batch
-        return [_operator.OutputDesc(_decode.output_shapes(batch, self._windows), self._dtype,
-                                     "HWC")]
-
-    def run_cpu(self, ws):
-        batch, self._batch = self._batch, None
-        ws.outputs[0] = _decode.decode(ws, batch, self._windows, ws.outputs[0], self._dtype,
-                                       self.args["use_fast_idct"])
+        return np.array(windows, np.int64).reshape(-1, 4)
