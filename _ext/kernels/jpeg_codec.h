@@ -8,7 +8,9 @@
  * libjpeg reports fatal errors through error_exit, which must not return: it longjmps back
  * here and the error text is returned to the caller.  Warnings are silent, except running out
  * of data ("Premature end of JPEG data"), which is an error as in DALI: libjpeg would pad the
- * image with gray.  Everything runs without the GIL.
+ * image with gray.  CMYK (and YCCK) JPEGs decode to CMYK and convert as DALI does:
+ * R = round(C * K / 255) on libjpeg's (Adobe, inverted) values, gray = trunc(0.299 R + 0.587 G +
+ * 0.114 B) in float.  Everything runs without the GIL.
  */
 #pragma once
 #include <setjmp.h>
@@ -108,6 +110,26 @@ static int dali_jpeg_info(const uint8_t* data, size_t size, int* width, int* hei
   return 0;
 }
 
+/* One row of `w` CMYK pixels to RGB, BGR or GRAY. */
+static void dali_cmyk_row(const uint8_t* src, uint8_t* dst, int w, int color) {
+  for (int i = 0; i < w; i++) {
+    const uint8_t* p = src + 4 * i;
+    int k = p[3];
+    int r = (p[0] * k + 127) / 255, g = (p[1] * k + 127) / 255, b = (p[2] * k + 127) / 255;
+    if (color == DALI_JPEG_GRAY) {
+      dst[i] = (uint8_t)(0.299f * (float)r + 0.587f * (float)g + 0.114f * (float)b);
+    } else if (color == DALI_JPEG_BGR) {
+      dst[3 * i] = (uint8_t)b;
+      dst[3 * i + 1] = (uint8_t)g;
+      dst[3 * i + 2] = (uint8_t)r;
+    } else {
+      dst[3 * i] = (uint8_t)r;
+      dst[3 * i + 1] = (uint8_t)g;
+      dst[3 * i + 2] = (uint8_t)b;
+    }
+  }
+}
+
 /* Decode the region (x, y, w, h) of the image scaled by 1/`scale` (1, 2, 4 or 8; region in
  * scaled coordinates) into `out` (h rows of `out_stride` bytes; 3 bytes a pixel for RGB/BGR,
  * 1 for GRAY).  0 on success, else -1 with `err` filled. */
@@ -128,7 +150,9 @@ static int dali_jpeg_decode_roi(const uint8_t* data, size_t size, int scale, int
   jpeg_create_decompress(&cinfo);
   jpeg_mem_src(&cinfo, (const unsigned char*)data, (unsigned long)size);
   jpeg_read_header(&cinfo, TRUE);
-  cinfo.out_color_space = color == DALI_JPEG_GRAY ? JCS_GRAYSCALE
+  int cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
+  cinfo.out_color_space = cmyk ? JCS_CMYK
+                          : color == DALI_JPEG_GRAY ? JCS_GRAYSCALE
                           : color == DALI_JPEG_BGR ? JCS_EXT_BGR : JCS_EXT_RGB;
   cinfo.scale_num = 1;
   cinfo.scale_denom = (unsigned int)scale;
@@ -153,7 +177,7 @@ static int dali_jpeg_decode_roi(const uint8_t* data, size_t size, int scale, int
     jpeg_crop_scanline(&cinfo, &xoff, &cw);
   }
   if (y > 0) jpeg_skip_scanlines(&cinfo, (JDIMENSION)y);
-  if (xoff == 0 && (int)cw == w) {
+  if (xoff == 0 && (int)cw == w && !cmyk) {
     /* The whole (cropped) width: decode straight into the output rows. */
     JSAMPROW rows[16];
     int r = 0;
@@ -165,7 +189,8 @@ static int dali_jpeg_decode_roi(const uint8_t* data, size_t size, int scale, int
       r += (int)got;
     }
   } else {
-    row = (uint8_t*)malloc((size_t)cw * channels + 64);
+    int row_channels = cmyk ? 4 : channels;
+    row = (uint8_t*)malloc((size_t)cw * row_channels + 64);
     if (row == NULL) {
       snprintf(err, errlen, "out of memory");
       jpeg_destroy_decompress(&cinfo);
@@ -175,7 +200,11 @@ static int dali_jpeg_decode_roi(const uint8_t* data, size_t size, int scale, int
     for (int r = 0; r < h; r++) {
       JSAMPROW rows[1] = {row};
       jpeg_read_scanlines(&cinfo, rows, 1);
-      memcpy(out + (long)r * out_stride, row + (long)skip_cols * channels, (size_t)w * channels);
+      if (cmyk)
+        dali_cmyk_row(row + (long)skip_cols * 4, out + (long)r * out_stride, w, color);
+      else
+        memcpy(out + (long)r * out_stride, row + (long)skip_cols * channels,
+               (size_t)w * channels);
     }
   }
   int premature = jerr.premature_end;

@@ -1,8 +1,8 @@
 """The decode path the image decoders share: headers first, then the decode of a window.
 
 1. `inspect` reads every sample's header (one call into the libjpeg-turbo kernel for the whole
-   batch; Python header parsing only for other formats) and routes each sample: JPEGs with one
-   or three components go to the kernel (`dali._ext.kernels.jpeg`), everything else to OpenCV
+   batch; Python header parsing only for other formats) and routes each sample: JPEGs (gray,
+   color or CMYK) go to the kernel (`dali._ext.kernels.jpeg`), everything else to OpenCV
    (`cv2.imdecode`).  Knowing the sizes, an operator's `infer` can return the output shapes, so
    the executor leases the output before any pixel is decoded.
 2. `decode` decodes each sample's window (the whole image, or a crop) straight into the output.
@@ -184,8 +184,8 @@ def read_headers(samples, output_type, adjust_orientation=True) -> Batch:
     """`Batch` of 1-D uint8 encoded `samples`; raises SampleHeaderError."""
     n = len(samples)
     info = jpeg.info_batch(samples) if jpeg is not None else np.zeros((n, 5), np.int32)
-    route = np.where((info[:, 4] == 1) & ((info[:, 2] == 1) | (info[:, 2] == 3)),
-                     KERNEL, OPENCV).astype(np.int8)
+    route = np.where((info[:, 4] == 1) & np.isin(info[:, 2], (1, 3, 4)), KERNEL,
+                     OPENCV).astype(np.int8)
     stored = info[:, :2].astype(np.int64)
     orientation = info[:, 3].astype(np.int64)
     source_channels = info[:, 2].astype(np.int64)
@@ -201,7 +201,7 @@ def read_headers(samples, output_type, adjust_orientation=True) -> Batch:
         stored[i] = h.height, h.width
         orientation[i] = h.orientation
         source_channels[i] = h.channels
-    channels = np.where(route == KERNEL, source_channels, -1)
+    channels = np.where(route == KERNEL, np.where(source_channels == 1, 1, 3), -1)
     if not adjust_orientation:
         orientation[:] = 1
     if output_type in (Image.RGB, Image.BGR, Image.YCbCr):

@@ -96,6 +96,13 @@ def variants():
     }
 
 
+@functools.cache
+def cmyk_jpeg():
+    """A CMYK JPEG (Adobe, inverted), and its ink values (C, M, Y, K, 0 = no ink)."""
+    data = pil_encode(Image.fromarray(rgb()).convert("CMYK"), "JPEG", quality=90)
+    return data, np.array(Image.open(io.BytesIO(data.tobytes())))
+
+
 def opencv_reference(data, output_type):
     """What DALI's decoders give, computed with OpenCV: "RGB", "BGR" or "GRAY" (HWC uint8)."""
     if output_type == "GRAY":

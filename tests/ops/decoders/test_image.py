@@ -60,6 +60,22 @@ def test_any_data_keeps_the_images_channels(name, channels):
         np.testing.assert_array_equal(out[:, :, -1], alpha)
 
 
+def test_cmyk_jpegs_convert_like_dali():
+    data, ink = images.cmyk_jpeg()
+    rgb, gray, window = (decode([data], output_type=t)[0] for t in ("RGB", "GRAY", "ANY_DATA"))
+    ref = np.floor((255 - ink[:, :, :3].astype(int)) * (255 - ink[:, :, 3:].astype(int)) / 255
+                   + 0.5)
+    np.testing.assert_array_equal(rgb, ref)
+    f = rgb.astype(np.float32)
+    ref_gray = (np.float32(0.299) * f[:, :, 0] + np.float32(0.587) * f[:, :, 1]) + \
+        np.float32(0.114) * f[:, :, 2]
+    np.testing.assert_array_equal(gray[:, :, 0], ref_gray.astype(np.uint8))
+    np.testing.assert_array_equal(window, rgb)
+    crop = run_op(lambda fn, x: fn.decoders.image_crop(x, crop=(20, 30), crop_pos_x=0.2),
+                  [[data]])[0][0]
+    np.testing.assert_array_equal(crop, rgb[21:41, 3:33])
+
+
 def test_ycbcr_is_bt601_studio_swing_of_the_rgb_decode():
     data = [images.photo(), images.variants()["png"], images.variants()["jpeg_gray"]]
     rgbs = decode(data)
@@ -258,7 +274,8 @@ def test_every_decoder_has_a_docstring():
 @pytest.mark.parametrize("dtype", ["UINT8", "FLOAT", "INT16"])
 def test_matches_dali(output_type, dtype):
     data = [*images.photos().values(), *images.variants().values(),
-            images.with_orientation("JPEG", 6), images.with_orientation("PNG", 7)]
+            images.with_orientation("JPEG", 6), images.with_orientation("PNG", 7),
+            images.cmyk_jpeg()[0]]
     ours = decode(data, output_type=output_type, dtype=dtype)
     real = decode(data, real=True, output_type=output_type, dtype=dtype)
     for a, b in zip(ours, real, strict=True):
