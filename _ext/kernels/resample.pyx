@@ -9,7 +9,10 @@ horizontal one).  Output position i of a pass is
     out[o, i, :] = sum_k weights[i, k] * in[o, starts[i] + k, :]
 
 where the caller (dali/ops/_resampling.py) has already folded the taps that fall outside the
-input onto the edge pixels, so every window lies inside the input and no index is clamped here.
+input onto the edge pixels, so every window lies inside the input (checked) and no index is
+clamped here.  The input of the first pass and the output of the last may be windows of larger
+arrays (rows a stride apart), so that a region of interest is read, and a window of the output
+written, without copies.
 
 Accumulation is in float32, each output summing its taps in order (as DALI does); intermediate
 passes write float32 buffers; the last pass converts to the output type (integers saturate and
@@ -23,7 +26,10 @@ parallel on a thread pool; arguments are validated by the Python caller.
 from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t
 from libc.stdlib cimport free, malloc
 
+cimport numpy as cnp
 import numpy as np
+
+cnp.import_array()
 
 cdef extern from *:
     """
@@ -139,30 +145,49 @@ cdef extern from *:
         __m128i r1 = _mm_sub_epi32(dali_rs_round4(a + 4, lo, hi, even), bias);
         return _mm_packs_epi32(r0, r1);
     }
+    /* The values of a vector block straddling `even_end` are converted one by one. */
+    static inline int dali_rs_round_at(float x, float lo, float hi, int even) {
+        if (!even) return dali_rs_round1(x, lo, hi);
+        x = x > lo ? x : lo;
+        x = x < hi ? x : hi;
+        return _mm_cvtss_si32(_mm_set_ss(x));
+    }
     static void dali_rs_to_u8(uint8_t* out, const float* a, Py_ssize_t n,
                               Py_ssize_t even_end) {
         const __m128 lo = _mm_set1_ps(0.0f), hi = _mm_set1_ps(255.0f);
         const __m128i zero = _mm_setzero_si128();
         Py_ssize_t j = 0;
         for (; j + 16 <= n; j += 16) {
+            if (j < even_end && j + 16 > even_end) {
+                for (Py_ssize_t t = j; t < j + 16; t++)
+                    out[t] = (uint8_t)dali_rs_round_at(a[t], 0.0f, 255.0f, t < even_end);
+                continue;
+            }
             int even = j + 16 <= even_end;
             __m128i v0 = dali_rs_round8(a + j, lo, hi, even, zero);
             __m128i v1 = dali_rs_round8(a + j + 8, lo, hi, even, zero);
             _mm_storeu_si128((__m128i*)(out + j), _mm_packus_epi16(v0, v1));
         }
         for (; j < n; j++)
-            out[j] = (uint8_t)dali_rs_round1(a[j], 0.0f, 255.0f);
+            out[j] = (uint8_t)dali_rs_round_at(a[j], 0.0f, 255.0f, j < even_end);
     }
     static void dali_rs_to_i16(int16_t* out, const float* a, Py_ssize_t n,
                                Py_ssize_t even_end) {
         const __m128 lo = _mm_set1_ps(-32768.0f), hi = _mm_set1_ps(32767.0f);
         const __m128i zero = _mm_setzero_si128();
         Py_ssize_t j = 0;
-        for (; j + 8 <= n; j += 8)
+        for (; j + 8 <= n; j += 8) {
+            if (j < even_end && j + 8 > even_end) {
+                for (Py_ssize_t t = j; t < j + 8; t++)
+                    out[t] = (int16_t)dali_rs_round_at(a[t], -32768.0f, 32767.0f,
+                                                       t < even_end);
+                continue;
+            }
             _mm_storeu_si128((__m128i*)(out + j),
                              dali_rs_round8(a + j, lo, hi, j + 8 <= even_end, zero));
+        }
         for (; j < n; j++)
-            out[j] = (int16_t)dali_rs_round1(a[j], -32768.0f, 32767.0f);
+            out[j] = (int16_t)dali_rs_round_at(a[j], -32768.0f, 32767.0f, j < even_end);
     }
     static void dali_rs_to_u16(uint16_t* out, const float* a, Py_ssize_t n,
                                Py_ssize_t even_end) {
@@ -170,11 +195,17 @@ cdef extern from *:
         const __m128 lo = _mm_set1_ps(0.0f), hi = _mm_set1_ps(65535.0f);
         const __m128i bias = _mm_set1_epi32(32768), flip = _mm_set1_epi16((short)0x8000);
         Py_ssize_t j = 0;
-        for (; j + 8 <= n; j += 8)
+        for (; j + 8 <= n; j += 8) {
+            if (j < even_end && j + 8 > even_end) {
+                for (Py_ssize_t t = j; t < j + 8; t++)
+                    out[t] = (uint16_t)dali_rs_round_at(a[t], 0.0f, 65535.0f, t < even_end);
+                continue;
+            }
             _mm_storeu_si128((__m128i*)(out + j), _mm_xor_si128(
                 dali_rs_round8(a + j, lo, hi, j + 8 <= even_end, bias), flip));
+        }
         for (; j < n; j++)
-            out[j] = (uint16_t)dali_rs_round1(a[j], 0.0f, 65535.0f);
+            out[j] = (uint16_t)dali_rs_round_at(a[j], 0.0f, 65535.0f, j < even_end);
     }
     #else
     #include <math.h>
@@ -222,14 +253,21 @@ cdef enum:
 
 
 cdef struct PassDesc:
-    Py_ssize_t outer
+    # The pass's input and output are seen as (outer0, outer1, n, inner): `inner` contiguous
+    # values per position along the resampled axis, positions `in_sn` / `out_sn` apart, and
+    # two levels of outer indices with their strides (all in elements).
+    Py_ssize_t outer0, outer1
     Py_ssize_t n_in
     Py_ssize_t n_out
     Py_ssize_t inner
+    Py_ssize_t in_s0, in_s1, in_sn
+    Py_ssize_t out_s0, out_s1, out_sn
     int support
     const int32_t* starts
     const float* weights
     Py_ssize_t row_offset        # pixel passes: where their widened row starts in `acc`
+    Py_ssize_t even_end          # integer outputs of a row pass: see store_row
+    bint pixels                  # run by pass_pixels (else pass_rows)
 
 
 cdef inline void store_row(dst_t* out, const float* a, Py_ssize_t n,
@@ -252,10 +290,9 @@ cdef inline void store_row(dst_t* out, const float* a, Py_ssize_t n,
         dali_rs_to_i16(out, a, n, even_end)
 
 
-cdef void pass_rows(const src_t* src, dst_t* dst, const PassDesc* d, float* acc,
-                    bint last) noexcept nogil:
+cdef void pass_rows(const src_t* src, dst_t* dst, const PassDesc* d, float* acc) noexcept nogil:
     """A pass along an outer axis: each output row is a weighted sum of whole input rows."""
-    cdef Py_ssize_t o, i, j, k
+    cdef Py_ssize_t o0, o1, i, j, k
     cdef Py_ssize_t inner = d.inner
     cdef const src_t* s
     cdef const src_t* row
@@ -263,38 +300,39 @@ cdef void pass_rows(const src_t* src, dst_t* dst, const PassDesc* d, float* acc,
     cdef float* a
     cdef const float* wt
     cdef float w
-    cdef Py_ssize_t even_end = inner - inner % SIMD_WIDTH if last else 0
-    for o in range(d.outer):
-        s = src + o * d.n_in * inner
-        for i in range(d.n_out):
-            out = dst + (o * d.n_out + i) * inner
-            if dst_t is float:
-                a = out
-            else:
-                a = acc
-            wt = d.weights + i * d.support
-            row = s + d.starts[i] * inner
-            w = wt[0]
-            for j in range(inner):
-                a[j] = w * row[j]
-            for k in range(1, d.support):
-                row = row + inner
-                w = wt[k]
+    for o0 in range(d.outer0):
+        for o1 in range(d.outer1):
+            s = src + o0 * d.in_s0 + o1 * d.in_s1
+            for i in range(d.n_out):
+                out = dst + o0 * d.out_s0 + o1 * d.out_s1 + i * d.out_sn
+                if dst_t is float:
+                    a = out
+                else:
+                    a = acc
+                wt = d.weights + i * d.support
+                row = s + d.starts[i] * d.in_sn
+                w = wt[0]
                 for j in range(inner):
-                    a[j] += w * row[j]
-            if dst_t is not float:
-                store_row(out, a, inner, even_end)
+                    a[j] = w * row[j]
+                for k in range(1, d.support):
+                    row = row + d.in_sn
+                    w = wt[k]
+                    for j in range(inner):
+                        a[j] += w * row[j]
+                if dst_t is not float:
+                    store_row(out, a, inner, d.even_end)
 
 
 cdef void pass_pixels(const src_t* src, dst_t* dst, const PassDesc* d, float* acc,
                       float* row) noexcept nogil:
-    """A pass along the innermost spatial axis, with a few interleaved values per position.
+    """A pass along the innermost spatial axis, with a few interleaved values per position
+    (contiguous positions: in_sn == out_sn == inner).
 
     Each input row is first converted to floats (widened to 4 per position when there are 2 to
     4, so one position is one vector), resampled by the C loops above into `acc`, then
     converted to the output type.
     """
-    cdef Py_ssize_t o, i, k, c
+    cdef Py_ssize_t o0, o1, i, k, c
     cdef Py_ssize_t inner = d.inner
     cdef Py_ssize_t n_in = d.n_in
     cdef Py_ssize_t n_out = d.n_out
@@ -303,47 +341,47 @@ cdef void pass_pixels(const src_t* src, dst_t* dst, const PassDesc* d, float* ac
     cdef const float* wt = d.weights
     cdef dst_t* out
     cdef float w
-    for o in range(d.outer):
-        s = src + o * n_in * inner
-        out = dst + o * n_out * inner
-        if 2 <= inner <= 4:
-            if inner == 3:
-                for i in range(n_in):
-                    row[4 * i] = s[3 * i]
-                    row[4 * i + 1] = s[3 * i + 1]
-                    row[4 * i + 2] = s[3 * i + 2]
-                    row[4 * i + 3] = 0
+    for o0 in range(d.outer0):
+        for o1 in range(d.outer1):
+            s = src + o0 * d.in_s0 + o1 * d.in_s1
+            out = dst + o0 * d.out_s0 + o1 * d.out_s1
+            if 2 <= inner <= 4:
+                if inner == 3:
+                    for i in range(n_in):
+                        row[4 * i] = s[3 * i]
+                        row[4 * i + 1] = s[3 * i + 1]
+                        row[4 * i + 2] = s[3 * i + 2]
+                        row[4 * i + 3] = 0
+                else:
+                    for i in range(n_in):
+                        for c in range(4):
+                            row[4 * i + c] = s[i * inner + c] if c < inner else 0
+                dali_rs_row4(row, acc, d.starts, wt, n_out, support, inner)
+                store_row(out, acc, n_out * inner, 0)
+            elif inner == 1:
+                if src_t is float:
+                    dali_rs_row1(s, acc, d.starts, wt, n_out, support)
+                else:
+                    for i in range(n_in):
+                        row[i] = s[i]
+                    dali_rs_row1(row, acc, d.starts, wt, n_out, support)
+                store_row(out, acc, n_out, 0)
             else:
-                for i in range(n_in):
-                    for c in range(4):
-                        row[4 * i + c] = s[i * inner + c] if c < inner else 0
-            dali_rs_row4(row, acc, d.starts, wt, n_out, support, inner)
-            store_row(out, acc, n_out * inner, 0)
-        elif inner == 1:
-            if src_t is float:
-                dali_rs_row1(s, acc, d.starts, wt, n_out, support)
-            else:
-                for i in range(n_in):
-                    row[i] = s[i]
-                dali_rs_row1(row, acc, d.starts, wt, n_out, support)
-            store_row(out, acc, n_out, 0)
-        else:
-            for i in range(n_out * inner):
-                acc[i] = 0
-            for i in range(n_out):
-                for k in range(support):
-                    w = wt[i * support + k]
-                    for c in range(inner):
-                        acc[i * inner + c] += w * s[(d.starts[i] + k) * inner + c]
-            store_row(out, acc, n_out * inner, 0)
+                for i in range(n_out * inner):
+                    acc[i] = 0
+                for i in range(n_out):
+                    for k in range(support):
+                        w = wt[i * support + k]
+                        for c in range(inner):
+                            acc[i * inner + c] += w * s[(d.starts[i] + k) * inner + c]
+                store_row(out, acc, n_out * inner, 0)
 
 
-cdef void run_pass(const src_t* src, dst_t* dst, const PassDesc* d, float* acc,
-                   bint last) noexcept nogil:
-    if d.inner <= SMALL_INNER:
+cdef void run_pass(const src_t* src, dst_t* dst, const PassDesc* d, float* acc) noexcept nogil:
+    if d.pixels:
         pass_pixels(src, dst, d, acc, acc + d.row_offset)
     else:
-        pass_rows(src, dst, d, acc, last)
+        pass_rows(src, dst, d, acc)
 
 
 cdef struct Job:
@@ -377,12 +415,12 @@ cdef int run_passes(const src_t* src, dst_t* dst, const Job* job) noexcept nogil
         free(acc)
         return -1
     if n == 1:
-        run_pass(src, dst, &job.passes[0], acc, True)
+        run_pass(src, dst, &job.passes[0], acc)
     else:
-        run_pass(src, tmp[0], &job.passes[0], acc, False)
+        run_pass(src, tmp[0], &job.passes[0], acc)
         for p in range(1, n - 1):
-            run_pass(<const float*>tmp[(p - 1) % 2], tmp[p % 2], &job.passes[p], acc, False)
-        run_pass(<const float*>tmp[(n - 2) % 2], dst, &job.passes[n - 1], acc, True)
+            run_pass(<const float*>tmp[(p - 1) % 2], tmp[p % 2], &job.passes[p], acc)
+        run_pass(<const float*>tmp[(n - 2) % 2], dst, &job.passes[n - 1], acc)
     free(tmp[0])
     free(tmp[1])
     free(acc)
@@ -430,142 +468,219 @@ cdef int run_job(const src_t* src, dst_t* dst, const Job* job) noexcept nogil:
     return run_passes(src, dst, job)
 
 
-cdef int dispatch_dst(const src_t* src, object dst, const Job* job) except -2:
-    cdef uint8_t[::1] d8
-    cdef int16_t[::1] d16
-    cdef uint16_t[::1] du16
-    cdef float[::1] df
+cdef int dispatch_dst(const src_t* src, char* dst, int kind, const Job* job) noexcept nogil:
+    if kind == cnp.NPY_UINT8:
+        return run_job(src, <uint8_t*>dst, job)
+    if kind == cnp.NPY_INT16:
+        return run_job(src, <int16_t*>dst, job)
+    if kind == cnp.NPY_UINT16:
+        return run_job(src, <uint16_t*>dst, job)
+    return run_job(src, <float*>dst, job)
+
+
+cdef int dispatch(const char* src, int src_kind, char* dst, int dst_kind,
+                  const Job* job) noexcept nogil:
+    if src_kind == cnp.NPY_UINT8:
+        return dispatch_dst(<const uint8_t*>src, dst, dst_kind, job)
+    if src_kind == cnp.NPY_INT16:
+        return dispatch_dst(<const int16_t*>src, dst, dst_kind, job)
+    if src_kind == cnp.NPY_UINT16:
+        return dispatch_dst(<const uint16_t*>src, dst, dst_kind, job)
+    return dispatch_dst(<const float*>src, dst, dst_kind, job)
+
+
+_KINDS = {np.dtype(np.uint8): cnp.NPY_UINT8, np.dtype(np.int16): cnp.NPY_INT16,
+          np.dtype(np.uint16): cnp.NPY_UINT16, np.dtype(np.float32): cnp.NPY_FLOAT32}
+
+
+cdef int _kind(cnp.ndarray a, str what) except -1:
+    kind = _KINDS.get(a.dtype)
+    if kind is None:
+        raise TypeError(f"unsupported {what} type {a.dtype}")
+    return kind
+
+
+cdef run(cnp.ndarray src, cnp.ndarray dst, const Job* job):
+    """Run the job on the buffers (the GIL is released while it runs)."""
+    cdef int sk = _kind(src, "input"), dk = _kind(dst, "output")
     cdef int rc
-    kind = dst.dtype.char
-    if kind == "B":
-        d8 = dst
-        with nogil:
-            rc = run_job(src, &d8[0], job)
-    elif kind == "h":
-        d16 = dst
-        with nogil:
-            rc = run_job(src, &d16[0], job)
-    elif kind == "H":
-        du16 = dst
-        with nogil:
-            rc = run_job(src, &du16[0], job)
-    elif kind == "f":
-        df = dst
-        with nogil:
-            rc = run_job(src, &df[0], job)
-    else:
-        raise TypeError(f"unsupported output type {dst.dtype}")
-    return rc
-
-
-cdef run(src, dst, Py_ssize_t size, const Job* job):
-    """Check the buffers and run the job on them (the GIL is released while it runs)."""
-    if src.size == 0 or size == 0:
+    if src.size == 0 or dst.size == 0:
         return
-    if dst.size != size:
-        raise ValueError(f"dst has {dst.size} elements, the resampling produces {size}")
-    if not (src.flags.c_contiguous and dst.flags.c_contiguous):
-        raise ValueError("src and dst must be C-contiguous")
-    src = src.reshape(-1)
-    dst = dst.reshape(-1)
-    cdef const uint8_t[::1] s8
-    cdef const int16_t[::1] s16
-    cdef const uint16_t[::1] su16
-    cdef const float[::1] sf
-    cdef int rc
-    kind = src.dtype.char
-    if kind == "B":
-        s8 = src
-        rc = dispatch_dst(&s8[0], dst, job)
-    elif kind == "h":
-        s16 = src
-        rc = dispatch_dst(&s16[0], dst, job)
-    elif kind == "H":
-        su16 = src
-        rc = dispatch_dst(&su16[0], dst, job)
-    elif kind == "f":
-        sf = src
-        rc = dispatch_dst(&sf[0], dst, job)
-    else:
-        raise TypeError(f"unsupported input type {src.dtype}")
+    cdef const char* sp = <const char*>cnp.PyArray_DATA(src)
+    cdef char* dp = <char*>cnp.PyArray_DATA(dst)
+    with nogil:
+        rc = dispatch(sp, sk, dp, dk, job)
     if rc != 0:
         raise MemoryError("cannot allocate the resampling buffers")
 
 
-def resample(src, dst, tuple shape, list passes):
+cdef bint _inside(const int32_t* starts, Py_ssize_t n, Py_ssize_t support,
+                  Py_ssize_t n_in) noexcept:
+    """Whether every window starts[i] ... starts[i] + support - 1 lies in [0, n_in)."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        if starts[i] < 0 or starts[i] + support > n_in:
+            return False
+    return True
+
+
+def _element_strides(a):
+    """Strides of `a` in elements (non-negative multiples of the item size)."""
+    out = []
+    for st in a.strides:
+        if st < 0 or st % a.itemsize:
+            raise ValueError("strides must be non-negative multiples of the item size")
+        out.append(st // a.itemsize)
+    return out
+
+
+def _contiguous_strides(dims):
+    out = [1] * len(dims)
+    for d in range(len(dims) - 2, -1, -1):
+        out[d] = out[d + 1] * dims[d + 1]
+    return out
+
+
+def _positions_contiguous(dims, strides, int ax, Py_ssize_t inner):
+    return dims[ax] == 1 or strides[ax] == inner
+
+
+def _pass_layout(in_dims, in_strides, out_dims, out_strides, int ax):
+    """How a pass along axis `ax` sees its input and output (element `strides`; the two
+    differ only in the extent of `ax`): (outer0, outer1, in_s0, in_s1, in_sn, out_s0, out_s1,
+    out_sn).  Raises ValueError when the values after `ax` are not one contiguous block per
+    position, or the axes before it cannot be folded into two strided levels."""
+    for dims, strides in ((in_dims, in_strides), (out_dims, out_strides)):
+        block = 1
+        for d in range(len(dims) - 1, ax, -1):
+            if dims[d] > 1 and strides[d] != block:
+                raise ValueError("the values after the resampled axis must be contiguous")
+            block *= dims[d]
+    levels = []                  # [count, input stride, output stride], outermost first
+    for d in range(ax):
+        if in_dims[d] == 1:
+            continue
+        top = len(levels) - 1
+        if top >= 0 and levels[top][1] == in_dims[d] * in_strides[d] and \
+                levels[top][2] == in_dims[d] * out_strides[d]:
+            levels[top] = [levels[top][0] * in_dims[d], in_strides[d], out_strides[d]]
+        else:
+            levels.append([in_dims[d], in_strides[d], out_strides[d]])
+    if len(levels) > 2:
+        raise ValueError("at most two strided outer levels are supported")
+    while len(levels) < 2:
+        levels.insert(0, [1, 0, 0])
+    return (levels[0][0], levels[1][0], levels[0][1], levels[1][1], in_strides[ax],
+            levels[0][2], levels[1][2], out_strides[ax])
+
+
+def resample(src, dst, list passes, Py_ssize_t even_end=-1):
     """Resample `src` into `dst` with the given 1-D passes, in order.
 
     Parameters
     ----------
     src, dst : ndarray
-        C-contiguous; uint8, int16, uint16 or float32 (any combination).
-    shape : tuple of int
-        `src` seen as (planes, D0, ..., Dk-1, channels).
+        uint8, int16, uint16 or float32 (any combination), shaped (planes, D0, ..., Dk-1,
+        channels).  Views are accepted where, for every pass, the values after the pass's axis
+        form one contiguous block per position (the positions themselves contiguous for a
+        pass along the innermost spatial axis with at most 8 values per position), and the
+        axes before it fold into two strided levels: e.g. a window of an image (rows apart).
     passes : list of (axis, starts, weights)
         `axis` indexes D0..Dk-1; `starts` (int32, one per output position) and `weights`
         (float32, output positions x support) as described in the module docstring.  `dst`
         must have the shape obtained by setting each pass's axis to len(starts).
+    even_end : int
+        For integer outputs of a last pass along an outer axis: the values of each output row
+        before this index round half to even, the others half away from zero (-1: DALI's
+        whole SIMD_WIDTH vectors of the row).
     """
     cdef Job job
     cdef const int32_t[::1] st
     cdef const float[:, ::1] wt
     cdef int n = len(passes)
-    cdef int p
-    cdef Py_ssize_t outer, inner, size, row
-    cdef list dims = list(shape[1:len(shape) - 1])
+    cdef int p, ax
+    cdef Py_ssize_t size, row
+    cdef list dims = list(src.shape)
+    cdef int nd = len(dims)
+    if not (isinstance(src, np.ndarray) and isinstance(dst, np.ndarray)):
+        raise TypeError("src and dst must be numpy arrays")
     if n < 1 or n > MAX_PASSES:
         raise ValueError(f"between 1 and {MAX_PASSES} passes are supported, got {n}")
+    if nd < 3 or dst.ndim != nd:
+        raise ValueError("src and dst must be shaped (planes, D0, ..., channels)")
     job.n_passes = n
     job.tmp_size = 0
     job.acc_size = 1
     keep = []
+    in_strides = _element_strides(src)
+    dst_strides = _element_strides(dst)
     for p in range(n):
         axis, starts, weights = passes[p]
         st = starts
         wt = weights
         keep.append((st, wt))
-        outer = shape[0]
-        for a in range(axis):
-            outer *= dims[a]
-        inner = shape[len(shape) - 1]
-        for a in range(axis + 1, len(dims)):
+        ax = axis + 1
+        if not 1 <= ax < nd - 1:
+            raise ValueError(f"pass axis {axis} out of range")
+        if wt.shape[0] != st.shape[0]:
+            raise ValueError("starts and weights must have one row per output position")
+        inner = 1
+        for a in range(ax + 1, nd):
             inner *= dims[a]
-        job.passes[p].outer = outer
-        job.passes[p].n_in = dims[axis]
+        in_dims = list(dims)
+        job.passes[p].n_in = dims[ax]
         job.passes[p].n_out = st.shape[0]
         job.passes[p].inner = inner
         job.passes[p].support = wt.shape[1]
         job.passes[p].starts = &st[0] if st.shape[0] else NULL
         job.passes[p].weights = &wt[0, 0] if wt.shape[0] else NULL
-        dims[axis] = st.shape[0]
-        size = outer * st.shape[0] * inner
-        if p < n - 1 and size > job.tmp_size:
-            job.tmp_size = size
-        if inner > SMALL_INNER:
+        job.passes[p].even_end = 0
+        if not _inside(&st[0] if st.shape[0] else NULL, st.shape[0], wt.shape[1], dims[ax]):
+            raise ValueError(f"pass {p}: a filter window lies outside the input")
+        dims[ax] = st.shape[0]
+        if p == n - 1:
+            if list(dst.shape) != dims:
+                raise ValueError(f"dst has shape {tuple(dst.shape)}, the resampling produces "
+                                 f"{tuple(dims)}")
+            out_strides = dst_strides
+        else:
+            out_strides = _contiguous_strides(dims)
+            size = 1
+            for a in dims:
+                size *= a
+            if size > job.tmp_size:
+                job.tmp_size = size
+        # A few values per position, positions contiguous: the pixel loop, else the row loop.
+        pixels = inner <= SMALL_INNER and _positions_contiguous(in_dims, in_strides, ax, inner) \
+            and _positions_contiguous(dims, out_strides, ax, inner)
+        job.passes[p].pixels = pixels
+        if p == n - 1 and not pixels:
+            job.passes[p].even_end = inner - inner % SIMD_WIDTH if even_end < 0 else even_end
+        (job.passes[p].outer0, job.passes[p].outer1, job.passes[p].in_s0,
+         job.passes[p].in_s1, job.passes[p].in_sn, job.passes[p].out_s0, job.passes[p].out_s1,
+         job.passes[p].out_sn) = _pass_layout(in_dims, in_strides, dims, out_strides, ax)
+        if not pixels:
             row = inner
         else:
             job.passes[p].row_offset = max(inner, 4) * st.shape[0]
             row = job.passes[p].row_offset + max(inner, 4) * job.passes[p].n_in
         if row > job.acc_size:
             job.acc_size = row
-    size = shape[0] * shape[len(shape) - 1]
-    for a in dims:
-        size *= a
-    run(src, dst, size, &job)
+        in_strides = _contiguous_strides(dims)
+    run(src, dst, &job)
 
 
 _ZERO = np.zeros(1, np.int32)
 
 
-def nearest(src, dst, tuple shape, list indices):
+def nearest(src, dst, list indices):
     """Nearest-neighbour resampling: `dst[p, i, j, ...] = src[p, idx0[i], idx1[j], ...]`.
 
     Parameters
     ----------
     src, dst : ndarray
-        C-contiguous, of the same type or `dst` float32.
-    shape : tuple of int
-        `src` seen as (planes, D0, ..., Dk-1, channels), k <= 3.
+        C-contiguous, shaped (planes, D0, ..., Dk-1, channels) (k <= 3), of the same type or
+        `dst` float32.
     indices : list of int32 arrays
         The source position of each output position, per spatial axis (within range).
     """
@@ -573,8 +688,13 @@ def nearest(src, dst, tuple shape, list indices):
     cdef const int32_t[::1] ix
     cdef int k = len(indices)
     cdef int a
+    if not (isinstance(src, np.ndarray) and isinstance(dst, np.ndarray)):
+        raise TypeError("src and dst must be numpy arrays")
+    shape = src.shape
     if k < 1 or k > MAX_PASSES or len(shape) != k + 2:
         raise ValueError(f"1 to {MAX_PASSES} spatial axes are supported")
+    if not (src.flags.c_contiguous and dst.flags.c_contiguous):
+        raise ValueError("src and dst must be C-contiguous")
     job.n_passes = 0
     job.planes = shape[0]
     job.channels = shape[len(shape) - 1]
@@ -589,4 +709,6 @@ def nearest(src, dst, tuple shape, list indices):
         job.nn_out[a] = ix.shape[0]
         job.nn_index[a] = &ix[0] if ix.shape[0] else NULL
         size *= ix.shape[0]
-    run(src, dst, size, &job)
+    if dst.size != size:
+        raise ValueError(f"dst has {dst.size} elements, the resampling produces {size}")
+    run(src, dst, &job)

@@ -205,28 +205,85 @@ def pass_order(in_sizes, filters) -> list[int]:
     return best
 
 
-def resample(src, dst, filters):
+def resample(src, dst, filters, window=None):
     """Resample `src` into `dst` along its spatial axes.
 
     Parameters
     ----------
     src, dst : ndarray
-        C-contiguous, shaped (planes, D0, ..., Dk-1, channels) (k = 1..3); uint8, int16,
-        uint16 or float32.  `dst` has the output extents along D0..Dk-1.
+        Shaped (planes, D0, ..., Dk-1, channels) (k = 1..3); uint8, int16, uint16 or float32.
+        `src` C-contiguous or (k <= 2) a window of a C-contiguous array; `dst` likewise.
     filters : list of AxisFilter
-        One per spatial axis, mapping src's extent to dst's.
+        One per spatial axis, mapping src's extent to the output's.
+    window : list of (start, stop), optional
+        Per spatial axis (k <= 2), the output positions to compute: `dst` then holds only
+        those.  The values equal those of the whole output.
+
+    Only the input positions the filters read are accessed: a window of the input, or of the
+    output, costs in proportion to its size.
     """
-    order = pass_order(src.shape[1:-1], filters)
+    k = len(filters)
+    order = pass_order(src.shape[1:-1], filters)    # whole extents: the same order (and
+    if window is None:                              # float rounding) for any window
+        window = [(0, len(f.starts)) for f in filters]
+    elif k > 2:
+        raise ValueError("output windows are supported for 1 or 2 spatial axes")
     if not order:
-        np.copyto(dst, src, casting="unsafe")
-    elif all(filters[a].support == 1 for a in order):
-        # nearest neighbour (weights 1) along every resized axis: a single gather
-        indices = [f.starts if not f.identity else np.arange(len(f.starts), dtype=np.int32)
-                   for f in filters]
-        _kernel.nearest(src, dst, tuple(src.shape), indices)
+        np.copyto(dst, src[(slice(None), *(slice(lo, hi) for lo, hi in window), slice(None))],
+                  casting="unsafe")
+        return
+    if all(filters[a].support == 1 for a in order):
+        _nearest(src, dst, filters, window)
+        return
+    index, passes = [slice(None)], []
+    for a, (f, (lo, hi)) in enumerate(zip(filters, window, strict=True)):
+        if f.identity:
+            index.append(slice(lo, hi))
+            continue
+        starts = f.starts[lo:hi]
+        first = int(starts.min()) if len(starts) else 0
+        last = int(starts.max()) + f.support if len(starts) else 0
+        if k > 2:                   # the kernel reads only windows of 1-D and 2-D samples
+            first, last = 0, src.shape[1 + a]
+        index.append(slice(first, last))
+        passes.append((a, starts - np.int32(first), f.weights[lo:hi]))
+    index.append(slice(None))
+    passes = [passes[[p[0] for p in passes].index(a)] for a in order]
+    view = src[tuple(index)]
+    if k > 2:
+        view, out = np.ascontiguousarray(view), dst
+        if not dst.flags.c_contiguous:
+            out = np.empty(dst.shape, dst.dtype)
     else:
-        passes = [(a, filters[a].starts, filters[a].weights) for a in order]
-        _kernel.resample(src, dst, tuple(src.shape), passes)
+        out = dst
+    _kernel.resample(view, out, passes, _even_end(dst, filters, window, order))
+    if out is not dst:
+        dst[...] = out
+
+
+def _even_end(dst, filters, window, order):
+    """The rounding boundary of the last pass (see the kernel's `resample`) for an output
+    window: DALI's whole vectors of the full output row, seen from the window's row."""
+    last = order[-1]
+    if last != 0 or len(filters) != 2 or window[1] == (0, len(filters[1].starts)):
+        return -1
+    channels = dst.shape[-1]
+    full = len(filters[1].starts) * channels
+    return max(0, full - full % 16 - window[1][0] * channels)
+
+
+def _nearest(src, dst, filters, window):
+    """Nearest neighbour (weights 1) along every resized axis: a single gather (or a copy)."""
+    indices = []
+    for f, (lo, hi) in zip(filters, window, strict=True):
+        if f.identity:
+            indices.append(np.arange(lo, hi, dtype=np.int32))
+        else:
+            indices.append(np.ascontiguousarray(f.starts[lo:hi]))
+    out = dst if dst.flags.c_contiguous else np.empty(dst.shape, dst.dtype)
+    _kernel.nearest(np.ascontiguousarray(src), out, indices)
+    if out is not dst:
+        dst[...] = out
 
 
 def canonical_shape(shape, layout) -> tuple:

@@ -212,6 +212,73 @@ def test_kernel_rounds_half_away_from_zero_and_saturates():
     assert out.item() == 255
 
 
+@pytest.mark.parametrize("dtype, out_dtype", [(np.uint8, np.uint8), (np.float32, np.float32),
+                                              (np.uint16, np.uint16), (np.uint8, np.float32)])
+@pytest.mark.parametrize("shape_in, shape_out, interp", [
+    ((120, 90), (37, 50), Interp.INTERP_LINEAR),       # height first, width last
+    ((60, 200), (45, 33), Interp.INTERP_CUBIC),        # width first, height last
+    ((40, 50), (40, 73), Interp.INTERP_LANCZOS3),
+    ((40, 50), (81, 50), Interp.INTERP_LINEAR),        # the height only
+    ((30, 41), (17, 23), Interp.INTERP_NN)])
+def test_output_windows_equal_the_whole_output(dtype, out_dtype, shape_in, shape_out, interp):
+    # A window of the output is computed from the input positions its filters read: the same
+    # values (bit for bit, rounding included) as the corresponding part of the whole output.
+    src = _random((2, *shape_in, 3), dtype)
+    filters = [_resampling.axis_filter(int(interp), n, m, 0.0, float(n))
+               for n, m in zip(shape_in, shape_out, strict=True)]
+    whole = np.empty((2, *shape_out, 3), out_dtype)
+    _resampling.resample(src, whole, filters)
+    h, w = shape_out
+    big = np.zeros((2, h + 5, w + 7, 3), out_dtype)
+    for (y0, y1), (x0, x1) in [((0, h), (0, w)), ((3, h - 2), (5, w - 4)), ((1, 2), (0, w)),
+                               ((0, h), (7, 8))]:
+        part = big[:, y0 + 2:y1 + 2, x0 + 3:x1 + 3]          # a strided window of a bigger array
+        _resampling.resample(src, part, filters, window=[(y0, y1), (x0, x1)])
+        np.testing.assert_array_equal(part, whole[:, y0:y1, x0:x1])
+
+
+def test_output_windows_round_ties_like_the_whole_row():
+    # Rows k and k + 1 averaged: every value is a tie.  A last pass along an outer axis rounds
+    # the first whole vectors of 16 values of each output row half to even and the rest half
+    # away from zero (DALI's loops); a window of the row keeps each value's rounding.
+    src = np.stack([np.arange(40), np.arange(1, 41)]).astype(np.uint8).reshape(1, 2, 20, 2)
+    f = _resampling.axis_filter(int(Interp.INTERP_LINEAR), 2, 1, 0.0, 2.0)
+    ident = _resampling.axis_filter(int(Interp.INTERP_LINEAR), 20, 20, 0.0, 20.0)
+    assert ident.identity
+    whole = np.empty((1, 1, 20, 2), np.uint8)
+    _resampling.resample(src, whole, [f, ident])
+    values = np.arange(40) + 0.5
+    np.testing.assert_array_equal(whole.ravel(), np.where(np.arange(40) < 32,
+                                                          np.round(values), values + 0.5))
+    for x0, x1 in [(0, 20), (5, 12), (3, 20), (16, 20), (15, 17)]:
+        part = np.empty((1, 1, x1 - x0, 2), np.uint8)
+        _resampling.resample(src, part, [f, ident], window=[(0, 1), (x0, x1)])
+        np.testing.assert_array_equal(part, whole[:, :, x0:x1])
+
+
+def test_only_the_input_positions_the_filters_read_are_accessed():
+    # NaN outside the region of interest would spread to every output it reached.
+    img = _random((1, 50, 60, 3), np.float32)
+    f = _resampling.region_filters((50, 60), (11, 13), [10.5, 20], [30, 44.25],
+                                   Interp.INTERP_CUBIC, Interp.INTERP_CUBIC, True)
+    expected = np.empty((1, 11, 13, 3), np.float32)
+    _resampling.resample(img, expected, f)
+    y0, y1 = f[0].starts.min(), f[0].starts.max() + f[0].support
+    x0, x1 = f[1].starts.min(), f[1].starts.max() + f[1].support
+    poisoned = np.full_like(img, np.nan)
+    poisoned[:, y0:y1, x0:x1] = img[:, y0:y1, x0:x1]
+    out = np.empty_like(expected)
+    _resampling.resample(poisoned, out, f)
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_kernel_refuses_windows_outside_the_input():
+    f = _resampling.axis_filter(int(Interp.INTERP_LINEAR), 10, 4, 0.0, 10.0)
+    src = np.zeros((1, 5, 1), np.float32)       # shorter than the filter's input
+    with pytest.raises(ValueError, match="outside the input"):
+        _resampling.resample(src, np.empty((1, 4, 1), np.float32), [f])
+
+
 def test_kernel_runs_in_parallel_threads():
     src = RNG.integers(0, 256, (1, 300, 400, 3), dtype=np.uint8)
     filters = _resampling.region_filters((300, 400), (97, 131), [0, 0], [300, 400],
