@@ -88,6 +88,12 @@ def scaled_size(int size, int scale):
     return (size + scale - 1) // scale
 
 
+cdef int _check_rows(uint8_t[:, :, :] out, int channels) except -1:
+    if out.strides[2] != 1 or out.strides[1] != channels or out.strides[0] < 0:
+        raise ValueError("out must have contiguous pixels and rows in increasing order")
+    return 0
+
+
 cdef int _check_args(int color, int scale) except -1:
     if color not in (DALI_JPEG_RGB, DALI_JPEG_BGR, DALI_JPEG_GRAY):
         raise ValueError("color must be RGB, BGR or GRAY")
@@ -97,10 +103,11 @@ cdef int _check_args(int color, int scale) except -1:
 
 
 def decode_roi(const uint8_t[::1] data, int x, int y, int w, int h, int color=DALI_JPEG_RGB,
-               int scale=1, uint8_t[:, :, ::1] out=None, bint fast_idct=False):
+               int scale=1, uint8_t[:, :, :] out=None, bint fast_idct=False):
     """Decode rows y..y+h, columns x..x+w of the image scaled by 1/scale (coordinates in the
-    scaled image) into an (h, w, channels) uint8 array (`out` if given); channels is 3 for RGB
-    and BGR, 1 for GRAY."""
+    scaled image) into an (h, w, channels) uint8 array (`out` if given: rows may be apart, as
+    in a window of a larger image, pixels contiguous); channels is 3 for RGB and BGR, 1 for
+    GRAY."""
     _check_args(color, scale)
     cdef int channels = 1 if color == DALI_JPEG_GRAY else 3
     if data.shape[0] == 0:
@@ -109,6 +116,7 @@ def decode_roi(const uint8_t[::1] data, int x, int y, int w, int h, int color=DA
         out = np.empty((h, w, channels), np.uint8)
     elif out.shape[0] != h or out.shape[1] != w or out.shape[2] != channels:
         raise ValueError("out has the wrong shape")
+    _check_rows(out, channels)
     if h <= 0 or w <= 0:
         raise JpegError(f"region ({x}, {y}, {w}, {h}) is empty")
     cdef char err[ERRLEN]
@@ -149,7 +157,7 @@ def decode_batch(ThreadPool pool, list samples, const int32_t[:, ::1] regions, l
     samples : list of 1-D uint8 arrays
     regions : int32 array (n, 5)
         x, y, w, h and scale of each region (coordinates in the scaled image).
-    outs : list of uint8 arrays (h, w, channels), rows contiguous
+    outs : list of uint8 arrays (h, w, channels), pixels contiguous (rows may be apart)
     order : int64 array, optional
         The items, largest first.
 
@@ -174,7 +182,7 @@ def decode_batch(ThreadPool pool, list samples, const int32_t[:, ::1] regions, l
     if jobs == NULL:
         raise MemoryError()
     cdef const uint8_t[::1] data
-    cdef uint8_t[:, :, ::1] out
+    cdef uint8_t[:, :, :] out
     failures = []
     try:
         memset(jobs, 0, max(n, 1) * sizeof(Job))
@@ -186,6 +194,7 @@ def decode_batch(ThreadPool pool, list samples, const int32_t[:, ::1] regions, l
             if out.shape[0] != regions[i, 3] or out.shape[1] != regions[i, 2] or \
                     out.shape[2] != channels:
                 raise ValueError(f"output {i} has the wrong shape")
+            _check_rows(out, channels)
             if data.shape[0] == 0 or out.shape[0] == 0 or out.shape[1] == 0:
                 jobs[i].rc = -2
                 continue

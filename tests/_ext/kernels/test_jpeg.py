@@ -3,6 +3,7 @@ import pathlib
 import cv2
 import numpy as np
 import pytest
+from dali._ext.thread_pool import ThreadPool
 
 jpeg = pytest.importorskip("dali._ext.kernels.jpeg", reason="built without libjpeg-turbo")
 
@@ -55,3 +56,25 @@ def test_errors_are_exceptions():
         jpeg.decode_roi(load("photos/chelsea.jpg"), 300, 0, 40, 10)
     with pytest.raises(ValueError):
         jpeg.decode_roi(load("photos/chelsea.jpg"), 0, 0, 1, 1, scale=3)
+
+
+def test_regions_decode_into_windows_of_a_larger_image():
+    # Rows a stride apart: each region lands in its place in a whole-sized image, with the
+    # pixels of a full decode; the rest is left alone.
+    data = load("photos/chelsea.jpg")
+    full = jpeg.decode_roi(data, 0, 0, 320, 213)
+    regions = [(37, 50, 100, 120), (0, 0, 320, 213), (311, 200, 9, 13), (16, 5, 1, 1)]
+    bigs = [np.zeros((213, 320, 3), np.uint8) for _ in regions]
+    outs = [b[y:y + h, x:x + w] for b, (x, y, w, h) in zip(bigs, regions, strict=True)]
+    table = np.array([[*r, 1] for r in regions], np.int32)
+    assert jpeg.decode_batch(ThreadPool(2), [data] * 4, table, outs) == []
+    for big, (x, y, w, h) in zip(bigs, regions, strict=True):
+        np.testing.assert_array_equal(big[y:y + h, x:x + w], full[y:y + h, x:x + w])
+        rest = np.ones(big.shape[:2], bool)
+        rest[y:y + h, x:x + w] = False
+        assert not big[rest].any()
+    big = np.zeros((213, 320, 3), np.uint8)
+    jpeg.decode_roi(data, 30, 40, 50, 60, out=big[40:100, 30:80])
+    np.testing.assert_array_equal(big[40:100, 30:80], full[40:100, 30:80])
+    with pytest.raises(ValueError, match="contiguous pixels"):
+        jpeg.decode_roi(data, 30, 40, 50, 60, out=big[40:100, 30:130:2])
