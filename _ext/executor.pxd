@@ -19,7 +19,7 @@ cdef class NodePlan:
     cdef tuple hints               # bytes per sample to presize each output with (0: none)
     # statistics
     cdef readonly int64_t runs, total_ns, max_ns
-    cdef list memory               # per output [real, max_real, reserved, max_reserved]
+    cdef list memory               # per output [real, max_real, reserved, max_reserved], or None
 
     cdef int _record(self, list tls) except -1
 

@@ -194,7 +194,7 @@ cdef class NodePlan:
         self.out_slots = tuple(out_slots)
         self.free_after = ()
         self.hints = tuple(hints)
-        self.memory = [[0, 0, 0, 0] for _ in out_slots]
+        self.memory = None
 
     def timing(self):
         """{"runs", "total_us", "mean_us", "max_us"} of this operator's runs so far."""
@@ -203,7 +203,10 @@ cdef class NodePlan:
                 "max_us": self.max_ns / 1000.0}
 
     def memory_statistics(self):
-        """DALI's per-output memory counters (lists, one entry per output)."""
+        """DALI's per-output memory counters (lists, one entry per output), or None before
+        the first recorded run."""
+        if self.memory is None:
+            return None
         return {"real_memory_size": [m[0] for m in self.memory],
                 "max_real_memory_size": [m[1] for m in self.memory],
                 "reserved_memory_size": [m[2] for m in self.memory],
@@ -217,6 +220,8 @@ cdef class NodePlan:
         cdef Py_ssize_t k, n, real, reserved, per_real, per_reserved
         cdef BatchStorage st
         cdef list m
+        if self.memory is None:
+            self.memory = [[0, 0, 0, 0] for _ in tls]
         for k in range(len(tls)):
             st = <BatchStorage>tls[k]._storage
             n = st.num_samples

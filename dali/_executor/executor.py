@@ -119,8 +119,12 @@ class Executor:
     def memory_statistics(self):
         """DALI's `executor_statistics()`: per operator ("CPU_<name>"), the largest sizes of
         its outputs so far, one list entry per output."""
-        return {f"{node.spec.device.upper()}_{node.name}": node.memory_statistics()
-                for node in self.plan.nodes}
+        result = {}
+        for node in self.plan.nodes:
+            stats = node.memory_statistics()
+            if stats is not None:
+                result[f"{node.spec.device.upper()}_{node.name}"] = stats
+        return result
 
     def timing(self):
         """Per operator name: runs, total, mean and longest time (microseconds)."""
