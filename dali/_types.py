@@ -155,7 +155,8 @@ def to_numpy_type(dali_type) -> type:
 
 
 def to_dali_type(framework_type) -> DALIDataType:
-    """DALIDataType of a numpy dtype, a numpy/torch type, or a type name ("half", "torch.float32")."""
+    """DALIDataType of a numpy dtype, a numpy/torch type or a type name ("half",
+    "torch.float32")."""
     if isinstance(framework_type, DALIDataType):
         return framework_type
     if isinstance(framework_type, str):

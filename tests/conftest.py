@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 
-
 def _have_oracle():
     try:
         return importlib.util.find_spec("nvidia.dali") is not None

@@ -2,9 +2,8 @@ import numpy as np
 import pytest
 
 from dali import fn, pipeline_def, types
-from dali.pipeline import DataNode
 from dali._debug.data_node import DataNodeDebug
-from dali.pipeline import experimental
+from dali.pipeline import DataNode, experimental
 from dali.tensors import TensorListCPU
 
 

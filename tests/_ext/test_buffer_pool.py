@@ -2,7 +2,6 @@ import threading
 
 import numpy as np
 import pytest
-
 from dali._ext.buffer_pool import BufferPool, default_pool
 
 

@@ -1,6 +1,5 @@
 import numpy as np
 import pytest
-
 from dali._ext.tensor_storage import BatchStorage
 
 

@@ -2,7 +2,6 @@ import threading
 
 import numpy as np
 import pytest
-
 from dali._ext.thread_pool import ThreadPool
 
 

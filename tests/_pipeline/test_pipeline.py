@@ -1,7 +1,6 @@
 import numpy as np
 import pytest
 
-import dali
 from dali import Pipeline, _operator, _registry, fn, pipeline_def, types
 from dali._executor.errors import PipelineError
 from dali._schema import REQUIRED, Arg, Schema
