@@ -23,7 +23,7 @@ at once with vector extensions (the C block below).  Nearest neighbour along eve
 plain gather (`nearest`).  A whole sample runs without the GIL, so samples can be resampled in
 parallel on a thread pool; arguments are validated by the Python caller.
 """
-from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t
+from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint16_t
 from libc.stdlib cimport free, malloc
 
 cimport numpy as cnp
@@ -33,6 +33,121 @@ cnp.import_array()
 
 cdef extern from *:
     """
+    /* The 1-D filters (dali/ops/_resampling.py `axis_filter` documents them).  Float32
+       arithmetic operation by operation, as the NumPy formulation it replaces: no fused
+       multiply-adds. */
+    #if defined(__clang__)
+    #pragma clang fp contract(off)
+    #elif defined(__GNUC__)
+    #pragma GCC push_options
+    #pragma GCC optimize("fp-contract=off")
+    #endif
+    #include <math.h>
+    #include <string.h>
+
+    /* Support (taps per output) of a non-NN filter; also its step and origin. */
+    static int dali_rs_filter_shape(int samples, float radius, int n_out, float lo, float hi,
+                                    int antialias, float* scale_out, float* step_out,
+                                    float* origin_out) {
+        float scale = (hi - lo) / (float)n_out;
+        float s = fabsf(scale);
+        float r = radius * ((antialias && s > 1.0f) ? s : 1.0f);
+        float width = 2.0f * r;
+        float step = (float)(samples - 1) / width;
+        float anchor = width * 0.5f;
+        float origin = lo + 0.5f * scale;
+        origin = origin - 0.5f;
+        origin = origin - anchor;
+        *scale_out = scale;
+        *step_out = step;
+        *origin_out = origin;
+        return (int)ceilf((float)(samples - 1) / step);
+    }
+
+    /* Taps of every output (first tap per output, weights normalized), before folding.
+       `table` has `samples` entries and two zeros after them. */
+    static void dali_rs_filter_taps(const float* table, int samples, int n_out, int support,
+                                    float scale, float step, float origin, int64_t* first,
+                                    float* w) {
+        for (int i = 0; i < n_out; i++) {
+            float f = (float)i * scale;
+            f = f + origin;
+            float tap0 = ceilf(f);
+            float* wi = w + (Py_ssize_t)i * support;
+            for (int k = 0; k < support; k++) {
+                float tap = tap0 + (float)k;
+                float x = (tap - f) * step;
+                float x0 = floorf(x);
+                float d = x - x0;
+                int i0 = (int)(x0 < (float)samples ? x0 : (float)samples);
+                float f0 = table[i0], f1 = table[i0 + 1];
+                wi[k] = f0 + d * (f1 - f0);
+            }
+            float total = 0.0f;
+            for (int k = 0; k < support; k++) total = total + wi[k];
+            if (total == 0.0f) total = 1.0f;
+            for (int k = 0; k < support; k++) wi[k] = wi[k] / total;
+            first[i] = (int64_t)tap0;
+        }
+    }
+
+    /* Nearest neighbour: one tap of weight 1 at floor(lo + (i + 0.5) * scale), clamped. */
+    static void dali_rs_filter_nn(int n_in, int n_out, float lo, float hi, int32_t* starts) {
+        float scale = (hi - lo) / (float)n_out;
+        for (int i = 0; i < n_out; i++) {
+            float p = ((float)i + 0.5f) * scale;
+            p = floorf(lo + p);
+            if (p < 0.0f) p = 0.0f;
+            if (p > (float)(n_in - 1)) p = (float)(n_in - 1);
+            starts[i] = (int32_t)p;
+        }
+    }
+
+    /* Fold taps outside [0, n_in) onto the edge positions: `out` (n_out x width, width =
+       min(support, n_in)) and `starts` receive the folded filter. */
+    static void dali_rs_filter_fold(const int64_t* first, const float* w, int n_out,
+                                    int support, int n_in, int32_t* starts, float* out) {
+        int width = support < n_in ? support : n_in;
+        for (int i = 0; i < n_out; i++) {
+            int64_t st = first[i] > 0 ? first[i] : 0;
+            if (st > n_in - width) st = n_in - width;
+            starts[i] = (int32_t)st;
+            const float* wi = w + (Py_ssize_t)i * support;
+            float* oi = out + (Py_ssize_t)i * width;
+            if (width == support && st == first[i]) {
+                memcpy(oi, wi, sizeof(float) * (size_t)width);
+                continue;
+            }
+            memset(oi, 0, sizeof(float) * (size_t)width);
+            for (int k = 0; k < support; k++) {
+                int64_t c = first[i] + k;
+                c = c > 0 ? c : 0;
+                c = c < n_in - 1 ? c : n_in - 1;
+                oi[c - st] = oi[c - st] + wi[k];
+            }
+        }
+    }
+
+    /* Whether a folded filter maps each output to the same input with weight 1 (the first
+       largest weight of each row is the tap; no other weight is non-zero). */
+    static int dali_rs_filter_identity(const int32_t* starts, const float* w, int n_out,
+                                       int width, int n_in) {
+        if (n_out != n_in) return 0;
+        for (int i = 0; i < n_out; i++) {
+            const float* wi = w + (Py_ssize_t)i * width;
+            int hot = 0;
+            for (int k = 1; k < width; k++)
+                if (wi[k] > wi[hot]) hot = k;
+            if (starts[i] + hot != i || wi[hot] != 1.0f) return 0;
+            for (int k = 0; k < width; k++)
+                if (k != hot && wi[k] != 0.0f) return 0;
+        }
+        return 1;
+    }
+    #if defined(__GNUC__) && !defined(__clang__)
+    #pragma GCC pop_options
+    #endif
+
     /* Inner loops of the horizontal pass, written with GCC/Clang vector extensions (SSE on
        x86-64, NEON on ARM).  Four outputs are computed at once, so four independent
        dependency chains hide the latency of the additions; each output still sums its taps
@@ -222,6 +337,18 @@ cdef extern from *:
     DALI_RS_CONVERT(dali_rs_to_i16, int16_t, -32768.0f, 32767.0f)
     #endif
     """
+    int dali_rs_filter_shape(int samples, float radius, int n_out, float lo, float hi,
+                             int antialias, float* scale_out, float* step_out,
+                             float* origin_out) noexcept nogil
+    void dali_rs_filter_taps(const float* table, int samples, int n_out, int support,
+                             float scale, float step, float origin, int64_t* first,
+                             float* w) noexcept nogil
+    void dali_rs_filter_nn(int n_in, int n_out, float lo, float hi,
+                           int32_t* starts) noexcept nogil
+    void dali_rs_filter_fold(const int64_t* first, const float* w, int n_out, int support,
+                             int n_in, int32_t* starts, float* out) noexcept nogil
+    int dali_rs_filter_identity(const int32_t* starts, const float* w, int n_out, int width,
+                                int n_in) noexcept nogil
     void dali_rs_row4(const float* row, float* out, const int32_t* starts,
                       const float* weights, Py_ssize_t n_out, int support,
                       Py_ssize_t stride) noexcept nogil
@@ -712,3 +839,54 @@ def nearest(src, dst, list indices):
     if dst.size != size:
         raise ValueError(f"dst has {dst.size} elements, the resampling produces {size}")
     run(src, dst, &job)
+
+
+def axis_filter(const float[::1] table, float radius, bint nearest, int n_in, int n_out,
+                float lo, float hi, bint antialias):
+    """The filter of one axis: (starts int32 (n_out,), weights float32 (n_out, support),
+    identity), computed as `dali.ops._resampling.axis_filter` describes.
+
+    Parameters
+    ----------
+    table : float32 array
+        Kernel samples followed by two zeros (unused for nearest neighbour).
+    radius : float
+        Kernel radius in pixels at scale 1.
+    nearest : bool
+        Nearest neighbour (one tap of weight 1).
+    n_in, n_out : int
+        Input and output extents (both > 0).
+    lo, hi : float
+        The source region (as float32); hi < lo mirrors.
+    antialias : bool
+    """
+    if n_in <= 0 or n_out <= 0:
+        raise ValueError("n_in and n_out must be positive")
+    cdef cnp.ndarray starts = np.empty(n_out, np.int32)
+    cdef cnp.ndarray weights
+    cdef int32_t* sp = <int32_t*>cnp.PyArray_DATA(starts)
+    if nearest:
+        weights = np.ones((n_out, 1), np.float32)
+        with nogil:
+            dali_rs_filter_nn(n_in, n_out, lo, hi, sp)
+        return starts, weights, bool(dali_rs_filter_identity(
+            sp, <float*>cnp.PyArray_DATA(weights), n_out, 1, n_in))
+    cdef int samples = table.shape[0] - 2
+    if samples < 2:
+        raise ValueError("the kernel table needs at least two samples and two zeros")
+    cdef float scale, step, origin
+    cdef int support = dali_rs_filter_shape(samples, radius, n_out, lo, hi, antialias, &scale,
+                                            &step, &origin)
+    cdef int width = support if support < n_in else n_in
+    cdef cnp.ndarray first = np.empty(n_out, np.int64)
+    cdef cnp.ndarray raw = np.empty((n_out, support), np.float32)
+    weights = np.empty((n_out, width), np.float32)
+    cdef int64_t* fp = <int64_t*>cnp.PyArray_DATA(first)
+    cdef float* rp = <float*>cnp.PyArray_DATA(raw)
+    cdef float* wp = <float*>cnp.PyArray_DATA(weights)
+    cdef int identity
+    with nogil:
+        dali_rs_filter_taps(&table[0], samples, n_out, support, scale, step, origin, fp, rp)
+        dali_rs_filter_fold(fp, rp, n_out, support, n_in, sp, wp)
+        identity = dali_rs_filter_identity(sp, wp, n_out, width, n_in)
+    return starts, weights, bool(identity)

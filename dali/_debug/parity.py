@@ -107,6 +107,7 @@ def check_parity(pipe, definition, iterations=1, atol=0.0):
     pipe.build()
     ctor = {**ctor, "seed": pipe._effective_seed}
     graph = _pipeline.Pipeline(**ctor)
+    graph._fuse_regions = False          # every intermediate output is compared
     if conditionals:
         graph._condition_stack = conditional.ConditionStack()
     with graph:

@@ -17,6 +17,7 @@ from dali import _types
 from dali._executor import executor as _executor_mod
 from dali._graph import context, data_node, graph
 from dali._pipeline import scheduler
+from dali.ops import _regions
 
 
 def _gpu_available():
@@ -92,6 +93,7 @@ class Pipeline:
         self._built = False
         self._graph = None
         self._executor = None
+        self._fuse_regions = True        # dali.ops._regions (check_parity turns it off)
         self._input_ops = []
         self._sched = scheduler.Scheduler(self)
 
@@ -189,6 +191,8 @@ class Pipeline:
                                     self._device_id, seed, self._bytes_per_sample,
                                     self._enable_memory_stats)
         ex.setup()
+        if self._fuse_regions:
+            _regions.link(g, ex.ops, self._sinks)
         self._graph = g
         self._executor = ex
         self._input_ops = [op for op in ex.ops if getattr(op, "has_callback", False)]

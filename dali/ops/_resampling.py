@@ -96,22 +96,19 @@ class AxisFilter(NamedTuple):
         return self.weights.shape[1]
 
 
-def _lerp_table(table, x):
-    """DALI's lookup: linear interpolation between table entries, 0 past the end (x >= 0).
-    `table` ends with two zeros beyond the kernel's samples."""
-    n = len(table) - 2
-    x0 = np.floor(x)
-    d = x - x0
-    i0 = np.minimum(x0, n).astype(np.int32)
-    f0 = table[i0]
-    f1 = table[i0 + 1]
-    return f0 + d * (f1 - f0)
-
-
 @functools.lru_cache(maxsize=1024)
 def axis_filter(interp: int, n_in: int, n_out: int, lo: float, hi: float,
                 antialias: bool = True) -> AxisFilter:
     """The filter resampling the source region [lo, hi) of an axis of `n_in` pixels to `n_out`.
+
+    Computed by the kernel module in float32, operation by operation: scale = (hi - lo) /
+    n_out; r = radius (times the scale when antialiasing a reduction); the table is sampled
+    at `step` = (samples - 1) / 2r entries per pixel, so the support is ceil((samples - 1) /
+    step) taps; output i's first tap is ceil(i * scale + origin), origin = lo + scale / 2 -
+    1/2 - r, and tap k weighs the table linearly interpolated at (tap - i * scale - origin) *
+    step; weights are divided by their sum (in tap order); taps outside the input are folded
+    onto the edges (the window pushed inside).  The filter is the identity when n_out == n_in
+    and each output takes its own input with weight 1.
 
     Parameters
     ----------
@@ -128,59 +125,10 @@ def axis_filter(interp: int, n_in: int, n_out: int, lo: float, hi: float,
     -------
     AxisFilter (cached: treat its arrays as read-only)
     """
-    scale = _F32((_F32(hi) - _F32(lo)) / _F32(n_out))
-    i = np.arange(n_out, dtype=_F32)
-    if interp == Interp.INTERP_NN:
-        pos = np.floor(_F32(lo) + (i + _F32(0.5)) * scale)
-        starts = np.minimum(np.maximum(pos, 0), n_in - 1).astype(np.int32)
-        weights = np.ones((n_out, 1), _F32)
-        return _finish(starts, weights, n_in)
-    table, radius = _TABLES[Interp(interp)]
-    samples = len(table) - 2
-    s = abs(scale)
-    r = _F32(radius) * (s if antialias and s > 1 else _F32(1))
-    width = _F32(2) * r
-    step = _F32(samples - 1) / width                    # table entries per pixel
-    anchor = width * _F32(0.5)
-    support = int(np.ceil(_F32(samples - 1) / step))
-    origin = _F32(_F32(lo) + _F32(0.5) * scale - _F32(0.5) - anchor)
-    first = i * scale + origin
-    first_tap = np.ceil(first)
-    taps = first_tap[:, None] + np.arange(support, dtype=_F32)
-    w = _lerp_table(table, (taps - first[:, None]) * step)
-    total = np.cumsum(w, axis=1, dtype=_F32)[:, -1]    # in tap order, like DALI (rounding)
-    total[total == 0] = 1
-    w /= total[:, None]
-    return _fold(first_tap.astype(np.int64), w, n_in)
-
-
-def _fold(first, w, n_in):
-    """Fold taps outside [0, n_in) onto the edges; every window then lies inside the input."""
-    n_out, support = w.shape
-    width = min(support, n_in)
-    starts = np.minimum(np.maximum(first, 0), n_in - width)
-    edge = np.nonzero(first != starts)[0]
-    if width == support and not len(edge):
-        return _finish(starts.astype(np.int32), w, n_in)
-    if width < support:
-        edge = np.arange(n_out)
-    folded = np.zeros((n_out, width), _F32)
-    folded[:, :] = w[:, :width]
-    folded[edge] = 0
-    for k in range(support):
-        col = np.minimum(np.maximum(first[edge] + k, 0), n_in - 1) - starts[edge]
-        folded[edge, col] += w[edge, k]
-    return _finish(starts.astype(np.int32), folded, n_in)
-
-
-def _finish(starts, weights, n_in):
-    n_out, support = weights.shape
-    identity = False
-    if n_out == n_in:
-        hot = weights.argmax(axis=1)
-        identity = bool((starts + hot == np.arange(n_out)).all()
-                        and (weights[np.arange(n_out), hot] == 1).all()
-                        and np.count_nonzero(weights) == n_out)
+    nearest = interp == Interp.INTERP_NN
+    table, radius = _TRIANGLE if nearest else _TABLES[Interp(interp)]
+    starts, weights, identity = _kernel.axis_filter(table, radius, nearest, n_in, n_out, lo, hi,
+                                                    antialias)
     starts.flags.writeable = False
     weights.flags.writeable = False
     return AxisFilter(starts, weights, identity)
@@ -236,17 +184,12 @@ def resample(src, dst, filters, window=None):
         _nearest(src, dst, filters, window)
         return
     index, passes = [slice(None)], []
-    for a, (f, (lo, hi)) in enumerate(zip(filters, window, strict=True)):
-        if f.identity:
-            index.append(slice(lo, hi))
-            continue
-        starts = f.starts[lo:hi]
-        first = int(starts.min()) if len(starts) else 0
-        last = int(starts.max()) + f.support if len(starts) else 0
-        if k > 2:                   # the kernel reads only windows of 1-D and 2-D samples
-            first, last = 0, src.shape[1 + a]
+    span = input_span(filters, window) if k <= 2 else \
+        [(0, n) for n in src.shape[1:-1]]       # the kernel reads windows of 1-D and 2-D only
+    for a, (f, (lo, hi), (first, last)) in enumerate(zip(filters, window, span, strict=True)):
         index.append(slice(first, last))
-        passes.append((a, starts - np.int32(first), f.weights[lo:hi]))
+        if not f.identity:
+            passes.append((a, f.starts[lo:hi] - np.int32(first), f.weights[lo:hi]))
     index.append(slice(None))
     passes = [passes[[p[0] for p in passes].index(a)] for a in order]
     view = src[tuple(index)]
@@ -259,6 +202,46 @@ def resample(src, dst, filters, window=None):
     _kernel.resample(view, out, passes, _even_end(dst, filters, window, order))
     if out is not dst:
         dst[...] = out
+
+
+def input_span(filters, window=None):
+    """Per spatial axis, the input positions [first, last) that the output positions
+    `window` ((start, stop) per axis; all by default) read through `filters`.  Window starts
+    are monotonic (the region's direction), so the ends of the window decide."""
+    span = []
+    for k, f in enumerate(filters):
+        lo, hi = window[k] if window is not None else (0, len(f.starts))
+        if f.identity or hi <= lo:
+            span.append((lo, max(lo, hi)))
+        else:
+            a, b = int(f.starts[lo]), int(f.starts[hi - 1])
+            span.append((min(a, b), max(a, b) + f.support))
+    return span
+
+
+def read_span(n_in, n_out, lo, hi, min_filter, mag_filter, antialias, window=None):
+    """A superset [first, last) of the input positions that `region_filters` for one axis
+    (source region [lo, hi) of `n_in` positions to `n_out`) reads for the output positions
+    `window` = (start, stop) (all by default), found without building the filter.
+
+    Output i is centred on lo + (i + 0.5) * scale - 0.5 and reads at most `support` <= 2r + 1
+    positions from its centre - r (r: the kernel radius, times the scale when antialiasing a
+    reduction); a window reaching past an edge is pushed inside, ending at that edge.  With
+    the window's ends clamped to the input, a margin of one support on each side covers
+    both."""
+    start, stop = window if window is not None else (0, n_out)
+    if stop <= start or n_in <= 0:
+        return 0, 0
+    scale = (hi - lo) / n_out
+    interp = min_filter if abs(hi - lo) > n_out else mag_filter
+    radius = 0.5 if interp == Interp.INTERP_NN else _TABLES[Interp(interp)][1]
+    r = radius * (abs(scale) if antialias and abs(scale) > 1 else 1.0)
+    support = math.ceil(2 * r) + 1
+    a = min(max(lo + start * scale, 0.0), float(n_in))
+    b = min(max(lo + stop * scale, 0.0), float(n_in))
+    first = math.floor(min(a, b) - r) - support
+    last = math.ceil(max(a, b) + r) + support
+    return max(0, min(first, n_in)), max(0, min(last, n_in))
 
 
 def _even_end(dst, filters, window, order):

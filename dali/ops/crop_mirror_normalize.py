@@ -26,6 +26,7 @@ _INPUTS = tuple(np.dtype(t) for t in (np.uint8, np.int16, np.uint16, np.int32, n
                                        np.float32))
 _OUTPUTS = tuple(np.dtype(t) for t in (np.uint8, np.int8, np.float16, np.float32))
 _F32 = np.float32
+_WINDOW_ARGS = {"crop", "crop_h", "crop_w", "crop_d", "crop_pos_x", "crop_pos_y", "crop_pos_z"}
 
 
 @_registry.register
@@ -77,8 +78,7 @@ class CropMirrorNormalize(_operator.Operator):
                              f'of input layout "{self.layout}".')
         self.perm = [self.layout.index(c) for c in out_layout]
         self.channel = self.layout.index("C")
-        self.windows = _crop_window.windows(self, ws, [tuple(s) for s in tl.shape()],
-                                            self.layout)
+        self.windows = self._windows(ws, [tuple(s) for s in tl.shape()], self.layout)
         shapes = []
         for w in self.windows:
             shape = list(w.shape)
@@ -98,6 +98,32 @@ class CropMirrorNormalize(_operator.Operator):
             raise self.error(f"Not supported output type: {T(wanted)}; use float, float16, "
                              "uint8 or int8.", TypeError)
         return out
+
+    # -- region fusion (dali.ops._regions): the input region each sample's window reads -----
+    def regions_ahead(self):
+        return not set(self.spec.arg_inputs) & _WINDOW_ARGS
+
+    def input_regions(self, ws, shapes, layout):
+        if layout != "HWC":
+            return None
+        regions = []
+        for shape, w in zip(shapes, self._windows(ws, shapes, layout), strict=True):
+            regions.append(tuple((min(max(a, 0), e), max(min(max(a, 0), e), min(a + n, e)))
+                                 for a, n, e in zip(w.anchor[:2], w.shape[:2], shape[:2],
+                                                    strict=True)))
+        return regions
+
+    def _windows(self, ws, shapes, layout):
+        """`_crop_window.windows`, remembered for the last batch of shapes when no argument
+        input decides them (the producer of a fused region asks before `infer` does)."""
+        if set(self.spec.arg_inputs) & _WINDOW_ARGS:
+            return _crop_window.windows(self, ws, shapes, layout)
+        key = (layout, tuple(shapes))
+        memo = self.__dict__.get("_last_windows")
+        if memo is None or memo[0] != key:
+            memo = key, _crop_window.windows(self, ws, shapes, layout)
+            self._last_windows = memo
+        return memo[1]
 
     def run_cpu(self, ws):
         inverse = np.argsort(self.perm)

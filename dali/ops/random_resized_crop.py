@@ -11,7 +11,7 @@ from __future__ import annotations
 from dali import _operator, _registry, _types
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops import _random_window, resize
+from dali.ops import _random_window, _regions, resize
 
 LAYOUTS = ("HWC", "CHW", "FHWC", "FCHW", "CFHW")
 
@@ -67,15 +67,32 @@ class RandomResizedCrop(_operator.Operator):
         shapes = ws.inputs[0].shape()
         return self._policy.windows(ws, [s[h_axis] for s in shapes], [s[w_axis] for s in shapes])
 
+    # -- region fusion (dali.ops._regions) ---------------------------------------------------
+    produces_regions = True
+
+    def regions_ahead(self):
+        return not self.spec.arg_inputs
+
+    def input_regions(self, ws, shapes, layout):
+        if layout != "HWC" or any(0 in s[:2] for s in shapes):
+            return None
+        windows = self._policy.windows(ws, [s[0] for s in shapes], [s[1] for s in shapes])
+        geometry = [([y, x], [y + h, x + w]) for y, x, h, w in windows.tolist()]
+        out_shapes = [(*self._size, s[2]) for s in shapes]
+        filters = [resize.filters_of(ws, i) for i in range(len(shapes))]
+        return resize.sample_regions(self, ws, shapes, out_shapes, layout, geometry, filters)
+
     def run_cpu(self, ws):
         srcs, dsts = ws.input_samples(0), ws.output_samples(0)
         windows = self.windows(ws)
         filters = [resize.filters_of(ws, i) for i in range(len(srcs))]
         antialias = self.args["antialias"]
+        regions = _regions.consumer_regions(self, ws, [d.shape for d in dsts], self._layout) \
+            or [None] * len(srcs)
 
         def one(i):
             y, x, h, w = windows[i]
             resize.resample_sample(srcs[i], dsts[i], self._layout, [y, x], [y + h, x + w],
-                                   *filters[i], antialias)
+                                   *filters[i], antialias, regions[i])
 
         resize.map_samples(ws, one, len(srcs))

@@ -31,12 +31,13 @@ from dali import _operator, _registry, _types
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali._types import DALIInterpType as Interp
-from dali.ops import _resampling
+from dali.ops import _regions, _resampling
 
 LAYOUTS = ("HWC", "FHWC", "CHW", "FCHW", "CFHW", "DHWC", "FDHWC", "CDHW", "FCDHW", "CFDHW")
 INPUT_TYPES = (T.UINT8, T.INT16, T.UINT16, T.FLOAT)
 _MODES = ("default", "stretch", "not_larger", "not_smaller")
 _ZERO_EXTENT = np.float32(0.0005)        # half the width a zero-extent region is widened to
+_CACHE_SIZE = 4096                       # input shapes whose geometry is remembered
 
 
 def filter_args():
@@ -112,19 +113,44 @@ def _interp_arg(ws, name):
         raise ws.op.error(f"argument `{name}`: {e}") from None
 
 
-def resample_sample(src, dst, layout, lo, hi, min_filter, mag_filter, antialias):
-    """Resample the region [lo, hi) of `src` into `dst` (numpy arrays of one sample)."""
+def resample_sample(src, dst, layout, lo, hi, min_filter, mag_filter, antialias, region=None):
+    """Resample the region [lo, hi) of `src` into `dst` (numpy arrays of one sample); with
+    `region` (HWC only, see `dali.ops._regions`) only that part of `dst` is computed."""
     in_shape = _resampling.canonical_shape(src.shape, layout)
     out_shape = _resampling.canonical_shape(dst.shape, layout)
     if math.prod(in_shape) == 0 or math.prod(out_shape) == 0:
         return
     filters = _resampling.region_filters(in_shape[1:-1], out_shape[1:-1], lo, hi,
                                          min_filter, mag_filter, antialias)
+    src = np.ascontiguousarray(src).reshape(in_shape)
+    if region is not None:
+        _resampling.resample(src, _regions.crop(dst, region)[None], filters, list(region))
+        return
     out = dst if dst.flags.c_contiguous else np.empty(dst.shape, dst.dtype)
-    _resampling.resample(np.ascontiguousarray(src).reshape(in_shape), out.reshape(out_shape),
-                         filters)
+    _resampling.resample(src, out.reshape(out_shape), filters)
     if out is not dst:
         dst[...] = out
+
+
+def sample_regions(op, ws, shapes, out_shapes, layout, geometry, filters):
+    """`input_regions` of resize and random_resized_crop: for each sample, a region that holds
+    the input positions its filters read for the output region the operator's own consumer
+    reads (HWC; see `_resampling.read_span`).
+
+    `geometry` is (lo, hi) per sample, `filters` (min_filter, mag_filter) per sample."""
+    if layout != "HWC":
+        return None
+    wanted = _regions.consumer_regions(op, ws, out_shapes, layout)
+    antialias = op.args["antialias"]
+    regions = []
+    for i, (shape, out_shape) in enumerate(zip(shapes, out_shapes, strict=True)):
+        lo, hi = geometry[i]
+        window = wanted[i] if wanted is not None and wanted[i] is not None else (None, None)
+        regions.append(tuple(
+            _resampling.read_span(shape[d], out_shape[d], lo[d], hi[d], *filters[i], antialias,
+                                  window[d])
+            for d in range(2)))
+    return regions
 
 
 def map_samples(ws, fn, n):
@@ -203,7 +229,7 @@ class Resize(_operator.Operator):
         self._geometry = []
         shapes = []
         for i, shape in enumerate(tl.shape()):
-            out, lo, hi = self._sample_geometry(ws, i, layout, shape)
+            out, lo, hi = self._cached_geometry(ws, i, layout, shape)
             self._geometry.append((lo, hi))
             shape = list(shape)
             for k, n in zip(spatial, out, strict=True):
@@ -215,15 +241,35 @@ class Resize(_operator.Operator):
                                               np.dtype(np.int32), "", ndim=1))
         return descs
 
+    # -- region fusion (dali.ops._regions) ---------------------------------------------------
+    produces_regions = True
+
+    def regions_ahead(self):
+        return not self.spec.arg_inputs
+
+    def input_regions(self, ws, shapes, layout):
+        if layout != "HWC":
+            return None
+        geometry, out_shapes = [], []
+        for i, shape in enumerate(shapes):
+            out, lo, hi = self._cached_geometry(ws, i, layout, shape)
+            geometry.append((lo, hi))
+            out_shapes.append((*out, shape[2]))
+        filters = [filters_of(ws, i) for i in range(len(shapes))]
+        return sample_regions(self, ws, shapes, out_shapes, layout, geometry, filters)
+
     def run_cpu(self, ws):
         layout = self._layout
         srcs, dsts = ws.input_samples(0), ws.output_samples(0)
         antialias = self.args["antialias"]
         filters = [filters_of(ws, i) for i in range(len(srcs))]
+        regions = _regions.consumer_regions(self, ws, [d.shape for d in dsts], layout) or \
+            [None] * len(srcs)
 
         def one(i):
             lo, hi = self._geometry[i]
-            resample_sample(srcs[i], dsts[i], layout, lo, hi, *filters[i], antialias)
+            resample_sample(srcs[i], dsts[i], layout, lo, hi, *filters[i], antialias,
+                            regions[i])
 
         map_samples(ws, one, len(srcs))
         if self.args["save_attrs"]:
@@ -232,6 +278,21 @@ class Resize(_operator.Operator):
                 attr[...] = [src.shape[k] for k in spatial]
 
     # -- size logic -----------------------------------------------------------------------
+    def _cached_geometry(self, ws, i, layout, shape):
+        """`_sample_geometry`, remembered per input shape when no argument is an input (it
+        then depends on nothing else); callers do not modify the lists returned."""
+        if self.spec.arg_inputs:
+            return self._sample_geometry(ws, i, layout, shape)
+        cache = self.__dict__.setdefault("_geometry_cache", {})
+        key = (layout, tuple(shape))
+        hit = cache.get(key)
+        if hit is None:
+            hit = self._sample_geometry(ws, i, layout, shape)
+            if len(cache) >= _CACHE_SIZE:
+                cache.clear()
+            cache[key] = hit
+        return hit
+
     def _sample_geometry(self, ws, i, layout, shape):
         """(output extents, region start, region end) of sample i's spatial axes."""
         spatial = [c for c in layout if c in "DHW"]

@@ -272,6 +272,83 @@ def test_only_the_input_positions_the_filters_read_are_accessed():
     np.testing.assert_array_equal(out, expected)
 
 
+@pytest.mark.parametrize("interp", [Interp.INTERP_NN, Interp.INTERP_LINEAR, Interp.INTERP_CUBIC,
+                                    Interp.INTERP_LANCZOS3, Interp.INTERP_GAUSSIAN])
+def test_read_span_holds_every_position_the_filter_reads(interp):
+    rng = np.random.default_rng(int(interp))
+    for _ in range(400):
+        n_in, n_out = (int(v) for v in rng.integers(1, 300, 2))
+        lo, hi = sorted(rng.uniform(-5, n_in + 5, 2))
+        if rng.random() < 0.3:
+            lo, hi = 0.0, float(n_in)
+        if rng.random() < 0.3:
+            lo, hi = hi, lo                          # mirrored
+        antialias = bool(rng.random() < 0.8)
+        f = _resampling.axis_filter(int(interp), n_in, n_out, lo, hi, antialias)
+        start = int(rng.integers(0, n_out))
+        stop = int(rng.integers(start + 1, n_out + 1))
+        window = (start, stop) if rng.random() < 0.7 else None
+        (first, last), = _resampling.input_span([f], None if window is None else [window])
+        a, b = _resampling.read_span(n_in, n_out, lo, hi, interp, interp, antialias, window)
+        assert 0 <= a <= first and last <= b <= n_in, (n_in, n_out, lo, hi, window)
+
+
+def _numpy_axis_filter(interp, n_in, n_out, lo, hi, antialias):
+    """NumPy reference of `_resampling.axis_filter` (float32, operation by operation):
+    (starts, weights) after folding."""
+    f32 = np.float32
+    scale = f32((f32(hi) - f32(lo)) / f32(n_out))
+    i = np.arange(n_out, dtype=f32)
+    if interp == Interp.INTERP_NN:
+        pos = np.floor(f32(lo) + (i + f32(0.5)) * scale)
+        return np.minimum(np.maximum(pos, 0), n_in - 1).astype(np.int32), np.ones((n_out, 1))
+    table, radius = _resampling._TABLES[interp]
+    samples = len(table) - 2
+    s = abs(scale)
+    r = f32(radius) * (s if antialias and s > 1 else f32(1))
+    step = f32(samples - 1) / (f32(2) * r)
+    support = int(np.ceil(f32(samples - 1) / step))
+    origin = f32(f32(lo) + f32(0.5) * scale - f32(0.5) - f32(2) * r * f32(0.5))
+    first = i * scale + origin
+    first_tap = np.ceil(first)
+    x = (first_tap[:, None] + np.arange(support, dtype=f32) - first[:, None]) * step
+    x0 = np.floor(x)
+    i0 = np.minimum(x0, samples).astype(np.int32)
+    w = table[i0] + (x - x0) * (table[i0 + 1] - table[i0])
+    total = np.cumsum(w, axis=1, dtype=f32)[:, -1]
+    total[total == 0] = 1
+    w /= total[:, None]
+    first = first_tap.astype(np.int64)
+    width = min(support, n_in)
+    starts = np.minimum(np.maximum(first, 0), n_in - width)
+    folded = np.zeros((n_out, width), f32)
+    for row in range(n_out):
+        if width == support and first[row] == starts[row]:
+            folded[row] = w[row]
+            continue
+        for k in range(support):
+            col = min(max(first[row] + k, 0), n_in - 1) - starts[row]
+            folded[row, col] += w[row, k]
+    return starts.astype(np.int32), folded
+
+
+@pytest.mark.parametrize("interp", [Interp.INTERP_NN, Interp.INTERP_LINEAR, Interp.INTERP_CUBIC,
+                                    Interp.INTERP_LANCZOS3, Interp.INTERP_GAUSSIAN])
+def test_axis_filter_equals_the_numpy_formulation_bit_for_bit(interp):
+    rng = np.random.default_rng(100 + int(interp))
+    for _ in range(300):
+        n_in, n_out = (int(v) for v in rng.integers(1, 200, 2))
+        lo, hi = (0.0, float(n_in)) if rng.random() < 0.4 else sorted(rng.uniform(-5, n_in, 2))
+        if rng.random() < 0.2:
+            lo, hi = hi, lo
+        antialias = bool(rng.random() < 0.8)
+        f = _resampling.axis_filter.__wrapped__(int(interp), n_in, n_out, float(lo), float(hi),
+                                                antialias)
+        starts, weights = _numpy_axis_filter(interp, n_in, n_out, lo, hi, antialias)
+        np.testing.assert_array_equal(f.starts, starts)
+        np.testing.assert_array_equal(f.weights, weights)
+
+
 def test_kernel_refuses_windows_outside_the_input():
     f = _resampling.axis_filter(int(Interp.INTERP_LINEAR), 10, 4, 0.0, 10.0)
     src = np.zeros((1, 5, 1), np.float32)       # shorter than the filter's input

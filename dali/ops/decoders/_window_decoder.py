@@ -3,7 +3,10 @@ leased with its final shapes), choose each sample's window, decode the windows i
 
 from __future__ import annotations
 
+import numpy as np
+
 from dali import _operator
+from dali.ops import _regions
 from dali.ops.decoders import _decode
 
 
@@ -27,7 +30,34 @@ class WindowDecoder(_operator.Operator):
         return [_operator.OutputDesc(_decode.output_shapes(batch, self._windows), self._dtype,
                                      "HWC")]
 
+    produces_regions = True          # dali.ops._regions: only what the next operator reads
+
     def run_cpu(self, ws):
         batch, self._batch = self._batch, None
-        ws.outputs[0] = _decode.decode(ws, batch, self._windows, ws.outputs[0], self._dtype,
-                                       self.args["use_fast_idct"])
+        out = ws.outputs[0]
+        samples = out.samples() if out is not None else None
+        regions = _regions.consumer_regions(self, ws, samples and [s.shape for s in samples],
+                                            "HWC")
+        if regions is None:
+            ws.outputs[0] = _decode.decode(ws, batch, self._windows, out, self._dtype,
+                                           self.args["use_fast_idct"])
+            return
+        # Each region decoded into its place in the output (the rest is not read).
+        views, parts = [], []
+        for (y, x, _, _), sample, region in zip(np.asarray(self._windows).tolist(), samples,
+                                                regions, strict=True):
+            ry, rx, rh, rw = _regions.window_of(region, sample.shape)
+            views.append(_regions.crop(sample, region))
+            parts.append((y + ry, x + rx, rh, rw))
+        _decode.decode(ws, batch, parts, _Views(views), self._dtype,
+                       self.args["use_fast_idct"])
+
+
+class _Views:
+    """Windows of the output samples, standing for the output in `_decode.decode`."""
+
+    def __init__(self, views):
+        self._views = views
+
+    def samples(self):
+        return self._views
