@@ -6,11 +6,16 @@ along `channel_axis`.  Both arrays may have any strides (negative ones too), so 
 expresses cropping, mirroring and the layout change as numpy views and this pass reads the
 input once, in its memory order, and writes the output directly.  Arithmetic is float32;
 integer outputs round half away from zero and saturate (NaN gives 0).  Runs without the GIL.
+`normalize_batch(pool, jobs, channel_axis)` does the same for a batch of such jobs on a thread
+pool: largest samples first, large ones split into tiles along their first axis.
 """
 cimport numpy as cnp
 import numpy as np
 
-from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t
+from libc.stdlib cimport free, malloc
+
+from dali._ext.thread_pool cimport ThreadPool
 
 cnp.import_array()
 
@@ -28,6 +33,19 @@ ctypedef fused dst_t:
 
 cdef enum:
     MAX_DIMS = 8
+    TILE_ELEMENTS = 1 << 18     # a sample larger than this is split into tiles of about it
+    NS_PER_ELEMENT = 1          # cost estimate for the pool (a memory-bound pass)
+
+
+cdef struct Job:
+    const char* src
+    char* dst
+    int sk, dk, ndim, cdim
+    Py_ssize_t shape[MAX_DIMS]
+    Py_ssize_t sstr[MAX_DIMS]
+    Py_ssize_t dstr[MAX_DIMS]
+    const float* mean
+    const float* mul
 
 
 cdef inline void _store(dst_t* out, float v) noexcept nogil:
@@ -182,6 +200,59 @@ _SRC = {np.dtype(t) for t in (np.uint8, np.int16, np.uint16, np.int32, np.float3
 _DST = {np.dtype(t) for t in (np.uint8, np.int8, np.float32)}
 
 
+cdef object _describe(src, dst, int channel_axis, mean, mul, Job* job):
+    """Check one sample's arguments and fill `job`; returns what must stay alive while it runs
+    (None for an empty sample: job.ndim is then 0)."""
+    cdef cnp.ndarray sa = src
+    cdef cnp.ndarray da = dst
+    cdef int ndim = sa.ndim, d
+    if src.dtype not in _SRC or dst.dtype not in _DST:
+        raise TypeError(f"unsupported types {src.dtype} -> {dst.dtype}")
+    if dst.ndim != ndim or tuple(dst.shape) != tuple(src.shape):
+        raise ValueError("src and dst must have the same shape")
+    if not 0 <= channel_axis < ndim:
+        raise ValueError("channel_axis out of range")
+    m = np.ascontiguousarray(mean, dtype=np.float32)
+    f = np.ascontiguousarray(mul, dtype=np.float32)
+    if m.shape[0] < src.shape[channel_axis] or f.shape[0] < src.shape[channel_axis]:
+        raise ValueError("mean and mul need one value per channel")
+    job.ndim = 0
+    if src.size == 0:
+        return None
+    if any(st % src.itemsize for st in src.strides):
+        sa = np.ascontiguousarray(src)
+    if any(st % dst.itemsize for st in dst.strides):
+        raise ValueError("dst strides must be multiples of its item size")
+    # Pad to at least two dimensions with leading unit extents.
+    cdef int lead = 2 - ndim if ndim < 2 else 0
+    if ndim + lead > MAX_DIMS:
+        raise ValueError(f"at most {MAX_DIMS} dimensions are supported")
+    for d in range(lead):
+        job.shape[d] = 1
+        job.sstr[d] = 0
+        job.dstr[d] = 0
+    for d in range(ndim):
+        job.shape[d + lead] = sa.shape[d]
+        job.sstr[d + lead] = sa.strides[d]
+        job.dstr[d + lead] = da.strides[d]
+    job.src = <const char*>cnp.PyArray_DATA(sa)
+    job.dst = <char*>cnp.PyArray_DATA(da)
+    job.sk = cnp.PyArray_TYPE(sa)
+    job.dk = cnp.PyArray_TYPE(da)
+    job.ndim = ndim + lead
+    job.cdim = channel_axis + lead
+    job.mean = <const float*>cnp.PyArray_DATA(m)
+    job.mul = <const float*>cnp.PyArray_DATA(f)
+    return sa, m, f
+
+
+cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
+    cdef Job* job = &(<Job*>ctx)[i]
+    if job.ndim:
+        _dispatch(job.src, job.dst, job.sk, job.dk, job.ndim, job.shape, job.sstr, job.dstr,
+                  job.cdim, job.mean, job.mul)
+
+
 def normalize(src, dst, int channel_axis, mean, mul):
     """dst[...] = (src - mean[c]) * mul[c] converted to dst's type (see the module docstring).
 
@@ -193,44 +264,67 @@ def normalize(src, dst, int channel_axis, mean, mul):
         The axis whose index selects `mean`/`mul` entries.
     mean, mul : float32 arrays with one value per index along `channel_axis`
     """
-    cdef Py_ssize_t shape[MAX_DIMS]
-    cdef Py_ssize_t sstr[MAX_DIMS]
-    cdef Py_ssize_t dstr[MAX_DIMS]
-    cdef cnp.ndarray sa = src
-    cdef cnp.ndarray da = dst
-    cdef int ndim = sa.ndim, d
-    if src.dtype not in _SRC or dst.dtype not in _DST:
-        raise TypeError(f"unsupported types {src.dtype} -> {dst.dtype}")
-    if dst.ndim != ndim or tuple(dst.shape) != tuple(src.shape):
-        raise ValueError("src and dst must have the same shape")
-    if not 0 <= channel_axis < ndim:
-        raise ValueError("channel_axis out of range")
-    cdef const float[::1] m = np.ascontiguousarray(mean, dtype=np.float32)
-    cdef const float[::1] f = np.ascontiguousarray(mul, dtype=np.float32)
-    if m.shape[0] < src.shape[channel_axis] or f.shape[0] < src.shape[channel_axis]:
-        raise ValueError("mean and mul need one value per channel")
-    if src.size == 0:
-        return
-    if any(st % src.itemsize for st in src.strides):
-        src = np.ascontiguousarray(src)
-        sa = src
-    if any(st % dst.itemsize for st in dst.strides):
-        raise ValueError("dst strides must be multiples of its item size")
-    # Pad to at least two dimensions with leading unit extents.
-    cdef int lead = 2 - ndim if ndim < 2 else 0
-    if ndim + lead > MAX_DIMS:
-        raise ValueError(f"at most {MAX_DIMS} dimensions are supported")
-    for d in range(lead):
-        shape[d] = 1
-        sstr[d] = 0
-        dstr[d] = 0
-    for d in range(ndim):
-        shape[d + lead] = sa.shape[d]
-        sstr[d + lead] = sa.strides[d]
-        dstr[d + lead] = da.strides[d]
-    cdef const char* sp = <const char*>cnp.PyArray_DATA(sa)
-    cdef char* dp = <char*>cnp.PyArray_DATA(da)
-    cdef int sk = cnp.PyArray_TYPE(sa), dk = cnp.PyArray_TYPE(da)
-    ndim += lead
+    cdef Job job
+    keep = _describe(src, dst, channel_axis, mean, mul, &job)
     with nogil:
-        _dispatch(sp, dp, sk, dk, ndim, shape, sstr, dstr, channel_axis + lead, &m[0], &f[0])
+        _run_job(&job, 0)
+    del keep
+
+
+def normalize_batch(ThreadPool pool, list jobs, int channel_axis):
+    """`normalize(src, dst, channel_axis, mean, mul)` for every (src, dst, mean, mul) of
+    `jobs`, on `pool` (or the caller when it is None).  Every job is checked before any runs;
+    tiles never split the channel axis."""
+    cdef Py_ssize_t n = len(jobs), i, k, t, count = 0, rows, step, elements, r0
+    cdef double total
+    cdef Job* one = <Job*>malloc(max(n, 1) * sizeof(Job))
+    cdef Job* tiles = NULL
+    cdef int64_t* order = NULL
+    cdef Job* job
+    if one == NULL:
+        raise MemoryError()
+    keep = []
+    try:
+        sizes = []
+        for i in range(n):
+            src, dst, mean, mul = jobs[i]
+            keep.append(_describe(src, dst, channel_axis, mean, mul, &one[i]))
+            elements = src.size
+            rows = one[i].shape[0] if one[i].ndim and one[i].cdim != 0 else 1
+            t = min(rows, max(1, elements // TILE_ELEMENTS))
+            sizes.append((elements, t))
+            count += t
+        tiles = <Job*>malloc(max(count, 1) * sizeof(Job))
+        order = <int64_t*>malloc(max(count, 1) * sizeof(int64_t))
+        if tiles == NULL or order == NULL:
+            raise MemoryError()
+        weights = []
+        k = 0
+        for i in range(n):
+            elements, t = sizes[i]
+            rows = one[i].shape[0]
+            step = (rows + t - 1) // t
+            for r0 in range(0, rows if t > 1 else 1, step if t > 1 else 1):
+                tiles[k] = one[i]
+                if t > 1:
+                    job = &tiles[k]
+                    job.src = job.src + r0 * job.sstr[0]
+                    job.dst = job.dst + r0 * job.dstr[0]
+                    job.shape[0] = min(step, rows - r0)
+                weights.append(elements // t)
+                k += 1
+        count = k
+        for i, k in enumerate(sorted(range(count), key=weights.__getitem__, reverse=True)):
+            order[i] = k
+        total = sum(weights) * <double>NS_PER_ELEMENT
+        if pool is None:
+            with nogil:
+                for i in range(count):
+                    _run_job(tiles, order[i])
+        else:
+            with nogil:
+                pool.run(_run_job, tiles, order, count, total)
+    finally:
+        free(one)
+        free(tiles)
+        free(order)

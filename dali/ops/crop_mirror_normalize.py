@@ -131,6 +131,7 @@ class CropMirrorNormalize(_operator.Operator):
         mirror, means, stds = ws.arg("mirror"), ws.arg("mean"), ws.arg("std")
         constants = {}          # (mean, mul) per channel count, for constant mean/std
         per_sample = ws.is_arg_input("mean") or ws.is_arg_input("std")
+        jobs = []               # (region, target, mean, mul), normalized on the pool at once
         for i, (src, dst, win) in enumerate(zip(ws.input_samples(0), ws.output_samples(0),
                                                 self.windows, strict=True)):
             channels = win.shape[self.channel]
@@ -144,8 +145,11 @@ class CropMirrorNormalize(_operator.Operator):
             if self.args["out_of_bounds_policy"] == "pad":
                 fill = _crop_window.fill_array(ws, i, self.args["fill_values"], padded,
                                                self.dtype)
-            normalize_sample(src, dst.transpose(inverse), win, self.channel, channels, mean,
-                             mul, fill, w_axis if mirror[i] else None)
+            job = normalize_sample(src, dst.transpose(inverse), win, self.channel, channels,
+                                   mean, mul, fill, w_axis if mirror[i] else None)
+            if job is not None:
+                jobs.append(job)
+        _kernel.normalize_batch(ws.thread_pool, jobs, self.channel)
 
     def _normalization(self, ws, i, mean, std, channels, padded):
         """Per-channel float32 (mean', mul) for the kernel (see the module docstring)."""
@@ -175,7 +179,9 @@ def _next_pow2(n):
 
 
 def normalize_sample(src, view, window, channel, channels, mean, mul, fill, mirror_axis=None):
-    """Fill `view` (the output in the input's axis order) from `src`'s window.
+    """Prepare `view` (the output in the input's axis order) to be filled from `src`'s window:
+    returns the kernel's job (source region, target view, mean, mul), or None where the
+    sample is done here already (float16 outputs: through a float32 buffer).
 
     `fill` (per channel, with the "pad" policy, else None) fills the area outside the input
     and - as in DALI - the padded channels; without it those channels are 0.  With
@@ -212,5 +218,5 @@ def normalize_sample(src, view, window, channel, channels, mean, mul, fill, mirr
         _kernel.normalize(region, tmp, channel, mean, mul)
         with np.errstate(over="ignore"):
             target[...] = tmp.astype(np.float16)
-    else:
-        _kernel.normalize(region, target, channel, mean, mul)
+        return None
+    return region, target, mean, mul

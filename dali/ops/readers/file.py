@@ -173,9 +173,17 @@ class File(_common.Reader):
     def run_cpu(self, ws):
         data = ws.outputs[0].samples()
         labels = ws.outputs[1].dense()
-        for i, ((path, _, label), out) in enumerate(zip(self._batch, data, strict=True)):
-            labels[i, 0] = label
-            self._load(ws, i, path, out)
+        batch = self._batch
+        labels[:, 0] = [label for _, _, label in batch]
+
+        def load(i):              # on the pool: file reads release the GIL
+            self._load(ws, i, batch[i][0], data[i])
+
+        if ws.thread_pool is None:
+            for i in range(len(batch)):
+                load(i)
+        else:
+            ws.thread_pool.map(load, len(batch))
         ws.out_source_info = [name for _, name, _ in self._batch]
         self._batch = None
 
