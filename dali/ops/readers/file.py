@@ -6,16 +6,25 @@ sorted; files directly in `file_root` are ignored), `file_list` (lines "path lab
 (+ optional `labels`, else each file's index).  Output 0 is the raw bytes (uint8, 1-D), output 1
 the label (int32, shape (1,)); each sample's source info is its path as listed (relative to
 `file_root` for a scanned tree).  Order, sharding, shuffling and padding: `_loader`.
+
+As in DALI, files are read ahead: while the pipeline works on one batch, the reader's own
+thread reads the files of the next `prefetch_queue_depth` batches (file reads release the GIL),
+so reading is off the pipeline's critical path.  Which files, and in which order, is decided on
+the pipeline's thread; a file that cannot be read fails the iteration that returns it.
 """
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
 import fnmatch
 import os
+import weakref
 
 import numpy as np
 
 from dali import _operator, _registry
+from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops.readers import _common, _loader
@@ -81,7 +90,12 @@ class File(_common.Reader):
             raise RuntimeError("shuffle_after_epoch and stick_to_shard cannot be both true")
         if a["shuffle_after_epoch"] and a["random_shuffle"]:
             raise RuntimeError("shuffle_after_epoch and random_shuffle cannot be both true")
+        if a["prefetch_queue_depth"] < 1:
+            raise RuntimeError(f"prefetch_queue_depth must be at least 1, got "
+                               f"{a['prefetch_queue_depth']}")
         self._cache = {} if a["read_ahead"] else None
+        self._ahead = collections.deque()      # (entries, future of (storage, errors))
+        self._worker = None
         super().setup()
 
     def loader_options(self):
@@ -158,47 +172,76 @@ class File(_common.Reader):
 
     # -- one iteration -----------------------------------------------------------------------
     def infer(self, ws):
-        self._batch = self.next_entries(ws.batch_size)
-        sizes = []
-        for i, (path, _, _) in enumerate(self._batch):
+        n = ws.batch_size
+        entries, done = self._next_read(n)
+        for _ in range(self.args["prefetch_queue_depth"] - len(self._ahead)):
+            self._ahead.append(self._submit(self.next_entries(n)))
+        storage, errors = done.result()
+        if errors:
+            i, message = errors[0]
+            raise ws.sample_error(i, message, RuntimeError)
+        self._batch, self._storage = entries, storage
+        return [_operator.OutputDesc(None, np.uint8, "", ndim=1),
+                _operator.OutputDesc([(1,)] * n, np.int32, "")]
+
+    def run_cpu(self, ws):
+        batch, self._batch = self._batch, None
+        ws.outputs[0], self._storage = self._storage, None
+        ws.outputs[1].dense()[:, 0] = [label for _, _, label in batch]
+        ws.out_source_info = [name for _, name, _ in batch]
+
+    def _next_read(self, n):
+        """The entries of the next `n` samples and the future of their contents: the batch
+        read ahead when it has that size, else read now."""
+        if self._ahead and len(self._ahead[0][0]) == n:
+            return self._ahead.popleft()
+        entries = [e for batch, _ in self._ahead for e in batch]      # keep the order
+        self._ahead.clear()
+        entries += self.next_entries(n - len(entries)) if n > len(entries) else []
+        for k in range(n, len(entries), n):
+            self._ahead.append(self._submit(entries[k:k + n]))
+        return self._submit(entries[:n])
+
+    def _submit(self, entries):
+        if self._worker is None:
+            self._worker = concurrent.futures.ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix=f"dali-{self.spec.name}")
+            weakref.finalize(self, self._worker.shutdown, wait=False)
+        return entries, self._worker.submit(self._read, entries)
+
+    def _read(self, entries):
+        """(storage, [(sample, error message)]) of `entries` (on the reader's thread)."""
+        errors, sizes = [], []
+        for i, (path, _, _) in enumerate(entries):
             cached = self._cache.get(path) if self._cache is not None else None
             try:
                 sizes.append((cached.size if cached is not None else os.stat(path).st_size,))
             except OSError as e:
-                raise ws.sample_error(i, f"cannot read {path}: {e.strerror}",
-                                      RuntimeError) from None
-        return [_operator.OutputDesc(sizes, np.uint8, ""),
-                _operator.OutputDesc([(1,)] * len(sizes), np.int32, "")]
+                return None, [(i, f"cannot read {path}: {e.strerror}")]
+        storage = BatchStorage.allocate(np.uint8, sizes, ndim=1)
+        for i, ((path, _, _), out) in enumerate(zip(entries, storage.samples(), strict=True)):
+            message = self._load(path, out)
+            if message:
+                errors.append((i, message))
+                break
+        return storage, errors
 
-    def run_cpu(self, ws):
-        data = ws.outputs[0].samples()
-        labels = ws.outputs[1].dense()
-        batch = self._batch
-        labels[:, 0] = [label for _, _, label in batch]
-
-        def load(i):              # on the pool: file reads release the GIL
-            self._load(ws, i, batch[i][0], data[i])
-
-        if ws.thread_pool is None:
-            for i in range(len(batch)):
-                load(i)
-        else:
-            ws.thread_pool.map(load, len(batch))
-        ws.out_source_info = [name for _, name, _ in self._batch]
-        self._batch = None
-
-    def _load(self, ws, i, path, out):
+    def _load(self, path, out):
+        """Read `path` into `out`; an error message, or None."""
         cached = self._cache.get(path) if self._cache is not None else None
         if cached is not None:
             out[...] = cached
-            return
+            return None
         try:
             with open(path, "rb", buffering=0) as f:
                 got = f.readinto(memoryview(out))
+                if got == out.size and f.read(1):
+                    got += 1                # it grew since it was listed
         except OSError as e:
-            raise ws.sample_error(i, f"cannot read {path}: {e.strerror}", RuntimeError) from None
+            return f"cannot read {path}: {e.strerror}"
         if got != out.size:
-            raise ws.sample_error(i, f"{path} changed while it was read ({got} bytes instead "
-                                     f"of {out.size})", RuntimeError)
+            got = got if got <= out.size else "more"
+            return f"{path} changed while it was read ({got} bytes instead of {out.size})"
         if self._cache is not None:
             self._cache[path] = out.copy()
+        return None

@@ -213,9 +213,50 @@ def test_read_ahead_keeps_the_first_contents(tmp_path):
 
     cached, plain = pipe(True), pipe(False)
     assert bytes(cached.run()[0].at(0)) == bytes(plain.run()[0].at(0)) == b"old"
-    f.write_bytes(b"newer")
+    (tmp_path / "new").write_bytes(b"newer")
+    os.replace(tmp_path / "new", f)
+    # The next batch may have been read ahead before the change; the one after was not.
+    assert bytes(plain.run()[0].at(0)) in (b"old", b"newer")
+    cached.run()
     assert bytes(cached.run()[0].at(0)) == b"old"
     assert bytes(plain.run()[0].at(0)) == b"newer"
+
+
+def test_files_are_read_ahead_by_prefetch_queue_depth_batches(tmp_path):
+    (tmp_path / "x").mkdir()
+    for i in range(6):
+        (tmp_path / "x" / f"{i}.jpg").write_bytes(b"%d" % i)
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, exec_pipelined=False,
+                  exec_async=False)
+    def pipe(depth):
+        return fn.readers.file(file_root=str(tmp_path), prefetch_queue_depth=depth)[0]
+
+    for depth in (1, 2, 3):
+        p = pipe(depth)
+        assert [[bytes(np.array(t)) for t in p.run()[0]] for _ in range(4)] == \
+            [[b"0", b"1"], [b"2", b"3"], [b"4", b"5"], [b"0", b"1"]]
+        reader = p._executor.ops[0]
+        assert [[name for _, name, _ in batch] for batch, _ in reader._ahead] == \
+            [[f"x/{2 * (k % 3)}.jpg", f"x/{2 * (k % 3) + 1}.jpg"] for k in range(4, 4 + depth)]
+
+
+def test_a_file_removed_after_listing_fails_its_own_iteration(tmp_path):
+    (tmp_path / "x").mkdir()
+    for i in range(4):
+        (tmp_path / "x" / f"{i}.jpg").write_bytes(b"%d" % i)
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, exec_pipelined=False,
+                  exec_async=False)
+    def pipe():
+        return fn.readers.file(file_root=str(tmp_path), name="r")[0]
+
+    p = pipe()
+    p.build()
+    (tmp_path / "x" / "3.jpg").unlink()
+    assert [bytes(np.array(t)) for t in p.run()[0]] == [b"0", b"1"]
+    with pytest.raises(RuntimeError, match=r"cannot read .*3\.jpg: No such file"):
+        p.run()
 
 
 BUILD_ERRORS = [
