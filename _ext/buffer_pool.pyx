@@ -1,11 +1,19 @@
 """Host buffer pool.
 
-Blocks are grouped in size classes: four classes per power of two (x1, x1.25, x1.5, x1.75), so a
-lease wastes at most 25% and a steady stream of similar batches reuses the same few blocks: after
-the first iterations of a pipeline, leasing is a free-list pop under a mutex and no system
-allocation happens.  Blocks are 64-byte aligned, which every SIMD kernel and DLPack consumer is
-happy with.  Freed blocks are cached up to `max_cached` bytes; beyond that they go back to the
-system, so a burst of odd sizes cannot pin memory forever.
+Blocks are grouped in size classes: four classes per power of two (x1, x1.25, x1.5, x1.75).  A
+lease takes the smallest cached block of its class or of the next `REUSE_CLASSES` ones (at most
+twice its size), so batches whose sizes wander - random crops, variable images - keep reusing
+the same few blocks: after the first iterations of a pipeline, leasing is a free-list pop under
+a mutex and no system allocation happens.  When nothing cached fits, a large block is allocated
+one class above the request (headroom for the next, slightly larger batch) and one cached block
+of the two classes just below is freed: the stream's sizes moved up, and the smaller block
+would otherwise be kept for nothing.  That keeps the number of blocks at what the pipeline has
+in flight, and resident memory flat once the largest batches have been seen.
+
+Blocks are 64-byte aligned, which every SIMD kernel and DLPack consumer is happy with; large
+ones are mapped from the system directly (mmap), so a freed one goes back at once instead of
+staying in the C heap.  Freed blocks are cached up to `max_cached` bytes; beyond that they go
+back to the system, so a burst of odd sizes cannot pin memory forever.
 """
 from cpython.buffer cimport PyBUF_FORMAT, PyBUF_ND, PyBUF_STRIDES
 from libc.stdlib cimport free
@@ -14,10 +22,35 @@ from libc.string cimport memset
 cdef extern from "<stdlib.h>" nogil:
     int posix_memalign(void** memptr, size_t alignment, size_t size)
 
+cdef extern from "<sys/mman.h>" nogil:
+    void* mmap(void* addr, size_t length, int prot, int flags, int fd, long offset)
+    int munmap(void* addr, size_t length)
+    int PROT_READ, PROT_WRITE, MAP_PRIVATE, MAP_ANONYMOUS
+    void* MAP_FAILED
+
 cdef enum:
     ALIGNMENT = 64
     MIN_CLASS_BITS = 8          # smallest block: 256 bytes
     NUM_CLASSES = 4 * 48        # up to 2**56 bytes
+    REUSE_CLASSES = 4           # a lease may take a cached block up to 4 classes larger
+    LARGE = 1 << 20             # blocks from this size: mmap, headroom, replacement
+
+
+cdef void* _system_alloc(Py_ssize_t capacity) noexcept nogil:
+    cdef void* ptr = NULL
+    if capacity >= LARGE:
+        ptr = mmap(NULL, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        return NULL if ptr == MAP_FAILED else ptr
+    if posix_memalign(&ptr, ALIGNMENT, capacity) != 0:
+        return NULL
+    return ptr
+
+
+cdef void _system_free(void* ptr, Py_ssize_t capacity) noexcept nogil:
+    if capacity >= LARGE:
+        munmap(ptr, capacity)
+    else:
+        free(ptr)
 
 
 cdef char* FORMAT_U8 = b"B"
@@ -60,28 +93,47 @@ cdef class BufferPool:
         cdef size_t i, j
         for i in range(self.free_lists.size()):
             for j in range(self.free_lists[i].size()):
-                free(self.free_lists[i][j])
+                _system_free(self.free_lists[i][j], class_capacity(<int>i))
 
     cdef void* acquire(self, Py_ssize_t nbytes, Py_ssize_t* capacity) except NULL nogil:
-        cdef int cls = size_class(nbytes)
+        cdef int cls = size_class(nbytes), k
+        cdef int last = min(cls + REUSE_CLASSES, NUM_CLASSES - 1)
         cdef void* ptr = NULL
-        capacity[0] = class_capacity(cls)
+        cdef void* evicted = NULL
+        cdef Py_ssize_t evicted_capacity = 0
         self.lock.lock()
         self.leases += 1
-        self.bytes_in_use += capacity[0]
-        if not self.free_lists[cls].empty():
-            ptr = self.free_lists[cls].back()
-            self.free_lists[cls].pop_back()
-            self.bytes_cached -= capacity[0]
-        else:
+        for k in range(cls, last + 1):
+            if not self.free_lists[k].empty():
+                ptr = self.free_lists[k].back()
+                self.free_lists[k].pop_back()
+                capacity[0] = class_capacity(k)
+                self.bytes_cached -= capacity[0]
+                break
+        if ptr == NULL:
+            capacity[0] = class_capacity(cls)
+            if capacity[0] >= LARGE and cls + 1 < NUM_CLASSES:
+                capacity[0] = class_capacity(cls + 1)
+                for k in range(cls - 1, max(cls - 3, -1), -1):
+                    if not self.free_lists[k].empty():
+                        evicted = self.free_lists[k].back()
+                        self.free_lists[k].pop_back()
+                        evicted_capacity = class_capacity(k)
+                        self.bytes_cached -= evicted_capacity
+                        break
             self.allocations += 1
+        self.bytes_in_use += capacity[0]
         self.lock.unlock()
-        if ptr == NULL and posix_memalign(&ptr, ALIGNMENT, capacity[0]) != 0:
-            self.lock.lock()
-            self.bytes_in_use -= capacity[0]
-            self.lock.unlock()
-            with gil:
-                raise MemoryError(f"dali: cannot allocate {nbytes} bytes of host memory")
+        if evicted != NULL:
+            _system_free(evicted, evicted_capacity)
+        if ptr == NULL:
+            ptr = _system_alloc(capacity[0])
+            if ptr == NULL:
+                self.lock.lock()
+                self.bytes_in_use -= capacity[0]
+                self.lock.unlock()
+                with gil:
+                    raise MemoryError(f"dali: cannot allocate {nbytes} bytes of host memory")
         return ptr
 
     cdef void release(self, void* ptr, Py_ssize_t capacity) noexcept nogil:
@@ -95,7 +147,7 @@ cdef class BufferPool:
             self.bytes_cached += capacity
         self.lock.unlock()
         if not keep:
-            free(ptr)
+            _system_free(ptr, capacity)
 
     cpdef Buffer lease(self, Py_ssize_t nbytes):
         """Lease a block of at least `nbytes` bytes (uninitialized)."""
@@ -113,7 +165,7 @@ cdef class BufferPool:
         self.lock.lock()
         for i in range(self.free_lists.size()):
             for j in range(self.free_lists[i].size()):
-                free(self.free_lists[i][j])
+                _system_free(self.free_lists[i][j], class_capacity(<int>i))
             self.free_lists[i].clear()
         self.bytes_cached = 0
         self.lock.unlock()
@@ -129,7 +181,7 @@ cdef class BufferPool:
 
     @staticmethod
     def capacity_for(Py_ssize_t nbytes):
-        """The block size a lease of `nbytes` gets."""
+        """The size class of `nbytes`: the smallest block a lease of `nbytes` gets."""
         return class_capacity(size_class(nbytes))
 
 

@@ -53,6 +53,37 @@ def test_cache_limit_frees_extra_blocks():
     assert pool.stats()["bytes_cached"] == 0
 
 
+def test_a_lease_reuses_a_cached_block_up_to_four_classes_larger():
+    pool = BufferPool()
+    big = pool.lease(4096)                         # class 4096
+    del big
+    small = pool.lease(2000)                       # class 2048, four classes below
+    assert small.capacity == 4096 and pool.stats()["allocations"] == 1
+    del small
+    tiny = pool.lease(1700)                        # class 1792: five below, not reused
+    assert tiny.capacity == 1792 and pool.stats()["allocations"] == 2
+
+
+def test_large_blocks_get_headroom_and_replace_slightly_smaller_cached_ones():
+    mib = 1 << 20
+    pool = BufferPool()
+    a, b = pool.lease(mib), pool.lease(2 * mib)    # classes 1 and 2 MiB, allocated one up
+    assert (a.capacity, b.capacity) == (1.25 * mib, 2.5 * mib)
+    del a
+    assert pool.stats()["bytes_cached"] == 1.25 * mib
+    c = pool.lease(int(2.6 * mib))                 # nothing cached fits: a new 3.5 MiB block...
+    assert c.capacity == 3.5 * mib
+    s = pool.stats()                               # ... and the 1.25 MiB one is not kept
+    assert (s["allocations"], s["bytes_cached"]) == (3, 1.25 * mib)
+    del b, c
+    s = pool.stats()
+    assert (s["bytes_in_use"], s["bytes_cached"]) == (0, 1.25 * mib + 2.5 * mib + 3.5 * mib)
+    arrays = [np.frombuffer(pool.lease(n), np.uint8) for n in (mib, 2 * mib, 3 * mib)]
+    for x in arrays:
+        x[:] = 1
+    assert pool.stats()["allocations"] == 3 and sum(int(x.sum()) for x in arrays) == 6 * mib
+
+
 def test_negative_size_rejected():
     with pytest.raises(ValueError):
         BufferPool().lease(-1)
