@@ -78,3 +78,26 @@ def run_graph(build, *, batch_size=2, real=False, iterations=1, seed=123, num_th
         outs = p.run()
         results.append([[np.array(t) for t in tl] for tl in outs])
     return results if iterations > 1 else results[0]
+
+
+def run_one(build, *batches, layout=None, real=False, **pipe_kwargs):
+    """(samples, layout) of the single output of `build(fn, *nodes)`, run once.
+
+    Each of `batches` (a list of samples) feeds one external_source; the first gets `layout`.
+    """
+    pkg = importlib.import_module("nvidia.dali" if real else "dali")
+
+    @pkg.pipeline_def(batch_size=len(batches[0]), num_threads=1, device_id=None, **pipe_kwargs)
+    def pipe():
+        nodes = [pkg.fn.external_source(source=_returning(b), layout=layout if k == 0 else None)
+                 for k, b in enumerate(batches)]
+        return build(pkg.fn, *nodes)
+
+    p = pipe()
+    p.build()
+    (tl,) = p.run()
+    return [np.array(t) for t in tl], tl.layout()
+
+
+def _returning(batch):
+    return lambda: batch

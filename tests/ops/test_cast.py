@@ -4,6 +4,7 @@ import importlib
 
 import numpy as np
 import pytest
+from pipeline_utils import run_one as run
 
 from dali import types
 from dali.ops import cast
@@ -14,26 +15,6 @@ NAMES = {np.uint8: types.UINT8, np.int8: types.INT8, np.uint16: types.UINT16,
          np.int16: types.INT16, np.uint32: types.UINT32, np.int32: types.INT32,
          np.uint64: types.UINT64, np.int64: types.INT64, np.float16: types.FLOAT16,
          np.float32: types.FLOAT, np.float64: types.FLOAT64, np.bool_: types.BOOL}
-
-
-def run(build, *batches, layout=None, real=False):
-    """(samples, layout) of `build(fn, *nodes)`."""
-    pkg = importlib.import_module("nvidia.dali" if real else "dali")
-
-    @pkg.pipeline_def(batch_size=len(batches[0]), num_threads=1, device_id=None)
-    def pipe():
-        nodes = [pkg.fn.external_source(source=_const(b), layout=layout if k == 0 else None)
-                 for k, b in enumerate(batches)]
-        return build(pkg.fn, *nodes)
-
-    p = pipe()
-    p.build()
-    (tl,) = p.run()
-    return [np.array(t) for t in tl], tl.layout()
-
-
-def _const(batch):
-    return lambda: batch
 
 
 def _round_half_away(x):

@@ -1,9 +1,10 @@
 """fn.crop: windows, anchors, out-of-bounds policies, layouts and output types."""
 
-import importlib
+import functools
 
 import numpy as np
 import pytest
+from pipeline_utils import run_one
 
 from dali import types
 from dali._executor.errors import PipelineError
@@ -13,24 +14,7 @@ IMGS = [RNG.integers(0, 256, (20, 30, 3), dtype=np.uint8),
         RNG.integers(0, 256, (17, 9, 3), dtype=np.uint8)]
 
 
-def run(build, *batches, layout="HWC", real=False):
-    """(samples, layout) of `build(fn, *nodes)`; the first input gets `layout`."""
-    pkg = importlib.import_module("nvidia.dali" if real else "dali")
-
-    @pkg.pipeline_def(batch_size=len(batches[0]), num_threads=1, device_id=None)
-    def pipe():
-        nodes = [pkg.fn.external_source(source=_const(b), layout=layout if k == 0 else None)
-                 for k, b in enumerate(batches)]
-        return build(pkg.fn, *nodes)
-
-    p = pipe()
-    p.build()
-    (tl,) = p.run()
-    return [np.array(t) for t in tl], tl.layout()
-
-
-def _const(batch):
-    return lambda: batch
+run = functools.partial(run_one, layout="HWC")
 
 
 def _anchor(extent, crop, pos, truncate=False):

@@ -1,5 +1,6 @@
 """fn.crop_mirror_normalize: the fused crop, mirror, normalize, pad, transpose and cast."""
 
+import functools
 import importlib
 import json
 import pathlib
@@ -7,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
+from pipeline_utils import run_one
 
 from dali import types
 from dali._executor.errors import PipelineError
@@ -21,24 +23,7 @@ GOLDEN = pathlib.Path(__file__).parent.parent / "goldens" / "geometry.npz"
 F32 = np.float32
 
 
-def run(build, *batches, layout="HWC", real=False):
-    """(samples, layout) of `build(fn, *nodes)`; the first input gets `layout`."""
-    pkg = importlib.import_module("nvidia.dali" if real else "dali")
-
-    @pkg.pipeline_def(batch_size=len(batches[0]), num_threads=1, device_id=None)
-    def pipe():
-        nodes = [pkg.fn.external_source(source=_const(b), layout=layout if k == 0 else None)
-                 for k, b in enumerate(batches)]
-        return build(pkg.fn, *nodes)
-
-    p = pipe()
-    p.build()
-    (tl,) = p.run()
-    return [np.array(t) for t in tl], tl.layout()
-
-
-def _const(batch):
-    return lambda: batch
+run = functools.partial(run_one, layout="HWC")
 
 
 def _anchor(extent, crop, pos):

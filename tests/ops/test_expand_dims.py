@@ -1,27 +1,13 @@
 """fn.expand_dims: new dimensions of extent 1."""
 
-import importlib
 
 import numpy as np
 import pytest
+from pipeline_utils import run_one as run
 
 from dali._executor.errors import PipelineError
 
 X = [np.arange(12, dtype=np.int16).reshape(3, 4), np.arange(6, dtype=np.int16).reshape(2, 3)]
-
-
-def run(build, batch, layout=None, real=False):
-    """(samples, layout) of `build(fn, node)`."""
-    pkg = importlib.import_module("nvidia.dali" if real else "dali")
-
-    @pkg.pipeline_def(batch_size=len(batch), num_threads=1, device_id=None)
-    def pipe():
-        return build(pkg.fn, pkg.fn.external_source(source=lambda: batch, layout=layout))
-
-    p = pipe()
-    p.build()
-    (tl,) = p.run()
-    return [np.array(t) for t in tl], tl.layout()
 
 
 @pytest.mark.parametrize("axes, names, layout, want_layout", [
@@ -31,7 +17,7 @@ def test_expand_dims(axes, names, layout, want_layout):
     axes_list = [axes] if isinstance(axes, int) else axes
     for batch in (X, [X[0], X[0] + 1]):
         out, lay = run(lambda fn, x: fn.expand_dims(x, axes=axes, new_axis_names=names), batch,
-                       layout)
+                       layout=layout)
         assert lay == want_layout
         for o, x in zip(out, batch, strict=True):
             np.testing.assert_array_equal(o, np.expand_dims(x, tuple(axes_list)))
@@ -58,7 +44,7 @@ def test_bad_arguments_fail_at_build(kwargs, match):
     ({"axes": [0], "new_axis_names": "F"}, None, "requires an input with a proper layout")])
 def test_bad_inputs_fail_when_run(kwargs, layout, match):
     with pytest.raises(PipelineError, match=match):
-        run(lambda fn, x: fn.expand_dims(x, **kwargs), X, layout)
+        run(lambda fn, x: fn.expand_dims(x, **kwargs), X, layout=layout)
 
 
 def test_axes_are_required():
@@ -74,8 +60,8 @@ def test_matches_real_dali(axes, names):
         # DALI 2.4 gives a layout of the wrong length for an explicit new_axis_names=""
         return fn.expand_dims(x, axes=axes, **({"new_axis_names": names} if names else {}))
 
-    ours, lo = run(build, X, "HW")
-    real, lr = run(build, X, "HW", real=True)
+    ours, lo = run(build, X, layout="HW")
+    real, lr = run(build, X, layout="HW", real=True)
     assert lo == lr
     for a, b in zip(ours, real, strict=True):
         np.testing.assert_array_equal(a, b)

@@ -1,33 +1,13 @@
 """fn.flip: per-sample flips along W, H and D, named by the layout."""
 
-import importlib
 
 import numpy as np
 import pytest
+from pipeline_utils import run_one as run
 
 from dali._executor.errors import PipelineError
 
 RNG = np.random.default_rng(7)
-
-
-def run(build, *batches, layout=None, real=False):
-    """(samples, layout) of `build(fn, *nodes)`; the first input gets `layout`."""
-    pkg = importlib.import_module("nvidia.dali" if real else "dali")
-
-    @pkg.pipeline_def(batch_size=len(batches[0]), num_threads=1, device_id=None)
-    def pipe():
-        nodes = [pkg.fn.external_source(source=_const(b), layout=layout if k == 0 else None)
-                 for k, b in enumerate(batches)]
-        return build(pkg.fn, *nodes)
-
-    p = pipe()
-    p.build()
-    (tl,) = p.run()
-    return [np.array(t) for t in tl], tl.layout()
-
-
-def _const(batch):
-    return lambda: batch
 
 
 @pytest.mark.parametrize("layout, kwargs, axes", [

@@ -1,9 +1,10 @@
 """fn.reshape and fn.reinterpret: new shapes, layouts and types without copying."""
 
-import importlib
+import functools
 
 import numpy as np
 import pytest
+from pipeline_utils import run_one
 
 from dali import types
 from dali._executor.errors import PipelineError
@@ -11,24 +12,7 @@ from dali._executor.errors import PipelineError
 X = np.arange(24, dtype=np.int16).reshape(2, 3, 4)
 
 
-def run(build, *batches, layout="HWC", real=False):
-    """(samples, layout) of `build(fn, *nodes)`; the first input gets `layout`."""
-    pkg = importlib.import_module("nvidia.dali" if real else "dali")
-
-    @pkg.pipeline_def(batch_size=len(batches[0]), num_threads=1, device_id=None)
-    def pipe():
-        nodes = [pkg.fn.external_source(source=_const(b), layout=layout if k == 0 else None)
-                 for k, b in enumerate(batches)]
-        return build(pkg.fn, *nodes)
-
-    p = pipe()
-    p.build()
-    (tl,) = p.run()
-    return [np.array(t) for t in tl], tl.layout()
-
-
-def _const(batch):
-    return lambda: batch
+run = functools.partial(run_one, layout="HWC")
 
 
 @pytest.mark.parametrize("kwargs, shape, layout", [

@@ -7,12 +7,11 @@ handful of pixels off by one).
 """
 
 import importlib
-import json
 import math
-import pathlib
 
 import numpy as np
 import pytest
+from warp_utils import assert_close, assert_matches_golden, run, warp_reference
 
 from dali import types
 from dali._executor.errors import PipelineError
@@ -21,57 +20,6 @@ from dali.ops import rotate
 RNG = np.random.default_rng(21)
 IMGS = [RNG.integers(0, 256, (20, 30, 3), dtype=np.uint8),
         RNG.integers(0, 256, (17, 9, 1), dtype=np.uint8)]
-GOLDEN = pathlib.Path(__file__).parent.parent / "goldens" / "geometry.npz"
-
-
-def run(build, *batches, layout="HWC", real=False):
-    """(samples, layout) of `build(fn, *nodes)`; the first input gets `layout`."""
-    pkg = importlib.import_module("nvidia.dali" if real else "dali")
-
-    @pkg.pipeline_def(batch_size=len(batches[0]), num_threads=1, device_id=None, seed=5)
-    def pipe():
-        nodes = [pkg.fn.external_source(source=_const(b), layout=layout if k == 0 else None)
-                 for k, b in enumerate(batches)]
-        return build(pkg.fn, *nodes)
-
-    p = pipe()
-    p.build()
-    (tl,) = p.run()
-    return [np.array(t) for t in tl], tl.layout()
-
-
-def _const(batch):
-    return lambda: batch
-
-
-def warp_reference(img, m, out_hw, nn=False, fill=None, dtype=None):
-    """float64 output->input warp of an HWC image: src = M @ (dst + 0.5) - 0.5."""
-    h, w, _ = img.shape
-    ys, xs = np.mgrid[0:out_hw[0], 0:out_hw[1]] + 0.5
-    m = np.asarray(m, np.float64).reshape(2, 3)
-    sx = m[0, 0] * xs + m[0, 1] * ys + m[0, 2] - 0.5
-    sy = m[1, 0] * xs + m[1, 1] * ys + m[1, 2] - 0.5
-    src = img.astype(np.float64)
-
-    def fetch(yi, xi):
-        inside = (yi >= 0) & (yi < h) & (xi >= 0) & (xi < w)
-        v = src[np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)]
-        return v if fill is None else np.where(inside[..., None], v, fill)
-
-    if nn:
-        out = fetch(np.floor(sy + 0.5).astype(int), np.floor(sx + 0.5).astype(int))
-    else:
-        x0, y0 = np.floor(sx), np.floor(sy)
-        fx, fy = (sx - x0)[..., None], (sy - y0)[..., None]
-        x0, y0 = x0.astype(int), y0.astype(int)
-        top = fetch(y0, x0) * (1 - fx) + fetch(y0, x0 + 1) * fx
-        bottom = fetch(y0 + 1, x0) * (1 - fx) + fetch(y0 + 1, x0 + 1) * fx
-        out = top * (1 - fy) + bottom * fy
-    dtype = np.dtype(dtype or img.dtype)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        out = np.clip(np.floor(out + 0.5), info.min, info.max)
-    return out.astype(dtype)
 
 
 def rotation(angle, in_hw, out_hw):
@@ -80,19 +28,6 @@ def rotation(angle, in_hw, out_hw):
     a = np.array([[c, -s], [s, c]])
     t = np.array([in_hw[1] / 2, in_hw[0] / 2]) - a @ np.array([out_hw[1] / 2, out_hw[0] / 2])
     return np.hstack([a, t[:, None]])
-
-
-def assert_close(got, want, off=0.0, atol=1e-3):
-    """Equal up to rounding: integers within 1 (on at most a fraction `off` of the elements),
-    floats within `atol` (float32 source positions are off by ~1e-5 pixel, times the image's
-    gradient)."""
-    assert got.shape == want.shape and got.dtype == want.dtype
-    diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
-    if got.dtype.kind in "iu":
-        assert diff.max(initial=0) <= 1, diff.max(initial=0)
-        assert (diff > 0).sum() <= off * diff.size, (diff > 0).sum()
-    else:
-        np.testing.assert_allclose(got, want, atol=atol, rtol=1e-5)
 
 
 @pytest.mark.parametrize("hw, angle, out", [
@@ -215,14 +150,7 @@ def test_output_dtype_is_a_deprecated_alias():
 @pytest.mark.parametrize("name", ["rotate", "rotatef"])
 def test_golden(name):
     """Outputs recorded from real DALI by tests/goldens/make_geometry.py."""
-    g = np.load(GOLDEN)
-    batch = [g[f"{name}_input_0"], g[f"{name}_input_1"]]
-    for k, case in enumerate(json.loads(str(g[f"{name}_cases"]))):
-        kwargs = {key: getattr(types, v) if isinstance(v, str) else v
-                  for key, v in case.items()}
-        out, _ = run(lambda fn, x, kw=kwargs: fn.rotate(x, **kw), batch)
-        for i, o in enumerate(out):
-            assert_close(o, g[f"{name}_{k}_{i}"], off=0.005)
+    assert_matches_golden("rotate", name)
 
 
 @pytest.mark.oracle

@@ -1,27 +1,13 @@
 """fn.transpose: permuted dimensions and layouts."""
 
-import importlib
 
 import numpy as np
 import pytest
+from pipeline_utils import run_one as run
 
 from dali._executor.errors import PipelineError
 
 X = np.arange(24, dtype=np.int16).reshape(2, 3, 4)
-
-
-def run(build, batch, layout=None, real=False):
-    """(samples, layout) of `build(fn, node)`."""
-    pkg = importlib.import_module("nvidia.dali" if real else "dali")
-
-    @pkg.pipeline_def(batch_size=len(batch), num_threads=1, device_id=None)
-    def pipe():
-        return build(pkg.fn, pkg.fn.external_source(source=lambda: batch, layout=layout))
-
-    p = pipe()
-    p.build()
-    (tl,) = p.run()
-    return [np.array(t) for t in tl], tl.layout()
 
 
 @pytest.mark.parametrize("kwargs, layout, perm, want_layout", [
@@ -33,7 +19,7 @@ def run(build, batch, layout=None, real=False):
     ({}, "HWC", (2, 1, 0), "CWH")])
 def test_transpose(kwargs, layout, perm, want_layout):
     batch = [X, X[:, :2] + 1, X[:0]]
-    out, lay = run(lambda fn, x: fn.transpose(x, **kwargs), batch, layout)
+    out, lay = run(lambda fn, x: fn.transpose(x, **kwargs), batch, layout=layout)
     assert lay == want_layout
     for o, x in zip(out, batch, strict=True):
         np.testing.assert_array_equal(o, x.transpose(perm))
@@ -55,15 +41,15 @@ def test_bad_permutation_fails_at_build():
     ({"perm": [1, 0, 2], "output_layout": "AB"}, "has 2 dimensions")])
 def test_mismatch_fails_at_run(kwargs, match):
     with pytest.raises(PipelineError, match=match):
-        run(lambda fn, x: fn.transpose(x, **kwargs), [X], "HWC")
+        run(lambda fn, x: fn.transpose(x, **kwargs), [X], layout="HWC")
 
 
 @pytest.mark.oracle
 @pytest.mark.parametrize("kwargs", [
     {"perm": [2, 0, 1]}, {}, {"perm": [1, 0, 2], "transpose_layout": False}])
 def test_matches_dali(kwargs):
-    ours = run(lambda fn, x: fn.transpose(x, **kwargs), [X, X + 1], "HWC")
-    theirs = run(lambda fn, x: fn.transpose(x, **kwargs), [X, X + 1], "HWC", real=True)
+    ours = run(lambda fn, x: fn.transpose(x, **kwargs), [X, X + 1], layout="HWC")
+    theirs = run(lambda fn, x: fn.transpose(x, **kwargs), [X, X + 1], layout="HWC", real=True)
     assert ours[1] == theirs[1]
     for a, b in zip(ours[0], theirs[0], strict=True):
         np.testing.assert_array_equal(a, b)

@@ -1,15 +1,12 @@
 """fn.warp_affine: matrix sources, inverse_map, size, borders and types.
 
-Values are checked against the float64 NumPy warp of test_rotate (uint8 within 1 on a few
+Values are checked against the float64 NumPy warp of warp_utils (uint8 within 1 on a few
 rounding-boundary pixels, float within 1e-3) and against outputs recorded from real DALI.
 """
 
-import json
-import pathlib
-
 import numpy as np
 import pytest
-from test_rotate import assert_close, run, warp_reference
+from warp_utils import assert_close, assert_matches_golden, run, warp_reference
 
 from dali import types
 from dali._executor.errors import PipelineError
@@ -21,7 +18,6 @@ IMGS = [RNG.integers(0, 256, (20, 30, 3), dtype=np.uint8),
 # float32 and the float64 reference could pick different neighbours.
 M = [0.9134, 0.2172, 1.3127, -0.1031, 1.0873, -2.2319]
 M2 = [1.4713, 0.3127, -4.1093, 0.4127, 0.6913, 3.0731]
-GOLDEN = pathlib.Path(__file__).parent.parent / "goldens" / "geometry.npz"
 
 
 @pytest.mark.parametrize("matrix", [M, M2, [1, 0, 0.5, 0, 1, 0]])
@@ -122,14 +118,7 @@ def test_empty_input():
 @pytest.mark.parametrize("name", ["warp", "warpf"])
 def test_golden(name):
     """Outputs recorded from real DALI by tests/goldens/make_geometry.py."""
-    g = np.load(GOLDEN)
-    batch = [g[f"{name}_input_0"], g[f"{name}_input_1"]]
-    for k, case in enumerate(json.loads(str(g[f"{name}_cases"]))):
-        kwargs = {key: getattr(types, v) if isinstance(v, str) else v
-                  for key, v in case.items()}
-        out, _ = run(lambda fn, x, kw=kwargs: fn.warp_affine(x, **kw), batch)
-        for i, o in enumerate(out):
-            assert_close(o, g[f"{name}_{k}_{i}"], off=0.005)
+    assert_matches_golden("warp_affine", name)
 
 
 @pytest.mark.oracle
