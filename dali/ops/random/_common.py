@@ -1,5 +1,6 @@
-"""What the random distribution operators share: the `shape`/`dtype` arguments, per-sample
-output shapes, and conversion of the double-precision draws to the output type.
+"""What the random distribution operators share: the schema's optional `shape_like` input and
+`shape`/`dtype` arguments, per-sample output shapes, and conversion of the double-precision
+draws to the output type.
 
 Output shape of sample i: the shape of sample i of the `shape_like` input when one is given,
 else the `shape` argument (a constant or one shape per sample), else a scalar `()`.
@@ -15,11 +16,39 @@ import math
 import numpy as np
 
 from dali import _operator, _types
-from dali._schema import Arg
+from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 
 INTEGER_TYPES = (T.UINT8, T.UINT16, T.UINT32, T.UINT64, T.INT8, T.INT16, T.INT32, T.INT64)
 NUMERIC_TYPES = (*INTEGER_TYPES, T.FLOAT, T.FLOAT64)
+_SHAPE_DOC = ("Each output sample is a scalar unless `shape` or the optional `shape_like` input "
+              "(whose samples' shapes are used; their data is ignored) says otherwise.")
+
+
+def schema(name, default, supported, doc, args):
+    """The Schema of a distribution: an optional `shape_like` input; the distribution's `args`,
+    then `shape` and `dtype` (`default` when not given, one of `supported`)."""
+    return Schema(name, inputs=(0, 1), outputs=1, devices=("cpu",), random=True,
+                  input_names=["shape_like"], doc=doc + "\n\n" + _SHAPE_DOC,
+                  args=[*args, shape_arg(), dtype_arg(default, supported)])
+
+
+class Distribution(_operator.Operator):
+    """A distribution operator: samples shaped by `sample_shapes`, of type `dtype`
+    (`default_type` when not given, one of `supported`)."""
+
+    default_type: T
+    supported: tuple
+
+    def infer(self, ws):
+        dtype = output_type(self, self.default_type, self.supported)
+        return [output_desc(self, ws, dtype)]
+
+
+def draws(generate, n, stream=0):
+    """`n[i]` draws for each sample i from `generate` (`ws.uniform` or `ws.normal`) on
+    `stream`, concatenated."""
+    return np.concatenate(generate(n, stream)) if len(n) else np.empty(0)
 
 
 def shape_arg():

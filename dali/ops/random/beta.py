@@ -12,33 +12,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, _registry
-from dali._schema import Arg, Schema
+from dali import _registry
+from dali._schema import Arg
 from dali._types import DALIDataType as T
 from dali.ops.random import _common
 
-_SUPPORTED = (T.FLOAT, T.FLOAT64)
 _MAX_ROUNDS = 64        # each round accepts > 95% of the pending draws
 
 
 @_registry.register
-class Beta(_operator.Operator):
-    schema = Schema(
-        "random.beta", inputs=(0, 1), outputs=1, devices=("cpu",), random=True,
-        input_names=["shape_like"],
-        doc="Generates random numbers following a beta distribution, on [0, 1].\n\n"
-            "Each output sample is a scalar unless `shape` or the optional `shape_like` input "
-            "(whose samples' shapes are used; their data is ignored) says otherwise.",
+class Beta(_common.Distribution):
+    default_type, supported = T.FLOAT, (T.FLOAT, T.FLOAT64)
+    schema = _common.schema(
+        "random.beta", default_type, supported,
+        doc="Generates random numbers following a beta distribution, on [0, 1].",
         args=[
             Arg("alpha", T.FLOAT, 1.0, tensor=True,
                 doc="The alpha parameter, a positive float."),
             Arg("beta", T.FLOAT, 1.0, tensor=True, doc="The beta parameter, a positive float."),
-            _common.shape_arg(),
-            _common.dtype_arg(T.FLOAT, _SUPPORTED),
         ])
-
-    def infer(self, ws):
-        return [_common.output_desc(self, ws, _common.output_type(self, T.FLOAT, _SUPPORTED))]
 
     def run_cpu(self, ws):
         out = ws.outputs[0]
@@ -84,6 +76,6 @@ class Beta(_operator.Operator):
             if len(pending):
                 raise self.error("gamma sampling did not converge", RuntimeError)
         if boost.any():
-            u = np.concatenate(ws.uniform(n, var)) if len(n) else np.empty(0)
+            u = _common.draws(ws.uniform, n, var)
             result[boost] += np.log1p(-u[boost]) / k[boost]
         return result

@@ -9,33 +9,24 @@ import math
 
 import numpy as np
 
-from dali import _operator, _registry
-from dali._schema import Arg, Schema
+from dali import _registry
+from dali._schema import Arg
 from dali._types import DALIDataType as T
 from dali.ops.random import _common
 
-_SUPPORTED = (T.BOOL, T.UINT8, T.INT32)
-
 
 @_registry.register
-class CoinFlip(_operator.Operator):
-    schema = Schema(
-        "random.coin_flip", inputs=(0, 1), outputs=1, devices=("cpu",), random=True,
-        input_names=["shape_like"],
+class CoinFlip(_common.Distribution):
+    default_type, supported = T.INT32, (T.BOOL, T.UINT8, T.INT32)
+    schema = _common.schema(
+        "random.coin_flip", default_type, supported,
         doc="Generates random boolean values following a Bernoulli distribution: 1 with "
-            "probability `probability`, 0 otherwise.\n\n"
-            "Each output sample is a scalar unless `shape` or the optional `shape_like` input "
-            "(whose samples' shapes are used; their data is ignored) says otherwise.",
+            "probability `probability`, 0 otherwise.",
         args=[
             Arg("probability", T.FLOAT, 0.5, tensor=True,
                 doc="Probability of a 1, in [0, 1] (DALI accepts values outside it and gives "
                     "unspecified results; here they are an error)."),
-            _common.shape_arg(),
-            _common.dtype_arg(T.INT32, _SUPPORTED),
         ])
-
-    def infer(self, ws):
-        return [_common.output_desc(self, ws, _common.output_type(self, T.INT32, _SUPPORTED))]
 
     def run_cpu(self, ws):
         out = ws.outputs[0]
@@ -44,6 +35,6 @@ class CoinFlip(_operator.Operator):
         for i, p in enumerate(prob):
             if not (math.isfinite(p) and 0.0 <= p <= 1.0):
                 raise ws.sample_error(i, f"the argument `probability` must be in [0, 1], got {p}")
-        u = np.concatenate(ws.uniform(n)) if len(n) else np.empty(0)
+        u = _common.draws(ws.uniform, n)
         flat = (u < _common.per_element(prob, n)).astype(np.float64)
         _common.fill(ws, flat, n, out.dtype)

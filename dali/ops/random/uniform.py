@@ -14,22 +14,18 @@ import math
 
 import numpy as np
 
-from dali import _operator, _registry
-from dali._schema import Arg, Schema
+from dali import _registry
+from dali._schema import Arg
 from dali._types import DALIDataType as T
 from dali.ops.random import _common
 
-_SUPPORTED = _common.NUMERIC_TYPES
-
 
 @_registry.register
-class Uniform(_operator.Operator):
-    schema = Schema(
-        "random.uniform", inputs=(0, 1), outputs=1, devices=("cpu",), random=True,
-        input_names=["shape_like"],
-        doc="Generates random numbers following a uniform distribution.\n\n"
-            "Each output sample is a scalar unless `shape` or the optional `shape_like` input "
-            "(whose samples' shapes are used; their data is ignored) says otherwise.",
+class Uniform(_common.Distribution):
+    default_type, supported = T.FLOAT, _common.NUMERIC_TYPES
+    schema = _common.schema(
+        "random.uniform", default_type, supported,
+        doc="Generates random numbers following a uniform distribution.",
         args=[
             Arg("range", T._FLOAT_VEC, [-1.0, 1.0], tensor=True,
                 doc="`[start, end)` of the distribution. For integer types both ends are "
@@ -39,17 +35,12 @@ class Uniform(_operator.Operator):
             Arg("values", T._FLOAT_VEC, None, tensor=True,
                 doc="A discrete set of values to pick from with equal probability (converted "
                     "to `dtype`)."),
-            _common.shape_arg(),
-            _common.dtype_arg(T.FLOAT, _SUPPORTED),
         ])
-
-    def infer(self, ws):
-        return [_common.output_desc(self, ws, _common.output_type(self, T.FLOAT, _SUPPORTED))]
 
     def run_cpu(self, ws):
         out = ws.outputs[0]
         n = _common.counts(out)
-        u = np.concatenate(ws.uniform(n)) if len(n) else np.empty(0)
+        u = _common.draws(ws.uniform, n)
         if ws.arg_given("values"):
             flat = self._pick(ws, u, n)
         elif out.dtype.kind in "iu":
@@ -81,9 +72,7 @@ class Uniform(_operator.Operator):
     def _floats(self, ws, u, n, dtype):
         lo, hi = self._ranges(ws)
         for i, (a, b) in enumerate(zip(lo, hi, strict=True)):
-            if not (math.isfinite(a) and math.isfinite(b) and b > a):
-                raise ws.sample_error(i, f"invalid `range` [{a}, {b}): the end must be "
-                                         "greater than the start (both finite)")
+            _check_range(ws, i, a, b)
         lo_e, hi_e = _common.per_element(lo, n), _common.per_element(hi, n)
         x = (lo_e + u * (hi_e - lo_e)).astype(dtype)
         # Rounding to the output type can reach `end`; keep the interval half-open.
@@ -95,9 +84,7 @@ class Uniform(_operator.Operator):
         info = np.iinfo(dtype)
         first, last = [], []
         for i, (a, b) in enumerate(zip(lo, hi, strict=True)):
-            if not (math.isfinite(a) and math.isfinite(b) and b > a):
-                raise ws.sample_error(i, f"invalid `range` [{a}, {b}): the end must be "
-                                         "greater than the start (both finite)")
+            _check_range(ws, i, a, b)
             ta, tb = math.trunc(a), math.trunc(b)
             if ta < info.min or tb > info.max:
                 raise ws.sample_error(
@@ -107,3 +94,9 @@ class Uniform(_operator.Operator):
             last.append(tb)
         lo_e, hi_e = _common.per_element(first, n), _common.per_element(last, n)
         return np.rint(lo_e + u * (hi_e - lo_e))
+
+
+def _check_range(ws, i, a, b):
+    if not (math.isfinite(a) and math.isfinite(b) and b > a):
+        raise ws.sample_error(i, f"invalid `range` [{a}, {b}): the end must be greater than "
+                                 "the start (both finite)")

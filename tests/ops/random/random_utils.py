@@ -6,6 +6,7 @@ it, and returns its DataNode; the checks run it in small pipelines and compare t
 
 from __future__ import annotations
 
+import importlib
 import inspect
 
 import numpy as np
@@ -21,6 +22,11 @@ def draw(build, *, batch_size=4, seed=123, num_threads=1, iterations=1, real=Fal
                     num_threads=num_threads, iterations=iterations, real=real)
     its = res if iterations > 1 else [res]
     return [s for it in its for s in it[0]]
+
+
+def types_of(real):
+    """The `types` module of dali, or of real NVIDIA DALI (`real=True`)."""
+    return importlib.import_module("nvidia.dali.types" if real else "dali.types")
 
 
 def same(a, b):

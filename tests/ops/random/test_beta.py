@@ -11,10 +11,6 @@ def beta(**args):
     return lambda fn, **kw: fn.random.beta(**args, **kw)
 
 
-def types_of(real):
-    return __import__("nvidia.dali.types").dali.types if real else types
-
-
 @pytest.mark.parametrize("real", [False, pytest.param(True, marks=pytest.mark.oracle)])
 def test_default_is_one_float_per_sample_uniform_on_zero_one(real):
     out = ru.draw(beta(), batch_size=8, real=real)
@@ -28,7 +24,7 @@ def test_default_is_one_float_per_sample_uniform_on_zero_one(real):
 @pytest.mark.parametrize("a, b", [(2, 5), (0.5, 0.5), (0.3, 2.0), (50, 0.5)])
 def test_moments(real, a, b):
     v = np.concatenate(ru.draw(beta(alpha=a, beta=b, shape=[20000],
-                                    dtype=types_of(real).FLOAT64), real=real))
+                                    dtype=ru.types_of(real).FLOAT64), real=real))
     assert v.dtype == np.float64 and v.min() >= 0 and v.max() <= 1
     mean, var = a / (a + b), a * b / ((a + b) ** 2 * (a + b + 1))
     assert abs(v.mean() - mean) < 4 * np.sqrt(var / v.size) + 1e-4

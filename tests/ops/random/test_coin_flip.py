@@ -11,10 +11,6 @@ def coin_flip(**args):
     return lambda fn, **kw: fn.random.coin_flip(**args, **kw)
 
 
-def types_of(real):
-    return __import__("nvidia.dali.types").dali.types if real else types
-
-
 @pytest.mark.parametrize("real", [False, pytest.param(True, marks=pytest.mark.oracle)])
 def test_default_is_a_fair_int32_coin(real):
     out = ru.draw(coin_flip(), batch_size=16, real=real)
@@ -36,7 +32,7 @@ def test_probability(real, p):
 @pytest.mark.parametrize("dtype, np_type", [("BOOL", np.bool_), ("UINT8", np.uint8),
                                             ("INT32", np.int32)])
 def test_dtypes(real, dtype, np_type):
-    out = ru.draw(coin_flip(dtype=getattr(types_of(real), dtype), shape=[8]), real=real)
+    out = ru.draw(coin_flip(dtype=getattr(ru.types_of(real), dtype), shape=[8]), real=real)
     assert all(x.dtype == np_type and x.shape == (8,) for x in out)
 
 
