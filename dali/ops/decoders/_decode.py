@@ -371,17 +371,22 @@ def _decode_other(batch, i, window, fast_idct):
     if batch.route[i] == KERNEL:
         hs, ws_ = (int(v) for v in batch.stored[i])
         sy, sx, sh, sw = _convert.stored_window(o, hs, ws_, y, x, h, w)
-        color = _kernel_color(batch.output_type, int(batch.channels[i]))
-        try:
-            image = jpeg.decode_roi(batch.samples[i], sx, sy, sw, sh, color, 1, None, fast_idct)
-        except jpeg.JpegError as e:
-            raise DecodeError(str(e)) from None
-        return _convert.orient(image, o)
+        return _convert.orient(_kernel_roi(batch, i, sx, sy, sw, sh, 1, fast_idct), o)
     image = _opencv(batch, i, 1)
     if image.shape[:2] != (batch.height[i], batch.width[i]):
         raise DecodeError(f"the decoded image is {image.shape[1]}x{image.shape[0]} but its "
                           f"header says {batch.width[i]}x{batch.height[i]}")
     return image[y:y + h, x:x + w]
+
+
+def _kernel_roi(batch, i, x, y, w, h, scale, fast_idct):
+    """Window (x, y, w, h) of kernel sample i's stored image, in pixels of its decode at
+    1/`scale`: uint8 HWC."""
+    color = _kernel_color(batch.output_type, int(batch.channels[i]))
+    try:
+        return jpeg.decode_roi(batch.samples[i], x, y, w, h, color, scale, None, fast_idct)
+    except jpeg.JpegError as e:
+        raise DecodeError(str(e)) from None
 
 
 def _opencv(batch, i, scale):
@@ -461,13 +466,8 @@ def decode_scaled(batch, i, window, scale, fast_idct=False):
     bottom, right = min(sh, -(-(y + h) // scale)), min(sw, -(-(x + w) // scale))
     roi = (y / scale - top, x / scale - left, (y + h) / scale - top, (x + w) / scale - left)
     if batch.route[i] == KERNEL and batch.orientation[i] == 1:
-        color = _kernel_color(batch.output_type, int(batch.channels[i]))
-        try:
-            image = jpeg.decode_roi(batch.samples[i], left, top, right - left, bottom - top,
-                                    color, scale, None, fast_idct)
-        except jpeg.JpegError as e:
-            raise DecodeError(str(e)) from None
-        return image, roi
+        return _kernel_roi(batch, i, left, top, right - left, bottom - top, scale,
+                           fast_idct), roi
     if scale > 1 and batch.route[i] == OPENCV and batch.headers[i].format == "jpeg" and \
             batch.output_type in (Image.RGB, Image.GRAY):
         image = _opencv(batch, i, scale)

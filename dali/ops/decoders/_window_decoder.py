@@ -53,6 +53,13 @@ class WindowDecoder(_operator.Operator):
                        self.args["use_fast_idct"])
 
 
+def outside_error(ws, i, y0, x0, y1, x1, height, width):
+    """DALI's error for a window [y0..y1, x0..x1] that leaves image i (height x width)."""
+    return ws.sample_error(
+        i, f"The cropping window [{y0}..{y1}, {x0}..{x1}] is not valid for image dimensions "
+           f"[{height} x {width}]", RuntimeError)
+
+
 class _Views:
     """Windows of the output samples, standing for the output in `_decode.decode`."""
 

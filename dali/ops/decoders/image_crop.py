@@ -38,8 +38,6 @@ class ImageCrop(_window_decoder.WindowDecoder):
         for i, win in enumerate(windows):
             if win.padded:
                 (y, x, _), (h, w, _) = win.anchor, win.shape
-                raise ws.sample_error(
-                    i, f"The cropping window [{y}..{y + h}, {x}..{x + w}] is not valid for "
-                       f"image dimensions [{shapes[i][0]} x {shapes[i][1]}]", RuntimeError)
+                raise _window_decoder.outside_error(ws, i, y, x, y + h, x + w, *shapes[i][:2])
         return np.array([[*win.anchor[:2], *win.shape[:2]] for win in windows],
                         dtype=np.int64).reshape(-1, 4)

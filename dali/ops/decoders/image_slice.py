@@ -38,9 +38,7 @@ class ImageSlice(_window_decoder.WindowDecoder):
         for i, (start, end) in enumerate(_slice_window.windows(self, ws, sizes.tolist(), "HW")):
             (y, x), (y1, x1) = start, end
             if y < 0 or x < 0 or y1 > sizes[i, 0] or x1 > sizes[i, 1]:
-                raise ws.sample_error(
-                    i, f"The cropping window [{y}..{y1}, {x}..{x1}] is not valid for image "
-                       f"dimensions [{sizes[i, 0]} x {sizes[i, 1]}]", RuntimeError)
+                raise _window_decoder.outside_error(ws, i, y, x, y1, x1, *sizes[i])
             if y1 == y or x1 == x:
                 raise ws.sample_error(i, f"the slice [{y}..{y1}, {x}..{x1}] is empty",
                                       RuntimeError)
