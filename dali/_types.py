@@ -12,7 +12,14 @@ from typing import NamedTuple
 import numpy as np
 
 
-class DALIDataType(enum.IntEnum):
+class _Enum(enum.IntEnum):
+    """An enum printed as DALI prints its enums: "DALIDataType.UINT8"."""
+
+    def __str__(self):
+        return f"{type(self).__name__}.{self.name}"
+
+
+class DALIDataType(_Enum):
     """Element and argument types, with the numeric values real DALI uses."""
 
     NO_TYPE = -1
@@ -45,11 +52,8 @@ class DALIDataType(enum.IntEnum):
     _DATA_TYPE_VEC = 26
     _INT64_VEC = 27
 
-    def __str__(self):
-        return f"DALIDataType.{self.name}"
 
-
-class DALIImageType(enum.IntEnum):
+class DALIImageType(_Enum):
     """Color space of decoded images."""
 
     RGB = 0
@@ -58,11 +62,8 @@ class DALIImageType(enum.IntEnum):
     YCbCr = 3
     ANY_DATA = 4
 
-    def __str__(self):
-        return f"DALIImageType.{self.name}"
 
-
-class DALIInterpType(enum.IntEnum):
+class DALIInterpType(_Enum):
     """Interpolation methods of the geometric operators."""
 
     INTERP_NN = 0
@@ -71,9 +72,6 @@ class DALIInterpType(enum.IntEnum):
     INTERP_LANCZOS3 = 3
     INTERP_TRIANGULAR = 4
     INTERP_GAUSSIAN = 5
-
-    def __str__(self):
-        return f"DALIInterpType.{self.name}"
 
 
 class PipelineAPIType(enum.IntEnum):
