@@ -102,9 +102,24 @@ def derive_seeds(int64_t pipeline_seed, Py_ssize_t count):
     return words[np.arange(count) % MAX_SEEDS]
 
 
-def uniform(uint64_t key, const int64_t[:] sample_ids, const int64_t[:] counts,
-            uint32_t stream=0):
-    """Concatenated per-sample uniform [0, 1) doubles: `counts[i]` of them for sample i."""
+cdef inline void _pair(Philox4 r, bint normal, double* a, double* b) noexcept nogil:
+    """The two doubles of one Philox block: uniform [0, 1), or standard normal (Box-Muller)."""
+    cdef double u1, u2, rad
+    if normal:
+        u1 = 1.0 - u01_double(r.v[0], r.v[1])     # (0, 1]: log is finite
+        u2 = u01_double(r.v[2], r.v[3])
+        rad = sqrt(-2.0 * log(u1))
+        a[0] = rad * cos(6.283185307179586 * u2)
+        b[0] = rad * sin(6.283185307179586 * u2)
+    else:
+        a[0] = u01_double(r.v[0], r.v[1])
+        b[0] = u01_double(r.v[2], r.v[3])
+
+
+cdef _draws(uint64_t key, const int64_t[:] sample_ids, const int64_t[:] counts,
+            uint32_t stream, bint normal):
+    """Concatenated per-sample doubles, `counts[i]` for sample i: two per Philox block (block
+    j // 2 of the sample's stream gives draws j and j + 1)."""
     cdef Py_ssize_t n = sample_ids.shape[0]
     cdef int64_t total = 0
     cdef Py_ssize_t i
@@ -113,6 +128,7 @@ def uniform(uint64_t key, const int64_t[:] sample_ids, const int64_t[:] counts,
     cdef cnp.ndarray[double] out = np.empty(total, np.float64)
     cdef double[::1] o = out
     cdef int64_t pos = 0, j, sid
+    cdef double a, b
     cdef Philox4 r
     with nogil:
         for i in range(n):
@@ -121,43 +137,25 @@ def uniform(uint64_t key, const int64_t[:] sample_ids, const int64_t[:] counts,
             while j < counts[i]:
                 r = philox4x32_10(key, <uint32_t>sid, <uint32_t>(sid >> 32), stream,
                                   <uint32_t>(j // 2))
-                o[pos + j] = u01_double(r.v[0], r.v[1])
+                _pair(r, normal, &a, &b)
+                o[pos + j] = a
                 if j + 1 < counts[i]:
-                    o[pos + j + 1] = u01_double(r.v[2], r.v[3])
+                    o[pos + j + 1] = b
                 j += 2
             pos += counts[i]
     return out
+
+
+def uniform(uint64_t key, const int64_t[:] sample_ids, const int64_t[:] counts,
+            uint32_t stream=0):
+    """Concatenated per-sample uniform [0, 1) doubles: `counts[i]` of them for sample i."""
+    return _draws(key, sample_ids, counts, stream, False)
 
 
 def normal(uint64_t key, const int64_t[:] sample_ids, const int64_t[:] counts,
            uint32_t stream=0):
     """Concatenated per-sample standard normal doubles (Box-Muller on one Philox block each)."""
-    cdef Py_ssize_t n = sample_ids.shape[0]
-    cdef int64_t total = 0
-    cdef Py_ssize_t i
-    for i in range(n):
-        total += counts[i]
-    cdef cnp.ndarray[double] out = np.empty(total, np.float64)
-    cdef double[::1] o = out
-    cdef int64_t pos = 0, j, sid
-    cdef double u1, u2, rad
-    cdef Philox4 r
-    with nogil:
-        for i in range(n):
-            sid = sample_ids[i]
-            j = 0
-            while j < counts[i]:
-                r = philox4x32_10(key, <uint32_t>sid, <uint32_t>(sid >> 32), stream,
-                                  <uint32_t>(j // 2))
-                u1 = 1.0 - u01_double(r.v[0], r.v[1])     # (0, 1]: log is finite
-                u2 = u01_double(r.v[2], r.v[3])
-                rad = sqrt(-2.0 * log(u1))
-                o[pos + j] = rad * cos(6.283185307179586 * u2)
-                if j + 1 < counts[i]:
-                    o[pos + j + 1] = rad * sin(6.283185307179586 * u2)
-                j += 2
-            pos += counts[i]
-    return out
+    return _draws(key, sample_ids, counts, stream, True)
 
 
 def philox(uint64_t key, counter):

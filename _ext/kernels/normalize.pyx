@@ -44,21 +44,46 @@ cdef enum:
     MAX_DIMS = 16
 
 
-cdef void _accumulate(const num_in* s, double* acc, int ndim, const Py_ssize_t* shape,
-                      const Py_ssize_t* pstr, const float* mean) noexcept nogil:
-    """Odometer over the outer dimensions; the innermost one sums into one parameter (reduced)
-    or into consecutive ones (kept)."""
-    cdef Py_ssize_t idx[MAX_DIMS]
-    cdef Py_ssize_t n_outer = 1, k, j, p, n = shape[ndim - 1], ps = pstr[ndim - 1]
+cdef inline Py_ssize_t _rows(Py_ssize_t* idx, int ndim, const Py_ssize_t* shape) noexcept nogil:
+    """Zero the odometer `idx` over the outer dimensions; return how many rows (runs of the
+    innermost dimension) it visits."""
+    cdef Py_ssize_t n_outer = 1
     cdef int d
-    cdef double t, v
     for d in range(ndim - 1):
         n_outer *= shape[d]
         idx[d] = 0
-    for k in range(n_outer):
-        p = 0
-        for d in range(ndim - 1):
-            p += idx[d] * pstr[d]
+    return n_outer
+
+
+cdef inline Py_ssize_t _param(const Py_ssize_t* idx, int ndim,
+                              const Py_ssize_t* pstr) noexcept nogil:
+    """Parameter index of the first element of the row at `idx`."""
+    cdef Py_ssize_t p = 0
+    cdef int d
+    for d in range(ndim - 1):
+        p += idx[d] * pstr[d]
+    return p
+
+
+cdef inline void _next_row(Py_ssize_t* idx, int ndim, const Py_ssize_t* shape) noexcept nogil:
+    cdef int d = ndim - 2
+    while d >= 0:
+        idx[d] += 1
+        if idx[d] < shape[d]:
+            return
+        idx[d] = 0
+        d -= 1
+
+
+cdef void _accumulate(const num_in* s, double* acc, int ndim, const Py_ssize_t* shape,
+                      const Py_ssize_t* pstr, const float* mean) noexcept nogil:
+    """Row by row; a row sums into one parameter (innermost dimension reduced) or into
+    consecutive ones (kept)."""
+    cdef Py_ssize_t idx[MAX_DIMS]
+    cdef Py_ssize_t k, j, p, n = shape[ndim - 1], ps = pstr[ndim - 1]
+    cdef double t, v
+    for k in range(_rows(idx, ndim, shape)):
+        p = _param(idx, ndim, pstr)
         if ps == 0:
             t = 0
             if mean == NULL:
@@ -77,29 +102,17 @@ cdef void _accumulate(const num_in* s, double* acc, int ndim, const Py_ssize_t* 
                 v = <double>s[j] - mean[p + j]
                 acc[p + j] += v * v
         s += n
-        d = ndim - 2
-        while d >= 0:
-            idx[d] += 1
-            if idx[d] < shape[d]:
-                break
-            idx[d] = 0
-            d -= 1
+        _next_row(idx, ndim, shape)
 
 
 cdef void _normalize(const num_in* s, num_out* o, int ndim, const Py_ssize_t* shape,
                      const Py_ssize_t* pstr, const float* mean, const float* inv,
                      float shift) noexcept nogil:
     cdef Py_ssize_t idx[MAX_DIMS]
-    cdef Py_ssize_t n_outer = 1, k, j, p, n = shape[ndim - 1], ps = pstr[ndim - 1]
-    cdef int d
+    cdef Py_ssize_t k, j, p, n = shape[ndim - 1], ps = pstr[ndim - 1]
     cdef float m, f
-    for d in range(ndim - 1):
-        n_outer *= shape[d]
-        idx[d] = 0
-    for k in range(n_outer):
-        p = 0
-        for d in range(ndim - 1):
-            p += idx[d] * pstr[d]
+    for k in range(_rows(idx, ndim, shape)):
+        p = _param(idx, ndim, pstr)
         if ps == 0:
             m = mean[p]
             f = inv[p]
@@ -110,13 +123,7 @@ cdef void _normalize(const num_in* s, num_out* o, int ndim, const Py_ssize_t* sh
                 store(&o[j], (<float>s[j] - mean[p + j]) * inv[p + j] + shift)
         s += n
         o += n
-        d = ndim - 2
-        while d >= 0:
-            idx[d] += 1
-            if idx[d] < shape[d]:
-                break
-            idx[d] = 0
-            d -= 1
+        _next_row(idx, ndim, shape)
 
 
 cdef void _accumulate_any(const char* s, int sk, double* acc, int ndim,
