@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _types
+from dali import _operator, _types
 from dali._ext.kernels import warp as _kernel
 from dali._schema import Arg
 from dali._types import DALIDataType as T
@@ -50,6 +50,35 @@ def common_args():
                        "`dtype` instead.",
             doc="Deprecated alias of `dtype`."),
     ]
+
+
+class Warp(_operator.Operator):
+    """What fn.warp_affine and fn.rotate share: argument checks, the input's layout,
+    interpolation and output type, and the warp of every sample by its `matrices` entry."""
+
+    def setup(self):
+        check_args(self)
+
+    def check_input(self, ws):
+        """Validate the input and set `layout` and `interp`; return the output dtype and
+        whether `size` gives the output sizes."""
+        tl = ws.inputs[0]
+        self.layout = layout_of(self, tl)
+        check_2d(self, self.layout)
+        self.interp = interp(self)
+        dtype = output_dtype(self, tl._storage.dtype)
+        sized = ws.arg_given("size") and (ws.is_arg_input("size") or len(self.args["size"]))
+        return dtype, sized
+
+    def matrices(self, ws):
+        """The 2x3 output->input matrix of every sample."""
+        raise NotImplementedError
+
+    def run_cpu(self, ws):
+        mats = self.matrices(ws)
+        fill = fill_for(ws.inputs[0]._storage.dtype, self.args["fill_value"])
+        for src, dst, m in zip(ws.input_samples(0), ws.output_samples(0), mats, strict=True):
+            warp_sample(src, dst, m, self.interp, fill)
 
 
 def check_args(op):

@@ -27,7 +27,7 @@ _F = np.float32
 
 
 @_registry.register
-class Rotate(_operator.Operator):
+class Rotate(_warp.Warp):
     schema = Schema(
         "rotate", inputs=1, outputs=1, devices=("cpu",),
         doc="Rotates images by `angle` degrees, counter-clockwise, about their centre.\n\n"
@@ -45,16 +45,9 @@ class Rotate(_operator.Operator):
             *_warp.common_args(),
         ])
 
-    def setup(self):
-        _warp.check_args(self)
-
     def infer(self, ws):
         tl = ws.inputs[0]
-        self.layout = _warp.layout_of(self, tl)
-        _warp.check_2d(self, self.layout)
-        self.interp = _warp.interp(self)
-        dtype = _warp.output_dtype(self, tl._storage.dtype)
-        sized = ws.arg_given("size") and (ws.is_arg_input("size") or len(self.args["size"]))
+        dtype, sized = self.check_input(ws)
         h = self.layout.index("H")
         self.angles = ws.arg("angle")
         shapes = []
@@ -72,13 +65,11 @@ class Rotate(_operator.Operator):
         self.shapes = shapes
         return [_operator.OutputDesc(shapes, dtype, self.layout)]
 
-    def run_cpu(self, ws):
+    def matrices(self, ws):
         h = self.layout.index("H")
-        fill = _warp.fill_for(ws.inputs[0]._storage.dtype, self.args["fill_value"])
         samples = zip(ws.input_samples(0), ws.output_samples(0), self.angles, strict=True)
-        for src, dst, angle in samples:
-            m = rotation_matrix(angle, src.shape[h:h + 2], dst.shape[h:h + 2])
-            _warp.warp_sample(src, dst, m, self.interp, fill)
+        return [rotation_matrix(angle, src.shape[h:h + 2], dst.shape[h:h + 2])
+                for src, dst, angle in samples]
 
 
 def rotated_size(in_hw, angle):

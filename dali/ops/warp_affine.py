@@ -18,7 +18,7 @@ from dali.ops import _warp
 
 
 @_registry.register
-class WarpAffine(_operator.Operator):
+class WarpAffine(_warp.Warp):
     schema = Schema(
         "warp_affine", inputs=(1, 2), outputs=1, devices=("cpu",), input_names=["data", "mtx"],
         doc="Applies an affine transformation to images.\n\n"
@@ -37,16 +37,9 @@ class WarpAffine(_operator.Operator):
             *_warp.common_args(),
         ])
 
-    def setup(self):
-        _warp.check_args(self)
-
     def infer(self, ws):
         tl = ws.inputs[0]
-        self.layout = _warp.layout_of(self, tl)
-        _warp.check_2d(self, self.layout)
-        self.interp = _warp.interp(self)
-        dtype = _warp.output_dtype(self, tl._storage.dtype)
-        sized = ws.arg_given("size") and (ws.is_arg_input("size") or len(self.args["size"]))
+        dtype, sized = self.check_input(ws)
         shapes = []
         for i, shape in enumerate(tl.shape()):
             if sized:
@@ -57,7 +50,7 @@ class WarpAffine(_operator.Operator):
             shapes.append(_warp.out_shape(shape, self.layout, spatial))
         return [_operator.OutputDesc(shapes, dtype, self.layout)]
 
-    def _matrices(self, ws):
+    def matrices(self, ws):
         if len(ws.inputs) > 1:
             mats = ws.input_samples(1)
             name = "the matrix input"
@@ -80,12 +73,6 @@ class WarpAffine(_operator.Operator):
                 m = _invert(ws, i, m)
             out.append(m)
         return out
-
-    def run_cpu(self, ws):
-        mats = self._matrices(ws)
-        fill = _warp.fill_for(ws.inputs[0]._storage.dtype, self.args["fill_value"])
-        for src, dst, m in zip(ws.input_samples(0), ws.output_samples(0), mats, strict=True):
-            _warp.warp_sample(src, dst, m, self.interp, fill)
 
 
 def _invert(ws, i, m):
