@@ -31,6 +31,17 @@ def _indent(text, by="    "):
     return text.replace("\n", "\n" + by)
 
 
+def _description(kind, data, dtype, layout, *fields):
+    """`kind(...)` as DALI prints a tensor (list): the data (when not None), dtype, layout,
+    device and `fields`, one a line."""
+    lines = [] if data is None else [_indent(data)]
+    lines.append(f"dtype={dtype}")
+    if layout:
+        lines.append(f'layout="{layout}"')
+    lines += ['device="cpu"', *fields]
+    return f"{kind}(\n    " + ",\n    ".join(lines) + ")"
+
+
 class TensorCPU:
     """One sample on the host.
 
@@ -142,15 +153,8 @@ class TensorCPU:
         return self._describe(with_data=True)
 
     def _describe(self, with_data):
-        lines = []
-        if with_data:
-            lines.append(_indent(str(self._array)) + ",")
-        lines.append(f"dtype={self.dtype},")
-        if self._layout:
-            lines.append(f'layout="{self._layout}",')
-        lines.append('device="cpu",')
-        lines.append(f"shape={tuple(self._array.shape)})")
-        return "TensorCPU(\n    " + "\n    ".join(lines)
+        return _description("TensorCPU", str(self._array) if with_data else None, self.dtype,
+                            self._layout, f"shape={tuple(self._array.shape)}")
 
 
 class TensorListCPU:
@@ -340,18 +344,12 @@ class TensorListCPU:
         return self._describe(with_data=True)
 
     def _describe(self, with_data):
-        lines = []
+        data = None
         if with_data:
-            samples = self._storage.samples()
             sep = ",\n" + "\n" * max(0, self._storage.ndim - 1)
-            lines.append(_indent("[" + sep.join(str(s) for s in samples) + "]") + ",")
-        lines.append(f"dtype={self.dtype},")
-        if self._layout:
-            lines.append(f'layout="{self._layout}",')
-        lines.append('device="cpu",')
-        lines.append(f"num_samples={len(self)},")
-        lines.append(f"shape={self.shape()})")
-        return "TensorListCPU(\n    " + "\n    ".join(lines)
+            data = "[" + sep.join(str(s) for s in self._storage.samples()) + "]"
+        return _description("TensorListCPU", data, self.dtype, self._layout,
+                            f"num_samples={len(self)}", f"shape={self.shape()}")
 
 
 def _copy_to_address(array, ptr):
