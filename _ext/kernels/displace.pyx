@@ -17,6 +17,7 @@ from libc.math cimport cosf, sinf, sqrtf
 from libc.stdint cimport uint8_t
 
 from dali._ext.kernels.convert cimport store
+from dali._ext.kernels.interpolation cimport floor_index
 
 ctypedef fused pix_t:
     uint8_t
@@ -28,17 +29,6 @@ cdef enum:
     WATER = 0
     SPHERE = 1
     REMAP = 2
-
-
-cdef inline Py_ssize_t _floor_index(float x, Py_ssize_t n) noexcept nogil:
-    """floor(x), limited to [-2, n + 1] so that far-away (or NaN) positions stay outside."""
-    cdef Py_ssize_t i
-    if not (x >= -2):
-        return -2
-    if x >= n + 1:
-        return n + 1
-    i = <Py_ssize_t>x
-    return i - 1 if x < i else i
 
 
 cdef inline float _at(const pix_t* src, Py_ssize_t h, Py_ssize_t w, Py_ssize_t nc,
@@ -75,15 +65,15 @@ cdef void _displace(const pix_t* src, pix_t* dst, Py_ssize_t h, Py_ssize_t w, Py
                 py = mid_y + rad * ty
             out = &dst[(y * w + x) * nc]
             if interp == NN:
-                xi = _floor_index(px, w)
-                yi = _floor_index(py, h)
+                xi = floor_index(px, w)
+                yi = floor_index(py, h)
                 for c in range(nc):
                     store(&out[c], _at(src, h, w, nc, yi, xi, c, fill))
             else:
                 px = px - half
                 py = py - half
-                xi = _floor_index(px, w)
-                yi = _floor_index(py, h)
+                xi = floor_index(px, w)
+                yi = floor_index(py, h)
                 fx = px - xi
                 fy = py - yi
                 if xi <= -2 or xi >= w + 1:     # far outside: keep inf * 0 out of the blend

@@ -14,6 +14,9 @@ saturate.  Everything runs without the GIL.
 """
 from libc.stdint cimport int16_t, int32_t, uint8_t
 
+from dali._ext.kernels.convert cimport store
+from dali._ext.kernels.interpolation cimport floor_index
+
 ctypedef fused src_t:
     uint8_t
     int16_t
@@ -31,60 +34,12 @@ cdef enum:
     LINEAR = 1
 
 
-cdef inline int _round(float v) noexcept nogil:
-    """Round half away from zero; `v` must already lie within the int range.  Faster than
-    roundf, which is a library call on baseline x86-64."""
-    cdef int r = <int>v
-    cdef float rem = v - r
-    return r + (rem >= 0.5) - (rem <= -0.5)
-
-
-cdef inline uint8_t _sat_u8(float v) noexcept nogil:
-    # Comparisons, not fminf/fmaxf: those are library calls without -ffast-math.
-    if not (v > 0):             # also NaN
-        return 0
-    if v >= 255:
-        return 255
-    return <uint8_t>_round(v)
-
-
-cdef inline int16_t _sat_i16(float v) noexcept nogil:
-    if v != v:
-        return 0
-    if v <= -32768:
-        return -32768
-    if v >= 32767:
-        return 32767
-    return <int16_t>_round(v)
-
-
-cdef inline int32_t _sat_i32(float v) noexcept nogil:
-    if v != v or v <= -2147483648.0:
-        return -2147483648
-    if v >= 2147483647.0:
-        return 2147483647
-    if v > 8388608 or v < -8388608:        # no fraction left above 2**23
-        return <int32_t>v
-    return _round(v)
-
-
-cdef inline void _store(dst_t* out, float v) noexcept nogil:
-    if dst_t is float:
-        out[0] = v
-    elif dst_t is uint8_t:
-        out[0] = _sat_u8(v)
-    elif dst_t is int16_t:
-        out[0] = _sat_i16(v)
-    else:
-        out[0] = _sat_i32(v)
-
-
 cdef inline void _copy_px(const src_t* px, dst_t* out, Py_ssize_t nc) noexcept nogil:
     """Copy one pixel's channels (NN): integer inputs keep their value exactly."""
     cdef Py_ssize_t c
     for c in range(nc):
         if src_t is float:
-            _store(&out[c], px[c])
+            store(&out[c], px[c])
         elif dst_t is float:
             out[c] = <float>px[c]
         else:
@@ -94,7 +49,7 @@ cdef inline void _copy_px(const src_t* px, dst_t* out, Py_ssize_t nc) noexcept n
 cdef inline void _fill_px(dst_t* out, Py_ssize_t nc, float fill) noexcept nogil:
     cdef Py_ssize_t c
     for c in range(nc):
-        _store(&out[c], fill)
+        store(&out[c], fill)
 
 
 cdef inline Py_ssize_t _clamp(Py_ssize_t i, Py_ssize_t n) noexcept nogil:
@@ -103,17 +58,6 @@ cdef inline Py_ssize_t _clamp(Py_ssize_t i, Py_ssize_t n) noexcept nogil:
     if i >= n:
         return n - 1
     return i
-
-
-cdef inline Py_ssize_t _floor_index(float x, Py_ssize_t n) noexcept nogil:
-    """floor(x), limited to [-2, n + 1] so that far-away (or NaN) positions stay outside."""
-    cdef Py_ssize_t i
-    if not (x >= -2):
-        return -2
-    if x >= n + 1:
-        return n + 1
-    i = <Py_ssize_t>x          # truncation; x >= -2 here
-    return i - 1 if x < i else i
 
 
 cdef void _warp(const src_t[:, :, ::1] src, dst_t[:, :, ::1] dst, const float* m, int interp,
@@ -144,8 +88,8 @@ cdef void _warp(const src_t[:, :, ::1] src, dst_t[:, :, ::1] dst, const float* m
         for x in range(ow):
             out = &dst[y, x, 0]
             if interp == NN:
-                xi = _floor_index(sx, w)
-                yi = _floor_index(sy, h)
+                xi = floor_index(sx, w)
+                yi = floor_index(sy, h)
                 if 0 <= xi < w and 0 <= yi < h:
                     _copy_px(&src[yi, xi, 0], out, nc)
                 elif use_fill:
@@ -153,8 +97,8 @@ cdef void _warp(const src_t[:, :, ::1] src, dst_t[:, :, ::1] dst, const float* m
                 else:
                     _copy_px(&src[_clamp(yi, h), _clamp(xi, w), 0], out, nc)
             else:
-                xi = _floor_index(sx - half, w)
-                yi = _floor_index(sy - half, h)
+                xi = floor_index(sx - half, w)
+                yi = floor_index(sy - half, h)
                 fx = (sx - half) - xi
                 fy = (sy - half) - yi
                 x1 = xi + 1
@@ -165,7 +109,7 @@ cdef void _warp(const src_t[:, :, ::1] src, dst_t[:, :, ::1] dst, const float* m
                     for c in range(nc):
                         top = p00[c] + (p00[c + nc] - <float>p00[c]) * fx
                         bottom = p10[c] + (p10[c + nc] - <float>p10[c]) * fx
-                        _store(&out[c], top + (bottom - top) * fy)
+                        store(&out[c], top + (bottom - top) * fy)
                     sx = sx + m[0]
                     sy = sy + m[3]
                     continue
@@ -195,7 +139,7 @@ cdef void _warp(const src_t[:, :, ::1] src, dst_t[:, :, ::1] dst, const float* m
                         a = p10[c]
                         b = p11[c]
                     bottom = a + (b - a) * fx
-                    _store(&out[c], top + (bottom - top) * fy)
+                    store(&out[c], top + (bottom - top) * fy)
             sx = sx + m[0]
             sy = sy + m[3]
 
