@@ -21,6 +21,7 @@ import numpy as np
 
 from dali._schema import Arg
 from dali._types import DALIDataType as T
+from dali.ops import _layouts
 
 POLICIES = ("error", "pad", "trim_to_shape")
 ROUNDINGS = ("round", "truncate")
@@ -82,17 +83,7 @@ def check_args(op):
 
 def layout_of(op, tl) -> str:
     """The input layout, validated; an empty one is HWC, DHWC or FDHWC by dimensions."""
-    layout = tl.layout()
-    if not layout:
-        layout = _BY_NDIM.get(tl.ndim())
-        if layout is None:
-            raise op.error(f"The number of dimensions {tl.ndim()} does not match any of the "
-                           f"allowed layouts for input 0. Valid layouts are: "
-                           f"{', '.join(LAYOUTS)}.")
-    elif layout not in LAYOUTS:
-        raise op.error(f'The layout "{layout}" does not match any of the allowed layouts for '
-                       f"input 0. Valid layouts are: {', '.join(LAYOUTS)}.")
-    return layout
+    return _layouts.input_layout(op, tl, LAYOUTS, _BY_NDIM)
 
 
 @dataclass

@@ -19,8 +19,10 @@ from dali._ext.kernels import warp as _kernel
 from dali._schema import Arg
 from dali._types import DALIDataType as T
 from dali._types import DALIInterpType as Interp
+from dali.ops import _layouts
 
 LAYOUTS = ("HWC", "FHWC", "DHWC", "FDHWC")
+_BY_NDIM = {3: "HWC", 4: "FHWC", 5: "FDHWC"}
 
 # Input type -> output types DALI's warp kernels exist for.
 _OUTPUTS = {
@@ -89,19 +91,8 @@ def check_args(op):
 
 
 def layout_of(op, tl) -> str:
-    """The input's layout, validated; an empty one is HWC (3-D) or FHWC (4-D), as in DALI."""
-    layout = tl.layout()
-    ndim = tl.ndim()
-    if not layout:
-        by_ndim = {3: "HWC", 4: "FHWC", 5: "FDHWC"}
-        if ndim not in by_ndim:
-            raise op.error(f"The number of dimensions {ndim} does not match any of the allowed "
-                           f"layouts for input 0. Valid layouts are: {', '.join(LAYOUTS)}.")
-        return by_ndim[ndim]
-    if layout not in LAYOUTS:
-        raise op.error(f'The layout "{layout}" does not match any of the allowed layouts for '
-                       f"input 0. Valid layouts are: {', '.join(LAYOUTS)}.")
-    return layout
+    """The input's layout, validated; an empty one is HWC, FHWC or FDHWC by dimensions."""
+    return _layouts.input_layout(op, tl, LAYOUTS, _BY_NDIM)
 
 
 def check_2d(op, layout):

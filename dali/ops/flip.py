@@ -12,6 +12,7 @@ import numpy as np
 from dali import _operator, _registry
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
+from dali.ops import _layouts
 
 LAYOUTS = ("FDHWC", "FHWC", "DHWC", "HWC", "FCDHW", "FCHW", "CDHW", "CHW")
 _BY_NDIM = {3: "HWC", 4: "FHWC", 5: "FDHWC"}
@@ -33,18 +34,8 @@ class Flip(_operator.Operator):
         dtype = tl._storage.dtype
         if dtype == np.bool_ or dtype == np.float16:
             raise self.error(f"The element type {dtype} is not supported.", TypeError)
-        layout = tl.layout()
-        if not layout:
-            layout = _BY_NDIM.get(tl.ndim())
-            if layout is None:
-                raise self.error(f"The number of dimensions {tl.ndim()} does not match any of "
-                                 f"the allowed layouts for input 0. Valid layouts are: "
-                                 f"{', '.join(LAYOUTS)}.")
-        elif layout not in LAYOUTS:
-            raise self.error(f'The layout "{layout}" does not match any of the allowed layouts '
-                             f"for input 0. Valid layouts are: {', '.join(LAYOUTS)}.")
-        self.layout = layout
-        return [_operator.OutputDesc(tl.shape(), dtype, layout)]
+        self.layout = _layouts.input_layout(self, tl, LAYOUTS, _BY_NDIM)
+        return [_operator.OutputDesc(tl.shape(), dtype, self.layout)]
 
     def run_cpu(self, ws):
         flags = [(ws.arg(name), self.layout.find(axis)) for name, axis in _AXES]
