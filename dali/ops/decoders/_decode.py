@@ -16,8 +16,6 @@ Errors are collected per sample and the first failing sample is reported as a Ru
 (DALI's type) naming the sample; the executor adds its file.  The decoded pixels equal
 DALI's CPU decoder for baseline and progressive JPEGs (libjpeg-turbo, accurate integer IDCT,
 fancy upsampling) and for the other formats (OpenCV's codecs, as DALI uses them).
-
-`decode_scaled` decodes a window at a reduced DCT scale, for operators that resize next.
 """
 
 from __future__ import annotations
@@ -48,9 +46,6 @@ _SERIAL = ThreadPool(1)                  # for workspaces without a pool
 _COLOR_FLAGS = {Image.RGB: cv2.IMREAD_COLOR, Image.BGR: cv2.IMREAD_COLOR,
                 Image.YCbCr: cv2.IMREAD_COLOR, Image.GRAY: cv2.IMREAD_GRAYSCALE,
                 Image.ANY_DATA: cv2.IMREAD_UNCHANGED}
-_REDUCED = {(2, False): cv2.IMREAD_REDUCED_COLOR_2, (4, False): cv2.IMREAD_REDUCED_COLOR_4,
-            (8, False): cv2.IMREAD_REDUCED_COLOR_8, (2, True): cv2.IMREAD_REDUCED_GRAYSCALE_2,
-            (4, True): cv2.IMREAD_REDUCED_GRAYSCALE_4, (8, True): cv2.IMREAD_REDUCED_GRAYSCALE_8}
 
 
 def mixed_only(name, type_, default, what):
@@ -371,32 +366,29 @@ def _decode_other(batch, i, window, fast_idct):
     if batch.route[i] == KERNEL:
         hs, ws_ = (int(v) for v in batch.stored[i])
         sy, sx, sh, sw = _convert.stored_window(o, hs, ws_, y, x, h, w)
-        return _convert.orient(_kernel_roi(batch, i, sx, sy, sw, sh, 1, fast_idct), o)
-    image = _opencv(batch, i, 1)
+        return _convert.orient(_kernel_roi(batch, i, sx, sy, sw, sh, fast_idct), o)
+    image = _opencv(batch, i)
     if image.shape[:2] != (batch.height[i], batch.width[i]):
         raise DecodeError(f"the decoded image is {image.shape[1]}x{image.shape[0]} but its "
                           f"header says {batch.width[i]}x{batch.height[i]}")
     return image[y:y + h, x:x + w]
 
 
-def _kernel_roi(batch, i, x, y, w, h, scale, fast_idct):
-    """Window (x, y, w, h) of kernel sample i's stored image, in pixels of its decode at
-    1/`scale`: uint8 HWC."""
+def _kernel_roi(batch, i, x, y, w, h, fast_idct):
+    """Window (x, y, w, h) of kernel sample i's stored image: uint8 HWC."""
     color = _kernel_color(batch.output_type, int(batch.channels[i]))
     try:
-        return jpeg.decode_roi(batch.samples[i], x, y, w, h, color, scale, None, fast_idct)
+        return jpeg.decode_roi(batch.samples[i], x, y, w, h, color, 1, None, fast_idct)
     except jpeg.JpegError as e:
         raise DecodeError(str(e)) from None
 
 
-def _opencv(batch, i, scale):
-    """Sample i decoded whole by OpenCV (at 1/scale for JPEGs), oriented, HWC."""
+def _opencv(batch, i):
+    """Sample i decoded whole by OpenCV, oriented, HWC."""
     output_type = batch.output_type
     header = batch.headers[i]
     if output_type == Image.ANY_DATA:
         flags = cv2.IMREAD_UNCHANGED
-    elif scale > 1:
-        flags = _REDUCED[scale, output_type == Image.GRAY]
     else:
         flags = _COLOR_FLAGS[output_type] | cv2.IMREAD_ANYDEPTH
     if not batch.adjust_orientation and flags != cv2.IMREAD_UNCHANGED:
@@ -440,41 +432,3 @@ def _finish(batch, image, dst, dtype):
         _convert.convert(image, dst)
     return dst
 
-
-def scale_for(window_h, window_w, out_h, out_w):
-    """The largest DCT scale (1, 2, 4 or 8) at which a window still has at least the output's
-    size, so that a resize after decoding only shrinks."""
-    for scale in (8, 4, 2):
-        if window_h // scale >= out_h and window_w // scale >= out_w:
-            return scale
-    return 1
-
-
-def decode_scaled(batch, i, window, scale, fast_idct=False):
-    """Decode window (y, x, h, w) of sample i at 1/`scale` (1, 2, 4 or 8) of its size.
-
-    The result covers the scaled window's pixels, rounded outwards; returns it (uint8 HWC, RGB
-    or GRAY by `batch.output_type`) and the window's exact region in it, (y0, x0, y1, x1) in
-    pixels of the result, for a resize with a region of interest.  Upright kernel JPEGs decode
-    only that region in the DCT domain; other samples decode whole (OpenCV's reduced JPEG
-    decode where it has one) and are cut.
-    """
-    y, x, h, w = (int(v) for v in window)
-    full_h, full_w = int(batch.height[i]), int(batch.width[i])
-    sh, sw = -(-full_h // scale), -(-full_w // scale)
-    top, left = y // scale, x // scale
-    bottom, right = min(sh, -(-(y + h) // scale)), min(sw, -(-(x + w) // scale))
-    roi = (y / scale - top, x / scale - left, (y + h) / scale - top, (x + w) / scale - left)
-    if batch.route[i] == KERNEL and batch.orientation[i] == 1:
-        return _kernel_roi(batch, i, left, top, right - left, bottom - top, scale,
-                           fast_idct), roi
-    if scale > 1 and batch.route[i] == OPENCV and batch.headers[i].format == "jpeg" and \
-            batch.output_type in (Image.RGB, Image.GRAY):
-        image = _opencv(batch, i, scale)
-    else:
-        image = _decode_other(batch, i, (0, 0, full_h, full_w), fast_idct)
-        image = _convert.to_uint8(image)
-        if scale > 1:
-            image = cv2.resize(image, (sw, sh), interpolation=cv2.INTER_AREA)
-            image = image.reshape(sh, sw, -1)
-    return np.ascontiguousarray(image[top:bottom, left:right]), roi

@@ -9,11 +9,17 @@ import pathlib
 
 import cv2
 import numpy as np
+import pytest
 from PIL import Image
 
 import dali
+from dali.ops.decoders import _decode
 
 ROOT = pathlib.Path(dali.__file__).parent / "data" / "images"
+
+# Behaviour of dali's libjpeg-turbo kernel (DALI's): without it, OpenCV decodes JPEGs.
+needs_jpeg_kernel = pytest.mark.skipif(
+    _decode.jpeg is None, reason="dali was built without libjpeg-turbo: OpenCV decodes JPEGs")
 
 
 def as_array(data: bytes) -> np.ndarray:

@@ -3,6 +3,7 @@ EXIF orientation, errors, arguments, threads and the OpenCV fallback for JPEGs."
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 from pipeline_utils import run_op
@@ -60,6 +61,7 @@ def test_any_data_keeps_the_images_channels(name, channels):
         np.testing.assert_array_equal(out[:, :, -1], alpha)
 
 
+@images.needs_jpeg_kernel
 def test_cmyk_jpegs_convert_like_dali():
     data, ink = images.cmyk_jpeg()
     rgb, gray, window = (decode([data], output_type=t)[0] for t in ("RGB", "GRAY", "ANY_DATA"))
@@ -185,8 +187,8 @@ TRUNCATED = images.photo()[: len(images.photo()) * 7 // 10]
 @pytest.mark.parametrize("bad, message", [
     (np.frombuffer(b"this is not an image at all" * 4, np.uint8), "unknown or unsupported"),
     (np.zeros(0, np.uint8), "empty data"),
-    (TRUNCATED, "Premature end of JPEG data"),
-    (images.photo()[:300], "not a valid image"),
+    pytest.param(TRUNCATED, "Premature end of JPEG data", marks=images.needs_jpeg_kernel),
+    pytest.param(images.photo()[:300], "not a valid image", marks=images.needs_jpeg_kernel),
     (images.variants()["png"][:200], "truncated PNG"),
     (images.pil_encode(images.Image.fromarray(images.rgb()), "GIF"), "unsupported image format"),
 ])
@@ -199,6 +201,7 @@ def test_bad_samples_fail_at_run_naming_the_sample(bad, message):
     assert "dali.fn.decoders.image" in str(e.value) and "in sample 2 of the batch" in str(e.value)
 
 
+@images.needs_jpeg_kernel
 def test_corrupt_file_from_a_reader_names_the_file(tmp_path):
     (tmp_path / "cls").mkdir()
     (tmp_path / "cls" / "a.jpg").write_bytes(images.photo().tobytes())
@@ -254,11 +257,24 @@ def test_deprecated_arguments_warn():
         decode([images.photo()], memory_stats=True)
 
 
+@images.needs_jpeg_kernel
 def test_fast_idct_is_close_to_the_accurate_one():
     (fast,) = decode([images.photo()], use_fast_idct=True)
     (slow,) = decode([images.photo()])
     diff = np.abs(fast.astype(int) - slow)
     assert 0 < diff.max() <= 8 and diff.mean() < 2
+
+
+def test_without_the_jpeg_kernel_opencv_decodes_jpegs(monkeypatch):
+    good = images.photo()
+    monkeypatch.setattr(_decode, "jpeg", None)
+    (out,) = decode([good])
+    np.testing.assert_array_equal(out, cv2.imdecode(good, cv2.IMREAD_COLOR)[:, :, ::-1])
+    with pytest.raises(PipelineError, match="OpenCV could not decode the JPEG data") as e:
+        decode([good, TRUNCATED[:len(TRUNCATED) // 4]])
+    assert e.value.sample == 1
+    with pytest.raises(NotImplementedError, match="`use_fast_idct` needs dali's libjpeg-turbo"):
+        decode([good], use_fast_idct=True)
 
 
 def test_every_decoder_has_a_docstring():
