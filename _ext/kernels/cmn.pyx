@@ -15,6 +15,7 @@ import numpy as np
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t
 from libc.stdlib cimport free, malloc
 
+from dali._ext.kernels.odometer cimport next_index
 from dali._ext.thread_pool cimport ThreadPool
 
 cnp.import_array()
@@ -161,13 +162,7 @@ cdef void _normalize(const char* src, char* dst, int ndim, const Py_ssize_t* sha
         else:
             for i in range(ni):
                 _line(sp + i * si, sj, dp + i * di, dj, nj, mean[c], mul[c])
-        d = outer - 1
-        while d >= 0:
-            idx[d] += 1
-            if idx[d] < shape[d]:
-                break
-            idx[d] = 0
-            d -= 1
+        next_index(idx, outer, shape)
 
 
 cdef void _typed_out(src_t* tag, const char* s, char* o, int dk, int ndim,

@@ -19,6 +19,7 @@ import numpy as np
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t
 
 from dali._ext.kernels.convert cimport store
+from dali._ext.kernels.odometer cimport next_index
 
 cnp.import_array()
 
@@ -65,16 +66,6 @@ cdef inline Py_ssize_t _param(const Py_ssize_t* idx, int ndim,
     return p
 
 
-cdef inline void _next_row(Py_ssize_t* idx, int ndim, const Py_ssize_t* shape) noexcept nogil:
-    cdef int d = ndim - 2
-    while d >= 0:
-        idx[d] += 1
-        if idx[d] < shape[d]:
-            return
-        idx[d] = 0
-        d -= 1
-
-
 cdef void _accumulate(const num_in* s, double* acc, int ndim, const Py_ssize_t* shape,
                       const Py_ssize_t* pstr, const float* mean) noexcept nogil:
     """Row by row; a row sums into one parameter (innermost dimension reduced) or into
@@ -102,7 +93,7 @@ cdef void _accumulate(const num_in* s, double* acc, int ndim, const Py_ssize_t* 
                 v = <double>s[j] - mean[p + j]
                 acc[p + j] += v * v
         s += n
-        _next_row(idx, ndim, shape)
+        next_index(idx, ndim - 1, shape)
 
 
 cdef void _normalize(const num_in* s, num_out* o, int ndim, const Py_ssize_t* shape,
@@ -123,7 +114,7 @@ cdef void _normalize(const num_in* s, num_out* o, int ndim, const Py_ssize_t* sh
                 store(&o[j], (<float>s[j] - mean[p + j]) * inv[p + j] + shift)
         s += n
         o += n
-        _next_row(idx, ndim, shape)
+        next_index(idx, ndim - 1, shape)
 
 
 cdef void _accumulate_any(const char* s, int sk, double* acc, int ndim,

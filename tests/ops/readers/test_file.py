@@ -222,16 +222,22 @@ def test_read_ahead_keeps_the_first_contents(tmp_path):
     assert bytes(plain.run()[0].at(0)) == b"newer"
 
 
-def test_files_are_read_ahead_by_prefetch_queue_depth_batches(tmp_path):
+def _numbered_files(tmp_path, n):
+    """A pipeline (batch 2) reading x/0.jpg ... x/{n-1}.jpg, each holding its number."""
     (tmp_path / "x").mkdir()
-    for i in range(6):
+    for i in range(n):
         (tmp_path / "x" / f"{i}.jpg").write_bytes(b"%d" % i)
 
     @pipeline_def(batch_size=2, num_threads=1, device_id=None, exec_pipelined=False,
                   exec_async=False)
-    def pipe(depth):
+    def pipe(depth=1):
         return fn.readers.file(file_root=str(tmp_path), prefetch_queue_depth=depth)[0]
 
+    return pipe
+
+
+def test_files_are_read_ahead_by_prefetch_queue_depth_batches(tmp_path):
+    pipe = _numbered_files(tmp_path, 6)
     for depth in (1, 2, 3):
         p = pipe(depth)
         assert [[bytes(np.array(t)) for t in p.run()[0]] for _ in range(4)] == \
@@ -242,16 +248,7 @@ def test_files_are_read_ahead_by_prefetch_queue_depth_batches(tmp_path):
 
 
 def test_a_file_removed_after_listing_fails_its_own_iteration(tmp_path):
-    (tmp_path / "x").mkdir()
-    for i in range(4):
-        (tmp_path / "x" / f"{i}.jpg").write_bytes(b"%d" % i)
-
-    @pipeline_def(batch_size=2, num_threads=1, device_id=None, exec_pipelined=False,
-                  exec_async=False)
-    def pipe():
-        return fn.readers.file(file_root=str(tmp_path), name="r")[0]
-
-    p = pipe()
+    p = _numbered_files(tmp_path, 4)()
     p.build()
     (tmp_path / "x" / "3.jpg").unlink()
     assert [bytes(np.array(t)) for t in p.run()[0]] == [b"0", b"1"]
