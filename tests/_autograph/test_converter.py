@@ -96,15 +96,16 @@ def nested(a, b):
     return r
 
 
-@pytest.mark.parametrize("x", [-1, 0, 3, 7, 11])
-def test_if_elif_else_chain(x):
-    same(chain, x)
+@pytest.mark.parametrize("x, expected", [(-1, "none"), (0, "none"), (3, "small"),
+                                         (7, "medium"), (11, "big")])
+def test_if_elif_else_chain(x, expected):
+    assert same(chain, x) == expected
 
 
 @pytest.mark.parametrize("a", [0, 1])
 @pytest.mark.parametrize("b", [0, 1])
 def test_nested_ifs(a, b):
-    same(nested, a, b)
+    assert same(nested, a, b) == {(0, 0): 0, (0, 1): 3, (1, 0): 2, (1, 1): 1}[a, b]
 
 
 def logic(seen, a, b, c):
@@ -149,9 +150,10 @@ def loops(n):
     return total, log, k
 
 
-@pytest.mark.parametrize("n", [0, 4, 12])
-def test_loops_containing_ifs(n):
-    same(loops, n)
+@pytest.mark.parametrize("n, expected", [(0, (0, [], 0)), (4, (1, [2], 4)),
+                                         (12, (13, [2, 4], 12))])
+def test_loops_containing_ifs(n, expected):
+    assert same(loops, n) == expected
 
 
 def test_variable_read_earlier_in_the_loop_is_an_output(hooks):
@@ -226,10 +228,12 @@ def signature(a, b=2, *rest, c, d=4, **kw):
     return a, b, extra, c, d, sorted(kw.items())
 
 
-@pytest.mark.parametrize("args, kwargs", [((1,), {"c": 3}), ((1, 5, 6, 7), {"c": 0, "e": 9}),
-                                          ((0,), {"c": 1, "d": 8})])
-def test_defaults_keyword_only_and_varargs(args, kwargs):
-    same(signature, *args, **kwargs)
+@pytest.mark.parametrize("args, kwargs, expected", [
+    ((1,), {"c": 3}, (1, 2, -1, 3, 4, [])),
+    ((1, 5, 6, 7), {"c": 0, "e": 9}, (1, 5, 13, 0, 4, [("e", 9)])),
+    ((0,), {"c": 1, "d": 8}, (0, 2, -1, 1, 8, []))])
+def test_defaults_keyword_only_and_varargs(args, kwargs, expected):
+    assert same(signature, *args, **kwargs) == expected
 
 
 def test_function_attributes_are_kept():
@@ -341,9 +345,10 @@ def use_methods(sides, x):
     return label
 
 
-@pytest.mark.parametrize("sides, x", [(2, 0), (3, 2), (5, 1)])
-def test_methods_private_names_and_super(sides, x):
-    same(use_methods, sides, x)
+@pytest.mark.parametrize("sides, x, expected", [(2, 0, "base 0"), (3, 2, "base 2big"),
+                                                (5, 1, "polygonsmall")])
+def test_methods_private_names_and_super(sides, x, expected):
+    assert same(use_methods, sides, x) == expected
 
 
 def test_methods_called_inside_are_converted(hooks):
@@ -460,11 +465,11 @@ def return_in_loop(xs):
     return None
 
 
-@pytest.mark.parametrize("x", [0, 1, 3, 9])
-def test_returns_in_ifs(x):
-    same(early_returns, x)
-    same(falls_through, x)
-    same(return_in_loop, [1, x])
+@pytest.mark.parametrize("x, expected", [(0, ("none", None, None)), (1, ("small", "yes", None)),
+                                         (3, ("medium", "yes", 3)), (9, ("big", "yes", 9))])
+def test_returns_in_ifs(x, expected):
+    got = (same(early_returns, x), same(falls_through, x), same(return_in_loop, [1, x]))
+    assert got == expected
 
 
 # -- DataNode conditions -----------------------------------------------------------------------
