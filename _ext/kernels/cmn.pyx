@@ -280,14 +280,14 @@ def normalize_batch(ThreadPool pool, list jobs, int channel_axis):
         raise MemoryError()
     keep = []
     try:
-        sizes = []
+        sizes = []              # (elements, tiles, rows of the first axis) per job
         for i in range(n):
             src, dst, mean, mul = jobs[i]
             keep.append(_describe(src, dst, channel_axis, mean, mul, &one[i]))
             elements = src.size
             rows = one[i].shape[0] if one[i].ndim and one[i].cdim != 0 else 1
             t = min(rows, max(1, elements // TILE_ELEMENTS))
-            sizes.append((elements, t))
+            sizes.append((elements, t, rows))
             count += t
         tiles = <Job*>malloc(max(count, 1) * sizeof(Job))
         order = <int64_t*>malloc(max(count, 1) * sizeof(int64_t))
@@ -296,10 +296,9 @@ def normalize_batch(ThreadPool pool, list jobs, int channel_axis):
         weights = []
         k = 0
         for i in range(n):
-            elements, t = sizes[i]
-            rows = one[i].shape[0]
+            elements, t, rows = sizes[i]
             step = (rows + t - 1) // t
-            for r0 in range(0, rows if t > 1 else 1, step if t > 1 else 1):
+            for r0 in range(0, rows, step):
                 tiles[k] = one[i]
                 if t > 1:
                     job = &tiles[k]

@@ -60,6 +60,7 @@ class CropMirrorNormalize(_operator.Operator):
         ])
 
     def setup(self):
+        self._last_windows = None        # (layout, shapes) -> windows, see `_windows`
         _crop_window.check_args(self)
         if self.spec.given >= {"dtype", "output_dtype"}:
             raise self.error("Arguments `dtype` and `output_dtype` (its deprecated alias) "
@@ -119,7 +120,7 @@ class CropMirrorNormalize(_operator.Operator):
         if set(self.spec.arg_inputs) & _WINDOW_ARGS:
             return _crop_window.windows(self, ws, shapes, layout)
         key = (layout, tuple(shapes))
-        memo = self.__dict__.get("_last_windows")
+        memo = self._last_windows
         if memo is None or memo[0] != key:
             memo = key, _crop_window.windows(self, ws, shapes, layout)
             self._last_windows = memo

@@ -220,6 +220,9 @@ class Resize(_operator.Operator):
             *filter_args(),
         ])
 
+    def setup(self):
+        self._geometry_cache = {}        # input shape -> `_sample_geometry` (no arg inputs)
+
     def infer(self, ws):
         tl = ws.inputs[0]
         layout = input_layout(self, tl)
@@ -283,7 +286,7 @@ class Resize(_operator.Operator):
         then depends on nothing else); callers do not modify the lists returned."""
         if self.spec.arg_inputs:
             return self._sample_geometry(ws, i, layout, shape)
-        cache = self.__dict__.setdefault("_geometry_cache", {})
+        cache = self._geometry_cache
         key = (layout, tuple(shape))
         hit = cache.get(key)
         if hit is None:

@@ -94,7 +94,7 @@ class File(_common.Reader):
             raise RuntimeError(f"prefetch_queue_depth must be at least 1, got "
                                f"{a['prefetch_queue_depth']}")
         self._cache = {} if a["read_ahead"] else None
-        self._ahead = collections.deque()      # (entries, future of (storage, errors))
+        self._ahead = collections.deque()      # (entries, future of (storage, error))
         self._worker = None
         super().setup()
 
@@ -176,10 +176,9 @@ class File(_common.Reader):
         entries, done = self._next_read(n)
         for _ in range(self.args["prefetch_queue_depth"] - len(self._ahead)):
             self._ahead.append(self._submit(self.next_entries(n)))
-        storage, errors = done.result()
-        if errors:
-            i, message = errors[0]
-            raise ws.sample_error(i, message, RuntimeError)
+        storage, error = done.result()
+        if error is not None:
+            raise ws.sample_error(*error, RuntimeError)
         self._batch, self._storage = entries, storage
         return [_operator.OutputDesc(None, np.uint8, "", ndim=1),
                 _operator.OutputDesc([(1,)] * n, np.int32, "")]
@@ -210,21 +209,21 @@ class File(_common.Reader):
         return entries, self._worker.submit(self._read, entries)
 
     def _read(self, entries):
-        """(storage, [(sample, error message)]) of `entries` (on the reader's thread)."""
-        errors, sizes = [], []
+        """(storage, None) of `entries`, or (None, (sample, error message)) for the first
+        that cannot be read (on the reader's thread)."""
+        sizes = []
         for i, (path, _, _) in enumerate(entries):
             cached = self._cache.get(path) if self._cache is not None else None
             try:
                 sizes.append((cached.size if cached is not None else os.stat(path).st_size,))
             except OSError as e:
-                return None, [(i, f"cannot read {path}: {e.strerror}")]
+                return None, (i, f"cannot read {path}: {e.strerror}")
         storage = BatchStorage.allocate(np.uint8, sizes, ndim=1)
         for i, ((path, _, _), out) in enumerate(zip(entries, storage.samples(), strict=True)):
             message = self._load(path, out)
             if message:
-                errors.append((i, message))
-                break
-        return storage, errors
+                return None, (i, message)
+        return storage, None
 
     def _load(self, path, out):
         """Read `path` into `out`; an error message, or None."""

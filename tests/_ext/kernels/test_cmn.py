@@ -1,0 +1,51 @@
+"""The crop_mirror_normalize kernel's batch entry point: every job on the pool, large samples in
+tiles along their first axis (never across the channel axis), all checked before any runs."""
+
+import numpy as np
+import pytest
+from dali._ext.thread_pool import ThreadPool
+
+from dali._ext.kernels import cmn
+
+MEAN = np.array([1, 2, 3], np.float32)
+MUL = np.array([0.5, 0.25, 2], np.float32)
+
+
+def _jobs(rng):
+    """(jobs, references): HWC sources (mirrored views too) into CHW float outputs, sizes from
+    a few elements to several tiles of 2**18 elements, and an empty sample."""
+    jobs, refs = [], []
+    for h, w in [(900, 700), (3, 5), (700, 301), (0, 4)]:
+        src = rng.integers(0, 256, (h, w, 3), np.uint8)[:, ::-1]
+        dst = np.full((3, h, w), np.nan, np.float32)
+        jobs.append((src, dst.transpose(1, 2, 0), MEAN, MUL))
+        refs.append(((src.astype(np.float32) - MEAN) * MUL).transpose(2, 0, 1))
+    return jobs, refs
+
+
+@pytest.mark.parametrize("threads", [None, 1, 2])
+def test_batch_equals_numpy(threads):
+    jobs, refs = _jobs(np.random.default_rng(0))
+    cmn.normalize_batch(ThreadPool(threads) if threads else None, jobs, 2)
+    for (_, dst, _, _), ref in zip(jobs, refs, strict=True):
+        np.testing.assert_array_equal(dst.transpose(2, 0, 1), ref)
+
+
+def test_channels_first_are_not_split_into_tiles():
+    rng = np.random.default_rng(1)
+    src = rng.integers(0, 256, (3, 800, 600), np.uint8)
+    dst = np.zeros((3, 800, 600), np.uint8)
+    cmn.normalize_batch(ThreadPool(2), [(src, dst, MEAN, MUL)], 0)
+    ref = (src.astype(np.float32) - MEAN[:, None, None]) * MUL[:, None, None]
+    ref = np.clip(np.sign(ref) * np.floor(np.abs(ref) + 0.5), 0, 255).astype(np.uint8)
+    np.testing.assert_array_equal(dst, ref)
+
+
+def test_every_job_is_checked_before_any_runs():
+    good = np.ones((4, 4, 3), np.uint8)
+    out = np.zeros((4, 4, 3), np.float32)
+    with pytest.raises(TypeError, match="unsupported types float64"):
+        cmn.normalize_batch(ThreadPool(2), [(good, out, MEAN, MUL),
+                                            (np.ones((2, 2, 3)), np.zeros((2, 2, 3)), MEAN,
+                                             MUL)], 2)
+    assert not out.any()
