@@ -66,15 +66,23 @@ def consumer_regions(op, ws, shapes, layout):
     """The regions of `op`'s output samples (of `shapes`, in `layout`) that its linked consumer
     reads, or None: no consumer, or it cannot tell (it then reports its own errors when it
     runs).  `ws` is `op`'s workspace for this batch."""
-    consumer = getattr(op, "region_consumer", None)
-    if consumer is None or shapes is None or layout != "HWC":
+    if shapes is None or layout != "HWC" or reads_whole(op):
         return None
+    consumer = op.region_consumer
     cws = type(ws)(consumer, ws.batch_size, [], {}, ws.iteration, ws.epoch, ws.sample_ids,
                    ws.thread_pool)
     try:
         return consumer.input_regions(cws, [tuple(s) for s in shapes], layout)
     except Exception:          # the consumer raises it itself, in its own name
         return None
+
+
+def reads_whole(op):
+    """Whether everything `op` produces is read: it has no linked consumer, or the consumer
+    says (`reads_whole_input()`) that it reads its whole input whatever the shapes.  Producers
+    then compute their regions (all None) without asking for them."""
+    consumer = getattr(op, "region_consumer", None)
+    return consumer is None or getattr(consumer, "reads_whole_input", lambda: False)()
 
 
 def window_of(region, shape):

@@ -26,7 +26,8 @@ _INPUTS = tuple(np.dtype(t) for t in (np.uint8, np.int16, np.uint16, np.int32, n
                                        np.float32))
 _OUTPUTS = tuple(np.dtype(t) for t in (np.uint8, np.int8, np.float16, np.float32))
 _F32 = np.float32
-_WINDOW_ARGS = {"crop", "crop_h", "crop_w", "crop_d", "crop_pos_x", "crop_pos_y", "crop_pos_z"}
+_SIZE_ARGS = {"crop", "crop_h", "crop_w", "crop_d"}      # without them the window is the input
+_WINDOW_ARGS = _SIZE_ARGS | {"crop_pos_x", "crop_pos_y", "crop_pos_z"}
 
 
 @_registry.register
@@ -103,6 +104,9 @@ class CropMirrorNormalize(_operator.Operator):
     # -- region fusion (dali.ops._regions): the input region each sample's window reads -----
     def regions_ahead(self):
         return not set(self.spec.arg_inputs) & _WINDOW_ARGS
+
+    def reads_whole_input(self):
+        return not self.spec.given & _SIZE_ARGS
 
     def input_regions(self, ws, shapes, layout):
         if layout != "HWC":

@@ -222,6 +222,7 @@ class Resize(_operator.Operator):
 
     def setup(self):
         self._geometry_cache = {}        # input shape -> `_sample_geometry` (no arg inputs)
+        self._independent = {}           # layout -> whether each axis's geometry is its own
 
     def infer(self, ws):
         tl = ws.inputs[0]
@@ -251,8 +252,8 @@ class Resize(_operator.Operator):
         return not self.spec.arg_inputs
 
     def input_regions(self, ws, shapes, layout):
-        if layout != "HWC":
-            return None
+        if layout != "HWC" or (_regions.reads_whole(self) and not ws.arg_given("roi_start")):
+            return None              # the filters of a whole-input resize read all of it
         geometry, out_shapes = [], []
         for i, shape in enumerate(shapes):
             out, lo, hi = self._cached_geometry(ws, i, layout, shape)
@@ -287,14 +288,38 @@ class Resize(_operator.Operator):
         if self.spec.arg_inputs:
             return self._sample_geometry(ws, i, layout, shape)
         cache = self._geometry_cache
-        key = (layout, tuple(shape))
-        hit = cache.get(key)
-        if hit is None:
-            hit = self._sample_geometry(ws, i, layout, shape)
-            if len(cache) >= _CACHE_SIZE:
-                cache.clear()
+        independent = self._independent.get(layout)
+        if independent is None:
+            independent = self._independent[layout] = self._axes_independent(ws, layout)
+        if independent:              # remembered per axis extent: random crops hit too
+            spatial = [k for k, c in enumerate(layout) if c in "DHW"]
+            parts = [cache.get((layout, d, shape[k])) for d, k in enumerate(spatial)]
+            if None not in parts:
+                return [p[0] for p in parts], [p[1] for p in parts], [p[2] for p in parts]
+            key = None
+        else:
+            key = (layout, tuple(shape))
+            hit = cache.get(key)
+            if hit is not None:
+                return hit
+        hit = self._sample_geometry(ws, i, layout, shape)
+        if len(cache) >= _CACHE_SIZE:
+            cache.clear()
+        if key is not None:
             cache[key] = hit
+        else:
+            for d, k in enumerate(spatial):
+                cache[(layout, d, shape[k])] = tuple(v[d] for v in hit)
         return hit
+
+    def _axes_independent(self, ws, layout):
+        """Whether each spatial axis's output extent and region depend only on that axis's
+        input extent: every axis has a requested size, in mode "default" or "stretch", and
+        no region of interest (no argument inputs either: the caller checks)."""
+        if ws.arg_given("roi_start") or ws.arg_given("roi_end"):
+            return False
+        requested, mode = self._requested(ws, 0, [c for c in layout if c in "DHW"])
+        return mode in ("default", "stretch") and 0 not in requested
 
     def _sample_geometry(self, ws, i, layout, shape):
         """(output extents, region start, region end) of sample i's spatial axes."""

@@ -94,6 +94,9 @@ GRAPHS = {
                                                           random_area=[0.01, 0.05]),
     "rrc_alone": lambda fn, types, j: fn.random_resized_crop(fn.decoders.image(j),
                                                              size=(30, 30)),
+    "random_crop_decoder_whole": lambda fn, types, j: fn.crop_mirror_normalize(
+        fn.resize(fn.decoders.image_random_crop(j), resize_x=64, resize_y=48),
+        mirror=fn.random.coin_flip()),
     "random_crop_decoder": lambda fn, types, j: fn.crop_mirror_normalize(
         fn.resize(fn.decoders.image_random_crop(j), size=[64, 64]), crop=(40, 32)),
 }
@@ -163,6 +166,26 @@ def test_regions_cover_less_than_the_image_and_what_the_consumer_reads():
     (y0, y1), (x0, x1) = regions[0]
     assert 0 < y0 < 48 and 432 < y1 < 480 and 0 < x0 < 128 and 512 < x1 < 640
     assert _regions.consumer_regions(decoder, ws, shapes, "CHW") is None
+
+
+def test_a_consumer_that_reads_everything_asks_for_no_regions():
+    # crop_mirror_normalize without a crop reads its whole input, so the resize before it
+    # computes all of its output and asks its decoder for whole images (without working out
+    # its filters); with a crop, both get regions.
+    def graph(fn, types, jpegs, **crop):
+        return fn.crop_mirror_normalize(fn.resize(fn.decoders.image(jpegs), size=[40, 60]),
+                                        **crop)
+
+    for crop, expected in (({}, None), ({"crop": (20, 30)}, ((10, 30), (15, 45)))):
+        p = _build(lambda fn, types, j, crop=crop: graph(fn, types, j, **crop))
+        decoder = p._executor.operator("__Image_1")
+        resize = p._executor.operator("__Resize_2")
+        assert resize.region_consumer.reads_whole_input() == (not crop)
+        ws = Workspace(decoder, 1, [], {}, 0, 0, np.arange(1), None)
+        assert _regions.consumer_regions(resize, ws, [(40, 60, 3)], "HWC") == \
+            (expected and [expected])
+        regions = _regions.consumer_regions(decoder, ws, [(200, 300, 3)], "HWC")
+        assert (regions is None) == (not crop)
 
 
 def test_a_consumer_error_is_reported_by_the_consumer():

@@ -453,6 +453,21 @@ def test_output_size_3d_uses_geometric_mean():
     assert _shape((4, 3, 30, 40), "FCHW", size=[15, 20]) == (4, 3, 15, 20)
 
 
+@pytest.mark.parametrize("kwargs", [{"resize_x": 9, "resize_y": 7}, {"size": [7, 9.5]},
+                                    {"resize_x": 9}, {"resize_shorter": 8}])
+def test_sizes_remembered_across_batches_equal_fresh_ones(kwargs):
+    # Batches share extents along one axis only; with every axis given, each axis's geometry
+    # is remembered on its own, and must equal what a fresh operator computes.
+    shapes = [[(20, 30, 3), (13, 17, 3)], [(20, 17, 3), (13, 31, 3)], [(5, 30, 3), (20, 2, 3)]]
+    batches = [[RNG.integers(0, 255, s, np.uint8) for s in b] for b in shapes]
+    together = run_op(lambda fn, x: fn.resize(x, **kwargs), [[b] for b in batches],
+                      iterations=3)
+    for batch, outs in zip(batches, together, strict=True):
+        alone = run_op(lambda fn, x: fn.resize(x, **kwargs), [batch])
+        for a, b in zip(alone[0], outs[0], strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
 def test_empty_samples_keep_empty_extents():
     assert _shape((0, 10, 3), size=[4, 4]) == (0, 4, 3)
     assert _shape((0, 10, 3), resize_y=4) == (0, 10, 3)
