@@ -23,8 +23,12 @@ at once with vector extensions (the C block below).  Nearest neighbour along eve
 plain gather (`nearest`).  A whole sample runs without the GIL, so samples can be resampled in
 parallel on a thread pool; arguments are validated by the Python caller.
 """
+from libc.math cimport fabs
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint16_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memcpy
+
+from dali._ext.thread_pool cimport ThreadPool
 
 cimport numpy as cnp
 import numpy as np
@@ -930,6 +934,350 @@ def resample(src, dst, list passes, Py_ssize_t even_end=-1):
             job.acc_size = row
         in_strides = _contiguous_strides(dims)
     run(src, dst, &job)
+
+
+# ---------------------------------------------------------------------------------------------
+# A batch of HWC images: everything per sample (filters, pass order, windows, buffers) without
+# the GIL, on the pool's threads
+# ---------------------------------------------------------------------------------------------
+
+cdef enum:
+    N_INTERP = 6                 # DALIInterpType values 0 (NN) ... 5
+
+
+cdef struct Table:
+    const float* data            # kernel samples followed by two zeros (unused for NN)
+    int samples
+    float radius
+
+
+cdef struct Sample2D:
+    const char* src              # the input's first pixel
+    char* dst                    # the output window's first pixel
+    int src_kind, dst_kind
+    Py_ssize_t in_size[2]        # input height, width
+    Py_ssize_t out_size[2]       # the whole output's height, width (the filters')
+    Py_ssize_t win[2][2]         # the output window: rows [win[0][0], win[0][1]), columns
+    Py_ssize_t channels
+    Py_ssize_t src_rs, dst_rs    # row strides in elements
+    Py_ssize_t src_item, dst_item
+    double lo[2]
+    double hi[2]
+    int min_filter, mag_filter
+    bint antialias
+    Py_ssize_t even_end          # of the last pass: see `resample`
+    int rc
+
+
+cdef struct Batch2D:
+    Sample2D* samples
+    Table tables[N_INTERP]
+
+
+cdef struct Filter:
+    int32_t* starts
+    float* weights
+    int width
+    bint identity
+
+
+cdef int make_filter(const Table* t, bint nearest, int n_in, int n_out, float lo, float hi,
+                     bint antialias, Filter* f) noexcept nogil:
+    """`axis_filter` into malloc'ed buffers of `f`; -1 when memory runs out."""
+    cdef int support, k
+    cdef float scale, step, origin
+    cdef int64_t* first = NULL
+    cdef float* raw = NULL
+    f.starts = <int32_t*>malloc(n_out * sizeof(int32_t))
+    if nearest:
+        f.width = 1
+        f.weights = <float*>malloc(n_out * sizeof(float))
+        if f.starts == NULL or f.weights == NULL:
+            return -1
+        for k in range(n_out):
+            f.weights[k] = 1
+        dali_rs_filter_nn(n_in, n_out, lo, hi, f.starts)
+    else:
+        support = dali_rs_filter_shape(t.samples, t.radius, n_out, lo, hi, antialias, &scale,
+                                       &step, &origin)
+        f.width = support if support < n_in else n_in
+        f.weights = <float*>malloc(n_out * f.width * sizeof(float))
+        first = <int64_t*>malloc(n_out * sizeof(int64_t))
+        raw = <float*>malloc(n_out * support * sizeof(float))
+        if f.starts == NULL or f.weights == NULL or first == NULL or raw == NULL:
+            free(first)
+            free(raw)
+            return -1
+        dali_rs_filter_taps(t.data, t.samples, n_out, support, scale, step, origin, first, raw)
+        dali_rs_filter_fold(first, raw, n_out, support, n_in, f.starts, f.weights)
+        free(first)
+        free(raw)
+    f.identity = dali_rs_filter_identity(f.starts, f.weights, n_out, f.width, n_in)
+    return 0
+
+
+cdef void copy_window(const Sample2D* s, const char* src) noexcept nogil:
+    """The output window when neither axis is resampled: the input's values (converted to
+    float32 for a float output of an integer input, exactly)."""
+    cdef Py_ssize_t y, j
+    cdef Py_ssize_t n = (s.win[1][1] - s.win[1][0]) * s.channels
+    cdef const char* row
+    cdef float* out
+    for y in range(s.win[0][1] - s.win[0][0]):
+        row = src + y * s.src_rs * s.src_item
+        if s.src_kind == s.dst_kind:
+            memcpy(s.dst + y * s.dst_rs * s.dst_item, row, n * s.src_item)
+            continue
+        out = <float*>(s.dst + y * s.dst_rs * s.dst_item)
+        for j in range(n):
+            if s.src_kind == cnp.NPY_UINT8:
+                out[j] = (<const uint8_t*>row)[j]
+            elif s.src_kind == cnp.NPY_INT16:
+                out[j] = (<const int16_t*>row)[j]
+            else:
+                out[j] = (<const uint16_t*>row)[j]
+
+
+cdef int resample_2d(Sample2D* s, const Table* tables) noexcept nogil:
+    """One sample of `resample_batch`: what `dali.ops._resampling.resample` and the `resample`
+    above do for it, in C; -1 when memory runs out."""
+    cdef Filter f[2]
+    cdef int d, interp, n_axes = 0, rc = 0
+    cdef int order[2]
+    cdef Py_ssize_t span[2][2]
+    cdef Py_ssize_t lo, hi
+    cdef double cost01, cost10
+    cdef const char* src
+    f[0].starts = f[1].starts = NULL
+    f[0].weights = f[1].weights = NULL
+    for d in range(2):
+        interp = s.min_filter if fabs(s.hi[d] - s.lo[d]) > <double>s.out_size[d] \
+            else s.mag_filter
+        if make_filter(&tables[interp], interp == 0, <int>s.in_size[d], <int>s.out_size[d],
+                       <float>s.lo[d], <float>s.hi[d], s.antialias, &f[d]) != 0:
+            rc = -1
+            break
+        if not f[d].identity:
+            order[n_axes] = d
+            n_axes += 1
+    if rc == 0 and n_axes == 2:     # `pass_order`: the cheaper order, (0, 1) on ties
+        cost01 = (<double>(s.out_size[0] * s.in_size[1]) * (f[0].width * 1.0 + 3.0)
+                  + <double>(s.out_size[0] * s.out_size[1]) * (f[1].width * 1.4 + 3.0))
+        cost10 = (<double>(s.in_size[0] * s.out_size[1]) * (f[1].width * 1.4 + 3.0)
+                  + <double>(s.out_size[0] * s.out_size[1]) * (f[0].width * 1.0 + 3.0))
+        if cost10 < cost01:
+            order[0], order[1] = 1, 0
+    if rc == 0:
+        for d in range(2):          # `input_span`
+            lo, hi = s.win[d][0], s.win[d][1]
+            if f[d].identity or hi <= lo:
+                span[d][0], span[d][1] = lo, (hi if hi > lo else lo)
+            else:
+                span[d][0] = min(f[d].starts[lo], f[d].starts[hi - 1])
+                span[d][1] = max(f[d].starts[lo], f[d].starts[hi - 1]) + f[d].width
+        src = s.src + (span[0][0] * s.src_rs + span[1][0] * s.channels) * s.src_item
+        if n_axes == 0:
+            copy_window(s, src)
+        else:
+            rc = run_2d(s, src, f, order, n_axes, span)
+    for d in range(2):
+        free(f[d].starts)
+        free(f[d].weights)
+    return rc
+
+
+cdef int run_2d(Sample2D* s, const char* src, Filter* f, const int* order, int n_axes,
+                const Py_ssize_t[2][2] span) noexcept nogil:
+    """The passes of `resample_2d` (the same job `resample` builds), run."""
+    cdef Job job
+    cdef PassDesc* d
+    cdef int p, a, ax
+    cdef Py_ssize_t dims[4]
+    cdef Py_ssize_t in_dims[4]
+    cdef Py_ssize_t in_st[4]
+    cdef Py_ssize_t out_st[4]
+    cdef Py_ssize_t lo, hi, i, inner, row, size
+    cdef bint pixels
+    dims[0], dims[1], dims[2], dims[3] = 1, span[0][1] - span[0][0], \
+        span[1][1] - span[1][0], s.channels
+    in_st[0], in_st[1], in_st[2], in_st[3] = 0, s.src_rs, s.channels, 1
+    job.n_passes = n_axes
+    job.tmp_size = 0
+    job.acc_size = 1
+    for p in range(n_axes):
+        a = order[p]
+        ax = a + 1
+        d = &job.passes[p]
+        lo, hi = s.win[a][0], s.win[a][1]
+        for i in range(lo, hi):     # windows relative to the input span
+            f[a].starts[i] -= <int32_t>span[a][0]
+        in_dims[0], in_dims[1], in_dims[2], in_dims[3] = dims[0], dims[1], dims[2], dims[3]
+        inner = dims[3] if ax == 2 else dims[2] * dims[3]
+        d.n_in = dims[ax]
+        d.n_out = hi - lo
+        d.inner = inner
+        d.support = f[a].width
+        d.starts = f[a].starts + lo
+        d.weights = f[a].weights + lo * f[a].width
+        d.even_end = 0
+        d.padded = p > 0
+        dims[ax] = hi - lo
+        if p == n_axes - 1:
+            out_st[0], out_st[1], out_st[2], out_st[3] = 0, s.dst_rs, s.channels, 1
+        else:
+            out_st[0], out_st[1], out_st[2], out_st[3] = 0, dims[2] * dims[3], dims[3], 1
+            size = dims[1] * dims[2] * dims[3]
+            if size > job.tmp_size:
+                job.tmp_size = size
+        pixels = inner <= SMALL_INNER and (in_dims[ax] == 1 or in_st[ax] == inner) \
+            and (dims[ax] == 1 or out_st[ax] == inner)
+        d.pixels = pixels
+        if p == n_axes - 1 and not pixels:
+            d.even_end = s.even_end if order[p] == 0 and s.even_end >= 0 \
+                else inner - inner % SIMD_WIDTH
+        # `_pass_layout`: only the rows (before the columns, when more than one) fold outside
+        d.outer0 = 1
+        d.in_s0 = d.out_s0 = 0
+        if ax == 2 and in_dims[1] > 1:
+            d.outer1, d.in_s1, d.out_s1 = in_dims[1], in_st[1], out_st[1]
+        else:
+            d.outer1, d.in_s1, d.out_s1 = 1, 0, 0
+        d.in_sn, d.out_sn = in_st[ax], out_st[ax]
+        if not pixels:
+            row = inner
+        else:
+            d.row_offset = max(inner, 4) * d.n_out
+            row = d.row_offset + max(inner, 4) * d.n_in
+        if row > job.acc_size:
+            job.acc_size = row
+        in_st[0], in_st[1], in_st[2], in_st[3] = 0, dims[2] * dims[3], dims[3], 1
+    return dispatch(src, s.src_kind, s.dst, s.dst_kind, &job)
+
+
+cdef void _batch_item(void* ctx, int64_t i) noexcept nogil:
+    cdef Batch2D* b = <Batch2D*>ctx
+    cdef Sample2D* s = b.samples + i
+    if s.in_size[0] == 0 or s.in_size[1] == 0 or s.channels == 0 or \
+            s.win[0][1] <= s.win[0][0] or s.win[1][1] <= s.win[1][0]:
+        s.rc = 0
+        return
+    s.rc = resample_2d(s, b.tables)
+
+
+def resample_batch(ThreadPool pool, list srcs, list dsts, const int64_t[:, ::1] out_sizes,
+                   const int64_t[:, ::1] windows, const double[:, ::1] lo,
+                   const double[:, ::1] hi, const int32_t[:, ::1] filters, bint antialias,
+                   list tables, order=None):
+    """Resample a batch of HWC images, as `dali.ops._resampling.resample` does each (the
+    same values), on `pool` (or the caller when None) without the GIL: each sample's filters,
+    pass order and buffers are made on the thread that resamples it.
+
+    Parameters
+    ----------
+    srcs : list of ndarray (H, W, C)
+        uint8, int16, uint16 or float32; pixels contiguous (rows may be apart).
+    dsts : list of ndarray (h, w, C)
+        The output windows: the input type or float32, pixels contiguous.
+    out_sizes : int64 (n, 2)
+        Height and width of each whole output (the filters map the input to them).
+    windows : int64 (n, 4)
+        y0, y1, x0, x1 of the part of the output each dst holds.
+    lo, hi : float64 (n, 2)
+        The source region per axis (hi < lo mirrors).
+    filters : int32 (n, 2)
+        min_filter and mag_filter (DALIInterpType) per sample.
+    tables : list of (float32 table, radius) or None
+        The kernel of each DALIInterpType value (`axis_filter`'s `table`); None for NN.
+    order : int64 array, optional
+        The samples, largest first.
+    """
+    cdef Py_ssize_t n = len(srcs), i, d
+    cdef Batch2D batch
+    cdef Sample2D* s
+    cdef cnp.ndarray src, dst
+    cdef const float[::1] tv
+    cdef const int64_t[::1] order_view
+    cdef const int64_t* order_ptr = NULL
+    if len(dsts) != n or out_sizes.shape[0] != n or windows.shape[0] != n or \
+            lo.shape[0] != n or hi.shape[0] != n or filters.shape[0] != n:
+        raise ValueError("every argument must describe the same number of samples")
+    if len(tables) != N_INTERP:
+        raise ValueError(f"tables must have {N_INTERP} entries")
+    keep = []
+    for k in range(N_INTERP):
+        if tables[k] is None:
+            batch.tables[k].data = NULL
+            batch.tables[k].samples = 0
+            continue
+        tv = tables[k][0]
+        keep.append(tv)
+        if tv.shape[0] < 4:
+            raise ValueError("a kernel table needs at least two samples and two zeros")
+        batch.tables[k].data = &tv[0]
+        batch.tables[k].samples = tv.shape[0] - 2
+        batch.tables[k].radius = tables[k][1]
+    if order is not None:
+        order_view = order
+        if order_view.shape[0] != n:
+            raise ValueError("order must list every sample once")
+        order_ptr = &order_view[0] if n else NULL
+    batch.samples = <Sample2D*>calloc(n if n else 1, sizeof(Sample2D))
+    if batch.samples == NULL:
+        raise MemoryError("cannot allocate the resampling batch")
+    try:
+        for i in range(n):
+            s = batch.samples + i
+            src, dst = srcs[i], dsts[i]
+            s.src_kind = _kind(src, "input")
+            s.dst_kind = _kind(dst, "output")
+            if src.ndim != 3 or dst.ndim != 3 or src.shape[2] != dst.shape[2]:
+                raise ValueError(f"sample {i}: src and dst must be (H, W, C) with the same C")
+            if s.dst_kind != s.src_kind and s.dst_kind != cnp.NPY_FLOAT32:
+                raise ValueError(f"sample {i}: the output must have the input type or float")
+            s.channels = src.shape[2]
+            if src.size == 0 or dst.size == 0:
+                s.channels = 0                      # nothing to compute (see _batch_item)
+                continue
+            s.src_item, s.dst_item = src.itemsize, dst.itemsize
+            for a, item in ((src, s.src_item), (dst, s.dst_item)):
+                if (a.shape[2] > 1 and a.strides[2] != item) or \
+                        (a.shape[1] > 1 and a.strides[1] != item * a.shape[2]) or \
+                        a.strides[0] < 0 or a.strides[0] % item:
+                    raise ValueError(f"sample {i}: the pixels must be contiguous")
+            s.src_rs, s.dst_rs = src.strides[0] // s.src_item, dst.strides[0] // s.dst_item
+            for d in range(2):
+                s.in_size[d] = src.shape[d]
+                s.out_size[d] = out_sizes[i, d]
+                s.win[d][0], s.win[d][1] = windows[i, 2 * d], windows[i, 2 * d + 1]
+                s.lo[d], s.hi[d] = lo[i, d], hi[i, d]
+                if not 0 <= s.win[d][0] <= s.win[d][1] <= s.out_size[d] or \
+                        dst.shape[d] != s.win[d][1] - s.win[d][0]:
+                    raise ValueError(f"sample {i}: the window does not match dst")
+                if s.out_size[d] < 0 or s.out_size[d] > 0x7fffffff or s.in_size[d] > 0x7fffffff:
+                    raise ValueError(f"sample {i}: unsupported extents")
+            s.min_filter, s.mag_filter = filters[i, 0], filters[i, 1]
+            for f in (s.min_filter, s.mag_filter):
+                if not 0 <= f < N_INTERP or (f != 0 and batch.tables[f].data == NULL):
+                    raise ValueError(f"sample {i}: no kernel for filter {f}")
+            s.antialias = antialias
+            s.even_end = -1
+            if s.win[1][0] != 0 or s.win[1][1] != s.out_size[1]:    # `_even_end`
+                s.even_end = s.out_size[1] * s.channels
+                s.even_end = max(0, s.even_end - s.even_end % SIMD_WIDTH
+                                 - s.win[1][0] * s.channels)
+            s.src = <const char*>cnp.PyArray_DATA(src)
+            s.dst = <char*>cnp.PyArray_DATA(dst)
+        with nogil:
+            if pool is None:
+                for i in range(n):
+                    _batch_item(&batch, order_ptr[i] if order_ptr != NULL else i)
+            else:
+                pool.run(_batch_item, &batch, order_ptr, n, 1e9)
+        for i in range(n):
+            if batch.samples[i].rc != 0:
+                raise MemoryError("cannot allocate the resampling buffers")
+    finally:
+        free(batch.samples)
 
 
 def avx2(on=None):

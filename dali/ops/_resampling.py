@@ -78,6 +78,9 @@ _TABLES = {
     Interp.INTERP_LANCZOS3: (_padded(_lanczos_table()), _LANCZOS_A),
 }
 
+# The kernel of each DALIInterpType value, for `resample_batch` (None: nearest neighbour).
+_TABLE_LIST = [None] + [_TABLES[Interp(k)] for k in range(1, len(Interp))]
+
 # Relative cost of a tap along the innermost spatial axis, and per produced value (measured
 # from the pass order DALI picks).
 _HORIZONTAL_TAP_COST = 1.4
@@ -202,6 +205,32 @@ def resample(src, dst, filters, window=None):
     _kernel.resample(view, out, passes, _even_end(dst, filters, window, order))
     if out is not dst:
         dst[...] = out
+
+
+def resample_batch(pool, srcs, dsts, lo, hi, filters, antialias, windows=None):
+    """Resample HWC images: for each sample i, the source region [lo[i], hi[i]) (per axis) of
+    `srcs[i]` to the whole output `dsts[i]` (an (H, W, C) array), with `filters[i]` =
+    (min_filter, mag_filter); where `windows[i]` ((y0, y1), (x0, x1)) is given, only that part
+    of the output is computed.  The values are `resample`'s (filters from `region_filters`);
+    the work runs on `pool` (None: the caller) without the GIL, largest images first."""
+    n = len(srcs)
+    windows = windows or [None] * n
+    out_sizes = np.array([d.shape[:2] for d in dsts], np.int64).reshape(n, 2)
+    bounds = np.zeros((n, 4), np.int64)
+    bounds[:, 1], bounds[:, 3] = out_sizes[:, 0], out_sizes[:, 1]
+    views = list(dsts)
+    for i, w in enumerate(windows):
+        if w is not None:
+            (y0, y1), (x0, x1) = w
+            bounds[i] = y0, y1, x0, x1
+            views[i] = dsts[i][y0:y1, x0:x1]
+    in_sizes = np.array([s.shape[:2] for s in srcs], np.int64).reshape(n, 2)
+    cost = in_sizes.prod(axis=1) + (bounds[:, 1] - bounds[:, 0]) * (bounds[:, 3] - bounds[:, 2])
+    _kernel.resample_batch(
+        pool, list(srcs), views, out_sizes, bounds,
+        np.array(lo, np.float64).reshape(n, 2), np.array(hi, np.float64).reshape(n, 2),
+        np.array(filters, np.int32).reshape(n, 2), bool(antialias), _TABLE_LIST,
+        np.argsort(-cost, kind="stable").astype(np.int64))
 
 
 def input_span(filters, window=None):

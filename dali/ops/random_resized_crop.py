@@ -87,12 +87,7 @@ class RandomResizedCrop(_operator.Operator):
         windows = self.windows(ws)
         filters = [resize.filters_of(ws, i) for i in range(len(srcs))]
         antialias = self.args["antialias"]
-        regions = _regions.consumer_regions(self, ws, [d.shape for d in dsts], self._layout) \
-            or [None] * len(srcs)
-
-        def one(i):
-            y, x, h, w = windows[i]
-            resize.resample_sample(srcs[i], dsts[i], self._layout, [y, x], [y + h, x + w],
-                                   *filters[i], antialias, regions[i])
-
-        resize.map_samples(ws, one, len(srcs))
+        regions = _regions.consumer_regions(self, ws, [d.shape for d in dsts], self._layout)
+        geometry = [([y, x], [y + h, x + w]) for y, x, h, w in windows.tolist()]
+        resize.resample_samples(ws, srcs, dsts, self._layout, geometry, filters, antialias,
+                                regions)

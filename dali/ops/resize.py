@@ -153,6 +153,23 @@ def sample_regions(op, ws, shapes, out_shapes, layout, geometry, filters):
     return regions
 
 
+def resample_samples(ws, srcs, dsts, layout, geometry, filters, antialias, regions=None):
+    """`resample_sample` for every sample (geometry[i] = (lo, hi), filters[i] = (min_filter,
+    mag_filter)): HWC images as one batch without the GIL, other layouts sample by sample."""
+    n = len(srcs)
+    if layout == "HWC":
+        _resampling.resample_batch(ws.thread_pool, srcs, dsts, [g[0] for g in geometry],
+                                   [g[1] for g in geometry], filters, antialias, regions)
+        return
+    regions = regions or [None] * n
+
+    def one(i):
+        resample_sample(srcs[i], dsts[i], layout, *geometry[i], *filters[i], antialias,
+                        regions[i])
+
+    map_samples(ws, one, n)
+
+
 def map_samples(ws, fn, n):
     """fn(i) for every sample, on the workspace's thread pool when there is one."""
     pool = ws.thread_pool
@@ -267,15 +284,8 @@ class Resize(_operator.Operator):
         srcs, dsts = ws.input_samples(0), ws.output_samples(0)
         antialias = self.args["antialias"]
         filters = [filters_of(ws, i) for i in range(len(srcs))]
-        regions = _regions.consumer_regions(self, ws, [d.shape for d in dsts], layout) or \
-            [None] * len(srcs)
-
-        def one(i):
-            lo, hi = self._geometry[i]
-            resample_sample(srcs[i], dsts[i], layout, lo, hi, *filters[i], antialias,
-                            regions[i])
-
-        map_samples(ws, one, len(srcs))
+        regions = _regions.consumer_regions(self, ws, [d.shape for d in dsts], layout)
+        resample_samples(ws, srcs, dsts, layout, self._geometry, filters, antialias, regions)
         if self.args["save_attrs"]:
             spatial = [k for k, c in enumerate(layout) if c in "DHW"]
             for src, attr in zip(srcs, ws.output_samples(1), strict=True):

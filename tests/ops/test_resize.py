@@ -199,6 +199,70 @@ def test_kernel_matches_numpy(dtype, out_dtype, channels):
             assert np.abs(dst.astype(np.float64) - ref).max() <= 1
 
 
+def _batch_case(rng, k):
+    """A random sample for resample_batch: (src, out shape, lo, hi, filters, window)."""
+    dtype = [np.uint8, np.int16, np.uint16, np.float32][k % 4]
+    c = [1, 3, 4, 2, 9][k % 5]
+    h, w = (int(v) for v in rng.integers(1, 40, 2))
+    big = _random((h + 3, w + 5, c), dtype)
+    src = big[1:h + 1, 2:w + 2]                      # rows apart
+    out = tuple(int(v) for v in rng.integers(1, 50, 2))
+    if k % 7 == 0:
+        out = (h, w)                                 # identity axes (copies)
+    lo = [float(rng.uniform(-2, h / 3)), float(rng.uniform(-2, w / 3))]
+    hi = [float(rng.uniform(h / 2, h + 2)), float(rng.uniform(w / 2, w + 2))]
+    if k % 7 == 0:
+        lo, hi = [0.0, 0.0], [float(h), float(w)]
+    if k % 5 == 1:
+        lo[1], hi[1] = hi[1], lo[1]                  # mirrored
+    kinds = list(Interp)
+    filters = (kinds[k % 6], kinds[(k // 6) % 6])
+    window = None
+    if k % 3 == 1:
+        y0, x0 = int(rng.integers(0, out[0])), int(rng.integers(0, out[1]))
+        window = ((y0, int(rng.integers(y0 + 1, out[0] + 1))),
+                  (x0, int(rng.integers(x0 + 1, out[1] + 1))))
+    return src, out, lo, hi, filters, window
+
+
+@pytest.mark.parametrize("out_float", [False, True])
+@pytest.mark.parametrize("antialias", [True, False])
+def test_batch_equals_sample_by_sample(out_float, antialias):
+    rng = np.random.default_rng(int(out_float) * 2 + int(antialias))
+    cases = [_batch_case(rng, k) for k in range(72)]
+    dsts, refs = [], []
+    for src, out, lo, hi, (fmin, fmag), window in cases:
+        dtype = np.float32 if out_float else src.dtype
+        ref = np.zeros((*out, src.shape[2]), dtype)
+        resize.resample_sample(src, ref, "HWC", lo, hi, fmin, fmag, antialias, window)
+        refs.append(ref)
+        dsts.append(np.zeros_like(ref))
+    _resampling.resample_batch(thread_pool.ThreadPool(2), [c[0] for c in cases], dsts,
+                               [c[2] for c in cases], [c[3] for c in cases],
+                               [c[4] for c in cases], antialias, [c[5] for c in cases])
+    for k, (dst, ref) in enumerate(zip(dsts, refs, strict=True)):
+        np.testing.assert_array_equal(dst, ref, err_msg=f"case {k}")
+
+
+def test_batch_runs_without_a_pool_and_checks_its_samples():
+    src = _random((9, 7, 3), np.uint8)
+    dst = np.zeros((4, 5, 3), np.uint8)
+    ref = np.zeros_like(dst)
+    lin = Interp.INTERP_LINEAR
+    resize.resample_sample(src, ref, "HWC", [0.0, 0.0], [9.0, 7.0], lin, lin, True)
+    _resampling.resample_batch(None, [src], [dst], [[0, 0]], [[9, 7]], [(lin, lin)], True)
+    np.testing.assert_array_equal(dst, ref)
+    with pytest.raises(ValueError, match="sample 0: the pixels must be contiguous"):
+        _resampling.resample_batch(None, [src[:, ::2]], [dst], [[0, 0]], [[9, 7]],
+                                   [(lin, lin)], True)
+    with pytest.raises(ValueError, match="sample 0: the output must have the input type"):
+        _resampling.resample_batch(None, [src], [dst.astype(np.int16)], [[0, 0]], [[9, 7]],
+                                   [(lin, lin)], True)
+    with pytest.raises(ValueError, match="sample 0: the window does not match dst"):
+        _resampling.resample_batch(None, [src], [dst], [[0, 0]], [[9, 7]], [(lin, lin)],
+                                   True, [((0, 2), (0, 7))])    # past the output
+
+
 def test_kernel_rounds_half_away_from_zero_and_saturates():
     # One pass along the innermost axis: exact ties round away from zero.
     src = np.array([[0, 1], [0, 3], [0, -3], [-2, -3], [32767, 32767]], np.float32)
