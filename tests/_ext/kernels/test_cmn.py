@@ -49,3 +49,18 @@ def test_every_job_is_checked_before_any_runs():
                                             (np.ones((2, 2, 3)), np.zeros((2, 2, 3)), MEAN,
                                              MUL)], 2)
     assert not out.any()
+
+
+@pytest.mark.parametrize("mirrored", [False, True])
+def test_packed_pixel_rows_of_every_length(mirrored):
+    # uint8 HWC into float planes: blocks of 16 pixels, the rest one by one, mirrored rows
+    # through buffers of 256 pixels
+    rng = np.random.default_rng(2)
+    for w in (1, 15, 16, 17, 255, 256, 257, 600):
+        src = rng.integers(0, 256, (4, w, 3), np.uint8)
+        if mirrored:
+            src = src[:, ::-1]
+        dst = np.full((3, 4, w), np.nan, np.float32)
+        cmn.normalize(src, dst.transpose(1, 2, 0), 2, MEAN, MUL)
+        ref = ((src.astype(np.float32) - MEAN) * MUL).transpose(2, 0, 1)
+        np.testing.assert_array_equal(dst, ref, err_msg=f"width {w}")
