@@ -24,6 +24,7 @@ import weakref
 import numpy as np
 
 from dali import _operator, _registry
+from dali._ext import files
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
@@ -210,37 +211,33 @@ class File(_common.Reader):
 
     def _read(self, entries):
         """(storage, None) of `entries`, or (None, (sample, error message)) for the first
-        that cannot be read (on the reader's thread)."""
-        sizes = []
-        for i, (path, _, _) in enumerate(entries):
-            cached = self._cache.get(path) if self._cache is not None else None
-            try:
-                sizes.append((cached.size if cached is not None else os.stat(path).st_size,))
-            except OSError as e:
-                return None, (i, f"cannot read {path}: {e.strerror}")
+        that cannot be read (on the reader's thread; the files are examined and read in C,
+        without the GIL)."""
+        paths = [path for path, _, _ in entries]
+        cache = self._cache
+        cached = [cache.get(p) for p in paths] if cache is not None else [None] * len(paths)
+        to_read = [None if c is not None else p for p, c in zip(paths, cached, strict=True)]
+        found, failure = files.sizes(to_read)
+        if failure is not None:
+            i, err = failure
+            return None, (i, f"cannot read {paths[i]}: {os.strerror(err)}")
+        sizes = [(c.size if c is not None else int(k),) for c, k in zip(cached, found.tolist(),
+                                                                        strict=True)]
         storage = BatchStorage.allocate(np.uint8, sizes, ndim=1)
-        for i, ((path, _, _), out) in enumerate(zip(entries, storage.samples(), strict=True)):
-            message = self._load(path, out)
-            if message:
-                return None, (i, message)
+        outs = storage.samples()
+        for c, out in zip(cached, outs, strict=True):
+            if c is not None:
+                out[...] = c
+        failure = files.read_into(to_read, outs)
+        if failure is not None:
+            i, err, got = failure
+            if err:
+                return None, (i, f"cannot read {paths[i]}: {os.strerror(err)}")
+            got = got if got >= 0 else "more"
+            return None, (i, f"{paths[i]} changed while it was read ({got} bytes instead of "
+                             f"{outs[i].size})")
+        if cache is not None:
+            for p, c, out in zip(to_read, cached, outs, strict=True):
+                if c is None:
+                    cache[p] = out.copy()
         return storage, None
-
-    def _load(self, path, out):
-        """Read `path` into `out`; an error message, or None."""
-        cached = self._cache.get(path) if self._cache is not None else None
-        if cached is not None:
-            out[...] = cached
-            return None
-        try:
-            with open(path, "rb", buffering=0) as f:
-                got = f.readinto(memoryview(out))
-                if got == out.size and f.read(1):
-                    got += 1                # it grew since it was listed
-        except OSError as e:
-            return f"cannot read {path}: {e.strerror}"
-        if got != out.size:
-            got = got if got <= out.size else "more"
-            return f"{path} changed while it was read ({got} bytes instead of {out.size})"
-        if self._cache is not None:
-            self._cache[path] = out.copy()
-        return None

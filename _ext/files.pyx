@@ -1,0 +1,131 @@
+"""Whole files read without the GIL, for the file reader: the sizes of a batch of paths, then
+their contents into buffers of those sizes, each file opened, read and closed in C (no Python
+per file), so the reader's thread does not hold the GIL while the pipeline runs."""
+cimport numpy as cnp
+import numpy as np
+
+from libc.errno cimport EINTR, errno
+from libc.stdint cimport int64_t, uint8_t
+from libc.stdlib cimport free, malloc
+from posix.fcntl cimport O_CLOEXEC, O_RDONLY, open
+from posix.stat cimport stat, struct_stat
+from posix.unistd cimport close, read
+
+cnp.import_array()
+
+
+cdef struct Entry:
+    const char* path              # NULL: skipped
+    uint8_t* out
+    int64_t size                  # bytes expected (read_into) or found (sizes)
+    int64_t got                   # bytes read; -1: more than `size`
+    int err                       # errno of the failing call, 0 if none
+
+
+cdef void _size(Entry* e) noexcept nogil:
+    cdef struct_stat st
+    if stat(e.path, &st) != 0:
+        e.err = errno
+    else:
+        e.size = st.st_size
+
+
+cdef void _read(Entry* e) noexcept nogil:
+    """Read e.size bytes; e.got is what was read (-1 when the file has more)."""
+    cdef int fd = open(e.path, O_RDONLY | O_CLOEXEC)
+    cdef Py_ssize_t r
+    cdef uint8_t extra
+    if fd < 0:
+        e.err = errno
+        return
+    e.got = 0
+    while e.got < e.size:
+        r = read(fd, e.out + e.got, <size_t>(e.size - e.got))
+        if r < 0 and errno == EINTR:
+            continue
+        if r < 0:
+            e.err = errno
+            break
+        if r == 0:
+            break
+        e.got += r
+    if e.err == 0 and e.got == e.size:
+        while True:
+            r = read(fd, &extra, 1)
+            if not (r < 0 and errno == EINTR):
+                break
+        if r > 0:
+            e.got = -1            # it grew since its size was taken
+        elif r < 0:
+            e.err = errno
+    close(fd)
+
+
+cdef Entry* _entries(list paths, list keep) except NULL:
+    cdef Py_ssize_t n = len(paths), i
+    cdef Entry* es = <Entry*>malloc(max(n, 1) * sizeof(Entry))
+    if es == NULL:
+        raise MemoryError()
+    for i in range(n):
+        es[i].out = NULL
+        es[i].size = es[i].got = 0
+        es[i].err = 0
+        if paths[i] is None:
+            es[i].path = NULL
+        else:
+            b = paths[i] if isinstance(paths[i], bytes) else str(paths[i]).encode()
+            keep.append(b)
+            es[i].path = <const char*>b
+    return es
+
+
+def sizes(list paths):
+    """(int64 array of the files' sizes, None), or (None, (index, errno)) for the first path
+    that cannot be examined.  None paths are skipped (size 0)."""
+    cdef Py_ssize_t n = len(paths), i
+    cdef list keep = []
+    cdef Entry* es = _entries(paths, keep)
+    try:
+        with nogil:
+            for i in range(n):
+                if es[i].path != NULL:
+                    _size(&es[i])
+        for i in range(n):
+            if es[i].err:
+                return None, (i, es[i].err)
+        return np.array([es[i].size for i in range(n)], np.int64), None
+    finally:
+        free(es)
+
+
+def read_into(list paths, list outs):
+    """Read each file into its buffer (a C-contiguous uint8 array of the file's size); None
+    paths are skipped.  Returns None, or (index, errno, got) for the first that failed: errno
+    of the failing call, or 0 with `got` the bytes found (-1: more than the buffer holds)."""
+    cdef Py_ssize_t n = len(paths), i
+    cdef list keep = []
+    cdef cnp.ndarray out
+    if len(outs) != n:
+        raise ValueError("one buffer per path")
+    cdef Entry* es = _entries(paths, keep)
+    try:
+        for i in range(n):
+            if es[i].path == NULL:
+                continue
+            out = outs[i]
+            if out.dtype != np.uint8 or not out.flags.c_contiguous:
+                raise ValueError(f"buffer {i} must be a C-contiguous uint8 array")
+            es[i].out = <uint8_t*>cnp.PyArray_DATA(out)
+            es[i].size = out.size
+        with nogil:
+            for i in range(n):
+                if es[i].path != NULL:
+                    _read(&es[i])
+                    if es[i].err or es[i].got != es[i].size:
+                        break
+        for i in range(n):
+            if es[i].path != NULL and (es[i].err or es[i].got != es[i].size):
+                return i, es[i].err, es[i].got
+        return None
+    finally:
+        free(es)

@@ -1,0 +1,57 @@
+"""Whole-file reads without the GIL: sizes, contents, and what is reported for missing files
+and files that changed size."""
+
+import errno
+
+import numpy as np
+import pytest
+
+from dali._ext import files
+
+
+@pytest.fixture
+def paths(tmp_path):
+    out = []
+    for k, size in enumerate((0, 1, 5000, 70000)):
+        p = tmp_path / f"{k}.bin"
+        p.write_bytes(bytes((i * 7 + k) % 256 for i in range(size)))
+        out.append(p)
+    return out
+
+
+def test_sizes_and_contents(paths):
+    sizes, failure = files.sizes([str(p) for p in paths])
+    assert failure is None and sizes.dtype == np.int64
+    assert sizes.tolist() == [0, 1, 5000, 70000]
+    outs = [np.full(n, 0xAB, np.uint8) for n in sizes]
+    assert files.read_into([str(p).encode() for p in paths], outs) is None
+    for p, out in zip(paths, outs, strict=True):
+        assert out.tobytes() == p.read_bytes()
+
+
+def test_none_paths_are_skipped(paths):
+    sizes, failure = files.sizes([None, str(paths[2])])
+    assert failure is None and sizes.tolist() == [0, 5000]
+    outs = [np.full(3, 9, np.uint8), np.zeros(5000, np.uint8)]
+    assert files.read_into([None, str(paths[2])], outs) is None
+    assert outs[0].tolist() == [9, 9, 9] and outs[1].tobytes() == paths[2].read_bytes()
+
+
+def test_missing_files_report_their_index_and_errno(paths, tmp_path):
+    names = [str(paths[1]), str(tmp_path / "nope.bin"), str(tmp_path / "neither.bin")]
+    assert files.sizes(names) == (None, (1, errno.ENOENT))
+    outs = [np.zeros(1, np.uint8), np.zeros(4, np.uint8), np.zeros(4, np.uint8)]
+    assert files.read_into(names, outs) == (1, errno.ENOENT, 0)
+
+
+def test_files_that_changed_size(paths):
+    # 5000 bytes on disk: a buffer of 6000 gets 5000, one of 4000 finds more
+    assert files.read_into([str(paths[2])], [np.zeros(6000, np.uint8)]) == (0, 0, 5000)
+    assert files.read_into([str(paths[2])], [np.zeros(4000, np.uint8)]) == (0, 0, -1)
+
+
+def test_buffers_are_checked(paths):
+    with pytest.raises(ValueError, match="buffer 0 must be a C-contiguous uint8 array"):
+        files.read_into([str(paths[1])], [np.zeros(4, np.uint8)[::2]])
+    with pytest.raises(ValueError, match="one buffer per path"):
+        files.read_into([str(paths[1])], [])
