@@ -15,14 +15,18 @@ YCbCr (ITU-R BT.601, Y in 16..235 and chroma in 16..240):
 * RGB -> YCbCr and YCbCr -> RGB use float32 coefficients derived from Kr = 0.299 and
   Kb = 0.114, summed left to right, rounded half away from zero and saturated;
 * GRAY <-> YCbCr scale the luma between 0..255 and 16..235 (chroma 128).
-`red` is the index of the red channel (0 for RGB, 2 for BGR).  Everything runs without the GIL.
+`red` is the index of the red channel (0 for RGB, 2 for BGR).  Everything runs without the GIL;
+`linear_batch` and `convert_space_batch` run a list of such calls (tiles of the samples of a
+batch) on a thread pool in one go, largest first, with no Python per call.
 """
 cimport numpy as cnp
 import numpy as np
 
-from libc.stdint cimport int16_t, int32_t, uint8_t
+from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t
+from libc.stdlib cimport free, malloc
 
 from dali._ext.kernels.convert cimport half, load, round_half_away, sat_int, store
+from dali._ext.thread_pool cimport ThreadPool
 
 cnp.import_array()
 
@@ -118,6 +122,71 @@ cdef void _linear_dispatch(const char* s, int sk, char* d, int dk, Py_ssize_t n,
 _TYPES = {np.dtype(t) for t in (np.uint8, np.int16, np.int32, np.float32, np.float16)}
 
 
+cdef struct Job:
+    # one call of `linear` (conversion < 0) or of `convert_space`
+    const char* src
+    char* dst
+    int sk, dk
+    Py_ssize_t n
+    int cin, cout
+    const float* m
+    const float* off
+    int conversion
+    int red
+
+
+cdef object _linear_job(cnp.ndarray src, cnp.ndarray dst, mat, offset, Job* job):
+    """Check `linear`'s arguments and fill `job` (job.n is 0 when there is nothing to do);
+    returns what must stay alive while it runs."""
+    if src.dtype not in _TYPES or dst.dtype not in _TYPES:
+        raise TypeError(f"unsupported types {src.dtype} -> {dst.dtype}")
+    if src.ndim != 2 or dst.ndim != 2 or src.shape[0] != dst.shape[0]:
+        raise ValueError("src and dst must be (pixels, channels) arrays of the same length")
+    if not (src.flags.c_contiguous and dst.flags.c_contiguous):
+        raise ValueError("src and dst must be C-contiguous")
+    cdef const float[:, ::1] m = np.ascontiguousarray(mat, dtype=np.float32)
+    cdef const float[::1] off = np.ascontiguousarray(offset, dtype=np.float32)
+    job.cin, job.cout = src.shape[1], dst.shape[1]
+    if m.shape[0] != job.cout or m.shape[1] != job.cin or off.shape[0] != job.cout:
+        raise ValueError(f"mat must be ({job.cout}, {job.cin}) and offset ({job.cout},)")
+    job.n = src.shape[0] if job.cin and job.cout else 0
+    job.src = <const char*>cnp.PyArray_DATA(src)
+    job.dst = <char*>cnp.PyArray_DATA(dst)
+    job.sk, job.dk = cnp.PyArray_TYPE(src), cnp.PyArray_TYPE(dst)
+    job.m = &m[0, 0] if m.shape[0] and m.shape[1] else NULL
+    job.off = &off[0] if off.shape[0] else NULL
+    job.conversion = -1
+    return m, off
+
+
+cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
+    cdef Job* job = (<Job*>ctx) + i
+    if job.n == 0:
+        return
+    if job.conversion < 0:
+        _linear_dispatch(job.src, job.sk, job.dst, job.dk, job.n, job.cin, job.cout, job.m,
+                         job.off)
+    else:
+        _convert(<const uint8_t*>job.src, <uint8_t*>job.dst, job.n, job.conversion, job.red,
+                 &TO_YCBCR[0, 0], &FROM_YCBCR[0, 0])
+
+
+cdef _run_batch(ThreadPool pool, Job* jobs, Py_ssize_t n, double ns_per_element):
+    """Run the checked jobs on `pool` (the caller when None), largest first."""
+    sizes = np.array([jobs[i].n * (jobs[i].cin + jobs[i].cout) for i in range(n)], np.int64)
+    cdef const int64_t[::1] order = np.argsort(-sizes, kind="stable").astype(np.int64)
+    cdef double cost = float(sizes.sum()) * ns_per_element
+    cdef Py_ssize_t k
+    if n == 0:
+        return
+    with nogil:
+        if pool is None:
+            for k in range(n):
+                _run_job(jobs, order[k])
+        else:
+            pool.run(_run_job, jobs, &order[0], n, cost)
+
+
 def linear(cnp.ndarray src, cnp.ndarray dst, mat, offset):
     """dst[p] = mat @ src[p] + offset for every pixel p, converted to dst's type.
 
@@ -128,25 +197,26 @@ def linear(cnp.ndarray src, cnp.ndarray dst, mat, offset):
     mat : (cout, cin) float32 matrix
     offset : (cout,) float32 vector
     """
-    if src.dtype not in _TYPES or dst.dtype not in _TYPES:
-        raise TypeError(f"unsupported types {src.dtype} -> {dst.dtype}")
-    if src.ndim != 2 or dst.ndim != 2 or src.shape[0] != dst.shape[0]:
-        raise ValueError("src and dst must be (pixels, channels) arrays of the same length")
-    if not (src.flags.c_contiguous and dst.flags.c_contiguous):
-        raise ValueError("src and dst must be C-contiguous")
-    cdef const float[:, ::1] m = np.ascontiguousarray(mat, dtype=np.float32)
-    cdef const float[::1] off = np.ascontiguousarray(offset, dtype=np.float32)
-    cdef int cin = src.shape[1], cout = dst.shape[1]
-    if m.shape[0] != cout or m.shape[1] != cin or off.shape[0] != cout:
-        raise ValueError(f"mat must be ({cout}, {cin}) and offset ({cout},)")
-    cdef Py_ssize_t n = src.shape[0]
-    if n == 0 or cin == 0 or cout == 0:
-        return
-    cdef const char* sp = <const char*>cnp.PyArray_DATA(src)
-    cdef char* dp = <char*>cnp.PyArray_DATA(dst)
-    cdef int sk = cnp.PyArray_TYPE(src), dk = cnp.PyArray_TYPE(dst)
-    with nogil:
-        _linear_dispatch(sp, sk, dp, dk, n, cin, cout, &m[0, 0], &off[0])
+    linear_batch(None, [(src, dst, mat, offset)])
+
+
+def linear_batch(ThreadPool pool, list jobs, double ns_per_element=1.0):
+    """`linear(src, dst, mat, offset)` for every (src, dst, mat, offset) of `jobs`, on `pool`
+    (the caller when None; also when the batch, at `ns_per_element` per pixel and channel, is
+    too cheap to wake a thread) without the GIL, largest first.  Every job is checked before
+    any runs."""
+    cdef Py_ssize_t n = len(jobs), i
+    cdef Job* cjobs = <Job*>malloc(max(n, 1) * sizeof(Job))
+    if cjobs == NULL:
+        raise MemoryError()
+    keep = []
+    try:
+        for i in range(n):
+            src, dst, mat, offset = jobs[i]
+            keep.append(_linear_job(src, dst, mat, offset, &cjobs[i]))
+        _run_batch(pool, cjobs, n, ns_per_element)
+    finally:
+        free(cjobs)
 
 
 # -- colour space conversions (uint8) ---------------------------------------------------------
@@ -235,19 +305,38 @@ def convert_space(cnp.ndarray src, cnp.ndarray dst, conversion, int red=0):
     red : int
         Index of the red channel on the RGB/BGR side: 0 (RGB) or 2 (BGR).
     """
+    convert_space_batch(None, [(src, dst)], conversion, red)
+
+
+def convert_space_batch(ThreadPool pool, list jobs, conversion, int red=0,
+                        double ns_per_element=1.0):
+    """`convert_space(src, dst, conversion, red)` for every (src, dst) of `jobs`, as
+    `linear_batch` runs its jobs."""
     cdef int code = CONVERSIONS[conversion]
     cin, cout = _CHANNELS[code]
-    if src.dtype != np.uint8 or dst.dtype != np.uint8:
-        raise TypeError("colour space conversion works on uint8 data")
-    if src.ndim != 2 or dst.ndim != 2 or src.shape[0] != dst.shape[0] \
-            or src.shape[1] != cin or dst.shape[1] != cout:
-        raise ValueError(f"{conversion} needs (pixels, {cin}) -> (pixels, {cout}) arrays")
-    if not (src.flags.c_contiguous and dst.flags.c_contiguous):
-        raise ValueError("src and dst must be C-contiguous")
     if red not in (0, 2):
         raise ValueError("red must be 0 or 2")
-    cdef Py_ssize_t n = src.shape[0]
-    cdef const uint8_t* sp = <const uint8_t*>cnp.PyArray_DATA(src)
-    cdef uint8_t* dp = <uint8_t*>cnp.PyArray_DATA(dst)
-    with nogil:
-        _convert(sp, dp, n, code, red, &TO_YCBCR[0, 0], &FROM_YCBCR[0, 0])
+    cdef Py_ssize_t n = len(jobs), i
+    cdef cnp.ndarray src, dst
+    cdef Job* cjobs = <Job*>malloc(max(n, 1) * sizeof(Job))
+    if cjobs == NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            src, dst = jobs[i]
+            if src.dtype != np.uint8 or dst.dtype != np.uint8:
+                raise TypeError("colour space conversion works on uint8 data")
+            if src.ndim != 2 or dst.ndim != 2 or src.shape[0] != dst.shape[0] \
+                    or src.shape[1] != cin or dst.shape[1] != cout:
+                raise ValueError(f"{conversion} needs (pixels, {cin}) -> (pixels, {cout}) "
+                                 "arrays")
+            if not (src.flags.c_contiguous and dst.flags.c_contiguous):
+                raise ValueError("src and dst must be C-contiguous")
+            cjobs[i].src = <const char*>cnp.PyArray_DATA(src)
+            cjobs[i].dst = <char*>cnp.PyArray_DATA(dst)
+            cjobs[i].n = src.shape[0]
+            cjobs[i].cin, cjobs[i].cout = cin, cout
+            cjobs[i].conversion, cjobs[i].red = code, red
+        _run_batch(pool, cjobs, n, ns_per_element)
+    finally:
+        free(cjobs)

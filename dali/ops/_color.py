@@ -3,7 +3,8 @@ per-frame argument values, and running a pixel kernel on the thread pool.
 
 Work is split into items of at most `TILE` pixels (whole frames of a sequence where an argument
 varies per frame), so that one large image keeps every pool thread busy as well as a batch of
-small ones; each item is one nogil kernel call.
+small ones.  The colour kernels take the whole list of items in one nogil batch call
+(`linear_batch`, `convert_space_batch`); `run_items` runs other kernels item by item.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dali import _types
 from dali._types import DALIDataType as T
 
 TILE = 1 << 16                   # pixels per work item
-_NS_PER_ELEMENT = 1.0            # rough kernel cost, tells the pool when threads pay off
+NS_PER_ELEMENT = 1.0             # rough kernel cost, tells the pool when threads pay off
 
 
 def image_layout(op, tl, allowed) -> str:
@@ -113,4 +114,4 @@ def run_items(ws, items, fn, sizes=None):
         return
     order = np.argsort(-sizes, kind="stable").astype(np.int64)
     pool.map(lambda k: fn(*items[k]), len(items), order=order,
-             cost_ns=float(sizes.sum()) * _NS_PER_ELEMENT)
+             cost_ns=float(sizes.sum()) * NS_PER_ELEMENT)

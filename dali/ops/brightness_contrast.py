@@ -73,7 +73,7 @@ class _BrightnessContrast(_operator.Operator):
             ws.is_arg_input(n) and ws.arg_inputs[n].layout().startswith("F")
             for n in self.factors)
         has_center = ws.arg_given("contrast_center")
-        items, params = [], []
+        jobs = []
         for i, (src, dst) in enumerate(zip(ws.input_samples(0), ws.output_samples(0),
                                            strict=True)):
             frames = src.shape[0] if per_frame else 1
@@ -83,15 +83,10 @@ class _BrightnessContrast(_operator.Operator):
                 self.in_type, self.out_type, v.get("brightness", one)[f],
                 v.get("brightness_shift", one * 0)[f], v.get("contrast", one)[f],
                 v["contrast_center"][f] if has_center else None) for f in range(frames)]
-            params.append([(np.full((1, 1), m, _F32), np.full(1, a, _F32))
-                           for m, a in factors])
+            params = [(np.full((1, 1), m, _F32), np.full(1, a, _F32)) for m, a in factors]
             for s, d, f in _color.pixel_items(src, dst, self.layout, 1, 1, per_frame):
-                items.append((s, d, i, f))
-
-        def run(s, d, i, f):
-            _kernel.linear(s, d, *params[i][f])
-
-        _color.run_items(ws, items, run)
+                jobs.append((s, d, *params[f]))
+        _kernel.linear_batch(ws.thread_pool, jobs, _color.NS_PER_ELEMENT)
 
 
 @_registry.register

@@ -78,11 +78,8 @@ class ColorSpaceConversion(_operator.Operator):
 
     def run_cpu(self, ws):
         name, red = self.conversion
-        items = []
+        jobs = []
         for src, dst in zip(ws.input_samples(0), ws.output_samples(0), strict=True):
-            items += _color.pixel_items(src, dst, self.layout, self.cin, self.cout, False)
-
-        def run(s, d, _frame):
-            _kernel.convert_space(s, d, name, red)
-
-        _color.run_items(ws, items, run)
+            jobs += [(s, d) for s, d, _ in _color.pixel_items(src, dst, self.layout, self.cin,
+                                                             self.cout, False)]
+        _kernel.convert_space_batch(ws.thread_pool, jobs, name, red, _color.NS_PER_ELEMENT)

@@ -89,7 +89,7 @@ class _LinearColor(_operator.Operator):
         per_frame = frames_axis and any(
             ws.is_arg_input(n) and ws.arg_inputs[n].layout().startswith("F")
             for n in self.factors)
-        items, params = [], []
+        jobs = []
         for i, (src, dst) in enumerate(zip(ws.input_samples(0), ws.output_samples(0),
                                            strict=True)):
             frames = src.shape[0] if per_frame else 1
@@ -103,15 +103,9 @@ class _LinearColor(_operator.Operator):
                     off = contrast_offset(kw.get("brightness", 1.0), kw.get("contrast", 1.0),
                                           self.half_range)
                 offs.append(np.full(3, off, _F32))
-            params.append((mats, offs))
             for s, d, f in _color.pixel_items(src, dst, self.layout, 3, 3, per_frame):
-                items.append((s, d, i, f))
-
-        def one(s, d, i, f):
-            mats, offs = params[i]
-            _kernel.linear(s, d, mats[f], offs[f])
-
-        _color.run_items(ws, items, one)
+                jobs.append((s, d, mats[f], offs[f]))
+        _kernel.linear_batch(ws.thread_pool, jobs, _color.NS_PER_ELEMENT)
 
 
 def _factor(name, default, doc):
