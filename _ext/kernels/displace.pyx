@@ -9,12 +9,18 @@ the position (x, y) lies in pixel (floor(x), floor(y))), as DALI's CPU kernel co
 Nearest neighbour takes the pixel containing p; linear blends the four pixel centres around
 p - 0.5 (`a + (b - a) * f`, rows then columns).  Positions outside the image read
 `fill` (given already converted to the input type).  Integer outputs round half away from zero
-and saturate.  Everything runs without the GIL.
+and saturate.  Everything runs without the GIL; `displace_batch` runs a batch of images on a
+thread pool in one call, largest first (images whose mask is off are copied).
 """
+cimport numpy as cnp
 import numpy as np
 
 from libc.math cimport cosf, sinf, sqrtf
-from libc.stdint cimport uint8_t
+from libc.stdint cimport int64_t, uint8_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
+
+from dali._ext.thread_pool cimport ThreadPool
 
 from dali._ext.kernels.convert cimport store
 from dali._ext.kernels.interpolation cimport floor_index
@@ -23,12 +29,15 @@ ctypedef fused pix_t:
     uint8_t
     float
 
+cnp.import_array()
+
 cdef enum:
     NN = 0
     LINEAR = 1
     WATER = 0
     SPHERE = 1
     REMAP = 2
+    COPY = 3
 
 
 cdef inline float _at(const pix_t* src, Py_ssize_t h, Py_ssize_t w, Py_ssize_t nc,
@@ -90,41 +99,61 @@ cdef void _displace(const pix_t* src, pix_t* dst, Py_ssize_t h, Py_ssize_t w, Py
                     store(&out[c], top + (bottom - top) * fy)
 
 
-def displace(const pix_t[:, :, ::1] src, pix_t[:, :, ::1] dst, str mode, int interp,
-             float fill, wave=None, positions=None):
-    """Apply a displacement filter to one HWC image.
+cdef struct Job:
+    const char* src
+    char* dst
+    bint is_float
+    Py_ssize_t h, w, nc
+    int mode, interp
+    float wave[6]
+    const float* map_x
+    const float* map_y
+    float fill
 
-    Parameters
-    ----------
-    src, dst : C-contiguous (H, W, C) uint8 or float32 arrays of the same shape and type
-    mode : "water" or "sphere"
-    interp : 0 (nearest neighbour) or 1 (linear)
-    fill : float
-        Value read outside the image.
-    wave : (ampl_x, freq_x, phase_x, ampl_y, freq_y, phase_y) for "water"
-    positions : (x, y) float32 arrays of shape (H, W) for "remap"
-    """
-    cdef float w[6]
-    cdef int m, k
+
+cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
+    cdef Job* j = (<Job*>ctx) + i
+    if j.h == 0 or j.w == 0 or j.nc == 0:
+        return
+    if j.mode == COPY:
+        memcpy(j.dst, j.src, j.h * j.w * j.nc * (4 if j.is_float else 1))
+    elif j.is_float:
+        _displace(<const float*>j.src, <float*>j.dst, j.h, j.w, j.nc, j.mode, j.wave, j.map_x,
+                  j.map_y, j.interp, j.fill)
+    else:
+        _displace(<const uint8_t*>j.src, <uint8_t*>j.dst, j.h, j.w, j.nc, j.mode, j.wave,
+                  j.map_x, j.map_y, j.interp, j.fill)
+
+
+cdef object _describe(cnp.ndarray src, cnp.ndarray dst, str mode, int interp, float fill,
+                      wave, positions, Job* job):
+    """Check one image's arguments and fill `job`; returns what must stay alive while it
+    runs."""
+    cdef int k
     cdef const float[:, ::1] map_x = None
     cdef const float[:, ::1] map_y = None
-    cdef const float* mx = NULL
-    cdef const float* my = NULL
+    if src.dtype != dst.dtype or src.dtype not in (np.uint8, np.float32):
+        raise TypeError(f"unsupported types {src.dtype} -> {dst.dtype}")
+    if src.ndim != 3 or dst.ndim != 3 or not (src.flags.c_contiguous and dst.flags.c_contiguous):
+        raise ValueError("src and dst must be C-contiguous (H, W, C) arrays")
     if (src.shape[0] != dst.shape[0] or src.shape[1] != dst.shape[1]
             or src.shape[2] != dst.shape[2]):
         raise ValueError("src and dst must have the same shape")
     if interp != NN and interp != LINEAR:
         raise ValueError(f"unsupported interpolation {interp}")
+    job.map_x = job.map_y = NULL
     if mode == "water":
-        m = WATER
+        job.mode = WATER
         if wave is None or len(wave) != 6:
             raise ValueError("water needs the six wave parameters")
         for k in range(6):
-            w[k] = wave[k]
+            job.wave[k] = wave[k]
     elif mode == "sphere":
-        m = SPHERE
+        job.mode = SPHERE
+    elif mode == "copy":
+        job.mode = COPY
     elif mode == "remap":
-        m = REMAP
+        job.mode = REMAP
         if positions is None:
             raise ValueError("remap needs the positions")
         map_x = np.ascontiguousarray(positions[0], dtype=np.float32)
@@ -132,13 +161,60 @@ def displace(const pix_t[:, :, ::1] src, pix_t[:, :, ::1] dst, str mode, int int
         if (map_x.shape[0] != src.shape[0] or map_x.shape[1] != src.shape[1]
                 or map_y.shape[0] != src.shape[0] or map_y.shape[1] != src.shape[1]):
             raise ValueError("positions must have the image's height and width")
+        if map_x.shape[0] and map_x.shape[1]:
+            job.map_x, job.map_y = &map_x[0, 0], &map_y[0, 0]
     else:
         raise ValueError(f"unknown displacement {mode!r}")
-    if src.shape[0] == 0 or src.shape[1] == 0 or src.shape[2] == 0:
-        return
-    if m == REMAP:
-        mx = &map_x[0, 0]
-        my = &map_y[0, 0]
-    with nogil:
-        _displace(&src[0, 0, 0], &dst[0, 0, 0], src.shape[0], src.shape[1], src.shape[2], m,
-                  w, mx, my, interp, fill)
+    job.src = <const char*>cnp.PyArray_DATA(src)
+    job.dst = <char*>cnp.PyArray_DATA(dst)
+    job.is_float = src.dtype == np.float32
+    job.h, job.w, job.nc = src.shape[0], src.shape[1], src.shape[2]
+    job.interp, job.fill = interp, fill
+    return map_x, map_y
+
+
+def displace(src, dst, str mode, int interp, float fill, wave=None, positions=None):
+    """Apply a displacement filter to one HWC image.
+
+    Parameters
+    ----------
+    src, dst : C-contiguous (H, W, C) uint8 or float32 arrays of the same shape and type
+    mode : "water", "sphere", "remap" or "copy" (dst = src)
+    interp : 0 (nearest neighbour) or 1 (linear)
+    fill : float
+        Value read outside the image.
+    wave : (ampl_x, freq_x, phase_x, ampl_y, freq_y, phase_y) for "water"
+    positions : (x, y) float32 arrays of shape (H, W) for "remap"
+    """
+    displace_batch(None, [(src, dst, mode, positions)], interp, fill, wave)
+
+
+def displace_batch(ThreadPool pool, list jobs, int interp, float fill, wave=None,
+                   double ns_per_element=1.0):
+    """`displace(src, dst, mode, interp, fill, wave, positions)` for every (src, dst, mode,
+    positions) of `jobs`, on `pool` (the caller when None, or when the batch is too cheap to
+    wake a thread) without the GIL, largest first.  Every job is checked before any runs."""
+    cdef Py_ssize_t n = len(jobs), i
+    cdef Job* cjobs = <Job*>malloc(max(n, 1) * sizeof(Job))
+    cdef const int64_t[::1] order
+    cdef double cost
+    if cjobs == NULL:
+        raise MemoryError()
+    keep = []
+    try:
+        for i in range(n):
+            src, dst, mode, positions = jobs[i]
+            keep.append(_describe(src, dst, mode, interp, fill, wave, positions, &cjobs[i]))
+        if n == 0:
+            return
+        sizes = np.array([cjobs[i].h * cjobs[i].w * cjobs[i].nc for i in range(n)], np.int64)
+        order = np.argsort(-sizes, kind="stable").astype(np.int64)
+        cost = float(sizes.sum()) * ns_per_element
+        with nogil:
+            if pool is None:
+                for i in range(n):
+                    _run_job(cjobs, order[i])
+            else:
+                pool.run(_run_job, cjobs, &order[0], n, cost)
+    finally:
+        free(cjobs)

@@ -11,15 +11,19 @@ element strides `pstrides`: 0 along reduced dimensions.  Three passes share that
   saturate, see convert.pxd).
 
 Sums are accumulated in double (DALI accumulates in float; the difference stays far below
-float32 resolution of the final mean).  Everything runs without the GIL.
+float32 resolution of the final mean).  Everything runs without the GIL; `accumulate_batch`
+and `normalize_batch` run a list of such calls (slabs of a batch's samples) on a thread pool in
+one go, largest first.
 """
 cimport numpy as cnp
 import numpy as np
 
-from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
+from libc.stdlib cimport free, malloc
 
 from dali._ext.kernels.convert cimport store
 from dali._ext.kernels.odometer cimport next_index
+from dali._ext.thread_pool cimport ThreadPool
 
 cnp.import_array()
 
@@ -201,44 +205,126 @@ cdef int _layout(cnp.ndarray src, pstrides, Py_ssize_t nparams, Py_ssize_t* shap
     return ndim
 
 
-def accumulate(cnp.ndarray src, double[::1] sums, pstrides, mean=None):
-    """sums[p] += x (or (x - mean[p])**2 when `mean` is given) for every element x of `src`
-    whose parameter index is p (see the module docstring)."""
-    cdef Py_ssize_t shape[MAX_DIMS]
-    cdef Py_ssize_t pstr[MAX_DIMS]
-    cdef int ndim = _layout(src, pstrides, sums.shape[0], shape, pstr)
-    cdef const float[::1] m
-    cdef const float* mp = NULL
+cdef struct Job:
+    # one `accumulate` (dst NULL) or `normalize` call
+    const char* src
+    char* dst
+    int sk, dk, ndim
+    Py_ssize_t size
+    Py_ssize_t shape[MAX_DIMS]
+    Py_ssize_t pstr[MAX_DIMS]
+    double* sums
+    const float* mean
+    const float* inv
+    float shift
+
+
+cdef object _accumulate_job(cnp.ndarray src, double[::1] sums, pstrides, mean, Job* job):
+    """Check `accumulate`'s arguments and fill `job`; returns what must stay alive."""
+    cdef const float[::1] m = None
+    job.ndim = _layout(src, pstrides, sums.shape[0], job.shape, job.pstr)
+    job.mean = NULL
     if mean is not None:
         m = np.ascontiguousarray(mean, dtype=np.float32)
         if m.shape[0] < sums.shape[0]:
             raise ValueError("mean needs as many values as sums")
-        mp = &m[0]
-    if src.size == 0:
-        return
-    cdef const char* sp = <const char*>cnp.PyArray_DATA(src)
-    cdef int sk = cnp.PyArray_TYPE(src)
-    with nogil:
-        _accumulate_any(sp, sk, &sums[0], ndim, shape, pstr, mp)
+        job.mean = &m[0] if m.shape[0] else NULL
+    job.size = src.size
+    job.src = <const char*>cnp.PyArray_DATA(src)
+    job.sk = cnp.PyArray_TYPE(src)
+    job.dst = NULL
+    job.sums = &sums[0] if sums.shape[0] else NULL
+    return src, sums, m
 
 
-def normalize(cnp.ndarray src, cnp.ndarray dst, pstrides, mean, inv, float shift):
-    """dst = (src - mean[p]) * inv[p] + shift, converted to dst's type."""
-    cdef Py_ssize_t shape[MAX_DIMS]
-    cdef Py_ssize_t pstr[MAX_DIMS]
+cdef object _normalize_job(cnp.ndarray src, cnp.ndarray dst, pstrides, mean, inv, float shift,
+                           Job* job):
+    """Check `normalize`'s arguments and fill `job`; returns what must stay alive."""
     cdef const float[::1] m = np.ascontiguousarray(mean, dtype=np.float32)
     cdef const float[::1] f = np.ascontiguousarray(inv, dtype=np.float32)
     if m.shape[0] != f.shape[0]:
         raise ValueError("mean and inv must have the same size")
-    cdef int ndim = _layout(src, pstrides, m.shape[0], shape, pstr)
+    job.ndim = _layout(src, pstrides, m.shape[0], job.shape, job.pstr)
     if dst.dtype not in TYPES or not dst.flags.c_contiguous:
         raise TypeError(f"dst must be a C-contiguous array of a supported type, got {dst.dtype}")
     if dst.size != src.size:
         raise ValueError("src and dst must have the same size")
-    if src.size == 0:
+    job.size = src.size
+    job.src = <const char*>cnp.PyArray_DATA(src)
+    job.dst = <char*>cnp.PyArray_DATA(dst)
+    job.sk, job.dk = cnp.PyArray_TYPE(src), cnp.PyArray_TYPE(dst)
+    job.mean = &m[0] if m.shape[0] else NULL
+    job.inv = &f[0] if f.shape[0] else NULL
+    job.shift = shift
+    return src, dst, m, f
+
+
+cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
+    cdef Job* j = (<Job*>ctx) + i
+    if j.size == 0:
         return
-    cdef const char* sp = <const char*>cnp.PyArray_DATA(src)
-    cdef char* dp = <char*>cnp.PyArray_DATA(dst)
-    cdef int sk = cnp.PyArray_TYPE(src), dk = cnp.PyArray_TYPE(dst)
+    if j.dst == NULL:
+        _accumulate_any(j.src, j.sk, j.sums, j.ndim, j.shape, j.pstr, j.mean)
+    else:
+        _normalize_any(j.src, j.sk, j.dst, j.dk, j.ndim, j.shape, j.pstr, j.mean, j.inv,
+                       j.shift)
+
+
+cdef _run_batch(ThreadPool pool, Job* jobs, Py_ssize_t n, double ns_per_element):
+    """Run the checked jobs on `pool` (the caller when None), largest first."""
+    if n == 0:
+        return
+    sizes = np.array([jobs[i].size for i in range(n)], np.int64)
+    cdef const int64_t[::1] order = np.argsort(-sizes, kind="stable").astype(np.int64)
+    cdef double cost = float(sizes.sum()) * ns_per_element
+    cdef Py_ssize_t k
     with nogil:
-        _normalize_any(sp, sk, dp, dk, ndim, shape, pstr, &m[0], &f[0], shift)
+        if pool is None:
+            for k in range(n):
+                _run_job(jobs, order[k])
+        else:
+            pool.run(_run_job, jobs, &order[0], n, cost)
+
+
+cdef _batch(ThreadPool pool, list jobs, bint normalizing, double ns_per_element):
+    cdef Py_ssize_t n = len(jobs), i
+    cdef Job* cjobs = <Job*>malloc(max(n, 1) * sizeof(Job))
+    if cjobs == NULL:
+        raise MemoryError()
+    keep = []
+    try:
+        for i in range(n):
+            if normalizing:
+                src, dst, pstrides, mean, inv, shift = jobs[i]
+                keep.append(_normalize_job(src, dst, pstrides, mean, inv, shift, &cjobs[i]))
+            else:
+                src, sums, pstrides, mean = jobs[i]
+                keep.append(_accumulate_job(src, sums, pstrides, mean, &cjobs[i]))
+        _run_batch(pool, cjobs, n, ns_per_element)
+    finally:
+        free(cjobs)
+
+
+def accumulate(cnp.ndarray src, double[::1] sums, pstrides, mean=None):
+    """sums[p] += x (or (x - mean[p])**2 when `mean` is given) for every element x of `src`
+    whose parameter index is p (see the module docstring)."""
+    accumulate_batch(None, [(src, sums, pstrides, mean)])
+
+
+def accumulate_batch(ThreadPool pool, list jobs, double ns_per_element=1.0):
+    """`accumulate(src, sums, pstrides, mean)` for every (src, sums, pstrides, mean) of `jobs`,
+    on `pool` (the caller when None, or when the batch is too cheap to wake a thread) without
+    the GIL, largest first; jobs that run at once must not share sums.  Every job is checked
+    before any runs."""
+    _batch(pool, jobs, False, ns_per_element)
+
+
+def normalize(cnp.ndarray src, cnp.ndarray dst, pstrides, mean, inv, float shift):
+    """dst = (src - mean[p]) * inv[p] + shift, converted to dst's type."""
+    normalize_batch(None, [(src, dst, pstrides, mean, inv, shift)])
+
+
+def normalize_batch(ThreadPool pool, list jobs, double ns_per_element=1.0):
+    """`normalize(src, dst, pstrides, mean, inv, shift)` for every tuple of `jobs`, as
+    `accumulate_batch` runs its jobs."""
+    _batch(pool, jobs, True, ns_per_element)

@@ -3,8 +3,9 @@ per-frame argument values, and running a pixel kernel on the thread pool.
 
 Work is split into items of at most `TILE` pixels (whole frames of a sequence where an argument
 varies per frame), so that one large image keeps every pool thread busy as well as a batch of
-small ones.  The colour kernels take the whole list of items in one nogil batch call
-(`linear_batch`, `convert_space_batch`); `run_items` runs other kernels item by item.
+small ones.  The kernels take the whole list of items in one nogil batch call
+(`linear_batch`, `convert_space_batch`), on the workspace's thread pool; `NS_PER_ELEMENT` is
+their cost estimate, below which the pool leaves a batch to the calling thread.
 """
 
 from __future__ import annotations
@@ -99,19 +100,3 @@ def pixel_items(src, dst, layout, cin, cout, per_frame):
         for a in range(0, n, TILE):
             items.append((s[f, a:a + TILE], d[f, a:a + TILE], f))
     return items
-
-
-def run_items(ws, items, fn, sizes=None):
-    """fn(*item) for every item, on the workspace's thread pool, largest first (`sizes`: the
-    number of elements of each item; by default the size of its first member)."""
-    if not items:
-        return
-    sizes = np.array([it[0].size for it in items] if sizes is None else sizes, dtype=np.int64)
-    pool = ws.thread_pool
-    if pool is None or len(items) < 2:
-        for it in items:
-            fn(*it)
-        return
-    order = np.argsort(-sizes, kind="stable").astype(np.int64)
-    pool.map(lambda k: fn(*items[k]), len(items), order=order,
-             cost_ns=float(sizes.sum()) * NS_PER_ELEMENT)

@@ -78,16 +78,10 @@ class _Displacement(_operator.Operator):
         interp = int(self.interp)
         srcs = ws.input_samples(0)
         positions = self._positions(ws, srcs)
-        items = list(zip(srcs, ws.output_samples(0), range(ws.batch_size), strict=True))
-
-        def run(src, dst, i):
-            if mask[i]:
-                _kernel.displace(np.ascontiguousarray(src), dst, self.mode, interp, fill,
-                                 wave, positions[i])
-            else:
-                dst[...] = src
-
-        _color.run_items(ws, items, run)
+        jobs = [(np.ascontiguousarray(src), dst, self.mode if mask[i] else "copy",
+                 positions[i]) for i, (src, dst) in enumerate(zip(srcs, ws.output_samples(0),
+                                                                  strict=True))]
+        _kernel.displace_batch(ws.thread_pool, jobs, interp, fill, wave, _color.NS_PER_ELEMENT)
 
 
 @_registry.register

@@ -227,15 +227,15 @@ class Normalize(_operator.Operator):
         means = self._means(ws, views, geos, batch)
         invs = self._factors(ws, views, geos, means, batch)
         shift = float(_F32(self.args["shift"]))
-        items = [(i, a, b) for i in range(n) for a, b in geos[i].slabs()]
-
-        def run(i, a, b):
+        jobs = []
+        for i in range(n):
             g = geos[i]
-            off = a * g.pstrides[0]
-            _kernel.normalize(views[i][a:b], dsts[i].reshape(g.shape)[a:b], g.pstrides,
-                              means[i][off:], invs[i][off:], shift)
-
-        _run(ws, items, geos, run)
+            out = dsts[i].reshape(g.shape)
+            for a, b in g.slabs():
+                off = a * g.pstrides[0]
+                jobs.append((views[i][a:b], out[a:b], g.pstrides, means[i][off:],
+                             invs[i][off:], shift))
+        _kernel.normalize_batch(ws.thread_pool, jobs, _color.NS_PER_ELEMENT)
 
     def _means(self, ws, views, geos, batch):
         """float32 mean parameters per sample."""
@@ -299,28 +299,18 @@ def _inv_stddev(sum_squares, count, ddof, eps, scale):
 def _sums(ws, views, geos, means=None):
     """Per-sample float64 sums (or sums of squared deviations from `means`) per parameter."""
     sums = [np.zeros(g.nparams) for g in geos]
-    items = [(i, a, b) for i, g in enumerate(geos) for a, b in g.slabs()]
-    shared = {i for i, g in enumerate(geos) if g.pstrides[0]}   # slabs own their parameters
-    partial = {}
-
-    def run(i, a, b):
-        g = geos[i]
-        if i in shared:
-            acc, off = sums[i], a * g.pstrides[0]
-            acc = acc[off:]
-        else:
-            acc = partial[(i, a)] = np.zeros(g.nparams)
-            off = 0
-        mean = None if means is None else means[i][off:]
-        _kernel.accumulate(views[i][a:b], acc, g.pstrides, mean)
-
-    _run(ws, items, geos, run)
-    for (i, _), acc in partial.items():
+    jobs, partial = [], []
+    for i, g in enumerate(geos):
+        for a, b in g.slabs():
+            if g.pstrides[0]:             # slabs own their parameters
+                off = a * g.pstrides[0]
+                acc = sums[i][off:]
+            else:                         # a sum per slab, added up below
+                off, acc = 0, np.zeros(g.nparams)
+                partial.append((i, acc))
+            mean = None if means is None else means[i][off:]
+            jobs.append((views[i][a:b], acc, g.pstrides, mean))
+    _kernel.accumulate_batch(ws.thread_pool, jobs, _color.NS_PER_ELEMENT)
+    for i, acc in partial:
         sums[i] += acc
     return sums
-
-
-def _run(ws, items, geos, fn):
-    """fn(i, a, b) for every slab, largest first, on the thread pool."""
-    sizes = [(b - a) * (geos[i].size // max(1, geos[i].shape[0])) for i, a, b in items]
-    _color.run_items(ws, items, fn, sizes)
