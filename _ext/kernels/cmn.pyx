@@ -5,7 +5,8 @@ element of `src` into the element of `dst` at the same index, where `c` is the e
 along `channel_axis`.  Both arrays may have any strides (negative ones too), so the caller
 expresses cropping, mirroring and the layout change as numpy views and this pass reads the
 input once, in its memory order, and writes the output directly.  Arithmetic is float32;
-integer outputs round half away from zero and saturate (NaN gives 0).  Runs without the GIL.
+integer outputs round half away from zero and saturate (NaN gives 0); float16 outputs round
+to nearest even and overflow to infinity (numpy's `astype`).  Runs without the GIL.
 `normalize_batch(pool, jobs, channel_axis)` does the same for a batch of such jobs on a thread
 pool: largest samples first, large ones split into tiles along their first axis.
 """
@@ -15,6 +16,7 @@ import numpy as np
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t
 from libc.stdlib cimport free, malloc
 
+from dali._ext.kernels.convert cimport dali_float_to_half, half
 from dali._ext.kernels.odometer cimport next_index
 from dali._ext.thread_pool cimport ThreadPool
 
@@ -146,6 +148,7 @@ ctypedef fused src_t:
 ctypedef fused dst_t:
     uint8_t
     int8_t
+    half
     float
 
 cdef enum:
@@ -172,6 +175,9 @@ cdef inline void _store(dst_t* out, float v) noexcept nogil:
     cdef float rem
     if dst_t is float:
         out[0] = v
+        return
+    if dst_t is half:              # round to nearest even, overflow to inf (numpy's astype)
+        out[0].bits = dali_float_to_half(v)
         return
     # Comparisons, not fminf/fmaxf: those are library calls without -ffast-math.
     if dst_t is uint8_t:
@@ -288,6 +294,8 @@ cdef void _typed_out(src_t* tag, const char* s, char* o, int dk, int ndim,
                      int cdim, const float* mean, const float* mul) noexcept nogil:
     if dk == cnp.NPY_FLOAT32:
         _normalize(s, o, ndim, shape, sstr, dstr, cdim, mean, mul, tag, <float*>NULL)
+    elif dk == cnp.NPY_FLOAT16:
+        _normalize(s, o, ndim, shape, sstr, dstr, cdim, mean, mul, tag, <half*>NULL)
     elif dk == cnp.NPY_UINT8:
         _normalize(s, o, ndim, shape, sstr, dstr, cdim, mean, mul, tag, <uint8_t*>NULL)
     else:
@@ -310,7 +318,7 @@ cdef void _dispatch(const char* s, char* o, int sk, int dk, int ndim, const Py_s
 
 
 _SRC = {np.dtype(t) for t in (np.uint8, np.int16, np.uint16, np.int32, np.float32)}
-_DST = {np.dtype(t) for t in (np.uint8, np.int8, np.float32)}
+_DST = {np.dtype(t) for t in (np.uint8, np.int8, np.float16, np.float32)}
 
 
 cdef object _describe(src, dst, int channel_axis, mean, mul, Job* job):
@@ -372,7 +380,7 @@ def normalize(src, dst, int channel_axis, mean, mul):
     Parameters
     ----------
     src : ndarray of uint8, int16, uint16, int32 or float32, any strides
-    dst : ndarray of uint8, int8 or float32, the shape of `src`, any strides
+    dst : ndarray of uint8, int8, float16 or float32, the shape of `src`, any strides
     channel_axis : int
         The axis whose index selects `mean`/`mul` entries.
     mean, mul : float32 arrays with one value per index along `channel_axis`

@@ -150,10 +150,9 @@ class CropMirrorNormalize(_operator.Operator):
             if self.args["out_of_bounds_policy"] == "pad":
                 fill = _crop_window.fill_array(ws, i, self.args["fill_values"], padded,
                                                self.dtype)
-            job = normalize_sample(src, dst.transpose(inverse), win, self.channel, channels,
-                                   mean, mul, fill, w_axis if mirror[i] else None)
-            if job is not None:
-                jobs.append(job)
+            jobs.append(normalize_sample(src, dst.transpose(inverse), win, self.channel,
+                                         channels, mean, mul, fill,
+                                         w_axis if mirror[i] else None))
         _kernel.normalize_batch(ws.thread_pool, jobs, self.channel)
 
     def _normalization(self, ws, i, mean, std, channels, padded):
@@ -185,8 +184,7 @@ def _next_pow2(n):
 
 def normalize_sample(src, view, window, channel, channels, mean, mul, fill, mirror_axis=None):
     """Prepare `view` (the output in the input's axis order) to be filled from `src`'s window:
-    returns the kernel's job (source region, target view, mean, mul), or None where the
-    sample is done here already (float16 outputs: through a float32 buffer).
+    returns the kernel's job (source region, target view, mean, mul).
 
     `fill` (per channel, with the "pad" policy, else None) fills the area outside the input
     and - as in DALI - the padded channels; without it those channels are 0.  With
@@ -218,10 +216,4 @@ def normalize_sample(src, view, window, channel, channels, mean, mul, fill, mirr
         target = target[tuple(extra)]
     if region.dtype == np.float16:
         region = region.astype(_F32)
-    if target.dtype == np.float16:
-        tmp = np.empty(target.shape, _F32)
-        _kernel.normalize(region, tmp, channel, mean, mul)
-        with np.errstate(over="ignore"):
-            target[...] = tmp.astype(np.float16)
-        return None
     return region, target, mean, mul

@@ -64,3 +64,16 @@ def test_packed_pixel_rows_of_every_length(mirrored):
         cmn.normalize(src, dst.transpose(1, 2, 0), 2, MEAN, MUL)
         ref = ((src.astype(np.float32) - MEAN) * MUL).transpose(2, 0, 1)
         np.testing.assert_array_equal(dst, ref, err_msg=f"width {w}")
+
+
+def test_float16_outputs_round_like_numpy():
+    # one pass into float16: round to nearest even, overflow to inf, like astype(float16)
+    rng = np.random.default_rng(3)
+    src = rng.integers(0, 256, (6, 37, 3), np.uint8)
+    mul = np.array([1.0001, 300.0, 0.0037], np.float32)      # 255 * 300 overflows float16
+    dst = np.zeros((3, 6, 37), np.float16)
+    cmn.normalize_batch(ThreadPool(2), [(src[:, ::-1], dst.transpose(1, 2, 0), MEAN, mul)], 2)
+    with np.errstate(over="ignore"):
+        ref = ((src[:, ::-1].astype(np.float32) - MEAN) * mul).astype(np.float16)
+    np.testing.assert_array_equal(dst, ref.transpose(2, 0, 1))
+    assert np.isinf(dst[1]).any()
