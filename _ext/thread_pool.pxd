@@ -18,3 +18,7 @@ cdef class ThreadPool:
 
     cdef void run(self, item_fn fn, void* ctx, const int64_t* order, int64_t n,
                   double cost_ns) noexcept nogil
+
+
+cdef run_largest_first(ThreadPool pool, item_fn fn, void* ctx, sizes, double ns_per_element)
+cdef void* job_array(Py_ssize_t n, size_t size, list keep) except NULL

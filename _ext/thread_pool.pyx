@@ -7,7 +7,12 @@ the caller alone.  Callers order items largest first so the long ones start earl
 
 `map(callable, n)` does the same for a Python callable (each call takes the GIL; it pays off
 for callables that release it, like `cv2.imdecode`), re-raising the first exception.
+`job_array` and `run_largest_first(pool, fn, ctx, sizes, ns_per_element)` are what the
+kernels' batch functions share: memory for their job structs, and the items ordered by size,
+the cost estimated from it, run on a pool or the caller.
 """
+import numpy as np
+
 from cpython.ref cimport PyObject
 from libc.stdint cimport int64_t
 
@@ -83,3 +88,28 @@ cdef class ThreadPool:
                 raise value
             out.append(value)
         return out
+
+
+cdef run_largest_first(ThreadPool pool, item_fn fn, void* ctx, sizes, double ns_per_element):
+    """fn(ctx, i) for every item i, largest `sizes` first, without the GIL: on `pool`, or on
+    the caller when it is None (or when the items' cost, `ns_per_element` per unit of size, is
+    too small to wake a thread; see `run`)."""
+    cdef Py_ssize_t n = len(sizes), k
+    if n == 0:
+        return
+    sizes = np.asarray(sizes, dtype=np.int64)
+    cdef const int64_t[::1] order = np.argsort(-sizes, kind="stable").astype(np.int64)
+    cdef double cost = float(sizes.sum()) * ns_per_element
+    with nogil:
+        if pool is None:
+            for k in range(n):
+                fn(ctx, order[k])
+        else:
+            pool.run(fn, ctx, &order[0], n, cost)
+
+
+cdef void* job_array(Py_ssize_t n, size_t size, list keep) except NULL:
+    """Zeroed memory for `n` job structs of `size` bytes each, alive as long as `keep`."""
+    cdef bytearray buf = bytearray(max(n, 1) * size)
+    keep.append(buf)
+    return <void*><char*>buf

@@ -169,33 +169,33 @@ cdef struct Job:
 
 
 cdef inline void _store(dst_t* out, float v) noexcept nogil:
-    """Round half away from zero and saturate for integer outputs (NaN -> 0): clamp first, so
-    that the truncating conversion is exact, then correct by the remainder."""
+    """float32 as it is; float16 rounded to nearest even (overflow to inf, numpy's astype);
+    integers rounded half away from zero and saturated (NaN -> 0): clamped first, so that the
+    truncating conversion is exact, then corrected by the remainder."""
     cdef int r
     cdef float rem
     if dst_t is float:
         out[0] = v
-        return
-    if dst_t is half:              # round to nearest even, overflow to inf (numpy's astype)
+    elif dst_t is half:
         out[0].bits = dali_float_to_half(v)
-        return
-    # Comparisons, not fminf/fmaxf: those are library calls without -ffast-math.
-    if dst_t is uint8_t:
-        if not (v > 0):             # also NaN
-            v = 0
-        elif v > 255:
-            v = 255
     else:
-        if v != v:
-            v = 0
-        elif v < -128:
-            v = -128
-        elif v > 127:
-            v = 127
-    r = <int>v
-    rem = v - r
-    r += (rem >= 0.5) - (rem <= -0.5)
-    out[0] = <dst_t>r
+        # Comparisons, not fminf/fmaxf: those are library calls without -ffast-math.
+        if dst_t is uint8_t:
+            if not (v > 0):             # also NaN
+                v = 0
+            elif v > 255:
+                v = 255
+        else:
+            if v != v:
+                v = 0
+            elif v < -128:
+                v = -128
+            elif v > 127:
+                v = 127
+        r = <int>v
+        rem = v - r
+        r += (rem >= 0.5) - (rem <= -0.5)
+        out[0] = <dst_t>r
 
 
 cdef inline void _line(const src_t* s, Py_ssize_t ss, dst_t* d, Py_ssize_t ds, Py_ssize_t n,

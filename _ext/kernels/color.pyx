@@ -23,10 +23,9 @@ cimport numpy as cnp
 import numpy as np
 
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t
-from libc.stdlib cimport free, malloc
 
 from dali._ext.kernels.convert cimport half, load, round_half_away, sat_int, store
-from dali._ext.thread_pool cimport ThreadPool
+from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 cnp.import_array()
 
@@ -171,20 +170,10 @@ cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
                  &TO_YCBCR[0, 0], &FROM_YCBCR[0, 0])
 
 
-cdef _run_batch(ThreadPool pool, Job* jobs, Py_ssize_t n, double ns_per_element):
-    """Run the checked jobs on `pool` (the caller when None), largest first."""
-    sizes = np.array([jobs[i].n * (jobs[i].cin + jobs[i].cout) for i in range(n)], np.int64)
-    cdef const int64_t[::1] order = np.argsort(-sizes, kind="stable").astype(np.int64)
-    cdef double cost = float(sizes.sum()) * ns_per_element
-    cdef Py_ssize_t k
-    if n == 0:
-        return
-    with nogil:
-        if pool is None:
-            for k in range(n):
-                _run_job(jobs, order[k])
-        else:
-            pool.run(_run_job, jobs, &order[0], n, cost)
+cdef _run(ThreadPool pool, Job* jobs, Py_ssize_t n, double ns_per_element):
+    run_largest_first(pool, _run_job, jobs,
+                      [jobs[i].n * (jobs[i].cin + jobs[i].cout) for i in range(n)],
+                      ns_per_element)
 
 
 def linear(cnp.ndarray src, cnp.ndarray dst, mat, offset):
@@ -206,17 +195,12 @@ def linear_batch(ThreadPool pool, list jobs, double ns_per_element=1.0):
     too cheap to wake a thread) without the GIL, largest first.  Every job is checked before
     any runs."""
     cdef Py_ssize_t n = len(jobs), i
-    cdef Job* cjobs = <Job*>malloc(max(n, 1) * sizeof(Job))
-    if cjobs == NULL:
-        raise MemoryError()
     keep = []
-    try:
-        for i in range(n):
-            src, dst, mat, offset = jobs[i]
-            keep.append(_linear_job(src, dst, mat, offset, &cjobs[i]))
-        _run_batch(pool, cjobs, n, ns_per_element)
-    finally:
-        free(cjobs)
+    cdef Job* cjobs = <Job*>job_array(n, sizeof(Job), keep)
+    for i in range(n):
+        src, dst, mat, offset = jobs[i]
+        keep.append(_linear_job(src, dst, mat, offset, &cjobs[i]))
+    _run(pool, cjobs, n, ns_per_element)
 
 
 # -- colour space conversions (uint8) ---------------------------------------------------------
@@ -318,25 +302,20 @@ def convert_space_batch(ThreadPool pool, list jobs, conversion, int red=0,
         raise ValueError("red must be 0 or 2")
     cdef Py_ssize_t n = len(jobs), i
     cdef cnp.ndarray src, dst
-    cdef Job* cjobs = <Job*>malloc(max(n, 1) * sizeof(Job))
-    if cjobs == NULL:
-        raise MemoryError()
-    try:
-        for i in range(n):
-            src, dst = jobs[i]
-            if src.dtype != np.uint8 or dst.dtype != np.uint8:
-                raise TypeError("colour space conversion works on uint8 data")
-            if src.ndim != 2 or dst.ndim != 2 or src.shape[0] != dst.shape[0] \
-                    or src.shape[1] != cin or dst.shape[1] != cout:
-                raise ValueError(f"{conversion} needs (pixels, {cin}) -> (pixels, {cout}) "
-                                 "arrays")
-            if not (src.flags.c_contiguous and dst.flags.c_contiguous):
-                raise ValueError("src and dst must be C-contiguous")
-            cjobs[i].src = <const char*>cnp.PyArray_DATA(src)
-            cjobs[i].dst = <char*>cnp.PyArray_DATA(dst)
-            cjobs[i].n = src.shape[0]
-            cjobs[i].cin, cjobs[i].cout = cin, cout
-            cjobs[i].conversion, cjobs[i].red = code, red
-        _run_batch(pool, cjobs, n, ns_per_element)
-    finally:
-        free(cjobs)
+    keep = []
+    cdef Job* cjobs = <Job*>job_array(n, sizeof(Job), keep)
+    for i in range(n):
+        src, dst = jobs[i]
+        if src.dtype != np.uint8 or dst.dtype != np.uint8:
+            raise TypeError("colour space conversion works on uint8 data")
+        if src.ndim != 2 or dst.ndim != 2 or src.shape[0] != dst.shape[0] \
+                or src.shape[1] != cin or dst.shape[1] != cout:
+            raise ValueError(f"{conversion} needs (pixels, {cin}) -> (pixels, {cout}) arrays")
+        if not (src.flags.c_contiguous and dst.flags.c_contiguous):
+            raise ValueError("src and dst must be C-contiguous")
+        cjobs[i].src = <const char*>cnp.PyArray_DATA(src)
+        cjobs[i].dst = <char*>cnp.PyArray_DATA(dst)
+        cjobs[i].n = src.shape[0]
+        cjobs[i].cin, cjobs[i].cout = cin, cout
+        cjobs[i].conversion, cjobs[i].red = code, red
+    _run(pool, cjobs, n, ns_per_element)

@@ -17,10 +17,9 @@ import numpy as np
 
 from libc.math cimport cosf, sinf, sqrtf
 from libc.stdint cimport int64_t, uint8_t
-from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
-from dali._ext.thread_pool cimport ThreadPool
+from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 from dali._ext.kernels.convert cimport store
 from dali._ext.kernels.interpolation cimport floor_index
@@ -195,26 +194,11 @@ def displace_batch(ThreadPool pool, list jobs, int interp, float fill, wave=None
     positions) of `jobs`, on `pool` (the caller when None, or when the batch is too cheap to
     wake a thread) without the GIL, largest first.  Every job is checked before any runs."""
     cdef Py_ssize_t n = len(jobs), i
-    cdef Job* cjobs = <Job*>malloc(max(n, 1) * sizeof(Job))
-    cdef const int64_t[::1] order
-    cdef double cost
-    if cjobs == NULL:
-        raise MemoryError()
     keep = []
-    try:
-        for i in range(n):
-            src, dst, mode, positions = jobs[i]
-            keep.append(_describe(src, dst, mode, interp, fill, wave, positions, &cjobs[i]))
-        if n == 0:
-            return
-        sizes = np.array([cjobs[i].h * cjobs[i].w * cjobs[i].nc for i in range(n)], np.int64)
-        order = np.argsort(-sizes, kind="stable").astype(np.int64)
-        cost = float(sizes.sum()) * ns_per_element
-        with nogil:
-            if pool is None:
-                for i in range(n):
-                    _run_job(cjobs, order[i])
-            else:
-                pool.run(_run_job, cjobs, &order[0], n, cost)
-    finally:
-        free(cjobs)
+    cdef Job* cjobs = <Job*>job_array(n, sizeof(Job), keep)
+    for i in range(n):
+        src, dst, mode, positions = jobs[i]
+        keep.append(_describe(src, dst, mode, interp, fill, wave, positions, &cjobs[i]))
+    run_largest_first(pool, _run_job, cjobs,
+                      [cjobs[i].h * cjobs[i].w * cjobs[i].nc for i in range(n)],
+                      ns_per_element)

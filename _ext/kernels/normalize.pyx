@@ -19,11 +19,10 @@ cimport numpy as cnp
 import numpy as np
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
-from libc.stdlib cimport free, malloc
 
 from dali._ext.kernels.convert cimport store
 from dali._ext.kernels.odometer cimport next_index
-from dali._ext.thread_pool cimport ThreadPool
+from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 cnp.import_array()
 
@@ -270,39 +269,19 @@ cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
                        j.shift)
 
 
-cdef _run_batch(ThreadPool pool, Job* jobs, Py_ssize_t n, double ns_per_element):
-    """Run the checked jobs on `pool` (the caller when None), largest first."""
-    if n == 0:
-        return
-    sizes = np.array([jobs[i].size for i in range(n)], np.int64)
-    cdef const int64_t[::1] order = np.argsort(-sizes, kind="stable").astype(np.int64)
-    cdef double cost = float(sizes.sum()) * ns_per_element
-    cdef Py_ssize_t k
-    with nogil:
-        if pool is None:
-            for k in range(n):
-                _run_job(jobs, order[k])
-        else:
-            pool.run(_run_job, jobs, &order[0], n, cost)
-
-
 cdef _batch(ThreadPool pool, list jobs, bint normalizing, double ns_per_element):
     cdef Py_ssize_t n = len(jobs), i
-    cdef Job* cjobs = <Job*>malloc(max(n, 1) * sizeof(Job))
-    if cjobs == NULL:
-        raise MemoryError()
     keep = []
-    try:
-        for i in range(n):
-            if normalizing:
-                src, dst, pstrides, mean, inv, shift = jobs[i]
-                keep.append(_normalize_job(src, dst, pstrides, mean, inv, shift, &cjobs[i]))
-            else:
-                src, sums, pstrides, mean = jobs[i]
-                keep.append(_accumulate_job(src, sums, pstrides, mean, &cjobs[i]))
-        _run_batch(pool, cjobs, n, ns_per_element)
-    finally:
-        free(cjobs)
+    cdef Job* cjobs = <Job*>job_array(n, sizeof(Job), keep)
+    for i in range(n):
+        if normalizing:
+            src, dst, pstrides, mean, inv, shift = jobs[i]
+            keep.append(_normalize_job(src, dst, pstrides, mean, inv, shift, &cjobs[i]))
+        else:
+            src, sums, pstrides, mean = jobs[i]
+            keep.append(_accumulate_job(src, sums, pstrides, mean, &cjobs[i]))
+    run_largest_first(pool, _run_job, cjobs, [cjobs[i].size for i in range(n)],
+                      ns_per_element)
 
 
 def accumulate(cnp.ndarray src, double[::1] sums, pstrides, mean=None):
