@@ -1,6 +1,8 @@
 """Whole files read without the GIL, for the file reader: the sizes of a batch of paths, then
 their contents into buffers of those sizes, each file opened, read and closed in C (no Python
 per file), so the reader's thread does not hold the GIL while the pipeline runs."""
+import os
+
 cimport numpy as cnp
 import numpy as np
 
@@ -73,7 +75,7 @@ cdef Entry* _entries(list paths, list keep) except NULL:
         if paths[i] is None:
             es[i].path = NULL
         else:
-            b = paths[i] if isinstance(paths[i], bytes) else str(paths[i]).encode()
+            b = os.fsencode(paths[i])
             keep.append(b)
             es[i].path = <const char*>b
     return es

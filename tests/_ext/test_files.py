@@ -2,6 +2,7 @@
 and files that changed size."""
 
 import errno
+import os
 
 import numpy as np
 import pytest
@@ -55,3 +56,14 @@ def test_buffers_are_checked(paths):
         files.read_into([str(paths[1])], [np.zeros(4, np.uint8)[::2]])
     with pytest.raises(ValueError, match="one buffer per path"):
         files.read_into([str(paths[1])], [])
+
+
+def test_paths_of_any_encoding(tmp_path):
+    # file names are bytes to the system: names that are no valid UTF-8 work as str too
+    name = b"caf\xe9.bin"
+    (tmp_path / os.fsdecode(name)).write_bytes(b"abc")
+    path = os.fsdecode(bytes(tmp_path) + b"/" + name)
+    sizes, failure = files.sizes([path])
+    assert failure is None and sizes.tolist() == [3]
+    out = np.zeros(3, np.uint8)
+    assert files.read_into([path], [out]) is None and out.tobytes() == b"abc"
