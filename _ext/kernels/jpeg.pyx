@@ -12,7 +12,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from dali._ext.thread_pool cimport ThreadPool
+from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 cnp.import_array()
 
@@ -30,6 +30,8 @@ GRAY = DALI_JPEG_GRAY
 
 cdef enum:
     ERRLEN = 200
+
+cdef double _NS_PER_HEADER = 5000     # reading one header: a few microseconds
 
 
 class JpegError(ValueError):
@@ -54,8 +56,27 @@ def info(const uint8_t[::1] data):
     return h, w, c, o
 
 
-def info_batch(list samples):
-    """Headers of a batch of encoded samples (1-D C-contiguous uint8 arrays).
+cdef struct Header:
+    const uint8_t* data
+    size_t size
+    int32_t* out                  # height, width, components, orientation, status
+
+
+cdef void _header_item(void* ctx, int64_t i) noexcept nogil:
+    cdef Header* hd = (<Header*>ctx) + i
+    cdef int w = 0, h = 0, c = 0, o = 1
+    cdef char err[ERRLEN]
+    if hd.data == NULL:
+        return
+    if dali_jpeg_info(hd.data, hd.size, &w, &h, &c, &o, err, ERRLEN) != 0:
+        hd.out[4] = -1
+    else:
+        hd.out[0], hd.out[1], hd.out[2], hd.out[3], hd.out[4] = h, w, c, o, 1
+
+
+def info_batch(list samples, ThreadPool pool=None):
+    """Headers of a batch of encoded samples (1-D C-contiguous uint8 arrays), read without the
+    GIL on `pool` (or the caller).
 
     Returns an int32 array of shape (n, 5): height, width, components, orientation and a status
     that is 1 for a JPEG whose header was read, 0 for data that does not start like a JPEG and
@@ -64,22 +85,16 @@ def info_batch(list samples):
     cdef Py_ssize_t n = len(samples), i
     cdef cnp.ndarray[int32_t, ndim=2] out = np.zeros((n, 5), np.int32)
     cdef const uint8_t[::1] data
-    cdef int w, h, c, o, rc
-    cdef char err[ERRLEN]
+    keep = []
+    cdef Header* headers = <Header*>job_array(n, sizeof(Header), keep)
     for i in range(n):
         data = samples[i]
-        if not _is_jpeg(data):
-            continue
-        with nogil:
-            rc = dali_jpeg_info(&data[0], data.shape[0], &w, &h, &c, &o, err, ERRLEN)
-        if rc != 0:
-            out[i, 4] = -1
-        else:
-            out[i, 0] = h
-            out[i, 1] = w
-            out[i, 2] = c
-            out[i, 3] = o
-            out[i, 4] = 1
+        if _is_jpeg(data):
+            headers[i].data = &data[0]
+            headers[i].size = data.shape[0]
+            headers[i].out = &out[i, 0]
+            keep.append(samples[i])
+    run_largest_first(pool, _header_item, headers, [1] * n, _NS_PER_HEADER)
     return out
 
 

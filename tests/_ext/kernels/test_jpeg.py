@@ -19,6 +19,20 @@ def test_info_reads_the_header():
     assert jpeg.info(load("photos/camera.jpg")) == (320, 320, 1, 1)
 
 
+@pytest.mark.parametrize("threads", [None, 2])
+def test_info_batch_reads_every_header(threads):
+    photos = sorted((IMAGES / "photos").glob("*.jpg"))
+    samples = [load(f"photos/{p.name}") for p in photos]
+    broken = samples[0].copy()
+    broken[6:400] = 0                                  # starts like a JPEG, header broken
+    batch = samples + [np.frombuffer(b"\x89PNG\r\n", np.uint8), broken]
+    out = jpeg.info_batch(batch, ThreadPool(threads) if threads else None)
+    assert out.dtype == np.int32 and out.shape == (len(batch), 5)
+    for row, data in zip(out[:len(samples)], samples, strict=True):
+        assert tuple(row) == (*jpeg.info(data), 1)
+    assert tuple(out[-2]) == (0, 0, 0, 0, 0) and out[-1, 4] == -1
+
+
 @pytest.mark.parametrize("x,y,w,h", [(0, 0, 320, 213), (37, 50, 100, 120), (311, 200, 9, 13),
                                      (16, 16, 16, 16)])
 def test_roi_equals_the_same_region_of_a_full_decode(x, y, w, h):
