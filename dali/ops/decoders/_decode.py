@@ -162,8 +162,7 @@ def inspect(op, ws, output_type, adjust_orientation=True) -> Batch:
     """Read the headers of the workspace's encoded images (see the module docstring); a bad
     header is a RuntimeError about its sample."""
     try:
-        return read_headers(encoded_samples(op, ws), output_type, adjust_orientation,
-                            ws.thread_pool)
+        return read_headers(encoded_samples(op, ws), output_type, adjust_orientation)
     except SampleHeaderError as e:
         raise ws.sample_error(e.index, f"not a valid image: {e}", RuntimeError) from None
 
@@ -176,11 +175,10 @@ class SampleHeaderError(ValueError):
         self.index = index
 
 
-def read_headers(samples, output_type, adjust_orientation=True, pool=None) -> Batch:
-    """`Batch` of 1-D uint8 encoded `samples` (JPEG headers read on `pool`); raises
-    SampleHeaderError."""
+def read_headers(samples, output_type, adjust_orientation=True) -> Batch:
+    """`Batch` of 1-D uint8 encoded `samples`; raises SampleHeaderError."""
     n = len(samples)
-    info = jpeg.info_batch(samples, pool) if jpeg is not None else np.zeros((n, 5), np.int32)
+    info = jpeg.info_batch(samples) if jpeg is not None else np.zeros((n, 5), np.int32)
     route = np.where((info[:, 4] == 1) & np.isin(info[:, 2], (1, 3, 4)), KERNEL,
                      OPENCV).astype(np.int8)
     stored = info[:, :2].astype(np.int64)
