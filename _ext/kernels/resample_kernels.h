@@ -1,0 +1,409 @@
+// The C loops of the resampling kernel (_ext/kernels/resample.pyx): the 1-D filters (taps,
+// folding, identity), the row loops of the passes (SSE4.1, AVX2 chosen at run time, and a
+// plain C fallback) and the float -> integer conversions of accumulated rows.
+#ifndef DALI_EXT_KERNELS_RESAMPLE_KERNELS_H_
+#define DALI_EXT_KERNELS_RESAMPLE_KERNELS_H_
+
+#include <stdint.h>
+
+/* The 1-D filters (dali/ops/_resampling.py `axis_filter` documents them).  Float32
+   arithmetic operation by operation, as the NumPy formulation it replaces: no fused
+   multiply-adds. */
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+#endif
+#include <math.h>
+#include <string.h>
+
+/* Support (taps per output) of a non-NN filter; also its step and origin. */
+static int dali_rs_filter_shape(int samples, float radius, int n_out, float lo, float hi,
+                                int antialias, float* scale_out, float* step_out,
+                                float* origin_out) {
+    float scale = (hi - lo) / (float)n_out;
+    float s = fabsf(scale);
+    float r = radius * ((antialias && s > 1.0f) ? s : 1.0f);
+    float width = 2.0f * r;
+    float step = (float)(samples - 1) / width;
+    float anchor = width * 0.5f;
+    float origin = lo + 0.5f * scale;
+    origin = origin - 0.5f;
+    origin = origin - anchor;
+    *scale_out = scale;
+    *step_out = step;
+    *origin_out = origin;
+    return (int)ceilf((float)(samples - 1) / step);
+}
+
+/* Taps of every output (first tap per output, weights normalized), before folding.
+   `table` has `samples` entries and two zeros after them. */
+static void dali_rs_filter_taps(const float* table, int samples, int n_out, int support,
+                                float scale, float step, float origin, int64_t* first,
+                                float* w) {
+    for (int i = 0; i < n_out; i++) {
+        float f = (float)i * scale;
+        f = f + origin;
+        float tap0 = ceilf(f);
+        float* wi = w + (Py_ssize_t)i * support;
+        for (int k = 0; k < support; k++) {
+            float tap = tap0 + (float)k;
+            float x = (tap - f) * step;
+            float x0 = floorf(x);
+            float d = x - x0;
+            int i0 = (int)(x0 < (float)samples ? x0 : (float)samples);
+            float f0 = table[i0], f1 = table[i0 + 1];
+            wi[k] = f0 + d * (f1 - f0);
+        }
+        float total = 0.0f;
+        for (int k = 0; k < support; k++) total = total + wi[k];
+        if (total == 0.0f) total = 1.0f;
+        for (int k = 0; k < support; k++) wi[k] = wi[k] / total;
+        first[i] = (int64_t)tap0;
+    }
+}
+
+/* Nearest neighbour: one tap of weight 1 at floor(lo + (i + 0.5) * scale), clamped. */
+static void dali_rs_filter_nn(int n_in, int n_out, float lo, float hi, int32_t* starts) {
+    float scale = (hi - lo) / (float)n_out;
+    for (int i = 0; i < n_out; i++) {
+        float p = ((float)i + 0.5f) * scale;
+        p = floorf(lo + p);
+        if (p < 0.0f) p = 0.0f;
+        if (p > (float)(n_in - 1)) p = (float)(n_in - 1);
+        starts[i] = (int32_t)p;
+    }
+}
+
+/* Fold taps outside [0, n_in) onto the edge positions: `out` (n_out x width, width =
+   min(support, n_in)) and `starts` receive the folded filter. */
+static void dali_rs_filter_fold(const int64_t* first, const float* w, int n_out,
+                                int support, int n_in, int32_t* starts, float* out) {
+    int width = support < n_in ? support : n_in;
+    for (int i = 0; i < n_out; i++) {
+        int64_t st = first[i] > 0 ? first[i] : 0;
+        if (st > n_in - width) st = n_in - width;
+        starts[i] = (int32_t)st;
+        const float* wi = w + (Py_ssize_t)i * support;
+        float* oi = out + (Py_ssize_t)i * width;
+        if (width == support && st == first[i]) {
+            memcpy(oi, wi, sizeof(float) * (size_t)width);
+            continue;
+        }
+        memset(oi, 0, sizeof(float) * (size_t)width);
+        for (int k = 0; k < support; k++) {
+            int64_t c = first[i] + k;
+            c = c > 0 ? c : 0;
+            c = c < n_in - 1 ? c : n_in - 1;
+            oi[c - st] = oi[c - st] + wi[k];
+        }
+    }
+}
+
+/* Whether a folded filter maps each output to the same input with weight 1 (the first
+   largest weight of each row is the tap; no other weight is non-zero). */
+static int dali_rs_filter_identity(const int32_t* starts, const float* w, int n_out,
+                                   int width, int n_in) {
+    if (n_out != n_in) return 0;
+    for (int i = 0; i < n_out; i++) {
+        const float* wi = w + (Py_ssize_t)i * width;
+        int hot = 0;
+        for (int k = 1; k < width; k++)
+            if (wi[k] > wi[hot]) hot = k;
+        if (starts[i] + hot != i || wi[hot] != 1.0f) return 0;
+        for (int k = 0; k < width; k++)
+            if (k != hot && wi[k] != 0.0f) return 0;
+    }
+    return 1;
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
+
+/* Inner loops of the horizontal pass, written with GCC/Clang vector extensions (SSE on
+   x86-64, NEON on ARM).  Four outputs are computed at once, so four independent
+   dependency chains hide the latency of the additions; each output still sums its taps
+   in order (the rounding DALI's sequential loop has). */
+typedef float dali_rs_v4 __attribute__((vector_size(16)));
+typedef float dali_rs_v4u __attribute__((vector_size(16), aligned(4)));
+
+static inline dali_rs_v4 dali_rs_load4(const float* p) { return *(const dali_rs_v4u*)p; }
+
+/* row: `step` (3 or 4) floats per input position, read as 4-float vectors (so with step
+   3 the row must be readable one float past its end; the extra lane is never stored
+   where a value is kept); out: `stride` (2 to 4) floats per output position, written as
+   whole vectors in increasing order, so the last one writes 4 - stride floats past
+   'stride * n_out' (out must have room for 4 * n_out). */
+/* The loop both row functions share: four outputs at a time (four independent chains hide
+   the latency of the additions), each summing its taps in order from zero, then the rest one
+   by one.  VT is the accumulator type, LOAD(p, k) tap k of the position at p, POS(i) where
+   output i's window starts, STORE(i, a) writes output i. */
+#define DALI_RS_ROW_LOOP(VT, ZERO, LOAD, POS, STORE)                                     \
+    Py_ssize_t i = 0;                                                                     \
+    for (; i + 4 <= n_out; i += 4) {                                                      \
+        const float* w0 = weights + i * support;                                          \
+        const float* w1 = w0 + support;                                                   \
+        const float* w2 = w1 + support;                                                   \
+        const float* w3 = w2 + support;                                                   \
+        const float* p0 = POS(i);                                                         \
+        const float* p1 = POS(i + 1);                                                     \
+        const float* p2 = POS(i + 2);                                                     \
+        const float* p3 = POS(i + 3);                                                     \
+        VT a0 = ZERO, a1 = ZERO, a2 = ZERO, a3 = ZERO;                                    \
+        for (int k = 0; k < support; k++) {                                               \
+            a0 += w0[k] * LOAD(p0, k);                                                    \
+            a1 += w1[k] * LOAD(p1, k);                                                    \
+            a2 += w2[k] * LOAD(p2, k);                                                    \
+            a3 += w3[k] * LOAD(p3, k);                                                    \
+        }                                                                                 \
+        STORE(i, a0);                                                                     \
+        STORE(i + 1, a1);                                                                 \
+        STORE(i + 2, a2);                                                                 \
+        STORE(i + 3, a3);                                                                 \
+    }                                                                                     \
+    for (; i < n_out; i++) {                                                              \
+        const float* w = weights + i * support;                                           \
+        const float* p = POS(i);                                                          \
+        VT a = ZERO;                                                                      \
+        for (int k = 0; k < support; k++)                                                 \
+            a += w[k] * LOAD(p, k);                                                       \
+        STORE(i, a);                                                                      \
+    }
+
+static void dali_rs_row4(const float* row, float* out, const int32_t* starts,
+                         const float* weights, Py_ssize_t n_out, int support,
+                         Py_ssize_t stride, Py_ssize_t step) {
+    const dali_rs_v4 zero = {0, 0, 0, 0};
+#define DALI_RS_POS4(i) (row + step * (Py_ssize_t)starts[i])
+#define DALI_RS_LOAD4(p, k) dali_rs_load4((p) + step * (k))
+#define DALI_RS_STORE4(i, a) (*(dali_rs_v4u*)(out + stride * (i)) = (a))
+    DALI_RS_ROW_LOOP(dali_rs_v4, zero, DALI_RS_LOAD4, DALI_RS_POS4, DALI_RS_STORE4)
+}
+
+/* Rows of a pass along an outer axis: out[j] = sum_k w[k] * src[k * stride + j] for j < n,
+   each sum in tap order from w[0] * src[j] (the rounding of the row-by-row loop it
+   replaces).  Sixteen values are summed in registers over all taps before being stored:
+   8 lanes at a time where the CPU has AVX2 (checked at run time), 4 with SSE4.1, the
+   same multiplications and additions either way (no fused multiply-adds). */
+#define DALI_RS_ROWS_TAIL(T)                                                              \
+    for (; j < n; j++) {                                                                  \
+        const T* p = src + j;                                                             \
+        float a = w[0] * (float)p[0];                                                     \
+        for (int k = 1; k < support; k++)                                                 \
+            a += w[k] * (float)p[k * stride];                                             \
+        out[j] = a;                                                                       \
+    }
+#if defined(__x86_64__) && defined(__SSE4_1__)
+#include <immintrin.h>
+#define DALI_RS_U8X8(p) _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(                          \
+    _mm_loadl_epi64((const __m128i*)(p))))
+#define DALI_RS_U8X4(p) _mm_cvtepi32_ps(_mm_cvtepu8_epi32(                                \
+    _mm_cvtsi32_si128(dali_rs_u32(p))))
+static inline int dali_rs_u32(const uint8_t* p) { int v; memcpy(&v, p, 4); return v; }
+
+#define DALI_RS_ROWS(NAME, T, L8, L4)                                                     \
+__attribute__((target("avx2")))                                                           \
+static void NAME##_avx2(const T* src, Py_ssize_t stride, const float* w, int support,    \
+                        float* out, Py_ssize_t n) {                                       \
+    Py_ssize_t j = 0;                                                                     \
+    for (; j + 16 <= n; j += 16) {                                                        \
+        const T* p = src + j;                                                             \
+        __m256 wk = _mm256_set1_ps(w[0]);                                                 \
+        __m256 a0 = _mm256_mul_ps(wk, L8(p)), a1 = _mm256_mul_ps(wk, L8(p + 8));          \
+        for (int k = 1; k < support; k++) {                                               \
+            p += stride;                                                                  \
+            wk = _mm256_set1_ps(w[k]);                                                    \
+            a0 = _mm256_add_ps(a0, _mm256_mul_ps(wk, L8(p)));                             \
+            a1 = _mm256_add_ps(a1, _mm256_mul_ps(wk, L8(p + 8)));                         \
+        }                                                                                 \
+        _mm256_storeu_ps(out + j, a0);                                                    \
+        _mm256_storeu_ps(out + j + 8, a1);                                                \
+    }                                                                                     \
+    DALI_RS_ROWS_TAIL(T)                                                                  \
+}                                                                                         \
+static void NAME(const T* src, Py_ssize_t stride, const float* w, int support,           \
+                 float* out, Py_ssize_t n) {                                              \
+    if (dali_rs_avx2) {                                                                   \
+        NAME##_avx2(src, stride, w, support, out, n);                                     \
+        return;                                                                           \
+    }                                                                                     \
+    Py_ssize_t j = 0;                                                                     \
+    for (; j + 16 <= n; j += 16) {                                                        \
+        const T* p = src + j;                                                             \
+        __m128 wk = _mm_set1_ps(w[0]);                                                    \
+        __m128 a0 = _mm_mul_ps(wk, L4(p)), a1 = _mm_mul_ps(wk, L4(p + 4));                \
+        __m128 a2 = _mm_mul_ps(wk, L4(p + 8)), a3 = _mm_mul_ps(wk, L4(p + 12));           \
+        for (int k = 1; k < support; k++) {                                               \
+            p += stride;                                                                  \
+            wk = _mm_set1_ps(w[k]);                                                       \
+            a0 = _mm_add_ps(a0, _mm_mul_ps(wk, L4(p)));                                   \
+            a1 = _mm_add_ps(a1, _mm_mul_ps(wk, L4(p + 4)));                               \
+            a2 = _mm_add_ps(a2, _mm_mul_ps(wk, L4(p + 8)));                               \
+            a3 = _mm_add_ps(a3, _mm_mul_ps(wk, L4(p + 12)));                              \
+        }                                                                                 \
+        _mm_storeu_ps(out + j, a0);                                                       \
+        _mm_storeu_ps(out + j + 4, a1);                                                   \
+        _mm_storeu_ps(out + j + 8, a2);                                                   \
+        _mm_storeu_ps(out + j + 12, a3);                                                  \
+    }                                                                                     \
+    DALI_RS_ROWS_TAIL(T)                                                                  \
+}
+/* Three uint8 values per position widened to 4 floats (the fourth is the next
+   position's first value, or 0 for the last position). */
+static void dali_rs_widen3_u8(const uint8_t* s, float* row, Py_ssize_t n) {
+    Py_ssize_t i = 0;
+    for (; i + 1 < n; i++)
+        _mm_storeu_ps(row + 4 * i, DALI_RS_U8X4(s + 3 * i));
+    for (; i < n; i++) {
+        row[4 * i] = s[3 * i];
+        row[4 * i + 1] = s[3 * i + 1];
+        row[4 * i + 2] = s[3 * i + 2];
+        row[4 * i + 3] = 0;
+    }
+}
+static int dali_rs_avx2 = 0;
+static void dali_rs_detect(void) {
+    __builtin_cpu_init();
+    dali_rs_avx2 = __builtin_cpu_supports("avx2");
+}
+DALI_RS_ROWS(dali_rs_rows_u8, uint8_t, DALI_RS_U8X8, DALI_RS_U8X4)
+DALI_RS_ROWS(dali_rs_rows_f32, float, _mm256_loadu_ps, _mm_loadu_ps)
+#else
+static void dali_rs_widen3_u8(const uint8_t* s, float* row, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        row[4 * i] = s[3 * i];
+        row[4 * i + 1] = s[3 * i + 1];
+        row[4 * i + 2] = s[3 * i + 2];
+        row[4 * i + 3] = 0;
+    }
+}
+static void dali_rs_detect(void) {}
+static int dali_rs_avx2 = 0;
+#define DALI_RS_ROWS(NAME, T)                                                             \
+static void NAME(const T* src, Py_ssize_t stride, const float* w, int support,           \
+                 float* out, Py_ssize_t n) {                                              \
+    Py_ssize_t j = 0;                                                                     \
+    DALI_RS_ROWS_TAIL(T)                                                                  \
+}
+DALI_RS_ROWS(dali_rs_rows_u8, uint8_t)
+DALI_RS_ROWS(dali_rs_rows_f32, float)
+#endif
+
+/* One value per position. */
+static void dali_rs_row1(const float* row, float* out, const int32_t* starts,
+                         const float* weights, Py_ssize_t n_out, int support) {
+#define DALI_RS_POS1(i) (row + starts[i])
+#define DALI_RS_LOAD1(p, k) ((p)[k])
+#define DALI_RS_STORE1(i, a) (out[i] = (a))
+    DALI_RS_ROW_LOOP(float, 0.0f, DALI_RS_LOAD1, DALI_RS_POS1, DALI_RS_STORE1)
+}
+
+/* Float -> integer conversion of accumulated rows: saturate, then round half to even
+   (the first `even_end` values) or half away from zero (the rest). */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+static inline __m128i dali_rs_round4(const float* a, __m128 lo, __m128 hi, int even) {
+    __m128 x = _mm_min_ps(_mm_max_ps(_mm_loadu_ps(a), lo), hi);   /* NaN -> lo */
+    if (even)
+        return _mm_cvtps_epi32(x);          /* the default rounding: half to even */
+    __m128i sign = _mm_srai_epi32(_mm_castps_si128(x), 31);
+    __m128 ax = _mm_andnot_ps(_mm_castsi128_ps(_mm_set1_epi32((int)0x80000000u)), x);
+    __m128i t = _mm_cvttps_epi32(ax);
+    __m128 frac = _mm_sub_ps(ax, _mm_cvtepi32_ps(t));              /* exact */
+    t = _mm_sub_epi32(t, _mm_castps_si128(_mm_cmpge_ps(frac, _mm_set1_ps(0.5f))));
+    return _mm_sub_epi32(_mm_xor_si128(t, sign), sign);
+}
+static inline int dali_rs_round1(float x, float lo, float hi) {
+    x = x > lo ? x : lo;
+    x = x < hi ? x : hi;
+    float ax = x < 0 ? -x : x;
+    int t = (int)ax;
+    t += (ax - (float)t) >= 0.5f;
+    return x < 0 ? -t : t;
+}
+/* 8 values -> 8 int16 lanes (signed saturation; exact for the saturated values). */
+static inline __m128i dali_rs_round8(const float* a, __m128 lo, __m128 hi, int even,
+                                     __m128i bias) {
+    __m128i r0 = _mm_sub_epi32(dali_rs_round4(a, lo, hi, even), bias);
+    __m128i r1 = _mm_sub_epi32(dali_rs_round4(a + 4, lo, hi, even), bias);
+    return _mm_packs_epi32(r0, r1);
+}
+/* The values of a vector block straddling `even_end` are converted one by one. */
+static inline int dali_rs_round_at(float x, float lo, float hi, int even) {
+    if (!even) return dali_rs_round1(x, lo, hi);
+    x = x > lo ? x : lo;
+    x = x < hi ? x : hi;
+    return _mm_cvtss_si32(_mm_set_ss(x));
+}
+static void dali_rs_to_u8(uint8_t* out, const float* a, Py_ssize_t n,
+                          Py_ssize_t even_end) {
+    const __m128 lo = _mm_set1_ps(0.0f), hi = _mm_set1_ps(255.0f);
+    const __m128i zero = _mm_setzero_si128();
+    Py_ssize_t j = 0;
+    for (; j + 16 <= n; j += 16) {
+        if (j < even_end && j + 16 > even_end) {
+            for (Py_ssize_t t = j; t < j + 16; t++)
+                out[t] = (uint8_t)dali_rs_round_at(a[t], 0.0f, 255.0f, t < even_end);
+            continue;
+        }
+        int even = j + 16 <= even_end;
+        __m128i v0 = dali_rs_round8(a + j, lo, hi, even, zero);
+        __m128i v1 = dali_rs_round8(a + j + 8, lo, hi, even, zero);
+        _mm_storeu_si128((__m128i*)(out + j), _mm_packus_epi16(v0, v1));
+    }
+    for (; j < n; j++)
+        out[j] = (uint8_t)dali_rs_round_at(a[j], 0.0f, 255.0f, j < even_end);
+}
+static void dali_rs_to_i16(int16_t* out, const float* a, Py_ssize_t n,
+                           Py_ssize_t even_end) {
+    const __m128 lo = _mm_set1_ps(-32768.0f), hi = _mm_set1_ps(32767.0f);
+    const __m128i zero = _mm_setzero_si128();
+    Py_ssize_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        if (j < even_end && j + 8 > even_end) {
+            for (Py_ssize_t t = j; t < j + 8; t++)
+                out[t] = (int16_t)dali_rs_round_at(a[t], -32768.0f, 32767.0f,
+                                                   t < even_end);
+            continue;
+        }
+        _mm_storeu_si128((__m128i*)(out + j),
+                         dali_rs_round8(a + j, lo, hi, j + 8 <= even_end, zero));
+    }
+    for (; j < n; j++)
+        out[j] = (int16_t)dali_rs_round_at(a[j], -32768.0f, 32767.0f, j < even_end);
+}
+static void dali_rs_to_u16(uint16_t* out, const float* a, Py_ssize_t n,
+                           Py_ssize_t even_end) {
+    /* Shift to the int16 range, pack with signed saturation, shift back. */
+    const __m128 lo = _mm_set1_ps(0.0f), hi = _mm_set1_ps(65535.0f);
+    const __m128i bias = _mm_set1_epi32(32768), flip = _mm_set1_epi16((short)0x8000);
+    Py_ssize_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        if (j < even_end && j + 8 > even_end) {
+            for (Py_ssize_t t = j; t < j + 8; t++)
+                out[t] = (uint16_t)dali_rs_round_at(a[t], 0.0f, 65535.0f, t < even_end);
+            continue;
+        }
+        _mm_storeu_si128((__m128i*)(out + j), _mm_xor_si128(
+            dali_rs_round8(a + j, lo, hi, j + 8 <= even_end, bias), flip));
+    }
+    for (; j < n; j++)
+        out[j] = (uint16_t)dali_rs_round_at(a[j], 0.0f, 65535.0f, j < even_end);
+}
+#else
+#include <math.h>
+#define DALI_RS_CONVERT(NAME, T, LO, HI)                                                  \
+static void NAME(T* out, const float* a, Py_ssize_t n, Py_ssize_t even_end) {           \
+    for (Py_ssize_t j = 0; j < n; j++) {                                                \
+        float x = a[j] > LO ? a[j] : LO;                                                \
+        x = x < HI ? x : HI;                                                            \
+        out[j] = (T)(j < even_end ? nearbyintf(x) : roundf(x));                        \
+    }                                                                                   \
+}
+DALI_RS_CONVERT(dali_rs_to_u8, uint8_t, 0.0f, 255.0f)
+DALI_RS_CONVERT(dali_rs_to_u16, uint16_t, 0.0f, 65535.0f)
+DALI_RS_CONVERT(dali_rs_to_i16, int16_t, -32768.0f, 32767.0f)
+#endif
+
+#endif  // DALI_EXT_KERNELS_RESAMPLE_KERNELS_H_
