@@ -179,8 +179,9 @@ def read_headers(samples, output_type, adjust_orientation=True) -> Batch:
     """`Batch` of 1-D uint8 encoded `samples`; raises SampleHeaderError."""
     n = len(samples)
     info = jpeg.info_batch(samples) if jpeg is not None else np.zeros((n, 5), np.int32)
-    route = np.where((info[:, 4] == 1) & np.isin(info[:, 2], (1, 3, 4)), KERNEL,
-                     OPENCV).astype(np.int8)
+    components = info[:, 2]
+    route = np.where((info[:, 4] == 1) & ((components == 1) | (components == 3) |
+                                          (components == 4)), KERNEL, OPENCV).astype(np.int8)
     stored = info[:, :2].astype(np.int64)
     orientation = info[:, 3].astype(np.int64)
     source_channels = info[:, 2].astype(np.int64)
@@ -322,11 +323,14 @@ def decode(ws, batch, windows, outputs, dtype, fast_idct=False):
 
 
 def _kernel_color(output_type, channels):
+    """The kernel's colour for output `channels` (an int or an array of them)."""
     if output_type == Image.BGR:
-        return jpeg.BGR
-    if output_type == Image.GRAY or (output_type == Image.ANY_DATA and channels == 1):
-        return jpeg.GRAY
-    return jpeg.RGB
+        return np.full(np.shape(channels), jpeg.BGR)
+    if output_type == Image.GRAY:
+        return np.full(np.shape(channels), jpeg.GRAY)
+    if output_type == Image.ANY_DATA:
+        return np.where(np.equal(channels, 1), jpeg.GRAY, jpeg.RGB)
+    return np.full(np.shape(channels), jpeg.RGB)
 
 
 def _decode_kernel(pool, batch, idx, windows, targets, fast_idct):
@@ -335,7 +339,7 @@ def _decode_kernel(pool, batch, idx, windows, targets, fast_idct):
     errors = []
     if not len(idx):
         return errors
-    colors = np.array([_kernel_color(batch.output_type, c) for c in batch.channels[idx]])
+    colors = _kernel_color(batch.output_type, batch.channels[idx])
     for color in np.unique(colors):
         group = idx[colors == color]
         channels = 1 if color == jpeg.GRAY else 3
@@ -376,7 +380,7 @@ def _decode_other(batch, i, window, fast_idct):
 
 def _kernel_roi(batch, i, x, y, w, h, fast_idct):
     """Window (x, y, w, h) of kernel sample i's stored image: uint8 HWC."""
-    color = _kernel_color(batch.output_type, int(batch.channels[i]))
+    color = int(_kernel_color(batch.output_type, int(batch.channels[i])))
     try:
         return jpeg.decode_roi(batch.samples[i], x, y, w, h, color, 1, None, fast_idct)
     except jpeg.JpegError as e:
