@@ -355,42 +355,28 @@ static void dali_rs_to_u8(uint8_t* out, const float* a, Py_ssize_t n,
     for (; j < n; j++)
         out[j] = (uint8_t)dali_rs_round_at(a[j], 0.0f, 255.0f, j < even_end);
 }
-static void dali_rs_to_i16(int16_t* out, const float* a, Py_ssize_t n,
-                           Py_ssize_t even_end) {
-    const __m128 lo = _mm_set1_ps(-32768.0f), hi = _mm_set1_ps(32767.0f);
-    const __m128i zero = _mm_setzero_si128();
-    Py_ssize_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-        if (j < even_end && j + 8 > even_end) {
-            for (Py_ssize_t t = j; t < j + 8; t++)
-                out[t] = (int16_t)dali_rs_round_at(a[t], -32768.0f, 32767.0f,
-                                                   t < even_end);
-            continue;
-        }
-        _mm_storeu_si128((__m128i*)(out + j),
-                         dali_rs_round8(a + j, lo, hi, j + 8 <= even_end, zero));
-    }
-    for (; j < n; j++)
-        out[j] = (int16_t)dali_rs_round_at(a[j], -32768.0f, 32767.0f, j < even_end);
+/* 8 values at a time into 16-bit lanes: uint16 is shifted to the int16 range (BIAS 32768),
+   packed with signed saturation and shifted back (the sign bit flipped); int16 as it is. */
+#define DALI_RS_TO_16(NAME, T, LO, HI, BIAS)                                              \
+static void NAME(T* out, const float* a, Py_ssize_t n, Py_ssize_t even_end) {            \
+    const __m128 lo = _mm_set1_ps(LO), hi = _mm_set1_ps(HI);                              \
+    const __m128i bias = _mm_set1_epi32(BIAS);                                            \
+    const __m128i flip = _mm_set1_epi16((short)((BIAS) ? 0x8000 : 0));                    \
+    Py_ssize_t j = 0;                                                                     \
+    for (; j + 8 <= n; j += 8) {                                                          \
+        if (j < even_end && j + 8 > even_end) {                                           \
+            for (Py_ssize_t t = j; t < j + 8; t++)                                        \
+                out[t] = (T)dali_rs_round_at(a[t], LO, HI, t < even_end);                 \
+            continue;                                                                     \
+        }                                                                                 \
+        _mm_storeu_si128((__m128i*)(out + j), _mm_xor_si128(                              \
+            dali_rs_round8(a + j, lo, hi, j + 8 <= even_end, bias), flip));               \
+    }                                                                                     \
+    for (; j < n; j++)                                                                    \
+        out[j] = (T)dali_rs_round_at(a[j], LO, HI, j < even_end);                         \
 }
-static void dali_rs_to_u16(uint16_t* out, const float* a, Py_ssize_t n,
-                           Py_ssize_t even_end) {
-    /* Shift to the int16 range, pack with signed saturation, shift back. */
-    const __m128 lo = _mm_set1_ps(0.0f), hi = _mm_set1_ps(65535.0f);
-    const __m128i bias = _mm_set1_epi32(32768), flip = _mm_set1_epi16((short)0x8000);
-    Py_ssize_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-        if (j < even_end && j + 8 > even_end) {
-            for (Py_ssize_t t = j; t < j + 8; t++)
-                out[t] = (uint16_t)dali_rs_round_at(a[t], 0.0f, 65535.0f, t < even_end);
-            continue;
-        }
-        _mm_storeu_si128((__m128i*)(out + j), _mm_xor_si128(
-            dali_rs_round8(a + j, lo, hi, j + 8 <= even_end, bias), flip));
-    }
-    for (; j < n; j++)
-        out[j] = (uint16_t)dali_rs_round_at(a[j], 0.0f, 65535.0f, j < even_end);
-}
+DALI_RS_TO_16(dali_rs_to_i16, int16_t, -32768.0f, 32767.0f, 0)
+DALI_RS_TO_16(dali_rs_to_u16, uint16_t, 0.0f, 65535.0f, 32768)
 #else
 #include <math.h>
 #define DALI_RS_CONVERT(NAME, T, LO, HI)                                                  \

@@ -75,3 +75,22 @@ def test_both_paths_round_alike():
             outs.append(dst)
     np.testing.assert_array_equal(outs[0], outs[2])
     np.testing.assert_array_equal(outs[1], outs[3])
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.uint16])
+@pytest.mark.parametrize("even_end", [-1, 0, 50, 111])
+def test_integer_rows_round_and_saturate(dtype, even_end):
+    # the last pass along rows: values before `even_end` round half to even (-1: DALI's whole
+    # vectors of 16), the others half away from zero; everything saturates
+    info = np.iinfo(dtype)
+    src = (RNG.random((1, 40, 37, 3)) * 1.6 * (int(info.max) - int(info.min))
+           + int(info.min) * 1.3).astype(F32)
+    f = _resampling.axis_filter(int(Interp.INTERP_LINEAR), 40, 17, 0.0, 40.0)
+    out = np.empty((1, 17, 37, 3), dtype)
+    resample.resample(src, out, [(0, f.starts, f.weights)], even_end)
+    sums = _pass(src, 1, f).reshape(17, 111).astype(np.float64)
+    clipped = np.clip(sums, info.min, info.max)
+    boundary = 111 - 111 % 16 if even_end < 0 else even_end
+    expected = np.where(np.arange(111) < boundary, np.rint(clipped),
+                        np.sign(clipped) * np.floor(np.abs(clipped) + 0.5))
+    np.testing.assert_array_equal(out.reshape(17, 111), expected.astype(dtype))
