@@ -27,6 +27,10 @@ input decides them; per-sample arguments given as constants are fine):
   only what the crop needs); the random crop window depends only on the operator's seed and
   the sample ids, which the producer's workspace shares.
 
+A consumer that reads all of its input whatever the shapes says so with `reads_whole_input()`
+(crop_mirror_normalize without a crop; resize without a region of interest whose own output is
+read whole), and its producer then computes everything without asking for regions.
+
 A region is ((y0, y1), (x0, x1)) in the sample's HWC coordinates; None stands for the whole
 sample.  `pipe.check_parity`, which compares every intermediate output, builds its pipelines
 without fusion.

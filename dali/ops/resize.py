@@ -268,9 +268,14 @@ class Resize(_operator.Operator):
     def regions_ahead(self):
         return not self.spec.arg_inputs
 
+    def reads_whole_input(self):
+        # Without a region of interest the filters read every input position of an output
+        # that is read whole.
+        return "roi_start" not in self.spec.given and _regions.reads_whole(self)
+
     def input_regions(self, ws, shapes, layout):
-        if layout != "HWC" or (_regions.reads_whole(self) and not ws.arg_given("roi_start")):
-            return None              # the filters of a whole-input resize read all of it
+        if layout != "HWC":
+            return None
         geometry, out_shapes = [], []
         for i, shape in enumerate(shapes):
             out, lo, hi = self._cached_geometry(ws, i, layout, shape)
