@@ -25,10 +25,10 @@ parallel on a thread pool; arguments are validated by the Python caller.
 """
 from libc.math cimport fabs
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint16_t
-from libc.stdlib cimport calloc, free, malloc
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
-from dali._ext.thread_pool cimport ThreadPool
+from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 cimport numpy as cnp
 import numpy as np
@@ -423,6 +423,27 @@ def _pass_layout(in_dims, in_strides, out_dims, out_strides, int ax):
             levels[0][2], levels[1][2], out_strides[ax])
 
 
+cdef void _pass_loop(Job* job, int p, bint pixels, Py_ssize_t even_end) noexcept nogil:
+    """Pass p's loop (the pixel loop or the row loop), rounding boundary and scratch space, its
+    n_in, n_out and inner being set: the last pass along rows rounds half to even up to
+    `even_end` (-1: DALI's whole SIMD_WIDTH vectors of the row); `acc_size` grows to what the
+    pass needs."""
+    cdef PassDesc* d = &job.passes[p]
+    cdef Py_ssize_t row, width = d.inner if d.inner > 4 else 4
+    d.pixels = pixels
+    d.padded = p > 0                 # reads an intermediate buffer
+    d.even_end = 0
+    if p == job.n_passes - 1 and not pixels:
+        d.even_end = d.inner - d.inner % SIMD_WIDTH if even_end < 0 else even_end
+    if pixels:
+        d.row_offset = width * d.n_out
+        row = d.row_offset + width * d.n_in
+    else:
+        row = d.inner
+    if row > job.acc_size:
+        job.acc_size = row
+
+
 def resample(src, dst, list passes, Py_ssize_t even_end=-1):
     """Resample `src` into `dst` with the given 1-D passes, in order.
 
@@ -448,7 +469,7 @@ def resample(src, dst, list passes, Py_ssize_t even_end=-1):
     cdef const float[:, ::1] wt
     cdef int n = len(passes)
     cdef int p, ax
-    cdef Py_ssize_t size, row
+    cdef Py_ssize_t size
     cdef list dims = list(src.shape)
     cdef int nd = len(dims)
     if not (isinstance(src, np.ndarray) and isinstance(dst, np.ndarray)):
@@ -483,7 +504,6 @@ def resample(src, dst, list passes, Py_ssize_t even_end=-1):
         job.passes[p].support = wt.shape[1]
         job.passes[p].starts = &st[0] if st.shape[0] else NULL
         job.passes[p].weights = &wt[0, 0] if wt.shape[0] else NULL
-        job.passes[p].even_end = 0
         if not _inside(&st[0] if st.shape[0] else NULL, st.shape[0], wt.shape[1], dims[ax]):
             raise ValueError(f"pass {p}: a filter window lies outside the input")
         dims[ax] = st.shape[0]
@@ -500,22 +520,12 @@ def resample(src, dst, list passes, Py_ssize_t even_end=-1):
             if size > job.tmp_size:
                 job.tmp_size = size
         # A few values per position, positions contiguous: the pixel loop, else the row loop.
-        pixels = inner <= SMALL_INNER and _positions_contiguous(in_dims, in_strides, ax, inner) \
-            and _positions_contiguous(dims, out_strides, ax, inner)
-        job.passes[p].pixels = pixels
-        job.passes[p].padded = p > 0             # reads an intermediate buffer
-        if p == n - 1 and not pixels:
-            job.passes[p].even_end = inner - inner % SIMD_WIDTH if even_end < 0 else even_end
+        _pass_loop(&job, p, inner <= SMALL_INNER
+                   and _positions_contiguous(in_dims, in_strides, ax, inner)
+                   and _positions_contiguous(dims, out_strides, ax, inner), even_end)
         (job.passes[p].outer0, job.passes[p].outer1, job.passes[p].in_s0,
          job.passes[p].in_s1, job.passes[p].in_sn, job.passes[p].out_s0, job.passes[p].out_s1,
          job.passes[p].out_sn) = _pass_layout(in_dims, in_strides, dims, out_strides, ax)
-        if not pixels:
-            row = inner
-        else:
-            job.passes[p].row_offset = max(inner, 4) * st.shape[0]
-            row = job.passes[p].row_offset + max(inner, 4) * job.passes[p].n_in
-        if row > job.acc_size:
-            job.acc_size = row
         in_strides = _contiguous_strides(dims)
     run(src, dst, &job)
 
@@ -680,8 +690,7 @@ cdef int run_2d(Sample2D* s, const char* src, Filter* f, const int* order, int n
     cdef Py_ssize_t in_dims[4]
     cdef Py_ssize_t in_st[4]
     cdef Py_ssize_t out_st[4]
-    cdef Py_ssize_t lo, hi, i, inner, row, size
-    cdef bint pixels
+    cdef Py_ssize_t lo, hi, i, inner, size
     dims[0], dims[1], dims[2], dims[3] = 1, span[0][1] - span[0][0], \
         span[1][1] - span[1][0], s.channels
     in_st[0], in_st[1], in_st[2], in_st[3] = 0, s.src_rs, s.channels, 1
@@ -703,8 +712,6 @@ cdef int run_2d(Sample2D* s, const char* src, Filter* f, const int* order, int n
         d.support = f[a].width
         d.starts = f[a].starts + lo
         d.weights = f[a].weights + lo * f[a].width
-        d.even_end = 0
-        d.padded = p > 0
         dims[ax] = hi - lo
         if p == n_axes - 1:
             out_st[0], out_st[1], out_st[2], out_st[3] = 0, s.dst_rs, s.channels, 1
@@ -713,12 +720,9 @@ cdef int run_2d(Sample2D* s, const char* src, Filter* f, const int* order, int n
             size = dims[1] * dims[2] * dims[3]
             if size > job.tmp_size:
                 job.tmp_size = size
-        pixels = inner <= SMALL_INNER and (in_dims[ax] == 1 or in_st[ax] == inner) \
-            and (dims[ax] == 1 or out_st[ax] == inner)
-        d.pixels = pixels
-        if p == n_axes - 1 and not pixels:
-            d.even_end = s.even_end if order[p] == 0 and s.even_end >= 0 \
-                else inner - inner % SIMD_WIDTH
+        _pass_loop(&job, p, inner <= SMALL_INNER and (in_dims[ax] == 1 or in_st[ax] == inner)
+                   and (dims[ax] == 1 or out_st[ax] == inner),
+                   s.even_end if a == 0 else -1)
         # `_pass_layout`: only the rows (before the columns, when more than one) fold outside
         d.outer0 = 1
         d.in_s0 = d.out_s0 = 0
@@ -727,13 +731,6 @@ cdef int run_2d(Sample2D* s, const char* src, Filter* f, const int* order, int n
         else:
             d.outer1, d.in_s1, d.out_s1 = 1, 0, 0
         d.in_sn, d.out_sn = in_st[ax], out_st[ax]
-        if not pixels:
-            row = inner
-        else:
-            d.row_offset = max(inner, 4) * d.n_out
-            row = d.row_offset + max(inner, 4) * d.n_in
-        if row > job.acc_size:
-            job.acc_size = row
         in_st[0], in_st[1], in_st[2], in_st[3] = 0, dims[2] * dims[3], dims[3], 1
     return dispatch(src, s.src_kind, s.dst, s.dst_kind, &job)
 
@@ -748,42 +745,39 @@ cdef void _batch_item(void* ctx, int64_t i) noexcept nogil:
     s.rc = resample_2d(s, b.tables)
 
 
-def resample_batch(ThreadPool pool, list srcs, list dsts, const int64_t[:, ::1] out_sizes,
-                   const int64_t[:, ::1] windows, const double[:, ::1] lo,
-                   const double[:, ::1] hi, const int32_t[:, ::1] filters, bint antialias,
-                   list tables, order=None):
+cdef double _NS_PER_PIXEL = 1.3     # measured: ~200 us for a 300x300 -> 224x224 RGB image
+
+
+def resample_batch(ThreadPool pool, list srcs, list dsts, const int64_t[:, ::1] windows,
+                   const double[:, ::1] lo, const double[:, ::1] hi,
+                   const int32_t[:, ::1] filters, bint antialias, list tables):
     """Resample a batch of HWC images, as `dali.ops._resampling.resample` does each (the
-    same values), on `pool` (or the caller when None) without the GIL: each sample's filters,
-    pass order and buffers are made on the thread that resamples it.
+    same values), on `pool` (or the caller when None) without the GIL, largest first: each
+    sample's filters, pass order and buffers are made on the thread that resamples it.
 
     Parameters
     ----------
     srcs : list of ndarray (H, W, C)
         uint8, int16, uint16 or float32; pixels contiguous (rows may be apart).
     dsts : list of ndarray (h, w, C)
-        The output windows: the input type or float32, pixels contiguous.
-    out_sizes : int64 (n, 2)
-        Height and width of each whole output (the filters map the input to them).
+        The whole outputs (the filters map each input to them): the input type or float32,
+        pixels contiguous.
     windows : int64 (n, 4)
-        y0, y1, x0, x1 of the part of the output each dst holds.
+        y0, y1, x0, x1 of the part of each output to compute (the rest is not written).
     lo, hi : float64 (n, 2)
         The source region per axis (hi < lo mirrors).
     filters : int32 (n, 2)
         min_filter and mag_filter (DALIInterpType) per sample.
     tables : list of (float32 table, radius) or None
         The kernel of each DALIInterpType value (`axis_filter`'s `table`); None for NN.
-    order : int64 array, optional
-        The samples, largest first.
     """
     cdef Py_ssize_t n = len(srcs), i, d
     cdef Batch2D batch
     cdef Sample2D* s
     cdef cnp.ndarray src, dst
     cdef const float[::1] tv
-    cdef const int64_t[::1] order_view
-    cdef const int64_t* order_ptr = NULL
-    if len(dsts) != n or out_sizes.shape[0] != n or windows.shape[0] != n or \
-            lo.shape[0] != n or hi.shape[0] != n or filters.shape[0] != n:
+    if len(dsts) != n or windows.shape[0] != n or lo.shape[0] != n or hi.shape[0] != n or \
+            filters.shape[0] != n:
         raise ValueError("every argument must describe the same number of samples")
     if len(tables) != N_INTERP:
         raise ValueError(f"tables must have {N_INTERP} entries")
@@ -800,68 +794,58 @@ def resample_batch(ThreadPool pool, list srcs, list dsts, const int64_t[:, ::1] 
         batch.tables[k].data = &tv[0]
         batch.tables[k].samples = tv.shape[0] - 2
         batch.tables[k].radius = tables[k][1]
-    if order is not None:
-        order_view = order
-        if order_view.shape[0] != n:
-            raise ValueError("order must list every sample once")
-        order_ptr = &order_view[0] if n else NULL
-    batch.samples = <Sample2D*>calloc(n if n else 1, sizeof(Sample2D))
-    if batch.samples == NULL:
-        raise MemoryError("cannot allocate the resampling batch")
-    try:
-        for i in range(n):
-            s = batch.samples + i
-            src, dst = srcs[i], dsts[i]
-            s.src_kind = _kind(src, "input")
-            s.dst_kind = _kind(dst, "output")
-            if src.ndim != 3 or dst.ndim != 3 or src.shape[2] != dst.shape[2]:
-                raise ValueError(f"sample {i}: src and dst must be (H, W, C) with the same C")
-            if s.dst_kind != s.src_kind and s.dst_kind != cnp.NPY_FLOAT32:
-                raise ValueError(f"sample {i}: the output must have the input type or float")
-            s.channels = src.shape[2]
-            if src.size == 0 or dst.size == 0:
-                s.channels = 0                      # nothing to compute (see _batch_item)
-                continue
-            s.src_item, s.dst_item = src.itemsize, dst.itemsize
-            for a, item in ((src, s.src_item), (dst, s.dst_item)):
-                if (a.shape[2] > 1 and a.strides[2] != item) or \
-                        (a.shape[1] > 1 and a.strides[1] != item * a.shape[2]) or \
-                        a.strides[0] < 0 or a.strides[0] % item:
-                    raise ValueError(f"sample {i}: the pixels must be contiguous")
-            s.src_rs, s.dst_rs = src.strides[0] // s.src_item, dst.strides[0] // s.dst_item
-            for d in range(2):
-                s.in_size[d] = src.shape[d]
-                s.out_size[d] = out_sizes[i, d]
-                s.win[d][0], s.win[d][1] = windows[i, 2 * d], windows[i, 2 * d + 1]
-                s.lo[d], s.hi[d] = lo[i, d], hi[i, d]
-                if not 0 <= s.win[d][0] <= s.win[d][1] <= s.out_size[d] or \
-                        dst.shape[d] != s.win[d][1] - s.win[d][0]:
-                    raise ValueError(f"sample {i}: the window does not match dst")
-                if s.out_size[d] < 0 or s.out_size[d] > 0x7fffffff or s.in_size[d] > 0x7fffffff:
-                    raise ValueError(f"sample {i}: unsupported extents")
-            s.min_filter, s.mag_filter = filters[i, 0], filters[i, 1]
-            for f in (s.min_filter, s.mag_filter):
-                if not 0 <= f < N_INTERP or (f != 0 and batch.tables[f].data == NULL):
-                    raise ValueError(f"sample {i}: no kernel for filter {f}")
-            s.antialias = antialias
-            s.even_end = -1
-            if s.win[1][0] != 0 or s.win[1][1] != s.out_size[1]:    # `_even_end`
-                s.even_end = s.out_size[1] * s.channels
-                s.even_end = max(0, s.even_end - s.even_end % SIMD_WIDTH
-                                 - s.win[1][0] * s.channels)
-            s.src = <const char*>cnp.PyArray_DATA(src)
-            s.dst = <char*>cnp.PyArray_DATA(dst)
-        with nogil:
-            if pool is None:
-                for i in range(n):
-                    _batch_item(&batch, order_ptr[i] if order_ptr != NULL else i)
-            else:
-                pool.run(_batch_item, &batch, order_ptr, n, 1e9)
-        for i in range(n):
-            if batch.samples[i].rc != 0:
-                raise MemoryError("cannot allocate the resampling buffers")
-    finally:
-        free(batch.samples)
+    batch.samples = <Sample2D*>job_array(n, sizeof(Sample2D), keep)
+    for i in range(n):
+        s = batch.samples + i
+        src, dst = srcs[i], dsts[i]
+        s.src_kind = _kind(src, "input")
+        s.dst_kind = _kind(dst, "output")
+        if src.ndim != 3 or dst.ndim != 3 or src.shape[2] != dst.shape[2]:
+            raise ValueError(f"sample {i}: src and dst must be (H, W, C) with the same C")
+        if s.dst_kind != s.src_kind and s.dst_kind != cnp.NPY_FLOAT32:
+            raise ValueError(f"sample {i}: the output must have the input type or float")
+        for d in range(2):
+            s.win[d][0], s.win[d][1] = windows[i, 2 * d], windows[i, 2 * d + 1]
+            if not 0 <= s.win[d][0] <= s.win[d][1] <= dst.shape[d]:
+                raise ValueError(f"sample {i}: the window does not match dst")
+        s.channels = src.shape[2]
+        if src.size == 0 or dst.size == 0:
+            s.channels = 0                      # nothing to compute (see _batch_item)
+            continue
+        s.src_item, s.dst_item = src.itemsize, dst.itemsize
+        for a, item in ((src, s.src_item), (dst, s.dst_item)):
+            if (a.shape[2] > 1 and a.strides[2] != item) or \
+                    (a.shape[1] > 1 and a.strides[1] != item * a.shape[2]) or \
+                    a.strides[0] < 0 or a.strides[0] % item:
+                raise ValueError(f"sample {i}: the pixels must be contiguous")
+        s.src_rs, s.dst_rs = src.strides[0] // s.src_item, dst.strides[0] // s.dst_item
+        for d in range(2):
+            s.in_size[d] = src.shape[d]
+            s.out_size[d] = dst.shape[d]
+            s.lo[d], s.hi[d] = lo[i, d], hi[i, d]
+            if s.out_size[d] > 0x7fffffff or s.in_size[d] > 0x7fffffff:
+                raise ValueError(f"sample {i}: unsupported extents")
+        s.min_filter, s.mag_filter = filters[i, 0], filters[i, 1]
+        for f in (s.min_filter, s.mag_filter):
+            if not 0 <= f < N_INTERP or (f != 0 and batch.tables[f].data == NULL):
+                raise ValueError(f"sample {i}: no kernel for filter {f}")
+        s.antialias = antialias
+        s.even_end = -1
+        if s.win[1][0] != 0 or s.win[1][1] != s.out_size[1]:    # `_even_end`
+            s.even_end = s.out_size[1] * s.channels
+            s.even_end = max(0, s.even_end - s.even_end % SIMD_WIDTH
+                             - s.win[1][0] * s.channels)
+        s.src = <const char*>cnp.PyArray_DATA(src)
+        s.dst = <char*>cnp.PyArray_DATA(dst) + \
+            (s.win[0][0] * s.dst_rs + s.win[1][0] * s.channels) * s.dst_item
+    run_largest_first(pool, _batch_item, &batch,
+                      [batch.samples[i].in_size[0] * batch.samples[i].in_size[1]
+                       + (batch.samples[i].win[0][1] - batch.samples[i].win[0][0])
+                       * (batch.samples[i].win[1][1] - batch.samples[i].win[1][0])
+                       for i in range(n)], _NS_PER_PIXEL)
+    for i in range(n):
+        if batch.samples[i].rc != 0:
+            raise MemoryError("cannot allocate the resampling buffers")
 
 
 def avx2(on=None):

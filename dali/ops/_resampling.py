@@ -214,23 +214,14 @@ def resample_batch(pool, srcs, dsts, lo, hi, filters, antialias, windows=None):
     of the output is computed.  The values are `resample`'s (filters from `region_filters`);
     the work runs on `pool` (None: the caller) without the GIL, largest images first."""
     n = len(srcs)
-    windows = windows or [None] * n
-    out_sizes = np.array([d.shape[:2] for d in dsts], np.int64).reshape(n, 2)
-    bounds = np.zeros((n, 4), np.int64)
-    bounds[:, 1], bounds[:, 3] = out_sizes[:, 0], out_sizes[:, 1]
-    views = list(dsts)
-    for i, w in enumerate(windows):
-        if w is not None:
-            (y0, y1), (x0, x1) = w
-            bounds[i] = y0, y1, x0, x1
-            views[i] = dsts[i][y0:y1, x0:x1]
-    in_sizes = np.array([s.shape[:2] for s in srcs], np.int64).reshape(n, 2)
-    cost = in_sizes.prod(axis=1) + (bounds[:, 1] - bounds[:, 0]) * (bounds[:, 3] - bounds[:, 2])
-    _kernel.resample_batch(
-        pool, list(srcs), views, out_sizes, bounds,
-        np.array(lo, np.float64).reshape(n, 2), np.array(hi, np.float64).reshape(n, 2),
-        np.array(filters, np.int32).reshape(n, 2), bool(antialias), _TABLE_LIST,
-        np.argsort(-cost, kind="stable").astype(np.int64))
+    bounds = np.empty((n, 4), np.int64)
+    for i, (dst, w) in enumerate(zip(dsts, windows or [None] * n, strict=True)):
+        bounds[i] = (0, dst.shape[0], 0, dst.shape[1]) if w is None else (*w[0], *w[1])
+    _kernel.resample_batch(pool, list(srcs), list(dsts), bounds,
+                           np.array(lo, np.float64).reshape(n, 2),
+                           np.array(hi, np.float64).reshape(n, 2),
+                           np.array(filters, np.int32).reshape(n, 2), bool(antialias),
+                           _TABLE_LIST)
 
 
 def input_span(filters, window=None):
