@@ -298,43 +298,45 @@ class Resize(_operator.Operator):
 
     # -- size logic -----------------------------------------------------------------------
     def _cached_geometry(self, ws, i, layout, shape):
-        """`_sample_geometry`, remembered per input shape when no argument is an input (it
-        then depends on nothing else); callers do not modify the lists returned."""
+        """`_sample_geometry`, remembered when no argument is an input (it then depends on
+        nothing else): per input shape, or per axis extent when each axis's geometry is its
+        own (random crops hit then too); callers do not modify what is returned."""
         if self.spec.arg_inputs:
             return self._sample_geometry(ws, i, layout, shape)
         cache = self._geometry_cache
-        independent = self._independent.get(layout)
-        if independent is None:
-            independent = self._independent[layout] = self._axes_independent(ws, layout)
-        if independent:              # remembered per axis extent: random crops hit too
+        if self._axes_independent(ws, layout):
             spatial = [k for k, c in enumerate(layout) if c in "DHW"]
-            parts = [cache.get((layout, d, shape[k])) for d, k in enumerate(spatial)]
-            if None not in parts:
-                return [p[0] for p in parts], [p[1] for p in parts], [p[2] for p in parts]
-            key = None
-        else:
-            key = (layout, tuple(shape))
-            hit = cache.get(key)
-            if hit is not None:
-                return hit
-        hit = self._sample_geometry(ws, i, layout, shape)
+            keys = [(layout, d, shape[k]) for d, k in enumerate(spatial)]
+            parts = [cache.get(key) for key in keys]
+            if None in parts:
+                parts = list(zip(*self._sample_geometry(ws, i, layout, shape), strict=True))
+                self._remember(zip(keys, parts, strict=True))
+            return tuple(zip(*parts, strict=True))
+        key = (layout, tuple(shape))
+        hit = cache.get(key)
+        if hit is None:
+            hit = self._sample_geometry(ws, i, layout, shape)
+            self._remember([(key, hit)])
+        return hit
+
+    def _remember(self, items):
+        cache = self._geometry_cache
         if len(cache) >= _CACHE_SIZE:
             cache.clear()
-        if key is not None:
-            cache[key] = hit
-        else:
-            for d, k in enumerate(spatial):
-                cache[(layout, d, shape[k])] = tuple(v[d] for v in hit)
-        return hit
+        cache.update(items)
 
     def _axes_independent(self, ws, layout):
         """Whether each spatial axis's output extent and region depend only on that axis's
         input extent: every axis has a requested size, in mode "default" or "stretch", and
-        no region of interest (no argument inputs either: the caller checks)."""
-        if ws.arg_given("roi_start") or ws.arg_given("roi_end"):
-            return False
-        requested, mode = self._requested(ws, 0, [c for c in layout if c in "DHW"])
-        return mode in ("default", "stretch") and 0 not in requested
+        no region of interest (no argument inputs either: the caller checks).  Remembered per
+        layout."""
+        independent = self._independent.get(layout)
+        if independent is None:
+            requested, mode = self._requested(ws, 0, [c for c in layout if c in "DHW"])
+            independent = self._independent[layout] = (
+                not (ws.arg_given("roi_start") or ws.arg_given("roi_end"))
+                and mode in ("default", "stretch") and 0 not in requested)
+        return independent
 
     def _sample_geometry(self, ws, i, layout, shape):
         """(output extents, region start, region end) of sample i's spatial axes."""
