@@ -75,7 +75,7 @@ cdef Entry* _entries(list paths, list keep) except NULL:
         if paths[i] is None:
             es[i].path = NULL
         else:
-            b = os.fsencode(paths[i])
+            b = paths[i] if type(paths[i]) is bytes else os.fsencode(paths[i])
             keep.append(b)
             es[i].path = <const char*>b
     return es

@@ -92,7 +92,6 @@ def info_batch(list samples):
             headers[i].data = &data[0]
             headers[i].size = data.shape[0]
             headers[i].out = &out[i, 0]
-            keep.append(samples[i])
     with nogil:
         for i in range(n):
             _header_item(headers, i)

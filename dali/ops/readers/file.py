@@ -216,7 +216,9 @@ class File(_common.Reader):
         paths = [path for path, _, _ in entries]
         cache = self._cache
         cached = [cache.get(p) for p in paths] if cache is not None else [None] * len(paths)
-        to_read = [None if c is not None else p for p, c in zip(paths, cached, strict=True)]
+        # encoded once for both calls below
+        to_read = [None if c is not None else os.fsencode(p)
+                   for p, c in zip(paths, cached, strict=True)]
         found, failure = files.sizes(to_read)
         if failure is not None:
             i, err = failure
@@ -237,7 +239,7 @@ class File(_common.Reader):
             return None, (i, f"{paths[i]} changed while it was read ({got} bytes instead of "
                              f"{outs[i].size})")
         if cache is not None:
-            for p, c, out in zip(to_read, cached, outs, strict=True):
+            for p, c, out in zip(paths, cached, outs, strict=True):
                 if c is None:
                     cache[p] = out.copy()
         return storage, None
