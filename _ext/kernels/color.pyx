@@ -29,6 +29,8 @@ from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 cnp.import_array()
 
+cdef double _NS_PER_ELEMENT = 1.0    # the cost estimate (per pixel and channel) the pool gets
+
 ctypedef fused pix_in:
     uint8_t
     int16_t
@@ -170,10 +172,10 @@ cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
                  &TO_YCBCR[0, 0], &FROM_YCBCR[0, 0])
 
 
-cdef _run(ThreadPool pool, Job* jobs, Py_ssize_t n, double ns_per_element):
+cdef _run(ThreadPool pool, Job* jobs, Py_ssize_t n):
     run_largest_first(pool, _run_job, jobs,
                       [jobs[i].n * (jobs[i].cin + jobs[i].cout) for i in range(n)],
-                      ns_per_element)
+                      _NS_PER_ELEMENT)
 
 
 def linear(cnp.ndarray src, cnp.ndarray dst, mat, offset):
@@ -189,9 +191,9 @@ def linear(cnp.ndarray src, cnp.ndarray dst, mat, offset):
     linear_batch(None, [(src, dst, mat, offset)])
 
 
-def linear_batch(ThreadPool pool, list jobs, double ns_per_element=1.0):
+def linear_batch(ThreadPool pool, list jobs):
     """`linear(src, dst, mat, offset)` for every (src, dst, mat, offset) of `jobs`, on `pool`
-    (the caller when None; also when the batch, at `ns_per_element` per pixel and channel, is
+    (the caller when None; also when the batch, at `_NS_PER_ELEMENT` per pixel and channel, is
     too cheap to wake a thread) without the GIL, largest first.  Every job is checked before
     any runs."""
     cdef Py_ssize_t n = len(jobs), i
@@ -200,7 +202,7 @@ def linear_batch(ThreadPool pool, list jobs, double ns_per_element=1.0):
     for i in range(n):
         src, dst, mat, offset = jobs[i]
         keep.append(_linear_job(src, dst, mat, offset, &cjobs[i]))
-    _run(pool, cjobs, n, ns_per_element)
+    _run(pool, cjobs, n)
 
 
 # -- colour space conversions (uint8) ---------------------------------------------------------
@@ -292,8 +294,7 @@ def convert_space(cnp.ndarray src, cnp.ndarray dst, conversion, int red=0):
     convert_space_batch(None, [(src, dst)], conversion, red)
 
 
-def convert_space_batch(ThreadPool pool, list jobs, conversion, int red=0,
-                        double ns_per_element=1.0):
+def convert_space_batch(ThreadPool pool, list jobs, conversion, int red=0):
     """`convert_space(src, dst, conversion, red)` for every (src, dst) of `jobs`, as
     `linear_batch` runs its jobs."""
     cdef int code = CONVERSIONS[conversion]
@@ -318,4 +319,4 @@ def convert_space_batch(ThreadPool pool, list jobs, conversion, int red=0,
         cjobs[i].n = src.shape[0]
         cjobs[i].cin, cjobs[i].cout = cin, cout
         cjobs[i].conversion, cjobs[i].red = code, red
-    _run(pool, cjobs, n, ns_per_element)
+    _run(pool, cjobs, n)

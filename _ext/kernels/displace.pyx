@@ -30,6 +30,8 @@ ctypedef fused pix_t:
 
 cnp.import_array()
 
+cdef double _NS_PER_ELEMENT = 1.0    # the cost estimate (per pixel and channel) the pool gets
+
 cdef enum:
     NN = 0
     LINEAR = 1
@@ -188,8 +190,7 @@ def displace(src, dst, str mode, int interp, float fill, wave=None, positions=No
     displace_batch(None, [(src, dst, mode, positions)], interp, fill, wave)
 
 
-def displace_batch(ThreadPool pool, list jobs, int interp, float fill, wave=None,
-                   double ns_per_element=1.0):
+def displace_batch(ThreadPool pool, list jobs, int interp, float fill, wave=None):
     """`displace(src, dst, mode, interp, fill, wave, positions)` for every (src, dst, mode,
     positions) of `jobs`, on `pool` (the caller when None, or when the batch is too cheap to
     wake a thread) without the GIL, largest first.  Every job is checked before any runs."""
@@ -201,4 +202,4 @@ def displace_batch(ThreadPool pool, list jobs, int interp, float fill, wave=None
         keep.append(_describe(src, dst, mode, interp, fill, wave, positions, &cjobs[i]))
     run_largest_first(pool, _run_job, cjobs,
                       [cjobs[i].h * cjobs[i].w * cjobs[i].nc for i in range(n)],
-                      ns_per_element)
+                      _NS_PER_ELEMENT)

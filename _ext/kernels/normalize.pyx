@@ -26,6 +26,8 @@ from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 cnp.import_array()
 
+cdef double _NS_PER_ELEMENT = 1.0    # the cost estimate (per element) the pool gets
+
 ctypedef fused num_in:
     int8_t
     uint8_t
@@ -269,7 +271,7 @@ cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
                        j.shift)
 
 
-cdef _batch(ThreadPool pool, list jobs, bint normalizing, double ns_per_element):
+cdef _batch(ThreadPool pool, list jobs, bint normalizing):
     cdef Py_ssize_t n = len(jobs), i
     keep = []
     cdef Job* cjobs = <Job*>job_array(n, sizeof(Job), keep)
@@ -281,7 +283,7 @@ cdef _batch(ThreadPool pool, list jobs, bint normalizing, double ns_per_element)
             src, sums, pstrides, mean = jobs[i]
             keep.append(_accumulate_job(src, sums, pstrides, mean, &cjobs[i]))
     run_largest_first(pool, _run_job, cjobs, [cjobs[i].size for i in range(n)],
-                      ns_per_element)
+                      _NS_PER_ELEMENT)
 
 
 def accumulate(cnp.ndarray src, double[::1] sums, pstrides, mean=None):
@@ -290,12 +292,12 @@ def accumulate(cnp.ndarray src, double[::1] sums, pstrides, mean=None):
     accumulate_batch(None, [(src, sums, pstrides, mean)])
 
 
-def accumulate_batch(ThreadPool pool, list jobs, double ns_per_element=1.0):
+def accumulate_batch(ThreadPool pool, list jobs):
     """`accumulate(src, sums, pstrides, mean)` for every (src, sums, pstrides, mean) of `jobs`,
     on `pool` (the caller when None, or when the batch is too cheap to wake a thread) without
     the GIL, largest first; jobs that run at once must not share sums.  Every job is checked
     before any runs."""
-    _batch(pool, jobs, False, ns_per_element)
+    _batch(pool, jobs, False)
 
 
 def normalize(cnp.ndarray src, cnp.ndarray dst, pstrides, mean, inv, float shift):
@@ -303,7 +305,7 @@ def normalize(cnp.ndarray src, cnp.ndarray dst, pstrides, mean, inv, float shift
     normalize_batch(None, [(src, dst, pstrides, mean, inv, shift)])
 
 
-def normalize_batch(ThreadPool pool, list jobs, double ns_per_element=1.0):
+def normalize_batch(ThreadPool pool, list jobs):
     """`normalize(src, dst, pstrides, mean, inv, shift)` for every tuple of `jobs`, as
     `accumulate_batch` runs its jobs."""
-    _batch(pool, jobs, True, ns_per_element)
+    _batch(pool, jobs, True)

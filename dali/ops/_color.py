@@ -4,8 +4,7 @@ per-frame argument values, and running a pixel kernel on the thread pool.
 Work is split into items of at most `TILE` pixels (whole frames of a sequence where an argument
 varies per frame), so that one large image keeps every pool thread busy as well as a batch of
 small ones.  The kernels take the whole list of items in one nogil batch call
-(`linear_batch`, `convert_space_batch`), on the workspace's thread pool; `NS_PER_ELEMENT` is
-their cost estimate, below which the pool leaves a batch to the calling thread.
+(`linear_batch`, `convert_space_batch`) on the workspace's thread pool.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from dali import _types
 from dali._types import DALIDataType as T
 
 TILE = 1 << 16                   # pixels per work item
-NS_PER_ELEMENT = 1.0             # rough kernel cost, tells the pool when threads pay off
 
 
 def image_layout(op, tl, allowed) -> str:

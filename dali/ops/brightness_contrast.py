@@ -86,7 +86,7 @@ class _BrightnessContrast(_operator.Operator):
             params = [(np.full((1, 1), m, _F32), np.full(1, a, _F32)) for m, a in factors]
             for s, d, f in _color.pixel_items(src, dst, self.layout, 1, 1, per_frame):
                 jobs.append((s, d, *params[f]))
-        _kernel.linear_batch(ws.thread_pool, jobs, _color.NS_PER_ELEMENT)
+        _kernel.linear_batch(ws.thread_pool, jobs)
 
 
 @_registry.register

@@ -82,4 +82,4 @@ class ColorSpaceConversion(_operator.Operator):
         for src, dst in zip(ws.input_samples(0), ws.output_samples(0), strict=True):
             jobs += [(s, d) for s, d, _ in _color.pixel_items(src, dst, self.layout, self.cin,
                                                              self.cout, False)]
-        _kernel.convert_space_batch(ws.thread_pool, jobs, name, red, _color.NS_PER_ELEMENT)
+        _kernel.convert_space_batch(ws.thread_pool, jobs, name, red)

@@ -105,7 +105,7 @@ class _LinearColor(_operator.Operator):
                 offs.append(np.full(3, off, _F32))
             for s, d, f in _color.pixel_items(src, dst, self.layout, 3, 3, per_frame):
                 jobs.append((s, d, mats[f], offs[f]))
-        _kernel.linear_batch(ws.thread_pool, jobs, _color.NS_PER_ELEMENT)
+        _kernel.linear_batch(ws.thread_pool, jobs)
 
 
 def _factor(name, default, doc):

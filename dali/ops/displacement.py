@@ -81,7 +81,7 @@ class _Displacement(_operator.Operator):
         jobs = [(np.ascontiguousarray(src), dst, self.mode if mask[i] else "copy",
                  positions[i]) for i, (src, dst) in enumerate(zip(srcs, ws.output_samples(0),
                                                                   strict=True))]
-        _kernel.displace_batch(ws.thread_pool, jobs, interp, fill, wave, _color.NS_PER_ELEMENT)
+        _kernel.displace_batch(ws.thread_pool, jobs, interp, fill, wave)
 
 
 @_registry.register

@@ -235,7 +235,7 @@ class Normalize(_operator.Operator):
                 off = a * g.pstrides[0]
                 jobs.append((views[i][a:b], out[a:b], g.pstrides, means[i][off:],
                              invs[i][off:], shift))
-        _kernel.normalize_batch(ws.thread_pool, jobs, _color.NS_PER_ELEMENT)
+        _kernel.normalize_batch(ws.thread_pool, jobs)
 
     def _means(self, ws, views, geos, batch):
         """float32 mean parameters per sample."""
@@ -310,7 +310,7 @@ def _sums(ws, views, geos, means=None):
                 partial.append((i, acc))
             mean = None if means is None else means[i][off:]
             jobs.append((views[i][a:b], acc, g.pstrides, mean))
-    _kernel.accumulate_batch(ws.thread_pool, jobs, _color.NS_PER_ELEMENT)
+    _kernel.accumulate_batch(ws.thread_pool, jobs)
     for i, acc in partial:
         sums[i] += acc
     return sums
