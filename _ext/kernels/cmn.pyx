@@ -14,11 +14,10 @@ cimport numpy as cnp
 import numpy as np
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t
-from libc.stdlib cimport free, malloc
 
 from dali._ext.kernels.convert cimport dali_float_to_half, half
 from dali._ext.kernels.odometer cimport next_index
-from dali._ext.thread_pool cimport ThreadPool
+from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 cnp.import_array()
 
@@ -394,57 +393,34 @@ def normalize(src, dst, int channel_axis, mean, mul):
 
 def normalize_batch(ThreadPool pool, list jobs, int channel_axis):
     """`normalize(src, dst, channel_axis, mean, mul)` for every (src, dst, mean, mul) of
-    `jobs`, on `pool` (or the caller when it is None).  Every job is checked before any runs;
-    tiles never split the channel axis."""
+    `jobs`, on `pool` (or the caller when it is None), largest tiles first.  Every job is
+    checked before any runs; tiles never split the channel axis."""
     cdef Py_ssize_t n = len(jobs), i, k, t, count = 0, rows, step, elements, r0
-    cdef double total
-    cdef Job* one = <Job*>malloc(max(n, 1) * sizeof(Job))
-    cdef Job* tiles = NULL
-    cdef int64_t* order = NULL
     cdef Job* job
-    if one == NULL:
-        raise MemoryError()
     keep = []
-    try:
-        sizes = []              # (elements, tiles, rows of the first axis) per job
-        for i in range(n):
-            src, dst, mean, mul = jobs[i]
-            keep.append(_describe(src, dst, channel_axis, mean, mul, &one[i]))
-            elements = src.size
-            rows = one[i].shape[0] if one[i].ndim and one[i].cdim != 0 else 1
-            t = min(rows, max(1, elements // TILE_ELEMENTS))
-            sizes.append((elements, t, rows))
-            count += t
-        tiles = <Job*>malloc(max(count, 1) * sizeof(Job))
-        order = <int64_t*>malloc(max(count, 1) * sizeof(int64_t))
-        if tiles == NULL or order == NULL:
-            raise MemoryError()
-        weights = []
-        k = 0
-        for i in range(n):
-            elements, t, rows = sizes[i]
-            step = (rows + t - 1) // t
-            for r0 in range(0, rows, step):
-                tiles[k] = one[i]
-                if t > 1:
-                    job = &tiles[k]
-                    job.src = job.src + r0 * job.sstr[0]
-                    job.dst = job.dst + r0 * job.dstr[0]
-                    job.shape[0] = min(step, rows - r0)
-                weights.append(elements // t)
-                k += 1
-        count = k
-        for i, k in enumerate(sorted(range(count), key=weights.__getitem__, reverse=True)):
-            order[i] = k
-        total = sum(weights) * <double>NS_PER_ELEMENT
-        if pool is None:
-            with nogil:
-                for i in range(count):
-                    _run_job(tiles, order[i])
-        else:
-            with nogil:
-                pool.run(_run_job, tiles, order, count, total)
-    finally:
-        free(one)
-        free(tiles)
-        free(order)
+    cdef Job* one = <Job*>job_array(n, sizeof(Job), keep)
+    sizes = []              # (elements, tiles, rows of the first axis) per job
+    for i in range(n):
+        src, dst, mean, mul = jobs[i]
+        keep.append(_describe(src, dst, channel_axis, mean, mul, &one[i]))
+        elements = src.size
+        rows = one[i].shape[0] if one[i].ndim and one[i].cdim != 0 else 1
+        t = min(rows, max(1, elements // TILE_ELEMENTS))
+        sizes.append((elements, t, rows))
+        count += t
+    cdef Job* tiles = <Job*>job_array(count, sizeof(Job), keep)
+    weights = []
+    k = 0
+    for i in range(n):
+        elements, t, rows = sizes[i]
+        step = (rows + t - 1) // t
+        for r0 in range(0, rows, step):
+            tiles[k] = one[i]
+            if t > 1:
+                job = &tiles[k]
+                job.src = job.src + r0 * job.sstr[0]
+                job.dst = job.dst + r0 * job.dstr[0]
+                job.shape[0] = min(step, rows - r0)
+            weights.append(elements // t)
+            k += 1
+    run_largest_first(pool, _run_job, tiles, weights, NS_PER_ELEMENT)

@@ -9,10 +9,8 @@ cimport numpy as cnp
 import numpy as np
 
 from libc.stdint cimport int32_t, int64_t, uint8_t
-from libc.stdlib cimport free, malloc
-from libc.string cimport memset
 
-from dali._ext.thread_pool cimport ThreadPool, job_array
+from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 cnp.import_array()
 
@@ -163,9 +161,13 @@ cdef void _decode_item(void* ctx, int64_t i) noexcept nogil:
                                   ERRLEN)
 
 
+cdef double _NS_PER_PIXEL = 4.5      # measured: ~0.9 ms for a 0.2 MP corpus image
+
+
 def decode_batch(ThreadPool pool, list samples, const int32_t[:, ::1] regions, list outs,
-                 int color=DALI_JPEG_RGB, bint fast_idct=False, order=None):
-    """Decode samples[i]'s region into outs[i] for every i, on `pool` without the GIL.
+                 int color=DALI_JPEG_RGB, bint fast_idct=False):
+    """Decode samples[i]'s region into outs[i] for every i, on `pool` (the caller when None)
+    without the GIL, largest regions first.
 
     Parameters
     ----------
@@ -173,8 +175,6 @@ def decode_batch(ThreadPool pool, list samples, const int32_t[:, ::1] regions, l
     regions : int32 array (n, 5)
         x, y, w, h and scale of each region (coordinates in the scaled image).
     outs : list of uint8 arrays (h, w, channels), pixels contiguous (rows may be apart)
-    order : int64 array, optional
-        The items, largest first.
 
     Returns
     -------
@@ -185,52 +185,39 @@ def decode_batch(ThreadPool pool, list samples, const int32_t[:, ::1] regions, l
     if regions.shape[0] != n or len(outs) != n:
         raise ValueError("samples, regions and outs must have the same length")
     cdef int channels = 1 if color == DALI_JPEG_GRAY else 3
-    cdef const int64_t[::1] order_view
-    cdef const int64_t* order_ptr = NULL
-    if order is not None:
-        order_view = order
-        if order_view.shape[0] != n:
-            raise ValueError("order must list every item once")
-        if n:
-            order_ptr = &order_view[0]
-    cdef Job* jobs = <Job*>malloc(max(n, 1) * sizeof(Job))
-    if jobs == NULL:
-        raise MemoryError()
+    keep = []
+    cdef Job* jobs = <Job*>job_array(n, sizeof(Job), keep)
     cdef const uint8_t[::1] data
     cdef uint8_t[:, :, :] out
+    for i in range(n):
+        data = samples[i]
+        out = outs[i]
+        if regions[i, 4] not in (1, 2, 4, 8):
+            raise ValueError("scale must be 1, 2, 4 or 8")
+        if out.shape[0] != regions[i, 3] or out.shape[1] != regions[i, 2] or \
+                out.shape[2] != channels:
+            raise ValueError(f"output {i} has the wrong shape")
+        _check_rows(out, channels)
+        if data.shape[0] == 0 or out.shape[0] == 0 or out.shape[1] == 0:
+            jobs[i].rc = -2
+            continue
+        jobs[i].data = &data[0]
+        jobs[i].size = data.shape[0]
+        jobs[i].x = regions[i, 0]
+        jobs[i].y = regions[i, 1]
+        jobs[i].w = regions[i, 2]
+        jobs[i].h = regions[i, 3]
+        jobs[i].scale = regions[i, 4]
+        jobs[i].color = color
+        jobs[i].fast_idct = fast_idct
+        jobs[i].out = &out[0, 0, 0]
+        jobs[i].stride = out.strides[0]
+    run_largest_first(pool, _decode_item, jobs,
+                      [<int64_t>regions[i, 2] * regions[i, 3] for i in range(n)], _NS_PER_PIXEL)
     failures = []
-    try:
-        memset(jobs, 0, max(n, 1) * sizeof(Job))
-        for i in range(n):
-            data = samples[i]
-            out = outs[i]
-            if regions[i, 4] not in (1, 2, 4, 8):
-                raise ValueError("scale must be 1, 2, 4 or 8")
-            if out.shape[0] != regions[i, 3] or out.shape[1] != regions[i, 2] or \
-                    out.shape[2] != channels:
-                raise ValueError(f"output {i} has the wrong shape")
-            _check_rows(out, channels)
-            if data.shape[0] == 0 or out.shape[0] == 0 or out.shape[1] == 0:
-                jobs[i].rc = -2
-                continue
-            jobs[i].data = &data[0]
-            jobs[i].size = data.shape[0]
-            jobs[i].x = regions[i, 0]
-            jobs[i].y = regions[i, 1]
-            jobs[i].w = regions[i, 2]
-            jobs[i].h = regions[i, 3]
-            jobs[i].scale = regions[i, 4]
-            jobs[i].color = color
-            jobs[i].fast_idct = fast_idct
-            jobs[i].out = &out[0, 0, 0]
-            jobs[i].stride = out.strides[0]
-        with nogil:
-            pool.run(_decode_item, jobs, order_ptr, n, 1e9)
-        for i in range(n):
-            if jobs[i].rc == -2:
-                failures.append((i, "empty data" if len(samples[i]) == 0 else "empty region"))
-            elif jobs[i].rc != 0:
-                failures.append((i, jobs[i].err.decode(errors="replace")))
-    finally:
-        free(jobs)
+    for i in range(n):
+        if jobs[i].rc == -2:
+            failures.append((i, "empty data" if len(samples[i]) == 0 else "empty region"))
+        elif jobs[i].rc != 0:
+            failures.append((i, jobs[i].err.decode(errors="replace")))
     return failures

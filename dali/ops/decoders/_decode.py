@@ -354,10 +354,8 @@ def _decode_kernel(pool, batch, idx, windows, targets, fast_idct):
         regions[:, 2] = windows[group, 3]
         regions[:, 3] = windows[group, 2]
         regions[:, 4] = 1
-        order = np.argsort(-(regions[:, 2].astype(np.int64) * regions[:, 3]),
-                           kind="stable").astype(np.int64)
         failures = jpeg.decode_batch(pool, [batch.samples[i] for i in group], regions, outs,
-                                     int(color), fast_idct, order)
+                                     int(color), fast_idct)
         errors += [(int(group[k]), message) for k, message in failures]
     return errors
 
