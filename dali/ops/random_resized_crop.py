@@ -79,13 +79,13 @@ class RandomResizedCrop(_operator.Operator):
         windows = self._policy.windows(ws, [s[0] for s in shapes], [s[1] for s in shapes])
         geometry = [([y, x], [y + h, x + w]) for y, x, h, w in windows.tolist()]
         out_shapes = [(*self._size, s[2]) for s in shapes]
-        filters = [resize.filters_of(ws, i) for i in range(len(shapes))]
+        filters = resize.sample_filters(ws)
         return resize.sample_regions(self, ws, shapes, out_shapes, layout, geometry, filters)
 
     def run_cpu(self, ws):
         srcs, dsts = ws.input_samples(0), ws.output_samples(0)
         windows = self.windows(ws)
-        filters = [resize.filters_of(ws, i) for i in range(len(srcs))]
+        filters = resize.sample_filters(ws)
         antialias = self.args["antialias"]
         regions = _regions.consumer_regions(self, ws, [d.shape for d in dsts], self._layout)
         geometry = [([y, x], [y + h, x + w]) for y, x, h, w in windows.tolist()]

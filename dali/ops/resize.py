@@ -98,12 +98,12 @@ def input_layout(op, tl, allowed=LAYOUTS):
                    f"supported layouts are: {', '.join(allowed)}")
 
 
-def filters_of(ws, i):
-    """(min_filter, mag_filter) of sample i: explicit ones override `interp_type`."""
-    interp = _interp_arg(ws, "interp_type")[i]
-    lo = _interp_arg(ws, "min_filter")[i] if ws.arg_given("min_filter") else interp
-    hi = _interp_arg(ws, "mag_filter")[i] if ws.arg_given("mag_filter") else interp
-    return Interp(int(lo)), Interp(int(hi))
+def sample_filters(ws):
+    """(min_filter, mag_filter) of every sample: explicit ones override `interp_type`."""
+    interp = _interp_arg(ws, "interp_type")
+    lo = _interp_arg(ws, "min_filter") if ws.arg_given("min_filter") else interp
+    hi = _interp_arg(ws, "mag_filter") if ws.arg_given("mag_filter") else interp
+    return list(zip(lo, hi, strict=True))
 
 
 def _interp_arg(ws, name):
@@ -281,14 +281,14 @@ class Resize(_operator.Operator):
             out, lo, hi = self._cached_geometry(ws, i, layout, shape)
             geometry.append((lo, hi))
             out_shapes.append((*out, shape[2]))
-        filters = [filters_of(ws, i) for i in range(len(shapes))]
+        filters = sample_filters(ws)
         return sample_regions(self, ws, shapes, out_shapes, layout, geometry, filters)
 
     def run_cpu(self, ws):
         layout = self._layout
         srcs, dsts = ws.input_samples(0), ws.output_samples(0)
         antialias = self.args["antialias"]
-        filters = [filters_of(ws, i) for i in range(len(srcs))]
+        filters = sample_filters(ws)
         regions = _regions.consumer_regions(self, ws, [d.shape for d in dsts], layout)
         resample_samples(ws, srcs, dsts, layout, self._geometry, filters, antialias, regions)
         if self.args["save_attrs"]:
