@@ -7,9 +7,9 @@ TensorList and the sample ids of each edge): no dictionaries, no graph walking, 
 dropped as soon as its last reader has run, so its buffer goes back to the pool early.
 
 `run_operator` is the one way an operator runs, in graph mode (through the plan) and in debug
-mode (called directly): a workspace is filled with C stores, `infer` says what to allocate,
-outputs are leased from the buffer pool (presized by `bytes_per_sample_hint`), `run_cpu` fills
-them, and any error comes back as a `PipelineError` naming the operator, its line and sample.
+mode (called directly): a workspace is filled with C stores, `infer` returns the batch's plan
+(what to allocate and what the run needs), outputs are leased from the buffer pool (presized
+by `bytes_per_sample_hint`), `run_cpu(ws, plan)` fills them, and any error comes back as a `PipelineError` naming the operator, its line and sample.
 
 Each node also counts its runs and time (monotonic clock, nanoseconds) and, when the pipeline
 asks for memory statistics, the largest sizes of its outputs.
@@ -75,7 +75,7 @@ cdef list _execute(object op, object spec, bint is_cpu, bint same_batch, list tl
     `out_ids` (see `run_operator`)."""
     cdef Py_ssize_t bs, k, n_in = len(tls), n_out
     cdef WorkspaceBase ws
-    cdef object ids, source_info, descs, d, shapes, out, info_k, ids_k
+    cdef object ids, source_info, plan, descs, d, shapes, out, info_k, ids_k
     cdef list outs
     if n_in:
         first = tls[0]
@@ -105,7 +105,8 @@ cdef list _execute(object op, object spec, bint is_cpu, bint same_batch, list tl
                 n = (<BatchStorage>tls[k]._storage).num_samples
                 if n != bs:
                     raise op.error(f"input {k} has {n} samples but input 0 has {bs}")
-        descs = op.infer(ws)
+        plan = op.infer(ws)
+        descs = plan.outputs
         outs = []
         for k in range(len(descs)):
             d = descs[k]
@@ -117,9 +118,9 @@ cdef list _execute(object op, object spec, bint is_cpu, bint same_batch, list tl
                                            _hint(hints, k) * max_bs))
         ws.outputs = outs
         if is_cpu:
-            op.run_cpu(ws)
+            op.run_cpu(ws, plan)
         else:
-            op.run_gpu(ws)
+            op.run_gpu(ws, plan)
     except _PipelineError:
         raise
     except _SampleError as e:

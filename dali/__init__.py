@@ -8,7 +8,7 @@ from dali import fn, math, ops, tensors, types
 from dali._graph.data_node import DataNode
 from dali._pipeline.definition import do_not_convert, pipeline_def
 from dali._pipeline.pipeline import Pipeline
-from dali.ops.subscript import newaxis
+from dali.ops.tensor.subscript import newaxis
 
 __version__ = "0.1.0"
 

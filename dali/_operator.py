@@ -8,9 +8,15 @@ DataNodes; in debug mode a context that runs the operator at once.
 An operator implementation subclasses `Operator`; one instance exists per graph node.  The
 executor (and the debug context) drive it in two phases per iteration:
 
-1. `infer(ws) -> list[OutputDesc]`: per-sample output shapes, dtype and layout, so the executor
-   can lease output buffers (shapes may be None when they cannot be known before running);
-2. `run_cpu(ws)` / `run_gpu(ws)`: fill `ws.outputs`.
+1. `infer(ws) -> Plan`: per-sample output shapes, dtype and layout (`Plan.outputs`, so the
+   executor can lease output buffers; shapes may be None when they cannot be known before
+   running), plus whatever else the run needs for this batch;
+2. `run_cpu(ws, plan)` / `run_gpu(ws, plan)`: fill `ws.outputs`.
+
+What passes from the first phase to the second travels in the plan, never through attributes
+of the operator: an instance holds only what `__init__`/`setup()` computed once, so running it
+twice (or from the debug mode and a graph) cannot mix batches.  Optional roles (sources,
+readers, region producers and consumers) are the classes of `dali._roles`, found by type.
 
 Arguments are resolved per sample by the workspace (`ws.arg(name)`) and validated in Python
 before any kernel runs.
@@ -38,6 +44,26 @@ class OutputDesc:
     dtype: Any
     layout: str = ""
     ndim: int | None = None
+
+
+class Plan:
+    """What `infer` hands to `run_cpu`/`run_gpu` for one batch.
+
+    Parameters
+    ----------
+    outputs : list of OutputDesc
+        One per output.
+    **values
+        Anything else the run needs (the layout chosen, resolved arguments, work lists...),
+        readable as attributes: ``Plan(descs, layout="HWC").layout``.
+    """
+
+    def __init__(self, outputs, **values):
+        self.outputs = outputs
+        self.__dict__.update(values)
+
+    def __repr__(self):
+        return f"Plan({self.__dict__!r})"
 
 
 @dataclass
@@ -74,13 +100,13 @@ class Operator:
     def setup(self):
         """Called once when the pipeline is built (e.g. a reader scans its files)."""
 
-    def infer(self, ws) -> list[OutputDesc]:
+    def infer(self, ws) -> Plan:
         raise NotImplementedError
 
-    def run_cpu(self, ws):
+    def run_cpu(self, ws, plan: Plan):
         raise NotImplementedError(f"{self.spec.display_name} has no CPU implementation")
 
-    def run_gpu(self, ws):
+    def run_gpu(self, ws, plan: Plan):
         raise NotImplementedError(f"{self.spec.display_name} has no GPU implementation")
 
     def reset_epoch(self, epoch: int):

@@ -252,3 +252,11 @@ def scalar_type(value) -> DALIDataType:
     if isinstance(value, float):
         return DALIDataType.FLOAT
     raise TypeError(f"expected a numeric scalar, got {type(value).__name__}")
+
+
+def type_name(t: DALIDataType) -> str:
+    """DALI's name of a type in messages ("uint8", "float", "double", "float16")."""
+    special = {DALIDataType.FLOAT: "float", DALIDataType.FLOAT64: "double"}
+    if t in special:
+        return special[t]
+    return np.dtype(to_numpy_type(t)).name if is_numeric(t) else str(t)

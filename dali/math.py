@@ -1,6 +1,6 @@
 """Element-wise math functions on DataNodes (`nvidia.dali.math` equivalent).
 
-Each call records one arithmetic operator (`dali.ops.arithmetic`), exactly like the Python
+Each call records one arithmetic operator (`dali.ops.math.arithmetic`), exactly like the Python
 operators on DataNodes; operands may be DataNodes, scalars (Python ints are int32, floats
 float32) or constant arrays.  Functions that produce a floating-point result give float32 for
 integer inputs and keep float32/float64 inputs' type.  Boolean operands are rejected unless
@@ -9,7 +9,7 @@ another operand is a number, and float16 is not supported on the CPU.
 `abs`, `min`, `max` and `pow` shadow the builtins inside this module, as in DALI.
 """
 
-from dali.ops import arithmetic as _arithmetic
+from dali.ops.math import arithmetic as _arithmetic
 
 __all__ = ["abs", "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil",
            "clamp", "cos", "cosh", "exp", "floor", "fabs", "fpow", "log", "log10", "log2", "max",

@@ -12,7 +12,7 @@ from dali._types import (  # noqa: F401
     to_dali_type,
     to_numpy_type,
 )
-from dali.ops.constant import Constant, ScalarConstant  # noqa: F401
+from dali.ops.tensor.constant import Constant, ScalarConstant  # noqa: F401
 
 globals().update(DALIDataType.__members__)
 globals().update(DALIImageType.__members__)

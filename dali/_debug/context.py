@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, tensors
+from dali import _operator, _roles, tensors
 from dali._debug import data_node as debug_node
 from dali._executor import executor
 from dali._graph import context, data_node, origin
@@ -195,7 +195,7 @@ class DebugOp:
                 raise RuntimeError(
                     f"Argument '{k}' for operator '{self.name}' unexpectedly changed value from "
                     f"'{self.consts[k]}' to '{v}'")
-        if getattr(self.op, "has_callback", False):
+        if isinstance(self.op, _roles.Source) and self.op.has_callback:
             self.op.feed(self.op.callback_batch(pipe._sched.epoch_idx))
         pending = pipe._pending_feeds.pop(self.name, None)
         if pending is not None:
@@ -230,8 +230,7 @@ class DebugOp:
         the first batch input, and then the same for every operator outside conditional
         branches (DALI's rule; the pipeline's `max_batch_size` until something fixes it)."""
         pipe = self.pipe
-        fed = getattr(self.op, "fed_batch_size", None)
-        size = fed() if fed is not None else None
+        size = self.op.fed_batch_size() if isinstance(self.op, _roles.Source) else None
         if size is not None:
             if pipe._batch_fixed_by is not None and size != pipe._iter_batch_size:
                 raise RuntimeError(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import tensors
+from dali import _roles, tensors
 from dali._autograph import conditional
 from dali._debug import context as debug_context
 from dali._debug import data_node as debug_node
@@ -131,9 +131,9 @@ class DebugPipeline(_pipeline.Pipeline):
                 raise KeyError(f'Could not find an input operator with name "{name}"')
             self._pending_feeds.setdefault(name, []).append((data, layout))
             return
-        if not hasattr(op.op, "feed"):
+        if not isinstance(op.op, _roles.Source):
             raise KeyError(f'Could not find an input operator with name "{name}"')
-        if getattr(op.op, "has_callback", False):
+        if op.op.has_callback:
             raise RuntimeError(f"Cannot use `feed_input` on the external source '{name}' with "
                                "a `source` argument specified.")
         op.op.feed(data, layout)
@@ -144,14 +144,14 @@ class DebugPipeline(_pipeline.Pipeline):
             raise RuntimeError("In debug mode the operators are created by the first `run()`: "
                                "call it before asking for reader metadata (`reader_meta`, "
                                "`epoch_size`).")
-        return {o.name: o.op for o in self._ctx.ops.values() if hasattr(o.op, "reader_meta")}
+        return {o.name: o.op for o in self._ctx.ops.values() if isinstance(o.op, _roles.Reader)}
 
     def reset(self):
         if self._sched.reset():
             self._samples_seen = 0
             for o in self._ctx.ops.values():
                 o.op.reset_epoch(self._sched.epoch_idx)
-                if hasattr(o.op, "reset_callback"):
+                if isinstance(o.op, _roles.Source):
                     o.op.reset_callback(self._sched.epoch_idx)
 
     def executor_statistics(self):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, tensors
+from dali import _operator, _roles, tensors
 from dali._executor import errors
 from dali._ext import executor as _plan
 from dali._ext.thread_pool import ThreadPool
@@ -62,7 +62,7 @@ class Executor:
         self.thread_pool = ThreadPool(num_threads)
         self.plan = _plan.Plan(graph, self.ops, bytes_per_sample or 0)
         self.plan.memory_stats = bool(memory_stats)
-        self._fed_ops = [op for op in self.ops if getattr(op, "fed_batch_size", None)]
+        self._fed_ops = [op for op in self.ops if isinstance(op, _roles.Source)]
         self.iteration = 0
         self.epoch = 0
         self._samples_seen = 0

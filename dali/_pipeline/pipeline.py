@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from dali import _types
+from dali import _roles, _types
 from dali._executor import executor as _executor_mod
 from dali._graph import context, data_node, graph
 from dali._pipeline import scheduler
@@ -195,7 +195,8 @@ class Pipeline:
             _regions.link(g, ex.ops, self._sinks)
         self._graph = g
         self._executor = ex
-        self._input_ops = [op for op in ex.ops if getattr(op, "has_callback", False)]
+        self._input_ops = [op for op in ex.ops
+                           if isinstance(op, _roles.Source) and op.has_callback]
         self._built = True
 
     def _check_devices(self, g, outputs):
@@ -310,9 +311,9 @@ class Pipeline:
         self.build()
         name = data_node.name if hasattr(data_node, "name") else data_node
         op = self._executor.by_name.get(name)
-        if op is None or not hasattr(op, "feed"):
+        if not isinstance(op, _roles.Source):
             raise KeyError(f'Could not find an input operator with name "{name}"')
-        if getattr(op, "has_callback", False):
+        if op.has_callback:
             raise RuntimeError(f"Cannot use `feed_input` on the external source '{name}' with "
                                "a `source` argument specified.")
         op.feed(data, layout)
@@ -356,7 +357,7 @@ class Pipeline:
     # -- readers ------------------------------------------------------------------------------
     def _readers(self):
         self.build()
-        return {op.spec.name: op for op in self._executor.ops if hasattr(op, "reader_meta")}
+        return {op.spec.name: op for op in self._executor.ops if isinstance(op, _roles.Reader)}
 
     def reader_meta(self, name=None):
         """Reader metadata (epoch_size, shards, padding), of one reader or all by name."""

@@ -3,7 +3,7 @@
 When an operator's output feeds exactly one operator (and nothing else: it is no pipeline
 output, no sink, no argument input), only the region that consumer reads is ever observed.
 `link` finds such pairs when a pipeline is built: a *producer* (an operator with
-`produces_regions = True`) followed by a *consumer* (one with `input_regions` whose
+a `dali._roles.RegionProducer`) followed by a *consumer* (a `RegionConsumer` whose
 `regions_ahead()` is true) gets `producer.region_consumer = consumer`.  When the producer
 runs, `consumer_regions` asks the consumer which region of each sample it will read, and the
 producer fills only those regions of its (whole-sized) output; the rest of the buffer is left
@@ -38,6 +38,8 @@ without fusion.
 
 from __future__ import annotations
 
+from dali import _roles
+
 
 def link(graph, ops, sinks=()):
     """Set `region_consumer` on every producer of `ops` (one per node of `graph`, in its order)
@@ -52,7 +54,7 @@ def link(graph, ops, sinks=()):
     kept = {id(e) for e in graph.outputs} | {id(e) for e in sinks}
     for n in graph.nodes:
         op = by_node[id(n)]
-        if not getattr(op, "produces_regions", False) or len(n.outputs) != 1:
+        if not isinstance(op, _roles.RegionProducer) or len(n.outputs) != 1:
             continue
         edge = n.outputs[0]
         readers = uses.get(id(edge), [])
@@ -62,7 +64,7 @@ def link(graph, ops, sinks=()):
         consumer = by_node[id(consumer_node)]
         if n.device != "cpu" or consumer_node.device != "cpu":
             continue
-        if hasattr(consumer, "input_regions") and consumer.regions_ahead():
+        if isinstance(consumer, _roles.RegionConsumer) and consumer.regions_ahead():
             op.region_consumer = consumer
 
 
@@ -85,8 +87,8 @@ def reads_whole(op):
     """Whether everything `op` produces is read: it has no linked consumer, or the consumer
     says (`reads_whole_input()`) that it reads its whole input whatever the shapes.  Producers
     then compute their regions (all None) without asking for them."""
-    consumer = getattr(op, "region_consumer", None)
-    return consumer is None or getattr(consumer, "reads_whole_input", lambda: False)()
+    consumer = op.region_consumer
+    return consumer is None or consumer.reads_whole_input()
 
 
 def window_of(region, shape):

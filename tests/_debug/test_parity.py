@@ -14,9 +14,9 @@ class _ModeDependent(_operator.Operator):
     schema = Schema("test_only.mode_dependent", inputs=1)
 
     def infer(self, ws):
-        return [_operator.OutputDesc(ws.inputs[0].shape(), np.int32, "")]
+        return _operator.Plan([_operator.OutputDesc(ws.inputs[0].shape(), np.int32, "")])
 
-    def run_cpu(self, ws):
+    def run_cpu(self, ws, plan):
         debug = isinstance(context.current_pipeline(), debug_pipeline.DebugPipeline)
         for i, (src, dst) in enumerate(zip(ws.input_samples(), ws.output_samples(),
                                            strict=True)):

@@ -17,9 +17,9 @@ class _Plus(_operator.Operator):
 
     def infer(self, ws):
         tl = ws.inputs[0]
-        return [_operator.OutputDesc(tl.shape(), np.float32, tl.layout())]
+        return _operator.Plan([_operator.OutputDesc(tl.shape(), np.float32, tl.layout())])
 
-    def run_cpu(self, ws):
+    def run_cpu(self, ws, plan):
         type(self).runs += 1
         vals = ws.arg("value")
         for i, (src, dst) in enumerate(zip(ws.input_samples(), ws.output_samples(), strict=True)):

@@ -28,9 +28,9 @@ class Not(_operator.Operator):
         tl = ws.inputs[0]
         if tl.ndim() != 0:
             raise RuntimeError(_NOT_RESTRICTED.format(tl.ndim()))
-        return [_operator.OutputDesc([()] * len(tl), np.bool_, "")]
+        return _operator.Plan([_operator.OutputDesc([()] * len(tl), np.bool_, "")])
 
-    def run_cpu(self, ws):
+    def run_cpu(self, ws, plan):
         for src, dst in zip(ws.input_samples(0), ws.output_samples(0), strict=True):
             dst[...] = not bool(src)
 
@@ -51,7 +51,7 @@ class ValidateLogical(_operator.Operator):
         if tl._storage.dtype != np.bool_:
             raise RuntimeError(_RESTRICTED.format(
                 name, f"an input of type `{tl._storage.dtype}`", side))
-        return [_operator.OutputDesc(None, np.bool_, "", 0)]
+        return _operator.Plan([_operator.OutputDesc(None, np.bool_, "", 0)])
 
-    def run_cpu(self, ws):
+    def run_cpu(self, ws, plan):
         ws.outputs[0] = ws.inputs[0]._storage

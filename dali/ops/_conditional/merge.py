@@ -42,9 +42,10 @@ class Merge(_operator.Operator):
             raise self.error(f"the branches produced {len(t)} and {len(f)} samples but the "
                              f"predicate selects {int(self._mask.sum())} and "
                              f"{int((~self._mask).sum())}", RuntimeError)
-        return [_operator.OutputDesc(None, base._storage.dtype, base.layout(), base.ndim())]
+        return _operator.Plan(
+            [_operator.OutputDesc(None, base._storage.dtype, base.layout(), base.ndim())])
 
-    def run_cpu(self, ws):
+    def run_cpu(self, ws, plan):
         t, f = ws.inputs
         n = len(self._mask)
         samples, ids, info = [None] * n, np.empty(n, np.int64), [""] * n

@@ -55,10 +55,10 @@ class Split(_operator.Operator):
         tl = ws.inputs[0]
         self._mask = predicate_mask(ws)
         d = tl._storage.dtype
-        return [_operator.OutputDesc(None, d, tl.layout(), tl.ndim()),
-                _operator.OutputDesc(None, d, tl.layout(), tl.ndim())]
+        return _operator.Plan([_operator.OutputDesc(None, d, tl.layout(), tl.ndim()),
+                _operator.OutputDesc(None, d, tl.layout(), tl.ndim())])
 
-    def run_cpu(self, ws):
+    def run_cpu(self, ws, plan):
         samples = ws.input_samples(0)
         st = ws.inputs[0]._storage
         for k, mask in enumerate((self._mask, ~self._mask)):

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator
+from dali import _operator, _roles
 from dali.ops import _regions
 from dali.ops.decoders import _decode
 
 
-class WindowDecoder(_operator.Operator):
+class WindowDecoder(_operator.Operator, _roles.RegionProducer):
     """Decodes a window of every image; subclasses choose the windows (default: the whole
     images)."""
 
@@ -27,12 +27,12 @@ class WindowDecoder(_operator.Operator):
                                 self.args["adjust_orientation"])
         self._windows = self.windows(ws, batch)
         self._batch = batch
-        return [_operator.OutputDesc(_decode.output_shapes(batch, self._windows), self._dtype,
-                                     "HWC")]
+        return _operator.Plan(
+            [_operator.OutputDesc(_decode.output_shapes(batch, self._windows), self._dtype,
+                                     "HWC")])
 
-    produces_regions = True          # dali.ops._regions: only what the next operator reads
 
-    def run_cpu(self, ws):
+    def run_cpu(self, ws, plan):
         batch, self._batch = self._batch, None
         out = ws.outputs[0]
         samples = out.samples() if out is not None else None

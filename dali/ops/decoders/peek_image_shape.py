@@ -45,10 +45,11 @@ class PeekImageShape(_operator.Operator):
                              "array.", RuntimeError)
         self._batch = _decode.inspect(self, ws, Image.ANY_DATA, self.args["adjust_orientation"])
         n = len(self._batch)
-        return [_operator.OutputDesc([(3,)] * n, _types.dtype_of(self.args["dtype"]), "",
-                                     ndim=1)]
+        return _operator.Plan(
+            [_operator.OutputDesc([(3,)] * n, _types.dtype_of(self.args["dtype"]), "",
+                                     ndim=1)])
 
-    def run_cpu(self, ws):
+    def run_cpu(self, ws, plan):
         batch, self._batch = self._batch, None
         image_type = self.args["image_type"]
         if image_type == Image.GRAY:

@@ -42,7 +42,7 @@ class Distribution(_operator.Operator):
 
     def infer(self, ws):
         dtype = output_type(self, self.default_type, self.supported)
-        return [output_desc(self, ws, dtype)]
+        return _operator.Plan([output_desc(self, ws, dtype)])
 
 
 def draws(generate, n, stream=0):

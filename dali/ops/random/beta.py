@@ -32,7 +32,7 @@ class Beta(_common.Distribution):
             Arg("beta", T.FLOAT, 1.0, tensor=True, doc="The beta parameter, a positive float."),
         ])
 
-    def run_cpu(self, ws):
+    def run_cpu(self, ws, plan):
         out = ws.outputs[0]
         n = _common.counts(out)
         alpha, beta = ws.arg("alpha"), ws.arg("beta")

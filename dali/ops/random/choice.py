@@ -54,9 +54,9 @@ class Choice(_operator.Operator):
         elif len(lead[0]) != 1:
             layout = ""
         ndim = _common.shape_ndim(ws, like_input=1) + (0 if scalar else tl.ndim() - 1)
-        return [_operator.OutputDesc(shapes, tl._storage.dtype, layout, ndim=ndim)]
+        return _operator.Plan([_operator.OutputDesc(shapes, tl._storage.dtype, layout, ndim=ndim)])
 
-    def run_cpu(self, ws):
+    def run_cpu(self, ws, plan):
         src = ws.input_samples(0)
         scalar = ws.inputs[0].ndim() == 0
         outs = ws.output_samples(0)

@@ -28,7 +28,7 @@ class CoinFlip(_common.Distribution):
                     "unspecified results; here they are an error)."),
         ])
 
-    def run_cpu(self, ws):
+    def run_cpu(self, ws, plan):
         out = ws.outputs[0]
         n = _common.counts(out)
         prob = ws.arg("probability")

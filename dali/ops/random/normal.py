@@ -24,7 +24,7 @@ class Normal(_common.Distribution):
                     "negative value mirrors them, as in DALI)."),
         ])
 
-    def run_cpu(self, ws):
+    def run_cpu(self, ws, plan):
         out = ws.outputs[0]
         n = _common.counts(out)
         mean, stddev = ws.arg("mean"), ws.arg("stddev")

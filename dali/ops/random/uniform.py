@@ -37,7 +37,7 @@ class Uniform(_common.Distribution):
                     "to `dtype`)."),
         ])
 
-    def run_cpu(self, ws):
+    def run_cpu(self, ws, plan):
         out = ws.outputs[0]
         n = _common.counts(out)
         u = _common.draws(ws.uniform, n)

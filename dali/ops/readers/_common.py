@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dali import _operator
+from dali import _operator, _roles
 from dali._schema import Arg
 from dali._types import DALIDataType as T
 from dali.ops.readers import _loader
@@ -40,7 +40,7 @@ def loader_args():
     ]
 
 
-class Reader(_operator.Operator):
+class Reader(_operator.Operator, _roles.Reader):
     """A source operator driven by a `Loader`; subclasses list the entries and load them.
 
     Subclasses implement `list_entries() -> list` (called once, at build or, with `lazy_init`,

@@ -181,10 +181,10 @@ class File(_common.Reader):
         if error is not None:
             raise ws.sample_error(*error, RuntimeError)
         self._batch, self._storage = entries, storage
-        return [_operator.OutputDesc(None, np.uint8, "", ndim=1),
-                _operator.OutputDesc([(1,)] * n, np.int32, "")]
+        return _operator.Plan([_operator.OutputDesc(None, np.uint8, "", ndim=1),
+                _operator.OutputDesc([(1,)] * n, np.int32, "")])
 
-    def run_cpu(self, ws):
+    def run_cpu(self, ws, plan):
         batch, self._batch = self._batch, None
         ws.outputs[0], self._storage = self._storage, None
         ws.outputs[1].dense()[:, 0] = [label for _, _, label in batch]

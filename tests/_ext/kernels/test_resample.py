@@ -6,7 +6,7 @@ import pytest
 
 from dali._ext.kernels import resample
 from dali._types import DALIInterpType as Interp
-from dali.ops import _resampling
+from dali.ops.geometry import _resampling
 
 RNG = np.random.default_rng(5)
 F32 = np.float32

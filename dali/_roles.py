@@ -1,0 +1,73 @@
+"""The optional roles an operator plays, declared by its bases and found by type.
+
+The executor, the pipeline and region fusion look for these with `isinstance`, never by probing
+attributes: an operator class lists the roles it plays after `Operator`, e.g.
+``class Resize(Operator, RegionProducer, RegionConsumer)``.  Each role states the methods the
+caller uses; docs/developing.md lists them.
+"""
+
+from __future__ import annotations
+
+
+class Source:
+    """An operator that gets its batches from Python (fn.external_source).
+
+    The pipeline feeds it before each iteration: from the user's callback when `has_callback`
+    (`callback_batch`), else through `pipe.feed_input` (`feed`).  A fed batch may be smaller
+    than `max_batch_size`; the executor then runs that iteration with `fed_batch_size()`.
+    """
+
+    has_callback: bool = False
+
+    def feed(self, data, layout=None, output=None):
+        """Queue one batch (a tuple of batches for a source with several outputs)."""
+        raise NotImplementedError
+
+    def fed_batch_size(self):
+        """Samples in the next queued batch, or None when nothing is queued."""
+        raise NotImplementedError
+
+    def callback_batch(self, epoch_idx):
+        """The next batch from the callback; raises StopIteration at the end of the data."""
+        raise NotImplementedError
+
+    def reset_callback(self, epoch_idx):
+        """Called when the pipeline starts epoch `epoch_idx` (after `reset()`)."""
+
+
+class Reader:
+    """An operator that reads a data set in shards and epochs (fn.readers.*)."""
+
+    def reader_meta(self) -> dict:
+        """DALI's reader metadata: epoch_size, epoch_size_padded, number_of_shards, shard_id,
+        pad_last_batch, stick_to_shard."""
+        raise NotImplementedError
+
+
+class RegionProducer:
+    """An operator that can compute only the region of its output its one consumer reads.
+
+    `dali.ops._regions.link` sets `region_consumer` when the pipeline is built (None: compute
+    everything); the producer asks `_regions.consumer_regions` for the regions of a batch.
+    """
+
+    region_consumer: RegionConsumer | None = None
+
+
+class RegionConsumer:
+    """An operator that can say, before its producer runs, which region of each input sample
+    it will read (see `dali.ops._regions`)."""
+
+    def regions_ahead(self) -> bool:
+        """Whether the regions are known before the producer runs (no argument input decides
+        them)."""
+        return True
+
+    def reads_whole_input(self) -> bool:
+        """Whether every input sample is read whole, whatever its shape."""
+        return False
+
+    def input_regions(self, ws, shapes, layout):
+        """Per sample of `shapes` (HWC, in `layout`), the region read: ((y0, y1), (x0, x1)),
+        or None for the whole sample.  `ws` is a workspace for this operator and batch."""
+        raise NotImplementedError

@@ -1,0 +1,1 @@
+"""Colour and intensity operators."""

@@ -1,0 +1,86 @@
+"""fn.color_space_conversion: converts uint8 images between RGB, BGR, GRAY and YCbCr.
+
+Conversions (`dali._ext.kernels.color.convert_space`, bit-exact with DALI 2.4 on every uint8
+colour):
+* RGB <-> BGR swap the channels;
+* RGB/BGR -> GRAY: OpenCV's fixed-point luma (0.299, 0.587, 0.114), rounded;
+* GRAY -> RGB/BGR replicates the channel;
+* RGB/BGR <-> YCbCr: ITU-R BT.601 with footroom and headroom (Y in 16..235, chroma 16..240);
+* GRAY <-> YCbCr: the luma rescaled between 0..255 and 16..235 (chroma 128).
+A conversion to the same colour space (or involving ANY_DATA) is rejected, as in DALI.  The
+channel axis must be last; images, sequences and volumes (HWC, FHWC, DHWC, FDHWC).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dali import _operator, _registry
+from dali._ext.kernels import color as _kernel
+from dali._schema import REQUIRED, Arg, Schema
+from dali._types import DALIDataType as T
+from dali._types import DALIImageType as Img
+from dali.ops import _layouts
+from dali.ops.color import _color
+
+LAYOUTS = ("FDHWC", "FHWC", "DHWC", "HWC")
+_CHANNELS = {Img.RGB: 3, Img.BGR: 3, Img.GRAY: 1, Img.YCbCr: 3}
+_RGB_LIKE = (Img.RGB, Img.BGR)
+
+
+def conversion(src: Img, dst: Img):
+    """(kernel conversion name, red channel index) for src -> dst, or None if unsupported."""
+    if src in _RGB_LIKE and dst in _RGB_LIKE and src != dst:
+        return "swap_rb", 0
+    red = 2 if Img.BGR in (src, dst) else 0
+    table = {
+        (True, Img.GRAY): "to_gray", (True, Img.YCbCr): "rgb_to_ycbcr",
+        (Img.GRAY, True): "gray_to_rgb", (Img.YCbCr, True): "ycbcr_to_rgb",
+        (Img.YCbCr, Img.GRAY): "ycbcr_to_gray", (Img.GRAY, Img.YCbCr): "gray_to_ycbcr",
+    }
+    key = (True if src in _RGB_LIKE else src, True if dst in _RGB_LIKE else dst)
+    name = table.get(key)
+    return None if name is None else (name, red)
+
+
+@_registry.register
+class ColorSpaceConversion(_operator.Operator):
+    schema = Schema(
+        "color_space_conversion", inputs=1, outputs=1, devices=("cpu",),
+        doc="Converts between various image color models: RGB, BGR, GRAY and YCbCr (ITU-R "
+            "BT.601, 16..235). The input must be uint8 with the channels last.",
+        args=[
+            Arg("image_type", T.IMAGE_TYPE, REQUIRED, doc="The color space of the input image."),
+            Arg("output_type", T.IMAGE_TYPE, REQUIRED,
+                doc="The color space of the output image."),
+        ])
+
+    def infer(self, ws):
+        tl = ws.inputs[0]
+        self.layout = _layouts.image_layout(self, tl, LAYOUTS)
+        if tl.dtype != T.UINT8:
+            raise self.error("Color space conversion accept only uint8 tensors", RuntimeError)
+        src, dst = Img(self.args["image_type"]), Img(self.args["output_type"])
+        self.conversion = conversion(src, dst)
+        if self.conversion is None:
+            raise self.error(f"conversion not supported: {src.name} -> {dst.name}",
+                             RuntimeError)
+        self.cin, self.cout = _CHANNELS[src], _CHANNELS[dst]
+        c = self.layout.index("C")
+        shapes = []
+        for shape in tl.shape():
+            if shape[c] != self.cin:
+                raise self.error(f"{src.name} input: expected {self.cin} channels, got "
+                                 f"{shape[c]}", RuntimeError)
+            shape = list(shape)
+            shape[c] = self.cout
+            shapes.append(tuple(shape))
+        return _operator.Plan([_operator.OutputDesc(shapes, np.dtype(np.uint8), self.layout)])
+
+    def run_cpu(self, ws, plan):
+        name, red = self.conversion
+        jobs = []
+        for src, dst in zip(ws.input_samples(0), ws.output_samples(0), strict=True):
+            jobs += [(s, d) for s, d, _ in _color.pixel_items(src, dst, self.layout, self.cin,
+                                                             self.cout, False)]
+        _kernel.convert_space_batch(ws.thread_pool, jobs, name, red)

@@ -1,0 +1,174 @@
+"""fn.color_twist, fn.hsv, fn.hue and fn.saturation: linear colour transforms of RGB pixels.
+
+Each pixel is mapped to `M @ rgb + offset`, with the 3x3 matrix composed in YIQ space as DALI
+does: `M = brightness * contrast * inv(RGB2YIQ) @ H(hue) @ diag(value, s*value, s*value)
+@ RGB2YIQ`, where H rotates the I/Q plane by `hue` degrees and s is the saturation (the YIQ
+matrix uses DALI's rounded coefficients and its exact inverse, so a gray pixel is not quite a
+fixed point).  The matrix is composed in double and rounded to float32.  color_twist adds the
+contrast offset `(h - h * contrast) * brightness` (float32), h = 0.5 for floating point inputs
+and 128 for integer ones; hsv has no offset.  The output is converted to `dtype` (integers
+round half away from zero and saturate, float16 overflows to infinity).
+
+Arguments are not range-checked (DALI accepts negative factors).  Inputs: HWC images, FHWC
+sequences (arguments may vary per frame) and DHWC volumes with 3 channels.  fn.hsv's `dtype`
+defaults to UINT8 whatever the input type, as in DALI.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dali import _operator, _registry, _types
+from dali._ext.kernels import color as _kernel
+from dali._schema import Arg, Schema
+from dali._types import DALIDataType as T
+from dali._types import DALIImageType
+from dali.ops import _layouts
+from dali.ops.color import _color
+
+LAYOUTS = ("HWC", "FHWC", "DHWC")
+TYPES = (T.UINT8, T.INT16, T.INT32, T.FLOAT, T.FLOAT16)
+_RGB_TO_YIQ = np.array([[0.299, 0.587, 0.114],
+                        [0.596, -0.274, -0.321],
+                        [0.211, -0.523, 0.311]], np.float32).astype(np.float64)
+_YIQ_TO_RGB = np.linalg.inv(_RGB_TO_YIQ)
+_F32 = np.float32
+
+
+def twist_matrix(hue=0.0, saturation=1.0, value=1.0, brightness=1.0, contrast=1.0):
+    """The float32 3x3 RGB matrix of the given factors (see the module docstring)."""
+    h = math.radians(float(_F32(hue)))
+    rot = np.eye(3)
+    rot[1, 1] = rot[2, 2] = math.cos(h)
+    rot[1, 2] = math.sin(h)
+    rot[2, 1] = -math.sin(h)
+    s, v = float(_F32(saturation)), float(_F32(value))
+    scale = float(_F32(brightness)) * float(_F32(contrast))
+    m = scale * _YIQ_TO_RGB @ rot @ np.diag([v, s * v, s * v]) @ _RGB_TO_YIQ
+    return m.astype(_F32)
+
+
+def contrast_offset(brightness, contrast, half_range):
+    """`(h - h * contrast) * brightness` in float32."""
+    h = _F32(half_range)
+    return (h - h * _F32(contrast)) * _F32(brightness)
+
+
+def _dtype_arg(default=None):
+    return Arg("dtype", T.DATA_TYPE, default,
+               doc="Output data type: uint8, int16, int32, float or float16. "
+                   + ("The default is uint8, whatever the input type."
+                      if default is not None else "If not set, the input type is used."))
+
+
+def _image_type_arg():
+    return Arg("image_type", T.IMAGE_TYPE, DALIImageType.RGB,
+               doc="The colour space of the input and the output image (accepted and "
+                   "ignored, as in DALI: the data is treated as RGB).")
+
+
+class _LinearColor(_operator.Operator):
+    """Shared infer/run of the four operators; subclasses list their factor arguments."""
+
+    factors: tuple = ()
+    offset = False                       # color_twist's contrast offset
+
+    def infer(self, ws):
+        tl = ws.inputs[0]
+        self.layout = _layouts.image_layout(self, tl, LAYOUTS)
+        in_type = _color.check_type(self, tl.dtype, TYPES)
+        self.out_type = _color.output_type(self, in_type, TYPES)
+        self.half_range = 0.5 if _types.is_float(in_type) else 128.0
+        shapes = [tuple(s) for s in tl.shape()]
+        _color.channels_of(self, shapes, self.layout, 3)
+        return _operator.Plan(
+            [_operator.OutputDesc(shapes, _types.dtype_of(self.out_type), self.layout)])
+
+    def run_cpu(self, ws, plan):
+        frames_axis = self.layout.startswith("F")
+        per_frame = frames_axis and any(
+            ws.is_arg_input(n) and ws.arg_inputs[n].layout().startswith("F")
+            for n in self.factors)
+        jobs = []
+        for i, (src, dst) in enumerate(zip(ws.input_samples(0), ws.output_samples(0),
+                                           strict=True)):
+            frames = src.shape[0] if per_frame else 1
+            values = {n: _color.frame_values(ws, n, i, frames) for n in self.factors}
+            mats, offs = [], []
+            for f in range(frames):
+                kw = {n: values[n][f] for n in self.factors}
+                mats.append(twist_matrix(**kw))
+                off = 0.0
+                if self.offset:
+                    off = contrast_offset(kw.get("brightness", 1.0), kw.get("contrast", 1.0),
+                                          self.half_range)
+                offs.append(np.full(3, off, _F32))
+            for s, d, f in _color.pixel_items(src, dst, self.layout, 3, 3, per_frame):
+                jobs.append((s, d, mats[f], offs[f]))
+        _kernel.linear_batch(ws.thread_pool, jobs)
+
+
+def _factor(name, default, doc):
+    return Arg(name, T.FLOAT, default, tensor=True, doc=doc)
+
+
+_HUE_DOC = "Hue change, in degrees (a rotation of the I/Q plane of YIQ; any value wraps)."
+_SAT_DOC = "Saturation factor: 0 gives gray, 1 keeps the image (not range-checked)."
+
+
+@_registry.register
+class ColorTwist(_LinearColor):
+    factors = ("hue", "saturation", "brightness", "contrast")
+    offset = True
+    schema = Schema(
+        "color_twist", inputs=1, outputs=1, devices=("cpu",),
+        doc="Adjusts hue, saturation, brightness and contrast of RGB images, sequences and "
+            "volumes with one linear transform per pixel (composed in YIQ space). Contrast "
+            "scales around half of the input range (0.5 for floats, 128 for integers).",
+        args=[
+            _factor("hue", 0.0, _HUE_DOC),
+            _factor("saturation", 1.0, _SAT_DOC),
+            _factor("brightness", 1.0, "Brightness factor: 0 gives black, 1 keeps the image."),
+            _factor("contrast", 1.0, "Contrast factor: 0 gives uniform gray, 1 keeps the "
+                                     "image."),
+            _dtype_arg(),
+            _image_type_arg(),
+        ])
+
+
+@_registry.register
+class Hsv(_LinearColor):
+    factors = ("hue", "saturation", "value")
+    schema = Schema(
+        "hsv", inputs=1, outputs=1, devices=("cpu",),
+        doc="Adjusts hue, saturation and value (brightness) of RGB images, approximated by "
+            "one linear transform per pixel in YIQ space: the colour is rotated by `hue` "
+            "about the gray axis and scaled by `saturation` and `value`.\n\n"
+            "Note that the output type defaults to uint8 whatever the input type.",
+        args=[
+            _factor("hue", 0.0, "Hue delta, in degrees; values outside 0..360 wrap around."),
+            _factor("saturation", 1.0, "The saturation multiplier."),
+            _factor("value", 1.0, "The value (brightness) multiplier."),
+            _dtype_arg(T.UINT8),
+        ])
+
+
+@_registry.register
+class Hue(_LinearColor):
+    factors = ("hue",)
+    schema = Schema(
+        "hue", inputs=1, outputs=1, devices=("cpu",),
+        doc="Changes the hue of RGB images: a rotation of the I/Q plane of YIQ.",
+        args=[_factor("hue", 0.0, "The hue change, in degrees."), _dtype_arg(),
+              _image_type_arg()])
+
+
+@_registry.register
+class Saturation(_LinearColor):
+    factors = ("saturation",)
+    schema = Schema(
+        "saturation", inputs=1, outputs=1, devices=("cpu",),
+        doc="Changes the saturation of RGB images: a scaling of the I/Q plane of YIQ.",
+        args=[_factor("saturation", 1.0, _SAT_DOC), _dtype_arg(), _image_type_arg()])

@@ -1,0 +1,1 @@
+"""Geometry: cropping, flipping, resampling and warping."""

@@ -1,0 +1,169 @@
+"""Shared parts of the affine warps (fn.warp_affine, fn.rotate).
+
+A warp fills each output pixel from the input position its centre maps to: with M the 2x3
+output->input matrix (x/y order, continuous coordinates with pixel centres at k + 0.5), output
+pixel d reads the input at `M @ (d + 0.5)`, i.e. at index `M @ (d + 0.5) - 0.5` in pixel-centre
+index coordinates.  Outside the input the border is the fill value (converted to the input type
+first, so a fill of -3.7 on uint8 is 0) or, without `fill_value`, the clamped edge.  Only nearest
+neighbour and linear interpolation exist, as in DALI.  The per-image work is the nogil kernel
+`dali._ext.kernels.warp`; this module validates layouts, types and sizes and drives it per
+sample and frame.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dali import _operator, _types
+from dali._ext.kernels import warp as _kernel
+from dali._schema import Arg
+from dali._types import DALIDataType as T
+from dali._types import DALIInterpType as Interp
+from dali.ops import _layouts
+
+LAYOUTS = ("HWC", "FHWC", "DHWC", "FDHWC")
+_BY_NDIM = {3: "HWC", 4: "FHWC", 5: "FDHWC"}
+
+# Input type -> output types DALI's warp kernels exist for.
+_OUTPUTS = {
+    np.dtype(np.uint8): (np.uint8, np.float32),
+    np.dtype(np.int16): (np.int16, np.float32),
+    np.dtype(np.int32): (np.int32, np.float32),
+    np.dtype(np.float32): (np.uint8, np.int16, np.int32, np.float32),
+}
+
+
+def common_args():
+    """The arguments fn.warp_affine and fn.rotate share."""
+    return [
+        Arg("size", T._FLOAT_VEC, [], tensor=True,
+            doc="Output size `(height, width)`, without the channels; non-integer sizes are "
+                "rounded to the nearest integer."),
+        Arg("fill_value", T.FLOAT, None,
+            doc="Value of output pixels whose source lies outside the input (converted to the "
+                "input type). Without it the input's edge pixels are repeated."),
+        Arg("interp_type", T.INTERP_TYPE, Interp.INTERP_LINEAR,
+            doc="Interpolation: `INTERP_NN` or `INTERP_LINEAR`."),
+        Arg("dtype", T.DATA_TYPE, None,
+            doc="Output type; by default the input type. uint8, int16 and int32 inputs give "
+                "their own type or float; float inputs any of uint8, int16, int32, float."),
+        Arg("output_dtype", T.DATA_TYPE, None,
+            deprecated="The argument `output_dtype` is a deprecated alias for `dtype`. Use "
+                       "`dtype` instead.",
+            doc="Deprecated alias of `dtype`."),
+    ]
+
+
+class Warp(_operator.Operator):
+    """What fn.warp_affine and fn.rotate share: argument checks, the input's layout,
+    interpolation and output type, and the warp of every sample by its `matrices` entry."""
+
+    def setup(self):
+        check_args(self)
+
+    def check_input(self, ws):
+        """Validate the input and set `layout` and `interp`; return the output dtype and
+        whether `size` gives the output sizes."""
+        tl = ws.inputs[0]
+        self.layout = layout_of(self, tl)
+        check_2d(self, self.layout)
+        self.interp = interp(self)
+        dtype = output_dtype(self, tl._storage.dtype)
+        sized = ws.arg_given("size") and (ws.is_arg_input("size") or len(self.args["size"]))
+        return dtype, sized
+
+    def matrices(self, ws):
+        """The 2x3 output->input matrix of every sample."""
+        raise NotImplementedError
+
+    def run_cpu(self, ws, plan):
+        mats = self.matrices(ws)
+        fill = fill_for(ws.inputs[0]._storage.dtype, self.args["fill_value"])
+        for src, dst, m in zip(ws.input_samples(0), ws.output_samples(0), mats, strict=True):
+            warp_sample(src, dst, m, self.interp, fill)
+
+
+def check_args(op):
+    """Definition-level checks shared by both operators (called from `setup`)."""
+    if op.spec.given >= {"dtype", "output_dtype"}:
+        raise op.error("Arguments `dtype` and `output_dtype` (its deprecated alias) cannot "
+                       "both be given.", RuntimeError)
+
+
+def layout_of(op, tl) -> str:
+    """The input's layout, validated; an empty one is HWC, FHWC or FDHWC by dimensions."""
+    return _layouts.input_layout(op, tl, LAYOUTS, _BY_NDIM)
+
+
+def check_2d(op, layout):
+    if "D" in layout:
+        raise op.error(f"volumetric ({layout}) input is not supported yet in dali; only 2-D "
+                       "images (HWC, FHWC) are.", NotImplementedError)
+
+
+def interp(op) -> int:
+    value = Interp(op.args["interp_type"])
+    if value not in (Interp.INTERP_NN, Interp.INTERP_LINEAR):
+        raise op.error(f"Only nearest and linear interpolation is supported, got {value}.",
+                       RuntimeError)
+    return int(value)
+
+
+def output_dtype(op, in_dtype) -> np.dtype:
+    """The output type (`dtype`/`output_dtype` or the input's), checked against the kernels."""
+    in_dtype = np.dtype(in_dtype)
+    wanted = op.args["dtype"]
+    if wanted is None:
+        wanted = op.args["output_dtype"]
+    out = in_dtype if wanted is None else _types.dtype_of(T(wanted))
+    if in_dtype not in _OUTPUTS or out not in [np.dtype(t) for t in _OUTPUTS[in_dtype]]:
+        raise op.error(f"Unsupported input/output types for the operator: {in_dtype.name} -> "
+                       f"{out.name}. Supported: uint8, int16 and int32 to the same type or "
+                       "float; float to uint8, int16, int32 or float.", TypeError)
+    return out
+
+
+def fill_for(in_dtype, fill_value):
+    """`fill_value` converted to the input type (rounded, saturated), as a float; or None."""
+    if fill_value is None:
+        return None
+    in_dtype = np.dtype(in_dtype)
+    if in_dtype.kind in "iu":
+        info = np.iinfo(in_dtype)
+        if np.isnan(fill_value):
+            return 0.0
+        v = np.clip(fill_value, info.min, info.max)
+        return float(np.trunc(v + np.copysign(0.5, v)))
+    return float(np.float32(fill_value))
+
+
+def size_of(ws, i, value, ndim=2):
+    """A per-sample `size` value as integers (rounded half away from zero), checked."""
+    value = np.asarray(value, dtype=np.float64).reshape(-1)
+    if value.size != ndim:
+        raise ws.sample_error(
+            i, f"`size` must specify the same number of dimensions as the input (excluding "
+               f"channels): expected {ndim} values, got {value.size}.")
+    size = tuple(int(np.trunc(v + np.copysign(0.5, v))) for v in value)
+    if any(s <= 0 for s in size):
+        raise ws.sample_error(i, f"Output size must be positive, got `size`={value.tolist()}.")
+    return size
+
+
+def out_shape(in_shape, layout, spatial):
+    """The sample shape with its spatial extents replaced by `spatial` (H, W)."""
+    shape = list(in_shape)
+    h = layout.index("H")
+    shape[h:h + 2] = spatial
+    return tuple(shape)
+
+
+def warp_sample(src, dst, matrix, interp_type, fill):
+    """Warp one sample (HWC or FHWC) into `dst` with the 2x3 output->input `matrix`."""
+    m = [float(v) for v in np.asarray(matrix, dtype=np.float32).reshape(-1)]
+    src = np.ascontiguousarray(src)
+    if src.ndim == 3:
+        _kernel.warp_affine_2d(src, dst, m, interp_type, fill)
+        return
+    for f in range(src.shape[0]):
+        _kernel.warp_affine_2d(src[f], dst[f], m, interp_type, fill)

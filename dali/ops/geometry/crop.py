@@ -1,0 +1,111 @@
+"""fn.crop: cut a window out of images, volumes and sequences.
+
+The window logic (sizes, anchors, out-of-bounds policies, fill values) is
+`dali.ops._crop_window`.  The output keeps the input type unless `dtype` asks for uint8,
+float16 or float; that conversion saturates at the target's limits (infinities included) and,
+unlike fn.cast, truncates toward zero - what DALI's slice kernels do.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dali import _operator, _registry, _types
+from dali._schema import Arg, Schema
+from dali._types import DALIDataType as T
+from dali.ops import _crop_window
+
+_CONVERTIBLE_TO = (np.dtype(np.uint8), np.dtype(np.float16), np.dtype(np.float32))
+
+
+@_registry.register
+class Crop(_operator.Operator):
+    schema = Schema(
+        "crop", inputs=1, outputs=1, devices=("cpu",),
+        doc="Crops the data to the window given by `crop` (or `crop_h`, `crop_w`, `crop_d`) "
+            "placed at the normalized position `crop_pos_x`, `crop_pos_y`, `crop_pos_z`.\n\n"
+            "Windows that exceed the input raise an error unless `out_of_bounds_policy` is "
+            '"pad" or "trim_to_shape".',
+        args=[
+            *_crop_window.crop_args(),
+            Arg("dtype", T.DATA_TYPE, None,
+                doc="Output type: the input type (default), uint8, float16 or float."),
+            Arg("output_dtype", T.DATA_TYPE, None,
+                deprecated="The argument `output_dtype` is a deprecated alias for `dtype`. "
+                           "Use `dtype` instead.",
+                doc="Deprecated alias of `dtype`."),
+        ])
+
+    def setup(self):
+        _crop_window.check_args(self)
+        if self.spec.given >= {"dtype", "output_dtype"}:
+            raise self.error("Arguments `dtype` and `output_dtype` (its deprecated alias) "
+                             "cannot both be given.", RuntimeError)
+
+    def infer(self, ws):
+        tl = ws.inputs[0]
+        in_dtype = np.dtype(tl._storage.dtype)
+        if in_dtype == np.bool_:
+            raise self.error("Not supported input type: bool", TypeError)
+        self.dtype = self._out_dtype(in_dtype)
+        self.layout = _crop_window.layout_of(self, tl)
+        self.windows = _crop_window.windows(self, ws, [tuple(s) for s in tl.shape()],
+                                            self.layout)
+        return _operator.Plan(
+            [_operator.OutputDesc([w.shape for w in self.windows], self.dtype, self.layout)])
+
+    def _out_dtype(self, in_dtype):
+        wanted = self.args["dtype"]
+        if wanted is None:
+            wanted = self.args["output_dtype"]
+        if wanted is None:
+            return in_dtype
+        try:
+            out = _types.dtype_of(T(wanted))
+        except TypeError:
+            out = None
+        if out != in_dtype and out not in _CONVERTIBLE_TO:
+            raise self.error(f"Not supported output type: {T(wanted)}; crop converts only to "
+                             "uint8, float16 or float.", TypeError)
+        return out
+
+    def run_cpu(self, ws, plan):
+        channel = self.layout.find("C")
+        channels = [s.shape[channel] for s in ws.output_samples(0)]
+        for i, (src, dst, w) in enumerate(zip(ws.input_samples(0), ws.output_samples(0),
+                                              self.windows, strict=True)):
+            fill = None
+            if w.padded:
+                fill = _crop_window.fill_array(ws, i, self.args["fill_values"], channels[i],
+                                               self.dtype)
+            crop_sample(src, dst, w, channel, fill)
+
+
+def crop_sample(src, dst, window, channel, fill):
+    """Copy `window` of `src` into `dst`, converting the type; `fill` (per channel) pads."""
+    region, where = _crop_window.source_region(src, window)
+    if fill is not None:
+        shape = [1] * dst.ndim
+        shape[channel] = -1 if fill.size > 1 else 1
+        dst[...] = fill.reshape(shape)
+    dst[where] = convert_truncating(region, dst.dtype)
+
+
+def convert_truncating(x, dtype):
+    """`x` as `dtype`, saturating (to the largest finite value for floats) and truncating."""
+    dtype = np.dtype(dtype)
+    if x.dtype == dtype:
+        return x
+    if dtype.kind == "f":
+        limit = np.finfo(dtype).max
+        if x.dtype.kind == "f":
+            return np.clip(x, -limit, limit).astype(dtype)
+        return np.clip(x.astype(np.float64), -limit, limit).astype(dtype)
+    info = np.iinfo(dtype)
+    if x.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            v = np.nan_to_num(np.clip(x, info.min, info.max), nan=0.0)
+        return np.trunc(v).astype(dtype)
+    src = np.iinfo(x.dtype)
+    return np.clip(x, x.dtype.type(max(info.min, src.min)),
+                   x.dtype.type(min(info.max, src.max))).astype(dtype)

@@ -1,0 +1,1 @@
+"""Image operators that combine steps or move pixels: crop_mirror_normalize, displacement."""

@@ -1,0 +1,157 @@
+"""fn.water, fn.sphere and fn.jitter: displacement filters of HWC images (uint8 or float).
+
+Output pixel (y, x) samples the input at a displaced position (see
+`dali._ext.kernels.displace` for the formulas, DALI's, in float32 with sinf/cosf): water adds
+sine waves along both axes, sphere bulges the image about its centre.  Nearest neighbour or
+linear interpolation; positions outside the image read `fill_value`, converted to the input
+type as DALI does (a C cast: truncated and, for uint8, wrapped modulo 256).
+
+fn.jitter moves every pixel by a random integer offset per axis, `r - nDegree // 2` with r
+uniform in [0, nDegree), the position clamped to [0, extent] (the far edge reads the fill
+value).  Real DALI has it only on the GPU (curand draws, which cannot be reproduced); here it
+runs on the CPU with the counter-based generator, so that the same seed gives the same output
+whatever the threads.
+
+`mask` (0 or 1 per sample) leaves a sample unchanged when 0.  Unlike DALI 2.4, which honours
+only a per-sample (tensor) mask and ignores a constant one, a constant `mask=0` is honoured
+too.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dali import _operator, _registry, _types
+from dali._ext.kernels import displace as _kernel
+from dali._schema import Arg, Schema
+from dali._types import DALIDataType as T
+from dali._types import DALIInterpType as Interp
+from dali.ops import _layouts
+
+_TYPES = (T.UINT8, T.FLOAT)
+_FREQ = 2 * math.pi / 128
+
+
+def _common_args():
+    return [
+        Arg("interp_type", T.INTERP_TYPE, Interp.INTERP_NN,
+            doc="Interpolation: INTERP_NN or INTERP_LINEAR."),
+        Arg("fill_value", T.FLOAT, 0.0, doc="Color value used for positions outside the image."),
+        Arg("mask", T.INT32, 1, tensor=True,
+            doc="Apply the augmentation (1) or pass the sample through unchanged (0)."),
+    ]
+
+
+class _Displacement(_operator.Operator):
+    mode = ""
+
+    def infer(self, ws):
+        tl = ws.inputs[0]
+        self.layout = _layouts.image_layout(self, tl, ("HWC",))
+        if tl.dtype not in _TYPES:
+            raise self.error(f"Unexpected input type {_types.type_name(tl.dtype)}",
+                             RuntimeError)
+        self.interp = Interp(self.args["interp_type"])
+        if self.interp not in (Interp.INTERP_NN, Interp.INTERP_LINEAR):
+            raise self.error("Unsupported interpolation type, only NN and LINEAR are "
+                             "supported for this operation", RuntimeError)
+        self.dtype = _types.dtype_of(tl.dtype)
+        return _operator.Plan(
+            [_operator.OutputDesc([tuple(s) for s in tl.shape()], self.dtype, self.layout)])
+
+    def _fill(self):
+        fill = float(np.float32(self.args["fill_value"]))
+        if self.dtype == np.uint8 and math.isfinite(fill):
+            return float(int(fill) % 256)
+        return fill
+
+    def _wave(self):
+        return None
+
+    def _positions(self, ws, srcs):
+        return [None] * len(srcs)
+
+    def run_cpu(self, ws, plan):
+        mask = ws.arg("mask")
+        fill, wave = self._fill(), self._wave()
+        interp = int(self.interp)
+        srcs = ws.input_samples(0)
+        positions = self._positions(ws, srcs)
+        jobs = [(np.ascontiguousarray(src), dst, self.mode if mask[i] else "copy",
+                 positions[i]) for i, (src, dst) in enumerate(zip(srcs, ws.output_samples(0),
+                                                                  strict=True))]
+        _kernel.displace_batch(ws.thread_pool, jobs, interp, fill, wave)
+
+
+@_registry.register
+class Water(_Displacement):
+    mode = "water"
+    schema = Schema(
+        "water", inputs=1, outputs=1, devices=("cpu",),
+        doc="Performs a water augmentation, which makes the image appear to be underwater: "
+            "output pixel (y, x) reads the input at\n"
+            "(x + ampl_x * sin(freq_x * y + phase_x), y + ampl_y * cos(freq_y * x + phase_y)).",
+        args=[
+            Arg("ampl_x", T.FLOAT, 10.0, doc="Amplitude of the wave in the x direction."),
+            Arg("ampl_y", T.FLOAT, 10.0, doc="Amplitude of the wave in the y direction."),
+            Arg("freq_x", T.FLOAT, _FREQ,
+                doc="Frequency of the wave in the x direction (default 2 pi / 128)."),
+            Arg("freq_y", T.FLOAT, _FREQ,
+                doc="Frequency of the wave in the y direction (default 2 pi / 128)."),
+            Arg("phase_x", T.FLOAT, 0.0, doc="Phase of the wave in the x direction."),
+            Arg("phase_y", T.FLOAT, 0.0, doc="Phase of the wave in the y direction."),
+            *_common_args(),
+        ])
+
+    def _wave(self):
+        a = self.args
+        return [a["ampl_x"], a["freq_x"], a["phase_x"], a["ampl_y"], a["freq_y"], a["phase_y"]]
+
+
+@_registry.register
+class Sphere(_Displacement):
+    mode = "sphere"
+    schema = Schema(
+        "sphere", inputs=1, outputs=1, devices=("cpu",),
+        doc="Performs a sphere augmentation: the image is bulged about its centre (a pixel at "
+            "offset t from the centre reads the input at offset t * |t| / d, d being half the "
+            "larger image extent).",
+        args=_common_args())
+
+
+@_registry.register
+class Jitter(_Displacement):
+    mode = "remap"
+    schema = Schema(
+        "jitter", inputs=1, outputs=1, devices=("cpu",), random=True,
+        doc="Performs a random jitter augmentation: each pixel is moved by a random integer "
+            "amount along x and y, `r - nDegree // 2` with r uniform in [0, nDegree) (so "
+            "within [-nDegree/2, nDegree/2]). Real DALI runs it only on the GPU; this CPU "
+            "version uses the pipeline's counter-based random streams.",
+        args=[
+            Arg("nDegree", T.INT32, 2,
+                doc="Each pixel is moved by a random amount in the [-nDegree/2, nDegree/2] "
+                    "range."),
+            *_common_args(),
+        ])
+
+    def infer(self, ws):
+        if self.args["nDegree"] < 1:
+            raise self.error(f"`nDegree` must be positive, got {self.args['nDegree']}")
+        return super().infer(ws)
+
+    def _positions(self, ws, srcs):
+        degree = self.args["nDegree"]
+        half = degree // 2
+        counts = [2 * s.shape[0] * s.shape[1] for s in srcs]
+        out = []
+        for s, u in zip(srcs, ws.uniform(counts), strict=True):
+            h, w = s.shape[:2]
+            r = np.minimum(np.floor(u * degree), degree - 1).astype(np.int64) - half
+            ys, xs = np.mgrid[0:h, 0:w]
+            px = np.clip(xs + r[:h * w].reshape(h, w), 0, w)
+            py = np.clip(ys + r[h * w:].reshape(h, w), 0, h)
+            out.append((px.astype(np.float32), py.astype(np.float32)))
+        return out

@@ -1,0 +1,1 @@
+"""Arithmetic expressions and normalization."""

@@ -1,0 +1,436 @@
+"""Arithmetic on DataNodes: `x + 1`, `x < y`, `dali.math.sqrt(x)`, ... as one operator.
+
+Every expression becomes a `_ArithmeticGenericOp` node, as in DALI.  Its `expression_desc`
+describes the computation in DALI's grammar::
+
+    expr  := name "(" arg (" " arg)* ")"
+    arg   := "&" input_index | "$" constant_index ":" type | expr
+
+so `x + 1` is `add(&0 $0:int32)` with `integer_constants=[1]`.  Scalar constants travel as
+arguments (integers in `integer_constants`, floats in `real_constants`, which hold float32
+values), arrays and lists become Constant nodes.  Type rules and kernels are in
+`_arithmetic_kernels`.
+
+Operands are broadcast per sample, NumPy style (`(H, W, 3) + (3,)`); layouts must be equal or
+one a suffix of the other, and the output takes the layout of the operand with the most
+dimensions.  A batch whose inputs all have uniform shapes is computed in one NumPy call.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from dali import _operator, _registry, _types
+from dali._graph import data_node
+from dali._schema import REQUIRED, Arg, Schema
+from dali._types import DALIDataType as T
+from dali.ops.math import _arithmetic_kernels as kernels
+from dali.ops.tensor import constant
+
+_TYPE_NAMES = {T.BOOL: "bool", T.INT8: "int8", T.INT16: "int16", T.INT32: "int32",
+               T.INT64: "int64", T.UINT8: "uint8", T.UINT16: "uint16", T.UINT32: "uint32",
+               T.UINT64: "uint64", T.FLOAT16: "float16", T.FLOAT: "float32",
+               T.FLOAT64: "float64"}
+_NAMED_TYPES = {v: k for k, v in _TYPE_NAMES.items()}
+_CHUNK_ELEMENTS = 1 << 16
+
+
+# ---------------------------------------------------------------------------------------------
+# Front end: Python operands -> one operator call
+# ---------------------------------------------------------------------------------------------
+
+@data_node.implements("arithmetic")
+def arithm_op(name, *operands):
+    """Record the arithmetic operation `name` (e.g. "add", "sqrt") on `operands`.
+
+    DataNodes are the operator's inputs; Python and NumPy scalars and `types.ScalarConstant`s
+    become typed scalar constants; lists and arrays become Constant nodes.
+    """
+    sym = kernels.SYMBOL.get(name, name)
+    edges, ints, reals, parts = [], [], [], []
+    for k, x in enumerate(operands):
+        x = _as_operand(x, sym, k)
+        if isinstance(x, data_node.DataNode):
+            parts.append(f"&{len(edges)}")
+            edges.append(x)
+            continue
+        dtype, value = x
+        if _types.is_float(dtype):
+            parts.append(f"${len(reals)}:{_TYPE_NAMES[dtype]}")
+            reals.append(float(value))
+        else:
+            parts.append(f"${len(ints)}:{_TYPE_NAMES[dtype]}")
+            ints.append(int(value))
+    if not edges:
+        raise ValueError(f"Operator dali.math.{name} expects from 1 to 64 inputs, but received "
+                         "0: at least one operand must be a DataNode.")
+    kwargs = {"expression_desc": f"{name}({' '.join(parts)})",
+              "integer_constants": ints or None, "real_constants": reals or None}
+    return _operator.call(ArithmeticGenericOp, edges, kwargs)
+
+
+_PYTHON_SCALARS = {bool: T.BOOL, int: T.INT32, float: T.FLOAT}
+
+
+def _as_operand(x, sym, k):
+    """A DataNode, or (DALI type, value) of a scalar constant (DALI's rules for constants).
+
+    Python ints are INT32 whatever their value: one out of range fails when the pipeline
+    runs, as in DALI.
+    """
+    if isinstance(x, data_node.DataNode):
+        return x
+    if isinstance(x, constant.ScalarConstant):
+        return x.dtype, x.value
+    if type(x) in _PYTHON_SCALARS:
+        return _PYTHON_SCALARS[type(x)], x
+    if isinstance(x, (int, float)):
+        # Subclasses such as np.float64 are not taken as scalars: DALI rejects them.
+        raise TypeError(
+            f"Argument to arithmetic operation not supported. Got {type(x)}, expected a "
+            "return value from other DALI Operator or a constant value of type 'bool', 'int', "
+            "'float' or 'dali.types.Constant'.")
+    if isinstance(x, np.generic) or (isinstance(x, np.ndarray) and x.ndim == 0):
+        if x.dtype.kind not in "biuf":
+            raise TypeError(f"Expected scalar value of type 'bool', 'int' or 'float', got "
+                            f"{type(x)}.")
+        return _types.dali_type_of(x.dtype), x.item()
+    if isinstance(x, (list, tuple)):
+        if _has_data_node(x):
+            raise TypeError(
+                f"The input {k} of operator `{sym}` must be a `DataNode` or a compatible "
+                f"constant. Got a `{type(x).__name__}` with nested `DataNode`(s).\nDid you pass "
+                "a return value of an operator producing multiple outputs?")
+    elif not isinstance(x, np.ndarray):
+        raise TypeError(f"Expected scalar value of type 'bool', 'int' or 'float', got "
+                        f"{type(x)}.")
+    try:
+        arr = np.asarray(x)
+    except ValueError as e:
+        raise TypeError(f"Unexpected type: {type(x)} ({e})") from None
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"Unexpected type: {type(x)}: a constant operand must be numeric")
+    return data_node._call("constant", arr)
+
+
+def _has_data_node(value):
+    return any(isinstance(v, data_node.DataNode) or
+               (isinstance(v, (list, tuple)) and _has_data_node(v)) for v in value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Expression trees
+# ---------------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"\s*(?:(?P<op>[A-Za-z_]\w*)\(|(?P<close>\))|&(?P<edge>\d+)"
+                    r"|\$(?P<const>\d+):(?P<type>\w+))")
+
+
+class _Expr:
+    """A node of a parsed expression: an operation, an input (`&i`) or a constant (`$i:t`)."""
+
+    __slots__ = ("kind", "name", "index", "type", "args")
+
+    def __init__(self, kind, name=None, index=None, type=None, args=()):
+        self.kind, self.name, self.index, self.type, self.args = kind, name, index, type, args
+
+
+def parse(desc: str) -> _Expr:
+    """Parse an `expression_desc`; raises ValueError naming the position of a syntax error."""
+    pos = 0
+
+    def fail(what):
+        raise ValueError(f"invalid expression_desc {desc!r}: {what} at position {pos}")
+
+    def token():
+        nonlocal pos
+        m = _TOKEN.match(desc, pos)
+        if m is None:
+            fail("unexpected text")
+        pos = m.end()
+        return m
+
+    def expr(m):
+        name = m.group("op")
+        if name not in kernels.ARITY:
+            fail(f"unknown operation `{name}`")
+        args = []
+        while True:
+            t = token()
+            if t.group("close"):
+                break
+            if t.group("op"):
+                args.append(expr(t))
+            elif t.group("edge"):
+                args.append(_Expr("input", index=int(t.group("edge"))))
+            else:
+                tname = t.group("type")
+                if tname not in _NAMED_TYPES:
+                    fail(f"unknown constant type `{tname}`")
+                args.append(_Expr("const", index=int(t.group("const")),
+                                  type=_NAMED_TYPES[tname]))
+        if len(args) != kernels.ARITY[name]:
+            fail(f"`{name}` takes {kernels.ARITY[name]} operands, got {len(args)}")
+        return _Expr("op", name=name, args=args)
+
+    first = token()
+    if not first.group("op"):
+        fail("expected an operation")
+    tree = expr(first)
+    if desc[pos:].strip():
+        fail("trailing text")
+    return tree
+
+
+def _leaves(e):
+    if e.kind == "op":
+        for a in e.args:
+            yield from _leaves(a)
+    else:
+        yield e
+
+
+# ---------------------------------------------------------------------------------------------
+# The operator
+# ---------------------------------------------------------------------------------------------
+
+@_registry.register
+class ArithmeticGenericOp(_operator.Operator):
+    schema = Schema(
+        "_arithmetic_generic_op", inputs=(1, 64), outputs=1, devices=("cpu",),
+        class_name="_ArithmeticGenericOp", internal=True,
+        doc="Evaluates an arithmetic expression on its inputs (what DataNode operators and "
+            "`dali.math` functions create).",
+        args=[Arg("expression_desc", T.STRING, REQUIRED,
+                  doc='The expression, e.g. "add(&0 $0:int32)": `&i` is input i, `$i:type` '
+                      "constant i of `integer_constants` or `real_constants`."),
+              Arg("integer_constants", T._INT64_VEC, None,
+                  doc="Values of the integer and boolean constants."),
+              Arg("real_constants", T._FLOAT_VEC, None,
+                  doc="Values of the floating-point constants (kept as float32).")])
+
+    def setup(self):
+        self._programs = {}
+        self.tree = parse(self.args["expression_desc"])
+        self.ints = list(self.args["integer_constants"] or [])
+        self.reals = list(self.args["real_constants"] or [])
+        for leaf in _leaves(self.tree):
+            if leaf.kind == "const":
+                pool = self.reals if _types.is_float(leaf.type) else self.ints
+                if leaf.index >= len(pool):
+                    kind = "real" if _types.is_float(leaf.type) else "integer"
+                    raise ValueError(f"expression_desc refers to {kind} constant {leaf.index} "
+                                     f"but only {len(pool)} are given")
+
+    # -- phase 1 ------------------------------------------------------------------------------
+    def infer(self, ws):
+        # Types, layout and constants depend only on the kind of inputs: worked out once; so
+        # are the output descriptions of uniform batches, per input shapes and batch size.
+        tls = ws.inputs
+        key = tuple([(tl._storage.dtype, tl._storage.ndim, tl._layout) for tl in tls])
+        prog = self._programs.get(key)
+        if prog is None:
+            prog = self._programs[key] = self._compile(ws)
+        self._prog = prog
+        per = []
+        for tl in tls:
+            shape = tl._storage.uniform_shape
+            if shape is None:
+                break
+            per.append(shape)
+        else:
+            if ws.batch_size:
+                ukey = (tuple(per), ws.batch_size)
+                descs = prog.uniform_descs.get(ukey)
+                if descs is None:
+                    shape = self._broadcast(per, 0, ws)
+                    descs = [_operator.OutputDesc([shape] * ws.batch_size, prog.dtype,
+                                                  prog.layout, prog.ndim)]
+                    if len(prog.uniform_descs) >= 64:
+                        prog.uniform_descs.clear()
+                    prog.uniform_descs[ukey] = descs
+                return _operator.Plan(descs)
+        all_shapes = [tl.shape() for tl in tls]
+        shapes = [self._broadcast([s[i] for s in all_shapes], i, ws)
+                  for i in range(ws.batch_size)]
+        return _operator.Plan([_operator.OutputDesc(shapes, prog.dtype, prog.layout, prog.ndim)])
+
+    def _compile(self, ws):
+        n_in = len(ws.inputs)
+        for leaf in _leaves(self.tree):
+            if leaf.kind == "input" and leaf.index >= n_in:
+                raise self.error(f"expression_desc refers to input {leaf.index} but the "
+                                 f"operator has {n_in} inputs")
+        prog = _Program()
+        otype, prog.ndim, prog.layout = self._types_and_layout(self.tree, ws, prog)
+        prog.dtype = _types.dtype_of(otype)
+        tree = self.tree
+        if tree.kind == "op" and all(a.kind != "op" for a in tree.args):
+            prog.ufunc = kernels.ufunc_for(tree.name, otype)
+            prog.operands = [(a.kind == "input", a.index if a.kind == "input"
+                              else prog.consts[id(a)]) for a in tree.args]
+            prog.quiet = not _types.is_float(otype)
+        return prog
+
+    def _const_value(self, leaf):
+        t = leaf.type
+        if _types.is_float(t):
+            return np.asarray(np.float32(self.reals[leaf.index])).astype(_types.dtype_of(t))
+        v = self.ints[leaf.index]
+        if t == T.BOOL:
+            return np.asarray(bool(v))
+        info = np.iinfo(_types.dtype_of(t))
+        if not info.min <= v <= info.max:
+            raise OverflowError(f"Integer constant {v} out of range for {_TYPE_NAMES[t]}.")
+        return np.asarray(v, dtype=_types.dtype_of(t))
+
+    def _types_and_layout(self, e, ws, prog):
+        """(type, ndim, layout) of a subexpression; checks the type rules and layouts and
+        records constants and types in `prog`."""
+        if e.kind == "input":
+            tl = ws.inputs[e.index]
+            prog.types[id(e)] = (tl.dtype, tl._storage.dtype)
+            return tl.dtype, tl.ndim(), tl.layout()
+        if e.kind == "const":
+            prog.consts[id(e)] = self._const_value(e)
+            return e.type, 0, ""
+        subs = [self._types_and_layout(a, ws, prog) for a in e.args]
+        t = kernels.result_type(e.name, [s[0] for s in subs])
+        prog.types[id(e)] = (t, _types.dtype_of(t))
+        ndim = max(s[1] for s in subs)
+        layouts = [s[2] for s in subs]
+        for i in range(len(subs)):
+            for j in range(i + 1, len(subs)):
+                a, b = layouts[i], layouts[j]
+                if a and b and not (a.endswith(b) or b.endswith(a)):
+                    raise self.error(
+                        f"Layouts of subexpressions {i} and {j} for arithmetic operation "
+                        f"{e.name} do not match. They must be equal or one must be a suffix of "
+                        f"the other. Got {a} and {b}.")
+        layout = next((s[2] for s in subs if s[1] == ndim and s[2]), "")
+        return t, ndim, layout
+
+    def _broadcast(self, shapes, i, ws):
+        try:
+            return tuple(int(x) for x in np.broadcast_shapes(*shapes))
+        except ValueError:
+            shown = "\n".join(f"{' x '.join(map(str, s)) or 'scalar'} (input {k})"
+                              for k, s in enumerate(shapes))
+            raise ws.sample_error(i, f"Can't broadcast shapes:\n{shown}") from None
+
+    # -- phase 2 ------------------------------------------------------------------------------
+    def run_cpu(self, ws, plan):
+        out = ws.outputs[0]
+        if ws.batch_size == 0:
+            return
+        prog = self._prog
+        if prog.ufunc is not None:
+            views = _whole_batch(ws.inputs, out)
+            if views is not None:
+                if prog.quiet:
+                    prog.apply(*views)
+                else:
+                    with np.errstate(all="ignore"):
+                        prog.apply(*views)
+                return
+        dense_out = out.dense()
+        dense_in = [tl._storage.dense() for tl in ws.inputs]
+        with np.errstate(all="ignore"):
+            if dense_out is not None and all(d is not None for d in dense_in):
+                self._run_batch(ws, dense_in, dense_out)
+            else:
+                self._run_samples(ws, out.samples())
+
+    def _run_batch(self, ws, dense_in, dense_out):
+        arrays = _aligned(dense_in, dense_out.ndim)
+        # Groups of samples small enough for the temporaries to stay in cache.
+        volume = max(1, dense_out[0].size)
+        step = max(1, _CHUNK_ELEMENTS // volume)
+        for start in range(0, ws.batch_size, step):
+            part = slice(start, start + step)
+            try:
+                dense_out[part] = self._eval(self.tree, [a[part] for a in arrays])[0]
+            except kernels.IntegerDivisionByZero as e:
+                mask = np.broadcast_to(e.mask, dense_out[part].shape)
+                first = int(np.argmax(mask.reshape(mask.shape[0], -1).any(axis=1)))
+                raise ws.sample_error(start + first, str(e)) from None
+
+    def _run_samples(self, ws, outs):
+        ins = [tl._storage.samples() for tl in ws.inputs]
+        for i, dst in enumerate(outs):
+            try:
+                dst[...] = self._eval(self.tree, [s[i] for s in ins])[0]
+            except kernels.IntegerDivisionByZero as e:
+                raise ws.sample_error(i, str(e)) from None
+
+    def _eval(self, e, arrays):
+        """(value, DALI type) of a subexpression."""
+        if e.kind == "input":
+            return arrays[e.index], self._prog.types[id(e)][0]
+        if e.kind == "const":
+            return self._prog.consts[id(e)], e.type
+        args, types = zip(*[self._eval(a, arrays) for a in e.args], strict=True)
+        t, dtype = self._prog.types[id(e)]
+        value = kernels.evaluate(e.name, list(args), list(types), t)
+        return np.asarray(value).astype(dtype, copy=False), t
+
+
+class _Program:
+    """What `infer` works out once per kind of inputs (dtypes, ndims, layouts).
+
+    The output dtype, ndim and layout; the constants' values and every subexpression's (DALI
+    type, NumPy dtype), by `id()` of the tree node; and, when the expression is one elementwise
+    operation on inputs and constants, the ufunc that computes a whole batch in one call.
+    """
+
+    __slots__ = ("dtype", "ndim", "layout", "consts", "types", "ufunc", "operands", "quiet",
+                 "uniform_descs")
+
+    def __init__(self):
+        self.consts = {}
+        self.types = {}
+        self.ufunc = None
+        self.uniform_descs = {}     # (input shapes, batch size) -> [OutputDesc]
+
+    def apply(self, ins, out):
+        """`out[...] = op(operands)` for batch views `ins` aligned with `out`."""
+        args = [ins[x] if is_input else x for is_input, x in self.operands]
+        self.ufunc(*args, out=out, dtype=self.dtype, casting="unsafe")
+
+
+def _aligned(arrays, rank):
+    """Dense batches padded after the batch dimension to `rank` dimensions, so that NumPy
+    broadcasting aligns the trailing (sample) dimensions as it does per sample."""
+    if all(d.ndim == rank for d in arrays):
+        return arrays
+    return [d.reshape(d.shape[:1] + (1,) * (rank - d.ndim) + d.shape[1:]) for d in arrays]
+
+
+def _whole_batch(tls, out):
+    """(input views, output view) that one ufunc call can compute the batch on, or None.
+
+    Dense batches (uniform shapes) broadcast like their samples; otherwise, inputs whose samples
+    have exactly the output's shapes are computed as flat arrays of all their elements.
+    """
+    dense_out = out.dense()
+    if dense_out is not None:
+        dense_in = []
+        for tl in tls:
+            d = tl._storage.dense()
+            if d is None:
+                break
+            dense_in.append(d)
+        else:
+            return _aligned(dense_in, dense_out.ndim), dense_out
+    if out.base is None:
+        return None
+    flat_in = []
+    for tl in tls:
+        st = tl._storage
+        if st.base is None or not (st.shapes is out.shapes or
+                                   np.array_equal(st.shapes, out.shapes)):
+            return None
+        flat_in.append(st.flat())
+    return flat_in, out.flat()

@@ -1,0 +1,1 @@
+"""Operators that run the user's Python code: sources and functions."""

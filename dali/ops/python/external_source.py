@@ -1,0 +1,395 @@
+"""fn.external_source: batches from Python (a callback, an iterable, or `feed_input`).
+
+How the source is called (DALI's rules):
+
+* a callable's positional parameters decide: none -> called with nothing; one -> called with
+  the iteration index (`batch_info=True`: a `BatchInfo`), or per sample with a `SampleInfo`
+  when `batch=False` (a parameter with a default value counts; keyword-only and `*args`
+  parameters are rejected);
+* a generator function is called to get an iterator; an iterable is iterated (`iter()` once);
+  with `batch=False` each item is one sample, and a batch cut short by the end is dropped;
+* `cycle` (iterables only): "no" (default) - StopIteration ends the data and `reset()` does not
+  restart it; "quiet" - restart silently at the end; "raise" - raise StopIteration at the end,
+  restart on the call after it.  Generator objects cannot be cycled;
+* a batch is a list of arrays, an array whose outer dimension is the batch, or a TensorList;
+  with `num_outputs`, a tuple of those.
+
+Bad sources are rejected when the call is recorded, bad data when it is fed (like DALI); the
+declared `dtype`/`ndim` are checked when the batch is used, so a mismatch is reported by the
+iteration it belongs to, as an operator error.
+
+The callbacks run on the main thread before each iteration (see the pipeline's `_iter_setup`);
+the operator itself only pops the fed batches in order.  `parallel=True` is accepted and runs
+the callbacks in this process: the results are the same, only the worker pool is missing.
+"""
+
+from __future__ import annotations
+
+import collections
+import inspect
+
+import numpy as np
+
+from dali import _operator, _registry, _roles, _types, tensors
+from dali._ext.tensor_storage import BatchStorage
+from dali._schema import Arg, Schema
+from dali._types import DALIDataType as T
+
+
+def _num_outputs(args):
+    n = args.get("num_outputs")
+    return 1 if n is None else int(n)
+
+
+def _outputs(args):
+    """The number of outputs.  The schema calls it when an operator call is recorded (the one
+    definition-time hook it has), so it also rejects the sources DALI rejects at the call."""
+    source = args.get("source")
+    if source is not None:
+        batch = args.get("batch")
+        _source_mode(source, not args.get("parallel", False) if batch is None else batch,
+                     args.get("cycle"), ExternalSource.schema.display_name)
+    return _num_outputs(args)
+
+
+@_registry.register
+class ExternalSource(_operator.Operator, _roles.Source):
+    schema = Schema(
+        "external_source", inputs=0, outputs=_outputs, devices=("cpu", "gpu"),
+        positional_args=("source", "num_outputs"),
+        doc="Gives the pipeline data from Python: a callback, an iterable or `feed_input`.",
+        args=[
+            Arg("source", T.PYTHON_OBJECT, None,
+                doc="Callable, iterable or generator function producing batches or samples."),
+            Arg("num_outputs", T.INT32, None,
+                doc="Number of outputs; the source then returns a tuple per batch/sample."),
+            Arg("cycle", T.PYTHON_OBJECT, None,
+                doc='For iterables: "no"/False, "quiet"/True or "raise".'),
+            Arg("layout", T.PYTHON_OBJECT, None, doc="Layout of the data (str, or one per "
+                "output)."),
+            Arg("dtype", T.PYTHON_OBJECT, None,
+                doc="Expected data type (checked); one per output with num_outputs."),
+            Arg("ndim", T.PYTHON_OBJECT, None, doc="Expected number of dimensions (checked)."),
+            Arg("batch", T.BOOL, None,
+                doc="True: the source returns batches; False: it is called per sample."),
+            Arg("batch_info", T.BOOL, False,
+                doc="Call a one-argument batch callback with BatchInfo instead of an int."),
+            Arg("parallel", T.BOOL, False,
+                doc="Accepted; callbacks run in this process (same results, no worker pool)."),
+            Arg("prefetch_queue_depth", T.INT32, 1, doc="Used with parallel=True."),
+            Arg("no_copy", T.BOOL, False,
+                doc="Wrap the fed arrays without copying (they must stay unchanged)."),
+            Arg("repeat_last", T.BOOL, False,
+                doc="Reuse the last batch when nothing new was fed."),
+            Arg("blocking", T.BOOL, False, doc="Accepted for compatibility."),
+            Arg("cuda_stream", T.PYTHON_OBJECT, None, doc="Accepted for compatibility."),
+            Arg("use_copy_kernel", T.BOOL, False, doc="Accepted for compatibility."),
+        ])
+
+    @classmethod
+    def returns_list(cls, args):
+        return args.get("num_outputs") is not None
+
+    def __init__(self, spec):
+        super().__init__(spec)
+        a = self.args
+        self.num_outputs = _num_outputs(a)
+        self._fed = collections.deque()
+        self._kinds = [None] * self.num_outputs     # (dtype, ndim, layout) of the data so far
+        self._last = None
+        self.source = a["source"]
+        self.has_callback = self.source is not None
+        parallel = a["parallel"]
+        self.batch = a["batch"] if a["batch"] is not None else not parallel
+        self.cycle = _cycle_mode(a["cycle"], spec.display_name)
+        self._iteration = 0
+        self._iterator = None
+        self._exhausted = False
+        self._mode = _source_mode(self.source, self.batch, a["cycle"], spec.display_name) \
+            if self.has_callback else None
+        self._layouts = self._per_output(a["layout"], "layout")
+        self._dtypes = [None if d is None else _types.to_dali_type(d)
+                        for d in self._per_output(a["dtype"], "dtype")]
+        self._ndims = self._per_output(a["ndim"], "ndim")
+        for lay, ndim in zip(self._layouts, self._ndims, strict=True):
+            if lay is not None and ndim is not None and len(lay) != ndim:
+                raise ValueError(f"{spec.display_name}{_where(spec)}: the layout \"{lay}\" has "
+                                 f"{len(lay)} dimensions but `ndim` is {ndim}")
+
+    def _per_output(self, value, what):
+        n = self.num_outputs
+        if isinstance(value, (list, tuple)):
+            if len(value) != n:
+                raise ValueError(f"{self.spec.display_name}: `{what}` has {len(value)} "
+                                 f"entries but there are {n} outputs")
+            return list(value)
+        return [value] * n
+
+    # -- callbacks (main thread, before each iteration) ---------------------------------------
+    def callback_batch(self, epoch_idx):
+        """The next batch from the source; raises StopIteration at the end of data."""
+        mode = self._mode
+        bs = self.spec.max_batch_size
+        if mode == "iterable" and self.batch:
+            data = self._next_from_iterator()
+        elif not self.batch:
+            if mode == "iterable":
+                samples = [self._next_from_iterator() for _ in range(bs)]
+            elif mode == "call0":
+                samples = [self.source() for _ in range(bs)]
+            else:
+                first = self._iteration * bs
+                samples = [self.source(_types.SampleInfo(first + i, i, self._iteration,
+                                                         epoch_idx)) for i in range(bs)]
+            data = (samples if self.num_outputs == 1 else
+                    tuple(list(x) for x in zip(*samples, strict=True)))
+        elif mode == "call0":
+            data = self.source()
+        elif self.args["batch_info"]:
+            data = self.source(_types.BatchInfo(self._iteration, epoch_idx))
+        else:
+            data = self.source(self._iteration)
+        self._iteration += 1
+        return data
+
+    def _next_from_iterator(self):
+        if self._iterator is None:
+            if self._exhausted:
+                raise StopIteration
+            src = self.source
+            self._iterator = iter(src() if inspect.isgeneratorfunction(src) else src)
+        try:
+            return next(self._iterator)
+        except StopIteration:
+            self._iterator = None
+            if self.cycle == "quiet":
+                self._iterator = iter(self.source() if inspect.isgeneratorfunction(self.source)
+                                      else self.source)
+                return next(self._iterator)
+            if self.cycle == "no":
+                self._exhausted = True
+            raise
+
+    def reset_callback(self, epoch_idx):
+        self._iteration = 0
+
+    # -- feeding ------------------------------------------------------------------------------
+    def feed(self, data, layout=None, output=None):
+        """Queue one batch (a tuple of batches with several outputs)."""
+        if self.num_outputs > 1 and output is None:
+            if not isinstance(data, (tuple, list)) or len(data) != self.num_outputs:
+                got = f"{len(data)} of them" if isinstance(data, (tuple, list)) else \
+                    f"a {type(data).__name__}"
+                raise TypeError(
+                    f"{self.spec.display_name}{_where(self.spec)}: the source must return a "
+                    f"tuple of {self.num_outputs} batches (num_outputs={self.num_outputs}), "
+                    f"got {got}")
+            batches = [self._to_batch(d, k, layout) for k, d in enumerate(data)]
+        else:
+            batches = [self._to_batch(data, output or 0, layout)]
+        sizes = {len(b) for b in batches}
+        if len(sizes) > 1:
+            raise ValueError(f"{self.spec.display_name}: outputs have different batch sizes "
+                             f"{sorted(sizes)}")
+        self._fed.append(batches)
+
+    def _to_batch(self, data, k, layout):
+        where = _where(self.spec)
+        if isinstance(data, tensors.TensorListCPU):
+            tl = tensors.TensorListCPU._wrap(data._storage.contiguous(), data.layout())
+        elif isinstance(data, (list, tuple)):
+            arrays = [_sample_array(s, i, self.spec) for i, s in enumerate(data)]
+            _check_kinds(arrays, self.spec)
+            given = data[0].layout() if data and isinstance(data[0], tensors.TensorCPU) else ""
+            tl = tensors.TensorListCPU._wrap(BatchStorage.from_arrays(arrays), given or "")
+        else:
+            arr = _as_array(data)
+            if arr is None or arr.ndim == 0:
+                raise TypeError(
+                    f"{self.spec.display_name}{where}: a batch must be a list of arrays, an "
+                    f"array with the batch as its outer dimension, or a TensorList; got "
+                    f"{type(data).__name__}")
+            _check_dtype(arr, 0, self.spec)
+            arr = arr if self.args["no_copy"] else np.array(arr, order="C")
+            tl = tensors.TensorListCPU._wrap(BatchStorage.from_dense(arr))
+        if len(tl) > self.spec.max_batch_size:
+            raise RuntimeError(
+                f"{self.spec.display_name}{where}: the batch has {len(tl)} samples, more than "
+                f"the pipeline's max_batch_size={self.spec.max_batch_size}")
+        lay = layout if layout is not None else self._layouts[k]
+        if isinstance(lay, (list, tuple)):
+            lay = lay[k]
+        lay = lay if lay is not None else tl.layout()
+        if lay and len(lay) != tl.ndim():
+            raise ValueError(
+                f"{self.spec.display_name}{where}: layout \"{lay}\" has {len(lay)} dimensions "
+                f"but the samples have {tl.ndim()}")
+        tl._layout = lay or ""
+        return tl
+
+    def fed_batch_size(self):
+        if self._fed:
+            return len(self._fed[0][0])
+        if self._last is not None and self.args["repeat_last"]:
+            return len(self._last[0])
+        return None
+
+    # -- running ------------------------------------------------------------------------------
+    def infer(self, ws):
+        if self._fed:
+            self._current = self._fed.popleft()
+            self._last = self._current
+        elif self.args["repeat_last"] and self._last is not None:
+            self._current = self._last
+        else:
+            raise RuntimeError(
+                "No data was provided to the external source. Give it a `source`, or call "
+                "pipe.feed_input(name, data) (or run(name=data)) before each iteration.")
+        for k, tl in enumerate(self._current):
+            self._check_kind(k, tl)
+        return _operator.Plan([_operator.OutputDesc(None, tl._storage.dtype, tl.layout())
+                for tl in self._current])
+
+    def _check_kind(self, k, tl):
+        """The declared dtype/ndim, and (like DALI) the same dtype, ndim and layout as in the
+        earlier batches; an empty batch fixes nothing."""
+        which = f" (output {k})" if self.num_outputs > 1 else ""
+        want, ndim = self._dtypes[k], self._ndims[k]
+        if want is not None and tl.dtype != want:
+            raise self.error(f"expected data of type {want} and got {tl.dtype}{which}",
+                             TypeError)
+        if ndim is not None and tl.ndim() != ndim:
+            raise self.error(f"expected {ndim}-dimensional samples and got {tl.ndim()} "
+                             f"dimensions{which}")
+        if not len(tl):
+            return
+        kind = (tl.dtype, tl.ndim(), tl.layout())
+        before = self._kinds[k]
+        if before is not None and kind != before:
+            what = ("type", "number of dimensions", "layout")
+            i = next(j for j in range(3) if kind[j] != before[j])
+            raise self.error(
+                f"the {what[i]} of the data changed from the previous iteration{which}: it was "
+                f"{_shown(before[i])} and is now {_shown(kind[i])} (the data fed to an external "
+                "source must keep its type, number of dimensions and layout)")
+        self._kinds[k] = kind
+
+    def run_cpu(self, ws, plan):
+        ws.outputs = [tl._storage for tl in self._current]
+        self._current = None
+
+    run_gpu = run_cpu
+
+
+def _where(spec):
+    if spec.origin:
+        f = spec.origin[-1]
+        return f" (defined at {f.filename}:{f.lineno})"
+    return ""
+
+
+def _shown(x):
+    return f'"{x}"' if isinstance(x, str) else str(x)
+
+
+def _cycle_mode(cycle, name):
+    if cycle in (None, False, "no"):
+        return "no"
+    if cycle in (True, "quiet"):
+        return "quiet"
+    if cycle == "raise":
+        return "raise"
+    raise ValueError(f'{name}: invalid value {cycle!r} for `cycle`; expected "no" (or False, '
+                     'None: no cycling), "quiet" (or True: restart silently at the end) or '
+                     '"raise" (raise StopIteration at the end, then restart)')
+
+
+def _source_mode(source, batch, cycle, name):
+    """How the source is used: "iterable", "call0" (no arguments) or "call1" (the iteration
+    index, BatchInfo or SampleInfo).  Raises for sources and `cycle` values DALI rejects."""
+    _cycle_mode(cycle, name)
+    if inspect.isgenerator(source):
+        if _cycle_mode(cycle, name) != "no":
+            raise TypeError(f"{name}: cannot cycle through a generator object; pass the "
+                            "generator function that made it as `source` instead")
+        return "iterable"
+    if inspect.isgeneratorfunction(source):
+        return "iterable"
+    if callable(source):
+        if cycle is not None:
+            raise ValueError(f"{name}: the argument `cycle` can only be given when `source` "
+                             "is iterable (or a generator function), not a callable")
+        return "call1" if _positional_count(source, name) else "call0"
+    if hasattr(source, "__iter__"):
+        return "iterable"
+    raise TypeError(f"{name}: `source` must be a callable, an iterable or a generator "
+                    f"function, got {type(source).__name__}")
+
+
+def _positional_count(source, name):
+    try:
+        params = list(inspect.signature(source).parameters.values())
+    except (TypeError, ValueError):
+        return 1
+    kinds = {inspect.Parameter.VAR_POSITIONAL: "var-positional",
+             inspect.Parameter.VAR_KEYWORD: "var-keyword",
+             inspect.Parameter.KEYWORD_ONLY: "keyword-only"}
+    for p in params:
+        if p.kind in kinds:
+            raise TypeError(f"{name}: the `source` callable must take 0 or 1 positional "
+                            f"arguments (the batch or sample information); its "
+                            f"{kinds[p.kind]} parameter `{p.name}` is not allowed")
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(positional) > 1:
+        raise TypeError(f"{name}: the `source` callable must take 0 or 1 positional arguments "
+                        f"(the batch or sample information), it takes {len(positional)}")
+    return len(positional)
+
+
+def _as_array(x):
+    if isinstance(x, np.ndarray):
+        return x
+    if isinstance(x, tensors.TensorCPU):
+        return np.asarray(x)
+    if hasattr(x, "__dlpack__") and not isinstance(x, (list, tuple)):
+        try:
+            return np.from_dlpack(x)
+        except (RuntimeError, TypeError, BufferError):
+            pass
+    if hasattr(x, "__array_interface__") or hasattr(x, "__array__"):
+        return np.asarray(x)
+    if isinstance(x, np.generic):
+        return np.asarray(x)
+    return None
+
+
+def _sample_array(s, i, spec):
+    arr = _as_array(s)
+    if arr is None:
+        raise TypeError(
+            f"{spec.display_name}{_where(spec)}: sample {i} of the batch is a "
+            f"{type(s).__name__}; samples must be numpy arrays (or TensorCPU, DLPack "
+            "tensors): wrap Python numbers and lists with np.array(...)")
+    _check_dtype(arr, i, spec)
+    return arr
+
+
+def _check_dtype(arr, i, spec):
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{spec.display_name}{_where(spec)}: sample {i} has unsupported type "
+                        f"{arr.dtype}")
+
+
+def _check_kinds(arrays, spec):
+    if not arrays:
+        return
+    d0, n0 = arrays[0].dtype, arrays[0].ndim
+    for i, a in enumerate(arrays):
+        if a.dtype != d0:
+            raise TypeError(f"{spec.display_name}{_where(spec)}: all samples in a batch must "
+                            f"have the same type: sample 0 is {d0}, sample {i} is {a.dtype}")
+        if a.ndim != n0:
+            raise ValueError(
+                f"{spec.display_name}{_where(spec)}: all samples in a batch must have the "
+                f"same number of dimensions: sample 0 has {n0}, sample {i} has {a.ndim} "
+                f"(shape {a.shape})")

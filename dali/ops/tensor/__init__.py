@@ -1,0 +1,1 @@
+"""Tensor operators: types, shapes, layouts, indexing and copies."""

@@ -1,0 +1,56 @@
+"""fn.transpose: permute the dimensions of every sample.
+
+`perm[i]` is the input dimension that becomes output dimension i (default: reversed).  The
+layout is permuted the same way unless `transpose_layout=False`; `output_layout` overrides it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dali import _operator, _registry
+from dali._schema import Arg, Schema
+from dali._types import DALIDataType as T
+
+
+@_registry.register
+class Transpose(_operator.Operator):
+    schema = Schema(
+        "transpose", inputs=1, outputs=1, devices=("cpu",),
+        doc="Transposes the samples: output dimension i is input dimension `perm[i]`.",
+        args=[Arg("perm", T._INT32_VEC, None,
+                  doc="Permutation of the input dimensions; by default they are reversed."),
+              Arg("transpose_layout", T.BOOL, True,
+                  doc="Permute the layout names as well (otherwise the layout is kept)."),
+              Arg("output_layout", T.TENSOR_LAYOUT, None,
+                  doc="Explicit output layout; overrides `transpose_layout`.")])
+
+    def setup(self):
+        perm = self.args["perm"]
+        if perm is not None and sorted(perm) != list(range(len(perm))):
+            raise self.error(f"Invalid permutation {list(perm)}: sorted `perm` is not equal to "
+                             "[0, ..., n-1].", RuntimeError)
+
+    def infer(self, ws):
+        tl = ws.inputs[0]
+        ndim = tl.ndim()
+        perm = self.args["perm"]
+        perm = list(range(ndim))[::-1] if perm is None else list(perm)
+        if len(perm) != ndim:
+            raise self.error(f"Input has different dimensionality ({ndim}) than the length of "
+                             f"the permutation ({len(perm)}).")
+        self.perm = perm
+        layout = tl.layout()
+        if ws.arg_given("output_layout"):
+            layout = self.args["output_layout"]
+            if len(layout) != ndim:
+                raise self.error(f'`output_layout` "{layout}" has {len(layout)} dimensions but '
+                                 f"the input has {ndim}.")
+        elif layout and self.args["transpose_layout"]:
+            layout = "".join(layout[p] for p in perm)
+        shapes = [tuple(s[p] for p in perm) for s in tl.shape()]
+        return _operator.Plan([_operator.OutputDesc(shapes, tl._storage.dtype, layout, ndim)])
+
+    def run_cpu(self, ws, plan):
+        for src, dst in zip(ws.input_samples(0), ws.output_samples(0), strict=True):
+            np.copyto(dst, src.transpose(self.perm))
