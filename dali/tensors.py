@@ -352,6 +352,18 @@ class TensorListCPU:
                             f"num_samples={len(self)}", f"shape={self.shape()}")
 
 
+def storage_of(tl: TensorListCPU) -> BatchStorage:
+    """The storage behind a batch: the internal API operators use to reach its memory.
+
+    `BatchStorage` (`_ext/tensor_storage.pxd`) has `dtype` (numpy), `ndim`, `num_samples`,
+    `shapes` (int64 array), `offsets` and `base` (None for per-sample storage), `samples()`
+    (numpy views), `is_contiguous`, `contiguous()`, `dense` (the (n, *shape) view of a uniform
+    batch) and `uniform_shape()`.  `TensorListCPU._wrap(storage, layout, source_info)` makes a
+    batch of a storage without copying.
+    """
+    return tl._storage
+
+
 def _copy_to_address(array, ptr):
     src = np.require(array, requirements="C")
     ctypes.memmove(int(ptr), src.ctypes.data, src.nbytes)

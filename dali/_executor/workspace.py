@@ -107,6 +107,14 @@ class Workspace(_ext_workspace.WorkspaceBase):
         """An error about sample i; the executor adds the operator, line and file."""
         return errors.SampleError(i, f"{self.spec.display_name}: {message}", exc_type)
 
+    def input_storage(self, k=0):
+        """The storage of input k (see `dali.tensors.storage_of`)."""
+        return self.inputs[k]._storage
+
+    def input_dtype(self, k=0) -> np.dtype:
+        """The numpy element type of input k."""
+        return self.inputs[k]._storage.dtype
+
     def input_samples(self, k=0) -> list:
         """numpy views of input k's samples."""
         return self.inputs[k]._storage.samples()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, _registry
+from dali import _operator, _registry, tensors
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops._conditional import split
@@ -48,10 +48,10 @@ class ValidateLogical(_operator.Operator):
         name, side = self.args["expression_name"], self.args["expression_side"]
         if tl.ndim() != 0:
             raise RuntimeError(_RESTRICTED.format(name, f"a {tl.ndim()}-d input", side))
-        if tl._storage.dtype != np.bool_:
+        if tensors.storage_of(tl).dtype != np.bool_:
             raise RuntimeError(_RESTRICTED.format(
-                name, f"an input of type `{tl._storage.dtype}`", side))
+                name, f"an input of type `{tensors.storage_of(tl).dtype}`", side))
         return _operator.Plan([_operator.OutputDesc(None, np.bool_, "", 0)])
 
     def run_cpu(self, ws, plan):
-        ws.outputs[0] = ws.inputs[0]._storage
+        ws.outputs[0] = ws.input_storage(0)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, _registry
+from dali import _operator, _registry, tensors
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
@@ -43,7 +43,8 @@ class Merge(_operator.Operator):
                              f"predicate selects {int(self._mask.sum())} and "
                              f"{int((~self._mask).sum())}", RuntimeError)
         return _operator.Plan(
-            [_operator.OutputDesc(None, base._storage.dtype, base.layout(), base.ndim())])
+            [_operator.OutputDesc(None, tensors.storage_of(base).dtype, base.layout(),
+                                  base.ndim())])
 
     def run_cpu(self, ws, plan):
         t, f = ws.inputs
@@ -52,14 +53,15 @@ class Merge(_operator.Operator):
         ti, fi = np.flatnonzero(self._mask), np.flatnonzero(~self._mask)
         tids, fids = _ids(ws, 0, t), _ids(ws, 1, f)
         for src, positions, src_ids in ((t, ti, tids), (f, fi, fids)):
-            ss = src._storage.samples()
+            ss = tensors.storage_of(src).samples()
             for j, i in enumerate(positions):
                 samples[i] = ss[j]
                 ids[i] = src_ids[j]
                 info[i] = src.source_info(j)
         base = t if len(t) else f
         ws.outputs[0] = (BatchStorage.from_samples(samples) if n else
-                         BatchStorage.allocate(base._storage.dtype, [], ndim=base.ndim()))
+                         BatchStorage.allocate(tensors.storage_of(base).dtype, [],
+                                               ndim=base.ndim()))
         ws.set_output_meta(0, ids, info)
 
 

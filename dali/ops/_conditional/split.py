@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, _registry
+from dali import _operator, _registry, tensors
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
@@ -40,7 +40,7 @@ def predicate_mask(ws, expected=None, name="predicate"):
     expected = ws.batch_size if expected is None else expected
     if len(tl) != expected:
         raise ws.op.error(f"the predicate has {len(tl)} samples but {expected} were expected")
-    return np.array([bool(s) for s in tl._storage.samples()], dtype=bool)
+    return np.array([bool(s) for s in tensors.storage_of(tl).samples()], dtype=bool)
 
 
 @_registry.register
@@ -54,13 +54,13 @@ class Split(_operator.Operator):
     def infer(self, ws):
         tl = ws.inputs[0]
         self._mask = predicate_mask(ws)
-        d = tl._storage.dtype
+        d = tensors.storage_of(tl).dtype
         return _operator.Plan([_operator.OutputDesc(None, d, tl.layout(), tl.ndim()),
                 _operator.OutputDesc(None, d, tl.layout(), tl.ndim())])
 
     def run_cpu(self, ws, plan):
         samples = ws.input_samples(0)
-        st = ws.inputs[0]._storage
+        st = ws.input_storage(0)
         for k, mask in enumerate((self._mask, ~self._mask)):
             idx = np.flatnonzero(mask)
             picked = [samples[i] for i in idx]

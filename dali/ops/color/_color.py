@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _types
+from dali import _types, tensors
 from dali._types import DALIDataType as T
 
 TILE = 1 << 16                   # pixels per work item
@@ -50,7 +50,7 @@ def frame_values(ws, name, i, frames) -> np.ndarray:
         if len(tl) != ws.batch_size:
             raise ws.op.error(f"argument input `{name}` has {len(tl)} samples but the batch "
                               f"has {ws.batch_size}")
-        v = np.asarray(tl._storage.samples()[i], dtype=np.float32).reshape(-1)
+        v = np.asarray(tensors.storage_of(tl).samples()[i], dtype=np.float32).reshape(-1)
         if v.size == 1:
             return np.full(frames, v[0], np.float32)
         if v.size != frames:

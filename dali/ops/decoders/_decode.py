@@ -150,8 +150,7 @@ class Batch:
 
 def encoded_samples(op, ws):
     """The input samples as 1-D uint8 arrays; only byte data is accepted."""
-    tl = ws.inputs[0]
-    dtype = np.dtype(tl._storage.dtype)
+    dtype = ws.input_dtype(0)
     if dtype.itemsize != 1 or dtype.kind not in "ui":
         raise op.error(f"the input must be encoded images stored as uint8 bytes, got "
                        f"{dtype.name} data", RuntimeError)

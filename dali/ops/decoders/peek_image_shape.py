@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, _registry, _types
+from dali import _operator, _registry, _types, tensors
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali._types import DALIImageType as Image
@@ -40,7 +40,7 @@ class PeekImageShape(_operator.Operator):
 
     def infer(self, ws):
         tl = ws.inputs[0]
-        if np.dtype(tl._storage.dtype) != np.uint8 or tl.ndim() != 1:
+        if np.dtype(tensors.storage_of(tl).dtype) != np.uint8 or tl.ndim() != 1:
             raise self.error("The input must be a raw, undecoded file stored as a flat uint8 "
                              "array.", RuntimeError)
         self._batch = _decode.inspect(self, ws, Image.ANY_DATA, self.args["adjust_orientation"])

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, _types
+from dali import _operator, _types, tensors
 from dali._ext.kernels import warp as _kernel
 from dali._schema import Arg
 from dali._types import DALIDataType as T
@@ -68,7 +68,7 @@ class Warp(_operator.Operator):
         self.layout = layout_of(self, tl)
         check_2d(self, self.layout)
         self.interp = interp(self)
-        dtype = output_dtype(self, tl._storage.dtype)
+        dtype = output_dtype(self, tensors.storage_of(tl).dtype)
         sized = ws.arg_given("size") and (ws.is_arg_input("size") or len(self.args["size"]))
         return dtype, sized
 
@@ -78,7 +78,7 @@ class Warp(_operator.Operator):
 
     def run_cpu(self, ws, plan):
         mats = self.matrices(ws)
-        fill = fill_for(ws.inputs[0]._storage.dtype, self.args["fill_value"])
+        fill = fill_for(ws.input_dtype(0), self.args["fill_value"])
         for src, dst, m in zip(ws.input_samples(0), ws.output_samples(0), mats, strict=True):
             warp_sample(src, dst, m, self.interp, fill)
 

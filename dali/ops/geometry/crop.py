@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, _registry, _types
+from dali import _operator, _registry, _types, tensors
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _crop_window
@@ -44,7 +44,7 @@ class Crop(_operator.Operator):
 
     def infer(self, ws):
         tl = ws.inputs[0]
-        in_dtype = np.dtype(tl._storage.dtype)
+        in_dtype = np.dtype(tensors.storage_of(tl).dtype)
         if in_dtype == np.bool_:
             raise self.error("Not supported input type: bool", TypeError)
         self.dtype = self._out_dtype(in_dtype)

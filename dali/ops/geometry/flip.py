@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, _registry
+from dali import _operator, _registry, tensors
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _layouts
@@ -31,7 +31,7 @@ class Flip(_operator.Operator):
 
     def infer(self, ws):
         tl = ws.inputs[0]
-        dtype = tl._storage.dtype
+        dtype = tensors.storage_of(tl).dtype
         if dtype == np.bool_ or dtype == np.float16:
             raise self.error(f"The element type {dtype} is not supported.", TypeError)
         self.layout = _layouts.input_layout(self, tl, LAYOUTS, _BY_NDIM)

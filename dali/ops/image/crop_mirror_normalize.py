@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, _registry, _roles, _types
+from dali import _operator, _registry, _roles, _types, tensors
 from dali._ext.kernels import cmn as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
@@ -69,7 +69,7 @@ class CropMirrorNormalize(_operator.Operator, _roles.RegionConsumer):
 
     def infer(self, ws):
         tl = ws.inputs[0]
-        in_dtype = np.dtype(tl._storage.dtype)
+        in_dtype = np.dtype(tensors.storage_of(tl).dtype)
         if in_dtype not in _INPUTS:
             raise self.error(f"Not supported input type: {in_dtype}", TypeError)
         self.dtype = self._out_dtype()

@@ -22,7 +22,7 @@ import re
 
 import numpy as np
 
-from dali import _operator, _registry, _types
+from dali import _operator, _registry, _types, tensors
 from dali._graph import data_node
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
@@ -229,14 +229,15 @@ class ArithmeticGenericOp(_operator.Operator):
         # Types, layout and constants depend only on the kind of inputs: worked out once; so
         # are the output descriptions of uniform batches, per input shapes and batch size.
         tls = ws.inputs
-        key = tuple([(tl._storage.dtype, tl._storage.ndim, tl._layout) for tl in tls])
+        key = tuple([(tensors.storage_of(tl).dtype, tensors.storage_of(tl).ndim, tl._layout)
+                     for tl in tls])
         prog = self._programs.get(key)
         if prog is None:
             prog = self._programs[key] = self._compile(ws)
         self._prog = prog
         per = []
         for tl in tls:
-            shape = tl._storage.uniform_shape
+            shape = tensors.storage_of(tl).uniform_shape
             if shape is None:
                 break
             per.append(shape)
@@ -291,7 +292,7 @@ class ArithmeticGenericOp(_operator.Operator):
         records constants and types in `prog`."""
         if e.kind == "input":
             tl = ws.inputs[e.index]
-            prog.types[id(e)] = (tl.dtype, tl._storage.dtype)
+            prog.types[id(e)] = (tl.dtype, tensors.storage_of(tl).dtype)
             return tl.dtype, tl.ndim(), tl.layout()
         if e.kind == "const":
             prog.consts[id(e)] = self._const_value(e)
@@ -336,7 +337,7 @@ class ArithmeticGenericOp(_operator.Operator):
                         prog.apply(*views)
                 return
         dense_out = out.dense()
-        dense_in = [tl._storage.dense() for tl in ws.inputs]
+        dense_in = [tensors.storage_of(tl).dense() for tl in ws.inputs]
         with np.errstate(all="ignore"):
             if dense_out is not None and all(d is not None for d in dense_in):
                 self._run_batch(ws, dense_in, dense_out)
@@ -358,7 +359,7 @@ class ArithmeticGenericOp(_operator.Operator):
                 raise ws.sample_error(start + first, str(e)) from None
 
     def _run_samples(self, ws, outs):
-        ins = [tl._storage.samples() for tl in ws.inputs]
+        ins = [tensors.storage_of(tl).samples() for tl in ws.inputs]
         for i, dst in enumerate(outs):
             try:
                 dst[...] = self._eval(self.tree, [s[i] for s in ins])[0]
@@ -418,7 +419,7 @@ def _whole_batch(tls, out):
     if dense_out is not None:
         dense_in = []
         for tl in tls:
-            d = tl._storage.dense()
+            d = tensors.storage_of(tl).dense()
             if d is None:
                 break
             dense_in.append(d)
@@ -428,7 +429,7 @@ def _whole_batch(tls, out):
         return None
     flat_in = []
     for tl in tls:
-        st = tl._storage
+        st = tensors.storage_of(tl)
         if st.base is None or not (st.shapes is out.shapes or
                                    np.array_equal(st.shapes, out.shapes)):
             return None

@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from dali import _operator, _registry, _types
+from dali import _operator, _registry, _types, tensors
 from dali._ext.kernels import normalize as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
@@ -149,7 +149,7 @@ class Normalize(_operator.Operator):
         if len(tl) != ws.batch_size:
             raise self.error(f"argument input `{name}` has {len(tl)} samples but the batch "
                              f"has {ws.batch_size}")
-        return [np.asarray(s, dtype=_F32) for s in tl._storage.samples()]
+        return [np.asarray(s, dtype=_F32) for s in tensors.storage_of(tl).samples()]
 
     def _reduced_axes(self, ws, tl, shapes):
         """A bool per dimension: reduced or kept."""

@@ -196,7 +196,7 @@ class ExternalSource(_operator.Operator, _roles.Source):
     def _to_batch(self, data, k, layout):
         where = _where(self.spec)
         if isinstance(data, tensors.TensorListCPU):
-            tl = tensors.TensorListCPU._wrap(data._storage.contiguous(), data.layout())
+            tl = tensors.TensorListCPU._wrap(tensors.storage_of(data).contiguous(), data.layout())
         elif isinstance(data, (list, tuple)):
             arrays = [_sample_array(s, i, self.spec) for i, s in enumerate(data)]
             _check_kinds(arrays, self.spec)
@@ -247,7 +247,7 @@ class ExternalSource(_operator.Operator, _roles.Source):
                 "pipe.feed_input(name, data) (or run(name=data)) before each iteration.")
         for k, tl in enumerate(self._current):
             self._check_kind(k, tl)
-        return _operator.Plan([_operator.OutputDesc(None, tl._storage.dtype, tl.layout())
+        return _operator.Plan([_operator.OutputDesc(None, tensors.storage_of(tl).dtype, tl.layout())
                 for tl in self._current])
 
     def _check_kind(self, k, tl):
@@ -275,7 +275,7 @@ class ExternalSource(_operator.Operator, _roles.Source):
         self._kinds[k] = kind
 
     def run_cpu(self, ws, plan):
-        ws.outputs = [tl._storage for tl in self._current]
+        ws.outputs = [tensors.storage_of(tl) for tl in self._current]
         self._current = None
 
     run_gpu = run_cpu

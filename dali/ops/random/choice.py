@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from dali import _operator, _registry, _types
+from dali import _operator, _registry, _types, tensors
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops.random import _common
@@ -54,7 +54,8 @@ class Choice(_operator.Operator):
         elif len(lead[0]) != 1:
             layout = ""
         ndim = _common.shape_ndim(ws, like_input=1) + (0 if scalar else tl.ndim() - 1)
-        return _operator.Plan([_operator.OutputDesc(shapes, tl._storage.dtype, layout, ndim=ndim)])
+        return _operator.Plan(
+            [_operator.OutputDesc(shapes, tensors.storage_of(tl).dtype, layout, ndim=ndim)])
 
     def run_cpu(self, ws, plan):
         src = ws.input_samples(0)

@@ -86,7 +86,7 @@ def flat(storage):
 
 def convert_batch(ws, dtype):
     """Fill output 0 with input 0 converted to `dtype`."""
-    src, dst = flat(ws.inputs[0]._storage), flat(ws.outputs[0])
+    src, dst = flat(ws.input_storage(0)), flat(ws.outputs[0])
     if src is not None and dst is not None:
         dst[...] = convert(src, dtype)
         return
@@ -129,7 +129,7 @@ class CastLike(_operator.Operator):
 
     def infer(self, ws):
         tl = ws.inputs[0]
-        dtype = ws.inputs[1]._storage.dtype
+        dtype = ws.input_dtype(1)
         return _operator.Plan([_operator.OutputDesc(tl.shape(), dtype, tl.layout(), tl.ndim())])
 
     def run_cpu(self, ws, plan):

@@ -15,10 +15,10 @@ class Copy(_operator.Operator):
     def infer(self, ws):
         tl = ws.inputs[0]
         return _operator.Plan(
-            [_operator.OutputDesc(tl.shape(), tl._storage.dtype, tl.layout(), tl.ndim())])
+            [_operator.OutputDesc(tl.shape(), ws.input_dtype(0), tl.layout(), tl.ndim())])
 
     def run_cpu(self, ws, plan):
-        src, dst = cast.flat(ws.inputs[0]._storage), cast.flat(ws.outputs[0])
+        src, dst = cast.flat(ws.input_storage(0)), cast.flat(ws.outputs[0])
         if src is not None and dst is not None:
             dst[...] = src
             return

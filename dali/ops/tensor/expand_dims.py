@@ -61,7 +61,7 @@ class ExpandDims(_operator.Operator):
             layout = self._insert(list(tl.layout()), self.names)
         self.shapes = [tuple(self._insert(list(s), [1] * len(self.axes))) for s in tl.shape()]
         return _operator.Plan(
-            [_operator.OutputDesc(None, tl._storage.dtype, "".join(layout) if layout else "",
+            [_operator.OutputDesc(None, ws.input_dtype(0), "".join(layout) if layout else "",
                                      out_ndim)])
 
     def _insert(self, items, new):
@@ -70,7 +70,7 @@ class ExpandDims(_operator.Operator):
         return items
 
     def run_cpu(self, ws, plan):
-        ws.outputs = [reshaped(ws.inputs[0]._storage, self.shapes,
+        ws.outputs = [reshaped(ws.input_storage(0), self.shapes,
                                ws.inputs[0].ndim() + len(self.axes))]
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, _registry
+from dali import _operator, _registry, tensors
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops.tensor import reshape
@@ -45,9 +45,9 @@ class PerFrame(_operator.Operator):
         self.shapes = [tuple(s) for s in tl.shape()]
         self.ndim = ndim
         return _operator.Plan(
-            [_operator.OutputDesc(None, np.dtype(tl._storage.dtype), layout, ndim)])
+            [_operator.OutputDesc(None, np.dtype(tensors.storage_of(tl).dtype), layout, ndim)])
 
     def run_cpu(self, ws, plan):
-        storage = ws.inputs[0]._storage
+        storage = ws.input_storage(0)
         ws.outputs = [reshape._viewed(storage, np.dtype(storage.dtype), self.shapes,
                                       self.ndim)]

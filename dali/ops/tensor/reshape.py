@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, _registry, _types
+from dali import _operator, _registry, _types, tensors
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
@@ -64,7 +64,7 @@ class Reshape(_operator.Operator):
 
     def infer(self, ws):
         tl = ws.inputs[0]
-        in_dtype = np.dtype(tl._storage.dtype)
+        in_dtype = np.dtype(tensors.storage_of(tl).dtype)
         self.dtype = self._out_dtype(in_dtype)
         shape_inputs = self._shape_inputs(ws) if len(ws.inputs) > 1 else None
         self.shapes = []
@@ -166,7 +166,7 @@ class Reshape(_operator.Operator):
         return shape
 
     def run_cpu(self, ws, plan):
-        ws.outputs = [_viewed(ws.inputs[0]._storage, self.dtype, self.shapes, self.ndim)]
+        ws.outputs = [_viewed(ws.input_storage(0), self.dtype, self.shapes, self.ndim)]
 
 
 def _fill_wildcard(ws, i, shape, in_bytes, out_size):

@@ -44,4 +44,4 @@ class Shape(_operator.Operator):
     def run_cpu(self, ws, plan):
         out = ws.outputs[0].dense()
         if out is not None and out.size:
-            out[...] = ws.inputs[0]._storage.shapes
+            out[...] = ws.input_storage(0).shapes

@@ -62,7 +62,7 @@ class Squeeze(_operator.Operator):
         if layout:
             layout = "".join(c for d, c in enumerate(layout) if d not in removed)
         self.ndim = ndim - len(removed)
-        return _operator.Plan([_operator.OutputDesc(None, tl._storage.dtype, layout, self.ndim)])
+        return _operator.Plan([_operator.OutputDesc(None, ws.input_dtype(0), layout, self.ndim)])
 
     def _named(self, tl):
         layout = tl.layout()
@@ -98,4 +98,4 @@ class Squeeze(_operator.Operator):
         return drop
 
     def run_cpu(self, ws, plan):
-        ws.outputs = [expand_dims.reshaped(ws.inputs[0]._storage, self.shapes, self.ndim)]
+        ws.outputs = [expand_dims.reshaped(ws.input_storage(0), self.shapes, self.ndim)]

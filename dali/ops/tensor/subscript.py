@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, _registry
+from dali import _operator, _registry, tensors
 from dali._graph import data_node
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
@@ -114,13 +114,14 @@ def _index_args(ws, name):
     if len(tl) != ws.batch_size:
         raise ws.op.error(f"argument input `{name}` has {len(tl)} samples but the batch has "
                           f"{ws.batch_size}")
-    if tl._storage.dtype.kind not in "biu":
-        raise ws.op.error(f"Array index must be of integral type. Got: {tl._storage.dtype} "
+    if tensors.storage_of(tl).dtype.kind not in "biu":
+        dtype = tensors.storage_of(tl).dtype
+        raise ws.op.error(f"Array index must be of integral type. Got: {dtype} "
                           f"(argument `{name}`)", TypeError)
     if tl.ndim() != 0:
         raise ws.op.error(f"Array indices must be scalar (0D). Got {tl.ndim()}D tensor "
                           f"(argument `{name}`).")
-    return [int(s) for s in tl._storage.samples()]
+    return [int(s) for s in tensors.storage_of(tl).samples()]
 
 
 @_registry.register
@@ -176,7 +177,7 @@ class TensorSubscript(_operator.Operator):
         layout = tl.layout()
         if layout:
             layout = "".join(c for d, c in enumerate(layout) if d not in self.removed)
-        return _operator.Plan([_operator.OutputDesc(out_shapes, tl._storage.dtype, layout,
+        return _operator.Plan([_operator.OutputDesc(out_shapes, ws.input_dtype(0), layout,
                                      ndim - len(self.removed))])
 
     @staticmethod
@@ -194,7 +195,7 @@ class TensorSubscript(_operator.Operator):
     def run_cpu(self, ws, plan):
         if ws.batch_size == 0:
             return
-        src = ws.inputs[0]._storage
+        src = ws.input_storage(0)
         dense_in, dense_out = src.dense(), ws.outputs[0].dense()
         first = self.indices[0]
         if dense_in is not None and dense_out is not None and \
@@ -221,7 +222,7 @@ class SubscriptDimCheck(_operator.Operator):
         if n > tl.ndim():
             raise self.error(f"Too many indices ({n}) for a {tl.ndim()}-D tensor.", IndexError)
         return _operator.Plan(
-            [_operator.OutputDesc(None, tl._storage.dtype, tl.layout(), tl.ndim())])
+            [_operator.OutputDesc(None, tensors.storage_of(tl).dtype, tl.layout(), tl.ndim())])
 
     def run_cpu(self, ws, plan):
-        ws.outputs = [ws.inputs[0]._storage]
+        ws.outputs = [ws.input_storage(0)]

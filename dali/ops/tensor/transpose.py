@@ -49,7 +49,7 @@ class Transpose(_operator.Operator):
         elif layout and self.args["transpose_layout"]:
             layout = "".join(layout[p] for p in perm)
         shapes = [tuple(s[p] for p in perm) for s in tl.shape()]
-        return _operator.Plan([_operator.OutputDesc(shapes, tl._storage.dtype, layout, ndim)])
+        return _operator.Plan([_operator.OutputDesc(shapes, ws.input_dtype(0), layout, ndim)])
 
     def run_cpu(self, ws, plan):
         for src, dst in zip(ws.input_samples(0), ws.output_samples(0), strict=True):
