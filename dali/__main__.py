@@ -1,6 +1,7 @@
 """Command line: `python -m dali demo [--out FILE]`."""
 
 import argparse
+import pathlib
 import sys
 
 from dali import _demo, _docgen
@@ -14,15 +15,18 @@ def main(argv=None):
     demo.add_argument("--batch-size", type=int, default=12)
     demo.add_argument("--num-threads", type=int, default=2)
     demo.add_argument("--seed", type=int, default=42)
-    docs = sub.add_parser("docs", help="regenerate the operator reference (docs/operators.md)")
-    docs.add_argument("--out", default="docs/operators.md")
+    docs = sub.add_parser("docs", help="regenerate docs/operators.md and the generated list in "
+                                       "docs/differences.md")
+    docs.add_argument("--dir", default="docs", help="the docs folder of the repository")
     args = parser.parse_args(argv)
     if args.command == "demo":
         _demo.main(args.out, args.batch_size, args.num_threads, args.seed)
     elif args.command == "docs":
-        with open(args.out, "w") as f:
-            f.write(_docgen.operator_reference())
-        print(f"wrote {args.out}")
+        folder = pathlib.Path(args.dir)
+        (folder / "operators.md").write_text(_docgen.operator_reference())
+        differences = folder / "differences.md"
+        differences.write_text(_docgen.with_ignored_arguments(differences.read_text()))
+        print(f"wrote {folder / 'operators.md'} and {differences}")
     return 0
 
 

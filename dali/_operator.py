@@ -175,6 +175,7 @@ def call(impl, inputs, kwargs, init_kwargs=None, init_device=None):
             f"inputs, but received {n}.")
     for k in kwargs:
         schema.check_arg_name(k)
+    kwargs = schema.resolve_aliases(kwargs)
     ctx = context.current_context() or GRAPH
     return ctx.call(impl, list(inputs), kwargs, device, name)
 

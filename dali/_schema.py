@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,6 +61,13 @@ class Arg:
         value other than the default raises NotImplementedError naming it.
     deprecated : str
         Non-empty for a deprecated argument: the warning text.
+    alias_of : str
+        The argument this one is a deprecated alias of (`output_dtype` of `dtype`): giving it
+        warns, giving both raises DALI's TypeError, and the value reaches the operator under
+        the new name only.
+    ignored : str
+        Non-empty for an argument real DALI has that is accepted and has no effect here: why
+        (listed in docs/operators.md and docs/differences.md).
     """
 
     name: str
@@ -69,6 +77,13 @@ class Arg:
     doc: str = ""
     implemented: bool = True
     deprecated: str = ""
+    alias_of: str = ""
+    ignored: str = ""
+
+    def __post_init__(self):
+        if self.alias_of and not self.deprecated:
+            self.deprecated = (f"The argument `{self.name}` is a deprecated alias for "
+                               f"`{self.alias_of}`. Use `{self.alias_of}` instead.")
 
     @property
     def required(self) -> bool:
@@ -235,6 +250,21 @@ class Schema:
             f'Argument "{name}" is not defined for operator "{self.class_name}" '
             f"({self.display_name}).{hint} Valid arguments: {valid}.")
 
+    def resolve_aliases(self, kwargs: dict) -> dict:
+        """`kwargs` with deprecated aliases renamed to their arguments (warning as DALI does);
+        both an alias and its argument given is DALI's TypeError."""
+        out = dict(kwargs)
+        for k in kwargs:
+            target = self.arg_map[k].alias_of
+            if not target:
+                continue
+            if target in kwargs:
+                raise TypeError(f"Operator `{self.display_name}` got an unexpected '{k}' "
+                                f"deprecated argument when '{target}' was already provided")
+            warnings.warn(self.arg_map[k].deprecated, DeprecationWarning, stacklevel=4)
+            out[target] = out.pop(k)
+        return out
+
     def num_outputs(self, args: dict) -> int:
         return self.outputs(args) if callable(self.outputs) else self.outputs
 
@@ -286,6 +316,10 @@ class Schema:
                 dflt = f", optional, default = `{a.default!r}`"
             lines.append(f"{a.name} : {a.type_doc()}{dflt}")
             doc = a.doc or ""
+            if a.alias_of:
+                doc += f" (Deprecated alias of `{a.alias_of}`.)"
+            if a.ignored:
+                doc += f" (Accepted for compatibility; no effect here: {a.ignored}.)"
             if not a.implemented:
                 doc += " (Accepted for compatibility; not implemented yet: a non-default value "
                 doc += "raises NotImplementedError.)"

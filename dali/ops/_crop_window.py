@@ -56,7 +56,7 @@ def crop_args():
         Arg("image_type", T.IMAGE_TYPE, None,
             deprecated="The argument `image_type` is no longer used and will be removed in a "
                        "future release.",
-            doc="Deprecated; ignored."),
+            ignored="deprecated in DALI, where it has no effect either"),
     ]
 
 

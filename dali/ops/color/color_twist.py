@@ -65,8 +65,8 @@ def _dtype_arg(default=None):
 
 def _image_type_arg():
     return Arg("image_type", T.IMAGE_TYPE, DALIImageType.RGB,
-               doc="The colour space of the input and the output image (accepted and "
-                   "ignored, as in DALI: the data is treated as RGB).")
+               doc="The colour space of the input and the output image.",
+               ignored="DALI ignores it too: the data is treated as RGB")
 
 
 class _LinearColor(_operator.Operator):

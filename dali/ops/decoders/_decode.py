@@ -50,9 +50,8 @@ _COLOR_FLAGS = {Image.RGB: cv2.IMREAD_COLOR, Image.BGR: cv2.IMREAD_COLOR,
 
 def mixed_only(name, type_, default, what):
     """An argument of the ``mixed`` backend, which the CPU decoder accepts and does not use."""
-    return Arg(name, type_, default,
-               doc=f"{what} Applies only to the ``mixed`` backend (the GPU decoder); the CPU "
-                   "decoder does not use it.")
+    return Arg(name, type_, default, doc=what,
+               ignored="applies only to the mixed backend (the GPU decoder)")
 
 
 def decoder_args():
@@ -90,7 +89,7 @@ def decoder_args():
                     "Image height hint for preallocating the hardware decoder's memory."),
         mixed_only("preallocate_width_hint", T.INT32, 0,
                     "Image width hint for preallocating the hardware decoder's memory."),
-        *(Arg(name, T.BOOL, False, doc="Deprecated; has no effect.",
+        *(Arg(name, T.BOOL, False, ignored="deprecated in DALI, where it has no effect either",
               deprecated=f"The argument `{name}` is now deprecated and its usage is "
                          "discouraged.")
           for name in ("memory_stats", "split_stages", "use_chunk_allocator")),

@@ -47,10 +47,7 @@ def common_args():
         Arg("dtype", T.DATA_TYPE, None,
             doc="Output type; by default the input type. uint8, int16 and int32 inputs give "
                 "their own type or float; float inputs any of uint8, int16, int32, float."),
-        Arg("output_dtype", T.DATA_TYPE, None,
-            deprecated="The argument `output_dtype` is a deprecated alias for `dtype`. Use "
-                       "`dtype` instead.",
-            doc="Deprecated alias of `dtype`."),
+        Arg("output_dtype", T.DATA_TYPE, None, alias_of="dtype"),
     ]
 
 
@@ -110,11 +107,9 @@ def interp(op) -> int:
 
 
 def output_dtype(op, in_dtype) -> np.dtype:
-    """The output type (`dtype`/`output_dtype` or the input's), checked against the kernels."""
+    """The output type (`dtype` or the input's), checked against the kernels."""
     in_dtype = np.dtype(in_dtype)
     wanted = op.args["dtype"]
-    if wanted is None:
-        wanted = op.args["output_dtype"]
     out = in_dtype if wanted is None else _types.dtype_of(T(wanted))
     if in_dtype not in _OUTPUTS or out not in [np.dtype(t) for t in _OUTPUTS[in_dtype]]:
         raise op.error(f"Unsupported input/output types for the operator: {in_dtype.name} -> "

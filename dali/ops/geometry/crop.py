@@ -30,17 +30,11 @@ class Crop(_operator.Operator):
             *_crop_window.crop_args(),
             Arg("dtype", T.DATA_TYPE, None,
                 doc="Output type: the input type (default), uint8, float16 or float."),
-            Arg("output_dtype", T.DATA_TYPE, None,
-                deprecated="The argument `output_dtype` is a deprecated alias for `dtype`. "
-                           "Use `dtype` instead.",
-                doc="Deprecated alias of `dtype`."),
+            Arg("output_dtype", T.DATA_TYPE, None, alias_of="dtype"),
         ])
 
     def setup(self):
         _crop_window.check_args(self)
-        if self.spec.given >= {"dtype", "output_dtype"}:
-            raise self.error("Arguments `dtype` and `output_dtype` (its deprecated alias) "
-                             "cannot both be given.", RuntimeError)
 
     def infer(self, ws):
         tl = ws.inputs[0]
@@ -56,8 +50,6 @@ class Crop(_operator.Operator):
 
     def _out_dtype(self, in_dtype):
         wanted = self.args["dtype"]
-        if wanted is None:
-            wanted = self.args["output_dtype"]
         if wanted is None:
             return in_dtype
         try:

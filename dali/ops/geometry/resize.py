@@ -58,9 +58,11 @@ def filter_args():
         Arg("dtype", T.DATA_TYPE, None,
             doc="Output type: the input type (default) or FLOAT."),
         Arg("minibatch_size", T.INT32, 32,
-            doc="Maximum number of images per kernel call (performance only; accepted)."),
+            doc="Maximum number of images per kernel call.",
+            ignored="the CPU kernel takes the whole batch in one call"),
         Arg("temp_buffer_hint", T.INT32, 0,
-            doc="Initial size of the resampling buffer in bytes (ignored on the CPU)."),
+            doc="Initial size of the resampling buffer in bytes.",
+            ignored="a GPU setting; the CPU kernel sizes its buffers per image"),
     ]
 
 
@@ -234,7 +236,7 @@ class Resize(_operator.Operator, _roles.RegionProducer, _roles.RegionConsumer):
             Arg("image_type", T.IMAGE_TYPE, None,
                 deprecated="The argument `image_type` is no longer used and will be removed "
                            "in a future release.",
-                doc="Deprecated and ignored."),
+                ignored="deprecated in DALI, where it has no effect either"),
             *filter_args(),
         ])
 

@@ -50,10 +50,7 @@ class CropMirrorNormalize(_operator.Operator, _roles.RegionConsumer):
             Arg("shift", T.FLOAT, 0.0, doc="Value added last."),
             Arg("dtype", T.DATA_TYPE, T.FLOAT,
                 doc="Output type: float (default), float16, uint8 or int8."),
-            Arg("output_dtype", T.DATA_TYPE, None,
-                deprecated="The argument `output_dtype` is a deprecated alias for `dtype`. "
-                           "Use `dtype` instead.",
-                doc="Deprecated alias of `dtype`."),
+            Arg("output_dtype", T.DATA_TYPE, None, alias_of="dtype"),
             Arg("output_layout", T.TENSOR_LAYOUT, "CHW",
                 doc="Output layout, a permutation of the input layout."),
             Arg("pad_output", T.BOOL, False,
@@ -63,9 +60,6 @@ class CropMirrorNormalize(_operator.Operator, _roles.RegionConsumer):
     def setup(self):
         self._last_windows = None        # (layout, shapes) -> windows, see `_windows`
         _crop_window.check_args(self)
-        if self.spec.given >= {"dtype", "output_dtype"}:
-            raise self.error("Arguments `dtype` and `output_dtype` (its deprecated alias) "
-                             "cannot both be given.", RuntimeError)
 
     def infer(self, ws):
         tl = ws.inputs[0]
@@ -90,8 +84,7 @@ class CropMirrorNormalize(_operator.Operator, _roles.RegionConsumer):
         return _operator.Plan([_operator.OutputDesc(shapes, self.dtype, out_layout)])
 
     def _out_dtype(self):
-        wanted = self.args["output_dtype"] if "output_dtype" in self.spec.given \
-            else self.args["dtype"]
+        wanted = self.args["dtype"]
         try:
             out = _types.dtype_of(T(wanted))
         except TypeError:

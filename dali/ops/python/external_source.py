@@ -81,9 +81,12 @@ class ExternalSource(_operator.Operator, _roles.Source):
                 doc="Wrap the fed arrays without copying (they must stay unchanged)."),
             Arg("repeat_last", T.BOOL, False,
                 doc="Reuse the last batch when nothing new was fed."),
-            Arg("blocking", T.BOOL, False, doc="Accepted for compatibility."),
-            Arg("cuda_stream", T.PYTHON_OBJECT, None, doc="Accepted for compatibility."),
-            Arg("use_copy_kernel", T.BOOL, False, doc="Accepted for compatibility."),
+            Arg("blocking", T.BOOL, False, doc="Wait for data in `feed_input` mode.",
+                ignored="feeding is synchronous here; a missing batch is an error at once"),
+            Arg("cuda_stream", T.PYTHON_OBJECT, None,
+                doc="CUDA stream of the copy of GPU data.", ignored="no GPU backend yet"),
+            Arg("use_copy_kernel", T.BOOL, False, doc="Copy GPU data with a kernel.",
+                ignored="no GPU backend yet"),
         ])
 
     @classmethod

@@ -34,9 +34,10 @@ def loader_args():
             doc="List the data set at the first run instead of when the pipeline is built."),
         Arg("skip_cached_images", T.BOOL, False, implemented=False,
             doc="Return empty samples for images in the decoder cache (no decoder cache here)."),
-        Arg("dont_use_mmap", T.BOOL, False,
-            doc="Use plain reads instead of memory mapping (reads are always plain here)."),
-        Arg("tensor_init_bytes", T.INT32, 1048576, doc="Per-sample memory hint, in bytes."),
+        Arg("dont_use_mmap", T.BOOL, False, doc="Use plain reads instead of memory mapping.",
+            ignored="files are always read with plain reads"),
+        Arg("tensor_init_bytes", T.INT32, 1048576, doc="Per-sample memory hint, in bytes.",
+            ignored="outputs come from the buffer pool, sized per batch"),
     ]
 
 
