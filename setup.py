@@ -88,8 +88,11 @@ def extensions():
     inc = cython_include_dir()
     arch = arch_flags()
     exts = []
+    only = os.environ.get("DALI_BUILD_ONLY")       # e.g. "kernels/flip,executor"
     for pyx in sorted((ROOT / "_ext").rglob("*.pyx")):
         rel = pyx.relative_to(ROOT / "_ext").with_suffix("")
+        if only and rel.as_posix() not in only.split(","):
+            continue
         name = "dali._ext." + ".".join(rel.parts)
         libraries = []
         if rel.as_posix() in OPTIONAL:
