@@ -8,14 +8,14 @@ import numpy as np
 from dali import _operator, _registry, tensors
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops._conditional import split
+from dali.ops._conditional import _predicate
 
 _RESTRICTED = ("Logical expression `{}` is restricted to scalar (0-d tensors) inputs of `bool` "
                "type, that are placed on CPU. Got {} as the {} argument in logical "
-               "expression.\n" + split._SCALAR_ONLY)
+               "expression.\n" + _predicate.SCALAR_ONLY)
 _NOT_RESTRICTED = ("Logical expression `not` is restricted to scalar (0-d tensors) inputs, that "
                    "are placed on CPU. Got a {}-d input in logical expression.\n"
-                   + split._SCALAR_ONLY)
+                   + _predicate.SCALAR_ONLY)
 
 
 @_registry.register

@@ -13,7 +13,7 @@ from dali import _operator, _registry, tensors
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops._conditional import split
+from dali.ops._conditional import _predicate
 
 _DIVERGENT = ("Divergent data found in different branches of conditional operation. All paths "
               "in conditional operation are merged into one batch which must have consistent "
@@ -37,20 +37,20 @@ class Merge(_operator.Operator):
             if a != b and len(t) and len(f):
                 raise RuntimeError(_DIVERGENT.format(what, _show(a), _show(b)))
         base = t if len(t) else f
-        self._mask = split.predicate_mask(ws, len(t) + len(f))
-        if int(self._mask.sum()) != len(t) or int((~self._mask).sum()) != len(f):
+        mask = _predicate.predicate_mask(ws, len(t) + len(f))
+        if int(mask.sum()) != len(t) or int((~mask).sum()) != len(f):
             raise self.error(f"the branches produced {len(t)} and {len(f)} samples but the "
-                             f"predicate selects {int(self._mask.sum())} and "
-                             f"{int((~self._mask).sum())}", RuntimeError)
+                             f"predicate selects {int(mask.sum())} and {int((~mask).sum())}",
+                             RuntimeError)
         return _operator.Plan(
             [_operator.OutputDesc(None, tensors.storage_of(base).dtype, base.layout(),
-                                  base.ndim())])
+                                  base.ndim())], mask=mask)
 
     def run_cpu(self, ws, plan):
         t, f = ws.inputs
-        n = len(self._mask)
+        n = len(plan.mask)
         samples, ids, info = [None] * n, np.empty(n, np.int64), [""] * n
-        ti, fi = np.flatnonzero(self._mask), np.flatnonzero(~self._mask)
+        ti, fi = np.flatnonzero(plan.mask), np.flatnonzero(~plan.mask)
         tids, fids = _ids(ws, 0, t), _ids(ws, 1, f)
         for src, positions, src_ids in ((t, ti, tids), (f, fi, fids)):
             ss = tensors.storage_of(src).samples()

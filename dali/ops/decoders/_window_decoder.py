@@ -22,34 +22,31 @@ class WindowDecoder(_operator.Operator, _roles.RegionProducer):
         return _decode.whole_images(batch)
 
     def infer(self, ws):
-        self._dtype = _decode.output_dtype(self)
+        dtype = _decode.output_dtype(self)          # checked when the batch runs, as in DALI
         batch = _decode.inspect(self, ws, self.args["output_type"],
                                 self.args["adjust_orientation"])
-        self._windows = self.windows(ws, batch)
-        self._batch = batch
+        windows = self.windows(ws, batch)
         return _operator.Plan(
-            [_operator.OutputDesc(_decode.output_shapes(batch, self._windows), self._dtype,
-                                     "HWC")])
-
+            [_operator.OutputDesc(_decode.output_shapes(batch, windows), dtype, "HWC")],
+            batch=batch, windows=windows, dtype=dtype)
 
     def run_cpu(self, ws, plan):
-        batch, self._batch = self._batch, None
         out = ws.outputs[0]
         samples = out.samples() if out is not None else None
         regions = _regions.consumer_regions(self, ws, samples and [s.shape for s in samples],
                                             "HWC")
         if regions is None:
-            ws.outputs[0] = _decode.decode(ws, batch, self._windows, out, self._dtype,
+            ws.outputs[0] = _decode.decode(ws, plan.batch, plan.windows, out, plan.dtype,
                                            self.args["use_fast_idct"])
             return
         # Each region decoded into its place in the output (the rest is not read).
         views, parts = [], []
-        for (y, x, _, _), sample, region in zip(np.asarray(self._windows).tolist(), samples,
+        for (y, x, _, _), sample, region in zip(np.asarray(plan.windows).tolist(), samples,
                                                 regions, strict=True):
             ry, rx, rh, rw = _regions.window_of(region, sample.shape)
             views.append(_regions.crop(sample, region))
             parts.append((y + ry, x + rx, rh, rw))
-        _decode.decode(ws, batch, parts, _Views(views), self._dtype,
+        _decode.decode(ws, plan.batch, parts, _Views(views), plan.dtype,
                        self.args["use_fast_idct"])
 
 

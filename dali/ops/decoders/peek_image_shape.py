@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, _registry, _types, tensors
+from dali import _operator, _registry, _types
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali._types import DALIImageType as Image
@@ -39,18 +39,16 @@ class PeekImageShape(_operator.Operator):
                 f"{np.dtype(_types.to_numpy_type(self.args['dtype'])).name}")
 
     def infer(self, ws):
-        tl = ws.inputs[0]
-        if np.dtype(tensors.storage_of(tl).dtype) != np.uint8 or tl.ndim() != 1:
+        if ws.input_dtype(0) != np.uint8 or ws.inputs[0].ndim() != 1:
             raise self.error("The input must be a raw, undecoded file stored as a flat uint8 "
                              "array.", RuntimeError)
-        self._batch = _decode.inspect(self, ws, Image.ANY_DATA, self.args["adjust_orientation"])
-        n = len(self._batch)
+        batch = _decode.inspect(self, ws, Image.ANY_DATA, self.args["adjust_orientation"])
         return _operator.Plan(
-            [_operator.OutputDesc([(3,)] * n, _types.dtype_of(self.args["dtype"]), "",
-                                     ndim=1)])
+            [_operator.OutputDesc([(3,)] * len(batch), _types.dtype_of(self.args["dtype"]), "",
+                                  ndim=1)], batch=batch)
 
     def run_cpu(self, ws, plan):
-        batch, self._batch = self._batch, None
+        batch = plan.batch
         image_type = self.args["image_type"]
         if image_type == Image.GRAY:
             channels = np.ones(len(batch), np.int64)

@@ -240,18 +240,19 @@ class ExternalSource(_operator.Operator, _roles.Source):
     # -- running ------------------------------------------------------------------------------
     def infer(self, ws):
         if self._fed:
-            self._current = self._fed.popleft()
-            self._last = self._current
+            current = self._fed.popleft()
+            self._last = current             # kept across iterations for `repeat_last`
         elif self.args["repeat_last"] and self._last is not None:
-            self._current = self._last
+            current = self._last
         else:
             raise RuntimeError(
                 "No data was provided to the external source. Give it a `source`, or call "
                 "pipe.feed_input(name, data) (or run(name=data)) before each iteration.")
-        for k, tl in enumerate(self._current):
+        for k, tl in enumerate(current):
             self._check_kind(k, tl)
-        return _operator.Plan([_operator.OutputDesc(None, tensors.storage_of(tl).dtype, tl.layout())
-                for tl in self._current])
+        return _operator.Plan([_operator.OutputDesc(None, tensors.storage_of(tl).dtype,
+                                                    tl.layout()) for tl in current],
+                              batches=current)
 
     def _check_kind(self, k, tl):
         """The declared dtype/ndim, and (like DALI) the same dtype, ndim and layout as in the
@@ -278,8 +279,7 @@ class ExternalSource(_operator.Operator, _roles.Source):
         self._kinds[k] = kind
 
     def run_cpu(self, ws, plan):
-        ws.outputs = [tensors.storage_of(tl) for tl in self._current]
-        self._current = None
+        ws.outputs = [tensors.storage_of(tl) for tl in plan.batches]
 
     run_gpu = run_cpu
 

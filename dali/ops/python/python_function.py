@@ -84,13 +84,13 @@ class PythonFunction(_operator.Operator):
 
     def infer(self, ws):
         results = self._call(ws)
-        self._outputs = [self._batch(ws, k, samples) for k, samples in enumerate(results)]
+        outputs = [self._batch(ws, k, samples) for k, samples in enumerate(results)]
         return _operator.Plan([_operator.OutputDesc(None, b.dtype, lay, ndim=b.ndim)
-                for b, lay in zip(self._outputs, self.layouts, strict=True)])
+                               for b, lay in zip(outputs, self.layouts, strict=True)],
+                              batches=outputs)
 
     def run_cpu(self, ws, plan):
-        ws.outputs = self._outputs
-        self._outputs = None
+        ws.outputs = plan.batches
 
     # -- calling the function -----------------------------------------------------------------
     def _call(self, ws):

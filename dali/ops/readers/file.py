@@ -180,15 +180,14 @@ class File(_common.Reader):
         storage, error = done.result()
         if error is not None:
             raise ws.sample_error(*error, RuntimeError)
-        self._batch, self._storage = entries, storage
         return _operator.Plan([_operator.OutputDesc(None, np.uint8, "", ndim=1),
-                _operator.OutputDesc([(1,)] * n, np.int32, "")])
+                               _operator.OutputDesc([(1,)] * n, np.int32, "")],
+                              entries=entries, contents=storage)
 
     def run_cpu(self, ws, plan):
-        batch, self._batch = self._batch, None
-        ws.outputs[0], self._storage = self._storage, None
-        ws.outputs[1].dense()[:, 0] = [label for _, _, label in batch]
-        ws.out_source_info = [name for _, name, _ in batch]
+        ws.outputs[0] = plan.contents
+        ws.outputs[1].dense()[:, 0] = [label for _, _, label in plan.entries]
+        ws.out_source_info = [name for _, name, _ in plan.entries]
 
     def _next_read(self, n):
         """The entries of the next `n` samples and the future of their contents: the batch
