@@ -1,13 +1,34 @@
-"""The operator base the image decoders share: read the headers in `infer` (so the output is
-leased with its final shapes), choose each sample's window, decode the windows in `run_cpu`."""
+"""What the image decoders share: the operator base (read the headers in `infer`, so the output is
+leased with its final shapes; choose each sample's window; decode the windows in `run_cpu`), the
+decoder-cache arguments and the documentation of the formats."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from dali import _operator, _roles
+from dali._types import DALIDataType as T
 from dali.ops import _regions
 from dali.ops.decoders import _decode
+
+DOC_FORMATS = (
+    "Supported formats: JPEG, JPEG 2000, TIFF, PNG, BMP, PNM (PBM, PGM, PPM), WebP. The output "
+    "is in HWC layout. JPEGs decode with libjpeg-turbo (accurate integer IDCT, fancy chroma "
+    "upsampling), other formats with OpenCV; the EXIF orientation is applied by default.")
+
+
+def cache_args():
+    """The decoder-cache arguments (the ``mixed`` backend's; the CPU decoder has no cache)."""
+    return [
+        _decode.mixed_only("cache_size", T.INT32, 0, "Size of the decoder cache, in MB."),
+        _decode.mixed_only("cache_threshold", T.INT32, 0,
+                           "Decoded images larger than this (in bytes) are cached."),
+        _decode.mixed_only("cache_type", T.STRING, "",
+                           'Cache policy: "threshold" or "largest".'),
+        _decode.mixed_only("cache_batch_copy", T.BOOL, True,
+                           "Copy cached images with one batched kernel."),
+        _decode.mixed_only("cache_debug", T.BOOL, False, "Print cache debug information."),
+    ]
 
 
 class WindowDecoder(_operator.Operator, _roles.RegionProducer):

@@ -9,7 +9,7 @@ import numpy as np
 from dali import _registry
 from dali._schema import Schema
 from dali.ops import _crop_window
-from dali.ops.decoders import _decode, _window_decoder, image
+from dali.ops.decoders import _decode, _window_decoder
 
 _WINDOW_ARGS = ("crop", "crop_h", "crop_w", "crop_d", "crop_pos_x", "crop_pos_y", "crop_pos_z",
                 "rounding")
@@ -20,8 +20,8 @@ class ImageCrop(_window_decoder.WindowDecoder):
     schema = Schema(
         "decoders.image_crop", inputs=1, outputs=1, devices=("cpu", "mixed"),
         doc="Decodes images and extracts regions of interest of a fixed size at a variable "
-            "position.\n\n" + image.DOC_FORMATS + "\n\nThe window is `crop` (or `crop_h` and "
-            "`crop_w`) pixels; its top-left corner is at `crop_pos_y` * (H - crop_h), "
+            "position.\n\n" + _window_decoder.DOC_FORMATS + "\n\nThe window is `crop` (or "
+            "`crop_h` and `crop_w`) pixels; its top-left corner is at `crop_pos_y` * (H - crop_h), "
             "`crop_pos_x` * (W - crop_w), rounded per `rounding`. A window extent of 0 keeps "
             "the whole image extent; a window larger than the image is an error. Only the "
             "window is decoded where the format allows it (JPEG).",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dali import _registry
 from dali._schema import Schema
 from dali.ops import _random_window
-from dali.ops.decoders import _decode, _window_decoder, image
+from dali.ops.decoders import _decode, _window_decoder
 
 
 @_registry.register
@@ -15,7 +15,7 @@ class ImageRandomCrop(_window_decoder.WindowDecoder):
     schema = Schema(
         "decoders.image_random_crop", inputs=1, outputs=1, devices=("cpu", "mixed"),
         random=True,
-        doc="Decodes images and randomly crops them.\n\n" + image.DOC_FORMATS + "\n\nThe "
+        doc="Decodes images and randomly crops them.\n\n" + _window_decoder.DOC_FORMATS + "\n\nThe "
             "window's area (a fraction of the image's) is drawn uniformly from `random_area` "
             "and its aspect ratio (width / height) log-uniformly from `random_aspect_ratio`; "
             "the window is chosen as fn.random_resized_crop chooses it, so the same seed gives "

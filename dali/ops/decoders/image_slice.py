@@ -10,7 +10,7 @@ import numpy as np
 from dali import _registry
 from dali._schema import Schema
 from dali.ops import _slice_window
-from dali.ops.decoders import _decode, _window_decoder, image
+from dali.ops.decoders import _decode, _window_decoder
 
 
 @_registry.register
@@ -18,7 +18,7 @@ class ImageSlice(_window_decoder.WindowDecoder):
     schema = Schema(
         "decoders.image_slice", inputs=(1, 3), outputs=1, devices=("cpu", "mixed"),
         input_names=("data", "__anchor", "__shape"),
-        doc="Decodes images and extracts regions of interest.\n\n" + image.DOC_FORMATS +
+        doc="Decodes images and extracts regions of interest.\n\n" + _window_decoder.DOC_FORMATS +
             "\n\nThe slice is given by two extra positional inputs, `anchor` and `shape` "
             "(floats are normalized unless `normalized_anchor` / `normalized_shape` are False; "
             "integers are pixels), or by the arguments `start` / `rel_start` and one of "
