@@ -3,7 +3,11 @@
 The crop window is chosen as DALI does (`dali.ops._random_window`, shared with
 fn.decoders.image_random_crop) from the workspace's counter-based streams, so a sample's window
 depends only on the seed and the sample's index.  The window is then resampled to `size` like
-fn.resize with roi_start/roi_end; all frames of a sequence share the window.
+fn.resize with roi_start/roi_end (`_resize_common`); all frames of a sequence share the window.
+
+When a producer is fused with this operator (`dali.ops._regions`), it asks for the input
+regions before this operator runs, and both need the batch's windows: they are drawn once and
+remembered by what decides them (epoch, sample ids, image extents).
 """
 
 from __future__ import annotations
@@ -12,9 +16,10 @@ from dali import _operator, _registry, _roles, _types
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _random_window, _regions
-from dali.ops.geometry import resize
+from dali.ops.geometry import _resize_common
 
 LAYOUTS = ("HWC", "CHW", "FHWC", "FCHW", "CFHW")
+_MEMO_SIZE = 4                   # batches whose windows are remembered (see `_windows`)
 
 
 @_registry.register
@@ -28,7 +33,7 @@ class RandomResizedCrop(_operator.Operator, _roles.RegionProducer, _roles.Region
             Arg("size", T._INT32_VEC, REQUIRED,
                 doc="Output size [height, width] (one value: square)."),
             *_random_window.window_args(),
-            *resize.filter_args(),
+            *_resize_common.filter_args(),
         ])
 
     def setup(self):
@@ -42,31 +47,41 @@ class RandomResizedCrop(_operator.Operator, _roles.RegionProducer, _roles.Region
                                f"{len(size)} values")
         self._size = size
         self._policy = _random_window.WindowPolicy(self.args)
+        self._window_memo = {}   # a cache of `_windows` (a pure function of its key)
 
     def infer(self, ws):
         tl = ws.inputs[0]
-        layout = resize.input_layout(self, tl, LAYOUTS)
-        dtype = resize.output_type(self, ws)
+        layout = _resize_common.input_layout(self, tl, LAYOUTS)
+        dtype = _resize_common.output_type(self, ws)
         if any(s < 0 for s in self._size):
             raise self.error(f"argument `size` must not be negative, got {self._size}")
         h_axis, w_axis = layout.index("H"), layout.index("W")
+        in_shapes = tl.shape()
         shapes = []
-        for i, shape in enumerate(tl.shape()):
+        for i, shape in enumerate(in_shapes):
             if shape[h_axis] == 0 or shape[w_axis] == 0:
                 raise ws.sample_error(i, f"cannot crop an image of shape {tuple(shape)}: its "
                                          "height and width must be positive")
             shape = list(shape)
             shape[h_axis], shape[w_axis] = self._size
             shapes.append(tuple(shape))
-        self._layout = layout
-        return _operator.Plan([_operator.OutputDesc(shapes, _types.dtype_of(dtype), layout)])
+        windows = self._windows(ws, [s[h_axis] for s in in_shapes],
+                                [s[w_axis] for s in in_shapes])
+        return _operator.Plan([_operator.OutputDesc(shapes, _types.dtype_of(dtype), layout)],
+                              layout=layout, geometry=_geometry(windows))
 
-    def windows(self, ws):
-        """(y, x, h, w) of every sample's crop window."""
-        layout = self._layout
-        h_axis, w_axis = layout.index("H"), layout.index("W")
-        shapes = ws.inputs[0].shape()
-        return self._policy.windows(ws, [s[h_axis] for s in shapes], [s[w_axis] for s in shapes])
+    def _windows(self, ws, heights, widths):
+        """(y, x, h, w) of every sample's crop window, drawn once per batch: the fused
+        producer's `input_regions` and this operator's `infer` both ask for them, with
+        workspaces of the same epoch and sample ids."""
+        key = (ws.epoch, ws.sample_ids.tobytes(), tuple(heights), tuple(widths))
+        windows = self._window_memo.get(key)
+        if windows is None:
+            windows = self._policy.windows(ws, heights, widths)
+            if len(self._window_memo) >= _MEMO_SIZE:
+                self._window_memo.clear()
+            self._window_memo[key] = windows
+        return windows
 
     # -- region fusion (dali.ops._regions) ---------------------------------------------------
 
@@ -76,18 +91,21 @@ class RandomResizedCrop(_operator.Operator, _roles.RegionProducer, _roles.Region
     def input_regions(self, ws, shapes, layout):
         if layout != "HWC" or any(0 in s[:2] for s in shapes):
             return None
-        windows = self._policy.windows(ws, [s[0] for s in shapes], [s[1] for s in shapes])
-        geometry = [([y, x], [y + h, x + w]) for y, x, h, w in windows.tolist()]
+        geometry = _geometry(self._windows(ws, [s[0] for s in shapes], [s[1] for s in shapes]))
         out_shapes = [(*self._size, s[2]) for s in shapes]
-        filters = resize.sample_filters(ws)
-        return resize.sample_regions(self, ws, shapes, out_shapes, layout, geometry, filters)
+        filters = _resize_common.sample_filters(ws)
+        return _resize_common.sample_regions(self, ws, shapes, out_shapes, layout, geometry,
+                                             filters)
 
     def run_cpu(self, ws, plan):
         srcs, dsts = ws.input_samples(0), ws.output_samples(0)
-        windows = self.windows(ws)
-        filters = resize.sample_filters(ws)
+        filters = _resize_common.sample_filters(ws)
         antialias = self.args["antialias"]
-        regions = _regions.consumer_regions(self, ws, [d.shape for d in dsts], self._layout)
-        geometry = [([y, x], [y + h, x + w]) for y, x, h, w in windows.tolist()]
-        resize.resample_samples(ws, srcs, dsts, self._layout, geometry, filters, antialias,
-                                regions)
+        regions = _regions.consumer_regions(self, ws, [d.shape for d in dsts], plan.layout)
+        _resize_common.resample_samples(ws, srcs, dsts, plan.layout, plan.geometry, filters,
+                                        antialias, regions)
+
+
+def _geometry(windows):
+    """The source regions ([y, x], [y + h, x + w]) of the (y, x, h, w) windows."""
+    return [([y, x], [y + h, x + w]) for y, x, h, w in windows.tolist()]

@@ -30,157 +30,13 @@ import numpy as np
 from dali import _operator, _registry, _roles, _types
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
-from dali._types import DALIInterpType as Interp
 from dali.ops import _regions
-from dali.ops.geometry import _resampling
+from dali.ops.geometry import _resize_common
 
 LAYOUTS = ("HWC", "FHWC", "CHW", "FCHW", "CFHW", "DHWC", "FDHWC", "CDHW", "FCDHW", "CFDHW")
-INPUT_TYPES = (T.UINT8, T.INT16, T.UINT16, T.FLOAT)
 _MODES = ("default", "stretch", "not_larger", "not_smaller")
 _ZERO_EXTENT = np.float32(0.0005)        # half the width a zero-extent region is widened to
 _CACHE_SIZE = 4096                       # input shapes whose geometry is remembered
-
-
-def filter_args():
-    """The interpolation arguments resize and random_resized_crop share."""
-    return [
-        Arg("interp_type", T.INTERP_TYPE, Interp.INTERP_LINEAR, tensor=True,
-            doc="Interpolation for both downscaling and upscaling (overridden by `min_filter`"
-                " / `mag_filter`). INTERP_TRIANGULAR equals INTERP_LINEAR with "
-                "`antialias`."),
-        Arg("min_filter", T.INTERP_TYPE, Interp.INTERP_LINEAR, tensor=True,
-            doc="Filter used when scaling down."),
-        Arg("mag_filter", T.INTERP_TYPE, Interp.INTERP_LINEAR, tensor=True,
-            doc="Filter used when scaling up."),
-        Arg("antialias", T.BOOL, True,
-            doc="When scaling down, widen the filter by the scale (an antialiasing filter, "
-                "not area averaging). Nearest neighbour ignores it."),
-        Arg("dtype", T.DATA_TYPE, None,
-            doc="Output type: the input type (default) or FLOAT."),
-        Arg("minibatch_size", T.INT32, 32,
-            doc="Maximum number of images per kernel call.",
-            ignored="the CPU kernel takes the whole batch in one call"),
-        Arg("temp_buffer_hint", T.INT32, 0,
-            doc="Initial size of the resampling buffer in bytes.",
-            ignored="a GPU setting; the CPU kernel sizes its buffers per image"),
-    ]
-
-
-def output_type(op, ws):
-    """Check the input type and return the output DALIDataType."""
-    in_type = ws.inputs[0].dtype
-    if in_type not in INPUT_TYPES:
-        raise op.error(f"unsupported input type {_type_name(in_type)}; supported types are: "
-                       "uint8, int16, uint16 and float", TypeError)
-    dtype = op.args["dtype"]
-    if dtype is None or dtype == in_type:
-        return in_type
-    if dtype != T.FLOAT:
-        raise op.error(f"argument `dtype`: the output must have the input type "
-                       f"({_type_name(in_type)}) or float, got {_type_name(dtype)}")
-    return T.FLOAT
-
-
-def _type_name(t):
-    return np.dtype(_types.to_numpy_type(t)).name if _types.is_numeric(t) else str(t)
-
-
-def input_layout(op, tl, allowed=LAYOUTS):
-    """The input's layout (or the first allowed one of its rank); raises for others."""
-    layout = tl.layout()
-    ndim = tl.ndim()
-    if layout:
-        if layout not in allowed:
-            raise op.error(f'the input layout "{layout}" is not supported; supported layouts '
-                           f"are: {', '.join(allowed)}")
-        return layout
-    for cand in allowed:
-        if len(cand) == ndim:
-            return cand
-    raise op.error(f"an input of {ndim} dimensions without a layout is not supported; "
-                   f"supported layouts are: {', '.join(allowed)}")
-
-
-def sample_filters(ws):
-    """(min_filter, mag_filter) of every sample: explicit ones override `interp_type`."""
-    interp = _interp_arg(ws, "interp_type")
-    lo = _interp_arg(ws, "min_filter") if ws.arg_given("min_filter") else interp
-    hi = _interp_arg(ws, "mag_filter") if ws.arg_given("mag_filter") else interp
-    return list(zip(lo, hi, strict=True))
-
-
-def _interp_arg(ws, name):
-    try:
-        return ws.arg(name)
-    except ValueError as e:          # a per-sample value that is no DALIInterpType
-        raise ws.op.error(f"argument `{name}`: {e}") from None
-
-
-def resample_sample(src, dst, layout, lo, hi, min_filter, mag_filter, antialias, region=None):
-    """Resample the region [lo, hi) of `src` into `dst` (numpy arrays of one sample); with
-    `region` (HWC only, see `dali.ops._regions`) only that part of `dst` is computed."""
-    in_shape = _resampling.canonical_shape(src.shape, layout)
-    out_shape = _resampling.canonical_shape(dst.shape, layout)
-    if math.prod(in_shape) == 0 or math.prod(out_shape) == 0:
-        return
-    filters = _resampling.region_filters(in_shape[1:-1], out_shape[1:-1], lo, hi,
-                                         min_filter, mag_filter, antialias)
-    src = np.ascontiguousarray(src).reshape(in_shape)
-    if region is not None:
-        _resampling.resample(src, _regions.crop(dst, region)[None], filters, list(region))
-        return
-    out = dst if dst.flags.c_contiguous else np.empty(dst.shape, dst.dtype)
-    _resampling.resample(src, out.reshape(out_shape), filters)
-    if out is not dst:
-        dst[...] = out
-
-
-def sample_regions(op, ws, shapes, out_shapes, layout, geometry, filters):
-    """`input_regions` of resize and random_resized_crop: for each sample, a region that holds
-    the input positions its filters read for the output region the operator's own consumer
-    reads (HWC; see `_resampling.read_span`).
-
-    `geometry` is (lo, hi) per sample, `filters` (min_filter, mag_filter) per sample."""
-    if layout != "HWC":
-        return None
-    wanted = _regions.consumer_regions(op, ws, out_shapes, layout)
-    antialias = op.args["antialias"]
-    regions = []
-    for i, (shape, out_shape) in enumerate(zip(shapes, out_shapes, strict=True)):
-        lo, hi = geometry[i]
-        window = wanted[i] if wanted is not None and wanted[i] is not None else (None, None)
-        regions.append(tuple(
-            _resampling.read_span(shape[d], out_shape[d], lo[d], hi[d], *filters[i], antialias,
-                                  window[d])
-            for d in range(2)))
-    return regions
-
-
-def resample_samples(ws, srcs, dsts, layout, geometry, filters, antialias, regions=None):
-    """`resample_sample` for every sample (geometry[i] = (lo, hi), filters[i] = (min_filter,
-    mag_filter)): HWC images as one batch without the GIL, other layouts sample by sample."""
-    n = len(srcs)
-    if layout == "HWC":
-        _resampling.resample_batch(ws.thread_pool, srcs, dsts, [g[0] for g in geometry],
-                                   [g[1] for g in geometry], filters, antialias, regions)
-        return
-    regions = regions or [None] * n
-
-    def one(i):
-        resample_sample(srcs[i], dsts[i], layout, *geometry[i], *filters[i], antialias,
-                        regions[i])
-
-    map_samples(ws, one, n)
-
-
-def map_samples(ws, fn, n):
-    """fn(i) for every sample, on the workspace's thread pool when there is one."""
-    pool = ws.thread_pool
-    if pool is None or n < 2:
-        for i in range(n):
-            fn(i)
-    else:
-        pool.map(fn, n)
 
 
 @_registry.register
@@ -237,24 +93,26 @@ class Resize(_operator.Operator, _roles.RegionProducer, _roles.RegionConsumer):
                 deprecated="The argument `image_type` is no longer used and will be removed "
                            "in a future release.",
                 ignored="deprecated in DALI, where it has no effect either"),
-            *filter_args(),
+            *_resize_common.filter_args(),
         ])
 
     def setup(self):
+        # Memos of pure functions of (layout, input shape) while no argument is an input: they
+        # only spare recomputing the same geometry batch after batch, so they live on the
+        # instance; what one batch's run needs travels in its Plan.
         self._geometry_cache = {}        # input shape -> `_sample_geometry` (no arg inputs)
         self._independent = {}           # layout -> whether each axis's geometry is its own
 
     def infer(self, ws):
         tl = ws.inputs[0]
-        layout = input_layout(self, tl)
-        dtype = output_type(self, ws)
+        layout = _resize_common.input_layout(self, tl, LAYOUTS)
+        dtype = _resize_common.output_type(self, ws)
         spatial = [k for k, c in enumerate(layout) if c in "DHW"]
-        self._layout = layout
-        self._geometry = []
+        geometry = []
         shapes = []
         for i, shape in enumerate(tl.shape()):
             out, lo, hi = self._cached_geometry(ws, i, layout, shape)
-            self._geometry.append((lo, hi))
+            geometry.append((lo, hi))
             shape = list(shape)
             for k, n in zip(spatial, out, strict=True):
                 shape[k] = n
@@ -263,7 +121,7 @@ class Resize(_operator.Operator, _roles.RegionProducer, _roles.RegionConsumer):
         if self.args["save_attrs"]:
             descs.append(_operator.OutputDesc([(len(spatial),)] * len(shapes),
                                               np.dtype(np.int32), "", ndim=1))
-        return _operator.Plan(descs)
+        return _operator.Plan(descs, layout=layout, geometry=geometry)
 
     # -- region fusion (dali.ops._regions) ---------------------------------------------------
 
@@ -283,16 +141,18 @@ class Resize(_operator.Operator, _roles.RegionProducer, _roles.RegionConsumer):
             out, lo, hi = self._cached_geometry(ws, i, layout, shape)
             geometry.append((lo, hi))
             out_shapes.append((*out, shape[2]))
-        filters = sample_filters(ws)
-        return sample_regions(self, ws, shapes, out_shapes, layout, geometry, filters)
+        filters = _resize_common.sample_filters(ws)
+        return _resize_common.sample_regions(self, ws, shapes, out_shapes, layout, geometry,
+                                             filters)
 
     def run_cpu(self, ws, plan):
-        layout = self._layout
+        layout = plan.layout
         srcs, dsts = ws.input_samples(0), ws.output_samples(0)
         antialias = self.args["antialias"]
-        filters = sample_filters(ws)
+        filters = _resize_common.sample_filters(ws)
         regions = _regions.consumer_regions(self, ws, [d.shape for d in dsts], layout)
-        resample_samples(ws, srcs, dsts, layout, self._geometry, filters, antialias, regions)
+        _resize_common.resample_samples(ws, srcs, dsts, layout, plan.geometry, filters,
+                                        antialias, regions)
         if self.args["save_attrs"]:
             spatial = [k for k, c in enumerate(layout) if c in "DHW"]
             for src, attr in zip(srcs, ws.output_samples(1), strict=True):

@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 from pipeline_utils import run_op
 
-from dali import types
+from dali import fn, pipeline_def, types
 from dali._executor.errors import PipelineError
+from dali.ops import _random_window
 from dali.ops._random_window import crop_window
 
 RNG = np.random.default_rng(21)
@@ -182,3 +183,39 @@ def test_missing_size_and_bad_inputs():
         run_op(lambda fn, x: fn.random_resized_crop(x, size=4),
                [[img, np.zeros((0, 4, 3), np.uint8)]], layouts=["HWC"])
     assert e.value.sample == 1
+
+
+def test_windows_are_drawn_once_per_batch(monkeypatch):
+    # Fused behind fn.resize, the producer asks for the input regions (which need the windows)
+    # before the operator runs: a batch's windows are drawn once all the same, and the outputs
+    # are those of the unfused pipeline.
+    drawn = []
+    windows = _random_window.WindowPolicy.windows
+
+    def counted(self, ws, heights, widths):
+        drawn.append(tuple(ws.sample_ids))
+        return windows(self, ws, heights, widths)
+
+    monkeypatch.setattr(_random_window.WindowPolicy, "windows", counted)
+    imgs = [RNG.integers(0, 256, (30 + 3 * i, 40 - i, 3), dtype=np.uint8) for i in range(5)]
+
+    @pipeline_def(batch_size=5, num_threads=2, device_id=None, seed=7)
+    def pipe():
+        x = fn.external_source(source=lambda: imgs, layout="HWC")
+        return fn.random_resized_crop(fn.resize(x, size=[50, 60]), size=[20, 24])
+
+    outs = {}
+    for fuse in (True, False):
+        drawn.clear()
+        p = pipe()
+        p._fuse_regions = fuse
+        p.build()
+        outs[fuse] = [[np.array(t) for t in p.run()[0]] for _ in range(3)]
+        # one draw per batch (prefetching may have started a fourth)
+        assert len(set(drawn)) == len(drawn) >= 3
+    assert [o.shape for o in outs[True][0]] == [(20, 24, 3)] * 5
+    for a, b in zip(outs[True], outs[False], strict=True):
+        for x, y in zip(a, b, strict=True):
+            np.testing.assert_array_equal(x, y)
+    # the next batch (new sample ids) has new windows
+    assert any(not np.array_equal(a, b) for a, b in zip(*outs[True][:2], strict=True))

@@ -15,7 +15,7 @@ from pipeline_utils import run_op
 from dali import types
 from dali._executor.errors import PipelineError
 from dali._ext import thread_pool
-from dali.ops.geometry import _resampling, resize
+from dali.ops.geometry import _resampling, _resize_common
 
 GOLDENS = np.load(pathlib.Path(__file__).parents[2] / "goldens" / "resize.npz")
 SPEC = json.loads(str(GOLDENS["spec"]))
@@ -234,7 +234,7 @@ def test_batch_equals_sample_by_sample(out_float, antialias):
     for src, out, lo, hi, (fmin, fmag), window in cases:
         dtype = np.float32 if out_float else src.dtype
         ref = np.zeros((*out, src.shape[2]), dtype)
-        resize.resample_sample(src, ref, "HWC", lo, hi, fmin, fmag, antialias, window)
+        _resize_common.resample_sample(src, ref, "HWC", lo, hi, fmin, fmag, antialias, window)
         refs.append(ref)
         dsts.append(np.zeros_like(ref))
     _resampling.resample_batch(thread_pool.ThreadPool(2), [c[0] for c in cases], dsts,
@@ -249,7 +249,7 @@ def test_batch_runs_without_a_pool_and_checks_its_samples():
     dst = np.zeros((4, 5, 3), np.uint8)
     ref = np.zeros_like(dst)
     lin = Interp.INTERP_LINEAR
-    resize.resample_sample(src, ref, "HWC", [0.0, 0.0], [9.0, 7.0], lin, lin, True)
+    _resize_common.resample_sample(src, ref, "HWC", [0.0, 0.0], [9.0, 7.0], lin, lin, True)
     _resampling.resample_batch(None, [src], [dst], [[0, 0]], [[9, 7]], [(lin, lin)], True)
     np.testing.assert_array_equal(dst, ref)
     with pytest.raises(ValueError, match="sample 0: the pixels must be contiguous"):
@@ -447,10 +447,10 @@ def test_samples_run_on_a_thread_pool():
     outs = [np.empty((31, 45, 3), np.uint8) for _ in srcs]
 
     def one(i):
-        resize.resample_sample(srcs[i], outs[i], "HWC", [0, 0], list(srcs[i].shape[:2]),
+        _resize_common.resample_sample(srcs[i], outs[i], "HWC", [0, 0], list(srcs[i].shape[:2]),
                                Interp.INTERP_LINEAR, Interp.INTERP_LINEAR, True)
 
-    resize.map_samples(types_ns.SimpleNamespace(thread_pool=pool), one, len(srcs))
+    _resize_common.map_samples(types_ns.SimpleNamespace(thread_pool=pool), one, len(srcs))
     for src, out in zip(srcs, outs, strict=True):
         (ref,) = run_op(lambda fn, x: fn.resize(x, size=[31, 45]), [[src]], layouts=["HWC"])[0]
         np.testing.assert_array_equal(out, ref)
