@@ -231,6 +231,55 @@ cdef class BatchStorage:
         self.data = <char*>cnp.PyArray_DATA(arr)
         return self
 
+    def viewed_as(self, dtype, shapes):
+        """The same bytes seen as samples of `dtype` and `shapes` (an int64 array of shape
+        (num_samples, ndim)), without copying: every sample must keep its size in bytes, so
+        the samples stay back to back at the same offsets.  Contiguous storage only."""
+        cdef BatchStorage out = BatchStorage.__new__(BatchStorage)
+        cdef Py_ssize_t n = self.num_samples, d, i, j, vol
+        cdef Py_ssize_t old_d = self.ndim, old_vol, itemsize, old_itemsize
+        cdef const int64_t* sp
+        cdef const int64_t* old
+        cdef bint uniform = True
+        if self.base is None:
+            raise ValueError("viewed_as needs contiguous storage")
+        dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+        arr = np.ascontiguousarray(shapes, dtype=np.int64)
+        if arr.ndim != 2 or arr.shape[0] != n:
+            raise ValueError(f"shapes must be an array of {n} rows, got shape {arr.shape}")
+        d = arr.shape[1]
+        if d > 32:
+            raise ValueError(f"samples of {d} dimensions are not supported (32 at most)")
+        olds = np.ascontiguousarray(self.shapes)
+        sp = <const int64_t*>cnp.PyArray_DATA(arr)
+        old = <const int64_t*>cnp.PyArray_DATA(olds)
+        itemsize, old_itemsize = dtype.itemsize, self.dtype.itemsize
+        for i in range(n):
+            vol, old_vol = itemsize, old_itemsize
+            for j in range(d):
+                if sp[i * d + j] < 0:
+                    raise ValueError(f"negative extent in sample shape {arr[i].tolist()}")
+                vol *= sp[i * d + j]
+                if uniform and i and sp[i * d + j] != sp[j]:
+                    uniform = False
+            for j in range(old_d):
+                old_vol *= old[i * old_d + j]
+            if vol != old_vol:
+                raise ValueError(f"sample {i} of {old_vol} bytes cannot be viewed with shape "
+                                 f"{tuple(arr[i].tolist())} of {dtype}")
+        out.base = self.base
+        out.data = self.data
+        out.dtype = dtype
+        out.num_samples = n
+        out.ndim = <int>d
+        if arr.flags.writeable:     # never freeze the caller's array
+            arr = _frozen(arr.copy() if arr is shapes else arr)
+        out.shapes = arr
+        out.offsets = self.offsets
+        out._nbytes = self._nbytes
+        out._uniform = (tuple(arr[0].tolist()) if n else False) if uniform else False
+        return out
+
     @property
     def is_contiguous(self):
         return self.base is not None

@@ -52,3 +52,33 @@ def test_kind_checks():
 def test_empty_batch_keeps_ndim():
     s = BatchStorage.allocate(np.float32, [], ndim=3)
     assert s.num_samples == 0 and s.ndim == 3 and s.samples() == []
+
+
+def test_viewed_as_shares_bytes_with_new_shapes_and_type():
+    s = BatchStorage.from_arrays([np.arange(6, dtype=np.int32).reshape(2, 3),
+                                  np.arange(6, 10, dtype=np.int32).reshape(1, 4)])
+    shapes = np.array([[6, 4], [4, 4]], dtype=np.int64)
+    v = s.viewed_as(np.uint8, shapes)
+    assert v.base is s.base and v.offsets is s.offsets and v.nbytes == s.nbytes
+    assert v.ndim == 2 and v.shapes.tolist() == shapes.tolist() and not v.is_uniform()
+    assert shapes.flags.writeable and not v.shapes.flags.writeable   # the caller's stays
+    for a, b in zip(v.samples(), s.samples(), strict=True):
+        assert np.shares_memory(a, b)
+        np.testing.assert_array_equal(a.reshape(-1), b.reshape(-1).view(np.uint8))
+    u = s.viewed_as(np.int32, np.array([[6], [4]]))
+    assert u.uniform_shape is None and u.sample(1).tolist() == [6, 7, 8, 9]
+    w = BatchStorage.from_dense(np.zeros((3, 2, 2), np.float32)).viewed_as(
+        np.float32, np.full((3, 1), 4))
+    assert w.uniform_shape == (4,) and w.dense().shape == (3, 4)
+
+
+def test_viewed_as_checks_sizes():
+    s = BatchStorage.from_arrays([np.zeros((2, 3), np.int16)])
+    with pytest.raises(ValueError, match="cannot be viewed"):
+        s.viewed_as(np.int16, np.array([[5]]))
+    with pytest.raises(ValueError, match="rows"):
+        s.viewed_as(np.int16, np.array([[6], [6]]))
+    with pytest.raises(ValueError, match="negative"):
+        s.viewed_as(np.int16, np.array([[-6, -1]]))
+    with pytest.raises(ValueError, match="contiguous"):
+        BatchStorage.from_samples([np.zeros(2)]).viewed_as(np.float64, np.array([[2]]))
