@@ -42,6 +42,10 @@ cdef enum:
     REUSE_CLASSES = 4           # a lease may take a cached block up to 4 classes larger
     LARGE = 1 << 20             # blocks from this size: mmap, headroom, replacement
 
+# The largest lease: far beyond any machine's memory, and small enough that the class
+# arithmetic (shifts of Py_ssize_t, classes up to 2**56) cannot overflow.
+cdef Py_ssize_t MAX_LEASE = <Py_ssize_t>1 << 50
+
 
 cdef void* _system_alloc(Py_ssize_t capacity) noexcept nogil:
     cdef void* ptr = NULL
@@ -67,10 +71,10 @@ cdef char* FORMAT_U8 = b"B"
 
 
 cdef inline int size_class(Py_ssize_t nbytes) noexcept nogil:
-    """Index of the smallest class that holds `nbytes`."""
+    """Index of the smallest class that holds `nbytes` (at most MAX_LEASE)."""
     cdef Py_ssize_t n = nbytes if nbytes > (1 << MIN_CLASS_BITS) else (1 << MIN_CLASS_BITS)
     cdef int bits = 0
-    while (<Py_ssize_t>1 << (bits + 1)) <= n:
+    while bits < 60 and (<Py_ssize_t>1 << (bits + 1)) <= n:
         bits += 1
     # n in [2**bits, 2**(bits+1)); quarter steps inside the octave
     cdef Py_ssize_t base = <Py_ssize_t>1 << bits
@@ -106,6 +110,10 @@ cdef class BufferPool:
                 _system_free(self.free_lists[i][j], class_capacity(<int>i))
 
     cdef void* acquire(self, Py_ssize_t nbytes, Py_ssize_t* capacity) except NULL nogil:
+        if nbytes < 0 or nbytes > MAX_LEASE:
+            with gil:
+                raise MemoryError(f"dali: cannot allocate {nbytes} bytes of host memory (more "
+                                  f"than the {MAX_LEASE} bytes a buffer can have)")
         cdef int cls = size_class(nbytes), k
         cdef int last = min(cls + REUSE_CLASSES, NUM_CLASSES - 1)
         cdef void* ptr = NULL

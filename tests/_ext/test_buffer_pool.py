@@ -89,6 +89,13 @@ def test_negative_size_rejected():
         BufferPool().lease(-1)
 
 
+@pytest.mark.parametrize("n", [2**50 + 1, 2**62, 2**63 - 1])
+def test_absurd_sizes_fail_at_once(n):
+    # Sizes >= 2**62 used to spin forever in size_class (an overflowing shift, without the GIL).
+    with pytest.raises(MemoryError, match=f"cannot allocate {n} bytes"):
+        BufferPool().lease(n)
+
+
 def test_concurrent_leases_from_threads():
     pool = BufferPool()
     errors = []
