@@ -2,6 +2,7 @@
 
     python -m bench.report                 # full run (< 10 minutes on 2 cores); updates RESULTS.md
     python -m bench.report --quick         # smoke run: one short repeat, RESULTS.md untouched
+    python -m bench.report --sections operators --ops resize,flip --no-write
 
 The machine is shared and noisy, so each repeat runs every configuration once, dali and real
 DALI back to back (which one goes first alternates between repeats), on a pipeline built
@@ -10,8 +11,9 @@ ratios.  Besides wall-clock throughput, process CPU time per sample is reported:
 less sensitive to other processes on the machine.
 
 Sections: `images` (P1, P2, P2 rrc, P3, the cv2.imdecode ceiling, torchvision's DataLoader when
-installed), `executor` (per-operator overhead in graph and debug mode), `conditionals`,
-`memory` (P2 RSS growth, in a subprocess per backend).
+installed; P2 also with region fusion off, dali only), `executor` (per-operator overhead in
+graph and debug mode), `conditionals`, `memory` (P2 RSS growth, in a subprocess per backend),
+`operators` (every operator alone, bench/operator_report.py; `--ops a,b` measures a subset).
 """
 
 from __future__ import annotations
@@ -33,11 +35,11 @@ import time
 import cv2
 import numpy as np
 
-from bench import backends, corpus, measure, pipelines
+from bench import backends, corpus, measure, operator_report, pipelines
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "RESULTS.md"
 BEGIN, END = "<!-- bench.report:begin -->", "<!-- bench.report:end -->"
-SECTIONS = ("images", "executor", "conditionals", "memory")
+SECTIONS = ("images", "executor", "conditionals", "memory", "operators")
 CHAIN_LENGTHS = (10, 40)
 
 
@@ -51,11 +53,12 @@ class Settings:
     debug_iterations: int = 40      # iterations per debug-mode measurement
     cond_iterations: int = 8        # iterations per conditionals measurement
     memory_iterations: tuple = (200, 500, 1000, 2000)   # growth: first to last
+    op_window: float = 0.05         # seconds per operator measurement (each of op and baseline)
     warmup: int = 3
 
 
 QUICK = Settings(repeats=1, image_iterations=3, chain_iterations=30, debug_iterations=5,
-                 cond_iterations=2, memory_iterations=(10, 20), warmup=1)
+                 cond_iterations=2, memory_iterations=(10, 20), op_window=0.01, warmup=1)
 
 
 def median(xs):
@@ -97,6 +100,13 @@ def measure_images(loaded, root, s, log):
                     res.setdefault(case.key, {}).setdefault(b.label, []).append(t)
                     log(f"  {case.key:7s} {b.label:5s} {t.rate:7.1f} img/s  "
                         f"{t.cpu_ms:.2f} CPU ms/img")
+        case = pipelines.P2_NO_FUSION
+        if loaded[0].name == backends.OURS and all(backends.has_operator(loaded[0], op)
+                                                   for op in case.needs):
+            t = run_pipeline(loaded[0], case.graph, s.image_iterations, s.warmup, root=root,
+                             fuse_regions=False)
+            res.setdefault(case.key, {}).setdefault("dali", []).append(t)
+            log(f"  {case.key} dali {t.rate:7.1f} img/s  {t.cpu_ms:.2f} CPU ms/img")
         with measure.cv2_ceiling_executor(pipelines.NUM_THREADS) as pool:
             measure.cv2_decode(encoded[:pipelines.BATCH_SIZE], pool)
             t = measure.timed(lambda: measure.cv2_decode(encoded, pool), 1, len(encoded))
@@ -199,12 +209,17 @@ def images_table(res):
     rows = ["| pipeline | dali img/s | DALI img/s | ratio (wall) | target | met? | "
             "dali CPU ms/img | DALI CPU ms/img | ratio (CPU) |",
             "|---|---:|---:|---:|---:|:---:|---:|---:|---:|"]
-    for case in pipelines.IMAGE_CASES:
+    for case in (*pipelines.IMAGE_CASES, pipelines.P2_NO_FUSION):
         r = res.get(case.key, {})
         ours, peer = r.get("dali"), r.get("DALI")
+        if case is pipelines.P2_NO_FUSION:
+            if not ours:
+                continue
+            peer = res.get("P2", {}).get("DALI")
+        target = "—" if case.target is None else f"≥ {case.target}"
         if not ours:
             rows.append(f"| {case.key}: {case.title} | *not yet: dali lacks an operator* | "
-                        f"{fmt(median([t.rate for t in peer or []]))} | — | ≥ {case.target} | — |"
+                        f"{fmt(median([t.rate for t in peer or []]))} | — | {target} | — |"
                         f" — | {fmt(median([t.cpu_ms for t in peer or []]), '.2f')} | — |")
             continue
         ratio = paired_ratio(ours, peer, "rate") if peer else None
@@ -212,7 +227,7 @@ def images_table(res):
         rows.append(
             f"| {case.key}: {case.title} | {fmt(median([t.rate for t in ours]))} | "
             f"{fmt(median([t.rate for t in peer or []]))} | {fmt(ratio, '.2f')} | "
-            f"≥ {case.target} | {verdict(ratio, case.target)} | "
+            f"{target} | {verdict(ratio, case.target) if case.target else '—'} | "
             f"{fmt(median([t.cpu_ms for t in ours]), '.2f')} | "
             f"{fmt(median([t.cpu_ms for t in peer or []]), '.2f')} | {fmt(cpu_ratio, '.2f')} |")
     return "\n".join(rows)
@@ -320,9 +335,23 @@ def machine():
             f"{load}\n- " + "; ".join(versions))
 
 
-def render(command, sections, s, root, started, elapsed):
+def git_commit():
+    """"<short hash>" of the measured tree, with " (dirty: uncommitted changes)" when it has
+    any; "unknown" outside a git checkout."""
+    def git(*args):
+        return subprocess.run(["git", *args], capture_output=True, text=True, check=True,
+                              cwd=RESULTS.parent.parent).stdout.strip()
+    try:
+        commit, dirty = git("rev-parse", "--short", "HEAD"), git("status", "--porcelain")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return commit + (" (dirty: uncommitted changes)" if dirty else "")
+
+
+def render(command, sections, s, root, started, elapsed, commit="unknown"):
     parts = [f"Generated by `{command}` on {started:%Y-%m-%d %H:%M} UTC in {elapsed:.0f} s "
-             f"({s.repeats} interleaved repeats; corpus {root}).", "", machine(), ""]
+             f"({s.repeats} interleaved repeats; corpus {root}) at commit {commit}.", "",
+             machine(), ""]
     if "images" in sections:
         parts += ["### Image pipelines (batch 64, num_threads=2)", "",
                   f"{s.image_iterations} batches per measurement after {s.warmup} warm-up "
@@ -340,6 +369,8 @@ def render(command, sections, s, root, started, elapsed):
     if "memory" in sections:
         parts += ["### Memory (P2, each backend in its own process)", "",
                   memory_table(sections["memory"], s), ""]
+    if "operators" in sections:
+        parts += [operator_report.section(sections["operators"], s.repeats, s.op_window)]
     return "\n".join(parts)
 
 
@@ -363,6 +394,8 @@ def main(argv=None):
     ap.add_argument("--peer-memory", action="store_true",
                     help="also measure real DALI's RSS (adds minutes)")
     ap.add_argument("--no-write", action="store_true", help="do not update bench/RESULTS.md")
+    ap.add_argument("--ops", default=None,
+                    help="operators section: only these rows (comma-separated names)")
     a = ap.parse_args(argv)
     s = QUICK if a.quick else Settings()
     if a.repeats:
@@ -370,7 +403,8 @@ def main(argv=None):
     command = " ".join(["python -m bench.report", *(argv if argv is not None else sys.argv[1:])])
     names = [n for n in backends.NAMES if backends.available(n)]
     loaded = [backends.load(n) for n in names]
-    root = corpus.locate()
+    root = corpus.locate() if set(a.sections) - {"operators"} else "not used"
+    commit = git_commit()
     started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
 
     def log(msg):
@@ -387,6 +421,10 @@ def main(argv=None):
             results[section] = measure_executor(loaded, s, log)
         elif section == "conditionals":
             results[section] = measure_conditionals(loaded, str(root), s, log)
+        elif section == "operators":
+            results[section] = operator_report.measure_all(
+                loaded, log, repeats=s.repeats, warmup=s.warmup, window=s.op_window,
+                only=a.ops.split(",") if a.ops else None)
         else:
             mem_names = names if a.peer_memory else [backends.OURS]
             if not all(backends.has_operator(loaded[0], op)
@@ -394,7 +432,7 @@ def main(argv=None):
                 log("  skipped: dali cannot run P2 yet")
                 continue
             results[section] = measure_memory(mem_names, root, s, log)
-    text = render(command, results, s, root, started, time.perf_counter() - t0)
+    text = render(command, results, s, root, started, time.perf_counter() - t0, commit)
     print(text)
     if not (a.quick or a.no_write):
         write_results(text)

@@ -1,0 +1,187 @@
+"""The `operators` section of bench.report: every operator alone, on dali and on real DALI.
+
+For each case of bench/operators.py, input set ("image", "small") and backend, two pipelines
+are built once (batch 64, num_threads=2, device_id=None, the same seed): the operator fed by
+`external_source`, and the baseline (the same sources alone, see `OpCase.baseline`).  Each
+repeat times both on the same number of iterations (the pipeline that goes first alternates,
+and so does the backend), waiting after each for the work still prefetched to end; the time
+per batch is the median over repeats of (operator pipeline - baseline), in ms.  An operator a
+backend lacks, or a case that fails to build or run there, is reported as "n/a" with the
+reason; the run goes on.
+"""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import time
+
+from bench import backends, measure, operators, pipelines
+
+MAX_ITERATIONS = 400
+
+
+def reason(exc):
+    """A one-line reason from a (possibly multi-line, traceback-laden) pipeline error."""
+    text = str(exc)
+    if "encountered:" in text:
+        text = text.split("encountered:", 1)[1]
+    skip = ("Critical error", "Current pipeline object", "C++ context", "Error in CPU operator",
+            "which was used", "File ", "return ", "out = ", "Traceback")
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    useful = [ln for ln in lines if not ln.startswith(skip) and not ln.startswith("  ")]
+    msg = (useful or lines or [type(exc).__name__])[0]
+    msg = msg.replace("|", "/")
+    return msg if len(msg) <= 140 else msg[:137] + "..."
+
+
+def _per_batch(pipe, iterations):
+    w0 = time.perf_counter()
+    for _ in range(iterations):
+        pipe.run()
+    return (time.perf_counter() - w0) / iterations
+
+
+def _prepare(backend, case, size, warmup, window):
+    """(operator pipeline, baseline pipeline, iterations per measurement) or raises."""
+    op = pipelines.build(backend, operators.op_graph(case, size))
+    base = pipelines.build(backend, operators.baseline_graph(case, size))
+    for pipe in (op, base):
+        for _ in range(max(1, warmup)):
+            pipe.run()
+    t = _per_batch(op, 1)
+    time.sleep(2.5 * t)
+    return op, base, max(2, min(MAX_ITERATIONS, round(window / max(t, 1e-6))))
+
+
+def measure_case(loaded, case, size, repeats, warmup, window):
+    """{label: list of ms per batch (one per repeat) or an "n/a" reason string}."""
+    res, pipes = {}, {}
+    for b in loaded:
+        if case.op and not backends.has_operator(b, case.op):
+            res[b.label] = f"no fn.{case.op}"
+            continue
+        try:
+            pipes[b.label] = _prepare(b, case, size, warmup, window)
+            res[b.label] = []
+        except Exception as e:  # noqa: BLE001  (any failure is a row of the table)
+            res[b.label] = reason(e)
+    for rep in range(repeats):
+        for b in backend_order(loaded, rep):
+            if b.label not in pipes:
+                continue
+            op, base, its = pipes[b.label]
+            try:
+                t = {}
+                for name, pipe in (("op", op), ("base", base))[::1 if rep % 2 == 0 else -1]:
+                    t[name] = _per_batch(pipe, its)
+                    time.sleep(min(0.5, 2.5 * t[name]))
+                res[b.label].append(1e3 * (t["op"] - t["base"]))
+            except Exception as e:  # noqa: BLE001
+                res[b.label] = reason(e)
+                del pipes[b.label]
+    pipes.clear()
+    gc.collect()
+    return res
+
+
+def backend_order(loaded, rep):
+    """The backends, ours first on even repeats and the peer first on odd ones."""
+    return loaded if rep % 2 == 0 else loaded[::-1]
+
+
+def measure_all(loaded, log, *, repeats, warmup, window, only=None):
+    """{row name: {size: {label: [ms per repeat] or reason}}} for every row of the report."""
+    out = {}
+    for name in operators.row_names(only):
+        case = operators.CASES.get(name)
+        if case is None:
+            out[name] = None
+            log(f"  {name}: no case in bench/operators.py")
+            continue
+        out[name] = {}
+        for size in operators.SIZES:
+            r = measure_case(loaded, case, size, repeats, warmup, window)
+            out[name][size] = r
+            log(f"  {name:38s} {size:5s} " + "  ".join(
+                f"{label} {_fmt_ms(v)}" for label, v in r.items()))
+        measure.settle(0.1)
+    return out
+
+
+# -- the table -----------------------------------------------------------------------------------
+def _median(v):
+    return statistics.median(v) if isinstance(v, list) and v else None
+
+
+def _fmt_ms(v):
+    m = _median(v) if isinstance(v, list) else None
+    if m is None:
+        return "n/a" if isinstance(v, str) or v is None else "—"
+    return f"{m:.3f}" if abs(m) < 1 else f"{m:.2f}"
+
+
+def _ratio(ours, peer):
+    a, b = _median(ours), _median(peer)
+    if a is None or b is None or a <= 0 or b <= 0:
+        return None
+    return a / b
+
+
+def table(results, labels=("dali", "DALI")):
+    """The markdown table of `measure_all`'s results, with notes for every "n/a"."""
+    ours, peer = labels
+    head = ["operator"]
+    for size in operators.SIZES:
+        head += [f"{size}: {ours} ms", f"{peer} ms", "ratio"]
+    rows = ["| " + " | ".join(head) + " |", "|---|" + "---:|---:|---:|" * len(operators.SIZES)]
+    notes, slower, measured = {}, dict.fromkeys(operators.SIZES, 0), dict.fromkeys(
+        operators.SIZES, 0)
+
+    def cell(name, size, label, v):
+        if isinstance(v, list):
+            return _fmt_ms(v)
+        why = v or "not measured"
+        key = (label, why)
+        notes.setdefault(key, []).append(f"{name} ({size})")
+        return f"n/a [{list(notes).index(key) + 1}]"
+
+    for name, per_size in results.items():
+        if per_size is None:
+            key = ("dali", "no case in bench/operators.py")
+            notes.setdefault(key, []).append(name)
+            rows.append(f"| {name} | " + " | ".join(
+                [f"n/a [{list(notes).index(key) + 1}]"] + ["—"] * 5) + " |")
+            continue
+        cells = [name]
+        for size in operators.SIZES:
+            r = per_size.get(size, {})
+            a, b = r.get(ours), r.get(peer)
+            ratio = _ratio(a, b)
+            if ratio is not None:
+                measured[size] += 1
+                slower[size] += ratio > 1.0
+            mark = "—" if ratio is None else (f"**{ratio:.2f}** ▲" if ratio > 1.0
+                                              else f"{ratio:.2f}")
+            cells += [cell(name, size, ours, a), cell(name, size, peer, b), mark]
+        rows.append("| " + " | ".join(cells) + " |")
+    lines = ["\n".join(rows), ""]
+    lines.append("Slower than DALI (ratio > 1.0, marked ▲): " + "; ".join(
+        f"{size}: {slower[size]} of {measured[size]}" for size in operators.SIZES) + ".")
+    if notes:
+        lines += ["", "n/a:", ""]
+        for i, ((label, why), where) in enumerate(notes.items(), 1):
+            lines.append(f"{i}. {label}: {why} — {', '.join(where)}")
+    return "\n".join(lines)
+
+
+def section(results, repeats, window):
+    """The report's markdown for the operators section."""
+    return "\n".join([
+        "### Operators alone (batch 64, num_threads=2; ms per batch)", "",
+        "external_source of a prepared batch → the operator, minus the same sources alone "
+        f"(median over {repeats} interleaved repeats of about {1e3 * window:.0f} ms each); "
+        "inputs per bench/operators.py: image = 224×224×3 uint8 (or the operator's natural "
+        "input at that size), small = 8×8×3. ratio = dali / DALI (lower is better; — where a "
+        "side is n/a or its time is ≤ 0, i.e. within noise).", "",
+        table(results), ""])
