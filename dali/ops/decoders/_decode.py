@@ -20,6 +20,7 @@ fancy upsampling) and for the other formats (OpenCV's codecs, as DALI uses them)
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import cv2
@@ -158,11 +159,56 @@ def encoded_samples(op, ws):
 
 def inspect(op, ws, output_type, adjust_orientation=True) -> Batch:
     """Read the headers of the workspace's encoded images (see the module docstring); a bad
-    header is a RuntimeError about its sample."""
+    header, or an image above the pixel limit, is a RuntimeError about its sample."""
     try:
-        return read_headers(encoded_samples(op, ws), output_type, adjust_orientation)
+        batch = read_headers(encoded_samples(op, ws), output_type, adjust_orientation)
     except SampleHeaderError as e:
         raise ws.sample_error(e.index, f"not a valid image: {e}", RuntimeError) from None
+    limit = max_pixels()
+    pixels = batch.stored[:, 0] * batch.stored[:, 1]
+    over = np.flatnonzero(pixels > limit)
+    if len(over):
+        i = int(over[0])
+        h, w = batch.stored[i].tolist()
+        raise ws.sample_error(
+            i, f"the image declares {h} x {w} pixels, more than the limit of {limit} "
+               f"(set the environment variable {MAX_PIXELS_VAR} to allow larger images)",
+            RuntimeError)
+    return batch
+
+
+MAX_PIXELS_VAR = "DALI_MAX_IMAGE_PIXELS"
+DEFAULT_MAX_PIXELS = 1 << 28                 # about 16k x 16k
+
+
+def max_pixels() -> int:
+    """The largest image (in pixels) the decoders accept: `DALI_MAX_IMAGE_PIXELS`, else 2**28.
+    A header can declare any size; this refuses decompression bombs before any allocation."""
+    value = os.environ.get(MAX_PIXELS_VAR)
+    if value is None:
+        return DEFAULT_MAX_PIXELS
+    try:
+        limit = int(value)
+    except ValueError:
+        raise ValueError(f"{MAX_PIXELS_VAR}={value!r} is not a number of pixels") from None
+    if limit < 1:
+        raise ValueError(f"{MAX_PIXELS_VAR}={value!r} must be at least 1")
+    return limit
+
+
+def check_output_size(op, shapes, dtype):
+    """Refuse a batch whose decoded output could not fit in this machine's memory, before the
+    output is leased."""
+    if shapes is None or not shapes:
+        return
+    total = int(np.prod(np.asarray(shapes, dtype=np.int64), axis=1).sum()) * dtype.itemsize
+    if total > physical_memory():
+        raise op.error(f"the decoded batch would take {total} bytes, more than this machine's "
+                       f"{physical_memory()} bytes of memory", MemoryError)
+
+
+def physical_memory() -> int:
+    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 
 
 class SampleHeaderError(ValueError):

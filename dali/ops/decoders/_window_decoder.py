@@ -47,8 +47,10 @@ class WindowDecoder(_operator.Operator, _roles.RegionProducer):
         batch = _decode.inspect(self, ws, self.args["output_type"],
                                 self.args["adjust_orientation"])
         windows = self.windows(ws, batch)
+        shapes = _decode.output_shapes(batch, windows)
+        _decode.check_output_size(self, shapes, dtype)
         return _operator.Plan(
-            [_operator.OutputDesc(_decode.output_shapes(batch, windows), dtype, "HWC")],
+            [_operator.OutputDesc(shapes, dtype, "HWC")],
             batch=batch, windows=windows, dtype=dtype)
 
     def run_cpu(self, ws, plan):

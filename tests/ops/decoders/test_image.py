@@ -318,3 +318,41 @@ def test_fast_idct_matches_dali():
     for a, b in zip(decode(data, use_fast_idct=True),
                     decode(data, real=True, use_fast_idct=True), strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def _jpeg_declaring(height, width):
+    """A small JPEG whose frame header (SOF0) declares height x width pixels."""
+    data = bytearray(images.encode(".jpg", images.rgb(16, 16)).tobytes())
+    sof = data.index(b"\xff\xc0")
+    data[sof + 5:sof + 9] = height.to_bytes(2, "big") + width.to_bytes(2, "big")
+    return images.as_array(bytes(data))
+
+
+def test_decompression_bomb_is_refused_before_allocation():
+    # 30000 x 30000 declared in a few hundred bytes: refused by the pixel limit (2**28).
+    good = images.photo()
+    with pytest.raises(PipelineError, match=r"(?s)the image declares 30000 x 30000 pixels, "
+                       r"more than the limit of 268435456.*DALI_MAX_IMAGE_PIXELS.*sample 1"):
+        decode([good, _jpeg_declaring(30000, 30000)])
+
+
+def test_pixel_limit_comes_from_the_environment(monkeypatch):
+    small = images.encode(".png", images.rgb(20, 30))
+    monkeypatch.setenv("DALI_MAX_IMAGE_PIXELS", "599")
+    with pytest.raises(PipelineError, match="declares 20 x 30 pixels, more than the limit "
+                                            "of 599"):
+        decode([small])
+    monkeypatch.setenv("DALI_MAX_IMAGE_PIXELS", "600")
+    (out,) = decode([small])
+    assert out.shape == (20, 30, 3)
+    monkeypatch.setenv("DALI_MAX_IMAGE_PIXELS", "lots")
+    with pytest.raises(PipelineError, match="DALI_MAX_IMAGE_PIXELS='lots' is not a number"):
+        decode([small])
+
+
+def test_batch_larger_than_the_machine_is_refused(monkeypatch):
+    monkeypatch.setattr(_decode, "physical_memory", lambda: 1000)
+    with pytest.raises(PipelineError, match=r"the decoded batch would take 3600 bytes, more "
+                                            r"than this machine's 1000 bytes"):
+        decode([images.encode(".png", images.rgb(20, 30)), images.encode(".png",
+                                                                         images.rgb(20, 30))])
