@@ -137,6 +137,26 @@ def fill_defaults(schema, given: dict) -> dict:
     return out
 
 
+def make_spec(schema, name, device, consts, arg_inputs, *, seed, origin, max_batch_size,
+              num_threads, device_id, node=None):
+    """The OpSpec of a new operator instance, in graph and debug mode alike.
+
+    Parameters
+    ----------
+    consts : dict
+        The constant arguments given (converted); defaults are filled in for the others.
+    arg_inputs : iterable of str
+        Names of the arguments given as per-sample inputs.
+    seed : int or None
+        From `dali._graph.seeds.OperatorSeeds` (None for operators without `seed`).
+    """
+    return OpSpec(schema=schema, name=name, device=device, args=fill_defaults(schema, consts),
+                  given=frozenset(consts) | frozenset(arg_inputs),
+                  arg_inputs=tuple(sorted(arg_inputs)), seed=seed, origin=origin,
+                  max_batch_size=max_batch_size, num_threads=num_threads, device_id=device_id,
+                  node=node)
+
+
 # ---------------------------------------------------------------------------------------------
 # The call path
 # ---------------------------------------------------------------------------------------------
@@ -180,16 +200,65 @@ def call(impl, inputs, kwargs, init_kwargs=None, init_device=None):
     return ctx.call(impl, list(inputs), kwargs, device, name)
 
 
-def separate_args(schema, kwargs, is_batch):
+def call_input_sets(impl, inputs, name, is_set, call_one):
+    """One operator call, or one per input set when some inputs are lists of batches (DALI's
+    multiple input sets), in graph and debug mode alike.
+
+    The i-th instance gets the i-th batch of every list (other inputs as they are), the name
+    `name_i` (when named and there are several sets) and the relation id of the first instance,
+    so that all share one seed; their outputs come back as lists over the sets.
+
+    Parameters
+    ----------
+    is_set : callable
+        Whether an input is a list of batches in the calling context.
+    call_one : callable
+        `call_one(inputs, name, relation_id, index)` makes one instance's call (`index` is None
+        without input sets, `relation_id` None for the first instance) and returns its result
+        and its relation id.
+    """
+    lengths = [len(x) for x in inputs if is_set(x)]
+    if not lengths:
+        return call_one(inputs, name, None, None)[0]
+    count = lengths[0]
+    if any(n != count for n in lengths):
+        raise ValueError(
+            f"Operator {impl.schema.display_name}: all lists of inputs (multiple input "
+            f"sets) must have the same length, got {lengths}.")
+    results = []
+    relation = None
+    for i in range(count):
+        ins = [x[i] if is_set(x) else x for x in inputs]
+        nm = None if name is None else (name if count == 1 else f"{name}_{i}")
+        out, relation = call_one(ins, nm, relation, i)
+        results.append(out)
+    if results and isinstance(results[0], list):
+        return [list(x) for x in zip(*results, strict=True)]
+    return results
+
+
+def call_result(impl, consts, outputs):
+    """What an operator call returns: None, its only output, or a list of outputs."""
+    if impl.returns_list(consts):
+        return list(outputs)
+    if not outputs:
+        return None
+    return outputs[0] if len(outputs) == 1 else list(outputs)
+
+
+def separate_args(schema, kwargs, is_node, is_batch_data=lambda value: False):
     """Split keyword arguments into constants (converted) and per-sample argument inputs.
 
-    `is_batch(value)` tells whether a value is a batch of the current context (a DataNode in
-    graph mode).  Raises the errors DALI raises for misuse.
+    Per-sample are: values `is_node` accepts (a DataNode of the current context), values
+    `is_batch_data` accepts given to an argument that takes per-sample values (debug mode's
+    lists of arrays), and NumPy arrays of one or more dimensions given to such an argument when
+    it is not a vector (DALI makes those constant nodes rather than scalars).  Per-sample values
+    are returned as they are.  Raises the errors DALI raises for misuse.
     """
     consts, batches = {}, {}
     for k, v in kwargs.items():
         arg = schema.arg_map[k]
-        if is_batch(v):
+        if is_node(v):
             if not arg.tensor:
                 raise TypeError(
                     f"The argument `{k}` for operator `{schema.class_name}` "
@@ -199,6 +268,10 @@ def separate_args(schema, kwargs, is_batch):
                 raise ValueError(
                     f'Invalid device "{v.device}" for argument \'{k}\' of operator '
                     f"'{schema.display_name}'. Named arguments must be on CPU.")
+            batches[k] = v
+            continue
+        if arg.tensor and (is_batch_data(v) or (
+                isinstance(v, np.ndarray) and v.ndim > 0 and not arg.is_vector)):
             batches[k] = v
             continue
         if arg.deprecated:
@@ -214,6 +287,7 @@ def separate_args(schema, kwargs, is_batch):
 
 
 def choose_device(explicit, inputs):
+    """The device of a call: the one given, else "gpu" when an input is on the GPU."""
     if explicit is not None:
         return explicit
     return "gpu" if any(getattr(x, "device", "cpu") == "gpu" for x in inputs) else "cpu"
@@ -227,31 +301,27 @@ class GraphContext(context.CallContext):
 
     def call(self, impl, inputs, kwargs, device, name):
         frames = origin.user_stack()
-        mis = [len(x) for x in inputs if isinstance(x, list)]
-        if mis:
-            return self._multiple_input_sets(impl, inputs, kwargs, device, name, mis, frames)
-        return self._record(impl, inputs, kwargs, device, name, frames)
 
-    def _record(self, impl, inputs, kwargs, device, name, frames, relation_id=None):
+        def record(ins, nm, relation_id, index):
+            n = self._record(impl, ins, kwargs, device, nm, frames, relation_id)
+            return call_result(impl, n.args, n.outputs), n.relation_id
+
+        return call_input_sets(impl, inputs, name, lambda x: isinstance(x, list), record)
+
+    def _record(self, impl, inputs, kwargs, device, name, frames, relation_id):
         schema = impl.schema
-        # A non-scalar array given to a per-sample scalar argument is an argument input (a
-        # constant node), as in DALI: it is not converted to a scalar.
-        arrays = {k: v for k, v in kwargs.items()
-                  if isinstance(v, np.ndarray) and v.ndim > 0 and schema.arg_map[k].tensor
-                  and not schema.arg_map[k].is_vector}
         consts, arg_nodes = separate_args(
-            schema, {k: v for k, v in kwargs.items() if k not in arrays},
-            lambda v: isinstance(v, data_node.DataNode))
+            schema, kwargs, lambda v: isinstance(v, data_node.DataNode))
         inputs = [x if isinstance(x, data_node.DataNode) else self.constant(x) for x in inputs]
-        for k, v in arrays.items():
-            arg_nodes[k] = self.constant(v)
+        arg_nodes = {k: v if isinstance(v, data_node.DataNode) else self.constant(v)
+                     for k, v in arg_nodes.items()}
         device = choose_device(device, inputs)
         if device not in schema.devices:
             raise RuntimeError(
                 f"Operator {schema.display_name} does not support the \"{device}\" backend; "
                 f"it supports: {', '.join(schema.devices)}.")
         pipe = context.current_pipeline()
-        conditions = getattr(pipe, "_condition_stack", None)
+        conditions = pipe._condition_stack if pipe is not None else None
         if conditions is not None:
             inputs, arg_nodes = conditions.preprocess(inputs, arg_nodes)
         op_id = pipe._next_op_id() if pipe is not None else next(_detached_ids)
@@ -259,35 +329,9 @@ class GraphContext(context.CallContext):
                         relation_id)
         if conditions is not None:
             conditions.register(n.outputs, bool(inputs or arg_nodes))
-        hook = getattr(pipe, "_on_node_recorded", None)
-        if hook is not None:
-            hook(n)
-        outs = n.outputs
-        if impl.returns_list(consts):
-            return list(outs)
-        if not outs:
-            return None
-        return outs[0] if len(outs) == 1 else list(outs)
-
-    def _multiple_input_sets(self, impl, inputs, kwargs, device, name, lengths, frames):
-        count = lengths[0]
-        if any(n != count for n in lengths):
-            raise ValueError(
-                f"Operator {impl.schema.display_name}: all lists of inputs (multiple input "
-                f"sets) must have the same length, got {lengths}.")
-        results = []
-        relation = None
-        for i in range(count):
-            ins = [x[i] if isinstance(x, list) else x for x in inputs]
-            nm = None if name is None else (name if count == 1 else f"{name}_{i}")
-            out = self._record(impl, ins, kwargs, device, nm, frames, relation)
-            first = out[0] if isinstance(out, list) else out
-            if relation is None and first is not None:
-                relation = first.source.relation_id
-            results.append(out)
-        if results and isinstance(results[0], list):
-            return [list(x) for x in zip(*results, strict=True)]
-        return results
+        if pipe is not None:
+            pipe._on_node_recorded(n)
+        return n
 
     @staticmethod
     def constant(value):

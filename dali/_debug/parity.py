@@ -9,12 +9,10 @@ their order among the calls made at that site.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
 
-from dali._autograph import conditional
 from dali._debug import context as debug_context
 from dali._debug import pipeline as debug_pipeline
 from dali._pipeline import pipeline as _pipeline
@@ -102,34 +100,23 @@ class Definition:
 
 def check_parity(pipe, definition, iterations=1, atol=0.0):
     """See `Pipeline.check_parity`."""
-    body, args, fn_kwargs = definition.body, definition.args, definition.fn_kwargs
-    ctor, conditionals = definition.ctor, definition.conditionals
     pipe.build()
-    ctor = {**ctor, "seed": pipe._effective_seed}
+    ctor = {**definition.ctor, "seed": pipe._effective_seed}
     graph = _pipeline.Pipeline(**ctor)
-    graph._fuse_regions = False          # every intermediate output is compared
-    if conditionals:
-        graph._condition_stack = conditional.ConditionStack()
-    with graph:
-        outs = body(*args, **fn_kwargs)
-    graph.set_outputs(*(outs if isinstance(outs, tuple) else () if outs is None else (outs,)))
+    graph._define(definition, fuse_regions=False)     # every intermediate output is compared
     graph.build()
     nodes = sorted(graph._graph.nodes, key=lambda n: n.id)
     ops = {id(op.spec.node): op for op in graph._executor.ops}
     keyed = _site_keys([(n.origin, n.schema.name, n) for n in nodes])
     seeds = {k: ops[id(n)].spec.seed for k, n in keyed if ops[id(n)].spec.seed is not None}
-    debug = debug_pipeline.DebugPipeline(functools.partial(body, *args, **fn_kwargs),
-                                         seed_overrides=seeds, **ctor)
-    debug._conditionals_enabled = conditionals
-    debug._capture = {}
+    debug = debug_pipeline.DebugPipeline(definition, seed_overrides=seeds, capture=True, **ctor)
     topo = {id(n): i for i, n in enumerate(graph._graph.nodes)}
     order = sorted(keyed, key=lambda kn: topo[id(kn[1])])
     for it in range(iterations):
         graph._iter_setup()
         captured = graph._executor.run_captured()
-        debug._capture.clear()
         debug.run()
-        by_key = dict(_site_keys(debug._capture.values()))
+        by_key = dict(_site_keys(debug.captured_outputs()))
         for key, n in order:
             if key not in by_key:
                 continue

@@ -8,9 +8,10 @@ outputs are leased from the buffer pool, and `run_cpu` fills them (`run_operator
 debug mode's entry point).  Each edge carries its batch and the epoch-relative ids of its
 samples (what keys per-sample random streams).
 
-This is the contract the pipeline façade drives (`run`, `new_epoch`, `operator`, statistics);
-the scheduling (prefetch queues, API styles, StopIteration) lives in `dali._pipeline.scheduler`.
-See docs/executor.md.
+This is the contract the pipeline façade drives (`run`, `new_epoch`, `by_name`, statistics;
+debug mode's `dali._debug.context.DebugContext` keeps it too); the scheduling (prefetch
+queues, API styles, StopIteration) lives in `dali._pipeline.scheduler`.  See
+docs/executor.md.
 """
 
 from __future__ import annotations
@@ -23,6 +24,22 @@ from dali._ext import executor as _plan
 from dali._ext.thread_pool import ThreadPool
 
 run_operator = _plan.run_operator
+
+
+def start_epoch(ops, epoch):
+    """Tell operators a new epoch starts: their `reset_epoch`, and external sources with a
+    callback start it again."""
+    for op in ops:
+        op.reset_epoch(epoch)
+        if isinstance(op, _roles.Source) and op.has_callback:
+            op.reset_callback(epoch)
+
+
+def contiguous(tl):
+    """A pipeline output as DALI returns it: one contiguous batch (copied only if needed)."""
+    if tl._storage.is_contiguous:
+        return tl
+    return tensors.TensorListCPU._wrap(tl._storage.contiguous(), tl._layout, tl._source_info)
 
 
 class Executor:
@@ -49,14 +66,10 @@ class Executor:
         self.ops = []
         self.by_name = {}
         for n in graph.nodes:
-            given = frozenset(n.args) | frozenset(n.arg_inputs)
-            spec = _operator.OpSpec(
-                schema=n.schema, name=n.name, device=n.device,
-                args=_operator.fill_defaults(n.schema, n.args), given=given,
-                arg_inputs=tuple(sorted(n.arg_inputs)), seed=seeds.get(n), origin=n.origin,
-                max_batch_size=max_batch_size, num_threads=num_threads, device_id=device_id,
-                node=n)
-            op = n.impl(spec)
+            op = n.impl(_operator.make_spec(
+                n.schema, n.name, n.device, n.args, n.arg_inputs, seed=seeds.get(n),
+                origin=n.origin, max_batch_size=max_batch_size, num_threads=num_threads,
+                device_id=device_id, node=n))
             self.ops.append(op)
             self.by_name[n.name] = op
         self.thread_pool = ThreadPool(num_threads)
@@ -83,8 +96,7 @@ class Executor:
         """Start a new epoch: sample ids restart at 0; operators are told."""
         self.epoch += 1
         self._samples_seen = 0
-        for op in self.ops:
-            op.reset_epoch(self.epoch)
+        start_epoch(self.ops, self.epoch)
 
     def _iteration_batch_size(self):
         for op in self._fed_ops:
@@ -95,12 +107,7 @@ class Executor:
 
     def run(self):
         """Run one iteration; returns the pipeline outputs as contiguous TensorLists."""
-        result = self._run(False)
-        for i, tl in enumerate(result):
-            if not tl._storage.is_contiguous:
-                result[i] = tensors.TensorListCPU._wrap(tl._storage.contiguous(), tl._layout,
-                                                        tl._source_info)
-        return result
+        return [contiguous(tl) for tl in self._run(False)]
 
     def run_captured(self):
         """Run one iteration; returns every operator output, by `id()` of its DataNode."""

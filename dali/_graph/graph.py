@@ -8,7 +8,7 @@ adding or removing an unrelated, pruned operator never changes another operator'
 
 from __future__ import annotations
 
-from dali._ext import rng
+from dali._graph import seeds as _seeds
 
 
 class Graph:
@@ -66,19 +66,7 @@ class Graph:
                     + ", ".join(f'"{m}"' for m in missing))
 
     def assign_seeds(self, pipeline_seed):
-        """Per-node seeds: an explicit `seed` argument, else the next one derived from the
-        pipeline seed in topological order.  Nodes sharing a relation id share a seed."""
-        seeded = [n for n in self.nodes if "seed" in n.schema.arg_map]
-        derived = iter(rng.derive_seeds(pipeline_seed, len(seeded)).tolist())
-        by_relation = {}
-        seeds = {}
-        for n in seeded:
-            explicit = n.args.get("seed", -1)
-            if explicit is not None and explicit >= 0:
-                seeds[n] = int(explicit)
-            elif n.relation_id in by_relation:
-                seeds[n] = by_relation[n.relation_id]
-            else:
-                seeds[n] = next(derived)
-            by_relation.setdefault(n.relation_id, seeds[n])
-        return seeds
+        """Per-node seeds, handed out in topological order (`dali._graph.seeds`)."""
+        seeds = _seeds.OperatorSeeds(pipeline_seed)
+        return {n: seeds.seed(n.args.get("seed"), n.relation_id) for n in self.nodes
+                if "seed" in n.schema.arg_map}

@@ -13,7 +13,6 @@ import functools
 import inspect
 
 from dali import _autograph as autograph
-from dali._autograph import conditional
 from dali._debug import parity
 from dali._debug import pipeline as debug_pipeline
 from dali._pipeline import pipeline as _pipeline
@@ -62,24 +61,12 @@ def _factory(func, pipeline_kwargs, enable_conditionals, debug):
         debug_on = debug is not None and kwargs.get("debug", debug)
         ctor, fn_kwargs = split_kwargs(func, kwargs)
         body = autograph.convert(func) if conditionals else func
+        definition = parity.Definition(body, args, fn_kwargs, {**pipeline_kwargs, **ctor},
+                                       conditionals)
         if debug_on:
-            pipe = debug_pipeline.DebugPipeline(
-                functools.partial(body, *args, **fn_kwargs), **{**pipeline_kwargs, **ctor})
-            pipe._conditionals_enabled = conditionals
-            return pipe
-        pipe = _pipeline.Pipeline(**{**pipeline_kwargs, **ctor})
-        if conditionals:
-            pipe._condition_stack = conditional.ConditionStack()
-        pipe._definition = parity.Definition(body, args, fn_kwargs,
-                                             {**pipeline_kwargs, **ctor}, conditionals)
-        with pipe:
-            outs = body(*args, **fn_kwargs)
-            if isinstance(outs, tuple):
-                pipe.set_outputs(*outs)
-            elif outs is None:
-                pipe.set_outputs()
-            else:
-                pipe.set_outputs(outs)
+            return debug_pipeline.DebugPipeline(definition, **definition.ctor)
+        pipe = _pipeline.Pipeline(**definition.ctor)
+        pipe._define(definition)
         return pipe
 
     create_pipeline._is_pipeline_def = True

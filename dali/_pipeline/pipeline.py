@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from dali import _roles, _types
+from dali._autograph import conditional
 from dali._executor import executor as _executor_mod
 from dali._graph import context, data_node, graph
 from dali._pipeline import scheduler
@@ -95,6 +96,9 @@ class Pipeline:
         self._executor = None
         self._fuse_regions = True        # dali.ops._regions (check_parity turns it off)
         self._input_ops = []
+        self._effective_seed = None      # the seed operator seeds derive from, set by build()
+        self._definition = None          # how a @pipeline_def made it (for check_parity)
+        self._condition_stack = None     # with enable_conditionals: dali._autograph.conditional
         self._sched = scheduler.Scheduler(self)
 
     # -- current pipeline ---------------------------------------------------------------------
@@ -137,7 +141,26 @@ class Pipeline:
         """Keep `edge`'s operator (and what it depends on) even if no output uses it."""
         self._sinks.append(edge)
 
+    def _define(self, definition, fuse_regions=True):
+        """Run a `@pipeline_def` definition (`dali._debug.parity.Definition`) inside
+        `with self:` and set its outputs; `fuse_regions=False` keeps every intermediate output
+        whole (for `check_parity`)."""
+        self._definition = definition
+        self._fuse_regions = fuse_regions
+        if definition.conditionals:
+            self._condition_stack = conditional.ConditionStack()
+        with self:
+            outs = definition.body(*definition.args, **definition.fn_kwargs)
+            if isinstance(outs, tuple):
+                self.set_outputs(*outs)
+            elif outs is None:
+                self.set_outputs()
+            else:
+                self.set_outputs(outs)
+
     def _on_node_recorded(self, node):
+        """Called by the graph context for every operator recorded while this pipeline is
+        current: preserved operators become sinks."""
         if node.preserve:
             self._sinks.extend(node.outputs)
             if not node.outputs:
@@ -173,6 +196,15 @@ class Pipeline:
             raise ValueError("The batch size must be set.")
         if self._num_threads is None or self._num_threads < 1:
             raise TypeError(f"num_threads must be a positive int, got {self._num_threads!r}")
+        if self._seed is not None:
+            self._effective_seed = self._seed
+        else:
+            self._effective_seed = int(np.random.SeedSequence().entropy % (2 ** 31))
+        self._executor = self._make_executor(self._effective_seed)
+        self._built = True
+
+    def _make_executor(self, seed):
+        """Collect, check and prune the graph; returns its executor, set up."""
         if self._exec_dynamic and self._exec_separated:
             raise RuntimeError(
                 "No supported executor selected for pipelined = true, separated = true, "
@@ -184,9 +216,6 @@ class Pipeline:
         g.check()
         self._check_devices(g, outputs)
         self._check_output_specs(len(outputs))
-        seed = self._seed if self._seed is not None else int(np.random.SeedSequence().entropy
-                                                              % (2 ** 31))
-        self._effective_seed = seed
         ex = _executor_mod.Executor(g, self._max_batch_size, self._num_threads,
                                     self._device_id, seed, self._bytes_per_sample,
                                     self._enable_memory_stats)
@@ -194,10 +223,9 @@ class Pipeline:
         if self._fuse_regions:
             _regions.link(g, ex.ops, self._sinks)
         self._graph = g
-        self._executor = ex
         self._input_ops = [op for op in ex.ops
                            if isinstance(op, _roles.Source) and op.has_callback]
-        self._built = True
+        return ex
 
     def _check_devices(self, g, outputs):
         """GPU operators, and outputs moved with `.gpu()`, need a GPU backend."""
@@ -328,8 +356,6 @@ class Pipeline:
         queued iterations so the pipeline can be used again."""
         if self._sched.reset():
             self._executor.new_epoch()
-            for op in self._input_ops:
-                op.reset_callback(self._sched.epoch_idx)
 
     def empty(self):
         return self._sched.empty()
@@ -348,16 +374,16 @@ class Pipeline:
             `ok`, and for the first difference the operator, its source line, the iteration,
             output and sample, and the largest absolute difference.
         """
-        definition = getattr(self, "_definition", None)
-        if definition is None:
+        if self._definition is None:
             raise RuntimeError(
                 "check_parity needs a pipeline created by a @pipeline_def function")
-        return definition.check_parity(self, iterations, atol)
+        return self._definition.check_parity(self, iterations, atol)
 
     # -- readers ------------------------------------------------------------------------------
     def _readers(self):
         self.build()
-        return {op.spec.name: op for op in self._executor.ops if isinstance(op, _roles.Reader)}
+        return {name: op for name, op in self._executor.by_name.items()
+                if isinstance(op, _roles.Reader)}
 
     def reader_meta(self, name=None):
         """Reader metadata (epoch_size, shards, padding), of one reader or all by name."""
