@@ -5,6 +5,10 @@ first, as DALI computes it).  The column of each axis comes from `layout` (lette
 "z"; by default "x", "xy" or "xyz" by the number of columns); a layout longer than the number
 of columns is accepted and only its leading letters are used, as in DALI.  Flags and centers
 may be given per sample.  The output keeps the input's layout.
+
+The points of all samples lie back to back in the batch's storage, so the whole batch is one
+(points, D) array: constant flags and centres flip whole columns, per-sample ones are
+expanded to one value per point (`np.repeat` by the samples' point counts).
 """
 
 from __future__ import annotations
@@ -46,31 +50,42 @@ class CoordFlip(_operator.Operator):
         if tl.ndim() != 2:
             raise self.error(f"the input must be 2-dimensional (points x coordinates), got "
                              f"{tl.ndim()} dimensions", RuntimeError)
-        shapes = [tuple(s) for s in tl.shape()]
-        dims = {s[1] for s in shapes if s[0] > 0}
+        shapes = ws.input_storage(0).shapes
+        dims = np.unique(shapes[shapes[:, 0] > 0, 1])
         if len(dims) > 1:
             raise self.error(f"all samples must have the same number of coordinates, got "
-                             f"{sorted(dims)}", RuntimeError)
-        ndim = dims.pop() if dims else (shapes[0][1] if shapes else 0)
+                             f"{dims.tolist()}", RuntimeError)
+        ndim = int(dims[0]) if len(dims) else (int(shapes[0, 1]) if len(shapes) else 0)
         if ndim > 3:
             raise self.error(f"Unexpected number of dimensions {ndim}", RuntimeError)
         layout = self.args["layout"] or _AXES[:ndim]
-        self.columns = {}
+        columns = {}
         for axis in _AXES[:ndim]:
             if axis not in layout:
                 raise self.error(f'Dimension "{axis}" not found in the layout', RuntimeError)
-            self.columns[axis] = layout.index(axis)
-            if self.columns[axis] >= ndim:
-                raise self.error(f'Dimension "{axis}" is at position {self.columns[axis]} of '
+            columns[axis] = layout.index(axis)
+            if columns[axis] >= ndim:
+                raise self.error(f'Dimension "{axis}" is at position {columns[axis]} of '
                                  f'the layout "{layout}" but the input has {ndim} coordinates',
                                  RuntimeError)
-        return _operator.Plan([_operator.OutputDesc(shapes, np.dtype(_F32), tl.layout(), 2)])
+        return _operator.Plan([_operator.OutputDesc(shapes, np.dtype(_F32), tl.layout(), 2)],
+                              columns=columns, ndim=ndim)
 
     def run_cpu(self, ws, plan):
-        for i, (src, dst) in enumerate(zip(ws.input_samples(0), ws.output_samples(0),
-                                           strict=True)):
-            dst[...] = src
-            for axis, col in self.columns.items():
-                if ws.arg(f"flip_{axis}")[i]:
-                    twice = _F32(2) * _F32(ws.arg(f"center_{axis}")[i])
-                    np.subtract(twice, src[:, col], out=dst[:, col])
+        storage = ws.input_storage(0).contiguous()
+        counts = storage.shapes[:, 0]
+        if plan.ndim == 0 or not counts.any():
+            return
+        src = storage.flat().reshape(-1, plan.ndim)
+        dst = ws.outputs[0].flat().reshape(-1, plan.ndim)
+        dst[...] = src
+        for axis, col in plan.columns.items():
+            flip = ws.arg_array(f"flip_{axis}", np.int32) != 0
+            twice = _F32(2) * ws.arg_array(f"center_{axis}", _F32)
+            if not flip.any():
+                continue
+            if flip.all() and (twice == twice[0]).all():
+                np.subtract(twice[0], src[:, col], out=dst[:, col])
+                continue
+            np.subtract(np.repeat(twice, counts), src[:, col], out=dst[:, col],
+                        where=np.repeat(flip, counts))

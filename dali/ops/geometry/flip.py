@@ -2,7 +2,8 @@
 (depthwise), with per-sample flags (any non-zero value flips).
 
 The layout names the axes; an input without one is HWC, FHWC or FDHWC by its number of
-dimensions, as in DALI.  Flags for axes the layout does not have are ignored.
+dimensions, as in DALI.  Flags for axes the layout does not have are ignored.  The copy is the
+nogil batch kernel `dali._ext.kernels.flip`, given one row of per-axis flags per sample.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from dali import _operator, _registry, tensors
+from dali._ext.kernels import flip as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _layouts
@@ -31,22 +33,18 @@ class Flip(_operator.Operator):
 
     def infer(self, ws):
         tl = ws.inputs[0]
-        dtype = tensors.storage_of(tl).dtype
+        storage = tensors.storage_of(tl)
+        dtype = storage.dtype
         if dtype == np.bool_ or dtype == np.float16:
             raise self.error(f"The element type {dtype} is not supported.", TypeError)
-        self.layout = _layouts.input_layout(self, tl, LAYOUTS, _BY_NDIM)
-        return _operator.Plan([_operator.OutputDesc(tl.shape(), dtype, self.layout)])
+        layout = _layouts.input_layout(self, tl, LAYOUTS, _BY_NDIM)
+        return _operator.Plan([_operator.OutputDesc(storage.shapes, dtype, layout)], layout=layout)
 
     def run_cpu(self, ws, plan):
-        flags = [(ws.arg(name), self.layout.find(axis)) for name, axis in _AXES]
-        for i, (src, dst) in enumerate(zip(ws.input_samples(0), ws.output_samples(0),
-                                           strict=True)):
-            dst[...] = flipped(src, [d for values, d in flags if d >= 0 and values[i]])
-
-
-def flipped(x, axes):
-    """A view of `x` reversed along `axes`."""
-    index = [slice(None)] * x.ndim
-    for d in axes:
-        index[d] = slice(None, None, -1)
-    return x[tuple(index)]
+        flags = np.zeros((ws.batch_size, len(plan.layout)), dtype=np.uint8)
+        for name, axis in _AXES:
+            d = plan.layout.find(axis)
+            if d >= 0:
+                flags[:, d] = ws.arg_array(name, np.int32) != 0
+        _kernel.flip_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
+                           flags)

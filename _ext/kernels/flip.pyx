@@ -1,0 +1,90 @@
+"""Flips (mirrors) every sample of a batch along some of its axes: the kernel of fn.flip.
+
+`flip_batch(pool, src, dst, flags)` copies each sample of `src` into `dst` reversed along the
+axes whose `flags` are non-zero.  Only bytes move, so any element type works (the element
+size is all that matters).  Each sample is collapsed (flip.h): axes of extent 1 drop out,
+neighbouring axes that are both reversed or both kept merge, and the kept innermost block
+(a pixel's channels, a whole row when only rows are reversed, the whole sample when nothing
+is) is copied as one unit; a sample that is not flipped at all is one memcpy.  Samples larger
+than `_TILE_BYTES` are split along their outermost collapsed axis; all work items run in one
+nogil call on the pool, largest first (tiny batches stay on the caller, see thread_pool).
+"""
+cimport numpy as cnp
+import numpy as np
+
+from libc.stdint cimport int64_t, uint8_t
+
+from dali._ext.tensor_storage cimport BatchStorage
+from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
+
+cnp.import_array()
+
+cdef int64_t _TILE_BYTES = 256 * 1024   # work items of at least this size (or whole samples)
+cdef double _NS_PER_BYTE = 0.25         # the cost estimate the pool gets
+
+
+cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
+    dali_flip_run((<dali_flip_job*>ctx) + i)
+
+
+def flip_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, flags):
+    """dst[i] = src[i] reversed along every axis d with flags[i, d] != 0.
+
+    Parameters
+    ----------
+    pool : ThreadPool or None
+        Where the work items run (None: on the caller).
+    src, dst : BatchStorage
+        Contiguous batches with the same sample shapes and element size; dst is written.
+    flags : array_like (num_samples, ndim)
+        Non-zero where a sample's axis is reversed.
+    """
+    if not (src.is_contiguous and dst.is_contiguous):
+        raise ValueError("flip_batch needs contiguous batch storage")
+    cdef Py_ssize_t n = src.num_samples, i, k, t, count = 0
+    cdef int ndim = src.ndim
+    if dst.num_samples != n or dst.ndim != ndim or \
+            not np.array_equal(src.shapes, dst.shapes):
+        raise ValueError("source and destination must have the same sample shapes")
+    if src.dtype.itemsize != dst.dtype.itemsize:
+        raise ValueError("source and destination must have the same element size")
+    if ndim > DALI_FLIP_MAX_DIMS:
+        raise ValueError(f"at most {DALI_FLIP_MAX_DIMS} dimensions, got {ndim}")
+    cdef const uint8_t[:, ::1] f = np.ascontiguousarray(flags, dtype=np.uint8)
+    if f.shape[0] != n or f.shape[1] != ndim:
+        raise ValueError(f"flags must have shape ({n}, {ndim}), got {np.shape(flags)}")
+    if n == 0:
+        return
+    cdef const int64_t[:, ::1] shapes = np.ascontiguousarray(src.shapes, dtype=np.int64)
+    cdef const int64_t[::1] src_off = src.offsets
+    cdef const int64_t[::1] dst_off = dst.offsets
+    cdef int64_t itemsize = src.dtype.itemsize, e
+    keep = []
+    cdef dali_flip_job* samples = <dali_flip_job*>job_array(n, sizeof(dali_flip_job), keep)
+    cdef int64_t[::1] nbytes = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] tiles = np.empty(n, dtype=np.int64)
+    with nogil:
+        for i in range(n):
+            nbytes[i] = dali_flip_collapse(ndim, &shapes[i, 0] if ndim else NULL,
+                                           &f[i, 0] if ndim else NULL, itemsize, &samples[i])
+            samples[i].src = src.data + src_off[i]
+            samples[i].dst = dst.data + dst_off[i]
+            t = 1
+            if samples[i].ndim > 0:
+                t = min(samples[i].extent[0], max(1, nbytes[i] // _TILE_BYTES))
+            tiles[i] = t
+            count += t
+    cdef dali_flip_job* jobs = <dali_flip_job*>job_array(count, sizeof(dali_flip_job), keep)
+    sizes = np.empty(count, dtype=np.int64)
+    cdef int64_t[::1] size_view = sizes
+    count = 0
+    with nogil:
+        for i in range(n):
+            e = samples[i].extent[0] if samples[i].ndim > 0 else 1
+            for k in range(tiles[i]):
+                jobs[count] = samples[i]
+                jobs[count].lo = e * k // tiles[i]
+                jobs[count].hi = e * (k + 1) // tiles[i]
+                size_view[count] = nbytes[i] // tiles[i]
+                count += 1
+    run_largest_first(pool, _run_job, jobs, sizes, _NS_PER_BYTE)

@@ -1,0 +1,68 @@
+"""The flip kernel: random shapes, element sizes and per-sample axis flags against np.flip,
+on the caller and on a pool, tiled large samples, and the checks made before it runs."""
+
+import numpy as np
+import pytest
+from dali._ext.tensor_storage import BatchStorage
+from dali._ext.thread_pool import ThreadPool
+
+from dali._ext.kernels import flip
+
+RNG = np.random.default_rng(11)
+
+
+def _batch(shapes, itemsize):
+    """Random samples of `shapes` with elements of `itemsize` bytes (opaque void type)."""
+    return [np.frombuffer(RNG.integers(0, 256, int(np.prod(s)) * itemsize, np.uint8).tobytes(),
+                          dtype=f"V{itemsize}").reshape(s) for s in shapes]
+
+
+def _flip_all(arrays, flags, pool):
+    src = BatchStorage.from_arrays(arrays)
+    dst = BatchStorage.allocate(src.dtype, [a.shape for a in arrays])
+    flip.flip_batch(pool, src, dst, flags)
+    return dst.samples()
+
+
+@pytest.mark.parametrize("threads", [None, 2])
+@pytest.mark.parametrize("itemsize", [1, 2, 3, 4, 5, 8, 12, 16, 24])
+def test_random_shapes_and_flags_equal_numpy(threads, itemsize):
+    pool = ThreadPool(threads) if threads else None
+    for ndim in range(1, 6):
+        shapes = [tuple(int(e) for e in RNG.integers(0, 7, ndim)) for _ in range(6)]
+        shapes.append((1,) * ndim)
+        flags = RNG.integers(0, 2, (len(shapes), ndim)).astype(np.uint8)
+        flags[0] = 0                                  # one sample not flipped at all
+        flags[1] = 1                                  # one flipped along every axis
+        arrays = _batch(shapes, itemsize)
+        for a, f, out in zip(arrays, flags, _flip_all(arrays, flags, pool), strict=True):
+            want = np.flip(a, axis=tuple(int(d) for d in np.flatnonzero(f)))
+            assert out.tobytes() == want.tobytes(), (a.shape, f)
+
+
+@pytest.mark.parametrize("flags", [[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1], [0, 0, 0]])
+def test_large_samples_are_tiled_and_equal_numpy(flags):
+    # 1.2 MB samples: several work items per sample along the outermost collapsed axis
+    arrays = [RNG.integers(0, 256, (700, 600, 3), np.uint8) for _ in range(2)]
+    flags = np.array([flags, [1, 1, 1]], np.uint8)
+    for a, f, out in zip(arrays, flags, _flip_all(arrays, flags, ThreadPool(2)), strict=True):
+        np.testing.assert_array_equal(out, np.flip(a, tuple(int(d) for d in np.flatnonzero(f))))
+
+
+def test_any_element_type_is_flipped_bit_for_bit():
+    a = np.array([[1.5, np.nan, -0.0], [np.inf, 2.0, 3.0]], np.float64)
+    (out,) = _flip_all([a], np.array([[1, 1]], np.uint8), None)
+    assert out.tobytes() == a[::-1, ::-1].tobytes()
+
+
+def test_inputs_are_checked():
+    src = BatchStorage.from_arrays([np.zeros((2, 3), np.uint8)])
+    with pytest.raises(ValueError, match="same sample shapes"):
+        flip.flip_batch(None, src, BatchStorage.allocate(np.uint8, [(3, 2)]), [[1, 0]])
+    with pytest.raises(ValueError, match="same element size"):
+        flip.flip_batch(None, src, BatchStorage.allocate(np.int16, [(2, 3)]), [[1, 0]])
+    with pytest.raises(ValueError, match="flags must have shape"):
+        flip.flip_batch(None, src, BatchStorage.allocate(np.uint8, [(2, 3)]), [[1, 0, 1]])
+    with pytest.raises(ValueError, match="contiguous"):
+        flip.flip_batch(None, BatchStorage.from_samples([np.zeros((2, 3), np.uint8)]),
+                        BatchStorage.allocate(np.uint8, [(2, 3)]), [[1, 0]])
