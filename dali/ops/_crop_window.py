@@ -97,77 +97,89 @@ class Window:
 
 def windows(op, ws, shapes, layout, policy=None):
     """Per-sample windows (after the out-of-bounds `policy`, by default the operator's) for
-    inputs of `shapes`."""
+    inputs of `shapes`, as `Window`s (see `window_arrays`)."""
+    anchors, sizes, padded = window_arrays(op, ws, shapes, layout, policy)
+    return [Window(tuple(a), tuple(s), bool(p))
+            for a, s, p in zip(anchors.tolist(), sizes.tolist(), padded.tolist(), strict=True)]
+
+
+def window_arrays(op, ws, shapes, layout, policy=None):
+    """The windows of a batch of inputs of `shapes` (a sequence of tuples or an (n, ndim)
+    array), computed for all samples at once: (anchors, shapes, padded), int64 arrays
+    (n, ndim) and a bool array (n,) saying which windows need padding."""
+    in_shape = np.asarray(shapes, dtype=np.int64).reshape(len(shapes), len(layout))
+    n = len(in_shape)
     depth = layout.find("D")
     if depth < 0:
         depth = layout.find("F")
     axes = {"H": layout.index("H"), "W": layout.index("W"), "D": depth}
-    sizes = _window_sizes(ws, len(shapes))
-    pos = {"W": ws.arg("crop_pos_x"), "H": ws.arg("crop_pos_y"), "D": ws.arg("crop_pos_z")}
+    extents = _window_sizes(ws, n)
     policy = policy or op.args["out_of_bounds_policy"]
-    truncate = op.args["rounding"] == "truncate"
-    out = []
-    for i, in_shape in enumerate(shapes):
-        anchor, shape = [0] * len(in_shape), list(in_shape)
-        for name, d in axes.items():
-            extent = sizes[i].get(name, 0)
-            if d < 0 or extent <= 0:
-                continue
-            p = pos[name][i]
-            if not 0.0 <= p <= 1.0:
-                raise ws.sample_error(
-                    i, f"Anchor for dimension {d} ({p:f}) is out of range [0.0, 1.0]: "
-                       f"`crop_pos_{'xyz'['WHD'.index(name)]}` must be in [0, 1].")
-            a = float(np.float32(p)) * (in_shape[d] - extent)
-            anchor[d] = int(np.trunc(a)) if truncate else _round_half_away(a)
-            shape[d] = extent
-        out.append(place(ws, i, tuple(in_shape), tuple(anchor), tuple(shape), policy))
-    return out
+    anchor, shape = np.zeros_like(in_shape), in_shape.copy()
+    for name, d in axes.items():
+        extent = extents.get(name)
+        if d < 0 or extent is None:
+            continue
+        given = extent > 0
+        arg = f"crop_pos_{'xyz'['WHD'.index(name)]}"
+        p = ws.arg_array(arg, np.float64)
+        bad = np.flatnonzero(given & ~((p >= 0.0) & (p <= 1.0)))
+        if len(bad):
+            i = int(bad[0])
+            raise ws.sample_error(
+                i, f"Anchor for dimension {d} ({p[i]:f}) is out of range [0.0, 1.0]: `{arg}` "
+                   "must be in [0, 1].")
+        a = p.astype(np.float32).astype(np.float64) * (in_shape[:, d] - extent)
+        if op.args["rounding"] != "truncate":
+            a = a + np.copysign(0.5, a)
+        anchor[:, d] = np.where(given, np.trunc(a), 0).astype(np.int64)
+        shape[:, d] = np.where(given, extent, in_shape[:, d])
+    return place(ws, in_shape, anchor, shape, policy)
 
 
 def _window_sizes(ws, n):
-    """Per-sample {"D"/"H"/"W": extent} from `crop` or `crop_h`/`crop_w`/`crop_d`."""
-    sizes = [{} for _ in range(n)]
+    """{"D"/"H"/"W": int64 extents (n,)} from `crop` or `crop_h`/`crop_w`/`crop_d`, for the
+    axes given; 0 or less keeps the whole extent."""
+    if n == 0:
+        return {}
     if ws.arg_given("crop"):
-        for i, c in enumerate(ws.arg("crop")):
+        values = ws.arg("crop")
+        if not ws.is_arg_input("crop"):
+            values = values[:1]
+        rows = []
+        for i, c in enumerate(values):
             c = np.asarray(c, dtype=np.float64).reshape(-1)
             if not 2 <= c.size <= 3:
                 raise ws.sample_error(i, "`crop` argument should have 2 or 3 elements "
                                          f"depending on the input data shape, got {c.size}")
-            names = "HW" if c.size == 2 else "DHW"
-            sizes[i] = {k: int(np.trunc(v)) for k, v in zip(names, c, strict=True)}
-        return sizes
-    for name, arg in (("H", "crop_h"), ("W", "crop_w"), ("D", "crop_d")):
-        if ws.arg_given(arg):
-            for i, v in enumerate(ws.arg(arg)):
-                sizes[i][name] = int(np.trunc(v))
-    return sizes
+            rows.append(np.concatenate([np.zeros(3 - c.size), c]))     # no depth: 0, whole
+        table = np.broadcast_to(np.trunc(np.array(rows)).astype(np.int64), (n, 3))
+        return {"D": table[:, 0], "H": table[:, 1], "W": table[:, 2]}
+    return {name: np.trunc(ws.arg_array(arg, np.float64)).astype(np.int64)
+            for name, arg in (("H", "crop_h"), ("W", "crop_w"), ("D", "crop_d"))
+            if ws.arg_given(arg)}
 
 
-def _round_half_away(x):
-    return int(np.trunc(x + np.copysign(0.5, x)))
-
-
-def place(ws, i, in_shape, anchor, shape, policy):
-    """Apply the out-of-bounds `policy` to sample i's window; returns a `Window`."""
-    inside = all(0 <= a and a + s <= e for a, s, e in zip(anchor, shape, in_shape, strict=True))
-    if inside:
-        return Window(anchor, shape, False)
+def place(ws, in_shape, anchor, shape, policy):
+    """Apply the out-of-bounds `policy` to the windows (`anchor`, `shape`: (n, ndim) arrays)
+    over inputs of `in_shape`; returns (anchors, shapes, padded)."""
+    inside = ((anchor >= 0) & (anchor + shape <= in_shape)).all(axis=1)
+    if inside.all() or policy == "pad":
+        return anchor, shape, ~inside
     if policy == "error":
+        i = int(np.flatnonzero(~inside)[0])
         raise ws.sample_error(
             i, "Slice can't be placed out of bounds with current policy. Got: "
-               f"input_shape={_dims(in_shape)}, slice_anchor={_dims(anchor)}, "
-               f"slice_shape={_dims(shape)}. Use out_of_bounds_policy=\"pad\" or "
+               f"input_shape={_dims(in_shape[i])}, slice_anchor={_dims(anchor[i])}, "
+               f"slice_shape={_dims(shape[i])}. Use out_of_bounds_policy=\"pad\" or "
                "\"trim_to_shape\" to allow it.")
-    if policy == "pad":
-        return Window(anchor, shape, True)
-    lo = [min(max(a, 0), e) for a, e in zip(anchor, in_shape, strict=True)]
-    hi = [min(max(a + s, 0), e) for a, s, e in zip(anchor, shape, in_shape, strict=True)]
-    return Window(tuple(lo), tuple(h - low for low, h in zip(lo, hi, strict=True)), False)
+    lo = np.clip(anchor, 0, in_shape)
+    hi = np.clip(anchor + shape, 0, in_shape)
+    return lo, hi - lo, np.zeros(len(in_shape), dtype=bool)
 
 
 def _dims(values):
-    return "{" + " x ".join(str(v) for v in values) + "}"
+    return "{" + " x ".join(str(int(v)) for v in values) + "}"
 
 
 def fill_array(ws, i, fill_values, channels, dtype):

@@ -41,12 +41,12 @@ class Crop(_operator.Operator):
         in_dtype = np.dtype(tensors.storage_of(tl).dtype)
         if in_dtype == np.bool_:
             raise self.error("Not supported input type: bool", TypeError)
-        self.dtype = self._out_dtype(in_dtype)
-        self.layout = _crop_window.layout_of(self, tl)
-        self.windows = _crop_window.windows(self, ws, [tuple(s) for s in tl.shape()],
-                                            self.layout)
-        return _operator.Plan(
-            [_operator.OutputDesc([w.shape for w in self.windows], self.dtype, self.layout)])
+        dtype = self._out_dtype(in_dtype)
+        layout = _crop_window.layout_of(self, tl)
+        anchors, shapes, padded = _crop_window.window_arrays(
+            self, ws, tensors.storage_of(tl).shapes, layout)
+        return _operator.Plan([_operator.OutputDesc(shapes, dtype, layout)], dtype=dtype,
+                              channel=layout.find("C"), anchors=anchors, padded=padded)
 
     def _out_dtype(self, in_dtype):
         wanted = self.args["dtype"]
@@ -62,25 +62,22 @@ class Crop(_operator.Operator):
         return out
 
     def run_cpu(self, ws, plan):
-        channel = self.layout.find("C")
-        channels = [s.shape[channel] for s in ws.output_samples(0)]
-        for i, (src, dst, w) in enumerate(zip(ws.input_samples(0), ws.output_samples(0),
-                                              self.windows, strict=True)):
-            fill = None
-            if w.padded:
-                fill = _crop_window.fill_array(ws, i, self.args["fill_values"], channels[i],
-                                               self.dtype)
-            crop_sample(src, dst, w, channel, fill)
-
-
-def crop_sample(src, dst, window, channel, fill):
-    """Copy `window` of `src` into `dst`, converting the type; `fill` (per channel) pads."""
-    region, where = _crop_window.source_region(src, window)
-    if fill is not None:
-        shape = [1] * dst.ndim
-        shape[channel] = -1 if fill.size > 1 else 1
-        dst[...] = fill.reshape(shape)
-    dst[where] = convert_truncating(region, dst.dtype)
+        fill_values = self.args["fill_values"]
+        samples = zip(ws.input_samples(0), ws.output_samples(0), plan.anchors.tolist(),
+                      plan.padded.tolist(), strict=True)
+        for i, (src, dst, anchor, padded) in enumerate(samples):
+            if not padded:
+                index = tuple(slice(a, a + e) for a, e in zip(anchor, dst.shape, strict=True))
+                dst[...] = convert_truncating(src[index], dst.dtype)
+                continue
+            fill = _crop_window.fill_array(ws, i, fill_values, dst.shape[plan.channel],
+                                           plan.dtype)
+            shape = [1] * dst.ndim
+            shape[plan.channel] = -1 if fill.size > 1 else 1
+            dst[...] = fill.reshape(shape)
+            window = _crop_window.Window(tuple(anchor), dst.shape, True)
+            region, where = _crop_window.source_region(src, window)
+            dst[where] = convert_truncating(region, dst.dtype)
 
 
 def convert_truncating(x, dtype):
