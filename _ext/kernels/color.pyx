@@ -2,50 +2,50 @@
 fn.saturation and fn.brightness_contrast, and the colour space conversions of
 fn.color_space_conversion.
 
-`linear(src, dst, mat, offset)` maps every pixel (a row of `src`, `cin` channels) to
-`mat @ pixel + offset` (`cout` channels), in float32 and summed left to right as DALI's CPU
-kernel does, then converts to dst's type (`convert.pxd`).  brightness_contrast is the 1x1 case
-on a flat view of the data.
+`linear_batch(pool, srcs, dsts, mats, offsets, units)` maps every pixel (`cin` channels, the
+last axis) of every sample to `mat @ pixel + offset` (`cout` channels), in float32 and summed
+left to right as DALI's CPU kernel does, then converts to dst's type (`convert.pxd`).
+brightness_contrast is the 1x1 case on the samples' elements.  Each sample may be cut into
+`units[i]` equal parts (the frames of a sequence) with a matrix and offset each.
 
-`convert_space(src, dst, conversion, red)` converts uint8 pixels between RGB/BGR, GRAY and
-YCbCr (ITU-R BT.601, Y in 16..235 and chroma in 16..240):
+uint8 inputs go through tables built once per piece of work, which give the same bits as the
+arithmetic: the 1x1 map becomes a 256-entry table of output values, the 3x3 one nine tables of
+the float32 products `m[c, k] * x` (then summed in the same order).
+
+`convert_space_batch(pool, srcs, dsts, conversion, red)` converts uint8 pixels between
+RGB/BGR, GRAY and YCbCr (ITU-R BT.601, Y in 16..235 and chroma in 16..240):
 * RGB <-> BGR swaps the first and third channel;
 * to GRAY uses OpenCV's fixed-point weights (9798, 19235, 3735) / 2**15, rounded;
 * GRAY to RGB/BGR replicates the channel;
 * RGB -> YCbCr and YCbCr -> RGB use float32 coefficients derived from Kr = 0.299 and
   Kb = 0.114, summed left to right, rounded half away from zero and saturated;
 * GRAY <-> YCbCr scale the luma between 0..255 and 16..235 (chroma 128).
-`red` is the index of the red channel (0 for RGB, 2 for BGR).  Everything runs without the GIL;
-`linear_batch` and `convert_space_batch` run a list of such calls (tiles of the samples of a
-batch) on a thread pool in one go, largest first, with no Python per call.
+`red` is the index of the red channel (0 for RGB, 2 for BGR).
+
+A batch is one call: the samples are cut into pieces of at most `TILE` pixels (never across a
+part), consecutive small pieces are grouped into work items of up to `TILE` pixels, and the
+items run on the thread pool without the GIL, largest first.  Everything is checked before
+anything runs.
 """
 cimport numpy as cnp
 import numpy as np
 
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t
 
-from dali._ext.kernels.convert cimport half, load, round_half_away, sat_int, store
+from dali._ext.kernels.convert cimport half, load, sat_int, store
+from dali._ext.kernels.fused_types cimport pixel_out_t, pixel_t
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 cnp.import_array()
 
 cdef double _NS_PER_ELEMENT = 1.0    # the cost estimate (per pixel and channel) the pool gets
 
-ctypedef fused pix_in:
-    uint8_t
-    int16_t
-    int32_t
-    float
-    half
-
-ctypedef fused pix_out:
-    uint8_t
-    int16_t
-    int32_t
-    float
-    half
+cdef enum:
+    TILE = 1 << 16          # pixels per piece of work at most
+    LUT_MIN = 1024          # pixels from which a uint8 piece is worth its tables
 
 cdef enum Conversion:
+    LINEAR = -1
     SWAP_RB = 0
     TO_GRAY = 1
     GRAY_TO_RGB = 2
@@ -59,14 +59,66 @@ CONVERSIONS = {"swap_rb": SWAP_RB, "to_gray": TO_GRAY, "gray_to_rgb": GRAY_TO_RG
                "ycbcr_to_gray": YCBCR_TO_GRAY, "gray_to_ycbcr": GRAY_TO_YCBCR}
 _CHANNELS = {SWAP_RB: (3, 3), TO_GRAY: (3, 1), GRAY_TO_RGB: (1, 3), RGB_TO_YCBCR: (3, 3),
              YCBCR_TO_RGB: (3, 3), YCBCR_TO_GRAY: (3, 1), GRAY_TO_YCBCR: (1, 3)}
+_TYPES = {np.dtype(t) for t in (np.uint8, np.int16, np.int32, np.float32, np.float16)}
 
 
-cdef void _linear(const pix_in* s, pix_out* d, Py_ssize_t n, int cin, int cout,
+# -- the linear map -------------------------------------------------------------------------
+
+cdef inline uint8_t _u8_fast(float v) noexcept nogil:
+    # `store` to uint8 without branches (max, min, then the exact rounding of a value >= 0)
+    v = v if v > 0 else 0           # NaN -> 0
+    v = v if v < 255 else 255
+    cdef int r = <int>v
+    return <uint8_t>(r + (v - r >= 0.5))
+
+
+cdef void _lut_1x1(const uint8_t* s, pixel_out_t* d, Py_ssize_t n, float m,
+                   float off) noexcept nogil:
+    cdef pixel_out_t lut[256]
+    cdef Py_ssize_t p
+    cdef int x
+    for x in range(256):
+        store(&lut[x], <float>x * m + off)
+    for p in range(n):
+        d[p] = lut[s[p]]
+
+
+cdef void _lut_3x3(const uint8_t* s, pixel_out_t* d, Py_ssize_t n, const float* m,
+                   const float* off) noexcept nogil:
+    # prod[3 * c + k][x] = m[c, k] * x: the products the arithmetic would compute
+    cdef float prod[9][256]
+    cdef Py_ssize_t p
+    cdef int x, k
+    cdef float o0 = off[0], o1 = off[1], o2 = off[2]
+    cdef const uint8_t* px
+    for k in range(9):
+        for x in range(256):
+            prod[k][x] = m[k] * <float>x
+    for p in range(n):
+        px = &s[3 * p]
+        if pixel_out_t is uint8_t:
+            d[3 * p] = _u8_fast(prod[0][px[0]] + prod[1][px[1]] + prod[2][px[2]] + o0)
+            d[3 * p + 1] = _u8_fast(prod[3][px[0]] + prod[4][px[1]] + prod[5][px[2]] + o1)
+            d[3 * p + 2] = _u8_fast(prod[6][px[0]] + prod[7][px[1]] + prod[8][px[2]] + o2)
+        else:
+            store(&d[3 * p], prod[0][px[0]] + prod[1][px[1]] + prod[2][px[2]] + o0)
+            store(&d[3 * p + 1], prod[3][px[0]] + prod[4][px[1]] + prod[5][px[2]] + o1)
+            store(&d[3 * p + 2], prod[6][px[0]] + prod[7][px[1]] + prod[8][px[2]] + o2)
+
+
+cdef void _linear(const pixel_t* s, pixel_out_t* d, Py_ssize_t n, int cin, int cout,
                   const float* m, const float* off) noexcept nogil:
     cdef Py_ssize_t p
     cdef int c, k
     cdef float x0, x1, x2, acc
     cdef float m00, m01, m02, m10, m11, m12, m20, m21, m22, o0, o1, o2
+    if pixel_t is uint8_t:
+        if n >= LUT_MIN and cin == 1 and cout == 1:
+            _lut_1x1(s, d, n, m[0], off[0])
+            return
+        if n >= LUT_MIN and cin == 3 and cout == 3:
+            _lut_3x3(s, d, n, m, off)
+            return
     if cin == 3 and cout == 3:
         m00, m01, m02 = m[0], m[1], m[2]
         m10, m11, m12 = m[3], m[4], m[5]
@@ -92,7 +144,7 @@ cdef void _linear(const pix_in* s, pix_out* d, Py_ssize_t n, int cin, int cout,
                 store(&d[p * cout + c], acc + off[c])
 
 
-cdef void _linear_out(const pix_in* s, char* d, int dk, Py_ssize_t n, int cin, int cout,
+cdef void _linear_out(const pixel_t* s, char* d, int dk, Py_ssize_t n, int cin, int cout,
                       const float* m, const float* off) noexcept nogil:
     if dk == cnp.NPY_UINT8:
         _linear(s, <uint8_t*>d, n, cin, cout, m, off)
@@ -106,8 +158,8 @@ cdef void _linear_out(const pix_in* s, char* d, int dk, Py_ssize_t n, int cin, i
         _linear(s, <half*>d, n, cin, cout, m, off)
 
 
-cdef void _linear_dispatch(const char* s, int sk, char* d, int dk, Py_ssize_t n, int cin,
-                           int cout, const float* m, const float* off) noexcept nogil:
+cdef void _linear_pixels(const char* s, int sk, char* d, int dk, Py_ssize_t n, int cin,
+                         int cout, const float* m, const float* off) noexcept nogil:
     if sk == cnp.NPY_UINT8:
         _linear_out(<const uint8_t*>s, d, dk, n, cin, cout, m, off)
     elif sk == cnp.NPY_INT16:
@@ -118,91 +170,6 @@ cdef void _linear_dispatch(const char* s, int sk, char* d, int dk, Py_ssize_t n,
         _linear_out(<const float*>s, d, dk, n, cin, cout, m, off)
     else:
         _linear_out(<const half*>s, d, dk, n, cin, cout, m, off)
-
-
-_TYPES = {np.dtype(t) for t in (np.uint8, np.int16, np.int32, np.float32, np.float16)}
-
-
-cdef struct Job:
-    # one call of `linear` (conversion < 0) or of `convert_space`
-    const char* src
-    char* dst
-    int sk, dk
-    Py_ssize_t n
-    int cin, cout
-    const float* m
-    const float* off
-    int conversion
-    int red
-
-
-cdef object _linear_job(cnp.ndarray src, cnp.ndarray dst, mat, offset, Job* job):
-    """Check `linear`'s arguments and fill `job` (job.n is 0 when there is nothing to do);
-    returns what must stay alive while it runs."""
-    if src.dtype not in _TYPES or dst.dtype not in _TYPES:
-        raise TypeError(f"unsupported types {src.dtype} -> {dst.dtype}")
-    if src.ndim != 2 or dst.ndim != 2 or src.shape[0] != dst.shape[0]:
-        raise ValueError("src and dst must be (pixels, channels) arrays of the same length")
-    if not (src.flags.c_contiguous and dst.flags.c_contiguous):
-        raise ValueError("src and dst must be C-contiguous")
-    cdef const float[:, ::1] m = np.ascontiguousarray(mat, dtype=np.float32)
-    cdef const float[::1] off = np.ascontiguousarray(offset, dtype=np.float32)
-    job.cin, job.cout = src.shape[1], dst.shape[1]
-    if m.shape[0] != job.cout or m.shape[1] != job.cin or off.shape[0] != job.cout:
-        raise ValueError(f"mat must be ({job.cout}, {job.cin}) and offset ({job.cout},)")
-    job.n = src.shape[0] if job.cin and job.cout else 0
-    job.src = <const char*>cnp.PyArray_DATA(src)
-    job.dst = <char*>cnp.PyArray_DATA(dst)
-    job.sk, job.dk = cnp.PyArray_TYPE(src), cnp.PyArray_TYPE(dst)
-    job.m = &m[0, 0] if m.shape[0] and m.shape[1] else NULL
-    job.off = &off[0] if off.shape[0] else NULL
-    job.conversion = -1
-    return m, off
-
-
-cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
-    cdef Job* job = (<Job*>ctx) + i
-    if job.n == 0:
-        return
-    if job.conversion < 0:
-        _linear_dispatch(job.src, job.sk, job.dst, job.dk, job.n, job.cin, job.cout, job.m,
-                         job.off)
-    else:
-        _convert(<const uint8_t*>job.src, <uint8_t*>job.dst, job.n, job.conversion, job.red,
-                 &TO_YCBCR[0, 0], &FROM_YCBCR[0, 0])
-
-
-cdef _run(ThreadPool pool, Job* jobs, Py_ssize_t n):
-    run_largest_first(pool, _run_job, jobs,
-                      [jobs[i].n * (jobs[i].cin + jobs[i].cout) for i in range(n)],
-                      _NS_PER_ELEMENT)
-
-
-def linear(cnp.ndarray src, cnp.ndarray dst, mat, offset):
-    """dst[p] = mat @ src[p] + offset for every pixel p, converted to dst's type.
-
-    Parameters
-    ----------
-    src : C-contiguous ndarray (pixels, cin) of uint8, int16, int32, float32 or float16
-    dst : C-contiguous ndarray (pixels, cout) of one of those types
-    mat : (cout, cin) float32 matrix
-    offset : (cout,) float32 vector
-    """
-    linear_batch(None, [(src, dst, mat, offset)])
-
-
-def linear_batch(ThreadPool pool, list jobs):
-    """`linear(src, dst, mat, offset)` for every (src, dst, mat, offset) of `jobs`, on `pool`
-    (the caller when None; also when the batch, at `_NS_PER_ELEMENT` per pixel and channel, is
-    too cheap to wake a thread) without the GIL, largest first.  Every job is checked before
-    any runs."""
-    cdef Py_ssize_t n = len(jobs), i
-    keep = []
-    cdef Job* cjobs = <Job*>job_array(n, sizeof(Job), keep)
-    for i in range(n):
-        src, dst, mat, offset = jobs[i]
-        keep.append(_linear_job(src, dst, mat, offset, &cjobs[i]))
-    _run(pool, cjobs, n)
 
 
 # -- colour space conversions (uint8) ---------------------------------------------------------
@@ -280,43 +247,176 @@ cdef void _convert(const uint8_t* s, uint8_t* d, Py_ssize_t n, int conversion, i
             d[3 * p + 2] = 128
 
 
-def convert_space(cnp.ndarray src, cnp.ndarray dst, conversion, int red=0):
-    """Convert uint8 pixels (see the module docstring).
+# -- batches ----------------------------------------------------------------------------------
+
+cdef struct Piece:
+    # at most TILE pixels of one part of one sample
+    const char* src
+    char* dst
+    Py_ssize_t n
+    Py_ssize_t param        # index of the part's matrix and offset (linear)
+
+
+cdef struct Group:
+    # consecutive pieces run as one work item
+    Py_ssize_t first, count
+
+
+cdef struct Batch:
+    const Piece* pieces
+    const Group* groups
+    int sk, dk, cin, cout
+    const float* mats       # (parts, cout, cin)
+    const float* offs       # (parts, cout)
+    int conversion          # LINEAR or a Conversion
+    int red
+
+
+cdef void _run_group(void* ctx, int64_t g) noexcept nogil:
+    cdef const Batch* b = <const Batch*>ctx
+    cdef Py_ssize_t i
+    cdef const Piece* pc
+    for i in range(b.groups[g].first, b.groups[g].first + b.groups[g].count):
+        pc = &b.pieces[i]
+        if b.conversion == LINEAR:
+            _linear_pixels(pc.src, b.sk, pc.dst, b.dk, pc.n, b.cin, b.cout,
+                           b.mats + pc.param * b.cin * b.cout, b.offs + pc.param * b.cout)
+        else:
+            _convert(<const uint8_t*>pc.src, <uint8_t*>pc.dst, pc.n, b.conversion, b.red,
+                     &TO_YCBCR[0, 0], &FROM_YCBCR[0, 0])
+
+
+cdef _run_batch(ThreadPool pool, list srcs, list dsts, Batch* b, units, Py_ssize_t nparts,
+                list keep):
+    """Check the samples against `b` (channels, types), cut them into pieces and groups (see
+    the module docstring) and run the groups.  `nparts` is the number of matrices (-1: none
+    needed)."""
+    cdef Py_ssize_t n = len(srcs), i, f, a, step, part, isz = 0, osz = 0
+    cdef Py_ssize_t npieces = 0, nparams = 0, ngroups = 0, k = 0, gpix = 0
+    cdef cnp.ndarray src, dst
+    if len(dsts) != n:
+        raise ValueError("srcs and dsts must have the same length")
+    cdef const int64_t[::1] parts = (np.ones(n, np.int64) if units is None
+                                     else np.ascontiguousarray(units, dtype=np.int64))
+    if parts.shape[0] != n:
+        raise ValueError("units needs one value per sample")
+    cdef int64_t[::1] pixels = np.empty(n, np.int64)
+    types = _TYPES if b.conversion == LINEAR else {np.dtype(np.uint8)}
+    for i in range(n):
+        src, dst = srcs[i], dsts[i]
+        if i == 0:
+            if src.dtype not in types or dst.dtype not in types:
+                raise TypeError(f"unsupported types {src.dtype} -> {dst.dtype}")
+            b.sk, b.dk = cnp.PyArray_TYPE(src), cnp.PyArray_TYPE(dst)
+            isz, osz = src.itemsize, dst.itemsize
+        elif cnp.PyArray_TYPE(src) != b.sk or cnp.PyArray_TYPE(dst) != b.dk:
+            raise TypeError(f"sample {i}: types {src.dtype} -> {dst.dtype} differ from the "
+                            f"first sample's")
+        if not (src.flags.c_contiguous and dst.flags.c_contiguous):
+            raise ValueError("src and dst must be C-contiguous")
+        pixels[i] = src.size // b.cin
+        if src.size != pixels[i] * b.cin or dst.size != pixels[i] * b.cout:
+            raise ValueError(f"sample {i}: src and dst must hold the same number of pixels "
+                             f"of {b.cin} and {b.cout} channels, got {src.size} and "
+                             f"{dst.size} values")
+        if parts[i] < 0 or (pixels[i] and (parts[i] == 0 or pixels[i] % parts[i])):
+            raise ValueError(f"sample {i}: {pixels[i]} pixels do not split into {parts[i]} "
+                             f"parts")
+        part = pixels[i] // parts[i] if parts[i] else 0
+        npieces += parts[i] * ((part + TILE - 1) // TILE)
+        nparams += parts[i]
+    if nparts >= 0 and nparams != nparts:
+        raise ValueError(f"the samples have {nparams} parts but {nparts} matrices are given")
+    cdef Piece* pieces = <Piece*>job_array(npieces, sizeof(Piece), keep)
+    cdef Group* groups = <Group*>job_array(npieces, sizeof(Group), keep)
+    cdef int64_t[::1] sizes = np.zeros(max(npieces, 1), np.int64)
+    nparams = 0
+    for i in range(n):
+        src, dst = srcs[i], dsts[i]
+        part = pixels[i] // parts[i] if parts[i] else 0
+        for f in range(parts[i]):
+            for a in range(f * part, (f + 1) * part, TILE):
+                step = min(<Py_ssize_t>TILE, (f + 1) * part - a)
+                pieces[k].src = <const char*>cnp.PyArray_DATA(src) + a * b.cin * isz
+                pieces[k].dst = <char*>cnp.PyArray_DATA(dst) + a * b.cout * osz
+                pieces[k].n = step
+                pieces[k].param = nparams
+                if ngroups == 0 or gpix + step > TILE:
+                    groups[ngroups].first = k
+                    ngroups += 1
+                    gpix = 0
+                groups[ngroups - 1].count += 1
+                gpix += step
+                sizes[ngroups - 1] = gpix * (b.cin + b.cout)
+                k += 1
+            nparams += 1
+    b.pieces, b.groups = pieces, groups
+    run_largest_first(pool, _run_group, b, np.asarray(sizes)[:ngroups], _NS_PER_ELEMENT)
+
+
+def linear_batch(ThreadPool pool, list srcs, list dsts, mats, offsets, units=None):
+    """dst[p] = mat @ src[p] + offset for every pixel p of every sample, converted to dst's
+    type, on `pool` (the caller when None, or when the batch, at `_NS_PER_ELEMENT` per pixel
+    and channel, is too cheap to wake a thread) without the GIL.
 
     Parameters
     ----------
-    src, dst : C-contiguous uint8 ndarrays (pixels, channels), channels as the conversion needs
+    pool : ThreadPool or None
+    srcs, dsts : lists of C-contiguous ndarrays
+        The samples (any shape: pixels of `cin` and `cout` channels back to back), every src of
+        one type and every dst of one type among uint8, int16, int32, float32 and float16.
+    mats : (parts, cout, cin) float32
+        One matrix per part, the parts of sample 0 first.
+    offsets : (parts, cout) float32
+    units : (len(srcs),) int64, optional
+        The number of equal parts of every sample (its frames, when the matrix varies per
+        frame; 0 only for an empty sample); 1 each by default.
+    """
+    cdef cnp.ndarray m = np.ascontiguousarray(mats, dtype=np.float32)
+    cdef cnp.ndarray o = np.ascontiguousarray(offsets, dtype=np.float32)
+    if m.ndim != 3 or o.ndim != 2 or o.shape[0] != m.shape[0] or o.shape[1] != m.shape[1]:
+        raise ValueError("mats must be (parts, cout, cin) and offsets (parts, cout)")
+    if m.shape[1] == 0 or m.shape[2] == 0:
+        raise ValueError("the matrices must have at least one row and one column")
+    keep = [m, o]
+    cdef Batch* b = <Batch*>job_array(1, sizeof(Batch), keep)
+    b.cout, b.cin = m.shape[1], m.shape[2]
+    b.mats = <const float*>cnp.PyArray_DATA(m)
+    b.offs = <const float*>cnp.PyArray_DATA(o)
+    b.conversion = LINEAR
+    _run_batch(pool, srcs, dsts, b, units, m.shape[0], keep)
+
+
+def linear(cnp.ndarray src, cnp.ndarray dst, mat, offset):
+    """`linear_batch` of one sample with one (cout, cin) matrix and (cout,) offset."""
+    linear_batch(None, [src], [dst], np.asarray(mat, np.float32)[None],
+                 np.asarray(offset, np.float32)[None])
+
+
+def convert_space_batch(ThreadPool pool, list srcs, list dsts, conversion, int red=0):
+    """Convert the uint8 pixels of every sample (see the module docstring), as `linear_batch`
+    runs its samples.
+
+    Parameters
+    ----------
+    pool : ThreadPool or None
+    srcs, dsts : lists of C-contiguous uint8 ndarrays, pixels of the channels the conversion
+        needs back to back
     conversion : str
         A key of `CONVERSIONS`.
     red : int
         Index of the red channel on the RGB/BGR side: 0 (RGB) or 2 (BGR).
     """
-    convert_space_batch(None, [(src, dst)], conversion, red)
-
-
-def convert_space_batch(ThreadPool pool, list jobs, conversion, int red=0):
-    """`convert_space(src, dst, conversion, red)` for every (src, dst) of `jobs`, as
-    `linear_batch` runs its jobs."""
     cdef int code = CONVERSIONS[conversion]
-    cin, cout = _CHANNELS[code]
     if red not in (0, 2):
         raise ValueError("red must be 0 or 2")
-    cdef Py_ssize_t n = len(jobs), i
-    cdef cnp.ndarray src, dst
     keep = []
-    cdef Job* cjobs = <Job*>job_array(n, sizeof(Job), keep)
-    for i in range(n):
-        src, dst = jobs[i]
-        if src.dtype != np.uint8 or dst.dtype != np.uint8:
-            raise TypeError("colour space conversion works on uint8 data")
-        if src.ndim != 2 or dst.ndim != 2 or src.shape[0] != dst.shape[0] \
-                or src.shape[1] != cin or dst.shape[1] != cout:
-            raise ValueError(f"{conversion} needs (pixels, {cin}) -> (pixels, {cout}) arrays")
-        if not (src.flags.c_contiguous and dst.flags.c_contiguous):
-            raise ValueError("src and dst must be C-contiguous")
-        cjobs[i].src = <const char*>cnp.PyArray_DATA(src)
-        cjobs[i].dst = <char*>cnp.PyArray_DATA(dst)
-        cjobs[i].n = src.shape[0]
-        cjobs[i].cin, cjobs[i].cout = cin, cout
-        cjobs[i].conversion, cjobs[i].red = code, red
-    _run(pool, cjobs, n)
+    cdef Batch* b = <Batch*>job_array(1, sizeof(Batch), keep)
+    b.cin, b.cout = _CHANNELS[code]
+    b.conversion, b.red = code, red
+    _run_batch(pool, srcs, dsts, b, None, -1, keep)
+
+
+def convert_space(cnp.ndarray src, cnp.ndarray dst, conversion, int red=0):
+    """`convert_space_batch` of one sample."""
+    convert_space_batch(None, [src], [dst], conversion, red)

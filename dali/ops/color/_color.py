@@ -1,10 +1,10 @@
-"""What the pointwise colour operators share: input layouts and types, `dtype`, per-sample and
-per-frame argument values, and running a pixel kernel on the thread pool.
+"""What the pointwise colour operators share: input types, `dtype`, the channel check, per-part
+argument values and the samples as the colour kernels take them.
 
-Work is split into items of at most `TILE` pixels (whole frames of a sequence where an argument
-varies per frame), so that one large image keeps every pool thread busy as well as a batch of
-small ones.  The kernels take the whole list of items in one nogil batch call
-(`linear_batch`, `convert_space_batch`) on the workspace's thread pool.
+The kernels (`dali._ext.kernels.color`) take the whole batch in one call: the samples, one
+matrix and offset per *part* and the number of parts of every sample.  A part is a sample,
+or a frame of a sequence when an argument input varies per frame (its layout starts with "F",
+as `fn.per_frame` makes it); the kernels cut the parts into tiles themselves.
 """
 
 from __future__ import annotations
@@ -13,10 +13,6 @@ import numpy as np
 
 from dali import _types, tensors
 from dali._types import DALIDataType as T
-
-TILE = 1 << 16                   # pixels per work item
-
-
 
 
 def check_type(op, t: T, allowed, what="input") -> T:
@@ -41,38 +37,48 @@ def channels_of(op, shapes, layout, expected):
                            f'layout "{layout}"), got {shape[c]}', RuntimeError)
 
 
-def frame_values(ws, name, i, frames) -> np.ndarray:
-    """Per-frame float32 values of a scalar argument for sample i: one value for every frame,
-    or `frames` values when the argument input is marked per-frame (its layout starts with
-    "F", as `fn.per_frame` makes it)."""
-    tl = ws.arg_inputs.get(name) if ws.is_arg_input(name) else None
-    if tl is not None and tl.layout().startswith("F"):
-        if len(tl) != ws.batch_size:
-            raise ws.op.error(f"argument input `{name}` has {len(tl)} samples but the batch "
-                              f"has {ws.batch_size}")
-        v = np.asarray(tensors.storage_of(tl).samples()[i], dtype=np.float32).reshape(-1)
-        if v.size == 1:
-            return np.full(frames, v[0], np.float32)
-        if v.size != frames:
-            raise ws.sample_error(i, f"argument `{name}` is given per frame: it needs one "
-                                     f"value per frame ({frames}), got {v.size}")
-        return v
-    return np.full(frames, ws.arg(name)[i], np.float32)
+def _per_frame_input(ws, name):
+    """The argument input of `name` when it is given per frame, else None."""
+    if not ws.is_arg_input(name):
+        return None
+    tl = ws.arg_inputs[name]
+    return tl if tl.layout().startswith("F") else None
 
 
-def pixel_items(src, dst, layout, cin, cout, per_frame):
-    """Split one sample into (src rows, dst rows, frame) items: (pixels, channels) views of at
-    most TILE pixels, never straddling a frame boundary when `per_frame`."""
-    src = np.ascontiguousarray(src)
-    frames = src.shape[0] if "F" in layout and per_frame else 1
-    if src.size == 0 or frames == 0:
-        return []
-    pixels = src.size // (cin * frames)
-    s = src.reshape(frames, pixels, cin)
-    d = dst.reshape(frames, pixels, cout)
-    items = []
-    for f in range(s.shape[0]):
-        n = s.shape[1]
-        for a in range(0, n, TILE):
-            items.append((s[f, a:a + TILE], d[f, a:a + TILE], f))
-    return items
+def frames_per_sample(ws, names, layout, shapes):
+    """The number of frames of every sample (int64 array) when one of the arguments `names`
+    is given per frame on a sequence, else None (one part per sample)."""
+    if not layout.startswith("F") or all(_per_frame_input(ws, n) is None for n in names):
+        return None
+    return np.array([s[0] for s in shapes], np.int64).reshape(-1)
+
+
+def part_values(ws, name, frames) -> np.ndarray:
+    """float32 values of the scalar argument `name`, one per part: one per sample when `frames`
+    is None, else one per frame (a per-sample value repeated over the sample's frames)."""
+    if frames is None:
+        return ws.arg_array(name, np.float32)
+    tl = _per_frame_input(ws, name)
+    if tl is None:
+        return np.repeat(ws.arg_array(name, np.float32), frames)
+    if len(tl) != ws.batch_size:
+        raise ws.op.error(f"argument input `{name}` has {len(tl)} samples but the batch has "
+                          f"{ws.batch_size}")
+    st = tensors.storage_of(tl)
+    sizes = np.prod(st.shapes, axis=1, dtype=np.int64).reshape(-1)
+    bad = np.flatnonzero((sizes != 1) & (sizes != frames))
+    if bad.size:
+        i = int(bad[0])
+        raise ws.sample_error(i, f"argument `{name}` is given per frame: it needs one value "
+                                 f"per frame ({frames[i]}), got {sizes[i]}")
+    flat = np.concatenate([np.asarray(s, np.float32).reshape(-1) for s in st.samples()])
+    return np.repeat(flat, np.where(sizes == 1, frames, 1))
+
+
+def samples(ws, k=0) -> list:
+    """The samples of input k as C-contiguous arrays (views of the batch when it is stored in
+    one block, as almost always)."""
+    out = ws.input_samples(k)
+    if ws.input_storage(k).base is None:
+        out = [np.ascontiguousarray(s) for s in out]
+    return out

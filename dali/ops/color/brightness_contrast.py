@@ -51,9 +51,10 @@ _DTYPE = Arg("dtype", T.DATA_TYPE, None,
 
 
 def kernel_factors(in_type, out_type, brightness, shift, contrast, center=None):
-    """(mul, add) in float32 for one sample or frame (see the module docstring)."""
-    b, s, c = _F32(brightness), _F32(shift), _F32(contrast)
-    center = _F32(_HALF_RANGE[in_type] if center is None else center)
+    """(mul, add) in float32 for arrays of per-part values (see the module docstring); the
+    center defaults to half the input type's range."""
+    b, s, c = (np.asarray(v, _F32) for v in (brightness, shift, contrast))
+    center = np.asarray(_HALF_RANGE[in_type] if center is None else center, _F32)
     add = s * _F32(_FULL_RANGE[out_type]) + b * (center - c * center)
     return b * c, add
 
@@ -63,32 +64,26 @@ class _BrightnessContrast(_operator.Operator):
 
     def infer(self, ws):
         tl = ws.inputs[0]
-        self.layout = _layouts.image_layout(self, tl, LAYOUTS)
-        self.in_type = _color.check_type(self, tl.dtype, TYPES)
-        self.out_type = _color.output_type(self, self.in_type, TYPES)
+        layout = _layouts.image_layout(self, tl, LAYOUTS)
+        in_type = _color.check_type(self, tl.dtype, TYPES)
+        out_type = _color.output_type(self, in_type, TYPES)
         shapes = [tuple(s) for s in tl.shape()]
+        frames = _color.frames_per_sample(ws, self.factors, layout, shapes)
+        v = {n: _color.part_values(ws, n, frames) for n in self.factors}
+        center = v["contrast_center"] if "contrast_center" in v and ws.arg_given(
+            "contrast_center") else None
+        mul, add = kernel_factors(in_type, out_type, v.get("brightness", 1.0),
+                                  v.get("brightness_shift", 0.0), v.get("contrast", 1.0),
+                                  center)
+        parts = ws.batch_size if frames is None else int(frames.sum())
         return _operator.Plan(
-            [_operator.OutputDesc(shapes, _types.dtype_of(self.out_type), self.layout)])
+            [_operator.OutputDesc(shapes, _types.dtype_of(out_type), layout)],
+            mats=np.broadcast_to(mul, parts).reshape(-1, 1, 1),
+            offsets=np.broadcast_to(add, parts).reshape(-1, 1), frames=frames)
 
     def run_cpu(self, ws, plan):
-        per_frame = self.layout.startswith("F") and any(
-            ws.is_arg_input(n) and ws.arg_inputs[n].layout().startswith("F")
-            for n in self.factors)
-        has_center = ws.arg_given("contrast_center")
-        jobs = []
-        for i, (src, dst) in enumerate(zip(ws.input_samples(0), ws.output_samples(0),
-                                           strict=True)):
-            frames = src.shape[0] if per_frame else 1
-            v = {n: _color.frame_values(ws, n, i, frames) for n in self.factors}
-            one = np.ones(frames, _F32)
-            factors = [kernel_factors(
-                self.in_type, self.out_type, v.get("brightness", one)[f],
-                v.get("brightness_shift", one * 0)[f], v.get("contrast", one)[f],
-                v["contrast_center"][f] if has_center else None) for f in range(frames)]
-            params = [(np.full((1, 1), m, _F32), np.full(1, a, _F32)) for m, a in factors]
-            for s, d, f in _color.pixel_items(src, dst, self.layout, 1, 1, per_frame):
-                jobs.append((s, d, *params[f]))
-        _kernel.linear_batch(ws.thread_pool, jobs)
+        _kernel.linear_batch(ws.thread_pool, _color.samples(ws), ws.output_samples(0),
+                             plan.mats, plan.offsets, plan.frames)
 
 
 @_registry.register

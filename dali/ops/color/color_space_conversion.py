@@ -57,30 +57,28 @@ class ColorSpaceConversion(_operator.Operator):
 
     def infer(self, ws):
         tl = ws.inputs[0]
-        self.layout = _layouts.image_layout(self, tl, LAYOUTS)
+        layout = _layouts.image_layout(self, tl, LAYOUTS)
         if tl.dtype != T.UINT8:
             raise self.error("Color space conversion accept only uint8 tensors", RuntimeError)
         src, dst = Img(self.args["image_type"]), Img(self.args["output_type"])
-        self.conversion = conversion(src, dst)
-        if self.conversion is None:
+        conv = conversion(src, dst)
+        if conv is None:
             raise self.error(f"conversion not supported: {src.name} -> {dst.name}",
                              RuntimeError)
-        self.cin, self.cout = _CHANNELS[src], _CHANNELS[dst]
-        c = self.layout.index("C")
+        cin, cout = _CHANNELS[src], _CHANNELS[dst]
+        c = layout.index("C")
         shapes = []
         for shape in tl.shape():
-            if shape[c] != self.cin:
-                raise self.error(f"{src.name} input: expected {self.cin} channels, got "
+            if shape[c] != cin:
+                raise self.error(f"{src.name} input: expected {cin} channels, got "
                                  f"{shape[c]}", RuntimeError)
             shape = list(shape)
-            shape[c] = self.cout
+            shape[c] = cout
             shapes.append(tuple(shape))
-        return _operator.Plan([_operator.OutputDesc(shapes, np.dtype(np.uint8), self.layout)])
+        return _operator.Plan([_operator.OutputDesc(shapes, np.dtype(np.uint8), layout)],
+                              conversion=conv)
 
     def run_cpu(self, ws, plan):
-        name, red = self.conversion
-        jobs = []
-        for src, dst in zip(ws.input_samples(0), ws.output_samples(0), strict=True):
-            jobs += [(s, d) for s, d, _ in _color.pixel_items(src, dst, self.layout, self.cin,
-                                                             self.cout, False)]
-        _kernel.convert_space_batch(ws.thread_pool, jobs, name, red)
+        name, red = plan.conversion
+        _kernel.convert_space_batch(ws.thread_pool, _color.samples(ws), ws.output_samples(0),
+                                    name, red)

@@ -16,8 +16,6 @@ defaults to UINT8 whatever the input type, as in DALI.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from dali import _operator, _registry, _types
@@ -37,23 +35,29 @@ _YIQ_TO_RGB = np.linalg.inv(_RGB_TO_YIQ)
 _F32 = np.float32
 
 
-def twist_matrix(hue=0.0, saturation=1.0, value=1.0, brightness=1.0, contrast=1.0):
-    """The float32 3x3 RGB matrix of the given factors (see the module docstring)."""
-    h = math.radians(float(_F32(hue)))
-    rot = np.eye(3)
-    rot[1, 1] = rot[2, 2] = math.cos(h)
-    rot[1, 2] = math.sin(h)
-    rot[2, 1] = -math.sin(h)
-    s, v = float(_F32(saturation)), float(_F32(value))
-    scale = float(_F32(brightness)) * float(_F32(contrast))
-    m = scale * _YIQ_TO_RGB @ rot @ np.diag([v, s * v, s * v]) @ _RGB_TO_YIQ
+def twist_matrices(hue=0.0, saturation=1.0, value=1.0, brightness=1.0, contrast=1.0):
+    """The float32 (n, 3, 3) RGB matrices of arrays (or scalars) of factors (see the module
+    docstring)."""
+    h, s, v, b, c = np.broadcast_arrays(*(np.asarray(x, _F32).astype(np.float64) for x in (
+        hue, saturation, value, brightness, contrast)))
+    h = np.radians(h.reshape(-1))
+    rot = np.zeros((h.size, 3, 3))
+    rot[:, 0, 0] = 1
+    rot[:, 1, 1] = rot[:, 2, 2] = np.cos(h)
+    rot[:, 1, 2] = np.sin(h)
+    rot[:, 2, 1] = -np.sin(h)
+    diag = np.zeros_like(rot)
+    diag[:, 0, 0] = v.reshape(-1)
+    diag[:, 1, 1] = diag[:, 2, 2] = (s * v).reshape(-1)
+    scale = (b * c).reshape(-1, 1, 1)
+    m = scale * _YIQ_TO_RGB @ rot @ diag @ _RGB_TO_YIQ
     return m.astype(_F32)
 
 
-def contrast_offset(brightness, contrast, half_range):
+def contrast_offsets(brightness, contrast, half_range):
     """`(h - h * contrast) * brightness` in float32."""
     h = _F32(half_range)
-    return (h - h * _F32(contrast)) * _F32(brightness)
+    return (h - h * np.asarray(contrast, _F32)) * np.asarray(brightness, _F32)
 
 
 def _dtype_arg(default=None):
@@ -77,37 +81,25 @@ class _LinearColor(_operator.Operator):
 
     def infer(self, ws):
         tl = ws.inputs[0]
-        self.layout = _layouts.image_layout(self, tl, LAYOUTS)
+        layout = _layouts.image_layout(self, tl, LAYOUTS)
         in_type = _color.check_type(self, tl.dtype, TYPES)
-        self.out_type = _color.output_type(self, in_type, TYPES)
-        self.half_range = 0.5 if _types.is_float(in_type) else 128.0
+        out_type = _color.output_type(self, in_type, TYPES)
         shapes = [tuple(s) for s in tl.shape()]
-        _color.channels_of(self, shapes, self.layout, 3)
+        _color.channels_of(self, shapes, layout, 3)
+        frames = _color.frames_per_sample(ws, self.factors, layout, shapes)
+        v = {n: _color.part_values(ws, n, frames) for n in self.factors}
+        mats = twist_matrices(**v)
+        offsets = np.zeros((len(mats), 3), _F32)
+        if self.offset:
+            half_range = 0.5 if _types.is_float(in_type) else 128.0
+            offsets[:] = contrast_offsets(v["brightness"], v["contrast"], half_range)[:, None]
         return _operator.Plan(
-            [_operator.OutputDesc(shapes, _types.dtype_of(self.out_type), self.layout)])
+            [_operator.OutputDesc(shapes, _types.dtype_of(out_type), layout)],
+            mats=mats, offsets=offsets, frames=frames)
 
     def run_cpu(self, ws, plan):
-        frames_axis = self.layout.startswith("F")
-        per_frame = frames_axis and any(
-            ws.is_arg_input(n) and ws.arg_inputs[n].layout().startswith("F")
-            for n in self.factors)
-        jobs = []
-        for i, (src, dst) in enumerate(zip(ws.input_samples(0), ws.output_samples(0),
-                                           strict=True)):
-            frames = src.shape[0] if per_frame else 1
-            values = {n: _color.frame_values(ws, n, i, frames) for n in self.factors}
-            mats, offs = [], []
-            for f in range(frames):
-                kw = {n: values[n][f] for n in self.factors}
-                mats.append(twist_matrix(**kw))
-                off = 0.0
-                if self.offset:
-                    off = contrast_offset(kw.get("brightness", 1.0), kw.get("contrast", 1.0),
-                                          self.half_range)
-                offs.append(np.full(3, off, _F32))
-            for s, d, f in _color.pixel_items(src, dst, self.layout, 3, 3, per_frame):
-                jobs.append((s, d, mats[f], offs[f]))
-        _kernel.linear_batch(ws.thread_pool, jobs)
+        _kernel.linear_batch(ws.thread_pool, _color.samples(ws), ws.output_samples(0),
+                             plan.mats, plan.offsets, plan.frames)
 
 
 def _factor(name, default, doc):

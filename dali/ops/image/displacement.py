@@ -49,21 +49,22 @@ class _Displacement(_operator.Operator):
 
     def infer(self, ws):
         tl = ws.inputs[0]
-        self.layout = _layouts.image_layout(self, tl, ("HWC",))
+        layout = _layouts.image_layout(self, tl, ("HWC",))
         if tl.dtype not in _TYPES:
             raise self.error(f"Unexpected input type {_types.type_name(tl.dtype)}",
                              RuntimeError)
-        self.interp = Interp(self.args["interp_type"])
-        if self.interp not in (Interp.INTERP_NN, Interp.INTERP_LINEAR):
+        interp = Interp(self.args["interp_type"])
+        if interp not in (Interp.INTERP_NN, Interp.INTERP_LINEAR):
             raise self.error("Unsupported interpolation type, only NN and LINEAR are "
                              "supported for this operation", RuntimeError)
-        self.dtype = _types.dtype_of(tl.dtype)
+        dtype = _types.dtype_of(tl.dtype)
         return _operator.Plan(
-            [_operator.OutputDesc([tuple(s) for s in tl.shape()], self.dtype, self.layout)])
+            [_operator.OutputDesc([tuple(s) for s in tl.shape()], dtype, layout)],
+            interp=int(interp), fill=self._fill(dtype), mask=ws.arg_array("mask", np.int32))
 
-    def _fill(self):
+    def _fill(self, dtype):
         fill = float(np.float32(self.args["fill_value"]))
-        if self.dtype == np.uint8 and math.isfinite(fill):
+        if dtype == np.uint8 and math.isfinite(fill):
             return float(int(fill) % 256)
         return fill
 
@@ -74,15 +75,12 @@ class _Displacement(_operator.Operator):
         return [None] * len(srcs)
 
     def run_cpu(self, ws, plan):
-        mask = ws.arg("mask")
-        fill, wave = self._fill(), self._wave()
-        interp = int(self.interp)
         srcs = ws.input_samples(0)
         positions = self._positions(ws, srcs)
-        jobs = [(np.ascontiguousarray(src), dst, self.mode if mask[i] else "copy",
+        jobs = [(np.ascontiguousarray(src), dst, self.mode if plan.mask[i] else "copy",
                  positions[i]) for i, (src, dst) in enumerate(zip(srcs, ws.output_samples(0),
                                                                   strict=True))]
-        _kernel.displace_batch(ws.thread_pool, jobs, interp, fill, wave)
+        _kernel.displace_batch(ws.thread_pool, jobs, plan.interp, plan.fill, self._wave())
 
 
 @_registry.register
