@@ -17,18 +17,33 @@ written, without copies.
 Accumulation is in float32, each output summing its taps in order (as DALI does); intermediate
 passes write float32 buffers; the last pass converts to the output type (integers saturate and
 round half away from zero, except where DALI's vectorized vertical pass rounds half to even,
-see `store_row`).  A pass with a large `inner` sums whole rows, 16 values at a time over all taps; one
-with a few channels widens each input row to 4 floats per position and computes four outputs
-at once with vector extensions (resample_kernels.h).  Nearest neighbour along every axis is a
-plain gather (`nearest`).  A whole sample runs without the GIL, so samples can be resampled in
-parallel on a thread pool; arguments are validated by the Python caller.
+see `store_row`).  A pass with a large `inner` sums whole rows, 16 values at a time over all
+taps; one with a few channels widens each input row to 4 floats per position and computes
+four outputs at once with vector extensions (resample_kernels.h).  Nearest neighbour along
+every axis is a plain gather (`nearest`).  A whole sample runs without the GIL, so samples can
+be resampled in parallel on a thread pool; arguments are validated by the Python caller.
+
+This is the N-D engine (any layout, sample by sample, planned in Python by
+dali/ops/geometry/_resampling.py); resample_batch.pyx plans the same jobs for a batch of HWC
+images without the GIL and runs them here (`dispatch`, resample.pxd).  Both take their filters,
+pass order, input spans and rounding boundaries from resample_filter.h, whose plan functions
+are exposed to Python below (`pass_order`, `input_span`, `even_end`).
 """
-from libc.math cimport fabs
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint16_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy
 
-from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
+from dali._ext.kernels.resample_filter cimport (
+    DALI_RS_MAX_AXES,
+    DALI_RS_SIMD_WIDTH,
+    dali_rs_even_end,
+    dali_rs_filter_fold,
+    dali_rs_filter_identity,
+    dali_rs_filter_nn,
+    dali_rs_filter_shape,
+    dali_rs_filter_taps,
+    dali_rs_input_span,
+    dali_rs_pass_order,
+)
 
 cimport numpy as cnp
 import numpy as np
@@ -37,18 +52,6 @@ cnp.import_array()
 dali_rs_detect()
 
 cdef extern from "resample_kernels.h":
-    int dali_rs_filter_shape(int samples, float radius, int n_out, float lo, float hi,
-                             int antialias, float* scale_out, float* step_out,
-                             float* origin_out) noexcept nogil
-    void dali_rs_filter_taps(const float* table, int samples, int n_out, int support,
-                             float scale, float step, float origin, int64_t* first,
-                             float* w) noexcept nogil
-    void dali_rs_filter_nn(int n_in, int n_out, float lo, float hi,
-                           int32_t* starts) noexcept nogil
-    void dali_rs_filter_fold(const int64_t* first, const float* w, int n_out, int support,
-                             int n_in, int32_t* starts, float* out) noexcept nogil
-    int dali_rs_filter_identity(const int32_t* starts, const float* w, int n_out, int width,
-                                int n_in) noexcept nogil
     void dali_rs_row4(const float* row, float* out, const int32_t* starts,
                       const float* weights, Py_ssize_t n_out, int support,
                       Py_ssize_t stride, Py_ssize_t step) noexcept nogil
@@ -80,38 +83,13 @@ ctypedef fused dst_t:
     uint16_t
     float
 
-cdef enum:
-    MAX_PASSES = 3
-    SMALL_INNER = 8      # at most this many values per position: the pixel loop
-    SIMD_WIDTH = 16      # values DALI's vertical pass converts per vector (see store_row)
-
-
-cdef struct PassDesc:
-    # The pass's input and output are seen as (outer0, outer1, n, inner): `inner` contiguous
-    # values per position along the resampled axis, positions `in_sn` / `out_sn` apart, and
-    # two levels of outer indices with their strides (all in elements).
-    Py_ssize_t outer0, outer1
-    Py_ssize_t n_in
-    Py_ssize_t n_out
-    Py_ssize_t inner
-    Py_ssize_t in_s0, in_s1, in_sn
-    Py_ssize_t out_s0, out_s1, out_sn
-    int support
-    const int32_t* starts
-    const float* weights
-    Py_ssize_t row_offset        # pixel passes: where their widened row starts in `acc`
-    Py_ssize_t even_end          # integer outputs of a row pass: see store_row
-    bint pixels                  # run by pass_pixels (else pass_rows)
-    bint padded                  # the input is readable one value past its end (ours)
-
-
 cdef inline void store_row(dst_t* out, const float* a, Py_ssize_t n,
                            Py_ssize_t even_end) noexcept nogil:
     """Convert n accumulated values to the output type.
 
     Integers saturate and round half away from zero, except the first `even_end` values,
     which round half to even: DALI's vectorized vertical pass does so for whole vectors of
-    SIMD_WIDTH values and rounds the rest of the row half away from zero.
+    DALI_RS_SIMD_WIDTH values and rounds the rest of the row half away from zero.
     """
     cdef Py_ssize_t j
     if dst_t is float:
@@ -229,19 +207,6 @@ cdef void run_pass(const src_t* src, dst_t* dst, const PassDesc* d, float* acc) 
         pass_rows(src, dst, d, acc)
 
 
-cdef struct Job:
-    # separable passes (n_passes > 0)
-    PassDesc passes[MAX_PASSES]
-    int n_passes
-    Py_ssize_t tmp_size          # floats in each intermediate buffer
-    Py_ssize_t acc_size          # floats in the accumulation buffer
-    # nearest-neighbour gather (n_passes == 0) over (planes, D0, D1, D2, channels)
-    Py_ssize_t planes, channels
-    Py_ssize_t nn_in[MAX_PASSES]
-    Py_ssize_t nn_out[MAX_PASSES]
-    const int32_t* nn_index[MAX_PASSES]
-
-
 cdef int run_passes(const src_t* src, dst_t* dst, const Job* job) noexcept nogil:
     """All passes of one sample; returns -1 when a buffer cannot be allocated."""
     cdef float* tmp[2]
@@ -342,7 +307,8 @@ _KINDS = {np.dtype(np.uint8): cnp.NPY_UINT8, np.dtype(np.int16): cnp.NPY_INT16,
           np.dtype(np.uint16): cnp.NPY_UINT16, np.dtype(np.float32): cnp.NPY_FLOAT32}
 
 
-cdef int _kind(cnp.ndarray a, str what) except -1:
+cdef int array_kind(object a, str what) except -1:
+    """The NPY type number of the numpy array `a` (a supported sample type), else TypeError."""
     kind = _KINDS.get(a.dtype)
     if kind is None:
         raise TypeError(f"unsupported {what} type {a.dtype}")
@@ -351,7 +317,7 @@ cdef int _kind(cnp.ndarray a, str what) except -1:
 
 cdef run(cnp.ndarray src, cnp.ndarray dst, const Job* job):
     """Run the job on the buffers (the GIL is released while it runs)."""
-    cdef int sk = _kind(src, "input"), dk = _kind(dst, "output")
+    cdef int sk = array_kind(src, "input"), dk = array_kind(dst, "output")
     cdef int rc
     if src.size == 0 or dst.size == 0:
         return
@@ -423,7 +389,7 @@ def _pass_layout(in_dims, in_strides, out_dims, out_strides, int ax):
             levels[0][2], levels[1][2], out_strides[ax])
 
 
-cdef void _pass_loop(Job* job, int p, bint pixels, Py_ssize_t even_end) noexcept nogil:
+cdef void pass_loop(Job* job, int p, bint pixels, Py_ssize_t even_end) noexcept nogil:
     """Pass p's loop (the pixel loop or the row loop), rounding boundary and scratch space, its
     n_in, n_out and inner being set: the last pass along rows rounds half to even up to
     `even_end` (-1: DALI's whole SIMD_WIDTH vectors of the row); `acc_size` grows to what the
@@ -434,7 +400,7 @@ cdef void _pass_loop(Job* job, int p, bint pixels, Py_ssize_t even_end) noexcept
     d.padded = p > 0                 # reads an intermediate buffer
     d.even_end = 0
     if p == job.n_passes - 1 and not pixels:
-        d.even_end = d.inner - d.inner % SIMD_WIDTH if even_end < 0 else even_end
+        d.even_end = d.inner - d.inner % DALI_RS_SIMD_WIDTH if even_end < 0 else even_end
     if pixels:
         d.row_offset = width * d.n_out
         row = d.row_offset + width * d.n_in
@@ -520,332 +486,14 @@ def resample(src, dst, list passes, Py_ssize_t even_end=-1):
             if size > job.tmp_size:
                 job.tmp_size = size
         # A few values per position, positions contiguous: the pixel loop, else the row loop.
-        _pass_loop(&job, p, inner <= SMALL_INNER
-                   and _positions_contiguous(in_dims, in_strides, ax, inner)
-                   and _positions_contiguous(dims, out_strides, ax, inner), even_end)
+        pass_loop(&job, p, inner <= SMALL_INNER
+                  and _positions_contiguous(in_dims, in_strides, ax, inner)
+                  and _positions_contiguous(dims, out_strides, ax, inner), even_end)
         (job.passes[p].outer0, job.passes[p].outer1, job.passes[p].in_s0,
          job.passes[p].in_s1, job.passes[p].in_sn, job.passes[p].out_s0, job.passes[p].out_s1,
          job.passes[p].out_sn) = _pass_layout(in_dims, in_strides, dims, out_strides, ax)
         in_strides = _contiguous_strides(dims)
     run(src, dst, &job)
-
-
-# ---------------------------------------------------------------------------------------------
-# A batch of HWC images: everything per sample (filters, pass order, windows, buffers) without
-# the GIL, on the pool's threads
-# ---------------------------------------------------------------------------------------------
-
-cdef enum:
-    N_INTERP = 6                 # DALIInterpType values 0 (NN) ... 5
-
-
-cdef struct Table:
-    const float* data            # kernel samples followed by two zeros (unused for NN)
-    int samples
-    float radius
-
-
-cdef struct Sample2D:
-    const char* src              # the input's first pixel
-    char* dst                    # the output window's first pixel
-    int src_kind, dst_kind
-    Py_ssize_t in_size[2]        # input height, width
-    Py_ssize_t out_size[2]       # the whole output's height, width (the filters')
-    Py_ssize_t win[2][2]         # the output window: rows [win[0][0], win[0][1]), columns
-    Py_ssize_t channels
-    Py_ssize_t src_rs, dst_rs    # row strides in elements
-    Py_ssize_t src_item, dst_item
-    double lo[2]
-    double hi[2]
-    int min_filter, mag_filter
-    bint antialias
-    Py_ssize_t even_end          # of the last pass: see `resample`
-    int rc
-
-
-cdef struct Batch2D:
-    Sample2D* samples
-    Table tables[N_INTERP]
-
-
-cdef struct Filter:
-    int32_t* starts
-    float* weights
-    int width
-    bint identity
-
-
-cdef int make_filter(const Table* t, bint nearest, int n_in, int n_out, float lo, float hi,
-                     bint antialias, Filter* f) noexcept nogil:
-    """`axis_filter` into malloc'ed buffers of `f`; -1 when memory runs out."""
-    cdef int support, k
-    cdef float scale, step, origin
-    cdef int64_t* first = NULL
-    cdef float* raw = NULL
-    f.starts = <int32_t*>malloc(n_out * sizeof(int32_t))
-    if nearest:
-        f.width = 1
-        f.weights = <float*>malloc(n_out * sizeof(float))
-        if f.starts == NULL or f.weights == NULL:
-            return -1
-        for k in range(n_out):
-            f.weights[k] = 1
-        dali_rs_filter_nn(n_in, n_out, lo, hi, f.starts)
-    else:
-        support = dali_rs_filter_shape(t.samples, t.radius, n_out, lo, hi, antialias, &scale,
-                                       &step, &origin)
-        f.width = support if support < n_in else n_in
-        f.weights = <float*>malloc(n_out * f.width * sizeof(float))
-        first = <int64_t*>malloc(n_out * sizeof(int64_t))
-        raw = <float*>malloc(n_out * support * sizeof(float))
-        if f.starts == NULL or f.weights == NULL or first == NULL or raw == NULL:
-            free(first)
-            free(raw)
-            return -1
-        dali_rs_filter_taps(t.data, t.samples, n_out, support, scale, step, origin, first, raw)
-        dali_rs_filter_fold(first, raw, n_out, support, n_in, f.starts, f.weights)
-        free(first)
-        free(raw)
-    f.identity = dali_rs_filter_identity(f.starts, f.weights, n_out, f.width, n_in)
-    return 0
-
-
-cdef void copy_window(const Sample2D* s, const char* src) noexcept nogil:
-    """The output window when neither axis is resampled: the input's values (converted to
-    float32 for a float output of an integer input, exactly)."""
-    cdef Py_ssize_t y, j
-    cdef Py_ssize_t n = (s.win[1][1] - s.win[1][0]) * s.channels
-    cdef const char* row
-    cdef float* out
-    for y in range(s.win[0][1] - s.win[0][0]):
-        row = src + y * s.src_rs * s.src_item
-        if s.src_kind == s.dst_kind:
-            memcpy(s.dst + y * s.dst_rs * s.dst_item, row, n * s.src_item)
-            continue
-        out = <float*>(s.dst + y * s.dst_rs * s.dst_item)
-        for j in range(n):
-            if s.src_kind == cnp.NPY_UINT8:
-                out[j] = (<const uint8_t*>row)[j]
-            elif s.src_kind == cnp.NPY_INT16:
-                out[j] = (<const int16_t*>row)[j]
-            else:
-                out[j] = (<const uint16_t*>row)[j]
-
-
-cdef int resample_2d(Sample2D* s, const Table* tables) noexcept nogil:
-    """One sample of `resample_batch`: what `dali.ops._resampling.resample` and the `resample`
-    above do for it, in C; -1 when memory runs out."""
-    cdef Filter f[2]
-    cdef int d, interp, n_axes = 0, rc = 0
-    cdef int order[2]
-    cdef Py_ssize_t span[2][2]
-    cdef Py_ssize_t lo, hi
-    cdef double cost01, cost10
-    cdef const char* src
-    f[0].starts = f[1].starts = NULL
-    f[0].weights = f[1].weights = NULL
-    for d in range(2):
-        interp = s.min_filter if fabs(s.hi[d] - s.lo[d]) > <double>s.out_size[d] \
-            else s.mag_filter
-        if make_filter(&tables[interp], interp == 0, <int>s.in_size[d], <int>s.out_size[d],
-                       <float>s.lo[d], <float>s.hi[d], s.antialias, &f[d]) != 0:
-            rc = -1
-            break
-        if not f[d].identity:
-            order[n_axes] = d
-            n_axes += 1
-    if rc == 0 and n_axes == 2:     # `pass_order`: the cheaper order, (0, 1) on ties
-        cost01 = (<double>(s.out_size[0] * s.in_size[1]) * (f[0].width * 1.0 + 3.0)
-                  + <double>(s.out_size[0] * s.out_size[1]) * (f[1].width * 1.4 + 3.0))
-        cost10 = (<double>(s.in_size[0] * s.out_size[1]) * (f[1].width * 1.4 + 3.0)
-                  + <double>(s.out_size[0] * s.out_size[1]) * (f[0].width * 1.0 + 3.0))
-        if cost10 < cost01:
-            order[0], order[1] = 1, 0
-    if rc == 0:
-        for d in range(2):          # `input_span`
-            lo, hi = s.win[d][0], s.win[d][1]
-            if f[d].identity or hi <= lo:
-                span[d][0], span[d][1] = lo, (hi if hi > lo else lo)
-            else:
-                span[d][0] = min(f[d].starts[lo], f[d].starts[hi - 1])
-                span[d][1] = max(f[d].starts[lo], f[d].starts[hi - 1]) + f[d].width
-        src = s.src + (span[0][0] * s.src_rs + span[1][0] * s.channels) * s.src_item
-        if n_axes == 0:
-            copy_window(s, src)
-        else:
-            rc = run_2d(s, src, f, order, n_axes, span)
-    for d in range(2):
-        free(f[d].starts)
-        free(f[d].weights)
-    return rc
-
-
-cdef int run_2d(Sample2D* s, const char* src, Filter* f, const int* order, int n_axes,
-                const Py_ssize_t[2][2] span) noexcept nogil:
-    """The passes of `resample_2d` (the same job `resample` builds), run."""
-    cdef Job job
-    cdef PassDesc* d
-    cdef int p, a, ax
-    cdef Py_ssize_t dims[4]
-    cdef Py_ssize_t in_dims[4]
-    cdef Py_ssize_t in_st[4]
-    cdef Py_ssize_t out_st[4]
-    cdef Py_ssize_t lo, hi, i, inner, size
-    dims[0], dims[1], dims[2], dims[3] = 1, span[0][1] - span[0][0], \
-        span[1][1] - span[1][0], s.channels
-    in_st[0], in_st[1], in_st[2], in_st[3] = 0, s.src_rs, s.channels, 1
-    job.n_passes = n_axes
-    job.tmp_size = 0
-    job.acc_size = 1
-    for p in range(n_axes):
-        a = order[p]
-        ax = a + 1
-        d = &job.passes[p]
-        lo, hi = s.win[a][0], s.win[a][1]
-        for i in range(lo, hi):     # windows relative to the input span
-            f[a].starts[i] -= <int32_t>span[a][0]
-        in_dims[0], in_dims[1], in_dims[2], in_dims[3] = dims[0], dims[1], dims[2], dims[3]
-        inner = dims[3] if ax == 2 else dims[2] * dims[3]
-        d.n_in = dims[ax]
-        d.n_out = hi - lo
-        d.inner = inner
-        d.support = f[a].width
-        d.starts = f[a].starts + lo
-        d.weights = f[a].weights + lo * f[a].width
-        dims[ax] = hi - lo
-        if p == n_axes - 1:
-            out_st[0], out_st[1], out_st[2], out_st[3] = 0, s.dst_rs, s.channels, 1
-        else:
-            out_st[0], out_st[1], out_st[2], out_st[3] = 0, dims[2] * dims[3], dims[3], 1
-            size = dims[1] * dims[2] * dims[3]
-            if size > job.tmp_size:
-                job.tmp_size = size
-        _pass_loop(&job, p, inner <= SMALL_INNER and (in_dims[ax] == 1 or in_st[ax] == inner)
-                   and (dims[ax] == 1 or out_st[ax] == inner),
-                   s.even_end if a == 0 else -1)
-        # `_pass_layout`: only the rows (before the columns, when more than one) fold outside
-        d.outer0 = 1
-        d.in_s0 = d.out_s0 = 0
-        if ax == 2 and in_dims[1] > 1:
-            d.outer1, d.in_s1, d.out_s1 = in_dims[1], in_st[1], out_st[1]
-        else:
-            d.outer1, d.in_s1, d.out_s1 = 1, 0, 0
-        d.in_sn, d.out_sn = in_st[ax], out_st[ax]
-        in_st[0], in_st[1], in_st[2], in_st[3] = 0, dims[2] * dims[3], dims[3], 1
-    return dispatch(src, s.src_kind, s.dst, s.dst_kind, &job)
-
-
-cdef void _batch_item(void* ctx, int64_t i) noexcept nogil:
-    cdef Batch2D* b = <Batch2D*>ctx
-    cdef Sample2D* s = b.samples + i
-    if s.in_size[0] == 0 or s.in_size[1] == 0 or s.channels == 0 or \
-            s.win[0][1] <= s.win[0][0] or s.win[1][1] <= s.win[1][0]:
-        s.rc = 0
-        return
-    s.rc = resample_2d(s, b.tables)
-
-
-cdef double _NS_PER_PIXEL = 1.3     # measured: ~200 us for a 300x300 -> 224x224 RGB image
-
-
-def resample_batch(ThreadPool pool, list srcs, list dsts, const int64_t[:, ::1] windows,
-                   const double[:, ::1] lo, const double[:, ::1] hi,
-                   const int32_t[:, ::1] filters, bint antialias, list tables):
-    """Resample a batch of HWC images, as `dali.ops._resampling.resample` does each (the
-    same values), on `pool` (or the caller when None) without the GIL, largest first: each
-    sample's filters, pass order and buffers are made on the thread that resamples it.
-
-    Parameters
-    ----------
-    srcs : list of ndarray (H, W, C)
-        uint8, int16, uint16 or float32; pixels contiguous (rows may be apart).
-    dsts : list of ndarray (h, w, C)
-        The whole outputs (the filters map each input to them): the input type or float32,
-        pixels contiguous.
-    windows : int64 (n, 4)
-        y0, y1, x0, x1 of the part of each output to compute (the rest is not written).
-    lo, hi : float64 (n, 2)
-        The source region per axis (hi < lo mirrors).
-    filters : int32 (n, 2)
-        min_filter and mag_filter (DALIInterpType) per sample.
-    tables : list of (float32 table, radius) or None
-        The kernel of each DALIInterpType value (`axis_filter`'s `table`); None for NN.
-    """
-    cdef Py_ssize_t n = len(srcs), i, d
-    cdef Batch2D batch
-    cdef Sample2D* s
-    cdef cnp.ndarray src, dst
-    cdef const float[::1] tv
-    if len(dsts) != n or windows.shape[0] != n or lo.shape[0] != n or hi.shape[0] != n or \
-            filters.shape[0] != n:
-        raise ValueError("every argument must describe the same number of samples")
-    if len(tables) != N_INTERP:
-        raise ValueError(f"tables must have {N_INTERP} entries")
-    keep = []
-    for k in range(N_INTERP):
-        if tables[k] is None:
-            batch.tables[k].data = NULL
-            batch.tables[k].samples = 0
-            continue
-        tv = tables[k][0]
-        keep.append(tv)
-        if tv.shape[0] < 4:
-            raise ValueError("a kernel table needs at least two samples and two zeros")
-        batch.tables[k].data = &tv[0]
-        batch.tables[k].samples = tv.shape[0] - 2
-        batch.tables[k].radius = tables[k][1]
-    batch.samples = <Sample2D*>job_array(n, sizeof(Sample2D), keep)
-    for i in range(n):
-        s = batch.samples + i
-        src, dst = srcs[i], dsts[i]
-        s.src_kind = _kind(src, "input")
-        s.dst_kind = _kind(dst, "output")
-        if src.ndim != 3 or dst.ndim != 3 or src.shape[2] != dst.shape[2]:
-            raise ValueError(f"sample {i}: src and dst must be (H, W, C) with the same C")
-        if s.dst_kind != s.src_kind and s.dst_kind != cnp.NPY_FLOAT32:
-            raise ValueError(f"sample {i}: the output must have the input type or float")
-        for d in range(2):
-            s.win[d][0], s.win[d][1] = windows[i, 2 * d], windows[i, 2 * d + 1]
-            if not 0 <= s.win[d][0] <= s.win[d][1] <= dst.shape[d]:
-                raise ValueError(f"sample {i}: the window does not match dst")
-        s.channels = src.shape[2]
-        if src.size == 0 or dst.size == 0:
-            s.channels = 0                      # nothing to compute (see _batch_item)
-            continue
-        s.src_item, s.dst_item = src.itemsize, dst.itemsize
-        for a, item in ((src, s.src_item), (dst, s.dst_item)):
-            if (a.shape[2] > 1 and a.strides[2] != item) or \
-                    (a.shape[1] > 1 and a.strides[1] != item * a.shape[2]) or \
-                    a.strides[0] < 0 or a.strides[0] % item:
-                raise ValueError(f"sample {i}: the pixels must be contiguous")
-        s.src_rs, s.dst_rs = src.strides[0] // s.src_item, dst.strides[0] // s.dst_item
-        for d in range(2):
-            s.in_size[d] = src.shape[d]
-            s.out_size[d] = dst.shape[d]
-            s.lo[d], s.hi[d] = lo[i, d], hi[i, d]
-            if s.out_size[d] > 0x7fffffff or s.in_size[d] > 0x7fffffff:
-                raise ValueError(f"sample {i}: unsupported extents")
-        s.min_filter, s.mag_filter = filters[i, 0], filters[i, 1]
-        for f in (s.min_filter, s.mag_filter):
-            if not 0 <= f < N_INTERP or (f != 0 and batch.tables[f].data == NULL):
-                raise ValueError(f"sample {i}: no kernel for filter {f}")
-        s.antialias = antialias
-        s.even_end = -1
-        if s.win[1][0] != 0 or s.win[1][1] != s.out_size[1]:    # `_even_end`
-            s.even_end = s.out_size[1] * s.channels
-            s.even_end = max(0, s.even_end - s.even_end % SIMD_WIDTH
-                             - s.win[1][0] * s.channels)
-        s.src = <const char*>cnp.PyArray_DATA(src)
-        s.dst = <char*>cnp.PyArray_DATA(dst) + \
-            (s.win[0][0] * s.dst_rs + s.win[1][0] * s.channels) * s.dst_item
-    run_largest_first(pool, _batch_item, &batch,
-                      [batch.samples[i].in_size[0] * batch.samples[i].in_size[1]
-                       + (batch.samples[i].win[0][1] - batch.samples[i].win[0][0])
-                       * (batch.samples[i].win[1][1] - batch.samples[i].win[1][0])
-                       for i in range(n)], _NS_PER_PIXEL)
-    for i in range(n):
-        if batch.samples[i].rc != 0:
-            raise MemoryError("cannot allocate the resampling buffers")
 
 
 def avx2(on=None):
@@ -951,3 +599,48 @@ def axis_filter(const float[::1] table, float radius, bint nearest, int n_in, in
         dali_rs_filter_fold(fp, rp, n_out, support, n_in, sp, wp)
         identity = dali_rs_filter_identity(sp, wp, n_out, width, n_in)
     return starts, weights, bool(identity)
+
+
+def pass_order(in_sizes, out_sizes, supports, identity):
+    """The order in which to resample the spatial axes (a list of axis indices, identity axes
+    left out): resample_filter.h's `dali_rs_pass_order`, the batch engine's choice.
+
+    Parameters
+    ----------
+    in_sizes, out_sizes : sequences of int
+        Extents of the (up to 3) spatial axes before and after resampling.
+    supports : sequence of int
+        Taps per output of each axis's filter.
+    identity : sequence of bool
+        Whether each axis's filter is the identity.
+    """
+    cdef int n = len(in_sizes), a
+    cdef int64_t ins[DALI_RS_MAX_AXES]
+    cdef int64_t outs[DALI_RS_MAX_AXES]
+    cdef int sup[DALI_RS_MAX_AXES]
+    cdef int ident[DALI_RS_MAX_AXES]
+    cdef int order[DALI_RS_MAX_AXES]
+    if not 1 <= n <= DALI_RS_MAX_AXES or len(out_sizes) != n or len(supports) != n or \
+            len(identity) != n:
+        raise ValueError(f"1 to {DALI_RS_MAX_AXES} axes, each with all four values")
+    for a in range(n):
+        ins[a], outs[a], sup[a], ident[a] = in_sizes[a], out_sizes[a], supports[a], identity[a]
+    cdef int m = dali_rs_pass_order(n, ins, outs, sup, ident, order)
+    return [order[a] for a in range(m)]
+
+
+def input_span(const int32_t[::1] starts, int width, bint identity, int64_t lo, int64_t hi):
+    """The input positions (first, last) that outputs [lo, hi) of a filter (`starts`, `width`
+    taps, `identity`) read: resample_filter.h's `dali_rs_input_span`."""
+    cdef int64_t first, last
+    if hi > lo and not identity and not (0 <= lo and hi <= starts.shape[0]):
+        raise ValueError("the window lies outside the filter's outputs")
+    dali_rs_input_span(&starts[0] if starts.shape[0] else NULL, width, identity, lo, hi,
+                       &first, &last)
+    return first, last
+
+
+def even_end(int64_t columns, int64_t channels, int64_t x0, int64_t x1):
+    """The rounding boundary of a last pass along rows writing columns [x0, x1) of rows of
+    `columns` positions (see `resample`): resample_filter.h's `dali_rs_even_end`."""
+    return dali_rs_even_end(columns, channels, x0, x1)

@@ -1,125 +1,12 @@
-// The C loops of the resampling kernel (_ext/kernels/resample.pyx): the 1-D filters (taps,
-// folding, identity), the row loops of the passes (SSE4.1, AVX2 chosen at run time, and a
-// plain C fallback) and the float -> integer conversions of accumulated rows.
+// The C loops of the resampling passes (_ext/kernels/resample.pyx): the row loops (SSE4.1,
+// AVX2 chosen at run time, and a plain C fallback) and the float -> integer conversions of
+// accumulated rows.  The filters are resample_filter.h's.
 #ifndef DALI_EXT_KERNELS_RESAMPLE_KERNELS_H_
 #define DALI_EXT_KERNELS_RESAMPLE_KERNELS_H_
 
-#include <stdint.h>
-
-/* The 1-D filters (dali/ops/_resampling.py `axis_filter` documents them).  Float32
-   arithmetic operation by operation, as the NumPy formulation it replaces: no fused
-   multiply-adds. */
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
-#pragma GCC push_options
-#pragma GCC optimize("fp-contract=off")
-#endif
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
-
-/* Support (taps per output) of a non-NN filter; also its step and origin. */
-static int dali_rs_filter_shape(int samples, float radius, int n_out, float lo, float hi,
-                                int antialias, float* scale_out, float* step_out,
-                                float* origin_out) {
-    float scale = (hi - lo) / (float)n_out;
-    float s = fabsf(scale);
-    float r = radius * ((antialias && s > 1.0f) ? s : 1.0f);
-    float width = 2.0f * r;
-    float step = (float)(samples - 1) / width;
-    float anchor = width * 0.5f;
-    float origin = lo + 0.5f * scale;
-    origin = origin - 0.5f;
-    origin = origin - anchor;
-    *scale_out = scale;
-    *step_out = step;
-    *origin_out = origin;
-    return (int)ceilf((float)(samples - 1) / step);
-}
-
-/* Taps of every output (first tap per output, weights normalized), before folding.
-   `table` has `samples` entries and two zeros after them. */
-static void dali_rs_filter_taps(const float* table, int samples, int n_out, int support,
-                                float scale, float step, float origin, int64_t* first,
-                                float* w) {
-    for (int i = 0; i < n_out; i++) {
-        float f = (float)i * scale;
-        f = f + origin;
-        float tap0 = ceilf(f);
-        float* wi = w + (Py_ssize_t)i * support;
-        for (int k = 0; k < support; k++) {
-            float tap = tap0 + (float)k;
-            float x = (tap - f) * step;
-            float x0 = floorf(x);
-            float d = x - x0;
-            int i0 = (int)(x0 < (float)samples ? x0 : (float)samples);
-            float f0 = table[i0], f1 = table[i0 + 1];
-            wi[k] = f0 + d * (f1 - f0);
-        }
-        float total = 0.0f;
-        for (int k = 0; k < support; k++) total = total + wi[k];
-        if (total == 0.0f) total = 1.0f;
-        for (int k = 0; k < support; k++) wi[k] = wi[k] / total;
-        first[i] = (int64_t)tap0;
-    }
-}
-
-/* Nearest neighbour: one tap of weight 1 at floor(lo + (i + 0.5) * scale), clamped. */
-static void dali_rs_filter_nn(int n_in, int n_out, float lo, float hi, int32_t* starts) {
-    float scale = (hi - lo) / (float)n_out;
-    for (int i = 0; i < n_out; i++) {
-        float p = ((float)i + 0.5f) * scale;
-        p = floorf(lo + p);
-        if (p < 0.0f) p = 0.0f;
-        if (p > (float)(n_in - 1)) p = (float)(n_in - 1);
-        starts[i] = (int32_t)p;
-    }
-}
-
-/* Fold taps outside [0, n_in) onto the edge positions: `out` (n_out x width, width =
-   min(support, n_in)) and `starts` receive the folded filter. */
-static void dali_rs_filter_fold(const int64_t* first, const float* w, int n_out,
-                                int support, int n_in, int32_t* starts, float* out) {
-    int width = support < n_in ? support : n_in;
-    for (int i = 0; i < n_out; i++) {
-        int64_t st = first[i] > 0 ? first[i] : 0;
-        if (st > n_in - width) st = n_in - width;
-        starts[i] = (int32_t)st;
-        const float* wi = w + (Py_ssize_t)i * support;
-        float* oi = out + (Py_ssize_t)i * width;
-        if (width == support && st == first[i]) {
-            memcpy(oi, wi, sizeof(float) * (size_t)width);
-            continue;
-        }
-        memset(oi, 0, sizeof(float) * (size_t)width);
-        for (int k = 0; k < support; k++) {
-            int64_t c = first[i] + k;
-            c = c > 0 ? c : 0;
-            c = c < n_in - 1 ? c : n_in - 1;
-            oi[c - st] = oi[c - st] + wi[k];
-        }
-    }
-}
-
-/* Whether a folded filter maps each output to the same input with weight 1 (the first
-   largest weight of each row is the tap; no other weight is non-zero). */
-static int dali_rs_filter_identity(const int32_t* starts, const float* w, int n_out,
-                                   int width, int n_in) {
-    if (n_out != n_in) return 0;
-    for (int i = 0; i < n_out; i++) {
-        const float* wi = w + (Py_ssize_t)i * width;
-        int hot = 0;
-        for (int k = 1; k < width; k++)
-            if (wi[k] > wi[hot]) hot = k;
-        if (starts[i] + hot != i || wi[hot] != 1.0f) return 0;
-        for (int k = 0; k < width; k++)
-            if (k != hot && wi[k] != 0.0f) return 0;
-    }
-    return 1;
-}
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC pop_options
-#endif
 
 /* Inner loops of the horizontal pass, written with GCC/Clang vector extensions (SSE on
    x86-64, NEON on ARM).  Four outputs are computed at once, so four independent

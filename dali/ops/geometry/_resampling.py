@@ -25,13 +25,13 @@ are skipped, and nearest neighbour along every resized axis is a single gather.
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 from typing import NamedTuple
 
 import numpy as np
 
 from dali._ext.kernels import resample as _kernel
+from dali._ext.kernels import resample_batch as _batch_kernel
 from dali._types import DALIInterpType as Interp
 
 _F32 = np.float32
@@ -80,12 +80,6 @@ _TABLES = {
 
 # The kernel of each DALIInterpType value, for `resample_batch` (None: nearest neighbour).
 _TABLE_LIST = [None] + [_TABLES[Interp(k)] for k in range(1, len(Interp))]
-
-# Relative cost of a tap along the innermost spatial axis, and per produced value (measured
-# from the pass order DALI picks).
-_HORIZONTAL_TAP_COST = 1.4
-_VALUE_COST = 3.0
-
 
 class AxisFilter(NamedTuple):
     """The 1-D resampling of one axis: `weights[i]` applies to inputs `starts[i]...`."""
@@ -138,22 +132,10 @@ def axis_filter(interp: int, n_in: int, n_out: int, lo: float, hi: float,
 
 
 def pass_order(in_sizes, filters) -> list[int]:
-    """The order in which to resample the non-identity axes (indices into `filters`)."""
-    axes = [a for a, f in enumerate(filters) if not f.identity]
-    if len(axes) < 2:
-        return axes
-    last = len(filters) - 1
-    best, best_cost = axes, None
-    for order in itertools.permutations(axes):
-        sizes = list(in_sizes)
-        cost = 0.0
-        for a in order:
-            sizes[a] = len(filters[a].starts)
-            tap = _HORIZONTAL_TAP_COST if a == last else 1.0
-            cost += math.prod(sizes) * (filters[a].support * tap + _VALUE_COST)
-        if best_cost is None or cost < best_cost:
-            best, best_cost = list(order), cost
-    return best
+    """The order in which to resample the non-identity axes (indices into `filters`): the
+    kernel's (resample_filter.h), which the batch engine uses too."""
+    return _kernel.pass_order(in_sizes, [len(f.starts) for f in filters],
+                              [f.support for f in filters], [f.identity for f in filters])
 
 
 def resample(src, dst, filters, window=None):
@@ -217,7 +199,7 @@ def resample_batch(pool, srcs, dsts, lo, hi, filters, antialias, windows=None):
     bounds = np.empty((n, 4), np.int64)
     for i, (dst, w) in enumerate(zip(dsts, windows or [None] * n, strict=True)):
         bounds[i] = (0, dst.shape[0], 0, dst.shape[1]) if w is None else (*w[0], *w[1])
-    _kernel.resample_batch(pool, list(srcs), list(dsts), bounds,
+    _batch_kernel.resample_batch(pool, list(srcs), list(dsts), bounds,
                            np.array(lo, np.float64).reshape(n, 2),
                            np.array(hi, np.float64).reshape(n, 2),
                            np.array(filters, np.int32).reshape(n, 2), bool(antialias),
@@ -226,16 +208,12 @@ def resample_batch(pool, srcs, dsts, lo, hi, filters, antialias, windows=None):
 
 def input_span(filters, window=None):
     """Per spatial axis, the input positions [first, last) that the output positions
-    `window` ((start, stop) per axis; all by default) read through `filters`.  Window starts
-    are monotonic (the region's direction), so the ends of the window decide."""
+    `window` ((start, stop) per axis; all by default) read through `filters` (the kernel's
+    `input_span`, which the batch engine uses too)."""
     span = []
     for k, f in enumerate(filters):
         lo, hi = window[k] if window is not None else (0, len(f.starts))
-        if f.identity or hi <= lo:
-            span.append((lo, max(lo, hi)))
-        else:
-            a, b = int(f.starts[lo]), int(f.starts[hi - 1])
-            span.append((min(a, b), max(a, b) + f.support))
+        span.append(_kernel.input_span(f.starts, f.support, f.identity, lo, hi))
     return span
 
 
@@ -267,12 +245,9 @@ def read_span(n_in, n_out, lo, hi, min_filter, mag_filter, antialias, window=Non
 def _even_end(dst, filters, window, order):
     """The rounding boundary of the last pass (see the kernel's `resample`) for an output
     window: DALI's whole vectors of the full output row, seen from the window's row."""
-    last = order[-1]
-    if last != 0 or len(filters) != 2 or window[1] == (0, len(filters[1].starts)):
+    if order[-1] != 0 or len(filters) != 2:
         return -1
-    channels = dst.shape[-1]
-    full = len(filters[1].starts) * channels
-    return max(0, full - full % 16 - window[1][0] * channels)
+    return _kernel.even_end(len(filters[1].starts), dst.shape[-1], *window[1])
 
 
 def _nearest(src, dst, filters, window):

@@ -1,6 +1,9 @@
 """The resampling kernel's row loops against a float32 NumPy formulation of the same sums, bit
 for bit, on both of its paths (AVX2 where the CPU has it, SSE4.1 otherwise)."""
 
+import itertools
+import math
+
 import numpy as np
 import pytest
 
@@ -94,3 +97,60 @@ def test_integer_rows_round_and_saturate(dtype, even_end):
     expected = np.where(np.arange(111) < boundary, np.rint(clipped),
                         np.sign(clipped) * np.floor(np.abs(clipped) + 0.5))
     np.testing.assert_array_equal(out.reshape(17, 111), expected.astype(dtype))
+
+
+def _cheapest_order(in_sizes, out_sizes, supports, identity):
+    """The pass order by DALI's cost estimate, written out: of the orders of the resized axes
+    (lexicographic), the first of least sum of values produced x (taps x 1.4 along the last
+    axis, else 1, + 3)."""
+    axes = [a for a in range(len(in_sizes)) if not identity[a]]
+    best, best_cost = axes, None
+    for order in itertools.permutations(axes):
+        sizes, cost = list(in_sizes), 0.0
+        for a in order:
+            sizes[a] = out_sizes[a]
+            tap = 1.4 if a == len(in_sizes) - 1 else 1.0
+            cost += math.prod(sizes) * (supports[a] * tap + 3.0)
+        if best_cost is None or cost < best_cost:
+            best, best_cost = list(order), cost
+    return best
+
+
+def test_pass_order_is_the_cheapest():
+    # the order both engines take from resample_filter.h, against the cost written out; the
+    # sizes make near ties and both orders of two axes occur
+    seen = set()
+    for _ in range(3000):
+        n = int(RNG.integers(1, 4))
+        in_sizes = RNG.integers(1, 400, n).tolist()
+        out_sizes = RNG.integers(1, 400, n).tolist()
+        supports = RNG.integers(1, 12, n).tolist()
+        identity = (RNG.random(n) < 0.2).tolist()
+        got = resample.pass_order(in_sizes, out_sizes, supports, identity)
+        assert got == _cheapest_order(in_sizes, out_sizes, supports, identity)
+        seen.add(tuple(got))
+    assert {(0, 1), (1, 0), (0, 1, 2), (2, 1, 0), ()} <= seen
+    # exact ties keep the first order
+    assert resample.pass_order([10, 10], [10, 10], [2, 2], [False, False]) == [0, 1]
+
+
+@pytest.mark.parametrize("interp", [Interp.INTERP_LINEAR, Interp.INTERP_LANCZOS3])
+def test_input_span_holds_what_the_window_reads(interp):
+    for n_in, n_out, lo, hi in ((50, 20, 0.0, 50.0), (50, 20, 48.0, 3.5), (10, 37, 2.0, 9.0)):
+        f = _resampling.axis_filter(int(interp), n_in, n_out, lo, hi)
+        for a, b in ((0, n_out), (3, 11), (5, 6), (7, 7)):
+            first, last = resample.input_span(f.starts, f.support, f.identity, a, b)
+            if b <= a:
+                assert (first, last) == (a, a)
+                continue
+            read = f.starts[a:b, None] + np.arange(f.support)
+            assert (first, last) == (read.min(), read.max() + 1)
+    with pytest.raises(ValueError, match="outside"):
+        resample.input_span(f.starts, f.support, False, 0, len(f.starts) + 1)
+
+
+def test_even_end_counts_whole_vectors_of_the_full_row():
+    assert resample.even_end(37, 3, 0, 37) == -1            # the whole row: the kernel's rule
+    assert resample.even_end(37, 3, 0, 20) == 96             # 111 values: 6 vectors of 16
+    assert resample.even_end(37, 3, 10, 30) == 96 - 30      # seen from the window's start
+    assert resample.even_end(37, 3, 33, 37) == 0             # past the last whole vector
