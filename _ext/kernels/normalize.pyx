@@ -1,32 +1,39 @@
-"""The passes of fn.normalize over one sample (or a slab of its outermost dimension).
+"""The passes of fn.normalize over a batch, one nogil call.
 
-The caller collapses the sample to a C-contiguous array whose dimensions are either reduced
-or kept, and describes the parameters (one value per combination of kept indices, C order) by
-element strides `pstrides`: 0 along reduced dimensions.  Three passes share that layout:
+Every sample is collapsed to alternating groups of reduced and kept dimensions (extents of 1
+dropped); its parameters (one value per combination of kept indices, C order) lie at
+`poff[i]` in the batch's `mean`, `inv` and `sums` arrays.  The innermost unit of work is
+either a row of the innermost reduced group (one parameter) or a plane (reduced extent R) x
+(kept extent K) whose rows share the parameters p..p+K-1; an odometer walks the outer groups.
+The passes, chosen by `flags`:
 
-* `accumulate(src, sums, pstrides)`: sums[p] += x;
-* `accumulate(src, sums, pstrides, mean)`: sums[p] += (x - mean[p])**2;
-* `normalize(src, dst, pstrides, mean, inv, shift)`: dst = (x - mean[p]) * inv[p] + shift, in
-  float32 as DALI computes it, converted to dst's type (integers round half away from zero and
-  saturate, see convert.pxd).
+* SUM: sums[p] = sum of x;  MEAN (implies SUM): then mean[p] = float32(sums[p] / count);
+* SQ: sums[p] = sum of (x - mean[p])**2;  INV (implies SQ): then inv[p] = scale / sqrt(var),
+  var = sums[p] / (count - ddof) + eps, 0 where var <= 0 or count <= ddof without eps;
+* OUT: dst = (x - mean[p]) * inv[p] + shift, in float32 as DALI computes it, converted to
+  dst's type (integers round half away from zero and saturate, see convert.pxd).
 
-Sums are accumulated in double (DALI accumulates in float; the difference stays far below
-float32 resolution of the final mean).  Everything runs without the GIL; `accumulate_batch`
-and `normalize_batch` run a list of such calls (slabs of a batch's samples) on a thread pool in
-one go, largest first.
+A sample's passes run back to back while it is in cache.  Sums are double, accumulated in a
+fixed order (eight partial sums along a row; a block of whole rows of a plane elementwise), so
+the loops vectorize and the results do not depend on the CPU or on the thread.  Work items are
+runs of consecutive samples of about GROUP elements (a tiny sample is not worth a job), run on
+the pool largest first.
 """
 cimport numpy as cnp
 import numpy as np
 
+from libc.math cimport sqrt
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
+from libc.string cimport memset
 
 from dali._ext.kernels.convert cimport store
 from dali._ext.kernels.odometer cimport next_index
+from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 cnp.import_array()
 
-cdef double _NS_PER_ELEMENT = 1.0    # the cost estimate (per element) the pool gets
+cdef double _NS_PER_ELEMENT = 1.0    # the cost estimate (per element and pass) the pool gets
 
 ctypedef fused num_in:
     int8_t
@@ -48,264 +55,433 @@ ctypedef fused num_out:
 
 cdef enum:
     MAX_DIMS = 16
+    BLOCK = 64           # elements of a plane's block: whole rows, parameters repeated
+    GROUP = 1 << 15      # elements of a work item made of several samples
+
+SUM, MEAN, SQ, INV, OUT = 1, 3, 4, 12, 16
+cdef enum:
+    F_SUM = 1
+    F_MEAN = 2
+    F_SQ = 4
+    F_INV = 8
+    F_OUT = 16
 
 
-cdef inline Py_ssize_t _rows(Py_ssize_t* idx, int ndim, const Py_ssize_t* shape) noexcept nogil:
-    """Zero the odometer `idx` over the outer dimensions; return how many rows (runs of the
-    innermost dimension) it visits."""
-    cdef Py_ssize_t n_outer = 1
-    cdef int d
-    for d in range(ndim - 1):
-        n_outer *= shape[d]
-        idx[d] = 0
-    return n_outer
+cdef struct Geo:
+    # one sample, collapsed: `outer` groups walked by the odometer, then a row of `n` reduced
+    # elements (K == 0) or a plane of R rows of K kept elements
+    int outer
+    Py_ssize_t ext[MAX_DIMS]
+    Py_ssize_t pstr[MAX_DIMS]
+    Py_ssize_t units, n, R, K, size, nparams
 
 
-cdef inline Py_ssize_t _param(const Py_ssize_t* idx, int ndim,
-                              const Py_ssize_t* pstr) noexcept nogil:
-    """Parameter index of the first element of the row at `idx`."""
+cdef void _geometry(const int64_t* shape, int ndim, const uint8_t* reduced,
+                    Geo* g) noexcept nogil:
+    cdef Py_ssize_t ext[MAX_DIMS]
+    cdef bint red[MAX_DIMS]
+    cdef int nd = 0, d
+    cdef Py_ssize_t stride = 1
+    for d in range(ndim):
+        if shape[d] == 1:
+            continue
+        if nd and red[nd - 1] == (reduced[d] != 0):
+            ext[nd - 1] *= shape[d]
+        else:
+            ext[nd] = shape[d]
+            red[nd] = reduced[d] != 0
+            nd += 1
+    if nd == 0:
+        ext[0], red[0], nd = 1, True, 1
+    g.size = 1
+    for d in range(nd - 1, -1, -1):
+        g.size *= ext[d]
+        g.ext[d] = ext[d]
+        g.pstr[d] = 0 if red[d] else stride
+        if not red[d]:
+            stride *= ext[d]
+    g.nparams = stride
+    if red[nd - 1]:
+        g.outer, g.n, g.K, g.R = nd - 1, ext[nd - 1], 0, 0
+    else:
+        g.outer = nd - 2 if nd >= 2 else 0
+        g.K = ext[nd - 1]
+        g.R = ext[nd - 2] if nd >= 2 else 1
+        g.n = g.R * g.K
+    g.units = 1
+    for d in range(g.outer):
+        g.units *= ext[d]
+
+
+cdef inline Py_ssize_t _param(const Py_ssize_t* idx, const Geo* g) noexcept nogil:
     cdef Py_ssize_t p = 0
     cdef int d
-    for d in range(ndim - 1):
-        p += idx[d] * pstr[d]
+    for d in range(g.outer):
+        p += idx[d] * g.pstr[d]
     return p
 
 
-cdef void _accumulate(const num_in* s, double* acc, int ndim, const Py_ssize_t* shape,
-                      const Py_ssize_t* pstr, const float* mean) noexcept nogil:
-    """Row by row; a row sums into one parameter (innermost dimension reduced) or into
-    consecutive ones (kept)."""
-    cdef Py_ssize_t idx[MAX_DIMS]
-    cdef Py_ssize_t k, j, p, n = shape[ndim - 1], ps = pstr[ndim - 1]
-    cdef double t, v
-    for k in range(_rows(idx, ndim, shape)):
-        p = _param(idx, ndim, pstr)
-        if ps == 0:
-            t = 0
+cdef inline double _sum_row(const num_in* s, Py_ssize_t n, const float* mean) noexcept nogil:
+    """Sum of s[0:n] (or of squared deviations from *mean) in eight partial sums."""
+    cdef double a[8]
+    cdef double v, m
+    cdef Py_ssize_t j = 0
+    cdef int lane
+    for lane in range(8):
+        a[lane] = 0
+    if mean == NULL:
+        while j + 8 <= n:
+            for lane in range(8):
+                a[lane] += <double>s[j + lane]
+            j += 8
+        for lane in range(n - j):
+            a[lane] += <double>s[j + lane]
+    else:
+        m = mean[0]
+        while j + 8 <= n:
+            for lane in range(8):
+                v = <double>s[j + lane] - m
+                a[lane] += v * v
+            j += 8
+        for lane in range(n - j):
+            v = <double>s[j + lane] - m
+            a[lane] += v * v
+    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]))
+
+
+cdef void _sum_plane(const num_in* s, Py_ssize_t R, Py_ssize_t K, double* acc,
+                     const float* mean) noexcept nogil:
+    """acc[k] += sum over the R rows of s[r*K + k] (or of its squared deviation from mean[k]);
+    short rows are added a block of whole rows at a time, elementwise."""
+    cdef double blk[BLOCK]
+    cdef double mrep[BLOCK]
+    cdef double v
+    cdef Py_ssize_t U, B, r = 0, e, k, rest
+    if K > BLOCK:
+        for r in range(R):
             if mean == NULL:
-                for j in range(n):
-                    t += s[j]
+                for k in range(K):
+                    acc[k] += <double>s[k]
             else:
-                for j in range(n):
-                    v = <double>s[j] - mean[p]
-                    t += v * v
-            acc[p] += t
-        elif mean == NULL:
-            for j in range(n):
-                acc[p + j] += s[j]
+                for k in range(K):
+                    v = <double>s[k] - mean[k]
+                    acc[k] += v * v
+            s += K
+        return
+    U = BLOCK // K
+    B = U * K
+    for e in range(B):
+        blk[e] = 0
+        mrep[e] = 0 if mean == NULL else mean[e % K]
+    while r + U <= R:
+        if mean == NULL:
+            for e in range(B):
+                blk[e] += <double>s[e]
         else:
-            for j in range(n):
-                v = <double>s[j] - mean[p + j]
-                acc[p + j] += v * v
-        s += n
-        next_index(idx, ndim - 1, shape)
+            for e in range(B):
+                v = <double>s[e] - mrep[e]
+                blk[e] += v * v
+        s += B
+        r += U
+    rest = (R - r) * K
+    for e in range(rest):
+        if mean == NULL:
+            blk[e] += <double>s[e]
+        else:
+            v = <double>s[e] - mrep[e]
+            blk[e] += v * v
+    for r in range(U):
+        for k in range(K):
+            acc[k] += blk[r * K + k]
 
 
-cdef void _normalize(const num_in* s, num_out* o, int ndim, const Py_ssize_t* shape,
-                     const Py_ssize_t* pstr, const float* mean, const float* inv,
-                     float shift) noexcept nogil:
+cdef void _stats(const num_in* s, const Geo* g, double* sums,
+                 const float* mean) noexcept nogil:
+    """sums[p] = sum of x (mean NULL) or of (x - mean[p])**2 over the sample."""
     cdef Py_ssize_t idx[MAX_DIMS]
-    cdef Py_ssize_t k, j, p, n = shape[ndim - 1], ps = pstr[ndim - 1]
-    cdef float m, f
-    for k in range(_rows(idx, ndim, shape)):
-        p = _param(idx, ndim, pstr)
-        if ps == 0:
-            m = mean[p]
-            f = inv[p]
-            for j in range(n):
-                store(&o[j], (<float>s[j] - m) * f + shift)
+    cdef Py_ssize_t u, p
+    cdef const float* m = NULL
+    memset(sums, 0, g.nparams * sizeof(double))
+    for u in range(g.outer):
+        idx[u] = 0
+    for u in range(g.units):
+        p = _param(idx, g)
+        if mean != NULL:
+            m = mean + p
+        if g.K == 0:
+            sums[p] += _sum_row(s, g.n, m)
         else:
-            for j in range(n):
-                store(&o[j], (<float>s[j] - mean[p + j]) * inv[p + j] + shift)
-        s += n
-        o += n
-        next_index(idx, ndim - 1, shape)
+            _sum_plane(s, g.R, g.K, sums + p, m)
+        s += g.n
+        next_index(idx, g.outer, g.ext)
 
 
-cdef void _accumulate_any(const char* s, int sk, double* acc, int ndim,
-                          const Py_ssize_t* shape, const Py_ssize_t* pstr,
-                          const float* mean) noexcept nogil:
+cdef void _normalize(const num_in* s, num_out* o, const Geo* g, const float* mean,
+                     const float* inv, float shift) noexcept nogil:
+    cdef Py_ssize_t idx[MAX_DIMS]
+    cdef float mrep[BLOCK]
+    cdef float frep[BLOCK]
+    cdef Py_ssize_t u, p, e, r, U, B, k
+    cdef float m, f
+    for u in range(g.outer):
+        idx[u] = 0
+    for u in range(g.units):
+        p = _param(idx, g)
+        if g.K == 0:
+            m, f = mean[p], inv[p]
+            for e in range(g.n):
+                store(&o[e], (<float>s[e] - m) * f + shift)
+        elif g.K > BLOCK:
+            for r in range(g.R):
+                for k in range(g.K):
+                    store(&o[r * g.K + k], (<float>s[r * g.K + k] - mean[p + k]) * inv[p + k]
+                          + shift)
+        else:
+            U = BLOCK // g.K
+            B = U * g.K
+            for e in range(B):
+                mrep[e] = mean[p + e % g.K]
+                frep[e] = inv[p + e % g.K]
+            r = 0
+            while r < g.n:
+                if B > g.n - r:
+                    B = g.n - r
+                for e in range(B):
+                    store(&o[r + e], (<float>s[r + e] - mrep[e]) * frep[e] + shift)
+                r += B
+        s += g.n
+        o += g.n
+        next_index(idx, g.outer, g.ext)
+
+
+cdef struct Ctx:
+    # the batch: per-sample addresses, shapes and parameter offsets, the arrays and flags
+    const int64_t* src
+    const int64_t* dst
+    const int64_t* shapes
+    const int64_t* poff
+    const uint8_t* reduced
+    int ndim, sk, dk, flags, ddof
+    double* sums
+    float* mean
+    float* inv
+    float scale, shift, eps
+
+
+cdef struct Job:
+    Ctx* ctx
+    Py_ssize_t first, stop
+
+
+cdef void _finish_mean(double* sums, float* mean, Py_ssize_t nparams,
+                       Py_ssize_t count) noexcept nogil:
+    cdef Py_ssize_t p
+    for p in range(nparams):
+        mean[p] = <float>(sums[p] / count) if count else <float>sums[p]
+
+
+cdef void _finish_inv(const double* sums, float* inv, Py_ssize_t nparams, Py_ssize_t count,
+                      int ddof, float eps, float scale) noexcept nogil:
+    cdef Py_ssize_t p
+    cdef double var
+    for p in range(nparams):
+        if count == 0 or (count <= ddof and eps == 0):
+            inv[p] = 0
+            continue
+        var = (sums[p] / (count - ddof) if count > ddof else 0.0) + <double>eps
+        inv[p] = <float>(<double>scale / sqrt(var)) if var > 0 else 0
+
+
+cdef void _stats_any(const char* s, int sk, const Geo* g, double* sums,
+                     const float* mean) noexcept nogil:
     if sk == cnp.NPY_INT8:
-        _accumulate(<const int8_t*>s, acc, ndim, shape, pstr, mean)
+        _stats(<const int8_t*>s, g, sums, mean)
     elif sk == cnp.NPY_UINT8:
-        _accumulate(<const uint8_t*>s, acc, ndim, shape, pstr, mean)
+        _stats(<const uint8_t*>s, g, sums, mean)
     elif sk == cnp.NPY_INT16:
-        _accumulate(<const int16_t*>s, acc, ndim, shape, pstr, mean)
+        _stats(<const int16_t*>s, g, sums, mean)
     elif sk == cnp.NPY_UINT16:
-        _accumulate(<const uint16_t*>s, acc, ndim, shape, pstr, mean)
+        _stats(<const uint16_t*>s, g, sums, mean)
     elif sk == cnp.NPY_INT32:
-        _accumulate(<const int32_t*>s, acc, ndim, shape, pstr, mean)
+        _stats(<const int32_t*>s, g, sums, mean)
     elif sk == cnp.NPY_UINT32:
-        _accumulate(<const uint32_t*>s, acc, ndim, shape, pstr, mean)
+        _stats(<const uint32_t*>s, g, sums, mean)
     else:
-        _accumulate(<const float*>s, acc, ndim, shape, pstr, mean)
+        _stats(<const float*>s, g, sums, mean)
 
 
-cdef void _normalize_out(const num_in* s, char* o, int dk, int ndim, const Py_ssize_t* shape,
-                         const Py_ssize_t* pstr, const float* mean, const float* inv,
-                         float shift) noexcept nogil:
-    if dk == cnp.NPY_INT8:
-        _normalize(s, <int8_t*>o, ndim, shape, pstr, mean, inv, shift)
-    elif dk == cnp.NPY_UINT8:
-        _normalize(s, <uint8_t*>o, ndim, shape, pstr, mean, inv, shift)
-    elif dk == cnp.NPY_INT16:
-        _normalize(s, <int16_t*>o, ndim, shape, pstr, mean, inv, shift)
-    elif dk == cnp.NPY_UINT16:
-        _normalize(s, <uint16_t*>o, ndim, shape, pstr, mean, inv, shift)
-    elif dk == cnp.NPY_INT32:
-        _normalize(s, <int32_t*>o, ndim, shape, pstr, mean, inv, shift)
-    elif dk == cnp.NPY_UINT32:
-        _normalize(s, <uint32_t*>o, ndim, shape, pstr, mean, inv, shift)
-    else:
-        _normalize(s, <float*>o, ndim, shape, pstr, mean, inv, shift)
-
-
-cdef void _normalize_any(const char* s, int sk, char* o, int dk, int ndim,
-                         const Py_ssize_t* shape, const Py_ssize_t* pstr, const float* mean,
+cdef void _normalize_out(const num_in* s, char* o, int dk, const Geo* g, const float* mean,
                          const float* inv, float shift) noexcept nogil:
-    if sk == cnp.NPY_INT8:
-        _normalize_out(<const int8_t*>s, o, dk, ndim, shape, pstr, mean, inv, shift)
-    elif sk == cnp.NPY_UINT8:
-        _normalize_out(<const uint8_t*>s, o, dk, ndim, shape, pstr, mean, inv, shift)
-    elif sk == cnp.NPY_INT16:
-        _normalize_out(<const int16_t*>s, o, dk, ndim, shape, pstr, mean, inv, shift)
-    elif sk == cnp.NPY_UINT16:
-        _normalize_out(<const uint16_t*>s, o, dk, ndim, shape, pstr, mean, inv, shift)
-    elif sk == cnp.NPY_INT32:
-        _normalize_out(<const int32_t*>s, o, dk, ndim, shape, pstr, mean, inv, shift)
-    elif sk == cnp.NPY_UINT32:
-        _normalize_out(<const uint32_t*>s, o, dk, ndim, shape, pstr, mean, inv, shift)
+    if dk == cnp.NPY_INT8:
+        _normalize(s, <int8_t*>o, g, mean, inv, shift)
+    elif dk == cnp.NPY_UINT8:
+        _normalize(s, <uint8_t*>o, g, mean, inv, shift)
+    elif dk == cnp.NPY_INT16:
+        _normalize(s, <int16_t*>o, g, mean, inv, shift)
+    elif dk == cnp.NPY_UINT16:
+        _normalize(s, <uint16_t*>o, g, mean, inv, shift)
+    elif dk == cnp.NPY_INT32:
+        _normalize(s, <int32_t*>o, g, mean, inv, shift)
+    elif dk == cnp.NPY_UINT32:
+        _normalize(s, <uint32_t*>o, g, mean, inv, shift)
     else:
-        _normalize_out(<const float*>s, o, dk, ndim, shape, pstr, mean, inv, shift)
+        _normalize(s, <float*>o, g, mean, inv, shift)
+
+
+cdef void _normalize_any(const char* s, int sk, char* o, int dk, const Geo* g,
+                         const float* mean, const float* inv, float shift) noexcept nogil:
+    if sk == cnp.NPY_INT8:
+        _normalize_out(<const int8_t*>s, o, dk, g, mean, inv, shift)
+    elif sk == cnp.NPY_UINT8:
+        _normalize_out(<const uint8_t*>s, o, dk, g, mean, inv, shift)
+    elif sk == cnp.NPY_INT16:
+        _normalize_out(<const int16_t*>s, o, dk, g, mean, inv, shift)
+    elif sk == cnp.NPY_UINT16:
+        _normalize_out(<const uint16_t*>s, o, dk, g, mean, inv, shift)
+    elif sk == cnp.NPY_INT32:
+        _normalize_out(<const int32_t*>s, o, dk, g, mean, inv, shift)
+    elif sk == cnp.NPY_UINT32:
+        _normalize_out(<const uint32_t*>s, o, dk, g, mean, inv, shift)
+    else:
+        _normalize_out(<const float*>s, o, dk, g, mean, inv, shift)
+
+
+cdef void _sample(const Ctx* c, Py_ssize_t i) noexcept nogil:
+    """Every pass `c.flags` asks for, on sample i."""
+    cdef Geo g
+    cdef Py_ssize_t p0 = c.poff[i], count
+    cdef const char* s = <const char*><size_t>c.src[i]
+    _geometry(c.shapes + i * c.ndim, c.ndim, c.reduced, &g)
+    count = g.size // g.nparams if g.nparams else 0
+    if c.flags & F_SUM:
+        if g.size:
+            _stats_any(s, c.sk, &g, c.sums + p0, NULL)
+        else:
+            memset(c.sums + p0, 0, g.nparams * sizeof(double))
+        if c.flags & F_MEAN:
+            _finish_mean(c.sums + p0, c.mean + p0, g.nparams, count)
+    if c.flags & F_SQ:
+        if g.size:
+            _stats_any(s, c.sk, &g, c.sums + p0, c.mean + p0)
+        else:
+            memset(c.sums + p0, 0, g.nparams * sizeof(double))
+        if c.flags & F_INV:
+            _finish_inv(c.sums + p0, c.inv + p0, g.nparams, count, c.ddof, c.eps, c.scale)
+    if c.flags & F_OUT and g.size:
+        _normalize_any(s, c.sk, <char*><size_t>c.dst[i], c.dk, &g, c.mean + p0, c.inv + p0,
+                       c.shift)
+
+
+cdef void _run_job(void* jobs, int64_t k) noexcept nogil:
+    cdef Job* j = (<Job*>jobs) + k
+    cdef Py_ssize_t i
+    for i in range(j.first, j.stop):
+        _sample(j.ctx, i)
 
 
 TYPES = frozenset(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32,
                                         np.uint32, np.float32))
 
 
-cdef int _layout(cnp.ndarray src, pstrides, Py_ssize_t nparams, Py_ssize_t* shape,
-                 Py_ssize_t* pstr) except -1:
-    """Check src and the parameter strides; fill shape/pstr; return ndim."""
-    cdef int ndim = src.ndim, d
-    cdef Py_ssize_t last = 0
-    if src.dtype not in TYPES:
-        raise TypeError(f"unsupported type {src.dtype}")
-    if not src.flags.c_contiguous:
-        raise ValueError("src must be C-contiguous")
-    if not 1 <= ndim <= MAX_DIMS or len(pstrides) != ndim:
-        raise ValueError(f"src needs 1 to {MAX_DIMS} dimensions and one parameter stride each")
-    for d in range(ndim):
-        shape[d] = src.shape[d]
-        pstr[d] = pstrides[d]
-        if pstr[d] < 0:
-            raise ValueError("parameter strides must not be negative")
-        if shape[d] > 0:
-            last += (shape[d] - 1) * pstr[d]
-    if src.size and last >= nparams:
-        raise ValueError(f"the parameter strides reach index {last}, past {nparams} values")
-    return ndim
+cdef cnp.ndarray _addresses(BatchStorage st, list keep):
+    """Start address of every sample (C-contiguous copies of per-sample ones that are not)."""
+    cdef Py_ssize_t n = st.num_samples, i
+    cdef cnp.ndarray out = np.empty(n, np.int64)
+    cdef int64_t* a = <int64_t*>cnp.PyArray_DATA(out)
+    cdef const int64_t[::1] offs
+    cdef cnp.ndarray s
+    if st.base is not None:
+        offs = st.offsets
+        for i in range(n):
+            a[i] = <int64_t><size_t>st.data + offs[i]
+        return out
+    for i, s in enumerate(st.samples()):
+        if not s.flags.c_contiguous:
+            s = np.ascontiguousarray(s)
+            keep.append(s)
+        a[i] = <int64_t><size_t>cnp.PyArray_DATA(s)
+    return out
 
 
-cdef struct Job:
-    # one `accumulate` (dst NULL) or `normalize` call
-    const char* src
-    char* dst
-    int sk, dk, ndim
-    Py_ssize_t size
-    Py_ssize_t shape[MAX_DIMS]
-    Py_ssize_t pstr[MAX_DIMS]
-    double* sums
-    const float* mean
-    const float* inv
-    float shift
+def normalize_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, reduced,
+                    const int64_t[::1] poff, int flags, mean=None, inv=None, sums=None,
+                    float scale=1, float shift=0, float eps=0, int ddof=0):
+    """The passes of `flags` (SUM, MEAN, SQ, INV, OUT, or'ed) over every sample of `src`, on
+    `pool` (the caller when None) without the GIL.
 
-
-cdef object _accumulate_job(cnp.ndarray src, double[::1] sums, pstrides, mean, Job* job):
-    """Check `accumulate`'s arguments and fill `job`; returns what must stay alive."""
-    cdef const float[::1] m = None
-    job.ndim = _layout(src, pstrides, sums.shape[0], job.shape, job.pstr)
-    job.mean = NULL
-    if mean is not None:
-        m = np.ascontiguousarray(mean, dtype=np.float32)
-        if m.shape[0] < sums.shape[0]:
-            raise ValueError("mean needs as many values as sums")
-        job.mean = &m[0] if m.shape[0] else NULL
-    job.size = src.size
-    job.src = <const char*>cnp.PyArray_DATA(src)
-    job.sk = cnp.PyArray_TYPE(src)
-    job.dst = NULL
-    job.sums = &sums[0] if sums.shape[0] else NULL
-    return src, sums, m
-
-
-cdef object _normalize_job(cnp.ndarray src, cnp.ndarray dst, pstrides, mean, inv, float shift,
-                           Job* job):
-    """Check `normalize`'s arguments and fill `job`; returns what must stay alive."""
-    cdef const float[::1] m = np.ascontiguousarray(mean, dtype=np.float32)
-    cdef const float[::1] f = np.ascontiguousarray(inv, dtype=np.float32)
-    if m.shape[0] != f.shape[0]:
-        raise ValueError("mean and inv must have the same size")
-    job.ndim = _layout(src, pstrides, m.shape[0], job.shape, job.pstr)
-    if dst.dtype not in TYPES or not dst.flags.c_contiguous:
-        raise TypeError(f"dst must be a C-contiguous array of a supported type, got {dst.dtype}")
-    if dst.size != src.size:
-        raise ValueError("src and dst must have the same size")
-    job.size = src.size
-    job.src = <const char*>cnp.PyArray_DATA(src)
-    job.dst = <char*>cnp.PyArray_DATA(dst)
-    job.sk, job.dk = cnp.PyArray_TYPE(src), cnp.PyArray_TYPE(dst)
-    job.mean = &m[0] if m.shape[0] else NULL
-    job.inv = &f[0] if f.shape[0] else NULL
-    job.shift = shift
-    return src, dst, m, f
-
-
-cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
-    cdef Job* j = (<Job*>ctx) + i
-    if j.size == 0:
-        return
-    if j.dst == NULL:
-        _accumulate_any(j.src, j.sk, j.sums, j.ndim, j.shape, j.pstr, j.mean)
-    else:
-        _normalize_any(j.src, j.sk, j.dst, j.dk, j.ndim, j.shape, j.pstr, j.mean, j.inv,
-                       j.shift)
-
-
-cdef _batch(ThreadPool pool, list jobs, bint normalizing):
-    cdef Py_ssize_t n = len(jobs), i
+    `reduced`: a bool per dimension of the samples; `poff`: num_samples + 1 offsets of each
+    sample's parameters in `mean`, `inv` (float32) and `sums` (float64), which must hold
+    poff[-1] values each where a pass reads or writes them; `dst` (same shapes as `src`) is
+    written by OUT.  Everything is checked before anything runs.
+    """
+    cdef Py_ssize_t n = src.num_samples, i, k, total, elements, start
+    cdef Ctx ctx
+    cdef float[::1] m = None
+    cdef float[::1] f = None
+    cdef double[::1] acc = None
+    cdef const int64_t[:, ::1] shapes
+    cdef const int64_t[::1] sp
+    cdef cnp.ndarray sizes
     keep = []
-    cdef Job* cjobs = <Job*>job_array(n, sizeof(Job), keep)
+    if np.dtype(src.dtype) not in TYPES:
+        raise TypeError(f"unsupported type {src.dtype}")
+    if len(reduced) != src.ndim or not 1 <= src.ndim <= MAX_DIMS:
+        raise ValueError(f"samples need 1 to {MAX_DIMS} dimensions and `reduced` one flag each")
+    if poff.shape[0] != n + 1:
+        raise ValueError("poff needs num_samples + 1 offsets")
+    total = poff[n]
+    if flags & F_SUM or flags & F_SQ:
+        acc = sums
+        if acc is None or acc.shape[0] < total:
+            raise ValueError(f"sums needs {total} values")
+    if flags & (F_MEAN | F_SQ | F_OUT):
+        m = mean
+        if m is None or m.shape[0] < total:
+            raise ValueError(f"mean needs {total} values")
+    if flags & (F_INV | F_OUT):
+        f = inv
+        if f is None or f.shape[0] < total:
+            raise ValueError(f"inv needs {total} values")
+    if flags & F_OUT:
+        if np.dtype(dst.dtype) not in TYPES:
+            raise TypeError(f"unsupported output type {dst.dtype}")
+        if dst.num_samples != n or not np.array_equal(dst.shapes, src.shapes):
+            raise ValueError("src and dst must have the same shapes")
+        ctx.dk = np.dtype(dst.dtype).num
+        dst_at = _addresses(dst, keep)
+        ctx.dst = <const int64_t*>cnp.PyArray_DATA(dst_at)
+    shape_array = np.ascontiguousarray(src.shapes, dtype=np.int64)
+    shapes = shape_array
+    red = np.asarray([bool(r) for r in reduced], np.uint8)
+    kept = ~red.astype(bool)
+    counts = np.prod(shape_array[:, kept], axis=1, dtype=np.int64)
+    if not np.array_equal(np.diff(poff), counts):
+        raise ValueError("poff does not match the samples' parameter counts")
+    src_at = _addresses(src, keep)
+    ctx.src = <const int64_t*>cnp.PyArray_DATA(src_at)
+    ctx.shapes = &shapes[0, 0] if n else NULL
+    ctx.poff = &poff[0]
+    ctx.reduced = <const uint8_t*>cnp.PyArray_DATA(red)
+    ctx.ndim, ctx.flags, ctx.ddof = src.ndim, flags, ddof
+    ctx.sk = np.dtype(src.dtype).num
+    ctx.sums = &acc[0] if acc is not None and acc.shape[0] else NULL
+    ctx.mean = &m[0] if m is not None and m.shape[0] else NULL
+    ctx.inv = &f[0] if f is not None and f.shape[0] else NULL
+    ctx.scale, ctx.shift, ctx.eps = scale, shift, eps
+    # Work items: runs of consecutive samples of about GROUP elements.
+    sizes = np.prod(shape_array, axis=1, dtype=np.int64)
+    sp = sizes
+    bounds = []
+    start, elements = 0, 0
     for i in range(n):
-        if normalizing:
-            src, dst, pstrides, mean, inv, shift = jobs[i]
-            keep.append(_normalize_job(src, dst, pstrides, mean, inv, shift, &cjobs[i]))
-        else:
-            src, sums, pstrides, mean = jobs[i]
-            keep.append(_accumulate_job(src, sums, pstrides, mean, &cjobs[i]))
-    run_largest_first(pool, _run_job, cjobs, [cjobs[i].size for i in range(n)],
+        elements += sp[i]
+        if elements >= GROUP or i == n - 1:
+            bounds.append((start, i + 1, elements))
+            start, elements = i + 1, 0
+    cdef Job* jobs = <Job*>job_array(len(bounds), sizeof(Job), keep)
+    for k, (a, b, elements) in enumerate(bounds):
+        jobs[k].ctx = &ctx
+        jobs[k].first, jobs[k].stop = a, b
+    passes = (flags & F_SUM != 0) + (flags & F_SQ != 0) + (flags & F_OUT != 0)
+    run_largest_first(pool, _run_job, jobs, [max(1, e) * passes for _, _, e in bounds],
                       _NS_PER_ELEMENT)
-
-
-def accumulate(cnp.ndarray src, double[::1] sums, pstrides, mean=None):
-    """sums[p] += x (or (x - mean[p])**2 when `mean` is given) for every element x of `src`
-    whose parameter index is p (see the module docstring)."""
-    accumulate_batch(None, [(src, sums, pstrides, mean)])
-
-
-def accumulate_batch(ThreadPool pool, list jobs):
-    """`accumulate(src, sums, pstrides, mean)` for every (src, sums, pstrides, mean) of `jobs`,
-    on `pool` (the caller when None, or when the batch is too cheap to wake a thread) without
-    the GIL, largest first; jobs that run at once must not share sums.  Every job is checked
-    before any runs."""
-    _batch(pool, jobs, False)
-
-
-def normalize(cnp.ndarray src, cnp.ndarray dst, pstrides, mean, inv, float shift):
-    """dst = (src - mean[p]) * inv[p] + shift, converted to dst's type."""
-    normalize_batch(None, [(src, dst, pstrides, mean, inv, shift)])
-
-
-def normalize_batch(ThreadPool pool, list jobs):
-    """`normalize(src, dst, pstrides, mean, inv, shift)` for every tuple of `jobs`, as
-    `accumulate_batch` runs its jobs."""
-    _batch(pool, jobs, True)

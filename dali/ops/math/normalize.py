@@ -14,15 +14,12 @@ stddev of 0 gives infinities; a given tensor stddev of 0 gives a factor of 0.  T
 `(in - mean) * factor + shift` in float32 with `factor = scale / stddev`, converted to `dtype`
 (integers round half away from zero and saturate).
 
-Each sample is collapsed to alternating groups of reduced and kept dimensions (extents of 1
-dropped) so that the nogil passes of `dali._ext.kernels.normalize` (sums, squared deviations,
-normalization) walk it contiguously; large samples are split into slabs of the outermost
-group, run on the thread pool like the samples.
+The passes (sums, squared deviations, normalization) are `dali._ext.kernels.normalize`'s: one
+nogil call over the batch on the thread pool, each sample's passes back to back while it is in
+cache; with `batch=True` one call per pass, the statistics combined in between.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -32,42 +29,7 @@ from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 
 TYPES = (T.INT8, T.UINT8, T.INT16, T.UINT16, T.INT32, T.UINT32, T.FLOAT)
-TILE = 1 << 18                   # elements per work item
 _F32 = np.float32
-
-
-class _Geometry:
-    """One sample collapsed for the kernels: extents, parameter strides, parameter count."""
-
-    def __init__(self, shape, reduced):
-        dims = []
-        for e, r in zip(shape, reduced, strict=True):
-            if e == 1:
-                continue
-            if dims and dims[-1][1] == r:
-                dims[-1][0] *= e
-            else:
-                dims.append([e, r])
-        if not dims:
-            dims = [[1, True]]
-        self.shape = tuple(e for e, _ in dims)
-        self.pstrides = [0] * len(dims)
-        stride = 1
-        for k in reversed(range(len(dims))):
-            if not dims[k][1]:
-                self.pstrides[k] = stride
-                stride *= dims[k][0]
-        self.nparams = stride
-        self.size = math.prod(self.shape)
-        self.count = math.prod(e for e, r in dims if r)    # elements per parameter
-
-    def slabs(self):
-        """[start, stop) ranges of the outermost extent, about TILE elements each."""
-        outer = self.shape[0]
-        if self.size == 0:
-            return []
-        step = max(1, TILE // max(1, self.size // outer))
-        return [(a, min(outer, a + step)) for a in range(0, outer, step)]
 
 
 @_registry.register
@@ -135,11 +97,12 @@ class Normalize(_operator.Operator):
             raise self.error(f"unsupported output type: {_types.type_name(out_type)}",
                              RuntimeError)
         shapes = [tuple(s) for s in tl.shape()]
-        self._params = {n: self._tensor_param(ws, n) for n in ("mean", "stddev")}
-        self.reduced = self._reduced_axes(ws, tl, shapes)
-        self._check_param_shapes(shapes)
+        params = {n: self._tensor_param(ws, n) for n in ("mean", "stddev")}
+        reduced = self._reduced_axes(ws, tl, params)
+        self._check_param_shapes(shapes, params, reduced)
         return _operator.Plan([_operator.OutputDesc(shapes, _types.dtype_of(out_type), tl.layout(),
-                                     tl.ndim())])
+                                                    tl.ndim())],
+                              params=params, reduced=reduced)
 
     def _tensor_param(self, ws, name):
         """Per-sample float32 tensors of an argument input, or None."""
@@ -151,11 +114,11 @@ class Normalize(_operator.Operator):
                              f"has {ws.batch_size}")
         return [np.asarray(s, dtype=_F32) for s in tensors.storage_of(tl).samples()]
 
-    def _reduced_axes(self, ws, tl, shapes):
+    def _reduced_axes(self, ws, tl, params):
         """A bool per dimension: reduced or kept."""
         ndim = tl.ndim()
         given = ws.arg_given
-        tensors = [p for p in self._params.values() if p is not None]
+        tensors = [p for p in params.values() if p is not None]
         if given("axes"):
             axes = [int(a) for a in self.args["axes"]]
             if not axes:
@@ -191,11 +154,11 @@ class Normalize(_operator.Operator):
             return [all(p.shape[d] == 1 for p in tensors[0]) for d in range(ndim)]
         return [True] * ndim
 
-    def _check_param_shapes(self, shapes):
+    def _check_param_shapes(self, shapes, params, reduced):
         if self.args["batch"]:
             if not shapes:
                 raise self.error("Got an empty batch!", RuntimeError)
-            kept = [d for d, r in enumerate(self.reduced) if not r]
+            kept = [d for d, r in enumerate(reduced) if not r]
             for i, s in enumerate(shapes[1:], 1):
                 for d in kept:
                     if s[d] != shapes[0][d]:
@@ -205,11 +168,11 @@ class Normalize(_operator.Operator):
                             f"shape {s} which has a different extent ({s[d]}) in axis {d} "
                             f"than sample #0, which was of shape {shapes[0]} "
                             f"({shapes[0][d]} in axis {d})", RuntimeError)
-        for p in self._params.values():
+        for p in params.values():
             if p is None:
                 continue
             for i, (s, t) in enumerate(zip(shapes, p, strict=True)):
-                want = tuple(1 if r else e for e, r in zip(s, self.reduced, strict=True))
+                want = tuple(1 if r else e for e, r in zip(s, reduced, strict=True))
                 if t.shape != want:
                     raise self.error(
                         f"At sample {i}: parameter shape: {t.shape} does not match the "
@@ -217,65 +180,84 @@ class Normalize(_operator.Operator):
 
     # -- run --------------------------------------------------------------------------------
     def run_cpu(self, ws, plan):
-        srcs = [np.ascontiguousarray(s) for s in ws.input_samples(0)]
-        dsts = ws.output_samples(0)
-        geos = [_Geometry(s.shape, self.reduced) for s in srcs]
-        views = [s.reshape(g.shape) for s, g in zip(srcs, geos, strict=True)]
-        n = len(srcs)
-        batch = self.args["batch"]
-        means = self._means(ws, views, geos, batch)
-        invs = self._factors(ws, views, geos, means, batch)
-        shift = float(_F32(self.args["shift"]))
-        jobs = []
-        for i in range(n):
-            g = geos[i]
-            out = dsts[i].reshape(g.shape)
-            for a, b in g.slabs():
-                off = a * g.pstrides[0]
-                jobs.append((views[i][a:b], out[a:b], g.pstrides, means[i][off:],
-                             invs[i][off:], shift))
-        _kernel.normalize_batch(ws.thread_pool, jobs)
-
-    def _means(self, ws, views, geos, batch):
-        """float32 mean parameters per sample."""
-        if self._params["mean"] is not None:
-            return [p.reshape(-1) for p in self._params["mean"]]
-        if ws.arg_given("mean"):
-            return [np.full(g.nparams, _F32(self.args["mean"]), _F32) for g in geos]
-        sums = _sums(ws, views, geos)
-        if batch:
-            total = np.sum(sums, axis=0) if sums else None
-            count = sum(g.count for g in geos)
-            mean = (total / count).astype(_F32) if count else np.zeros_like(total, _F32)
-            return [mean] * len(geos)
-        return [(s / g.count).astype(_F32) if g.count else s.astype(_F32)
-                for s, g in zip(sums, geos, strict=True)]
-
-    def _factors(self, ws, views, geos, means, batch):
-        """float32 `scale / stddev` per sample (see the module docstring)."""
+        src, dst = ws.input_storage(0), ws.outputs[0]
+        n = src.num_samples
+        reduced = plan.reduced
+        kept = [not r for r in reduced]
+        shapes = np.asarray(src.shapes, np.int64).reshape(n, len(reduced))
+        nparams = np.prod(shapes[:, kept], axis=1, dtype=np.int64)
+        poff = np.zeros(n + 1, np.int64)
+        np.cumsum(nparams, out=poff[1:])
+        total = int(poff[-1])
+        mean = self._given_means(ws, plan.params["mean"], total)
+        inv = self._given_factors(ws, plan.params["stddev"], total)
+        sums = np.empty(total) if mean is None or inv is None else None
         scale, eps = _F32(self.args["scale"]), _F32(self.args["epsilon"])
-        if self._params["stddev"] is not None:
-            out = []
-            for p in self._params["stddev"]:
-                std = p.reshape(-1)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    if eps:
-                        out.append((scale / np.sqrt(std * std + eps)).astype(_F32))
-                    else:
-                        out.append(np.where(std != 0, scale / std, _F32(0)).astype(_F32))
-            return out
+        common = dict(scale=scale, shift=_F32(self.args["shift"]), eps=eps,
+                      ddof=self.args["ddof"])
+        if self.args["batch"]:
+            mean, inv = self._batch_statistics(ws, src, dst, reduced, poff, mean, inv, sums)
+            _kernel.normalize_batch(ws.thread_pool, src, dst, reduced, poff, _kernel.OUT,
+                                    mean, inv, **common)
+            return
+        flags = _kernel.OUT
+        if mean is None:
+            mean, flags = np.empty(total, _F32), flags | _kernel.MEAN
+        if inv is None:
+            inv, flags = np.empty(total, _F32), flags | _kernel.INV
+        _kernel.normalize_batch(ws.thread_pool, src, dst, reduced, poff, flags, mean, inv,
+                                sums, **common)
+
+    def _batch_statistics(self, ws, src, dst, reduced, poff, mean, inv, sums):
+        """(mean, inv) for every sample's parameters, computed over the whole batch where not
+        given (every sample has the same number of parameters)."""
+        n = src.num_samples
+        per = int(poff[1]) if n else 0
+        count = int(np.prod(src.shapes, axis=1, dtype=np.int64).sum()) // per if per else 0
+        if mean is None:
+            _kernel.normalize_batch(ws.thread_pool, src, dst, reduced, poff, _kernel.SUM,
+                                    sums=sums)
+            total = sums.reshape(n, per).sum(axis=0)
+            mean = np.tile((total / count).astype(_F32) if count else total.astype(_F32), n)
+        if inv is None:
+            _kernel.normalize_batch(ws.thread_pool, src, dst, reduced, poff, _kernel.SQ, mean,
+                                    sums=sums)
+            total = sums.reshape(n, per).sum(axis=0)
+            inv = np.tile(_inv_stddev(total, count, self.args["ddof"],
+                                      _F32(self.args["epsilon"]), _F32(self.args["scale"])), n)
+        return mean, inv
+
+    def _given_means(self, ws, tensors, total):
+        """float32 mean of every parameter of the batch, or None when computed."""
+        if tensors is not None:
+            return _concatenated(tensors, total)
+        if ws.arg_given("mean"):
+            return np.full(total, _F32(self.args["mean"]), _F32)
+        return None
+
+    def _given_factors(self, ws, tensors, total):
+        """float32 `scale / stddev` of every parameter of the batch (see the module docstring),
+        or None when computed."""
+        scale, eps = _F32(self.args["scale"]), _F32(self.args["epsilon"])
+        if tensors is not None:
+            std = _concatenated(tensors, total)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                if eps:
+                    return (scale / np.sqrt(std * std + eps)).astype(_F32)
+                return np.where(std != 0, scale / std, _F32(0)).astype(_F32)
         if ws.arg_given("stddev"):
             std = _F32(self.args["stddev"])
             with np.errstate(divide="ignore"):
                 inv = scale / std if not eps else scale / np.sqrt(std * std + eps)
-            return [np.full(g.nparams, inv, _F32) for g in geos]
-        squares = _sums(ws, views, geos, means)
-        if batch:
-            total = np.sum(squares, axis=0)
-            inv = _inv_stddev(total, sum(g.count for g in geos), self.args["ddof"], eps, scale)
-            return [inv] * len(geos)
-        return [_inv_stddev(q, g.count, self.args["ddof"], eps, scale)
-                for q, g in zip(squares, geos, strict=True)]
+            return np.full(total, inv, _F32)
+        return None
+
+
+def _concatenated(tensors, total):
+    """The per-sample parameter tensors as one float32 array of `total` values."""
+    if not tensors:
+        return np.zeros(total, _F32)
+    return np.concatenate([t.reshape(-1) for t in tensors]).astype(_F32, copy=False)
 
 
 def _inv_stddev(sum_squares, count, ddof, eps, scale):
@@ -293,23 +275,3 @@ def _inv_stddev(sum_squares, count, ddof, eps, scale):
     with np.errstate(divide="ignore"):
         inv = np.where(var > 0, float(scale) / np.sqrt(np.where(var > 0, var, 1.0)), 0.0)
     return inv.astype(_F32)
-
-
-def _sums(ws, views, geos, means=None):
-    """Per-sample float64 sums (or sums of squared deviations from `means`) per parameter."""
-    sums = [np.zeros(g.nparams) for g in geos]
-    jobs, partial = [], []
-    for i, g in enumerate(geos):
-        for a, b in g.slabs():
-            if g.pstrides[0]:             # slabs own their parameters
-                off = a * g.pstrides[0]
-                acc = sums[i][off:]
-            else:                         # a sum per slab, added up below
-                off, acc = 0, np.zeros(g.nparams)
-                partial.append((i, acc))
-            mean = None if means is None else means[i][off:]
-            jobs.append((views[i][a:b], acc, g.pstrides, mean))
-    _kernel.accumulate_batch(ws.thread_pool, jobs)
-    for i, acc in partial:
-        sums[i] += acc
-    return sums

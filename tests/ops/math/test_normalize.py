@@ -2,7 +2,6 @@
 
 import json
 import pathlib
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -11,7 +10,6 @@ from pipeline_utils import run_op
 
 from dali import types
 from dali._executor.errors import PipelineError
-from dali._ext.kernels import normalize as kernel
 
 F32 = np.float32
 RNG = np.random.default_rng(21)
@@ -159,35 +157,6 @@ def test_empty_samples_and_big_samples_on_threads():
                        num_threads=n)[0][0] for n in (1, 3)]
         np.testing.assert_array_equal(outs[0], outs[1])
         assert_close(outs[:1], reference(big, axes=axes))
-
-
-def test_kernel_from_several_threads():
-    x = RNG.random((64, 3), dtype=F32)
-    m, inv = np.full(3, 0.5, F32), np.full(3, 2.0, F32)
-    want = np.empty_like(x)
-    kernel.normalize(x, want, [0, 1], m, inv, 0.0)
-
-    def job(_):
-        out = np.empty_like(x)
-        kernel.normalize(x, out, [0, 1], m, inv, 0.0)
-        sums = np.zeros(3)
-        kernel.accumulate(x, sums, [0, 1])
-        return out, sums
-
-    with ThreadPoolExecutor(4) as pool:
-        for out, sums in pool.map(job, range(16)):
-            np.testing.assert_array_equal(out, want)
-            np.testing.assert_allclose(sums, x.astype(np.float64).sum(0))
-
-
-def test_kernel_checks_its_arguments():
-    x = np.zeros((4, 3), F32)
-    with pytest.raises(ValueError, match="reach index"):
-        kernel.accumulate(x, np.zeros(2), [0, 1])
-    with pytest.raises(TypeError):
-        kernel.accumulate(x.astype(np.float64), np.zeros(3), [0, 1])
-    with pytest.raises(ValueError, match="C-contiguous"):
-        kernel.accumulate(np.zeros((3, 4), F32).T, np.zeros(3), [0, 1])
 
 
 @pytest.mark.parametrize("kwargs, x, layout, match", [
