@@ -9,6 +9,7 @@ checks it, creates the executor and sets operators up; `run()` and the scheduled
 
 from __future__ import annotations
 
+import operator
 import warnings
 
 import numpy as np
@@ -16,13 +17,18 @@ import numpy as np
 from dali import _roles, _types
 from dali._autograph import conditional
 from dali._executor import executor as _executor_mod
-from dali._graph import context, data_node, graph
+from dali._graph import context, data_node, dot, graph
 from dali._pipeline import scheduler
 from dali.ops import _regions
 
 
 def _gpu_available():
     return False
+
+
+def _setting(name):
+    """A read-only property giving back the constructor argument `name` (kept as `_name`)."""
+    return property(operator.attrgetter("_" + name), doc=f"The pipeline's `{name}`.")
 
 
 class Pipeline:
@@ -427,23 +433,7 @@ class Pipeline:
                                use_colors=False):
         """Write the built graph in Graphviz dot format."""
         self.build()
-        colors = {"cpu": "blue", "gpu": "#76b900", "mixed": "cyan"}
-        lines = ["digraph graphname {"]
-        for n in self._graph.nodes:
-            if use_colors:
-                lines.append(f'"{n.name}"[color="{colors[n.device]}"];')
-            for out in n.outputs:
-                for c in self._graph.nodes:
-                    if any(e is out for e in c.all_inputs()):
-                        style = "[style=dotted]" if show_tensors else ""
-                        lines.append(f'"{n.name}" -> "{c.name}"{style};')
-                if show_tensors:
-                    lines.append(f'"{out.name}"[shape=box];')
-                    lines.append(f'"{n.name}" -> "{out.name}"[label={out.index}];')
-            lines.append("")
-        lines.append("}")
-        with open(filename, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        dot.write(self._graph, filename, show_tensors, use_colors)
 
     # -- not implemented yet ------------------------------------------------------------------
     def serialize(self, define_graph=None, filename=None):
@@ -469,105 +459,32 @@ class Pipeline:
                       DeprecationWarning, stacklevel=2)
         return self._max_batch_size
 
-    @property
-    def max_batch_size(self):
-        return self._max_batch_size
-
-    @property
-    def num_threads(self):
-        return self._num_threads
-
-    @property
-    def device_id(self):
-        return self._device_id
-
-    @property
-    def seed(self):
-        return self._seed
-
-    @property
-    def exec_pipelined(self):
-        return self._exec_pipelined
-
-    @property
-    def exec_async(self):
-        return self._exec_async
-
-    @property
-    def exec_separated(self):
-        return self._exec_separated
-
-    @property
-    def exec_dynamic(self):
-        return self._exec_dynamic
-
-    @property
-    def prefetch_queue_depth(self):
-        return self._prefetch_queue_depth
-
-    @property
-    def cpu_queue_size(self):
-        return self._cpu_queue_size
-
-    @property
-    def gpu_queue_size(self):
-        return self._gpu_queue_size
-
-    @property
-    def bytes_per_sample(self):
-        return self._bytes_per_sample
-
-    @property
-    def set_affinity(self):
-        return self._set_affinity
-
-    @property
-    def max_streams(self):
-        return self._max_streams
-
-    @property
-    def default_cuda_stream_priority(self):
-        return self._default_cuda_stream_priority
-
-    @property
-    def enable_memory_stats(self):
-        return self._enable_memory_stats
-
-    @property
-    def enable_checkpointing(self):
-        return self._enable_checkpointing
-
-    @property
-    def py_num_workers(self):
-        return self._py_num_workers
-
-    @property
-    def py_start_method(self):
-        return self._py_start_method
-
-    @property
-    def py_callback_pickler(self):
-        return self._py_callback_pickler
-
-    @property
-    def output_dtype(self):
-        return self._output_dtype
-
-    @property
-    def output_ndim(self):
-        return self._output_ndim
-
-    @property
-    def output_layout(self):
-        return self._output_layout
-
-    @property
-    def stream_policy(self):
-        return self._stream_policy
-
-    @property
-    def concurrency(self):
-        return self._concurrency
+    # Constructor settings, read-only as in DALI.
+    max_batch_size = _setting("max_batch_size")
+    num_threads = _setting("num_threads")
+    device_id = _setting("device_id")
+    seed = _setting("seed")
+    exec_pipelined = _setting("exec_pipelined")
+    exec_async = _setting("exec_async")
+    exec_separated = _setting("exec_separated")
+    exec_dynamic = _setting("exec_dynamic")
+    prefetch_queue_depth = _setting("prefetch_queue_depth")
+    cpu_queue_size = _setting("cpu_queue_size")
+    gpu_queue_size = _setting("gpu_queue_size")
+    bytes_per_sample = _setting("bytes_per_sample")
+    set_affinity = _setting("set_affinity")
+    max_streams = _setting("max_streams")
+    default_cuda_stream_priority = _setting("default_cuda_stream_priority")
+    enable_memory_stats = _setting("enable_memory_stats")
+    enable_checkpointing = _setting("enable_checkpointing")
+    py_num_workers = _setting("py_num_workers")
+    py_start_method = _setting("py_start_method")
+    py_callback_pickler = _setting("py_callback_pickler")
+    output_dtype = _setting("output_dtype")
+    output_ndim = _setting("output_ndim")
+    output_layout = _setting("output_layout")
+    stream_policy = _setting("stream_policy")
+    concurrency = _setting("concurrency")
 
     @property
     def is_restored_from_checkpoint(self):
