@@ -4,15 +4,17 @@
 given in `new_axis_names` pair with `axes` in the order given and are inserted into the
 layout; without names the layout is cleared (DALI's rule; an explicit empty `new_axis_names`
 counts as none, where DALI 2.4 produces a layout of the wrong length).  The data is not
-copied: a dense input batch is reshaped in place, other batches become per-sample views.
+copied: the output is a view of the input batch.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from dali import _operator, _registry
-from dali._ext.tensor_storage import BatchStorage
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
+from dali.ops.tensor import _views
 
 
 @_registry.register
@@ -44,43 +46,35 @@ class ExpandDims(_operator.Operator):
         pairs = sorted(zip(axes, names or [None] * len(axes), strict=True))
         self.axes = [a for a, _ in pairs]
         self.names = [n for _, n in pairs] if names else None
+        self._memo = _views.ShapeMemo()
 
     def infer(self, ws):
         tl = ws.inputs[0]
-        out_ndim = tl.ndim() + len(self.axes)
+        in_ndim = tl.ndim()
+        out_ndim = in_ndim + len(self.axes)
         if self.axes and self.axes[-1] >= out_ndim:
             raise self.error(
                 f"Data has not enough dimensions to add new axes at specified indices: "
-                f"axes {self.axes} on {tl.ndim()}-D input (output has {out_ndim} dimensions).",
+                f"axes {self.axes} on {in_ndim}-D input (output has {out_ndim} dimensions).",
                 IndexError)
         layout = tl.layout() if not self.axes else ""
         if self.names is not None:
-            if tl.ndim() and not tl.layout():
+            if in_ndim and not tl.layout():
                 raise self.error("Specifying `new_axis_names` requires an input with a proper "
                                  "layout.")
-            layout = self._insert(list(tl.layout()), self.names)
-        self.shapes = [tuple(self._insert(list(s), [1] * len(self.axes))) for s in tl.shape()]
+            layout = list(tl.layout())
+            for a, name in zip(self.axes, self.names, strict=True):
+                layout.insert(a, name)
+            layout = "".join(layout)
+        in_shapes = ws.input_storage(0).shapes
+        shapes = self._memo.get(in_shapes)
+        if shapes is None:
+            shapes = np.ones((len(in_shapes), out_ndim), np.int64)
+            shapes[:, [d for d in range(out_ndim) if d not in self.axes]] = in_shapes
+            shapes = self._memo.put(in_shapes, _views.frozen(shapes))
         return _operator.Plan(
-            [_operator.OutputDesc(None, ws.input_dtype(0), "".join(layout) if layout else "",
-                                     out_ndim)])
-
-    def _insert(self, items, new):
-        for a, v in zip(self.axes, new, strict=True):
-            items.insert(a, v)
-        return items
+            [_operator.OutputDesc(None, ws.input_dtype(0), layout, out_ndim)], shapes=shapes)
 
     def run_cpu(self, ws, plan):
-        ws.outputs = [reshaped(ws.input_storage(0), self.shapes,
-                               ws.inputs[0].ndim() + len(self.axes))]
-
-
-def reshaped(storage, shapes, ndim):
-    """`storage`'s samples with new shapes (of the same volumes and `ndim` dimensions),
-    sharing its memory."""
-    if not shapes:
-        return BatchStorage.allocate(storage.dtype, [], ndim=ndim)
-    dense = storage.dense()
-    if dense is not None and all(s == shapes[0] for s in shapes):
-        return BatchStorage.from_dense(dense.reshape((len(shapes), *shapes[0])))
-    return BatchStorage.from_samples([s.reshape(shape) for s, shape in
-                                      zip(storage.samples(), shapes, strict=True)])
+        storage = ws.input_storage(0)
+        ws.outputs = [_views.viewed(storage, storage.dtype, plan.shapes)]

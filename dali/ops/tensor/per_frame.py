@@ -9,12 +9,9 @@ or with `replace=True` gets its first character replaced.
 
 from __future__ import annotations
 
-import numpy as np
-
-from dali import _operator, _registry, tensors
+from dali import _operator, _registry
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops.tensor import reshape
 
 
 @_registry.register
@@ -42,12 +39,7 @@ class PerFrame(_operator.Operator):
                 raise self.error("Per-frame argument input must be a sequence. The input "
                                  f"layout should start with 'F', got: {layout}", RuntimeError)
             layout = "F" + layout[1:]
-        self.shapes = [tuple(s) for s in tl.shape()]
-        self.ndim = ndim
-        return _operator.Plan(
-            [_operator.OutputDesc(None, np.dtype(tensors.storage_of(tl).dtype), layout, ndim)])
+        return _operator.Plan([_operator.OutputDesc(None, ws.input_dtype(0), layout, ndim)])
 
     def run_cpu(self, ws, plan):
-        storage = ws.input_storage(0)
-        ws.outputs = [reshape._viewed(storage, np.dtype(storage.dtype), self.shapes,
-                                      self.ndim)]
+        ws.outputs = [ws.input_storage(0)]      # the same samples; the layout is the plan's

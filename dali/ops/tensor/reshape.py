@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, _registry, _types, tensors
-from dali._ext.tensor_storage import BatchStorage
+from dali import _operator, _registry, _types
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
+from dali.ops.tensor import _views
 
 
 def _shape_args():
@@ -58,25 +58,28 @@ class Reshape(_operator.Operator):
             what = "new shape, layout nor type" if self.changes_type else "new shape nor layout"
             raise self.error(f"`{self.spec.display_name}` is no-op: arguments specify neither "
                              f"{what}.", RuntimeError)
+        self._memo = _views.ShapeMemo()
 
     def _out_dtype(self, in_dtype):
         return np.dtype(in_dtype)
 
     def infer(self, ws):
         tl = ws.inputs[0]
-        in_dtype = np.dtype(tensors.storage_of(tl).dtype)
-        self.dtype = self._out_dtype(in_dtype)
-        shape_inputs = self._shape_inputs(ws) if len(ws.inputs) > 1 else None
-        self.shapes = []
-        for i, in_shape in enumerate(tl.shape()):
-            requested = None if shape_inputs is None else shape_inputs[i]
-            self.shapes.append(self._sample_shape(ws, i, tuple(in_shape), requested,
-                                                  in_dtype.itemsize))
-        ndim = len(self.shapes[0]) if self.shapes else self._empty_batch_ndim(ws, tl)
-        self.ndim = ndim
-        if any(len(s) != ndim for s in self.shapes):
-            raise self.error("all output samples must have the same number of dimensions, got "
-                             f"shapes {self.shapes}")
+        storage = ws.input_storage(0)
+        in_dtype = storage.dtype
+        dtype = self._out_dtype(in_dtype)
+        in_shapes = storage.shapes
+        per_batch = len(ws.inputs) > 1 or any(ws.is_arg_input(a) for a in _SHAPE_ARGS)
+        shapes = None if per_batch else self._memo.get(in_shapes, dtype)
+        if shapes is None:
+            if storage.num_samples == 0:
+                shapes = np.zeros((0, self._empty_batch_ndim(ws, tl)), np.int64)
+            else:
+                shapes = self._out_shapes(ws, in_shapes, in_dtype.itemsize, dtype.itemsize)
+            shapes = _views.frozen(shapes)
+            if not per_batch:
+                self._memo.put(in_shapes, shapes, dtype)
+        ndim = shapes.shape[1]
         if ws.arg_given("layout"):
             layout = self.args["layout"]
             if layout and len(layout) != ndim:
@@ -84,112 +87,148 @@ class Reshape(_operator.Operator):
                                  f"{ndim}D shape.")
         else:
             layout = tl.layout() if ndim == tl.ndim() else ""
-        return _operator.Plan([_operator.OutputDesc(None, self.dtype, layout, ndim)])
+        return _operator.Plan([_operator.OutputDesc(None, dtype, layout, ndim)],
+                              dtype=dtype, shapes=shapes)
+
+    def run_cpu(self, ws, plan):
+        ws.outputs = [_views.viewed(ws.input_storage(0), plan.dtype, plan.shapes)]
 
     def _empty_batch_ndim(self, ws, tl):
-        for name in ("shape", "rel_shape", "src_dims"):
+        for name in _SHAPE_ARGS:
             if ws.arg_given(name) and not ws.is_arg_input(name):
                 return len(self.args[name])
         return tl.ndim()
 
-    def _shape_inputs(self, ws):
-        out = []
-        for i, s in enumerate(ws.input_samples(1)):
-            if s.dtype.kind not in "iu":
-                raise ws.sample_error(i, f"Shape input must have integral type; got: {s.dtype}",
-                                      TypeError)
-            if s.ndim > 1:
-                raise ws.sample_error(i, "shape input must be a list of 1D tensors, got a "
-                                         f"tensor of shape {s.shape}")
-            out.append([int(v) for v in s.reshape(-1)])
-        return out
-
-    def _sample_shape(self, ws, i, in_shape, requested, in_size):
-        out_size = self.dtype.itemsize
-        in_bytes = int(np.prod(in_shape, dtype=np.int64)) * in_size
-        src_dims = None
-        if ws.arg_given("src_dims"):
-            src_dims = [int(d) for d in ws.arg("src_dims")[i]]
-            for k, d in enumerate(src_dims):
-                if not -1 <= d < len(in_shape):
-                    raise ws.sample_error(i, f"`src_dims[{k}] == {d}` is out of bounds for a "
-                                             f"{len(in_shape)}-D input.", IndexError)
-        if requested is None and ws.arg_given("shape"):
-            requested = [int(v) for v in ws.arg("shape")[i]]
+    def _out_shapes(self, ws, in_shapes, in_size, out_size):
+        """The output shapes of the whole batch, an int64 array (num_samples, ndim)."""
+        n, d = in_shapes.shape
+        in_bytes = in_shapes.prod(axis=1) * in_size
+        src_dims = _vector_arg(ws, "src_dims", np.int64)
+        base = None
+        if src_dims is not None:
+            _check_src_dims(ws, src_dims, d)
+            padded = np.hstack([in_shapes, np.ones((n, 1), np.int64)])
+            base = np.take_along_axis(padded, np.where(src_dims < 0, d, src_dims), axis=1)
+        requested = _shape_input(ws) if len(ws.inputs) > 1 else \
+            _vector_arg(ws, "shape", np.int64)
         if requested is not None:
-            shape = list(requested)
-            for e in shape:
-                if e == 0:
-                    raise ws.sample_error(i, f"Extent of 0 is illegal; got: {shape}")
+            shape = np.array(requested, dtype=np.int64)
+            zero = (shape == 0).any(axis=1)
+            if zero.any():
+                i = int(np.flatnonzero(zero)[0])
+                raise ws.sample_error(i, f"Extent of 0 is illegal; got: {shape[i].tolist()}")
         elif ws.arg_given("rel_shape"):
-            shape = self._relative(ws, i, in_shape, src_dims)
-        elif src_dims is not None:
-            shape = [in_shape[d] if d >= 0 else 1 for d in src_dims]
-            shape = self._rescale_innermost(ws, i, shape, in_size, out_size)
+            shape = _relative(ws, in_shapes, base, src_dims)
         else:
-            shape = self._rescale_innermost(ws, i, list(in_shape), in_size, out_size)
-        shape = _fill_wildcard(ws, i, shape, in_bytes, out_size)
-        if int(np.prod(shape, dtype=np.int64)) * out_size != in_bytes:
+            shape = _rescale_innermost(ws, np.array(in_shapes if base is None else base),
+                                       in_size, out_size)
+        shape = _fill_wildcard(ws, shape, in_bytes, out_size)
+        out_bytes = shape.prod(axis=1) * out_size
+        bad = out_bytes != in_bytes
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
             raise ws.sample_error(
                 i, f"Input and output samples must occupy the same size in bytes: input shape "
-                   f"{in_shape} ({in_bytes} bytes), requested shape {tuple(shape)} "
-                   f"({int(np.prod(shape, dtype=np.int64)) * out_size} bytes).")
-        return tuple(shape)
-
-    def _relative(self, ws, i, in_shape, src_dims):
-        rel = [float(v) for v in ws.arg("rel_shape")[i]]
-        if src_dims is not None:
-            if len(src_dims) != len(rel):
-                raise ws.sample_error(i, f"`rel_shape` has {len(rel)} elements but `src_dims` "
-                                         f"has {len(src_dims)}: they must match.")
-            base = [in_shape[d] if d >= 0 else 1 for d in src_dims]
-        else:
-            extra = len(rel) == len(in_shape) + 1 and rel[-1] < 0
-            if len(rel) > len(in_shape) and not extra:
-                raise ws.sample_error(
-                    i, f"`rel_shape` has more elements ({len(rel)}) than there are dimensions "
-                       f"in the input ({len(in_shape)}). To add new dimensions, use `src_dims` "
-                       "to specify the mapping between input and output dimensions.")
-            base = list(in_shape) + [1]
-        return [-1 if r < 0 else int(np.floor(b * r + 0.5)) for b, r in zip(base, rel,
-                                                                              strict=False)]
-
-    @staticmethod
-    def _rescale_innermost(ws, i, shape, in_size, out_size):
-        if in_size == out_size:
-            return shape
-        if not shape or (shape[-1] * in_size) % out_size:
-            raise ws.sample_error(
-                i, f"The size, in bytes, of the innermost dimension of a sample of shape "
-                   f"{tuple(shape)} is not divisible by the size of the requested output type.")
-        shape[-1] = shape[-1] * in_size // out_size
+                   f"{tuple(in_shapes[i].tolist())} ({in_bytes[i]} bytes), requested shape "
+                   f"{tuple(shape[i].tolist())} ({out_bytes[i]} bytes).")
         return shape
 
-    def run_cpu(self, ws, plan):
-        ws.outputs = [_viewed(ws.input_storage(0), self.dtype, self.shapes, self.ndim)]
+
+_SHAPE_ARGS = ("shape", "rel_shape", "src_dims")
 
 
-def _fill_wildcard(ws, i, shape, in_bytes, out_size):
-    negative = [k for k, e in enumerate(shape) if e < 0]
-    if len(negative) > 1:
-        raise ws.sample_error(i, f"Only one negative extent is allowed; got: {shape}")
-    if negative:
-        rest = int(np.prod([e for e in shape if e >= 0], dtype=np.int64)) * out_size
-        shape[negative[0]] = in_bytes // rest if rest else 0
+def _vector_arg(ws, name, dtype):
+    """Per-sample values of a vector argument as an array (num_samples, length), or None."""
+    if not ws.arg_given(name):
+        return None
+    if not ws.is_arg_input(name):
+        v = np.asarray(ws.spec.args[name], dtype=dtype).reshape(-1)
+        return np.broadcast_to(v, (ws.batch_size, len(v)))
+    return _stacked(ws, [np.asarray(v, dtype=dtype).reshape(-1) for v in ws.arg(name)])
+
+
+def _stacked(ws, rows):
+    lengths = {len(r) for r in rows}
+    if len(lengths) > 1:
+        raise ws.op.error("all output samples must have the same number of dimensions, got "
+                          f"shapes {[r.tolist() for r in rows]}")
+    return np.stack(rows) if rows else None
+
+
+def _shape_input(ws):
+    """The second input (a 1-D integer shape per sample) as an array (num_samples, ndim)."""
+    storage = ws.input_storage(1)
+    if storage.dtype.kind not in "iu":
+        raise ws.sample_error(0, f"Shape input must have integral type; got: {storage.dtype}",
+                              TypeError)
+    if storage.ndim > 1:
+        raise ws.sample_error(0, "shape input must be a list of 1D tensors, got a tensor of "
+                                 f"shape {storage.shape_of(0)}")
+    dense = storage.dense()
+    if dense is not None:
+        return dense.reshape(storage.num_samples, -1).astype(np.int64)
+    return _stacked(ws, [np.asarray(s, dtype=np.int64).reshape(-1) for s in storage.samples()])
+
+
+def _check_src_dims(ws, src_dims, ndim):
+    bad = (src_dims < -1) | (src_dims >= ndim)
+    if bad.any():
+        i, k = (int(v) for v in np.argwhere(bad)[0])
+        raise ws.sample_error(i, f"`src_dims[{k}] == {src_dims[i, k]}` is out of bounds for a "
+                                 f"{ndim}-D input.", IndexError)
+
+
+def _relative(ws, in_shapes, base, src_dims):
+    """Extents relative to the input's (or to the `src_dims` ones), rounded to nearest; -1
+    where `rel_shape` is negative."""
+    rel = _vector_arg(ws, "rel_shape", np.float64)
+    n, d = in_shapes.shape
+    k = rel.shape[1]
+    if src_dims is not None:
+        if src_dims.shape[1] != k:
+            raise ws.sample_error(0, f"`rel_shape` has {k} elements but `src_dims` has "
+                                     f"{src_dims.shape[1]}: they must match.")
+    else:
+        extra = (rel[:, -1] < 0) if k == d + 1 else np.zeros(n, bool)
+        if k > d and not extra.all():
+            i = int(np.flatnonzero(~extra)[0])
+            raise ws.sample_error(
+                i, f"`rel_shape` has more elements ({k}) than there are dimensions in the "
+                   f"input ({d}). To add new dimensions, use `src_dims` to specify the "
+                   "mapping between input and output dimensions.")
+        base = np.hstack([in_shapes, np.ones((n, 1), np.int64)])[:, :k]
+    return np.where(rel < 0, -1, np.floor(base * rel + 0.5)).astype(np.int64)
+
+
+def _rescale_innermost(ws, shape, in_size, out_size):
+    """`shape` with the innermost extents rescaled by the ratio of the element sizes."""
+    if in_size == out_size:
+        return shape
+    bad = np.ones(len(shape), bool) if shape.shape[1] == 0 else \
+        (shape[:, -1] * in_size) % out_size != 0
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ws.sample_error(
+            i, f"The size, in bytes, of the innermost dimension of a sample of shape "
+               f"{tuple(shape[i].tolist())} is not divisible by the size of the requested "
+               "output type.")
+    shape[:, -1] = shape[:, -1] * in_size // out_size
     return shape
 
 
-def _viewed(storage, dtype, shapes, ndim):
-    """`storage`'s bytes seen as samples of `dtype` and `shapes`, sharing its memory."""
-    if not shapes:
-        return BatchStorage.allocate(dtype, [], ndim=ndim)
-    dense = storage.dense()
-    if dense is not None and all(s == shapes[0] for s in shapes):
-        flat = dense.reshape(len(shapes), -1).view(np.uint8)
-        return BatchStorage.from_dense(flat.view(dtype).reshape((len(shapes), *shapes[0])))
-    samples = [np.ascontiguousarray(s).reshape(-1).view(np.uint8).view(dtype).reshape(shape)
-               for s, shape in zip(storage.samples(), shapes, strict=True)]
-    return BatchStorage.from_samples(samples)
+def _fill_wildcard(ws, shape, in_bytes, out_size):
+    """The negative extent of each row (one at most) set to what keeps the size in bytes."""
+    negative = shape < 0
+    count = negative.sum(axis=1)
+    if not count.any():
+        return shape
+    if (count > 1).any():
+        i = int(np.flatnonzero(count > 1)[0])
+        raise ws.sample_error(i, f"Only one negative extent is allowed; got: "
+                                 f"{shape[i].tolist()}")
+    rest = np.where(negative, 1, shape).prod(axis=1) * out_size
+    fill = np.where(rest == 0, 0, in_bytes // np.maximum(rest, 1))
+    return np.where(negative, fill[:, None], shape)
 
 
 @_registry.register

@@ -16,7 +16,7 @@ import numpy as np
 from dali import _operator, _registry
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops.tensor import expand_dims
+from dali.ops.tensor import _views
 
 
 @_registry.register
@@ -38,31 +38,31 @@ class Squeeze(_operator.Operator):
         if "axes" not in given and "axis_names" not in given:
             raise RuntimeError(f"{self.spec.display_name}: Missing argument `axes` or "
                                "`axis_names`.")
+        self._memo = _views.ShapeMemo()
 
     def infer(self, ws):
         tl = ws.inputs[0]
         ndim, layout = tl.ndim(), tl.layout()
-        if ws.is_arg_input("axes"):
-            per_sample = [[int(a) for a in np.asarray(v).reshape(-1)] for v in ws.arg("axes")]
+        in_shapes = ws.input_storage(0).shapes
+        per_sample = ws.is_arg_input("axes")
+        if per_sample:
+            axes = _stacked_axes(ws, [np.asarray(v).reshape(-1).astype(np.int64)
+                                      for v in ws.arg("axes")])
+            found = None
         else:
-            axes = list(self.args["axes"]) if ws.arg_given("axes") else self._named(tl)
-            per_sample = [axes] * max(ws.batch_size, 1)
-        self.shapes = []
-        removed = None
-        for i, (shape, axes) in enumerate(zip(tl.shape(), per_sample, strict=False)):
-            drop = self._check(ws, i, shape, axes)
-            if removed is not None and len(drop) != len(removed):
-                raise ws.sample_error(
-                    i, f"removes {len(drop)} dimensions but sample 0 removes {len(removed)}: "
-                       "all samples must keep the same number of dimensions")
-            removed = removed if removed is not None else drop
-            self.shapes.append(tuple(e for d, e in enumerate(shape) if d not in drop))
-        if removed is None:         # an empty batch
-            removed = set(per_sample[0]) if per_sample else set()
+            fixed = list(self.args["axes"]) if ws.arg_given("axes") else self._named(tl)
+            axes = np.array(fixed, np.int64).reshape(1, -1)
+            found = self._memo.get(in_shapes, tuple(fixed))
+        if found is None:
+            found = _squeezed(ws, in_shapes, axes)
+            if not per_sample:
+                self._memo.put(in_shapes, found, tuple(axes[0].tolist()))
+        shapes, removed = found
         if layout:
             layout = "".join(c for d, c in enumerate(layout) if d not in removed)
-        self.ndim = ndim - len(removed)
-        return _operator.Plan([_operator.OutputDesc(None, ws.input_dtype(0), layout, self.ndim)])
+        out_ndim = ndim - len(removed)
+        return _operator.Plan([_operator.OutputDesc(None, ws.input_dtype(0), layout, out_ndim)],
+                              shapes=shapes)
 
     def _named(self, tl):
         layout = tl.layout()
@@ -75,27 +75,47 @@ class Squeeze(_operator.Operator):
             axes.append(d)
         return axes
 
-    @staticmethod
-    def _check(ws, i, shape, axes):
-        ndim = len(shape)
-        for a in axes:
-            if not 0 <= a < ndim:
-                raise ws.sample_error(
-                    i, f"Axis {a} is out of range for a {ndim}-D input: `axes` must be in "
-                       f"[0, {ndim}).", IndexError)
-        drop = set(axes)
-        if len(drop) != len(axes):
-            raise ws.sample_error(
-                i, f"Specified at least twice same dimension to remove (axes={axes}).")
-        kept = [e for d, e in enumerate(shape) if d not in drop]
-        empty = int(np.prod(shape)) == 0 and int(np.prod(kept)) == 0
-        for d in sorted(drop):
-            if shape[d] != 1 and not empty:
-                raise ws.sample_error(
-                    i, f"cannot remove dimension {d} of extent {shape[d]} from a sample of "
-                       f"shape {tuple(shape)}: only dimensions of extent 1 can be removed (the "
-                       "volume of the new shape must match the original one).")
-        return drop
-
     def run_cpu(self, ws, plan):
-        ws.outputs = [expand_dims.reshaped(ws.input_storage(0), self.shapes, self.ndim)]
+        storage = ws.input_storage(0)
+        ws.outputs = [_views.viewed(storage, storage.dtype, plan.shapes)]
+
+
+def _stacked_axes(ws, rows):
+    """Per-sample axes as an array (num_samples, k): every sample removes as many."""
+    for i, r in enumerate(rows):
+        if len(r) != len(rows[0]):
+            raise ws.sample_error(
+                i, f"removes {len(r)} dimensions but sample 0 removes {len(rows[0])}: all "
+                   "samples must keep the same number of dimensions")
+    return np.stack(rows) if rows else np.zeros((0, 0), np.int64)
+
+
+def _squeezed(ws, in_shapes, axes):
+    """(output shapes, the set of dimensions sample 0 loses) for `axes`, one row per sample
+    or one row for all; checks every sample."""
+    n, ndim = in_shapes.shape
+    axes = np.broadcast_to(axes, (n, axes.shape[1])) if n else axes
+    for i, row in enumerate(axes):
+        bad = (row < 0) | (row >= ndim)
+        if bad.any():
+            raise ws.sample_error(
+                i, f"Axis {row[bad][0]} is out of range for a {ndim}-D input: `axes` must be "
+                   f"in [0, {ndim}).", IndexError)
+        if len(set(row.tolist())) != len(row):
+            raise ws.sample_error(i, "Specified at least twice same dimension to remove "
+                                     f"(axes={row.tolist()}).")
+        if len(axes) > 1 and not ws.is_arg_input("axes"):
+            break                   # the same axes for every sample: checked once
+    drop = np.zeros((n, ndim), bool)
+    drop[np.arange(n)[:, None], axes] = True
+    kept = np.where(drop, 1, in_shapes)
+    empty = (in_shapes.prod(axis=1) == 0) & (kept.prod(axis=1) == 0)
+    wrong = drop & (in_shapes != 1) & ~empty[:, None]
+    if wrong.any():
+        i, d = (int(v) for v in np.argwhere(wrong)[0])
+        raise ws.sample_error(
+            i, f"cannot remove dimension {d} of extent {in_shapes[i, d]} from a sample of "
+               f"shape {tuple(in_shapes[i].tolist())}: only dimensions of extent 1 can be "
+               "removed (the volume of the new shape must match the original one).")
+    shapes = _views.frozen(in_shapes[~drop].reshape(n, ndim - axes.shape[1]))
+    return shapes, set(axes[0].tolist()) if len(axes) else set()

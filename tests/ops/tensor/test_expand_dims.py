@@ -65,3 +65,13 @@ def test_matches_real_dali(axes, names):
     assert lo == lr
     for a, b in zip(ours, real, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.int64])
+def test_outputs_are_views(view_of_input, dtype):
+    rng = np.random.default_rng(3)
+    batch = [rng.integers(0, 9, (rng.integers(0, 4), 3)).astype(dtype) for _ in range(5)]
+    out = view_of_input(lambda fn, t: fn.expand_dims(t, axes=[0, 2]), batch, layout="HW")
+    assert [o.shape for o in out] == [(1, b.shape[0], 1, 3) for b in batch]
+    uniform = view_of_input(lambda fn, t: fn.expand_dims(t, axes=[2]), [batch[0]] * 3)
+    assert [o.shape for o in uniform] == [(*batch[0].shape, 1)] * 3

@@ -38,3 +38,8 @@ def test_layout_not_starting_with_f_fails():
 def test_scalars_cannot_be_sequences():
     with pytest.raises(PipelineError, match="zero-dimensional"):
         run_op(lambda fn, x: fn.per_frame(x), [[np.float32(1.0).reshape(())]])
+
+
+def test_output_is_the_input(view_of_input):
+    out = view_of_input(lambda fn, t: fn.per_frame(t), X, layout="FC")
+    assert [o.shape for o in out] == [x.shape for x in X]

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from pipeline_utils import run_one
 
+import dali
 from dali import types
 from dali._executor.errors import PipelineError
 
@@ -135,3 +136,44 @@ def test_matches_dali(kwargs):
     assert ours[1] == theirs[1]
     for a, b in zip(ours[0], theirs[0], strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("build, shapes", [
+    (lambda fn, t: fn.reshape(t, shape=[-1]), [(24,), (12,), (0,)]),
+    (lambda fn, t: fn.reshape(t, rel_shape=[1, -1]), [(2, 12), (1, 12), (0, 0)]),
+    (lambda fn, t: fn.reshape(t, src_dims=[2, 0, 1]), [(4, 2, 3), (4, 1, 3), (4, 0, 3)]),
+    (lambda fn, t: fn.reinterpret(t, dtype=types.UINT8), [(2, 3, 8), (1, 3, 8), (0, 3, 8)]),
+    (lambda fn, t: fn.reshape(t, layout="ABC"), [(2, 3, 4), (1, 3, 4), (0, 3, 4)])])
+def test_outputs_are_views_of_ragged_batches(view_of_input, build, shapes):
+    batch = [X, X[:1] + 7, X[:0]]
+    out = view_of_input(build, batch, layout="HWC")
+    assert [o.shape for o in out] == shapes
+
+
+def test_random_shapes_and_types_are_views(view_of_input):
+    rng = np.random.default_rng(5)
+    for dtype in (np.uint8, np.int16, np.float32, np.float64):
+        batch = [rng.integers(0, 100, (rng.integers(1, 5), 2, 4)).astype(dtype)
+                 for _ in range(6)]
+        out = view_of_input(lambda fn, t: fn.reinterpret(t, dtype=types.INT8, shape=[-1]),
+                            batch)
+        assert [o.shape for o in out] == [(b.nbytes,) for b in batch]
+        uniform = view_of_input(lambda fn, t: fn.reshape(t, shape=[2, -1]), [batch[0]] * 4)
+        assert all(o.shape == (2, batch[0].size // 2) for o in uniform)
+
+
+def test_shapes_change_between_batches():
+    """The memoized shapes follow the input shapes."""
+    batches = [[X, X], [X[:1], X[:1]], [X, X[:1]]]
+
+    @dali.pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        x = dali.fn.external_source(source=lambda info: batches[info.iteration % 3],
+                                    batch_info=True)
+        return dali.fn.reshape(x, shape=[-1, 4])
+
+    p = pipe()
+    p.build()
+    for b in batches * 2:
+        (out,) = p.run()
+        assert [np.asarray(t).shape for t in out] == [(x.size // 4, 4) for x in b]

@@ -84,3 +84,13 @@ def test_matches_real_dali(kwargs):
     assert lo == lr
     for a, b in zip(ours, real, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.int64])
+def test_outputs_are_views(view_of_input, dtype):
+    rng = np.random.default_rng(4)
+    batch = [rng.integers(0, 9, (1, rng.integers(0, 4), 1, 2)).astype(dtype) for _ in range(5)]
+    out = view_of_input(lambda fn, t: fn.squeeze(t, axes=[2, 0]), batch)
+    assert [o.shape for o in out] == [(b.shape[1], 2) for b in batch]
+    out = view_of_input(lambda fn, t: fn.squeeze(t, axis_names="C"), batch, layout="HWCD")
+    assert [o.shape for o in out] == [(1, b.shape[1], 2) for b in batch]
