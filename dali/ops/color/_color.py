@@ -29,12 +29,14 @@ def output_type(op, in_type: T, allowed) -> T:
 
 
 def channels_of(op, shapes, layout, expected):
-    """Check that every sample has `expected` channels (the last axis)."""
+    """Check that every sample (a row of the (samples, ndim) array `shapes`) has `expected`
+    channels."""
     c = layout.index("C")
-    for i, shape in enumerate(shapes):
-        if shape[c] != expected:
-            raise op.error(f"sample {i}: expected {expected} channels (the \"C\" axis of "
-                           f'layout "{layout}"), got {shape[c]}', RuntimeError)
+    bad = np.flatnonzero(np.asarray(shapes)[:, c] != expected)
+    if bad.size:
+        i = int(bad[0])
+        raise op.error(f"sample {i}: expected {expected} channels (the \"C\" axis of "
+                       f'layout "{layout}"), got {shapes[i][c]}', RuntimeError)
 
 
 def _per_frame_input(ws, name):
@@ -46,11 +48,11 @@ def _per_frame_input(ws, name):
 
 
 def frames_per_sample(ws, names, layout, shapes):
-    """The number of frames of every sample (int64 array) when one of the arguments `names`
-    is given per frame on a sequence, else None (one part per sample)."""
+    """The number of frames of every sample (`shapes`: (samples, ndim)) when one of the
+    arguments `names` is given per frame on a sequence, else None (one part per sample)."""
     if not layout.startswith("F") or all(_per_frame_input(ws, n) is None for n in names):
         return None
-    return np.array([s[0] for s in shapes], np.int64).reshape(-1)
+    return np.array(shapes[:, 0], np.int64)
 
 
 def part_values(ws, name, frames) -> np.ndarray:

@@ -67,7 +67,7 @@ class _BrightnessContrast(_operator.Operator):
         layout = _layouts.image_layout(self, tl, LAYOUTS)
         in_type = _color.check_type(self, tl.dtype, TYPES)
         out_type = _color.output_type(self, in_type, TYPES)
-        shapes = [tuple(s) for s in tl.shape()]
+        shapes = ws.input_storage(0).shapes
         frames = _color.frames_per_sample(ws, self.factors, layout, shapes)
         v = {n: _color.part_values(ws, n, frames) for n in self.factors}
         center = v["contrast_center"] if "contrast_center" in v and ws.arg_given(

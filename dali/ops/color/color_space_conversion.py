@@ -67,14 +67,12 @@ class ColorSpaceConversion(_operator.Operator):
                              RuntimeError)
         cin, cout = _CHANNELS[src], _CHANNELS[dst]
         c = layout.index("C")
-        shapes = []
-        for shape in tl.shape():
-            if shape[c] != cin:
-                raise self.error(f"{src.name} input: expected {cin} channels, got "
-                                 f"{shape[c]}", RuntimeError)
-            shape = list(shape)
-            shape[c] = cout
-            shapes.append(tuple(shape))
+        shapes = np.array(ws.input_storage(0).shapes)
+        bad = np.flatnonzero(shapes[:, c] != cin)
+        if bad.size:
+            raise self.error(f"{src.name} input: expected {cin} channels, got "
+                             f"{shapes[bad[0], c]}", RuntimeError)
+        shapes[:, c] = cout
         return _operator.Plan([_operator.OutputDesc(shapes, np.dtype(np.uint8), layout)],
                               conversion=conv)
 

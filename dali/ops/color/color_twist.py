@@ -84,7 +84,7 @@ class _LinearColor(_operator.Operator):
         layout = _layouts.image_layout(self, tl, LAYOUTS)
         in_type = _color.check_type(self, tl.dtype, TYPES)
         out_type = _color.output_type(self, in_type, TYPES)
-        shapes = [tuple(s) for s in tl.shape()]
+        shapes = ws.input_storage(0).shapes
         _color.channels_of(self, shapes, layout, 3)
         frames = _color.frames_per_sample(ws, self.factors, layout, shapes)
         v = {n: _color.part_values(ws, n, frames) for n in self.factors}

@@ -59,7 +59,7 @@ class _Displacement(_operator.Operator):
                              "supported for this operation", RuntimeError)
         dtype = _types.dtype_of(tl.dtype)
         return _operator.Plan(
-            [_operator.OutputDesc([tuple(s) for s in tl.shape()], dtype, layout)],
+            [_operator.OutputDesc(ws.input_storage(0).shapes, dtype, layout)],
             interp=int(interp), fill=self._fill(dtype), mask=ws.arg_array("mask", np.int32))
 
     def _fill(self, dtype):
