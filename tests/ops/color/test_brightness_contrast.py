@@ -165,3 +165,37 @@ def test_live_oracle(in_type):
         for a, e in zip(o, w, strict=True):
             assert a.dtype == e.dtype
             np.testing.assert_array_equal(a, e)
+
+
+@pytest.mark.parametrize("in_type", [np.uint8, np.int16, np.int32, np.float32])
+@pytest.mark.parametrize("out_type", [np.uint8, np.int16, np.int32, np.float32])
+def test_batch_of_large_and_tiny_samples_with_argument_inputs(in_type, out_type):
+    """Per-sample factors given as argument inputs on samples large enough for the uint8
+    tables and the tiling (and tiny ones grouped into one work item), on two threads."""
+    shapes = [(300, 250, 3), (40, 30, 3), (2, 2, 1), (1, 1, 3), (70, 80, 3)]
+    top = {np.uint8: 256, np.int16: 30000, np.int32: 1 << 20, np.float32: 2}[in_type]
+    x = [(RNG.random(s) * top).astype(in_type) for s in shapes]
+    b = [F32(v) for v in RNG.uniform(0.2, 2.0, len(shapes))]
+    c = [F32(v) for v in RNG.uniform(0.2, 2.0, len(shapes))]
+    s = [F32(v) for v in RNG.uniform(-0.2, 0.2, len(shapes))]
+    dk = types.to_dali_type(np.dtype(out_type).name)
+    (out,) = run_op(lambda fn, t, bb, cc, ss: fn.brightness_contrast(
+        t, brightness=bb, contrast=cc, brightness_shift=ss, dtype=dk), [x, b, c, s],
+        num_threads=2)
+    for i, o in enumerate(out):
+        np.testing.assert_array_equal(o, reference(x[i], out_type, brightness=b[i],
+                                                   contrast=c[i], brightness_shift=s[i]))
+
+
+def test_large_sequence_per_frame_and_volume():
+    """Frames large enough for the uint8 table, each with its own factor; a volume (DHWC)
+    with one factor per sample."""
+    seq = RNG.integers(0, 256, (3, 200, 150, 3), dtype=np.uint8)
+    c = np.array([0.5, 1.0, 3.0], F32)
+    (out,) = run_op(lambda fn, x, v: fn.contrast(x, contrast=fn.per_frame(v)), [[seq], [c]],
+                    layouts=["FHWC", None], num_threads=2)
+    for f in range(3):
+        np.testing.assert_array_equal(out[0][f], reference(seq[f], contrast=c[f]))
+    (out,) = run_op(lambda fn, x: fn.brightness(x, brightness=1.7, dtype=types.INT16),
+                    [[seq]], layouts=["DHWC"])
+    np.testing.assert_array_equal(out[0], reference(seq, np.int16, brightness=1.7))

@@ -203,3 +203,34 @@ def test_live_oracle_with_per_sample_arguments(op):
     (real,) = run_op(build, inputs, layouts=["HWC"] + [None] * len(names), real=True)
     for o, w in zip(ours, real, strict=True):
         assert_matches_dali(o, w, op)
+
+
+@pytest.mark.parametrize("in_type", [np.uint8, np.int16, np.float32, np.float16])
+@pytest.mark.parametrize("out_type", [np.uint8, np.int32, np.float32])
+def test_batch_of_large_and_tiny_samples_with_argument_inputs(in_type, out_type):
+    """Per-sample factors as argument inputs on samples large enough for the uint8 product
+    tables and the tiling, and tiny ones grouped into one work item, on two threads."""
+    shapes = [(260, 270, 3), (50, 30, 3), (1, 2, 3), (3, 1, 3)]
+    top = 250 if in_type != np.int16 else 3000
+    x = [(RNG.random(s) * top).astype(in_type) for s in shapes]
+    hue = [F32(v) for v in RNG.uniform(-90, 90, len(shapes))]
+    sat = [F32(v) for v in RNG.uniform(0.2, 1.8, len(shapes))]
+    con = [F32(v) for v in RNG.uniform(0.5, 1.5, len(shapes))]
+    dk = types.to_dali_type(np.dtype(out_type).name)
+    (out,) = run_op(lambda fn, t, h, s, c: fn.color_twist(
+        t, hue=h, saturation=s, contrast=c, dtype=dk), [x, hue, sat, con], num_threads=2)
+    half = 0.5 if np.dtype(in_type).kind == "f" else 128
+    for i, o in enumerate(out):
+        want = reference(x[i], out_type, offset=twist_offset(1.0, con[i], half), hue=hue[i],
+                         saturation=sat[i], contrast=con[i])
+        np.testing.assert_array_equal(o, want)
+
+
+def test_large_sequence_per_frame():
+    seq = RNG.integers(0, 256, (3, 120, 100, 3), dtype=np.uint8)
+    sats = np.array([0.0, 0.7, 1.6], F32)
+    (out,) = run_op(lambda fn, x, s: fn.hsv(x, hue=20.0, saturation=fn.per_frame(s)),
+                    [[seq], [sats]], layouts=["FHWC", None], num_threads=2)
+    for f in range(3):
+        np.testing.assert_array_equal(out[0][f], reference(seq[f], hue=20.0,
+                                                           saturation=float(sats[f])))
