@@ -196,14 +196,12 @@ def resample_batch(pool, srcs, dsts, lo, hi, filters, antialias, windows=None):
     of the output is computed.  The values are `resample`'s (filters from `region_filters`);
     the work runs on `pool` (None: the caller) without the GIL, largest images first."""
     n = len(srcs)
-    bounds = np.empty((n, 4), np.int64)
-    for i, (dst, w) in enumerate(zip(dsts, windows or [None] * n, strict=True)):
-        bounds[i] = (0, dst.shape[0], 0, dst.shape[1]) if w is None else (*w[0], *w[1])
-    _batch_kernel.resample_batch(pool, list(srcs), list(dsts), bounds,
-                           np.array(lo, np.float64).reshape(n, 2),
-                           np.array(hi, np.float64).reshape(n, 2),
-                           np.array(filters, np.int32).reshape(n, 2), bool(antialias),
-                           _TABLE_LIST)
+    _batch_kernel.resample_batch(pool, list(srcs), list(dsts),
+                                 None if windows is None else list(windows),
+                                 np.array(lo, np.float64).reshape(n, 2),
+                                 np.array(hi, np.float64).reshape(n, 2),
+                                 np.array(filters, np.int32).reshape(n, 2), bool(antialias),
+                                 _TABLE_LIST)
 
 
 def input_span(filters, window=None):

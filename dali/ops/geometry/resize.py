@@ -36,7 +36,7 @@ from dali.ops.geometry import _resize_common
 LAYOUTS = ("HWC", "FHWC", "CHW", "FCHW", "CFHW", "DHWC", "FDHWC", "CDHW", "FCDHW", "CFDHW")
 _MODES = ("default", "stretch", "not_larger", "not_smaller")
 _ZERO_EXTENT = np.float32(0.0005)        # half the width a zero-extent region is widened to
-_CACHE_SIZE = 4096                       # input shapes whose geometry is remembered
+_CACHE_SIZE = 4096                       # entries of each geometry memo
 
 
 @_registry.register
@@ -100,26 +100,24 @@ class Resize(_operator.Operator, _roles.RegionProducer, _roles.RegionConsumer):
         # Memos of pure functions of (layout, input shape) while no argument is an input: they
         # only spare recomputing the same geometry batch after batch, so they live on the
         # instance; what one batch's run needs travels in its Plan.
-        self._geometry_cache = {}        # input shape -> `_sample_geometry` (no arg inputs)
+        self._geometry_cache = {}        # (layout, axis, extent) -> that axis's geometry
+        self._sample_cache = {}          # (layout, input shape) -> `_sample_plan`
         self._independent = {}           # layout -> whether each axis's geometry is its own
 
     def infer(self, ws):
         tl = ws.inputs[0]
         layout = _resize_common.input_layout(self, tl, LAYOUTS)
         dtype = _resize_common.output_type(self, ws)
-        spatial = [k for k, c in enumerate(layout) if c in "DHW"]
-        geometry = []
-        shapes = []
-        for i, shape in enumerate(tl.shape()):
-            out, lo, hi = self._cached_geometry(ws, i, layout, shape)
-            geometry.append((lo, hi))
-            shape = list(shape)
-            for k, n in zip(spatial, out, strict=True):
-                shape[k] = n
-            shapes.append(tuple(shape))
+        in_shapes = [tuple(s) for s in ws.input_storage(0).shapes.tolist()]
+        shapes, geometry = [], []
+        for i, shape in enumerate(in_shapes):
+            out_shape, region = self._sample_plan(ws, i, layout, shape)
+            shapes.append(out_shape)
+            geometry.append(region)
         descs = [_operator.OutputDesc(shapes, _types.dtype_of(dtype), layout)]
         if self.args["save_attrs"]:
-            descs.append(_operator.OutputDesc([(len(spatial),)] * len(shapes),
+            n_spatial = sum(c in "DHW" for c in layout)
+            descs.append(_operator.OutputDesc([(n_spatial,)] * len(shapes),
                                               np.dtype(np.int32), "", ndim=1))
         return _operator.Plan(descs, layout=layout, geometry=geometry)
 
@@ -138,9 +136,9 @@ class Resize(_operator.Operator, _roles.RegionProducer, _roles.RegionConsumer):
             return None
         geometry, out_shapes = [], []
         for i, shape in enumerate(shapes):
-            out, lo, hi = self._cached_geometry(ws, i, layout, shape)
-            geometry.append((lo, hi))
-            out_shapes.append((*out, shape[2]))
+            out_shape, region = self._sample_plan(ws, i, layout, shape)
+            geometry.append(region)
+            out_shapes.append(out_shape)
         filters = _resize_common.sample_filters(ws)
         return _resize_common.sample_regions(self, ws, shapes, out_shapes, layout, geometry,
                                              filters)
@@ -159,30 +157,36 @@ class Resize(_operator.Operator, _roles.RegionProducer, _roles.RegionConsumer):
                 attr[...] = [src.shape[k] for k in spatial]
 
     # -- size logic -----------------------------------------------------------------------
-    def _cached_geometry(self, ws, i, layout, shape):
-        """`_sample_geometry`, remembered when no argument is an input (it then depends on
-        nothing else): per input shape, or per axis extent when each axis's geometry is its
-        own (random crops hit then too); callers do not modify what is returned."""
+    def _sample_plan(self, ws, i, layout, shape):
+        """(output shape, (region start, region end)) of sample i, of input `shape` (a
+        tuple); remembered per input shape when no argument is an input (then it depends on
+        nothing else, and equal input shapes share one output shape tuple).  Callers do not
+        modify what is returned."""
         if self.spec.arg_inputs:
-            return self._sample_geometry(ws, i, layout, shape)
-        cache = self._geometry_cache
-        if self._axes_independent(ws, layout):
-            spatial = [k for k, c in enumerate(layout) if c in "DHW"]
-            keys = [(layout, d, shape[k]) for d, k in enumerate(spatial)]
-            parts = [cache.get(key) for key in keys]
-            if None in parts:
-                parts = list(zip(*self._sample_geometry(ws, i, layout, shape), strict=True))
-                self._remember(zip(keys, parts, strict=True))
-            return tuple(zip(*parts, strict=True))
-        key = (layout, tuple(shape))
-        hit = cache.get(key)
+            return _plan_of(layout, shape, self._sample_geometry(ws, i, layout, shape))
+        key = (layout, shape)
+        hit = self._sample_cache.get(key)
         if hit is None:
-            hit = self._sample_geometry(ws, i, layout, shape)
-            self._remember([(key, hit)])
+            hit = _plan_of(layout, shape, self._cached_geometry(ws, i, layout, shape))
+            self._remember(self._sample_cache, [(key, hit)])
         return hit
 
-    def _remember(self, items):
+    def _cached_geometry(self, ws, i, layout, shape):
+        """`_sample_geometry` without argument inputs: remembered per axis extent when each
+        axis's geometry is its own (random crops hit then too)."""
+        if not self._axes_independent(ws, layout):
+            return self._sample_geometry(ws, i, layout, shape)
         cache = self._geometry_cache
+        spatial = [k for k, c in enumerate(layout) if c in "DHW"]
+        keys = [(layout, d, shape[k]) for d, k in enumerate(spatial)]
+        parts = [cache.get(key) for key in keys]
+        if None in parts:
+            parts = list(zip(*self._sample_geometry(ws, i, layout, shape), strict=True))
+            self._remember(cache, zip(keys, parts, strict=True))
+        return tuple(zip(*parts, strict=True))
+
+    @staticmethod
+    def _remember(cache, items):
         if len(cache) >= _CACHE_SIZE:
             cache.clear()
         cache.update(items)
@@ -290,6 +294,15 @@ class Resize(_operator.Operator, _roles.RegionProducer, _roles.RegionConsumer):
             if not math.isfinite(x):
                 raise ws.sample_error(i, f"argument `{name}` must be finite, got {x}")
         return v
+
+
+def _plan_of(layout, shape, geometry):
+    """(output shape, (lo, hi)) of an input of `shape` from its (extents, lo, hi)."""
+    out, lo, hi = geometry
+    out_shape = list(shape)
+    for k, n in zip([k for k, c in enumerate(layout) if c in "DHW"], out, strict=True):
+        out_shape[k] = n
+    return tuple(out_shape), (lo, hi)
 
 
 def _output_size(ext, requested, mode, max_size, skip=None):
