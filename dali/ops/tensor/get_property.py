@@ -39,14 +39,17 @@ class GetProperty(_operator.Operator):
                                f"{self.args['key']} (supported: {', '.join(KEYS)})")
 
     def infer(self, ws):
+        n = ws.batch_size
         if self.args["key"] == "layout":
-            text = [ws.inputs[0].layout()] * ws.batch_size
+            text = ws.inputs[0].layout().encode()
+            shapes, data = [(len(text),)] * n, text * n
         else:
-            text = [ws.source_info(i) for i in range(ws.batch_size)]
-        self.values = [np.frombuffer(t.encode(), dtype=np.uint8) for t in text]
-        return _operator.Plan(
-            [_operator.OutputDesc([v.shape for v in self.values], np.dtype(np.uint8), "", 1)])
+            texts = [ws.source_info(i).encode() for i in range(n)]
+            shapes, data = [(len(t),) for t in texts], b"".join(texts)
+        return _operator.Plan([_operator.OutputDesc(shapes, np.dtype(np.uint8), "", 1)],
+                              data=np.frombuffer(data, np.uint8))
 
     def run_cpu(self, ws, plan):
-        for dst, v in zip(ws.output_samples(0), self.values, strict=True):
-            dst[...] = v
+        flat = ws.outputs[0].flat()
+        if flat is not None:
+            flat[...] = plan.data       # the samples lie back to back

@@ -22,7 +22,7 @@ from dali import _operator, _registry, tensors
 from dali._graph import data_node
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops.tensor import expand_dims
+from dali.ops.tensor import _views
 
 MAX_SUBSCRIPTS = 32
 _PARTS = ("at", "lo", "hi", "step")
@@ -88,7 +88,7 @@ def subscript(node, index):
         sliced = _operator.call(SubscriptDimCheck, [node], {"num_subscripts": len(dims)})
     if not new_axes:
         return sliced
-    return _operator.call(expand_dims.ExpandDims, [sliced],
+    return _operator.call(_registry.get("expand_dims"), [sliced],
                           {"axes": new_axes, "new_axis_names": "".join(names)})
 
 
@@ -153,32 +153,50 @@ class TensorSubscript(_operator.Operator):
                 raise RuntimeError(f"{self.spec.display_name}: `at_{d}` cannot be combined "
                                    f"with `lo_{d}`, `hi_{d}` or `step_{d}`")
         self.removed = [d for d in given if f"at_{d}" in self.spec.given]
+        self.index_args = [f"{p}_{d}" for d in given for p in _PARTS
+                           if f"{p}_{d}" in self.spec.given]
+        self._memo = _views.ShapeMemo()
 
     def infer(self, ws):
         tl = ws.inputs[0]
-        ndim, n = tl.ndim(), self.count
-        values = {f"{p}_{d}": _index_args(ws, f"{p}_{d}") for d in range(n) for p in _PARTS}
-        self.indices = []
-        out_shapes = []
-        for i, shape in enumerate(tl.shape()):
+        storage = ws.input_storage(0)
+        per_sample = any(ws.is_arg_input(name) for name in self.index_args)
+        found = None if per_sample else self._memo.get(storage.shapes)
+        if found is None:
+            found = self._indices(ws, storage.shapes.tolist())
+            if not per_sample:
+                self._memo.put(storage.shapes, found)
+        indices, out_shapes = found
+        layout = tl.layout()
+        if layout:
+            layout = "".join(c for d, c in enumerate(layout) if d not in self.removed)
+        # one index for every sample of a uniform batch: one NumPy copy of the dense batch
+        same = not per_sample and storage.is_uniform()
+        return _operator.Plan([_operator.OutputDesc(out_shapes, ws.input_dtype(0), layout,
+                                                    tl.ndim() - len(self.removed))],
+                              indices=indices, same=same)
+
+    def _indices(self, ws, shapes):
+        """(per-sample index tuples, output shapes) for the batch's sample `shapes`."""
+        n = self.count
+        values = {name: _index_args(ws, name) for name in self.index_args}
+        indices, out_shapes = [], []
+        for i, shape in enumerate(shapes):
+            ndim = len(shape)
             if ndim == 0 and n:
                 raise ws.sample_error(i, "Cannot apply an index to a scalar.", IndexError)
             if n > ndim:
                 raise _too_many(ws, i, n, ndim)
             idx = []
             for d in range(n):
-                given = {p: None if values[f"{p}_{d}"] is None else values[f"{p}_{d}"][i]
+                given = {p: None if values.get(f"{p}_{d}") is None else values[f"{p}_{d}"][i]
                          for p in _PARTS}
                 idx.append(self._one(ws, i, d, shape[d], given))
-            self.indices.append(tuple(idx))
+            indices.append(tuple(idx))
             kept = [len(range(*ix.indices(extent))) for ix, extent in zip(idx, shape, strict=False)
                     if isinstance(ix, slice)]
             out_shapes.append((*kept, *shape[n:]))
-        layout = tl.layout()
-        if layout:
-            layout = "".join(c for d, c in enumerate(layout) if d not in self.removed)
-        return _operator.Plan([_operator.OutputDesc(out_shapes, ws.input_dtype(0), layout,
-                                     ndim - len(self.removed))])
+        return indices, out_shapes
 
     @staticmethod
     def _one(ws, i, d, extent, v):
@@ -197,12 +215,10 @@ class TensorSubscript(_operator.Operator):
             return
         src = ws.input_storage(0)
         dense_in, dense_out = src.dense(), ws.outputs[0].dense()
-        first = self.indices[0]
-        if dense_in is not None and dense_out is not None and \
-                all(ix == first for ix in self.indices):
-            dense_out[...] = dense_in[(slice(None), *first)]
+        if plan.same and dense_in is not None and dense_out is not None:
+            dense_out[...] = dense_in[(slice(None), *plan.indices[0])]
             return
-        for s, dst, ix in zip(src.samples(), ws.output_samples(0), self.indices, strict=True):
+        for s, dst, ix in zip(src.samples(), ws.output_samples(0), plan.indices, strict=True):
             dst[...] = s[ix]
 
 

@@ -39,7 +39,6 @@ class Transpose(_operator.Operator):
         if len(perm) != ndim:
             raise self.error(f"Input has different dimensionality ({ndim}) than the length of "
                              f"the permutation ({len(perm)}).")
-        self.perm = perm
         layout = tl.layout()
         if ws.arg_given("output_layout"):
             layout = self.args["output_layout"]
@@ -48,9 +47,20 @@ class Transpose(_operator.Operator):
                                  f"the input has {ndim}.")
         elif layout and self.args["transpose_layout"]:
             layout = "".join(layout[p] for p in perm)
-        shapes = [tuple(s[p] for p in perm) for s in tl.shape()]
-        return _operator.Plan([_operator.OutputDesc(shapes, ws.input_dtype(0), layout, ndim)])
+        storage = ws.input_storage(0)
+        uniform = storage.uniform_shape
+        if uniform is not None:
+            shapes = [tuple(uniform[p] for p in perm)] * storage.num_samples
+        else:
+            shapes = storage.shapes[:, perm]
+        return _operator.Plan([_operator.OutputDesc(shapes, ws.input_dtype(0), layout, ndim)],
+                              perm=perm)
 
     def run_cpu(self, ws, plan):
-        for src, dst in zip(ws.input_samples(0), ws.output_samples(0), strict=True):
-            np.copyto(dst, src.transpose(self.perm))
+        src = ws.input_storage(0)
+        dense_in, dense_out = src.dense(), ws.outputs[0].dense()
+        if dense_in is not None and dense_out is not None:
+            np.copyto(dense_out, dense_in.transpose(0, *(p + 1 for p in plan.perm)))
+            return
+        for s, dst in zip(src.samples(), ws.output_samples(0), strict=True):
+            np.copyto(dst, s.transpose(plan.perm))
