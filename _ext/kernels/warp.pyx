@@ -10,12 +10,23 @@ as DALI's CPU kernel does: positions that fall exactly on a pixel boundary (comm
 such as 45 degrees) then resolve to the same pixel.  Outside the input the border is either
 the fill value or, without one, the clamped edge pixel.  Linear blends are `a + (b - a) * f`
 (so a NaN neighbour propagates, as in DALI); integer outputs round half away from zero and
-saturate.  Everything runs without the GIL.
+saturate.  Everything runs without the GIL; `warp_batch` warps every image (sample or frame)
+of a batch in one call on a thread pool, largest first, with no Python per image.
 """
-from libc.stdint cimport int16_t, int32_t, uint8_t
+cimport numpy as cnp
+import numpy as np
+
+from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t
+
+from dali._ext.tensor_storage cimport BatchStorage
+from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 from dali._ext.kernels.convert cimport store
 from dali._ext.kernels.interpolation cimport floor_index
+
+cnp.import_array()
+
+cdef double _NS_PER_ELEMENT = 4.0     # the cost estimate (per output value) the pool gets
 
 ctypedef fused src_t:
     uint8_t
@@ -60,10 +71,9 @@ cdef inline Py_ssize_t _clamp(Py_ssize_t i, Py_ssize_t n) noexcept nogil:
     return i
 
 
-cdef void _warp(const src_t[:, :, ::1] src, dst_t[:, :, ::1] dst, const float* m, int interp,
-                bint use_fill, float fill) noexcept nogil:
-    cdef Py_ssize_t h = src.shape[0], w = src.shape[1], nc = src.shape[2]
-    cdef Py_ssize_t oh = dst.shape[0], ow = dst.shape[1]
+cdef void _warp(const src_t* src, Py_ssize_t h, Py_ssize_t w, Py_ssize_t nc, dst_t* dst,
+                Py_ssize_t oh, Py_ssize_t ow, const float* m, int interp, bint use_fill,
+                float fill) noexcept nogil:
     cdef Py_ssize_t y, x, c, xi, yi, x1, y1
     cdef float half = 0.5
     cdef float sx, sy, x0, y0, fx, fy, a, b, top, bottom
@@ -78,7 +88,7 @@ cdef void _warp(const src_t[:, :, ::1] src, dst_t[:, :, ::1] dst, const float* m
             fill = 0
         for y in range(oh):
             for x in range(ow):
-                _fill_px(&dst[y, x, 0], nc, fill)
+                _fill_px(dst + (y * ow + x) * nc, nc, fill)
         return
     x0 = m[0] * half + m[2]
     y0 = m[3] * half + m[5]
@@ -86,16 +96,16 @@ cdef void _warp(const src_t[:, :, ::1] src, dst_t[:, :, ::1] dst, const float* m
         sx = m[1] * (y + half) + x0
         sy = m[4] * (y + half) + y0
         for x in range(ow):
-            out = &dst[y, x, 0]
+            out = dst + (y * ow + x) * nc
             if interp == NN:
                 xi = floor_index(sx, w)
                 yi = floor_index(sy, h)
                 if 0 <= xi < w and 0 <= yi < h:
-                    _copy_px(&src[yi, xi, 0], out, nc)
+                    _copy_px(src + (yi * w + xi) * nc, out, nc)
                 elif use_fill:
                     _fill_px(out, nc, fill)
                 else:
-                    _copy_px(&src[_clamp(yi, h), _clamp(xi, w), 0], out, nc)
+                    _copy_px(src + (_clamp(yi, h) * w + _clamp(xi, w)) * nc, out, nc)
             else:
                 xi = floor_index(sx - half, w)
                 yi = floor_index(sy - half, h)
@@ -104,8 +114,8 @@ cdef void _warp(const src_t[:, :, ::1] src, dst_t[:, :, ::1] dst, const float* m
                 x1 = xi + 1
                 y1 = yi + 1
                 if 0 <= xi and x1 < w and 0 <= yi and y1 < h:
-                    p00 = &src[yi, xi, 0]
-                    p10 = &src[y1, xi, 0]
+                    p00 = src + (yi * w + xi) * nc
+                    p10 = src + (y1 * w + xi) * nc
                     for c in range(nc):
                         top = p00[c] + (p00[c + nc] - <float>p00[c]) * fx
                         bottom = p10[c] + (p10[c + nc] - <float>p10[c]) * fx
@@ -121,10 +131,10 @@ cdef void _warp(const src_t[:, :, ::1] src, dst_t[:, :, ::1] dst, const float* m
                 in01 = 0 <= x1 < w and 0 <= yi < h
                 in10 = 0 <= xi < w and 0 <= y1 < h
                 in11 = 0 <= x1 < w and 0 <= y1 < h
-                p00 = &src[_clamp(yi, h), _clamp(xi, w), 0]
-                p01 = &src[_clamp(yi, h), _clamp(x1, w), 0]
-                p10 = &src[_clamp(y1, h), _clamp(xi, w), 0]
-                p11 = &src[_clamp(y1, h), _clamp(x1, w), 0]
+                p00 = src + (_clamp(yi, h) * w + _clamp(xi, w)) * nc
+                p01 = src + (_clamp(yi, h) * w + _clamp(x1, w)) * nc
+                p10 = src + (_clamp(y1, h) * w + _clamp(xi, w)) * nc
+                p11 = src + (_clamp(y1, h) * w + _clamp(x1, w)) * nc
                 for c in range(nc):
                     if use_fill:
                         a = p00[c] if in00 else fill
@@ -144,8 +154,52 @@ cdef void _warp(const src_t[:, :, ::1] src, dst_t[:, :, ::1] dst, const float* m
             sy = sy + m[3]
 
 
-def warp_affine_2d(const src_t[:, :, ::1] src, dst_t[:, :, ::1] dst, matrix, int interp,
-                   fill=None):
+cdef struct Job:
+    # one image (a sample, or a frame of one): HWC source and destination, same channels
+    const char* src
+    char* dst
+    Py_ssize_t h, w, nc, oh, ow
+    int sk, dk
+    int interp
+    bint use_fill
+    float fill
+    float m[6]
+
+
+cdef void _warp_to(const src_t* s, const Job* j) noexcept nogil:
+    if j.dk == cnp.NPY_UINT8:
+        _warp(s, j.h, j.w, j.nc, <uint8_t*>j.dst, j.oh, j.ow, j.m, j.interp, j.use_fill, j.fill)
+    elif j.dk == cnp.NPY_INT16:
+        _warp(s, j.h, j.w, j.nc, <int16_t*>j.dst, j.oh, j.ow, j.m, j.interp, j.use_fill, j.fill)
+    elif j.dk == cnp.NPY_INT32:
+        _warp(s, j.h, j.w, j.nc, <int32_t*>j.dst, j.oh, j.ow, j.m, j.interp, j.use_fill, j.fill)
+    else:
+        _warp(s, j.h, j.w, j.nc, <float*>j.dst, j.oh, j.ow, j.m, j.interp, j.use_fill, j.fill)
+
+
+cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
+    cdef const Job* j = (<const Job*>ctx) + i
+    if j.sk == cnp.NPY_UINT8:
+        _warp_to(<const uint8_t*>j.src, j)
+    elif j.sk == cnp.NPY_INT16:
+        _warp_to(<const int16_t*>j.src, j)
+    elif j.sk == cnp.NPY_INT32:
+        _warp_to(<const int32_t*>j.src, j)
+    else:
+        _warp_to(<const float*>j.src, j)
+
+
+_TYPES = {np.dtype(t).num for t in (np.uint8, np.int16, np.int32, np.float32)}
+
+
+cdef _check(int interp, fill, src_dtype, dst_dtype):
+    if interp != NN and interp != LINEAR:
+        raise ValueError(f"unsupported interpolation {interp}")
+    if src_dtype.num not in _TYPES or dst_dtype.num not in _TYPES:
+        raise TypeError(f"unsupported types {src_dtype} -> {dst_dtype}")
+
+
+def warp_affine_2d(cnp.ndarray src, cnp.ndarray dst, matrix, int interp, fill=None):
     """Warp one HWC image into `dst` (H'W'C, same C).
 
     Parameters
@@ -160,15 +214,71 @@ def warp_affine_2d(const src_t[:, :, ::1] src, dst_t[:, :, ::1] dst, matrix, int
         Value of pixels outside the input; None clamps to the edge.  Give it already
         converted to the input type.
     """
-    cdef float m[6]
-    cdef Py_ssize_t i
+    if not (src.flags.c_contiguous and dst.flags.c_contiguous) or src.ndim != 3:
+        raise ValueError("src and dst must be C-contiguous HWC images")
+    warp_batch(None, BatchStorage.from_dense(src[None]), BatchStorage.from_dense(dst[None]),
+               [matrix], interp, fill)
+
+
+def warp_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matrices, int interp,
+               fill=None):
+    """Warp every HWC sample, or every frame of FHWC samples, of `src` into `dst` with its
+    sample's matrix, on `pool` (None: on the caller), largest first.
+
+    Parameters
+    ----------
+    src, dst : BatchStorage
+        Contiguous batches of HWC or FHWC samples (uint8, int16, int32 or float32), with the
+        same number of frames and channels per sample; dst is written.
+    matrices : array_like (num_samples, 6)
+        Each sample's output->input mapping (see `warp_affine_2d`).
+    interp, fill
+        As in `warp_affine_2d`.
+    """
+    _check(interp, fill, src.dtype, dst.dtype)
+    if not (src.is_contiguous and dst.is_contiguous):
+        raise ValueError("warp_batch needs contiguous batch storage")
+    cdef Py_ssize_t n = src.num_samples, i, f, k, count = 0
+    cdef int nd = src.ndim
+    cdef const float[:, ::1] mats = np.ascontiguousarray(matrices, dtype=np.float32)
+    if dst.num_samples != n or dst.ndim != nd or nd not in (3, 4) or \
+            mats.shape[0] != n or mats.shape[1] != 6:
+        raise ValueError("src and dst must hold the same number of HWC or FHWC samples, "
+                         "with one 6-element matrix each")
+    if n == 0:
+        return
+    in_shapes, out_shapes = np.asarray(src.shapes), np.asarray(dst.shapes)
+    if not (np.array_equal(in_shapes[:, -1], out_shapes[:, -1]) and
+            np.array_equal(in_shapes[:, :nd - 3], out_shapes[:, :nd - 3])):
+        raise ValueError("input and output must have the same frames and channels")
+    cdef const int64_t[:, ::1] ish = np.ascontiguousarray(in_shapes, dtype=np.int64)
+    cdef const int64_t[:, ::1] osh = np.ascontiguousarray(out_shapes, dtype=np.int64)
+    cdef const int64_t[::1] src_off = src.offsets
+    cdef const int64_t[::1] dst_off = dst.offsets
+    frames = in_shapes[:, 0] if nd == 4 else np.ones(n, dtype=np.int64)
+    cdef Py_ssize_t total = int(frames.sum())
+    keep = []
+    cdef Job* jobs = <Job*>job_array(total, sizeof(Job), keep)
+    sizes = np.empty(total, dtype=np.int64)
+    cdef int64_t[::1] size_view = sizes
+    cdef int sk = src.dtype.num, dk = dst.dtype.num
+    cdef Py_ssize_t es = src.dtype.itemsize, ed = dst.dtype.itemsize, sf, df, nf
     cdef bint use_fill = fill is not None
     cdef float fv = fill if use_fill else 0
-    if src.shape[2] != dst.shape[2]:
-        raise ValueError("input and output must have the same number of channels")
-    if interp != NN and interp != LINEAR:
-        raise ValueError(f"unsupported interpolation {interp}")
-    for i in range(6):
-        m[i] = matrix[i]
     with nogil:
-        _warp(src, dst, m, interp, use_fill, fv)
+        for i in range(n):
+            nf = ish[i, 0] if nd == 4 else 1
+            for f in range(nf):
+                j = &jobs[count]
+                j.h, j.w, j.nc = ish[i, nd - 3], ish[i, nd - 2], ish[i, nd - 1]
+                j.oh, j.ow = osh[i, nd - 3], osh[i, nd - 2]
+                sf = j.h * j.w * j.nc
+                df = j.oh * j.ow * j.nc
+                j.src = src.data + src_off[i] + f * sf * es
+                j.dst = dst.data + dst_off[i] + f * df * ed
+                j.sk, j.dk, j.interp, j.use_fill, j.fill = sk, dk, interp, use_fill, fv
+                for k in range(6):
+                    j.m[k] = mats[i, k]
+                size_view[count] = df
+                count += 1
+    run_largest_first(pool, _run_job, jobs, sizes, _NS_PER_ELEMENT)

@@ -7,7 +7,7 @@ index coordinates.  Outside the input the border is the fill value (converted to
 first, so a fill of -3.7 on uint8 is 0) or, without `fill_value`, the clamped edge.  Only nearest
 neighbour and linear interpolation exist, as in DALI.  The per-image work is the nogil kernel
 `dali._ext.kernels.warp`; this module validates layouts, types and sizes and drives it per
-sample and frame.
+batch.
 """
 
 from __future__ import annotations
@@ -59,25 +59,28 @@ class Warp(_operator.Operator):
         check_args(self)
 
     def check_input(self, ws):
-        """Validate the input and set `layout` and `interp`; return the output dtype and
-        whether `size` gives the output sizes."""
+        """Validate the input; return its layout, the output dtype and the per-sample output
+        (H, W) given by `size` (an (n, 2) array), or None when `size` is not given."""
         tl = ws.inputs[0]
-        self.layout = layout_of(self, tl)
-        check_2d(self, self.layout)
-        self.interp = interp(self)
+        layout = layout_of(self, tl)
+        check_2d(self, layout)
         dtype = output_dtype(self, tensors.storage_of(tl).dtype)
         sized = ws.arg_given("size") and (ws.is_arg_input("size") or len(self.args["size"]))
-        return dtype, sized
+        return layout, dtype, sizes(ws) if sized else None
 
-    def matrices(self, ws):
-        """The 2x3 output->input matrix of every sample."""
-        raise NotImplementedError
+    def plan(self, ws, layout, dtype, out_hw, matrices):
+        """The Plan of a warp: outputs of spatial extents `out_hw` ((n, 2)), and what the run
+        needs."""
+        shapes = np.array(tensors.storage_of(ws.inputs[0]).shapes)
+        h = layout.index("H")
+        shapes[:, h:h + 2] = out_hw
+        return _operator.Plan([_operator.OutputDesc(shapes, dtype, layout)],
+                              matrices=matrices, interp=interp(self))
 
     def run_cpu(self, ws, plan):
-        mats = self.matrices(ws)
-        fill = fill_for(ws.input_dtype(0), self.args["fill_value"])
-        for src, dst, m in zip(ws.input_samples(0), ws.output_samples(0), mats, strict=True):
-            warp_sample(src, dst, m, self.interp, fill)
+        _kernel.warp_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
+                           plan.matrices, plan.interp,
+                           fill_for(ws.input_dtype(0), self.args["fill_value"]))
 
 
 def check_args(op):
@@ -145,20 +148,9 @@ def size_of(ws, i, value, ndim=2):
     return size
 
 
-def out_shape(in_shape, layout, spatial):
-    """The sample shape with its spatial extents replaced by `spatial` (H, W)."""
-    shape = list(in_shape)
-    h = layout.index("H")
-    shape[h:h + 2] = spatial
-    return tuple(shape)
-
-
-def warp_sample(src, dst, matrix, interp_type, fill):
-    """Warp one sample (HWC or FHWC) into `dst` with the 2x3 output->input `matrix`."""
-    m = [float(v) for v in np.asarray(matrix, dtype=np.float32).reshape(-1)]
-    src = np.ascontiguousarray(src)
-    if src.ndim == 3:
-        _kernel.warp_affine_2d(src, dst, m, interp_type, fill)
-        return
-    for f in range(src.shape[0]):
-        _kernel.warp_affine_2d(src[f], dst[f], m, interp_type, fill)
+def sizes(ws):
+    """`size` of every sample as an (n, 2) int64 array (a constant is checked once)."""
+    if not ws.is_arg_input("size"):
+        return np.tile(size_of(ws, 0, ws.scalar("size")), (ws.batch_size, 1))
+    return np.array([size_of(ws, i, v) for i, v in enumerate(ws.arg("size"))],
+                    dtype=np.int64).reshape(-1, 2)

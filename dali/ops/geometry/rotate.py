@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from dali import _operator, _registry
+from dali import _registry
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops.geometry import _warp
@@ -46,30 +46,25 @@ class Rotate(_warp.Warp):
         ])
 
     def infer(self, ws):
-        tl = ws.inputs[0]
-        dtype, sized = self.check_input(ws)
-        h = self.layout.index("H")
-        self.angles = ws.arg("angle")
-        shapes = []
-        for i, (shape, angle) in enumerate(zip(tl.shape(), self.angles, strict=True)):
-            if not math.isfinite(angle):
-                raise ws.sample_error(i, f"`angle` must be finite, got {angle}.")
-            in_hw = tuple(shape[h:h + 2])
-            if sized:
-                spatial = _warp.size_of(ws, i, ws.arg("size")[i])
-            elif self.args["keep_size"]:
-                spatial = in_hw
-            else:
-                spatial = rotated_size(in_hw, angle)
-            shapes.append(_warp.out_shape(shape, self.layout, spatial))
-        self.shapes = shapes
-        return _operator.Plan([_operator.OutputDesc(shapes, dtype, self.layout)])
+        layout, dtype, out_hw = self.check_input(ws)
+        angles = ws.arg_array("angle", np.float64)
+        bad = np.flatnonzero(~np.isfinite(angles))
+        if len(bad):
+            raise ws.sample_error(int(bad[0]), f"`angle` must be finite, got {angles[bad[0]]}.")
+        h = layout.index("H")
+        in_hw = np.asarray(ws.input_storage(0).shapes)[:, h:h + 2]
+        if out_hw is None:
+            out_hw = in_hw if self.args["keep_size"] else rotated_sizes(in_hw, angles)
+        return self.plan(ws, layout, dtype, out_hw, rotation_matrices(angles, in_hw, out_hw))
 
-    def matrices(self, ws):
-        h = self.layout.index("H")
-        samples = zip(ws.input_samples(0), ws.output_samples(0), self.angles, strict=True)
-        return [rotation_matrix(angle, src.shape[h:h + 2], dst.shape[h:h + 2])
-                for src, dst, angle in samples]
+
+def rotated_sizes(in_hw, angles):
+    """`rotated_size` of every sample ((n, 2) int64), computed once per distinct (angle, h, w):
+    with Python's math, whose results do not depend on the CPU."""
+    keys, inverse = np.unique(np.column_stack([angles, in_hw]), axis=0, return_inverse=True)
+    out = np.array([rotated_size((int(h), int(w)), float(a)) for a, h, w in keys.tolist()],
+                   dtype=np.int64).reshape(-1, 2)
+    return out[inverse.reshape(-1)]
 
 
 def rotated_size(in_hw, angle):
@@ -84,11 +79,12 @@ def rotated_size(in_hw, angle):
     return out_h + (out_h - ph) % 2, out_w + (out_w - pw) % 2
 
 
-def rotation_matrix(angle, in_hw, out_hw):
-    """2x3 float32 output->input matrix rotating by `angle` degrees about the centres."""
-    t = _F(_F(angle) * _F(math.pi / 180))
+def rotation_matrices(angles, in_hw, out_hw):
+    """(n, 6) float32 output->input matrices rotating by `angles` degrees about the centres
+    of (n, 2) input and output sizes; float32 arithmetic step by step, as DALI does."""
+    t = angles.astype(_F) * _F(math.pi / 180)
     c, s = np.cos(t), np.sin(t)
-    icx, icy = _F(in_hw[1] / 2), _F(in_hw[0] / 2)
-    ocx, ocy = _F(out_hw[1] / 2), _F(out_hw[0] / 2)
-    return np.array([[c, -s, icx - (c * ocx + -s * ocy)],
-                     [s, c, icy - (s * ocx + c * ocy)]], dtype=_F)
+    icx, icy = (in_hw[:, 1] / 2).astype(_F), (in_hw[:, 0] / 2).astype(_F)
+    ocx, ocy = (out_hw[:, 1] / 2).astype(_F), (out_hw[:, 0] / 2).astype(_F)
+    return np.column_stack([c, -s, icx - (c * ocx + -s * ocy),
+                            s, c, icy - (s * ocx + c * ocy)]).astype(_F)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, _registry
+from dali import _registry
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops.geometry import _warp
@@ -38,45 +38,60 @@ class WarpAffine(_warp.Warp):
         ])
 
     def infer(self, ws):
-        tl = ws.inputs[0]
-        dtype, sized = self.check_input(ws)
-        shapes = []
-        for i, shape in enumerate(tl.shape()):
-            if sized:
-                spatial = _warp.size_of(ws, i, ws.arg("size")[i])
-            else:
-                h = self.layout.index("H")
-                spatial = tuple(shape[h:h + 2])
-            shapes.append(_warp.out_shape(shape, self.layout, spatial))
-        return _operator.Plan([_operator.OutputDesc(shapes, dtype, self.layout)])
+        layout, dtype, out_hw = self.check_input(ws)
+        if out_hw is None:
+            h = layout.index("H")
+            out_hw = np.asarray(ws.input_storage(0).shapes)[:, h:h + 2]
+        return self.plan(ws, layout, dtype, out_hw, self.matrices(ws))
 
     def matrices(self, ws):
+        """The (n, 6) float32 output->input matrices, from the input or `matrix`."""
         if len(ws.inputs) > 1:
-            mats = ws.input_samples(1)
-            name = "the matrix input"
-        elif ws.arg_given("matrix"):
-            mats = ws.arg("matrix")
-            name = "`matrix`"
-        else:
+            storage = ws.input_storage(1)
+            if storage.dtype.kind in "fiu" and _all_2x3(storage.shapes):
+                mats = storage.contiguous().flat().reshape(-1, 6)
+            else:
+                mats = _checked(ws, storage.samples(), "the matrix input")
+        elif not ws.arg_given("matrix"):
             raise self.error("`matrix` argument must be provided when transforms are not "
                              "passed as a regular input.", RuntimeError)
-        out = []
-        for i, m in enumerate(mats):
-            m = np.asarray(m)
-            if m.size != 6 or m.ndim > 2 or (m.ndim == 2 and m.shape != (2, 3)):
-                raise ws.sample_error(
-                    i, f"{name} must have 6 elements (a 2x3 matrix), got shape {m.shape}.")
-            if m.dtype.kind not in "fiu":
-                raise ws.sample_error(i, f"{name} must be numeric, got {m.dtype}.", TypeError)
-            m = m.astype(np.float32).reshape(2, 3)
-            if not self.args["inverse_map"]:
-                m = _invert(ws, i, m)
-            out.append(m)
-        return out
+        elif ws.is_arg_input("matrix"):
+            mats = _checked(ws, ws.arg("matrix"), "`matrix`")
+        else:
+            mats = np.tile(_checked(ws, [ws.scalar("matrix")], "`matrix`"), (ws.batch_size, 1))
+        mats = mats.astype(np.float32)
+        if not self.args["inverse_map"]:
+            mats = _invert(ws, mats)
+        return mats
 
 
-def _invert(ws, i, m):
-    full = np.vstack([m.astype(np.float64), [0.0, 0.0, 1.0]])
-    if abs(np.linalg.det(full)) < 1e-12:
-        raise ws.sample_error(i, "Cannot calculate the inverse of a singular matrix.")
-    return np.linalg.inv(full)[:2].astype(np.float32)
+def _all_2x3(shapes):
+    shapes = np.asarray(shapes)
+    return (shapes.shape[1] == 2 and (shapes == (2, 3)).all()) or \
+        (shapes.shape[1] == 1 and (shapes == 6).all())
+
+
+def _checked(ws, mats, name):
+    """Per-sample matrices (any shape) checked, as an (n, 6) array."""
+    out = []
+    for i, m in enumerate(mats):
+        m = np.asarray(m)
+        if m.size != 6 or m.ndim > 2 or (m.ndim == 2 and m.shape != (2, 3)):
+            raise ws.sample_error(
+                i, f"{name} must have 6 elements (a 2x3 matrix), got shape {m.shape}.")
+        if m.dtype.kind not in "fiu":
+            raise ws.sample_error(i, f"{name} must be numeric, got {m.dtype}.", TypeError)
+        out.append(m.astype(np.float32).reshape(6))
+    return np.array(out, dtype=np.float32).reshape(-1, 6)
+
+
+def _invert(ws, mats):
+    """The inverses of (n, 6) affine matrices (in float64, back to float32)."""
+    full = np.zeros((len(mats), 3, 3))
+    full[:, :2] = mats.reshape(-1, 2, 3)
+    full[:, 2, 2] = 1.0
+    singular = np.flatnonzero(np.abs(np.linalg.det(full)) < 1e-12)
+    if len(singular):
+        raise ws.sample_error(int(singular[0]),
+                              "Cannot calculate the inverse of a singular matrix.")
+    return np.linalg.inv(full)[:, :2].reshape(-1, 6).astype(np.float32)
