@@ -25,8 +25,10 @@ Operators whose input is special:
 - readers (readers.file) have no input: they read a file_root of the "jpeg" samples written to
   a temporary directory (4 class folders, 64 files: one batch is one epoch);
 - random generators take the batch as `shape_like` input (random.uniform(x) draws one number
-  per element of x; coin_flip, normal and beta likewise); random.choice draws from 256 values
-  with `shape=` the image's shape and has no input;
+  per element of x, as for noise or masks; coin_flip and normal likewise); random.choice draws
+  from 256 values with `shape=` the image's shape; random.beta (mixup's weight) draws a
+  scalar per sample for "small" and a (224,) vector for "image" (one draw per pixel would take
+  seconds a batch); these two have no input;
 - external_source is measured against a source of one-byte samples: its time is what handing
   over the batch costs beyond the per-iteration minimum;
 - cases without an input ("idle" baseline) subtract a pipeline whose only operator is an
@@ -315,7 +317,9 @@ CASE_LIST = [
     # random
     unary("random.uniform", op="random.uniform"),
     unary("random.normal", op="random.normal"),
-    unary("random.beta", op="random.beta"),
+    OpCase("random.beta", "random.beta",
+           lambda fn, types, size: fn.random.beta(shape=(SIDE[size],) if size == "image" else ()),
+           (), "idle"),
     unary("random.coin_flip", op="random.coin_flip"),
     OpCase("random.choice", "random.choice",
            lambda fn, types, size: fn.random.choice(256, shape=(SIDE[size], SIDE[size], 3)),
