@@ -56,17 +56,17 @@ class RandomResizedCrop(_operator.Operator, _roles.RegionProducer, _roles.Region
         if any(s < 0 for s in self._size):
             raise self.error(f"argument `size` must not be negative, got {self._size}")
         h_axis, w_axis = layout.index("H"), layout.index("W")
-        in_shapes = tl.shape()
-        shapes = []
-        for i, shape in enumerate(in_shapes):
-            if shape[h_axis] == 0 or shape[w_axis] == 0:
-                raise ws.sample_error(i, f"cannot crop an image of shape {tuple(shape)}: its "
-                                         "height and width must be positive")
-            shape = list(shape)
-            shape[h_axis], shape[w_axis] = self._size
-            shapes.append(tuple(shape))
-        windows = self._windows(ws, [s[h_axis] for s in in_shapes],
-                                [s[w_axis] for s in in_shapes])
+        in_shapes = ws.input_storage(0).shapes
+        heights, widths = in_shapes[:, h_axis].tolist(), in_shapes[:, w_axis].tolist()
+        for i, (h, w) in enumerate(zip(heights, widths, strict=True)):
+            if h == 0 or w == 0:
+                raise ws.sample_error(i, f"cannot crop an image of shape "
+                                         f"{tuple(in_shapes[i].tolist())}: its height and "
+                                         "width must be positive")
+        out_shapes = in_shapes.copy()
+        out_shapes[:, h_axis], out_shapes[:, w_axis] = self._size
+        shapes = _shared_tuples(out_shapes)
+        windows = self._windows(ws, heights, widths)
         return _operator.Plan([_operator.OutputDesc(shapes, _types.dtype_of(dtype), layout)],
                               layout=layout, geometry=_geometry(windows))
 
@@ -104,6 +104,13 @@ class RandomResizedCrop(_operator.Operator, _roles.RegionProducer, _roles.Region
         regions = _regions.consumer_regions(self, ws, [d.shape for d in dsts], plan.layout)
         _resize_common.resample_samples(ws, srcs, dsts, plan.layout, plan.geometry, filters,
                                         antialias, regions)
+
+
+def _shared_tuples(shapes):
+    """The rows of `shapes` as tuples, equal rows as one tuple object (the buffer pool's
+    repeated-shape path)."""
+    seen = {}
+    return [seen.setdefault(t, t) for t in map(tuple, shapes.tolist())]
 
 
 def _geometry(windows):
