@@ -156,9 +156,9 @@ cdef void _sum_plane(const num_in* s, Py_ssize_t R, Py_ssize_t K, double* acc,
     cdef double blk[BLOCK]
     cdef double mrep[BLOCK]
     cdef double v
-    cdef Py_ssize_t U, B, r = 0, e, k, rest
+    cdef Py_ssize_t U, B, r = 0, e, k, rest, _row
     if K > BLOCK:
-        for r in range(R):
+        for _row in range(R):
             if mean == NULL:
                 for k in range(K):
                     acc[k] += <double>s[k]
@@ -199,12 +199,13 @@ cdef void _stats(const num_in* s, const Geo* g, double* sums,
                  const float* mean) noexcept nogil:
     """sums[p] = sum of x (mean NULL) or of (x - mean[p])**2 over the sample."""
     cdef Py_ssize_t idx[MAX_DIMS]
-    cdef Py_ssize_t u, p
+    cdef Py_ssize_t _unit, p
+    cdef int d
     cdef const float* m = NULL
     memset(sums, 0, g.nparams * sizeof(double))
-    for u in range(g.outer):
-        idx[u] = 0
-    for u in range(g.units):
+    for d in range(g.outer):
+        idx[d] = 0
+    for _unit in range(g.units):
         p = _param(idx, g)
         if mean != NULL:
             m = mean + p
@@ -221,11 +222,12 @@ cdef void _normalize(const num_in* s, num_out* o, const Geo* g, const float* mea
     cdef Py_ssize_t idx[MAX_DIMS]
     cdef float mrep[BLOCK]
     cdef float frep[BLOCK]
-    cdef Py_ssize_t u, p, e, r, U, B, k
+    cdef Py_ssize_t _unit, p, e, r, U, B, k
+    cdef int d
     cdef float m, f
-    for u in range(g.outer):
-        idx[u] = 0
-    for u in range(g.units):
+    for d in range(g.outer):
+        idx[d] = 0
+    for _unit in range(g.units):
         p = _param(idx, g)
         if g.K == 0:
             m, f = mean[p], inv[p]
@@ -403,6 +405,30 @@ cdef cnp.ndarray _addresses(BatchStorage st, list keep):
     return out
 
 
+def param_offsets(BatchStorage src, reduced):
+    """num_samples + 1 offsets of the samples' parameters in the batch's parameter arrays: a
+    sample has the product of its kept extents (`reduced`: a bool per dimension)."""
+    cdef Py_ssize_t n = src.num_samples, i, d, count
+    cdef int ndim = src.ndim
+    cdef const int64_t[:, ::1] shapes = src.shapes
+    cdef bint kept[MAX_DIMS]
+    cdef cnp.ndarray out = np.empty(n + 1, np.int64)
+    cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)
+    if len(reduced) != ndim or ndim > MAX_DIMS:
+        raise ValueError(f"samples need at most {MAX_DIMS} dimensions and `reduced` one flag "
+                         "each")
+    for d in range(ndim):
+        kept[d] = not reduced[d]
+    o[0] = 0
+    for i in range(n):
+        count = 1
+        for d in range(ndim):
+            if kept[d]:
+                count *= shapes[i, d]
+        o[i + 1] = o[i] + count
+    return out
+
+
 def normalize_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, reduced,
                     const int64_t[::1] poff, int flags, mean=None, inv=None, sums=None,
                     float scale=1, float shift=0, float eps=0, int ddof=0):
@@ -414,14 +440,12 @@ def normalize_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, reduced
     poff[-1] values each where a pass reads or writes them; `dst` (same shapes as `src`) is
     written by OUT.  Everything is checked before anything runs.
     """
-    cdef Py_ssize_t n = src.num_samples, i, k, total, elements, start
+    cdef Py_ssize_t n = src.num_samples, i, k, total, elements, start, size
     cdef Ctx ctx
     cdef float[::1] m = None
     cdef float[::1] f = None
     cdef double[::1] acc = None
     cdef const int64_t[:, ::1] shapes
-    cdef const int64_t[::1] sp
-    cdef cnp.ndarray sizes
     keep = []
     if np.dtype(src.dtype) not in TYPES:
         raise TypeError(f"unsupported type {src.dtype}")
@@ -445,21 +469,20 @@ def normalize_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, reduced
     if flags & F_OUT:
         if np.dtype(dst.dtype) not in TYPES:
             raise TypeError(f"unsupported output type {dst.dtype}")
-        if dst.num_samples != n or not np.array_equal(dst.shapes, src.shapes):
+        if dst.num_samples != n or not (dst.shapes is src.shapes or
+                                        np.array_equal(dst.shapes, src.shapes)):
             raise ValueError("src and dst must have the same shapes")
         ctx.dk = np.dtype(dst.dtype).num
         dst_at = _addresses(dst, keep)
         ctx.dst = <const int64_t*>cnp.PyArray_DATA(dst_at)
-    shape_array = np.ascontiguousarray(src.shapes, dtype=np.int64)
-    shapes = shape_array
     red = np.asarray([bool(r) for r in reduced], np.uint8)
-    kept = ~red.astype(bool)
-    counts = np.prod(shape_array[:, kept], axis=1, dtype=np.int64)
-    if not np.array_equal(np.diff(poff), counts):
+    expected = param_offsets(src, reduced)
+    if not np.array_equal(poff, expected):
         raise ValueError("poff does not match the samples' parameter counts")
+    shapes = src.shapes
     src_at = _addresses(src, keep)
     ctx.src = <const int64_t*>cnp.PyArray_DATA(src_at)
-    ctx.shapes = &shapes[0, 0] if n else NULL
+    ctx.shapes = &shapes[0, 0] if n and src.ndim else NULL
     ctx.poff = &poff[0]
     ctx.reduced = <const uint8_t*>cnp.PyArray_DATA(red)
     ctx.ndim, ctx.flags, ctx.ddof = src.ndim, flags, ddof
@@ -469,12 +492,13 @@ def normalize_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, reduced
     ctx.inv = &f[0] if f is not None and f.shape[0] else NULL
     ctx.scale, ctx.shift, ctx.eps = scale, shift, eps
     # Work items: runs of consecutive samples of about GROUP elements.
-    sizes = np.prod(shape_array, axis=1, dtype=np.int64)
-    sp = sizes
     bounds = []
     start, elements = 0, 0
     for i in range(n):
-        elements += sp[i]
+        size = 1
+        for k in range(src.ndim):
+            size *= shapes[i, k]
+        elements += size
         if elements >= GROUP or i == n - 1:
             bounds.append((start, i + 1, elements))
             start, elements = i + 1, 0

@@ -96,7 +96,9 @@ class Normalize(_operator.Operator):
         if out_type not in TYPES:
             raise self.error(f"unsupported output type: {_types.type_name(out_type)}",
                              RuntimeError)
-        shapes = [tuple(s) for s in tl.shape()]
+        st = ws.input_storage(0)
+        uniform = st.uniform_shape
+        shapes = [uniform] * st.num_samples if uniform is not None else st.shapes
         params = {n: self._tensor_param(ws, n) for n in ("mean", "stddev")}
         reduced = self._reduced_axes(ws, tl, params)
         self._check_param_shapes(shapes, params, reduced)
@@ -156,9 +158,12 @@ class Normalize(_operator.Operator):
 
     def _check_param_shapes(self, shapes, params, reduced):
         if self.args["batch"]:
-            if not shapes:
+            if not len(shapes):
                 raise self.error("Got an empty batch!", RuntimeError)
             kept = [d for d, r in enumerate(reduced) if not r]
+            if isinstance(shapes, list):
+                shapes = shapes[:1]       # uniform: nothing to compare
+            shapes = [tuple(int(e) for e in s) for s in shapes]
             for i, s in enumerate(shapes[1:], 1):
                 for d in kept:
                     if s[d] != shapes[0][d]:
@@ -172,7 +177,7 @@ class Normalize(_operator.Operator):
             if p is None:
                 continue
             for i, (s, t) in enumerate(zip(shapes, p, strict=True)):
-                want = tuple(1 if r else e for e, r in zip(s, reduced, strict=True))
+                want = tuple(1 if r else int(e) for e, r in zip(s, reduced, strict=True))
                 if t.shape != want:
                     raise self.error(
                         f"At sample {i}: parameter shape: {t.shape} does not match the "
@@ -181,13 +186,8 @@ class Normalize(_operator.Operator):
     # -- run --------------------------------------------------------------------------------
     def run_cpu(self, ws, plan):
         src, dst = ws.input_storage(0), ws.outputs[0]
-        n = src.num_samples
         reduced = plan.reduced
-        kept = [not r for r in reduced]
-        shapes = np.asarray(src.shapes, np.int64).reshape(n, len(reduced))
-        nparams = np.prod(shapes[:, kept], axis=1, dtype=np.int64)
-        poff = np.zeros(n + 1, np.int64)
-        np.cumsum(nparams, out=poff[1:])
+        poff = _kernel.param_offsets(src, reduced)
         total = int(poff[-1])
         mean = self._given_means(ws, plan.params["mean"], total)
         inv = self._given_factors(ws, plan.params["stddev"], total)
