@@ -61,7 +61,11 @@ class Rotate(_warp.Warp):
 def rotated_sizes(in_hw, angles):
     """`rotated_size` of every sample ((n, 2) int64), computed once per distinct (angle, h, w):
     with Python's math, whose results do not depend on the CPU."""
-    keys, inverse = np.unique(np.column_stack([angles, in_hw]), axis=0, return_inverse=True)
+    rows = np.column_stack([angles, in_hw])
+    if len(rows) and (rows == rows[0]).all():         # one angle, one size: the common case
+        return np.tile(rotated_size((int(in_hw[0, 0]), int(in_hw[0, 1])), float(angles[0])),
+                       (len(rows), 1))
+    keys, inverse = np.unique(rows, axis=0, return_inverse=True)
     out = np.array([rotated_size((int(h), int(w)), float(a)) for a, h, w in keys.tolist()],
                    dtype=np.int64).reshape(-1, 2)
     return out[inverse.reshape(-1)]
