@@ -111,15 +111,18 @@ def cpu_features(arch):
 
 
 def no_libjpeg_turbo():
-    """Build without the JPEG kernel, loudly; or stop when DALI_REQUIRE_LIBJPEG_TURBO=1."""
-    what = ["libjpeg-turbo was not found: dali is built WITHOUT its JPEG decoder, and JPEGs",
-            "will be decoded by OpenCV (slower, and pixels may differ from DALI's).",
-            "Install libjpeg-turbo's headers (Debian/Ubuntu: libjpeg-turbo8-dev or",
-            "libjpeg62-turbo-dev; Fedora: libjpeg-turbo-devel; macOS: brew install",
-            "jpeg-turbo, with CFLAGS=-I... LDFLAGS=-L...) and reinstall."]
+    """Build without the JPEG kernel, loudly (the text to print); or stop when
+    DALI_REQUIRE_LIBJPEG_TURBO=1."""
+    install = ["Install libjpeg-turbo's headers (Debian/Ubuntu: libjpeg-turbo8-dev or",
+               "libjpeg62-turbo-dev; Fedora: libjpeg-turbo-devel; macOS: brew install jpeg-turbo",
+               "and CFLAGS=-I<prefix>/include LDFLAGS=-L<prefix>/lib) and reinstall."]
     if os.environ.get("DALI_REQUIRE_LIBJPEG_TURBO", "") not in ("", "0"):
-        sys.exit("\n".join(["error: DALI_REQUIRE_LIBJPEG_TURBO is set and " + what[0], *what[1:]]))
-    return "\n".join(["", "!" * 78, *("!! " + line for line in what), "!" * 78, ""])
+        sys.exit("\n".join(["error: DALI_REQUIRE_LIBJPEG_TURBO is set, and libjpeg-turbo "
+                            "(jpeglib.h, -ljpeg) was not found.", *install]))
+    what = ["libjpeg-turbo was not found: dali is built WITHOUT its JPEG decoder, and JPEGs",
+            "will be decoded by OpenCV (slower, and pixels may differ from DALI's).", *install,
+            "DALI_REQUIRE_LIBJPEG_TURBO=1 makes this an error."]
+    return "\n".join(["", "!" * 80, *("!! " + line for line in what), "!" * 80, ""])
 
 
 def build_info(selected, arch):
@@ -133,7 +136,13 @@ def build_info(selected, arch):
 
 class BuildExt(build_ext):
     """build_ext that writes dali/_ext/_build_info.py beside the extensions and repeats the
-    libjpeg-turbo warning at the end of the output."""
+    libjpeg-turbo warning at the end of the output; compiles the extensions side by side (one job
+    per core, unless -j says otherwise)."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if not self.parallel:
+            self.parallel = os.cpu_count() or 1
 
     def run(self):
         super().run()
@@ -180,7 +189,8 @@ def extensions(selected, arch):
                 define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
             )
         )
-    return cythonize(exts, compiler_directives=DIRECTIVES, include_path=[str(inc)])
+    return cythonize(exts, compiler_directives=DIRECTIVES, include_path=[str(inc)],
+                     nthreads=os.cpu_count() or 1)
 
 
 ALL = sorted(p.relative_to(ROOT / "_ext").with_suffix("").as_posix()

@@ -8,12 +8,13 @@ augmented outputs.
 from __future__ import annotations
 
 import pathlib
+import sys
 import time
 
 import cv2
 import numpy as np
 
-from dali import fn, pipeline_def, types
+from dali import _ext, fn, pipeline_def, types
 
 IMAGES = pathlib.Path(__file__).parent / "data" / "images"
 
@@ -45,8 +46,21 @@ def contact_sheet(images, labels, angles, class_names, cell=160, columns=4):
     return sheet
 
 
+def build_warning():
+    """What this build of dali lacks that the user should hear about (pip hides build output),
+    or None."""
+    if _ext.has_libjpeg_turbo():
+        return None
+    return ("warning: dali was built without libjpeg-turbo, so JPEGs are decoded by OpenCV: "
+            "slower, and pixels may differ from DALI's. Install libjpeg-turbo's headers "
+            "(libjpeg-turbo8-dev / libjpeg62-turbo-dev) and reinstall dali.")
+
+
 def main(out="dali_demo.png", batch_size=12, num_threads=2, seed=42):
     """Run the demo; returns the path of the contact sheet."""
+    warning = build_warning()
+    if warning:
+        print(warning, file=sys.stderr)
     class_names = sorted(p.name for p in IMAGES.iterdir() if p.is_dir())
     pipe = augmentation_pipeline(image_dir=str(IMAGES), size=150, batch_size=batch_size,
                                  num_threads=num_threads, device_id=None, seed=seed)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dali import __main__ as cli
-from dali import _demo
+from dali import _demo, _ext
 
 cv2 = pytest.importorskip("cv2")
 
@@ -31,3 +31,10 @@ def test_contact_sheet_centres_each_image_in_its_cell():
     assert sheet.shape == (40 + 22, 80, 3)
     np.testing.assert_array_equal(sheet[15:25, 10:30], np.broadcast_to([0, 0, 255], (10, 20, 3)))
     assert (sheet[:15, :] == 255).all()         # above the centred image: background
+
+
+def test_demo_warns_when_built_without_libjpeg_turbo(monkeypatch):
+    monkeypatch.setattr(_ext, "has_libjpeg_turbo", lambda: True)
+    assert _demo.build_warning() is None
+    monkeypatch.setattr(_ext, "has_libjpeg_turbo", lambda: False)
+    assert "without libjpeg-turbo" in _demo.build_warning()
