@@ -22,11 +22,8 @@ from libc.string cimport memcpy
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 from dali._ext.kernels.convert cimport store
+from dali._ext.kernels.fused_types cimport image_t
 from dali._ext.kernels.interpolation cimport floor_index
-
-ctypedef fused pix_t:
-    uint8_t
-    float
 
 cnp.import_array()
 
@@ -41,22 +38,22 @@ cdef enum:
     COPY = 3
 
 
-cdef inline float _at(const pix_t* src, Py_ssize_t h, Py_ssize_t w, Py_ssize_t nc,
+cdef inline float _at(const image_t* src, Py_ssize_t h, Py_ssize_t w, Py_ssize_t nc,
                       Py_ssize_t y, Py_ssize_t x, Py_ssize_t c, float fill) noexcept nogil:
     if 0 <= x < w and 0 <= y < h:
         return <float>src[(y * w + x) * nc + c]
     return fill
 
 
-cdef void _displace(const pix_t* src, pix_t* dst, Py_ssize_t h, Py_ssize_t w, Py_ssize_t nc,
-                    int mode, const float* wave, const float* map_x, const float* map_y,
-                    int interp, float fill) noexcept nogil:
+cdef void _displace(const image_t* src, image_t* dst, Py_ssize_t h, Py_ssize_t w,
+                    Py_ssize_t nc, int mode, const float* wave, const float* map_x,
+                    const float* map_y, int interp, float fill) noexcept nogil:
     cdef Py_ssize_t y, x, c, xi, yi
     cdef float px, py, fx, fy, top, bottom, a, b, tx, ty, rad, fy_, fx_
     cdef float mid_x = w * <float>0.5, mid_y = h * <float>0.5
     cdef int d = <int>(mid_x if mid_x > mid_y else mid_y)
     cdef float half = 0.5
-    cdef pix_t* out
+    cdef image_t* out
     for y in range(h):
         for x in range(w):
             fy_ = <float>y
