@@ -92,6 +92,29 @@ cdef int _add(Job* jobs, Py_ssize_t k, const char* src, char* dst, int64_t n,
     return added
 
 
+cdef const int64_t* _c_array(arr, list keep) except NULL:
+    """The data of an int64 array (shapes, offsets), made C-contiguous where it is not."""
+    cdef cnp.ndarray a = <cnp.ndarray>arr
+    if not cnp.PyArray_IS_C_CONTIGUOUS(a):
+        a = np.ascontiguousarray(a)
+        keep.append(a)
+    return <const int64_t*>cnp.PyArray_DATA(a)
+
+
+cdef int64_t _volumes(BatchStorage s, int64_t* out, list keep) except -1:
+    """Element counts of `s`'s samples into `out`; returns their sum."""
+    cdef const int64_t* sp = _c_array(s.shapes, keep)
+    cdef Py_ssize_t i, j, d = s.ndim
+    cdef int64_t v, total = 0
+    for i in range(s.num_samples):
+        v = 1
+        for j in range(d):
+            v *= sp[i * d + j]
+        out[i] = v
+        total += v
+    return total
+
+
 cdef bint _back_to_back(const int64_t* off, const int64_t* vols, Py_ssize_t n,
                         Py_ssize_t itemsize) noexcept nogil:
     cdef Py_ssize_t i
@@ -106,6 +129,7 @@ def cast_batch(ThreadPool pool, BatchStorage src, BatchStorage dst):
 
     `dst` must be contiguous storage whose samples have the element counts of `src`'s (any
     shapes); `src` may be contiguous or per-sample.  Runs on `pool` (the caller when None).
+    Small batches matter: no NumPy call runs unless the work is cut into several pieces.
     """
     cdef Py_ssize_t n = src.num_samples, i, k = 0, count = 0
     cdef Py_ssize_t ssize = src.dtype.itemsize, dsize = dst.dtype.itemsize
@@ -114,23 +138,23 @@ def cast_batch(ThreadPool pool, BatchStorage src, BatchStorage dst):
         raise ValueError("cast_batch writes into contiguous storage only")
     if dst.num_samples != n:
         raise ValueError(f"{n} source samples but {dst.num_samples} destination samples")
-    svols = np.prod(src.shapes, axis=1, dtype=np.int64) if src.ndim else np.ones(n, np.int64)
-    dvols = np.prod(dst.shapes, axis=1, dtype=np.int64) if dst.ndim else np.ones(n, np.int64)
-    if not np.array_equal(svols, dvols):
-        raise ValueError("source and destination samples differ in element counts")
-    cdef const int64_t* vols = <const int64_t*>cnp.PyArray_DATA(svols)
-    cdef const int64_t* doff = <const int64_t*>cnp.PyArray_DATA(dst.offsets)
-    cdef int64_t total = int(svols.sum()) if n else 0
+    keep = []
+    cdef int64_t* vols = <int64_t*>job_array(2 * n, sizeof(int64_t), keep)
+    cdef int64_t total = _volumes(src, vols, keep)
+    _volumes(dst, vols + n, keep)
+    for i in range(n):
+        if vols[i] != vols[n + i]:
+            raise ValueError("source and destination samples differ in element counts")
     if total == 0:
         return
-    keep = []
     samples = None
+    cdef const int64_t* soff = NULL
+    cdef const int64_t* doff = _c_array(dst.offsets, keep)
     if src.base is None:
         samples = [np.ascontiguousarray(s) for s in src.samples()]
-    cdef const int64_t* soff = NULL
-    if samples is None:
-        soff = <const int64_t*>cnp.PyArray_DATA(src.offsets)
-    cdef bint flat = samples is None and _back_to_back(soff, vols, n, ssize) and \
+    else:
+        soff = _c_array(src.offsets, keep)
+    cdef bint flat = soff != NULL and _back_to_back(soff, vols, n, ssize) and \
         _back_to_back(doff, vols, n, dsize)
     if flat:
         count = _pieces(total)
@@ -138,8 +162,7 @@ def cast_batch(ThreadPool pool, BatchStorage src, BatchStorage dst):
         for i in range(n):
             count += _pieces(vols[i])
     cdef Job* jobs = <Job*>job_array(count, sizeof(Job), keep)
-    sizes = np.empty(count, np.int64)
-    cdef int64_t* sz = <int64_t*>cnp.PyArray_DATA(sizes)
+    cdef int64_t* sz = <int64_t*>job_array(count, sizeof(int64_t), keep)
     cdef const char* sp
     if flat:
         _add(jobs, 0, src.data + soff[0], dst.data + doff[0], total, fn, ssize, dsize, sz)
@@ -154,7 +177,7 @@ def cast_batch(ThreadPool pool, BatchStorage src, BatchStorage dst):
         with nogil:
             _run_job(jobs, 0)
     else:
-        run_largest_first(pool, _run_job, jobs, sizes, _NS_PER_ELEMENT)
+        run_largest_first(pool, _run_job, jobs, <int64_t[:count]>sz, _NS_PER_ELEMENT)
 
 
 def cast_array(cnp.ndarray src, cnp.ndarray dst):
