@@ -93,9 +93,26 @@ class Workspace(_ext_workspace.WorkspaceBase):
 
     def arg_array(self, name, dtype=np.float32) -> np.ndarray:
         """Per-sample values of a scalar argument as one array of shape (batch_size,)."""
-        if name not in self.arg_inputs:
+        tl = self.arg_inputs.get(name)
+        if tl is None:
             return np.full(self.batch_size, self.spec.args[name], dtype=dtype)
+        dense = tl._storage.dense()
+        if len(tl) == self.batch_size and dense is not None and dense.size == len(tl):
+            return dense.reshape(-1).astype(dtype)     # one scalar per sample: no Python loop
         return np.asarray(self.arg(name), dtype=dtype)
+
+    def arg_rows(self, name, dtype=np.float64):
+        """Per-sample values of a vector argument as one (batch_size, k) array, when every
+        sample has k values (a constant, or an argument input of uniform shape); else None
+        (use `arg`)."""
+        tl = self.arg_inputs.get(name)
+        if tl is None:
+            v = np.asarray(self.spec.args[name], dtype=dtype).reshape(1, -1)
+            return np.broadcast_to(v, (self.batch_size, v.shape[1]))
+        dense = tl._storage.dense()
+        if len(tl) != self.batch_size or dense is None:
+            return None
+        return dense.reshape(len(tl), -1).astype(dtype)
 
     # -- samples ------------------------------------------------------------------------------
     def source_info(self, i) -> str:
@@ -146,6 +163,14 @@ class Workspace(_ext_workspace.WorkspaceBase):
         """Per-sample arrays of standard normal doubles."""
         return self._split(rng.normal(self._key(), self.sample_ids, self._counts(counts),
                                       stream), counts)
+
+    def uniform_flat(self, counts, stream=0) -> np.ndarray:
+        """The draws of `uniform`, concatenated into one array (no per-sample arrays)."""
+        return rng.uniform(self._key(), self.sample_ids, self._counts(counts), stream)
+
+    def normal_flat(self, counts, stream=0) -> np.ndarray:
+        """The draws of `normal`, concatenated into one array."""
+        return rng.normal(self._key(), self.sample_ids, self._counts(counts), stream)
 
     def _counts(self, counts):
         if np.isscalar(counts):

@@ -11,8 +11,6 @@ clamped to the type's range.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from dali import _operator, _types
@@ -43,12 +41,6 @@ class Distribution(_operator.Operator):
     def infer(self, ws):
         dtype = output_type(self, self.default_type, self.supported)
         return _operator.Plan([output_desc(self, ws, dtype)])
-
-
-def draws(generate, n, stream=0):
-    """`n[i]` draws for each sample i from `generate` (`ws.uniform` or `ws.normal`) on
-    `stream`, concatenated."""
-    return np.concatenate(generate(n, stream)) if len(n) else np.empty(0)
 
 
 def shape_arg():
@@ -170,9 +162,15 @@ def fill(ws, flat, n, dtype, k=0):
         start += count
 
 
-def check_finite(ws, name, values, positive=False):
-    """Per-sample float argument values: raise for NaN/inf (and for <= 0 when `positive`)."""
-    for i, v in enumerate(values):
-        if not math.isfinite(v) or (positive and v <= 0):
-            need = "a positive finite number" if positive else "a finite number"
-            raise ws.sample_error(i, f"the argument `{name}` must be {need}, got {v}")
+def float_arg(ws, name, positive=False):
+    """Per-sample values of a float argument as a float64 array; raises for NaN/inf (and for
+    <= 0 when `positive`) naming the first bad sample."""
+    values = ws.arg_array(name, np.float64)
+    bad = ~np.isfinite(values)
+    if positive:
+        bad |= values <= 0
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        need = "a positive finite number" if positive else "a finite number"
+        raise ws.sample_error(i, f"the argument `{name}` must be {need}, got {values[i]}")
+    return values

@@ -35,11 +35,10 @@ class Beta(_common.Distribution):
     def run_cpu(self, ws, plan):
         out = ws.outputs[0]
         n = _common.counts(out)
-        alpha, beta = ws.arg("alpha"), ws.arg("beta")
-        _common.check_finite(ws, "alpha", alpha, positive=True)
-        _common.check_finite(ws, "beta", beta, positive=True)
-        log_x = self._log_gamma(ws, _common.per_element(alpha, n), n, 0)
-        log_y = self._log_gamma(ws, _common.per_element(beta, n), n, 1)
+        alpha = _common.float_arg(ws, "alpha", positive=True)
+        beta = _common.float_arg(ws, "beta", positive=True)
+        log_x = self._log_gamma(ws, np.repeat(alpha, n), n, 0)
+        log_y = self._log_gamma(ws, np.repeat(beta, n), n, 1)
         with np.errstate(over="ignore"):      # exp -> inf gives the exact limit 0
             x = 1.0 / (1.0 + np.exp(log_y - log_x))
         _common.fill(ws, x, n, out.dtype)
@@ -63,8 +62,8 @@ class Beta(_common.Distribution):
             reach = np.zeros(len(n), dtype=np.int64)
             np.maximum.at(reach, sample_of[pending], index[pending] + 1)
             pos = (np.cumsum(reach) - reach)[sample_of[pending]] + index[pending]
-            z = np.concatenate(ws.normal(reach, 2 + 4 * r + 2 * var))[pos]
-            u = np.concatenate(ws.uniform(reach, 3 + 4 * r + 2 * var))[pos]
+            z = ws.normal_flat(reach, 2 + 4 * r + 2 * var)[pos]
+            u = ws.uniform_flat(reach, 3 + 4 * r + 2 * var)[pos]
             dp, cp = d[pending], c[pending]
             v = (1.0 + cp * z) ** 3
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -76,6 +75,6 @@ class Beta(_common.Distribution):
             if len(pending):
                 raise self.error("gamma sampling did not converge", RuntimeError)
         if boost.any():
-            u = _common.draws(ws.uniform, n, var)
+            u = ws.uniform_flat(n, var)
             result[boost] += np.log1p(-u[boost]) / k[boost]
         return result

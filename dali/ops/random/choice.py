@@ -58,6 +58,8 @@ class Choice(_operator.Operator):
             [_operator.OutputDesc(shapes, tensors.storage_of(tl).dtype, layout, ndim=ndim)])
 
     def run_cpu(self, ws, plan):
+        if ws.inputs[0].ndim() == 0 and self._choose_from_ranges(ws):
+            return
         src = ws.input_samples(0)
         scalar = ws.inputs[0].ndim() == 0
         outs = ws.output_samples(0)
@@ -73,6 +75,35 @@ class Choice(_operator.Operator):
                                          f"got {count}")
             idx = self._indices(ws, i, ui, count, p)
             dst[...] = (idx.astype(a.dtype) if scalar else a[idx]).reshape(dst.shape)
+
+    @staticmethod
+    def _choose_from_ranges(ws):
+        """The whole batch at once for scalar inputs `a` (picks from range(a)) whose
+        probabilities, if any, have one row per sample of the same length; False (nothing
+        done) where it does not apply or an argument is wrong, so the per-sample path runs and
+        reports it."""
+        dense = ws.input_storage(0).dense()
+        rows = ws.arg_rows("p") if ws.arg_given("p") else None
+        if dense is None or (rows is None and ws.arg_given("p")):
+            return False
+        count = dense.reshape(-1).astype(np.int64)
+        if (count <= 0).any():
+            return False
+        out = ws.outputs[0]
+        n = _common.counts(out)
+        u = ws.uniform_flat(n)
+        sample = np.repeat(np.arange(len(n)), n)
+        if rows is None:
+            idx = np.minimum((u * count[sample]).astype(np.int64), count[sample] - 1)
+        else:
+            total = rows.sum(axis=1)
+            if ((count != rows.shape[1]).any() or not ((rows >= 0) & (rows <= 1)).all()
+                    or (np.abs(total - 1.0) >= 1e-4).any()):
+                return False
+            cdf = np.cumsum(rows, axis=1) / total[:, None]
+            idx = np.minimum((cdf[sample] <= u[:, None]).sum(axis=1), count[sample] - 1)
+        _common.fill(ws, idx.astype(np.float64), n, out.dtype)
+        return True
 
     @staticmethod
     def _indices(ws, i, u, count, p):

@@ -5,8 +5,6 @@ One uniform double u per element (stream 0); the result is `u < probability`.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from dali import _registry
@@ -31,10 +29,12 @@ class CoinFlip(_common.Distribution):
     def run_cpu(self, ws, plan):
         out = ws.outputs[0]
         n = _common.counts(out)
-        prob = ws.arg("probability")
-        for i, p in enumerate(prob):
-            if not (math.isfinite(p) and 0.0 <= p <= 1.0):
-                raise ws.sample_error(i, f"the argument `probability` must be in [0, 1], got {p}")
-        u = _common.draws(ws.uniform, n)
-        flat = (u < _common.per_element(prob, n)).astype(np.float64)
+        prob = ws.arg_array("probability", np.float64)
+        bad = ~((prob >= 0.0) & (prob <= 1.0))            # NaN included
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ws.sample_error(i, f"the argument `probability` must be in [0, 1], got "
+                                     f"{prob[i]}")
+        u = ws.uniform_flat(n)
+        flat = (u < np.repeat(prob, n)).astype(np.float64)
         _common.fill(ws, flat, n, out.dtype)

@@ -5,6 +5,8 @@ One standard normal double per element (stream 0); integer outputs are rounded a
 
 from __future__ import annotations
 
+import numpy as np
+
 from dali import _registry
 from dali._schema import Arg
 from dali._types import DALIDataType as T
@@ -27,9 +29,8 @@ class Normal(_common.Distribution):
     def run_cpu(self, ws, plan):
         out = ws.outputs[0]
         n = _common.counts(out)
-        mean, stddev = ws.arg("mean"), ws.arg("stddev")
-        _common.check_finite(ws, "mean", mean)
-        _common.check_finite(ws, "stddev", stddev)
-        z = _common.draws(ws.normal, n)
-        flat = _common.per_element(mean, n) + _common.per_element(stddev, n) * z
+        mean = _common.float_arg(ws, "mean")
+        stddev = _common.float_arg(ws, "stddev")
+        z = ws.normal_flat(n)
+        flat = np.repeat(mean, n) + np.repeat(stddev, n) * z
         _common.fill(ws, flat, n, out.dtype)

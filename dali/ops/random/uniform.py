@@ -10,8 +10,6 @@ uniform double per element, stream 0.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from dali import _registry
@@ -40,7 +38,7 @@ class Uniform(_common.Distribution):
     def run_cpu(self, ws, plan):
         out = ws.outputs[0]
         n = _common.counts(out)
-        u = _common.draws(ws.uniform, n)
+        u = ws.uniform_flat(n)
         if ws.arg_given("values"):
             flat = self._pick(ws, u, n)
         elif out.dtype.kind in "iu":
@@ -49,31 +47,45 @@ class Uniform(_common.Distribution):
             flat = self._floats(ws, u, n, out.dtype)
         _common.fill(ws, flat, n, out.dtype)
 
-    def _ranges(self, ws):
-        ranges = ws.arg("range")
-        for i, r in enumerate(ranges):
-            if r.size != 2:
-                raise ws.sample_error(
-                    i, f"the argument `range` must have 2 values [start, end), got {r.size}")
-        return [float(r[0]) for r in ranges], [float(r[1]) for r in ranges]
+    @staticmethod
+    def _ranges(ws):
+        """(start, end) arrays of the per-sample ranges, checked."""
+        rows = ws.arg_rows("range")
+        if rows is None or rows.shape[1] != 2:
+            for i, r in enumerate(ws.arg("range")):
+                if r.size != 2:
+                    raise ws.sample_error(
+                        i, f"the argument `range` must have 2 values [start, end), got {r.size}")
+        lo, hi = rows[:, 0], rows[:, 1]
+        bad = ~(np.isfinite(lo) & np.isfinite(hi) & (hi > lo))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ws.sample_error(i, f"invalid `range` [{lo[i]}, {hi[i]}): the end must be "
+                                     "greater than the start (both finite)")
+        return lo, hi
 
-    def _pick(self, ws, u, n):
+    @staticmethod
+    def _pick(ws, u, n):
+        rows = ws.arg_rows("values")
+        sample = np.repeat(np.arange(len(n)), n)
+        if rows is not None:                   # the same number of values in every sample
+            if rows.shape[1] == 0 and len(n):
+                raise ws.sample_error(0, "the argument `values` must not be empty")
+            idx = np.minimum((u * rows.shape[1]).astype(np.int64), rows.shape[1] - 1)
+            return rows[sample, idx]
         values = ws.arg("values")
-        parts = []
-        start = 0
-        for i, (v, k) in enumerate(zip(values, n, strict=True)):
-            if v.size == 0:
-                raise ws.sample_error(i, "the argument `values` must not be empty")
-            idx = np.minimum((u[start:start + k] * v.size).astype(np.int64), v.size - 1)
-            parts.append(v.astype(np.float64)[idx])
-            start += k
-        return np.concatenate(parts) if parts else np.empty(0)
+        sizes = np.array([v.size for v in values], dtype=np.int64)
+        if (sizes == 0).any():
+            raise ws.sample_error(int(np.flatnonzero(sizes == 0)[0]),
+                                  "the argument `values` must not be empty")
+        flat = np.concatenate(values).astype(np.float64)
+        k = sizes[sample]
+        idx = np.minimum((u * k).astype(np.int64), k - 1)
+        return flat[(np.cumsum(sizes) - sizes)[sample] + idx]
 
     def _floats(self, ws, u, n, dtype):
         lo, hi = self._ranges(ws)
-        for i, (a, b) in enumerate(zip(lo, hi, strict=True)):
-            _check_range(ws, i, a, b)
-        lo_e, hi_e = _common.per_element(lo, n), _common.per_element(hi, n)
+        lo_e, hi_e = np.repeat(lo, n), np.repeat(hi, n)
         x = (lo_e + u * (hi_e - lo_e)).astype(dtype)
         # Rounding to the output type can reach `end`; keep the interval half-open.
         end = hi_e.astype(dtype)
@@ -82,21 +94,12 @@ class Uniform(_common.Distribution):
     def _integers(self, ws, u, n, dtype):
         lo, hi = self._ranges(ws)
         info = np.iinfo(dtype)
-        first, last = [], []
-        for i, (a, b) in enumerate(zip(lo, hi, strict=True)):
-            _check_range(ws, i, a, b)
-            ta, tb = math.trunc(a), math.trunc(b)
-            if ta < info.min or tb > info.max:
-                raise ws.sample_error(
-                    i, f"`range` [{a}, {b}] does not fit the output type {dtype} "
-                       f"([{info.min}, {info.max}])")
-            first.append(ta)
-            last.append(tb)
-        lo_e, hi_e = _common.per_element(first, n), _common.per_element(last, n)
+        first, last = np.trunc(lo), np.trunc(hi)
+        bad = (first < info.min) | (last > info.max)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ws.sample_error(
+                i, f"`range` [{lo[i]}, {hi[i]}] does not fit the output type {dtype} "
+                   f"([{info.min}, {info.max}])")
+        lo_e, hi_e = np.repeat(first, n), np.repeat(last, n)
         return np.rint(lo_e + u * (hi_e - lo_e))
-
-
-def _check_range(ws, i, a, b):
-    if not (math.isfinite(a) and math.isfinite(b) and b > a):
-        raise ws.sample_error(i, f"invalid `range` [{a}, {b}): the end must be greater than "
-                                 "the start (both finite)")

@@ -5,6 +5,7 @@ from pipeline_utils import run_op
 
 from dali import Pipeline, fn
 from dali._executor.errors import PipelineError
+from dali.ops.random.choice import Choice
 
 
 def choice(*inputs, **args):
@@ -77,6 +78,16 @@ def test_shape_like_input_and_per_sample_probabilities():
     out, = run_op(lambda fn, p, like: fn.random.choice(3, like, p=p),
                   [p, [np.zeros((2, 2), np.uint8)] * 2])
     assert out[0].tolist() == [[0, 0], [0, 0]] and out[1].tolist() == [[2, 2], [2, 2]]
+
+
+@pytest.mark.parametrize("args", [dict(shape=[7]), dict(p=[0.1, 0.2, 0.3, 0.4], shape=[5]),
+                                  dict(p=[0.5, 0.5, 0.0, 0.0])])
+def test_whole_batch_path_equals_the_per_sample_one(monkeypatch, args):
+    fast = ru.draw(choice(4, **args), batch_size=6)
+    monkeypatch.setattr(Choice, "_choose_from_ranges", staticmethod(lambda ws: False))
+    slow = ru.draw(choice(4, **args), batch_size=6)
+    for a, b in zip(fast, slow, strict=True):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_reproducible_and_seeded():
