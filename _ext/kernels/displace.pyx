@@ -47,20 +47,34 @@ cdef inline float _at(const image_t* src, Py_ssize_t h, Py_ssize_t w, Py_ssize_t
 
 cdef void _displace(const image_t* src, image_t* dst, Py_ssize_t h, Py_ssize_t w,
                     Py_ssize_t nc, int mode, const float* wave, const float* map_x,
-                    const float* map_y, int interp, float fill) noexcept nogil:
+                    const float* map_y, int interp, float fill,
+                    float* wave_rows) noexcept nogil:
+    # wave_rows: scratch for water, h + w floats
     cdef Py_ssize_t y, x, c, xi, yi
     cdef float px, py, fx, fy, top, bottom, a, b, tx, ty, rad, fy_, fx_
     cdef float mid_x = w * <float>0.5, mid_y = h * <float>0.5
     cdef int d = <int>(mid_x if mid_x > mid_y else mid_y)
     cdef float half = 0.5
     cdef image_t* out
+    cdef const image_t* pix
+    cdef image_t fill_value
+    store(&fill_value, fill)
+    # water's sine term depends on the row only and its cosine term on the column only:
+    # computed once each (the same float operations as per pixel)
+    cdef float* wave_cols = NULL
+    if mode == WATER:
+        wave_cols = wave_rows + h
+        for y in range(h):
+            wave_rows[y] = wave[0] * sinf(wave[1] * <float>y + wave[2])
+        for x in range(w):
+            wave_cols[x] = wave[3] * cosf(wave[4] * <float>x + wave[5])
     for y in range(h):
         for x in range(w):
             fy_ = <float>y
             fx_ = <float>x
             if mode == WATER:
-                px = fx_ + wave[0] * sinf(wave[1] * fy_ + wave[2])
-                py = fy_ + wave[3] * cosf(wave[4] * fx_ + wave[5])
+                px = fx_ + wave_rows[y]
+                py = fy_ + wave_cols[x]
             elif mode == REMAP:
                 px = map_x[y * w + x]
                 py = map_y[y * w + x]
@@ -74,8 +88,13 @@ cdef void _displace(const image_t* src, image_t* dst, Py_ssize_t h, Py_ssize_t w
             if interp == NN:
                 xi = floor_index(px, w)
                 yi = floor_index(py, h)
-                for c in range(nc):
-                    store(&out[c], _at(src, h, w, nc, yi, xi, c, fill))
+                if 0 <= xi < w and 0 <= yi < h:      # the element itself: store(load(v)) == v
+                    pix = &src[(yi * w + xi) * nc]
+                    for c in range(nc):
+                        out[c] = pix[c]
+                else:
+                    for c in range(nc):
+                        out[c] = fill_value
             else:
                 px = px - half
                 py = py - half
@@ -107,6 +126,7 @@ cdef struct Job:
     const float* map_x
     const float* map_y
     float fill
+    float* scratch          # h + w floats for water
 
 
 cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
@@ -117,10 +137,10 @@ cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
         memcpy(j.dst, j.src, j.h * j.w * j.nc * (4 if j.is_float else 1))
     elif j.is_float:
         _displace(<const float*>j.src, <float*>j.dst, j.h, j.w, j.nc, j.mode, j.wave, j.map_x,
-                  j.map_y, j.interp, j.fill)
+                  j.map_y, j.interp, j.fill, j.scratch)
     else:
         _displace(<const uint8_t*>j.src, <uint8_t*>j.dst, j.h, j.w, j.nc, j.mode, j.wave,
-                  j.map_x, j.map_y, j.interp, j.fill)
+                  j.map_x, j.map_y, j.interp, j.fill, j.scratch)
 
 
 cdef object _describe(cnp.ndarray src, cnp.ndarray dst, str mode, int interp, float fill,
@@ -140,12 +160,15 @@ cdef object _describe(cnp.ndarray src, cnp.ndarray dst, str mode, int interp, fl
     if interp != NN and interp != LINEAR:
         raise ValueError(f"unsupported interpolation {interp}")
     job.map_x = job.map_y = NULL
+    cdef float[::1] scratch = None
     if mode == "water":
         job.mode = WATER
         if wave is None or len(wave) != 6:
             raise ValueError("water needs the six wave parameters")
         for k in range(6):
             job.wave[k] = wave[k]
+        scratch = np.empty(src.shape[0] + src.shape[1] + 1, np.float32)
+        job.scratch = &scratch[0]
     elif mode == "sphere":
         job.mode = SPHERE
     elif mode == "copy":
@@ -168,7 +191,7 @@ cdef object _describe(cnp.ndarray src, cnp.ndarray dst, str mode, int interp, fl
     job.is_float = src.dtype == np.float32
     job.h, job.w, job.nc = src.shape[0], src.shape[1], src.shape[2]
     job.interp, job.fill = interp, fill
-    return map_x, map_y
+    return map_x, map_y, scratch
 
 
 def displace(src, dst, str mode, int interp, float fill, wave=None, positions=None):
