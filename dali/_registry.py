@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import types
+from importlib import resources
 
 from dali import _operator
 
@@ -47,6 +48,7 @@ def fn_function(impl):
     op.__doc__ = schema.docstring()
     op.__signature__ = schema.signature()
     op._schema = schema
+    op._schema_name = schema.dali_schema_name
     return op
 
 
@@ -78,7 +80,8 @@ def _submodule(root, path):
 
 
 def populate(package_name: str, kind: str):
-    """Install every registered operator into `package_name` as fn functions or ops classes."""
+    """Install every registered operator into `package_name` as fn functions or ops classes;
+    a DALI 2.4 operator that dali does not have says so when it is looked up."""
     root = sys.modules[package_name]
     for impl in _REGISTRY.values():
         schema = impl.schema
@@ -87,3 +90,37 @@ def populate(package_name: str, kind: str):
             setattr(mod, schema.fn_name, fn_function(impl))
         else:
             setattr(mod, schema.class_name, ops_class(impl))
+    for parts in {tuple(path.split(".")[:-1]) for path in _dali_operators()}:
+        mod = _submodule(root, list(parts))
+        mod.__getattr__ = _missing_lookup(mod, kind)
+
+
+def _dali_operators():
+    """The `fn` paths of real DALI 2.4's operators (dali/data/dali_operators.txt)."""
+    text = resources.files("dali").joinpath("data/dali_operators.txt").read_text()
+    return [line for line in text.splitlines() if line and not line.startswith("#")]
+
+
+def _camel(fn_name):
+    return "".join(p[:1].upper() + p[1:] for p in fn_name.split("_"))
+
+
+def _missing_lookup(module, kind):
+    """A module `__getattr__` (PEP 562): names of DALI 2.4 operators dali lacks get an error
+    that says so; other names the usual AttributeError."""
+    prefix = module.__name__.split(".", 2)[2] + "." if module.__name__.count(".") > 1 else ""
+    known = {p[len(prefix):] for p in _dali_operators() if p.startswith(prefix)}
+    known = {n for n in known if "." not in n}
+    if kind == "ops":
+        known = {_camel(n) for n in known}
+
+    def __getattr__(name):
+        where = f"{module.__name__}.{name}"
+        if name in known:
+            raise AttributeError(
+                f"{where} is an operator of NVIDIA DALI 2.4 that dali does not implement yet; "
+                "docs/operators.md lists the operators dali has.", name=name, obj=module)
+        raise AttributeError(f"module '{module.__name__}' has no attribute '{name}'",
+                             name=name, obj=module)
+
+    return __getattr__

@@ -29,3 +29,4 @@ def test_reference_marks_aliases_and_arguments_without_effect():
     text = _docgen.operator_reference()
     assert "| `output_dtype` | dali.types.DALIDataType | — | *deprecated alias of `dtype`*" in text
     assert "*no effect: applies only to the mixed backend (the GPU decoder)*" in text
+
