@@ -19,7 +19,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cmath>
 #include <limits>
 #include <type_traits>
 
@@ -103,18 +102,27 @@ constexpr D nan_as() {
 
 template <typename D, typename F>
 static inline D float_to_int(F v) {
-  // F is float or double; bounds converted to F (2^31, 2^63, 2^64 round up: >= catches them)
+  // F is float or double.  Written as selects; GCC still branches on them (float compares
+  // may trap under its default -ftrapping-math), so these loops do not vectorize yet.
+  // `hi` is max(D) in F (2^31, 2^63, 2^64 round up: `>=` catches them); the
+  // clamped value stays below it, so the conversion to I (a type holding every value in
+  // [lo, hi)) is plain truncation, and the remainder is exact.
   constexpr F hi = (F)std::numeric_limits<D>::max();
   constexpr F lo = (F)std::numeric_limits<D>::min();
-  if (v != v)
-    return nan_as<D>();
-  if (v >= hi)
-    return std::numeric_limits<D>::max();
-  if (v <= lo)
-    return std::numeric_limits<D>::min();
-  F t = std::trunc(v);
-  F r = v - t;                             // exact
-  return (D)t + (D)(r >= (F)0.5) - (D)(r <= (F)-0.5);
+  constexpr F below_hi = hi * ((F)1 - std::numeric_limits<F>::epsilon() / 2);
+  using I = typename std::conditional<
+      std::is_same<D, uint64_t>::value, uint64_t,
+      typename std::conditional<(sizeof(D) < 4 || std::is_same<D, int32_t>::value), int32_t,
+                                int64_t>::type>::type;
+  F c = v != v ? (F)0 : v;
+  c = c < lo ? lo : c;
+  c = c > below_hi ? below_hi : c;
+  I t = (I)c;
+  F r = c - (F)t;
+  I out = t + (I)(r >= (F)0.5) - (I)(r <= (F)-0.5);
+  out = v >= hi ? (I)std::numeric_limits<D>::max() : out;
+  out = v != v ? (I)nan_as<D>() : out;
+  return (D)out;
 }
 
 template <typename D, typename S>
@@ -129,7 +137,7 @@ static inline D convert(S x) {
   } else if constexpr (std::is_same<D, bool>::value) {
     if constexpr (is_float_v<S>) {
       auto v = widen(x);
-      return std::fabs(v) >= 0.5 || v != v;
+      return v >= 0.5 || v <= -0.5 || v != v;
     } else {
       return x != 0;
     }
