@@ -91,9 +91,9 @@ class DataNode:
     def __hash__(self):
         return id(self)
 
-    def __iter__(self):
-        raise TypeError("a DataNode is not iterable; index it (x[i]) or unpack an operator's "
-                        "outputs instead")
+    # Not iterable, and not an `Iterable` (as in DALI, whose helpers flatten nested outputs by
+    # that test): without this, iteration would fall back to __getitem__ and never end.
+    __iter__ = None
 
     # -- indexing -----------------------------------------------------------------------------
     def __getitem__(self, index):
