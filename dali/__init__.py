@@ -1,7 +1,7 @@
 """dali: NVIDIA DALI's Python API on a Python + Cython core.
 
 Write DALI code with `from dali import pipeline_def, fn, types` instead of `nvidia.dali`; it
-runs on the CPU (`device_id=None`), and on a GPU through CuPy where one is present.
+runs on the CPU (`device_id=None`); GPU operators are not there yet.
 """
 
 from dali import fn, math, ops, tensors, types
