@@ -8,7 +8,9 @@ input once, in its memory order, and writes the output directly.  Arithmetic is 
 integer outputs round half away from zero and saturate (NaN gives 0); float16 outputs round
 to nearest even and overflow to infinity (numpy's `astype`).  Runs without the GIL.
 `normalize_batch(pool, jobs, channel_axis)` does the same for a batch of such jobs on a thread
-pool: largest samples first, large ones split into tiles along their first axis.
+pool: largest samples first, large ones split into tiles along their first axis;
+`normalize_windows` describes the jobs of a contiguous batch itself (windows, mirroring and the
+layout change as strides), so that small samples cost no Python view each.
 """
 cimport numpy as cnp
 import numpy as np
@@ -17,6 +19,7 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t
 
 from dali._ext.kernels.convert cimport dali_float_to_half, half
 from dali._ext.kernels.odometer cimport next_index
+from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 cnp.import_array()
@@ -283,15 +286,109 @@ def normalize_batch(ThreadPool pool, list jobs, int channel_axis):
     """`normalize(src, dst, channel_axis, mean, mul)` for every (src, dst, mean, mul) of
     `jobs`, on `pool` (or the caller when it is None), largest tiles first.  Every job is
     checked before any runs; tiles never split the channel axis."""
-    cdef Py_ssize_t n = len(jobs), i, k, t, count = 0, rows, step, elements, r0
-    cdef Job* job
+    cdef Py_ssize_t n = len(jobs), i
     keep = []
     cdef Job* one = <Job*>job_array(n, sizeof(Job), keep)
-    sizes = []              # (elements, tiles, rows of the first axis) per job
     for i in range(n):
         src, dst, mean, mul = jobs[i]
         keep.append(_describe(src, dst, channel_axis, mean, mul, &one[i]))
-        elements = src.size
+    _run_tiled(pool, one, n, keep)
+
+
+def normalize_windows(ThreadPool pool, BatchStorage src, BatchStorage dst,
+                      const int64_t[:, ::1] anchors, const int64_t[:, ::1] shapes,
+                      const uint8_t[::1] mirror, perm, int channel_axis, int mirror_axis,
+                      const float[:, ::1] mean, const float[:, ::1] mul):
+    """The whole batch from contiguous storages without a view per sample: output sample i
+    (in the axis order `perm` of the input's) is the window at `anchors[i]` of extents
+    `shapes[i]` of input sample i, flipped along `mirror_axis` where `mirror[i]`, normalized
+    with row i of `mean`/`mul` (or their only row), as `normalize` computes it.
+
+    Returns False, before anything runs, when a window is not inside its sample (the caller
+    then pads through `normalize_batch`).
+    """
+    cdef Py_ssize_t n = src.num_samples, i, d, es, ed, stride, offset
+    cdef int ndim = src.ndim, lead = 2 - ndim if ndim < 2 else 0
+    cdef Py_ssize_t ostr[MAX_DIMS]
+    cdef int p[MAX_DIMS]
+    cdef Job* job
+    if src.base is None or dst.base is None:
+        raise ValueError("src and dst must be contiguous batches")
+    if np.dtype(src.dtype) not in _SRC or np.dtype(dst.dtype) not in _DST:
+        raise TypeError(f"unsupported types {src.dtype} -> {dst.dtype}")
+    if dst.num_samples != n or dst.ndim != ndim or len(perm) != ndim or ndim + lead > MAX_DIMS:
+        raise ValueError("dst needs the samples and dimensions of src")
+    if anchors.shape[0] != n or shapes.shape[0] != n or mirror.shape[0] != n or \
+            (n and (anchors.shape[1] != ndim or shapes.shape[1] != ndim)):
+        raise ValueError("anchors, shapes and mirror need one row per sample")
+    if mean.shape[0] not in (1, n) or mul.shape[0] != mean.shape[0]:
+        raise ValueError("mean and mul need one row, or one per sample")
+    if not 0 <= channel_axis < ndim or not 0 <= mirror_axis < ndim:
+        raise ValueError("channel_axis or mirror_axis out of range")
+    cdef const int64_t[:, ::1] ins = src.shapes
+    cdef const int64_t[:, ::1] outs = dst.shapes
+    cdef const int64_t[::1] soff = src.offsets
+    cdef const int64_t[::1] doff = dst.offsets
+    for d in range(ndim):
+        p[d] = perm[d]
+    for i in range(n):
+        if mean.shape[1] < shapes[i, channel_axis] or mul.shape[1] < shapes[i, channel_axis]:
+            raise ValueError("mean and mul need one value per channel")
+        for d in range(ndim):
+            if outs[i, d] != shapes[i, p[d]]:
+                raise ValueError("dst samples must have the window's extents in `perm` order")
+            if anchors[i, d] < 0 or anchors[i, d] + shapes[i, d] > ins[i, d]:
+                return False
+    keep = []
+    cdef Job* one = <Job*>job_array(n, sizeof(Job), keep)
+    es, ed = np.dtype(src.dtype).itemsize, np.dtype(dst.dtype).itemsize
+    for i in range(n):
+        job = &one[i]
+        job.ndim = 0
+        stride = ed
+        for d in range(ndim - 1, -1, -1):
+            ostr[d] = stride
+            stride *= shapes[i, p[d]]
+        if stride == 0:
+            continue
+        for d in range(lead):
+            job.shape[d], job.sstr[d], job.dstr[d] = 1, 0, 0
+        for d in range(ndim):
+            job.dstr[p[d] + lead] = ostr[d]
+        stride, offset = es, 0
+        for d in range(ndim - 1, -1, -1):
+            job.shape[d + lead] = shapes[i, d]
+            job.sstr[d + lead] = stride
+            offset += anchors[i, d] * stride
+            if d == mirror_axis and mirror[i]:
+                offset += (shapes[i, d] - 1) * stride
+                job.sstr[d + lead] = -stride
+            stride *= ins[i, d]
+        job.src = <const char*>src.data + soff[i] + offset
+        job.dst = <char*>dst.data + doff[i]
+        job.sk = np.dtype(src.dtype).num
+        job.dk = np.dtype(dst.dtype).num
+        job.ndim = ndim + lead
+        job.cdim = channel_axis + lead
+        job.mean = &mean[i if mean.shape[0] > 1 else 0, 0]
+        job.mul = &mul[i if mul.shape[0] > 1 else 0, 0]
+    _run_tiled(pool, one, n, keep)
+    return True
+
+
+cdef _run_tiled(ThreadPool pool, Job* one, Py_ssize_t n, list keep):
+    """Run the described jobs on `pool`, largest first, a large one split into tiles of about
+    TILE_ELEMENTS along its first axis (unless that is the channel axis)."""
+    cdef Py_ssize_t i, k, t, count = 0, rows, step, elements, r0
+    cdef int d
+    cdef Job* job
+    sizes = []              # (elements, tiles, rows of the first axis) per job
+    for i in range(n):
+        elements = 0
+        if one[i].ndim:
+            elements = 1
+            for d in range(one[i].ndim):
+                elements *= one[i].shape[d]
         rows = one[i].shape[0] if one[i].ndim and one[i].cdim != 0 else 1
         t = min(rows, max(1, elements // TILE_ELEMENTS))
         sizes.append((elements, t, rows))

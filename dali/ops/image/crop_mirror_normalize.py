@@ -8,8 +8,10 @@ float16 overflows to inf).  The window is placed like fn.crop's (`dali.ops._crop
 mirrored afterwards.  Padded areas (`out_of_bounds_policy="pad"`) hold `fill_values` as given,
 not normalized; `pad_output` adds channels up to the next power of two, zero inside the window.
 
-The crop, mirror and layout change are numpy views; one nogil kernel
-(`dali._ext.kernels.cmn`) reads the input once and writes the output in its final layout.
+One nogil kernel (`dali._ext.kernels.cmn`) reads the input once and writes the output in its
+final layout: for contiguous batches without padding it takes the windows, mirror flags and
+layout permutation as arrays and works out the strides itself; otherwise the crop, mirror and
+layout change are numpy views, one per sample.
 """
 
 from __future__ import annotations
@@ -66,22 +68,31 @@ class CropMirrorNormalize(_operator.Operator, _roles.RegionConsumer):
         in_dtype = np.dtype(tensors.storage_of(tl).dtype)
         if in_dtype not in _INPUTS:
             raise self.error(f"Not supported input type: {in_dtype}", TypeError)
-        self.dtype = self._out_dtype()
-        self.layout = _crop_window.layout_of(self, tl)
+        dtype = self._out_dtype()
+        layout = _crop_window.layout_of(self, tl)
         out_layout = self.args["output_layout"]
-        if sorted(out_layout) != sorted(self.layout):
+        if sorted(out_layout) != sorted(layout):
             raise self.error(f'The requested output layout "{out_layout}" is not a permutation '
-                             f'of input layout "{self.layout}".')
-        self.perm = [self.layout.index(c) for c in out_layout]
-        self.channel = self.layout.index("C")
-        self.windows = self._windows(ws, [tuple(s) for s in tl.shape()], self.layout)
+                             f'of input layout "{layout}".')
+        perm = [layout.index(c) for c in out_layout]
+        channel = layout.index("C")
+        st = ws.input_storage(0)
+        uniform = st.uniform_shape
+        in_shapes = ([uniform] * st.num_samples if uniform is not None
+                     else [tuple(s) for s in tl.shape()])
+        windows = self._windows(ws, in_shapes, layout)
+        out_shape = {}          # window extents -> output shape (windows often repeat)
         shapes = []
-        for w in self.windows:
-            shape = list(w.shape)
-            if self.args["pad_output"]:
-                shape[self.channel] = _next_pow2(shape[self.channel])
-            shapes.append(tuple(shape[p] for p in self.perm))
-        return _operator.Plan([_operator.OutputDesc(shapes, self.dtype, out_layout)])
+        for w in windows:
+            shape = out_shape.get(w.shape)
+            if shape is None:
+                shape = list(w.shape)
+                if self.args["pad_output"]:
+                    shape[channel] = _next_pow2(shape[channel])
+                shape = out_shape[w.shape] = tuple(shape[p] for p in perm)
+            shapes.append(shape)
+        return _operator.Plan([_operator.OutputDesc(shapes, dtype, out_layout)], dtype=dtype,
+                              layout=layout, perm=perm, channel=channel, windows=windows)
 
     def _out_dtype(self):
         wanted = self.args["dtype"]
@@ -124,16 +135,48 @@ class CropMirrorNormalize(_operator.Operator, _roles.RegionConsumer):
         return memo[1]
 
     def run_cpu(self, ws, plan):
-        inverse = np.argsort(self.perm)
-        w_axis = self.layout.index("W")
+        if not self._run_windows(ws, plan):
+            self._run_views(ws, plan)
+
+    def _run_windows(self, ws, plan):
+        """The batch in one kernel call that works out every sample's strides itself: for
+        contiguous batches whose windows need no padding; False when it does not apply."""
+        src, dst = ws.input_storage(0), ws.outputs[0]
+        if (self.args["out_of_bounds_policy"] == "pad" or self.args["pad_output"]
+                or src.base is None or dst.base is None or src.dtype == np.float16):
+            return False
+        windows, channel = plan.windows, plan.channel
+        channels = {w.shape[channel] for w in windows}
+        per_sample = ws.is_arg_input("mean") or ws.is_arg_input("std")
+        if len(channels) > 1 and not per_sample:
+            return False
+        means, stds = ws.arg("mean"), ws.arg("std")
+        rows = range(len(windows)) if per_sample else range(min(1, len(windows)))
+        pairs = [self._normalization(ws, i, means[i], stds[i], windows[i].shape[channel],
+                                     windows[i].shape[channel]) for i in rows]
+        if not pairs:
+            return True
+        mean = np.ascontiguousarray(np.stack([m for m, _ in pairs]))
+        mul = np.ascontiguousarray(np.stack([f for _, f in pairs]))
+        anchors = np.array([w.anchor for w in windows], np.int64).reshape(len(windows), -1)
+        shapes = np.array([w.shape for w in windows], np.int64).reshape(len(windows), -1)
+        mirror = (np.asarray(ws.arg("mirror")) != 0).astype(np.uint8)
+        return _kernel.normalize_windows(ws.thread_pool, src, dst, anchors, shapes, mirror,
+                                         plan.perm, channel, plan.layout.index("W"), mean, mul)
+
+    def _run_views(self, ws, plan):
+        """Sample by sample through numpy views (padding, float16 input, per-sample storage)."""
+        perm, channel, dtype = plan.perm, plan.channel, plan.dtype
+        inverse = np.argsort(perm)
+        w_axis = plan.layout.index("W")
         mirror, means, stds = ws.arg("mirror"), ws.arg("mean"), ws.arg("std")
         constants = {}          # (mean, mul) per channel count, for constant mean/std
         per_sample = ws.is_arg_input("mean") or ws.is_arg_input("std")
         jobs = []               # (region, target, mean, mul), normalized on the pool at once
         for i, (src, dst, win) in enumerate(zip(ws.input_samples(0), ws.output_samples(0),
-                                                self.windows, strict=True)):
-            channels = win.shape[self.channel]
-            padded = dst.shape[self.perm.index(self.channel)]
+                                                plan.windows, strict=True)):
+            channels = win.shape[channel]
+            padded = dst.shape[perm.index(channel)]
             key = (channels, padded)
             if per_sample or key not in constants:
                 constants[key] = self._normalization(ws, i, means[i], stds[i], channels,
@@ -141,12 +184,10 @@ class CropMirrorNormalize(_operator.Operator, _roles.RegionConsumer):
             mean, mul = constants[key]
             fill = None
             if self.args["out_of_bounds_policy"] == "pad":
-                fill = _crop_window.fill_array(ws, i, self.args["fill_values"], padded,
-                                               self.dtype)
-            jobs.append(normalize_sample(src, dst.transpose(inverse), win, self.channel,
-                                         channels, mean, mul, fill,
-                                         w_axis if mirror[i] else None))
-        _kernel.normalize_batch(ws.thread_pool, jobs, self.channel)
+                fill = _crop_window.fill_array(ws, i, self.args["fill_values"], padded, dtype)
+            jobs.append(normalize_sample(src, dst.transpose(inverse), win, channel, channels,
+                                         mean, mul, fill, w_axis if mirror[i] else None))
+        _kernel.normalize_batch(ws.thread_pool, jobs, channel)
 
     def _normalization(self, ws, i, mean, std, channels, padded):
         """Per-channel float32 (mean', mul) for the kernel (see the module docstring)."""
