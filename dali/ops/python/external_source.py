@@ -20,13 +20,15 @@ iteration it belongs to, as an operator error.
 
 The callbacks run on the main thread before each iteration (see the pipeline's `_iter_setup`);
 the operator itself only pops the fed batches in order.  `parallel=True` is accepted and runs
-the callbacks in this process: the results are the same, only the worker pool is missing.
+the callbacks in this process, with a RuntimeWarning that says so: the results are the same,
+only the worker pool is missing.
 """
 
 from __future__ import annotations
 
 import collections
 import inspect
+import warnings
 
 import numpy as np
 
@@ -75,7 +77,8 @@ class ExternalSource(_operator.Operator, _roles.Source):
             Arg("batch_info", T.BOOL, False,
                 doc="Call a one-argument batch callback with BatchInfo instead of an int."),
             Arg("parallel", T.BOOL, False,
-                doc="Accepted; callbacks run in this process (same results, no worker pool)."),
+                doc="Run the source in worker processes. Accepted, with a RuntimeWarning: "
+                    "callbacks run in this process (same results, no worker pool yet)."),
             Arg("prefetch_queue_depth", T.INT32, 1, doc="Used with parallel=True."),
             Arg("no_copy", T.BOOL, False,
                 doc="Wrap the fed arrays without copying (they must stay unchanged)."),
@@ -103,6 +106,11 @@ class ExternalSource(_operator.Operator, _roles.Source):
         self.source = a["source"]
         self.has_callback = self.source is not None
         parallel = a["parallel"]
+        if parallel:
+            warnings.warn(f"{spec.display_name}{_where(spec)}: parallel=True is accepted but the "
+                          "source runs in the main process (dali has no worker processes yet); "
+                          "the data is the same, the speed-up is missing", RuntimeWarning,
+                          stacklevel=2)
         self.batch = a["batch"] if a["batch"] is not None else not parallel
         self.cycle = _cycle_mode(a["cycle"], spec.display_name)
         self._iteration = 0
