@@ -124,9 +124,10 @@ cdef list _execute(object op, object spec, bint is_cpu, bint same_batch, list tl
     except _PipelineError:
         raise
     except _SampleError as e:
-        raise _operator_error(spec, e, e.index, ws.source_info(e.index)) from e
+        raise _operator_error(spec, e, e.index, ws.source_info(e.index), source_info,
+                              bs) from e
     except Exception as e:
-        raise _operator_error(spec, e) from e
+        raise _operator_error(spec, e, None, "", source_info, bs) from e
     out_info = ws.out_source_info if ws.out_source_info is not None else source_info
     out_default_ids = ids if len(ids) == bs else root_ids[:bs]
     meta = ws.out_meta

@@ -116,11 +116,12 @@ class Executor:
     def _run(self, capture):
         bs = self._iteration_batch_size()
         root_ids = np.arange(self._samples_seen, self._samples_seen + bs, dtype=np.int64)
-        result = self.plan.run(bs, root_ids, self.iteration, self.epoch, self.thread_pool,
-                               self.max_batch_size, capture)
-        self.iteration += 1
-        self._samples_seen += bs
-        return result
+        try:
+            return self.plan.run(bs, root_ids, self.iteration, self.epoch, self.thread_pool,
+                                 self.max_batch_size, capture)
+        finally:            # a failed iteration still used its samples: the next one goes on
+            self.iteration += 1
+            self._samples_seen += bs
 
     # -- statistics ---------------------------------------------------------------------------
     def memory_statistics(self):

@@ -358,8 +358,9 @@ class Pipeline:
         return max(self._cpu_queue_size, self._gpu_queue_size)
 
     def reset(self):
-        """After the end of data: start the next epoch.  After an operator error: drop the
-        queued iterations so the pipeline can be used again."""
+        """After the end of data: start the next epoch.  Before it, nothing happens (as in
+        DALI): after an operator error the batches already prefetched are kept, and the next
+        call returns the one after the failed batch."""
         if self._sched.reset():
             self._executor.new_epoch()
 

@@ -11,8 +11,12 @@ This is DALI's Python scheduling, kept exactly (reference §2):
 * A callback raising StopIteration marks the last iteration: scheduling stops, batches already
   queued still drain, then `outputs()` raises StopIteration.  `reset()` (only after that) starts
   a new epoch: callbacks restart and the next call prefetches again.
-* An operator error is raised by the `outputs()` call that would have returned its batch; unlike
-  DALI the pipeline stays usable (the next batch follows, or `reset()`).
+* An operator error is raised by the `outputs()` call that would have returned its batch, and
+  costs that batch only: unlike DALI the pipeline stays usable, the next call returns the next
+  batch, and the batches already queued are kept (`reset()` acts only after the last iteration,
+  as in DALI, so it never discards them).
+* An iteration interrupted (KeyboardInterrupt) while it is produced on the caller's thread is
+  not counted: the queue and the count of batches to consume always agree.
 * With `exec_async=True` iterations run on a background thread, in order, while the consumer
   works: the queue holds futures, and `outputs()` waits for the oldest.  Python callbacks still
   run on the caller's thread, before their iteration is queued.
@@ -41,7 +45,6 @@ class Scheduler:
         self.consumer_epoch_idx = 0
         self.batches_to_consume = 0
         self.ready = collections.deque()
-        self.failed = False
         self._worker = None
 
     # -- API style ----------------------------------------------------------------------------
@@ -75,7 +78,6 @@ class Scheduler:
             except StopIteration:
                 self.last_iter = True
                 break
-            self.batches_to_consume += 1
             self._produce()
 
     def _run_once(self):
@@ -86,20 +88,21 @@ class Scheduler:
         except StopIteration:
             self.last_iter = True
             return
-        self.batches_to_consume += 1
         self._produce()
 
     def _produce(self):
+        """Run (or queue) one iteration; counted once its future is in the queue."""
         run = self._pipe._executor.run
         if self._pipe.exec_async and self._pipe._background_runs:
-            self.ready.append(self._background().submit(run))
-            return
-        future = concurrent.futures.Future()
-        try:
-            future.set_result(run())
-        except Exception as e:  # delivered by the outputs() call for this iteration
-            future.set_exception(e)
+            future = self._background().submit(run)
+        else:
+            future = concurrent.futures.Future()
+            try:
+                future.set_result(run())
+            except Exception as e:  # delivered by the outputs() call for this iteration
+                future.set_exception(e)
         self.ready.append(future)
+        self.batches_to_consume += 1
 
     def _background(self):
         if self._worker is None:
@@ -118,13 +121,7 @@ class Scheduler:
             return self._pop()
 
     def _pop(self):
-        future = self.ready.popleft()
-        try:
-            outs = future.result()
-        except Exception:
-            self.failed = True
-            raise
-        return tuple(self._pipe._check_outputs(outs))
+        return tuple(self._pipe._check_outputs(self.ready.popleft().result()))
 
     def release_outputs(self):
         with self.check_api(_types.PipelineAPIType.SCHEDULED):
@@ -132,25 +129,18 @@ class Scheduler:
 
     # -- epochs -------------------------------------------------------------------------------
     def reset(self):
-        """After the last iteration: a new epoch (True).  After an operator error: drop the
-        queued iterations, so the next call prefetches afresh."""
-        if self.failed and not self.last_iter:
-            self.failed = False
-            concurrent.futures.wait(self.ready)
-            self.ready.clear()
-            self.batches_to_consume = 0
-            self.first_iter = True
+        """After the last iteration: start a new epoch (returns True).  Otherwise nothing
+        happens (False), as in DALI; in particular after an operator error the batches already
+        queued stay queued, so no good batch is skipped."""
+        if not self.last_iter:
             return False
-        self.failed = False
-        if self.last_iter:
-            self.first_iter = True
-            self.last_iter = False
-            self.epoch_idx += 1
-            if self.consumer_iter > 0:
-                self.consumer_epoch_idx += 1
-                self.consumer_iter = 0
-            return True
-        return False
+        self.first_iter = True
+        self.last_iter = False
+        self.epoch_idx += 1
+        if self.consumer_iter > 0:
+            self.consumer_epoch_idx += 1
+            self.consumer_iter = 0
+        return True
 
     def empty(self):
         return self.batches_to_consume == 0
