@@ -226,15 +226,16 @@ class ArithmeticGenericOp(_operator.Operator):
 
     # -- phase 1 ------------------------------------------------------------------------------
     def infer(self, ws):
-        # Types, layout and constants depend only on the kind of inputs: worked out once; so
-        # are the output descriptions of uniform batches, per input shapes and batch size.
+        # Types, layout and constants depend only on the kind of inputs: worked out once and
+        # kept in `self._programs` (a cache keyed by the inputs' kinds); so are the output
+        # descriptions of uniform batches, per input shapes and batch size.  The program of
+        # this batch travels in the Plan.
         tls = ws.inputs
         key = tuple([(tensors.storage_of(tl).dtype, tensors.storage_of(tl).ndim, tl._layout)
                      for tl in tls])
         prog = self._programs.get(key)
         if prog is None:
             prog = self._programs[key] = self._compile(ws)
-        self._prog = prog
         per = []
         for tl in tls:
             shape = tensors.storage_of(tl).uniform_shape
@@ -252,11 +253,12 @@ class ArithmeticGenericOp(_operator.Operator):
                     if len(prog.uniform_descs) >= 64:
                         prog.uniform_descs.clear()
                     prog.uniform_descs[ukey] = descs
-                return _operator.Plan(descs)
+                return _operator.Plan(descs, prog=prog)
         all_shapes = [tl.shape() for tl in tls]
         shapes = [self._broadcast([s[i] for s in all_shapes], i, ws)
                   for i in range(ws.batch_size)]
-        return _operator.Plan([_operator.OutputDesc(shapes, prog.dtype, prog.layout, prog.ndim)])
+        return _operator.Plan([_operator.OutputDesc(shapes, prog.dtype, prog.layout, prog.ndim)],
+                              prog=prog)
 
     def _compile(self, ws):
         n_in = len(ws.inputs)
@@ -326,7 +328,7 @@ class ArithmeticGenericOp(_operator.Operator):
         out = ws.outputs[0]
         if ws.batch_size == 0:
             return
-        prog = self._prog
+        prog = plan.prog
         if prog.ufunc is not None:
             views = _whole_batch(ws.inputs, out)
             if views is not None:
@@ -340,11 +342,11 @@ class ArithmeticGenericOp(_operator.Operator):
         dense_in = [tensors.storage_of(tl).dense() for tl in ws.inputs]
         with np.errstate(all="ignore"):
             if dense_out is not None and all(d is not None for d in dense_in):
-                self._run_batch(ws, dense_in, dense_out)
+                self._run_batch(ws, prog, dense_in, dense_out)
             else:
-                self._run_samples(ws, out.samples())
+                self._run_samples(ws, prog, out.samples())
 
-    def _run_batch(self, ws, dense_in, dense_out):
+    def _run_batch(self, ws, prog, dense_in, dense_out):
         arrays = _aligned(dense_in, dense_out.ndim)
         # Groups of samples small enough for the temporaries to stay in cache.
         volume = max(1, dense_out[0].size)
@@ -352,28 +354,28 @@ class ArithmeticGenericOp(_operator.Operator):
         for start in range(0, ws.batch_size, step):
             part = slice(start, start + step)
             try:
-                dense_out[part] = self._eval(self.tree, [a[part] for a in arrays])[0]
+                dense_out[part] = self._eval(prog, self.tree, [a[part] for a in arrays])[0]
             except kernels.IntegerDivisionByZero as e:
                 mask = np.broadcast_to(e.mask, dense_out[part].shape)
                 first = int(np.argmax(mask.reshape(mask.shape[0], -1).any(axis=1)))
                 raise ws.sample_error(start + first, str(e)) from None
 
-    def _run_samples(self, ws, outs):
+    def _run_samples(self, ws, prog, outs):
         ins = [tensors.storage_of(tl).samples() for tl in ws.inputs]
         for i, dst in enumerate(outs):
             try:
-                dst[...] = self._eval(self.tree, [s[i] for s in ins])[0]
+                dst[...] = self._eval(prog, self.tree, [s[i] for s in ins])[0]
             except kernels.IntegerDivisionByZero as e:
                 raise ws.sample_error(i, str(e)) from None
 
-    def _eval(self, e, arrays):
+    def _eval(self, prog, e, arrays):
         """(value, DALI type) of a subexpression."""
         if e.kind == "input":
-            return arrays[e.index], self._prog.types[id(e)][0]
+            return arrays[e.index], prog.types[id(e)][0]
         if e.kind == "const":
-            return self._prog.consts[id(e)], e.type
-        args, types = zip(*[self._eval(a, arrays) for a in e.args], strict=True)
-        t, dtype = self._prog.types[id(e)]
+            return prog.consts[id(e)], e.type
+        args, types = zip(*[self._eval(prog, a, arrays) for a in e.args], strict=True)
+        t, dtype = prog.types[id(e)]
         value = kernels.evaluate(e.name, list(args), list(types), t)
         return np.asarray(value).astype(dtype, copy=False), t
 
