@@ -12,8 +12,12 @@
    copied.  Conversions that need a second pass (YCbCr, a data type other than uint8) go
    through a uint8 staging batch.
 
-Errors are collected per sample and the first failing sample is reported as a RuntimeError
-(DALI's type) naming the sample; the executor adds its file.  The decoded pixels equal
+Errors are collected per sample: every header is read and every window decoded before one is
+reported, and the error (a RuntimeError, DALI's type) is about the first failing sample, with
+every failing sample of the batch in its detail; the executor adds their files.  A broken header
+is found in `infer`, before the other samples are decoded, so then the samples with good
+headers are decoded one at a time (into scratch memory, on this error path only) to find out
+whether an earlier one fails too.  The decoded pixels equal
 DALI's CPU decoder for baseline and progressive JPEGs (libjpeg-turbo, accurate integer IDCT,
 fancy upsampling) and for the other formats (OpenCV's codecs, as DALI uses them).
 """
@@ -26,6 +30,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from dali._executor import errors as _errors
 from dali._ext.tensor_storage import BatchStorage
 from dali._ext.thread_pool import ThreadPool
 from dali._schema import Arg
@@ -147,6 +152,13 @@ class Batch:
     def __len__(self):
         return len(self.samples)
 
+    def subset(self, idx):
+        """The Batch of samples `idx` (a list of indices)."""
+        return Batch([self.samples[i] for i in idx], self.route[idx], self.stored[idx],
+                     self.height[idx], self.width[idx], self.orientation[idx],
+                     self.channels[idx], self.source_channels[idx],
+                     [self.headers[i] for i in idx], self.output_type, self.adjust_orientation)
+
 
 def encoded_samples(op, ws):
     """The input samples as 1-D uint8 arrays; only byte data is accepted."""
@@ -157,24 +169,47 @@ def encoded_samples(op, ws):
     return [np.ascontiguousarray(s).view(np.uint8).reshape(-1) for s in ws.input_samples(0)]
 
 
-def inspect(op, ws, output_type, adjust_orientation=True) -> Batch:
-    """Read the headers of the workspace's encoded images (see the module docstring); a bad
-    header, or an image above the pixel limit, is a RuntimeError about its sample."""
-    try:
-        batch = read_headers(encoded_samples(op, ws), output_type, adjust_orientation)
-    except SampleHeaderError as e:
-        raise ws.sample_error(e.index, f"not a valid image: {e}", RuntimeError) from None
+def inspect(op, ws, output_type, adjust_orientation=True, probe=True) -> Batch:
+    """Read the headers of the workspace's encoded images (see the module docstring).
+
+    A bad header, or an image above the pixel limit, is a RuntimeError about the first failing
+    sample; with `probe`, the samples with good headers are decoded to find failures among
+    them too (`peek_image_shape`, which does not decode, passes False)."""
+    batch, failures = _read_headers(encoded_samples(op, ws), output_type, adjust_orientation)
+    failures = {i: f"not a valid image: {message}" for i, message in failures}
     limit = max_pixels()
     pixels = batch.stored[:, 0] * batch.stored[:, 1]
-    over = np.flatnonzero(pixels > limit)
-    if len(over):
-        i = int(over[0])
+    for i in np.flatnonzero(pixels > limit).tolist():
         h, w = batch.stored[i].tolist()
-        raise ws.sample_error(
-            i, f"the image declares {h} x {w} pixels, more than the limit of {limit} "
-               f"(set the environment variable {MAX_PIXELS_VAR} to allow larger images)",
-            RuntimeError)
+        failures[i] = (f"the image declares {h} x {w} pixels, more than the limit of {limit} "
+                       f"(set the environment variable {MAX_PIXELS_VAR} to allow larger images)")
+    if failures:
+        if probe:
+            good = [i for i in range(len(batch)) if i not in failures]
+            failures.update(_probe(ws, batch, good))
+        raise sample_errors(op.spec, failures)
     return batch
+
+
+def sample_errors(spec, failures):
+    """The SampleError of a batch whose samples {index: message} failed: about the first, with
+    all of them in its detail."""
+    listed = sorted(failures.items())
+    first, message = listed[0]
+    return _errors.SampleError(first, f"{spec.display_name}: {message}", RuntimeError, listed)
+
+
+def _probe(ws, batch, idx):
+    """{index: message} of the samples `idx` (good headers) that fail to decode, decoded whole
+    one at a time into scratch memory."""
+    failed = {}
+    for i in idx:
+        one = batch.subset([i])
+        try:
+            decode(ws, one, whole_images(one), None, np.dtype(np.uint8))
+        except _errors.SampleError as e:
+            failed[i] = e.failures[0][1]
+    return failed
 
 
 MAX_PIXELS_VAR = "DALI_MAX_IMAGE_PIXELS"
@@ -212,15 +247,33 @@ def physical_memory() -> int:
 
 
 class SampleHeaderError(ValueError):
-    """The header of one sample of a batch is broken (or it is no image)."""
+    """The header of one sample of a batch is broken (or it is no image).
 
-    def __init__(self, index, message):
+    Attributes
+    ----------
+    index : int
+        The first sample with a broken header.
+    failures : list of (int, str)
+        Every sample with a broken header, and why.
+    """
+
+    def __init__(self, index, message, failures=()):
         super().__init__(message)
         self.index = index
+        self.failures = list(failures)
 
 
 def read_headers(samples, output_type, adjust_orientation=True) -> Batch:
     """`Batch` of 1-D uint8 encoded `samples`; raises SampleHeaderError."""
+    batch, failures = _read_headers(samples, output_type, adjust_orientation)
+    if failures:
+        raise SampleHeaderError(failures[0][0], failures[0][1], failures)
+    return batch
+
+
+def _read_headers(samples, output_type, adjust_orientation):
+    """The `Batch` of `samples` and the [(index, message)] of those whose header is broken
+    (they stand in the batch as 0 x 0 images)."""
     n = len(samples)
     info = jpeg.info_batch(samples) if jpeg is not None else np.zeros((n, 5), np.int32)
     components = info[:, 2]
@@ -230,13 +283,17 @@ def read_headers(samples, output_type, adjust_orientation=True) -> Batch:
     orientation = info[:, 3].astype(np.int64)
     source_channels = info[:, 2].astype(np.int64)
     headers = [None] * n
-    for i in np.flatnonzero(route == OPENCV):
-        if info[i, 4] == -1:
-            raise SampleHeaderError(i, _jpeg_error(samples[i]))
+    failures = []
+    for i in np.flatnonzero(route == OPENCV).tolist():
         try:
+            if info[i, 4] == -1:
+                raise _formats.HeaderError(_jpeg_error(samples[i]))
             h = _formats.read_header(samples[i])
         except _formats.HeaderError as e:
-            raise SampleHeaderError(i, str(e)) from None
+            failures.append((i, str(e)))
+            stored[i] = 0, 0
+            orientation[i] = source_channels[i] = 1
+            continue
         headers[i] = h
         stored[i] = h.height, h.width
         orientation[i] = h.orientation
@@ -252,7 +309,7 @@ def read_headers(samples, output_type, adjust_orientation=True) -> Batch:
     height = np.where(turned, stored[:, 1], stored[:, 0])
     width = np.where(turned, stored[:, 0], stored[:, 1])
     return Batch(samples, route, stored, height, width, orientation, channels, source_channels,
-                 headers, Image(output_type), adjust_orientation)
+                 headers, Image(output_type), adjust_orientation), failures
 
 
 def _jpeg_error(data):
@@ -351,8 +408,8 @@ def decode(ws, batch, windows, outputs, dtype, fast_idct=False):
             if failure is not None:
                 errors.append(failure)
     if errors:
-        i, message = min(errors)
-        raise ws.sample_error(i, f"cannot decode the image: {message}", RuntimeError)
+        raise sample_errors(ws.spec, {i: f"cannot decode the image: {message}"
+                                    for i, message in errors})
     if direct:
         return outputs if outputs is not None else staged
     kernel = np.flatnonzero(upright)

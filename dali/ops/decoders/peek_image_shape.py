@@ -42,7 +42,8 @@ class PeekImageShape(_operator.Operator):
         if ws.input_dtype(0) != np.uint8 or ws.inputs[0].ndim() != 1:
             raise self.error("The input must be a raw, undecoded file stored as a flat uint8 "
                              "array.", RuntimeError)
-        batch = _decode.inspect(self, ws, Image.ANY_DATA, self.args["adjust_orientation"])
+        batch = _decode.inspect(self, ws, Image.ANY_DATA, self.args["adjust_orientation"],
+                                probe=False)
         return _operator.Plan(
             [_operator.OutputDesc([(3,)] * len(batch), _types.dtype_of(self.args["dtype"]), "",
                                   ndim=1)], batch=batch)
