@@ -23,6 +23,7 @@ import re
 import numpy as np
 
 from dali import _operator, _registry, _types, tensors
+from dali._ext.kernels import arith as _loops
 from dali._graph import data_node
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
@@ -275,6 +276,9 @@ class ArithmeticGenericOp(_operator.Operator):
             prog.operands = [(a.kind == "input", a.index if a.kind == "input"
                               else prog.consts[id(a)]) for a in tree.args]
             prog.quiet = not _types.is_float(otype)
+            prog.loop = _loops.loop_index(prog.ufunc, prog.dtype)
+            prog.loop_consts = {id(v): np.ascontiguousarray(v, prog.dtype)
+                                for is_input, v in prog.operands if not is_input}
         return prog
 
     def _const_value(self, leaf):
@@ -332,6 +336,8 @@ class ArithmeticGenericOp(_operator.Operator):
         if prog.ufunc is not None:
             views = _whole_batch(ws.inputs, out)
             if views is not None:
+                if prog.run_loop(ws.thread_pool, *views):
+                    return
                 if prog.quiet:
                     prog.apply(*views)
                 else:
@@ -389,13 +395,32 @@ class _Program:
     """
 
     __slots__ = ("dtype", "ndim", "layout", "consts", "types", "ufunc", "operands", "quiet",
-                 "uniform_descs")
+                 "uniform_descs", "loop", "loop_consts")
 
     def __init__(self):
         self.consts = {}
         self.types = {}
         self.ufunc = None
         self.uniform_descs = {}     # (input shapes, batch size) -> [OutputDesc]
+        self.loop = -1              # the ufunc's loop on operands of `dtype`, -1 if none
+
+    def run_loop(self, pool, ins, out):
+        """`apply` as NumPy's own loop in chunks on `pool`, when every operand already has the
+        output's dtype and is flat (the output's size, contiguous) or a constant; False when
+        that does not hold."""
+        if self.loop < 0 or not out.flags.c_contiguous:
+            return False
+        args = []
+        for is_input, x in self.operands:
+            if not is_input:
+                args.append(self.loop_consts[id(x)])
+                continue
+            a = ins[x]
+            if a.dtype != self.dtype or a.size != out.size or not a.flags.c_contiguous:
+                return False
+            args.append(a)
+        _loops.run(pool, self.ufunc, self.loop, args, out)
+        return True
 
     def apply(self, ins, out):
         """`out[...] = op(operands)` for batch views `ins` aligned with `out`."""

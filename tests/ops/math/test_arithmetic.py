@@ -646,3 +646,20 @@ def test_expressions_with_constants_match_real_dali(ta, tb):
                [_random(rng, tb, (3,), True) for _ in range(2)]]
     exprs = [f for f in CONSTANT_EXPRESSIONS if not (ta == "bool" and f is CONSTANT_EXPRESSIONS[3])]
     _compare_with_real_dali(exprs, batches, layouts=["HC", "C"])
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_flat_batches_on_the_pool_equal_numpy(dtype):
+    """Image-sized batches of one operation on operands of the output's type go through
+    NumPy's loops in chunks on the pool (dali._ext.kernels.arith): the ufunc's values."""
+    rng = np.random.default_rng(8)
+    xs = [(rng.random((224, 224, 3)) * 200).astype(dtype) for _ in range(3)]
+    ys = [(rng.random((224, 224, 3)) * 50).astype(dtype) for _ in range(3)]
+    one = dtype(1)
+    outs = run_op(lambda fn, x, y: (x + y, x * y, x - one if dtype == np.float32 else x + 1),
+                  [xs, ys], num_threads=2)
+    for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
+        np.testing.assert_array_equal(outs[0][i], x + y)
+        np.testing.assert_array_equal(outs[1][i], x * y)
+        want = x - one if dtype == np.float32 else (x.astype(np.int32) + 1)
+        np.testing.assert_array_equal(outs[2][i], want)
