@@ -236,10 +236,14 @@ def check_output_size(op, shapes, dtype):
     output is leased."""
     if shapes is None or not shapes:
         return
-    total = int(np.prod(np.asarray(shapes, dtype=np.int64), axis=1).sum()) * dtype.itemsize
+    sizes = np.asarray(shapes, dtype=np.float64).prod(axis=1) * dtype.itemsize  # no overflow
+    total = float(sizes.sum())
     if total > physical_memory():
-        raise op.error(f"the decoded batch would take {total} bytes, more than this machine's "
-                       f"{physical_memory()} bytes of memory", MemoryError)
+        i = int(np.argmax(sizes))
+        raise _errors.SampleError(
+            i, f"{op.spec.display_name}: the decoded batch would take {total:.0f} bytes, more "
+               f"than this machine's {physical_memory()} bytes of memory (the largest image, "
+               f"this one, is {' x '.join(map(str, shapes[i]))})", MemoryError)
 
 
 def physical_memory() -> int:

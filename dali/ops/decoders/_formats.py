@@ -8,6 +8,12 @@ would also read GIF, EXR, HDR, ... which DALI rejects).
 `image_type=ANY_DATA`: palette images count as RGB (or gray when the palette is), PNG palette
 transparency is not a channel.  Sizes are those of the stored image; `orientation` is the EXIF
 orientation (1..8) that the decoders apply by default (`oriented_size` swaps the sides for 5..8).
+
+Headers are untrusted: every reader stops at the end of the data, and a header declaring an
+absurd image (a side of 0, negative or above `MAX_SIDE`, no channels or more than
+`MAX_CHANNELS`, a box or number that cannot be) is a HeaderError naming the format, so such
+sizes never reach an allocation.  Sizes that are merely large are the decoders' pixel limit's
+business (`_decode.max_pixels`).
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ import struct
 from dataclasses import dataclass
 
 FORMATS = ("jpeg", "png", "bmp", "tiff", "webp", "pnm", "jp2")
+MAX_SIDE = 2**31 - 1          # PNG's limit; OpenCV and DALI keep sides in an int
+MAX_CHANNELS = 512            # OpenCV's CV_CN_MAX: no decoder can return more
 
 
 class HeaderError(ValueError):
@@ -65,9 +73,18 @@ def read_header(data) -> Header:
         what = "empty data" if not buf else "unknown or unsupported image format"
         raise HeaderError(f"{what} (supported: JPEG, PNG, BMP, TIFF, WebP, PNM, JPEG 2000)")
     try:
-        return _READERS[fmt](buf)
-    except (struct.error, IndexError) as e:
+        header = _READERS[fmt](buf)
+    except (struct.error, IndexError, KeyError, ValueError) as e:
+        if isinstance(e, HeaderError):
+            raise
         raise HeaderError(f"truncated or broken {fmt.upper()} header") from e
+    if not (0 < header.height <= MAX_SIDE and 0 < header.width <= MAX_SIDE):
+        raise HeaderError(f"broken {fmt.upper()} header: it declares an image of "
+                          f"{header.width} x {header.height} pixels")
+    if not 0 < header.channels <= MAX_CHANNELS:
+        raise HeaderError(f"broken {fmt.upper()} header: it declares {header.channels} "
+                          "channels")
+    return header
 
 
 def _u16(buf, off, big=True):
@@ -123,8 +140,6 @@ def _jpeg(buf):
             orientation = exif_orientation(buf[pos + 8:pos + length])
         elif marker in _SOF:
             height, width, comps = _u16(buf, pos + 3), _u16(buf, pos + 5), buf[pos + 7]
-            if height == 0 or width == 0:
-                raise HeaderError(f"JPEG of size {width}x{height}")
             return Header("jpeg", height, width, comps, orientation)
         pos += length
 
@@ -163,8 +178,6 @@ def _bmp(buf):
         bpp = _u16(buf, 28, False)
         entry = 4
     height = abs(height)               # negative: stored top-down
-    if width <= 0 or height == 0:
-        raise HeaderError(f"BMP of size {width}x{height}")
     if bpp <= 8:
         colors = (_u32(buf, 46, False) if header_size >= 40 else 0) or (1 << bpp)
         start = 14 + header_size
@@ -231,6 +244,9 @@ def _pnm(buf):
             end = buf.index(b"\n", pos)
             words = buf[pos:end].split()
             if words and not words[0].startswith(b"#"):
+                if len(words) > 1 and len(words[1]) > 10:
+                    raise HeaderError(f"broken PNM header ({words[0].decode(errors='replace')} "
+                                      "is not a size)")
                 fields[words[0]] = words[1:]
             pos = end + 1
         width, height = int(fields[b"WIDTH"][0]), int(fields[b"HEIGHT"][0])
@@ -245,7 +261,7 @@ def _pnm(buf):
         start = pos
         while pos < len(buf) and buf[pos:pos + 1].isdigit():
             pos += 1
-        if pos == start:
+        if pos == start or pos - start > 10:           # no number, or one above 2**32
             raise HeaderError("broken PNM header")
         values.append(int(buf[start:pos]))
     width, height = values
@@ -267,7 +283,13 @@ def _jp2(buf):
             return Header("jp2", height, width, _u16(buf, pos + 16))
         if size == 0:
             break
-        pos += size if size != 1 else struct.unpack_from(">Q", buf, pos + 8)[0]
+        if size == 1:
+            size = struct.unpack_from(">Q", buf, pos + 8)[0]
+            if size < 16:
+                raise HeaderError("broken JPEG 2000 header (a box shorter than its header)")
+        elif size < 8:
+            raise HeaderError("broken JPEG 2000 header (a box shorter than its header)")
+        pos += size
     raise HeaderError("broken JPEG 2000 header (no image header box)")
 
 

@@ -73,3 +73,13 @@ def test_peek_image_shape_does_not_decode_to_find_failures():
     good = images.photo()
     err = _decode_batch([good[:len(good) // 2], np.frombuffer(b"nope", np.uint8)], peek=True)
     assert err.sample == 1 and err.failed_samples == (1,)
+
+
+def test_a_batch_larger_than_memory_names_its_largest_image(monkeypatch):
+    monkeypatch.setattr(_decode, "physical_memory", lambda: 1000)
+    small = images.encode(".png", images.rgb(8, 8))
+    large = images.encode(".png", images.rgb(20, 16))
+    err = _decode_batch([small, large, small])
+    assert err.sample == 1
+    assert ("the decoded batch would take 1344 bytes, more than this machine's 1000 bytes of "
+            "memory (the largest image, this one, is 20 x 16 x 3)") in str(err)

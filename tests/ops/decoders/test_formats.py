@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import struct
+
 import cv2
 import numpy as np
 import pytest
@@ -54,5 +56,44 @@ def test_jpeg_header_without_exif_and_raw_codestream():
     (bytes(images.variants()["webp"][:20]), "broken WEBP header"),
 ])
 def test_broken_headers(data, message):
+    with pytest.raises(_formats.HeaderError, match=message):
+        _formats.read_header(np.frombuffer(data, np.uint8))
+
+
+def _tiff(entries):
+    """A little-endian TIFF whose IFD holds (tag, type, value) entries."""
+    ifd = struct.pack("<H", len(entries)) + b"".join(
+        struct.pack("<HHII", tag, kind, 1, value) for tag, kind, value in entries)
+    return b"II*\x00" + struct.pack("<I", 8) + ifd + b"\x00" * 4
+
+
+def _png_size(width, height):
+    data = bytearray(images.variants()["png"])
+    data[16:24] = struct.pack(">II", width, height)
+    return bytes(data)
+
+
+@pytest.mark.parametrize("data, message", [
+    (_png_size(0, 5), "broken PNG header: it declares an image of 0 x 5 pixels"),
+    (_png_size(2**32 - 1, 5), "broken PNG header: it declares an image of 4294967295 x 5"),
+    (b"P5\n99999999999 1\n255\n", "broken PNM header"),
+    (b"P5\n" + b"9" * 5000 + b" 1\n255\n", "broken PNM header"),
+    (b"P7\nWIDTH -5\nHEIGHT 2\nDEPTH 3\nENDHDR\n", "declares an image of -5 x 2 pixels"),
+    (b"P7\nWIDTH 5\nHEIGHT 2\nDEPTH 0\nENDHDR\n", "broken PNM header: it declares 0 channels"),
+    (b"P7\nWIDTH 5\nHEIGHT 2\nENDHDR\n", "truncated or broken PNM header"),
+    (b"P7\nWIDTH 5\nHEIGHT 2", "truncated or broken PNM header"),
+    (b"P7\nWIDTH 1" + b"0" * 40 + b"\nENDHDR\n", r"broken PNM header \(WIDTH is not a size\)"),
+    (_tiff([(256, 4, 8), (257, 4, 8), (277, 3, 65535)]), "TIFF header: it declares 65535 chan"),
+    (_tiff([(256, 4, 0), (257, 4, 8)]), "TIFF header: it declares an image of 0 x 8 pixels"),
+    (b"\x00\x00\x00\x0cjP  \r\n\x87\n" + struct.pack(">I4sQ", 1, b"junk", 0),
+     r"JPEG 2000 header \(a box shorter than its header\)"),
+    (b"\x00\x00\x00\x0cjP  \r\n\x87\n" + struct.pack(">I4s", 3, b"junk") + b"\x00" * 8,
+     r"JPEG 2000 header \(a box shorter than its header\)"),
+    (b"\xff\x4f\xff\x51\x00\x29\x00\x00" + struct.pack(">IIII", 10, 10, 20, 0) + b"\x00" * 24,
+     "JP2 header: it declares an image of -10 x 10 pixels"),
+    (b"BM" + b"\x00" * 12 + struct.pack("<IiiHH", 40, -3, 4, 1, 24) + b"\x00" * 30,
+     "BMP header: it declares an image of -3 x 4 pixels"),
+])
+def test_absurd_headers_are_header_errors_naming_the_format(data, message):
     with pytest.raises(_formats.HeaderError, match=message):
         _formats.read_header(np.frombuffer(data, np.uint8))
