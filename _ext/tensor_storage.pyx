@@ -18,6 +18,10 @@ from dali._ext.buffer_pool cimport Buffer, BufferPool, default_pool
 
 cnp.import_array()
 
+cdef extern from "checked_size.h" nogil:
+    bint mul_overflows "dali_mul_overflows"(int64_t a, int64_t b, int64_t* out)
+    bint add_overflows "dali_add_overflows"(int64_t a, int64_t b, int64_t* out)
+
 cdef extern from "numpy/arrayobject.h":
     # Steals the reference to `descr`; `obj` may be NULL.
     object PyArray_NewFromDescr(type subtype, cnp.dtype descr, int nd, cnp.npy_intp* dims,
@@ -63,14 +67,41 @@ cdef bint _repeated_tuple(list shapes):
     return True
 
 
-cdef Py_ssize_t _volume(tuple shape) except -1:
-    cdef Py_ssize_t v = 1, x
+cdef Py_ssize_t _volume(tuple shape, Py_ssize_t itemsize=1) except -1:
+    """Bytes of one sample of `shape` (elements when `itemsize` is 1)."""
+    cdef int64_t v = itemsize, x
     for e in shape:
         x = e
         if x < 0:
             raise ValueError(f"negative extent in sample shape {shape!r}")
-        v *= x
+        if mul_overflows(v, x, &v):
+            raise _too_large(0, shape, itemsize)
     return v
+
+
+cdef object _too_large(Py_ssize_t i, shape, Py_ssize_t itemsize, bint batch=False):
+    """The OverflowError of a sample (or of the batch, at sample i) whose size in bytes does
+    not fit in 64 bits."""
+    what = "the batch, up to this sample," if batch else "it"
+    return OverflowError(f"sample {i} of shape {tuple(shape)} with {itemsize}-byte elements: "
+                         f"{what} would take more than 2**63 - 1 bytes")
+
+
+cdef int64_t _offsets(const int64_t* sp, Py_ssize_t n, Py_ssize_t d, Py_ssize_t itemsize,
+                      int64_t* op) except -1:
+    """Byte offsets of n samples of shapes sp (n x d, checked not negative) into op; returns
+    the total size, or raises OverflowError naming the first sample that does not fit."""
+    cdef Py_ssize_t i, j
+    cdef int64_t vol, total = 0
+    for i in range(n):
+        vol = itemsize
+        for j in range(d):
+            if mul_overflows(vol, sp[i * d + j], &vol):
+                raise _too_large(i, [sp[i * d + k] for k in range(d)], itemsize)
+        op[i] = total
+        if add_overflows(total, vol, &total):
+            raise _too_large(i, [sp[i * d + k] for k in range(d)], itemsize, True)
+    return total
 
 
 cdef object _cached_shapes(tuple shape, Py_ssize_t n):
@@ -100,19 +131,21 @@ cdef BatchStorage allocate_batch(dtype, shapes, BufferPool pool, Py_ssize_t ndim
                                  Py_ssize_t min_bytes):
     """`BatchStorage.allocate` for compiled callers (the executor)."""
     cdef BatchStorage self = BatchStorage.__new__(BatchStorage)
-    cdef Py_ssize_t n, itemsize, sample_bytes, total
+    cdef Py_ssize_t n, itemsize, sample_bytes
+    cdef int64_t total
     self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
     itemsize = self.dtype.itemsize
     if type(shapes) is list and len(<list>shapes) and _repeated_tuple(<list>shapes):
         shape = (<list>shapes)[0]
         n = len(<list>shapes)
-        sample_bytes = _volume(shape) * itemsize
+        sample_bytes = _volume(shape, itemsize)
+        if mul_overflows(sample_bytes, n, &total):     # first sample past 2**63 - 1 bytes:
+            raise _too_large(0x7FFFFFFFFFFFFFFF // sample_bytes, shape, itemsize, True)
         self.shapes = _cached_shapes(shape, n)
         self.offsets = _cached_offsets(shape, n, sample_bytes)
         self.num_samples = n
         self.ndim = len(shape)
         self._uniform = shape
-        total = sample_bytes * n
     else:
         total = self._set_shapes(shapes, ndim, itemsize)
     self._nbytes = total
@@ -142,9 +175,8 @@ cdef class BatchStorage:
 
     cdef Py_ssize_t _set_shapes(self, shapes, Py_ssize_t ndim, Py_ssize_t itemsize) except -1:
         """Shapes, offsets and uniformity from a general shape list; returns the total bytes."""
-        cdef Py_ssize_t n, d, i, j, x, vol, total = 0
+        cdef Py_ssize_t n, d, i, j, x, total
         cdef int64_t* sp
-        cdef int64_t* op
         cdef bint uniform = True
         if type(shapes) is list and len(<list>shapes) and \
                 type((<list>shapes)[0]) in (tuple, list):
@@ -153,34 +185,27 @@ cdef class BatchStorage:
             arr = np.empty((n, d), dtype=np.int64)
             offsets = np.empty(n, dtype=np.int64)
             sp = <int64_t*>cnp.PyArray_DATA(arr)
-            op = <int64_t*>cnp.PyArray_DATA(offsets)
             for i in range(n):
                 s = (<list>shapes)[i]
                 if type(s) not in (tuple, list) or len(s) != d:
                     raise ValueError("sample shapes must be a list of tuples of equal length, "
                                      f"got {shapes!r}")
-                vol = itemsize
                 for j in range(d):
                     x = s[j]
                     if x < 0:
                         raise ValueError(f"negative extent in sample shapes {shapes!r}")
                     sp[i * d + j] = x
-                    vol *= x
                     if uniform and i and x != sp[j]:
                         uniform = False
-                op[i] = total
-                total += vol
             self.shapes = _frozen(arr)
         else:
-            arr = _as_shapes(shapes, ndim)
+            arr = np.ascontiguousarray(_as_shapes(shapes, ndim))
             n, d = arr.shape[0], arr.shape[1]
-            sizes = np.prod(arr, axis=1, dtype=np.int64) * itemsize
-            offsets = np.zeros(n, dtype=np.int64)
-            if n > 1:
-                np.cumsum(sizes[:n - 1], out=offsets[1:])
-            total = int(sizes.sum()) if n else 0
+            offsets = np.empty(n, dtype=np.int64)
+            sp = <int64_t*>cnp.PyArray_DATA(arr)
             self.shapes = arr
             uniform = n <= 1 or bool((arr == arr[0]).all())
+        total = _offsets(sp, n, d, itemsize, <int64_t*>cnp.PyArray_DATA(offsets))
         self.offsets = _frozen(offsets)
         self.num_samples = n
         self.ndim = d
@@ -224,7 +249,7 @@ cdef class BatchStorage:
         self.num_samples = arr.shape[0]
         self.ndim = arr.ndim - 1
         self.shapes = _cached_shapes(shape, self.num_samples)
-        self.offsets = _cached_offsets(shape, self.num_samples, _volume(shape) * arr.itemsize)
+        self.offsets = _cached_offsets(shape, self.num_samples, _volume(shape, arr.itemsize))
         self._uniform = shape
         self._nbytes = arr.nbytes
         self.base = arr
@@ -236,7 +261,8 @@ cdef class BatchStorage:
         (num_samples, ndim)), without copying: every sample must keep its size in bytes, so
         the samples stay back to back at the same offsets.  Contiguous storage only."""
         cdef BatchStorage out = BatchStorage.__new__(BatchStorage)
-        cdef Py_ssize_t n = self.num_samples, d, i, j, vol
+        cdef Py_ssize_t n = self.num_samples, d, i, j
+        cdef int64_t vol
         cdef Py_ssize_t old_d = self.ndim, old_vol, itemsize, old_itemsize
         cdef const int64_t* sp
         cdef const int64_t* old
@@ -259,7 +285,8 @@ cdef class BatchStorage:
             for j in range(d):
                 if sp[i * d + j] < 0:
                     raise ValueError(f"negative extent in sample shape {arr[i].tolist()}")
-                vol *= sp[i * d + j]
+                if mul_overflows(vol, sp[i * d + j], &vol):
+                    raise _too_large(i, arr[i].tolist(), itemsize)
                 if uniform and i and sp[i * d + j] != sp[j]:
                     uniform = False
             for j in range(old_d):

@@ -82,3 +82,33 @@ def test_viewed_as_checks_sizes():
         s.viewed_as(np.int16, np.array([[-6, -1]]))
     with pytest.raises(ValueError, match="contiguous"):
         BatchStorage.from_samples([np.zeros(2)]).viewed_as(np.float64, np.array([[2]]))
+
+
+BIG = 2**60
+
+
+@pytest.mark.parametrize("shapes, message", [
+    ([(2, 3), (2**40, 2**40)], r"sample 1 of shape \(1099511627776, 1099511627776\) with "
+                               r"4-byte elements: it would take more than 2\*\*63 - 1 bytes"),
+    ([(2**31, 2**31)] * 4, r"sample 0 of shape \(2147483648, 2147483648\) with 4-byte "
+                           r"elements: it would take"),
+    ([(1,), (BIG,), (BIG,)], r"sample 2 of shape \(1152921504606846976,\) with 4-byte "
+                             r"elements: the batch, up to this sample, would take more than"),
+    ([(BIG,)] * 3, r"sample 1 of shape \(1152921504606846976,\) .* the batch, up to this"),
+    (np.array([[1], [BIG * 2], [1]]), r"sample 1 of shape \(2305843009213693952,\) .* it would"),
+    (np.array([[BIG], [BIG], [1]]), r"sample 1 of shape .* the batch, up to this sample"),
+])
+def test_sizes_that_overflow_64_bits_name_the_sample(shapes, message):
+    with pytest.raises(OverflowError, match=message):
+        BatchStorage.allocate(np.float32, shapes)
+
+
+def test_largest_sizes_that_fit_are_computed_exactly():
+    s = BatchStorage.allocate(np.uint8, np.array([[2**20, 0], [0, 2**40], [3, 5]]))
+    assert s.offsets.tolist() == [0, 0, 0] and s.nbytes == 15
+
+
+def test_viewed_as_refuses_shapes_whose_size_overflows():
+    s = BatchStorage.allocate(np.uint8, [(4,), (4,)])
+    with pytest.raises(OverflowError, match=r"sample 0 of shape \(4611686018427387904, 4\)"):
+        s.viewed_as(np.uint8, np.array([[2**62, 4], [2, 2]]))
