@@ -19,21 +19,17 @@ back to the system, so a burst of odd sizes cannot pin memory forever.
 from cpython.buffer cimport PyBUF_FORMAT, PyBUF_ND, PyBUF_STRIDES
 from libc.stdlib cimport free
 from libc.string cimport memset
+from libcpp.vector cimport vector
 
 cdef extern from "<stdlib.h>" nogil:
     int posix_memalign(void** memptr, size_t alignment, size_t size)
 
-cdef extern from *:
-    """
-    #include <sys/mman.h>
-    #ifndef MAP_POPULATE
-    #define MAP_POPULATE 0
-    #endif
-    """
-    void* mmap(void* addr, size_t length, int prot, int flags, int fd, long offset) nogil
-    int munmap(void* addr, size_t length) nogil
+cdef extern from "buffer_pool.h" nogil:
+    void* mmap(void* addr, size_t length, int prot, int flags, int fd, long offset)
+    int munmap(void* addr, size_t length)
     int PROT_READ, PROT_WRITE, MAP_PRIVATE, MAP_ANONYMOUS, MAP_POPULATE
     void* MAP_FAILED
+    bint dali_push_block(vector[void*]& blocks, void* ptr) noexcept
 
 cdef enum:
     ALIGNMENT = 64
@@ -159,9 +155,9 @@ cdef class BufferPool:
         cdef bint keep
         self.lock.lock()
         self.bytes_in_use -= capacity
-        keep = self.bytes_cached + capacity <= self.max_cached
+        keep = (self.bytes_cached + capacity <= self.max_cached
+                and dali_push_block(self.free_lists[cls], ptr))
         if keep:
-            self.free_lists[cls].push_back(ptr)
             self.bytes_cached += capacity
         self.lock.unlock()
         if not keep:

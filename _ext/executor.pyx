@@ -9,7 +9,8 @@ dropped as soon as its last reader has run, so its buffer goes back to the pool 
 `run_operator` is the one way an operator runs, in graph mode (through the plan) and in debug
 mode (called directly): a workspace is filled with C stores, `infer` returns the batch's plan
 (what to allocate and what the run needs), outputs are leased from the buffer pool (presized
-by `bytes_per_sample_hint`), `run_cpu(ws, plan)` fills them, and any error comes back as a `PipelineError` naming the operator, its line and sample.
+by `bytes_per_sample_hint`), `run_cpu(ws, plan)` fills them, and any error comes back as a
+`PipelineError` naming the operator, its line and sample.
 
 Each node also counts its runs and time (monotonic clock, nanoseconds) and, when the pipeline
 asks for memory statistics, the largest sizes of its outputs.

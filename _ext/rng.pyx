@@ -25,8 +25,8 @@ cdef Philox4 philox4x32_10(uint64_t key, uint32_t c0, uint32_t c1, uint32_t c2,
     cdef uint32_t k1 = <uint32_t>(key >> 32)
     cdef uint64_t p0, p1
     cdef Philox4 r
-    cdef int i
-    for i in range(10):
+    cdef int _round
+    for _round in range(10):
         p0 = <uint64_t>M0 * c0
         p1 = <uint64_t>M1 * c2
         c0, c1, c2, c3 = (<uint32_t>(p1 >> 32)) ^ c1 ^ k0, <uint32_t>p1, \

@@ -22,17 +22,14 @@ cdef struct PyJob:
     PyObject* results
 
 
+cdef extern from "thread_pool_call.h":
+    void dali_call_item(PyObject* callable, PyObject* results, Py_ssize_t item) noexcept
+
+
 cdef void _call_python(void* ctx, int64_t item) noexcept nogil:
+    cdef PyJob* job = <PyJob*>ctx
     with gil:
-        _call_python_gil(<PyJob*>ctx, item)
-
-
-cdef void _call_python_gil(PyJob* job, int64_t item) noexcept:
-    cdef list results = <list>job.results
-    try:
-        results[item] = (True, (<object>job.callable)(item))
-    except BaseException as e:
-        results[item] = (False, e)
+        dali_call_item(job.callable, job.results, <Py_ssize_t>item)
 
 
 cdef class ThreadPool:
@@ -83,7 +80,10 @@ cdef class ThreadPool:
         with nogil:
             self.run(_call_python, &job, order_ptr, n, cost_ns)
         out = []
-        for ok, value in results:
+        for entry in results:
+            if entry is None:
+                raise MemoryError("dali: a thread pool job could not store its result")
+            ok, value = entry
             if not ok:
                 raise value
             out.append(value)
