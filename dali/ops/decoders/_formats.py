@@ -13,13 +13,16 @@ Headers are untrusted: every reader stops at the end of the data, and a header d
 absurd image (a side of 0, negative or above `MAX_SIDE`, no channels or more than
 `MAX_CHANNELS`, a box or number that cannot be) is a HeaderError naming the format, so such
 sizes never reach an allocation.  Sizes that are merely large are the decoders' pixel limit's
-business (`_decode.max_pixels`).
+business (`_decode.max_pixels`).  A header may also declare an image its data cannot hold:
+for PNG (deflate expands at most 1032 times), BMP and binary PNM (stored, or RLE at most 255
+pixels per 2 bytes) a file shorter than the least its declared image needs is a HeaderError
+too, so a 200-byte file cannot make OpenCV allocate hundreds of megabytes before failing.
 """
 
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 FORMATS = ("jpeg", "png", "bmp", "tiff", "webp", "pnm", "jp2")
 MAX_SIDE = 2**31 - 1          # PNG's limit; OpenCV and DALI keep sides in an int
@@ -37,6 +40,7 @@ class Header:
     width: int
     channels: int
     orientation: int = 1
+    min_bytes: int = field(default=0, compare=False, repr=False)   # the least data it needs
 
     def oriented_size(self):
         """(height, width) after the EXIF orientation is applied."""
@@ -84,6 +88,10 @@ def read_header(data) -> Header:
     if not 0 < header.channels <= MAX_CHANNELS:
         raise HeaderError(f"broken {fmt.upper()} header: it declares {header.channels} "
                           "channels")
+    if len(buf) < header.min_bytes:
+        raise HeaderError(f"{fmt.upper()} data of {len(buf)} bytes is too short for the "
+                          f"{header.width} x {header.height} image its header declares (it "
+                          f"needs at least {header.min_bytes} bytes)")
     return header
 
 
@@ -151,7 +159,7 @@ def _png(buf):
     if buf[12:16] != b"IHDR":
         raise HeaderError("broken PNG header (no IHDR chunk)")
     width, height = _u32(buf, 16), _u32(buf, 20)
-    color_type = buf[25]
+    bit_depth, color_type = buf[24], buf[25]
     if color_type not in _PNG_CHANNELS:
         raise HeaderError(f"broken PNG header (color type {color_type})")
     orientation, pos = 1, 8
@@ -164,7 +172,10 @@ def _png(buf):
         if kind == b"IEND":
             break
         pos += 12 + length
-    return Header("png", height, width, _PNG_CHANNELS[color_type], orientation)
+    samples = 1 if color_type == 3 else _PNG_CHANNELS[color_type]
+    raw = height * (1 + (width * samples * bit_depth + 7) // 8)     # filter byte + pixels
+    return Header("png", height, width, _PNG_CHANNELS[color_type], orientation,
+                  raw // 1032)
 
 
 def _bmp(buf):
@@ -178,6 +189,13 @@ def _bmp(buf):
         bpp = _u16(buf, 28, False)
         entry = 4
     height = abs(height)               # negative: stored top-down
+    compression = _u32(buf, 30, False) if header_size >= 40 else 0
+    if compression in (1, 2):          # RLE8, RLE4: 2 bytes give at most 255 pixels
+        min_bytes = max(width, 0) * height // 128
+    elif compression in (0, 3):        # stored rows, padded to 4 bytes
+        min_bytes = height * ((max(width, 0) * bpp + 31) // 32 * 4)
+    else:
+        min_bytes = 0
     if bpp <= 8:
         colors = (_u32(buf, 46, False) if header_size >= 40 else 0) or (1 << bpp)
         start = 14 + header_size
@@ -187,7 +205,7 @@ def _bmp(buf):
         channels = 1 if gray else 3
     else:
         channels = 4 if bpp == 32 else 3
-    return Header("bmp", height, width, channels)
+    return Header("bmp", height, width, channels, 1, min_bytes)
 
 
 def _tiff(buf):
@@ -250,7 +268,9 @@ def _pnm(buf):
                 fields[words[0]] = words[1:]
             pos = end + 1
         width, height = int(fields[b"WIDTH"][0]), int(fields[b"HEIGHT"][0])
-        return Header("pnm", height, width, int(fields[b"DEPTH"][0]))
+        depth = int(fields[b"DEPTH"][0])
+        wide = 2 if int(fields.get(b"MAXVAL", [b"255"])[0]) > 255 else 1
+        return Header("pnm", height, width, depth, 1, max(width, 0) * height * depth * wide)
     values, pos = [], 2
     while len(values) < 2:
         while buf[pos:pos + 1].isspace():
@@ -265,7 +285,12 @@ def _pnm(buf):
             raise HeaderError("broken PNM header")
         values.append(int(buf[start:pos]))
     width, height = values
-    return Header("pnm", height, width, 3 if kind in b"36" else 1)
+    channels = 3 if kind in b"36" else 1
+    if kind == b"4":                   # packed bits
+        needed = height * ((width + 7) // 8)
+    else:                              # a byte (binary) or a digit (ASCII) a sample at least
+        needed = width * height * channels
+    return Header("pnm", height, width, channels, 1, needed)
 
 
 def _jp2(buf):
