@@ -97,3 +97,23 @@ def _png_size(width, height):
 def test_absurd_headers_are_header_errors_naming_the_format(data, message):
     with pytest.raises(_formats.HeaderError, match=message):
         _formats.read_header(np.frombuffer(data, np.uint8))
+
+
+@pytest.mark.parametrize("data, message", [
+    (_png_size(10, 0x7F000C), r"PNG data of \d+ bytes is too short for the 10 x 8323084 image "
+                              r"its header declares \(it needs at least \d+ bytes\)"),
+    (b"BM" + b"\x00" * 12 + struct.pack("<IiiHHI", 40, 1000, 1000, 1, 24, 0) + b"\x00" * 30,
+     "BMP data of 64 bytes is too short for the 1000 x 1000 image .* at least 3000000 bytes"),
+    (b"P6\n100 100\n255\n" + b"\x00" * 100, "PNM data of 115 bytes .* at least 30000 bytes"),
+    (b"P7\nWIDTH 10\nHEIGHT 10\nDEPTH 2\nMAXVAL 65535\nENDHDR\n",
+     "PNM data of 50 bytes .* at least 400 bytes"),
+])
+def test_data_too_short_for_the_declared_image(data, message):
+    with pytest.raises(_formats.HeaderError, match=message):
+        _formats.read_header(np.frombuffer(data, np.uint8))
+
+
+def test_data_size_bound_accepts_real_images():
+    for name, data in images.variants().items():
+        header = _formats.read_header(data)
+        assert len(data) >= header.min_bytes, name
