@@ -25,6 +25,7 @@ before any kernel runs.
 from __future__ import annotations
 
 import itertools
+import numbers
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -195,9 +196,28 @@ def call(impl, inputs, kwargs, init_kwargs=None, init_device=None):
             f"inputs, but received {n}.")
     for k in kwargs:
         schema.check_arg_name(k)
+    for i, x in enumerate(inputs):
+        if not _input_like(x):
+            raise TypeError(
+                f"when calling operator `{schema.display_name}`: expected inputs of "
+                "type 'DataNode', list of 'DataNode' or convertible to constant nodes. Received "
+                f"input `{i}` of type '{type(x).__name__}'.")
     kwargs = schema.resolve_aliases(kwargs)
     ctx = context.current_context() or GRAPH
     return ctx.call(impl, list(inputs), kwargs, device, name)
+
+
+def _input_like(x):
+    """Whether `x` can be an operator input: a DataNode, a list of them (input sets), or a
+    value a Constant node can hold (numbers, arrays, nested lists of numbers)."""
+    if isinstance(x, (data_node.DataNode, numbers.Number, np.generic, np.ndarray)):
+        return True
+    if isinstance(x, (str, bytes, dict, set, frozenset)) or x is None:
+        return False
+    if isinstance(x, (list, tuple)):
+        return all(_input_like(e) for e in x)
+    return any(hasattr(x, a) for a in ("__array__", "__array_interface__", "__dlpack__",
+                                       "__float__", "__index__"))
 
 
 def call_input_sets(impl, inputs, name, is_set, call_one):

@@ -79,11 +79,12 @@ class DebugPipeline(_pipeline.Pipeline):
         for i, val in enumerate(res):
             if isinstance(val, debug_node.DataNodeDebug):
                 outs.append(executor.contiguous(val.get()))
-            elif isinstance(val, (list, tuple)):
+            elif isinstance(val, (list, tuple)) and any(
+                    isinstance(x, debug_node.DataNodeDebug) for x in val):
                 raise TypeError(f"Illegal pipeline output type. The output {i} contains a "
                                 "nested `DataNodeDebug`")
             else:
-                arr = np.asarray(val)
+                arr = _pipeline.output_array(i, val)
                 outs.append(tensors.TensorListCPU(
                     np.tile(arr, (state.batch_size,) + (1,) * arr.ndim)))
         ctx.end_iteration(outs)
