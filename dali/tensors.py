@@ -27,8 +27,54 @@ def _check_layout(layout, ndim, what):
     return layout
 
 
+class _Capsule:
+    """A bare DLPack capsule (`x.__dlpack__()`) as a producer NumPy can import."""
+
+    def __init__(self, capsule):
+        self._capsule = capsule
+
+    def __dlpack__(self, **kwargs):
+        return self._capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)       # kDLCPU: a CPU tensor's capsule (NumPy refuses others)
+
+
+def _from_producer(data):
+    """An ndarray of a DLPack producer or capsule; anything else is returned as it is."""
+    if type(data).__name__ == "PyCapsule":
+        return np.from_dlpack(_Capsule(data))
+    if hasattr(data, "__dlpack__") and not isinstance(data, np.ndarray):
+        return np.from_dlpack(data)
+    return data
+
+
+def _check_reinterpret(old, new):
+    if new.itemsize != old.itemsize:
+        raise RuntimeError("Cannot reinterpret the tensor as having a different element size.")
+
+
+# How DALI prints: lines of 75 characters, indent included; arrays of more than 1000 elements
+# show 2 items at each edge; a batch of more than 1000 elements and more than 5 samples shows its
+# first and last 2 samples, a list of more than 16 shapes its first and last 2, and a list of
+# shapes longer than 77 characters has one shape a line.
+_PRINT = {"threshold": 1000, "edgeitems": 2, "linewidth": 71}   # 75 less the indent
+_MAX_SAMPLES = 5
+_MAX_SHAPES = 16
+_SHAPES_WIDTH = 77
+
+
+def _edges(items, limit):
+    """`items` as strings, the middle ones replaced by "..." when there are more than
+    `limit`."""
+    items = [str(x) for x in items]
+    return items if len(items) <= limit else [*items[:2], "...", *items[-2:]]
+
+
 def _indent(text, by="    "):
-    return text.replace("\n", "\n" + by)
+    """Lines after the first indented by `by` (blank lines stay empty, as in DALI)."""
+    first, *rest = text.split("\n")
+    return "\n".join([first, *(by + line if line else line for line in rest)])
 
 
 def _description(kind, data, dtype, layout, *fields):
@@ -57,9 +103,7 @@ class TensorCPU:
     __slots__ = ("_array", "_layout", "_source_info")
 
     def __init__(self, array=None, layout=None, is_pinned=False):
-        if hasattr(array, "__dlpack__") and not isinstance(array, np.ndarray):
-            array = np.from_dlpack(array)
-        arr = np.asarray(array)
+        arr = np.asarray(_from_producer(array))
         if arr.dtype.kind not in "biuf":
             raise TypeError(f"TensorCPU: unsupported element type {arr.dtype}")
         self._array = np.require(arr, requirements="C")
@@ -122,7 +166,9 @@ class TensorCPU:
 
     def reinterpret(self, dtype):
         """View the bytes as another type of the same size."""
-        self._array = self._array.view(_types.dtype_of(dtype))
+        dt = _types.dtype_of(dtype)
+        _check_reinterpret(self._array.dtype, dt)
+        self._array = self._array.view(dt)
 
     def as_cpu(self) -> TensorCPU:
         return self
@@ -153,7 +199,11 @@ class TensorCPU:
         return self._describe(with_data=True)
 
     def _describe(self, with_data):
-        return _description("TensorCPU", str(self._array) if with_data else None, self.dtype,
+        data = None
+        if with_data:
+            with np.printoptions(**_PRINT):
+                data = str(self._array)
+        return _description("TensorCPU", data, self.dtype,
                             self._layout, f"shape={tuple(self._array.shape)}")
 
 
@@ -182,9 +232,7 @@ class TensorListCPU:
             storage = (BatchStorage.from_arrays(arrays) if contiguous
                        else BatchStorage.from_samples(arrays))
         else:
-            if hasattr(data, "__dlpack__") and not isinstance(data, np.ndarray):
-                data = np.from_dlpack(data)
-            arr = np.asarray(data)
+            arr = np.asarray(_from_producer(data))
             if arr.ndim == 0:
                 raise ValueError("TensorListCPU needs at least one (batch) dimension")
             storage = BatchStorage.from_dense(arr)
@@ -211,7 +259,7 @@ class TensorListCPU:
 
     @classmethod
     def from_dlpack_list(cls, capsules, layout=None):
-        return cls([np.from_dlpack(c) for c in capsules], layout)
+        return cls([_from_producer(c) for c in capsules], layout)
 
     # -- properties DALI users read -----------------------------------------------------------
     @property
@@ -291,8 +339,7 @@ class TensorListCPU:
 
     def reinterpret(self, dtype):
         dt = _types.dtype_of(dtype)
-        if dt.itemsize != self._storage.dtype.itemsize:
-            raise ValueError("reinterpret needs a type of the same size")
+        _check_reinterpret(self._storage.dtype, dt)
         samples = [s.view(dt) for s in self._storage.samples()]
         self._storage = BatchStorage.from_samples(samples) if samples else self._storage
 
@@ -345,11 +392,20 @@ class TensorListCPU:
 
     def _describe(self, with_data):
         data = None
+        samples = self._storage.samples()
         if with_data:
             sep = ",\n" + "\n" * max(0, self._storage.ndim - 1)
-            data = "[" + sep.join(str(s) for s in self._storage.samples()) + "]"
+            limit = _MAX_SAMPLES if sum(x.size for x in samples) > _PRINT["threshold"] \
+                else len(samples)
+            shown = samples if len(samples) <= limit else [*samples[:2], "...", *samples[-2:]]
+            with np.printoptions(**_PRINT):
+                data = "[" + sep.join(str(x) for x in shown) + "]"
+        shapes = _edges(self.shape(), _MAX_SHAPES)
+        one_line = "[" + ", ".join(shapes) + "]"
+        shapes = one_line if len(one_line) <= _SHAPES_WIDTH else \
+            "[" + ", \n           ".join(shapes) + "]"     # aligned under `shape=[`
         return _description("TensorListCPU", data, self.dtype, self._layout,
-                            f"num_samples={len(self)}", f"shape={self.shape()}")
+                            f"num_samples={len(self)}", f"shape={shapes}")
 
 
 def storage_of(tl: TensorListCPU) -> BatchStorage:

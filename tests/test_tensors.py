@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from dali import tensors as tensors_module
 from dali import types
 from dali.tensors import TensorCPU, TensorListCPU
 
@@ -107,3 +108,57 @@ def test_copy_to_external():
 def test_rejects_non_numeric():
     with pytest.raises(TypeError, match="unsupported element type"):
         TensorListCPU(np.array([["a"]]))
+
+
+# -- DLPack capsules, reinterpret, printing ------------------------------------------------------
+
+def test_tensors_from_a_dlpack_capsule_share_memory():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = TensorCPU(a.__dlpack__())
+    tl = TensorListCPU(a.__dlpack__())
+    a[0, 0] = 7
+    assert t.shape() == [2, 3] and np.asarray(t)[0, 0] == 7
+    assert tl.shape() == [(3,), (3,)] and tl.at(0)[0] == 7
+
+
+def test_reinterpret_to_another_element_size_raises():
+    msg = "^Cannot reinterpret the tensor as having a different element size.$"
+    with pytest.raises(RuntimeError, match=msg):
+        TensorCPU(np.arange(6, dtype=np.int64)).reinterpret(types.INT32)
+    with pytest.raises(RuntimeError, match=msg):
+        TensorListCPU(np.arange(6, dtype=np.int64).reshape(2, 3)).reinterpret(types.INT32)
+    t = TensorCPU(np.arange(6, dtype=np.int32))
+    t.reinterpret(types.UINT32)
+    assert t.dtype == types.UINT32 and t.shape() == [6]
+
+
+def _printed(module):
+    tl, t = module.TensorListCPU, module.TensorCPU
+    return [str(tl(np.arange(5000, dtype=np.int32).reshape(100, 50))),
+            repr(tl(np.zeros((17, 1), np.uint8))), repr(tl(np.zeros((16, 1), np.uint8))),
+            str(t(np.arange(5000, dtype=np.int32).reshape(100, 50))),
+            str(tl(np.linspace(0, 1, 1400, dtype=np.float32).reshape(7, 2, 100))),
+            str(tl(np.zeros((5, 201), np.uint8))), str(tl(np.zeros((2, 1001), np.uint8))),
+            repr(tl(np.zeros((12, 1), np.uint8))), repr(tl(np.zeros((13, 1), np.uint8))),
+            repr(tl(np.zeros((20, 10, 10, 10, 10, 10), np.uint8)))]
+
+
+def test_large_batches_print_shortened():
+    big = _printed(tensors_module)
+    assert big[0].count("\n") == 19 and "    ...,\n" in big[0]
+    assert big[1].endswith("shape=[(1,), (1,), ..., (1,), (1,)])")
+    assert "..." not in big[2]
+    assert "[[   0    1 ...   48   49]\n" in big[3]
+    assert "..." not in big[5].split("dtype")[0]
+    assert "[[0 0 ... 0 0],\n    [0 0 ... 0 0]]" in big[6]
+    assert big[7].endswith("shape=[" + ", ".join(["(1,)"] * 12) + "])")
+    assert big[8].endswith("shape=[" + ", \n           ".join(["(1,)"] * 13) + "])")
+    assert big[9].endswith("shape=[(10, 10, 10, 10, 10), \n           (10, 10, 10, 10, 10), "
+                           "\n           ..., \n           (10, 10, 10, 10, 10), \n"
+                           "           (10, 10, 10, 10, 10)])")
+
+
+@pytest.mark.oracle
+def test_printing_matches_dali():
+    from nvidia.dali import tensors as dali_tensors
+    assert _printed(tensors_module) == _printed(dali_tensors)
