@@ -194,6 +194,7 @@ def call(impl, inputs, kwargs, init_kwargs=None, init_device=None):
         raise ValueError(
             f"Operator {schema.display_name} expects from {schema.min_inputs} to {upper} "
             f"inputs, but received {n}.")
+    _drop_seed(schema, kwargs)
     for k in kwargs:
         schema.check_arg_name(k)
     for i, x in enumerate(inputs):
@@ -205,6 +206,15 @@ def call(impl, inputs, kwargs, init_kwargs=None, init_device=None):
     kwargs = schema.resolve_aliases(kwargs)
     ctx = context.current_context() or GRAPH
     return ctx.call(impl, list(inputs), kwargs, device, name)
+
+
+def _drop_seed(schema, kwargs, stacklevel=4):
+    """`seed=` given to an operator without randomness: DALI's DeprecationWarning, and the
+    argument is dropped."""
+    if "seed" in kwargs and "seed" not in schema.arg_map:
+        del kwargs["seed"]
+        warnings.warn('The argument "seed" should not be used with operators that don\'t use '
+                      "random numbers.", DeprecationWarning, stacklevel=stacklevel)
 
 
 def _input_like(x):
@@ -369,6 +379,7 @@ class OpsClass:
     schema: ClassVar[_schema.Schema]
 
     def __init__(self, *, device="cpu", **kwargs):
+        _drop_seed(self.schema, kwargs, stacklevel=3)
         for k in kwargs:
             if k != "name":
                 self.schema.check_arg_name(k)
