@@ -24,6 +24,11 @@ class DataNodeDebug(data_node.DataNode):
         """The batch this node holds (a TensorListCPU)."""
         return self._data
 
+    def shape(self):
+        """The concrete shape of every sample (a list of tuples), as DALI's debug mode gives
+        it; in graph mode `shape()` is an operator producing the shapes."""
+        return self._data.shape()
+
     def gpu(self):
         """This batch on the GPU.  Debug mode moves data at once, so without a GPU backend this
         fails here (graph mode fails at `build()`)."""

@@ -47,6 +47,7 @@ class DebugPipeline(_pipeline.Pipeline):
         self._conditionals = definition.conditionals
         self._seed_overrides = seed_overrides
         self._capture = capture
+        self._definition = definition        # check_parity() makes its twins from it
 
     def __enter__(self):
         raise RuntimeError("Currently pipeline in debug mode works only with `pipeline_def` "

@@ -170,7 +170,7 @@ def test_data_node_debug_behaves_like_a_data_node():
         seen["first"] = np.array(x.get()[0])
         y = x + 1
         z = x[1, 1:3]
-        s = x.shape()
+        s = DataNode.shape(x)     # the operator; x.shape() is the list of shapes
         f = fn.flip(x, horizontal=1)
         seen["kinds"] = {type(v) for v in (y, z, s, f)}
         seen["y"] = y.get().dtype, y.get().layout()
@@ -420,3 +420,26 @@ def test_plain_pipeline_def_has_no_debug_mode():
     assert kinds == [DataNode]  # dropped, as DALI does
     with pytest.raises(TypeError, match="unexpected keyword argument 'debug'"):
         pipeline_def(body, debug=True)(batch_size=1, num_threads=1, device_id=None)
+
+
+def test_shape_of_an_intermediate_result_is_per_sample_shapes():
+    seen = []
+
+    @experimental.pipeline_def(batch_size=2, num_threads=1, device_id=None, debug=True)
+    def pipe():
+        x = fn.external_source(source=lambda: [np.zeros((2, 3), np.float32),
+                                               np.zeros((4, 1), np.float32)]) + 1
+        seen.append((x.shape(), type(x.get()).__name__))
+        return x
+
+    pipe().run()
+    assert seen == [([(2, 3), (4, 1)], "TensorListCPU")]
+
+
+def test_check_parity_on_a_debug_pipeline():
+    @experimental.pipeline_def(batch_size=2, num_threads=1, device_id=None, debug=True, seed=5)
+    def pipe():
+        return fn.random.uniform(shape=[3]) * 2
+
+    report = pipe().check_parity(iterations=2)
+    assert report.ok and report.iterations == 2 and report.operators == 2

@@ -5,7 +5,7 @@ import pytest
 
 import dali
 from dali import fn, pipeline_def
-from dali.pipeline import experimental
+from dali.pipeline import DataNode, experimental
 
 ROOT = dali.__path__[0] + "/data/images"
 
@@ -43,9 +43,9 @@ def test_file_reader_with_conditionals_in_debug_mode():
     def body():
         jpegs, labels = fn.readers.file(file_root=ROOT, name="reader")
         if labels[0] == 1:
-            size = jpegs.shape()
+            size = DataNode.shape(jpegs)   # the operator in both modes
         else:
-            size = -jpegs.shape()
+            size = -DataNode.shape(jpegs)
         return size, labels
 
     graph, debug = twins(body, enable_conditionals=True)
