@@ -8,7 +8,8 @@ these constructs change; everything else runs as written:
   nested functions.  They share the enclosing function's variables through `nonlocal` (`global`
   for names the function declares global), so a Python condition runs one branch with plain
   Python semantics, while a DataNode condition lets the conditional layer trace both.
-* `a and b`, `a or b`, `not x` become `ag__.and_(lambda: a, lambda: b)`, `ag__.or_`, `ag__.not_`.
+* `a and b`, `a or b`, `not x` become `ag__.and_(lambda: a, lambda: b)`, `ag__.or_`, `ag__.not_`;
+  a chained comparison `a < b < c` becomes `ag__.compare_chain(...)`, the `and_` of its links.
 * calls become `ag__.converted_call(f, args, kwargs)`, which converts user functions lazily.
 
 A `return` inside an `if` must end the function: the code after an `if` whose one branch
@@ -352,6 +353,18 @@ class _Converter(ast.NodeTransformer):
         for left in reversed(node.values[:-1]):  # a and b and c -> and_(a, and_(b, c))
             result = _runtime_call(name, [_thunk(left), _thunk(result)], left)
         return result
+
+    def visit_Compare(self, node):
+        """`a < b < c` -> `compare_chain(lambda: a, (("Lt", lambda: b), ("Lt", lambda: c)))`:
+        the `and` of the comparisons with Python's evaluation order (each operand once, the
+        rest only when the comparisons so far hold: per sample for DataNodes)."""
+        node = self.generic_visit(node)
+        if len(node.ops) < 2 or _frame_bound([node.left, *node.comparators]):
+            return node
+        rest = ast.Tuple([ast.Tuple([ast.Constant(type(op).__name__), _thunk(c)], ast.Load())
+                          for op, c in zip(node.ops, node.comparators, strict=True)],
+                         ast.Load())
+        return _runtime_call("compare_chain", [_thunk(node.left), _locate(rest, node)], node)
 
     def visit_UnaryOp(self, node):
         node = self.generic_visit(node)

@@ -14,6 +14,8 @@ The first `nouts` names are the outputs: the variables read after the statement.
 
 from __future__ import annotations
 
+import operator
+
 from dali._graph import data_node
 
 RETVAL = "ag__retval"
@@ -105,6 +107,35 @@ def or_(a_thunk, b_thunk):
     if isinstance(a, data_node.DataNode):
         return _hook("or")(a, b_thunk)
     return a or b_thunk()
+
+
+_COMPARE = {"Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt, "GtE": operator.ge,
+            "Eq": operator.eq, "NotEq": operator.ne, "Is": operator.is_,
+            "IsNot": operator.is_not, "In": lambda a, b: a in b,
+            "NotIn": lambda a, b: a not in b}
+
+
+def compare_chain(first, links):
+    """`a op1 b op2 c ...` as `(a op1 b) and (b op2 c) and ...`: each operand evaluated once,
+    in order, and only while the comparisons so far hold (`and_`, so per sample for DataNodes).
+
+    Parameters
+    ----------
+    first : callable
+        Thunk of the leftmost operand.
+    links : tuple of (str, callable)
+        The comparison's `ast` class name and the thunk of its right operand, per link.
+    """
+
+    def link(left, i):
+        op, thunk = links[i]
+        right = thunk()
+        result = _COMPARE[op](left, right)
+        if i + 1 == len(links):
+            return result
+        return and_(lambda: result, lambda: link(right, i + 1))
+
+    return link(first(), 0)
 
 
 def not_(x):
