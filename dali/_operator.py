@@ -119,6 +119,11 @@ class Operator:
         when there is one (external_source with an explicit `num_outputs`)."""
         return False
 
+    @classmethod
+    def check_call(cls, args, name) -> None:
+        """Reject, when the call is recorded, argument combinations the operator cannot take
+        (`args`: the given arguments, `name`: the instance name or None)."""
+
     def error(self, message, exc_type=ValueError):
         """An exception naming this operator (raise it from `infer`/`run`)."""
         return exc_type(f"{self.spec.display_name}: {message}")
@@ -204,6 +209,7 @@ def call(impl, inputs, kwargs, init_kwargs=None, init_device=None):
                 "type 'DataNode', list of 'DataNode' or convertible to constant nodes. Received "
                 f"input `{i}` of type '{type(x).__name__}'.")
     kwargs = schema.resolve_aliases(kwargs)
+    impl.check_call(kwargs, name)
     ctx = context.current_context() or GRAPH
     return ctx.call(impl, list(inputs), kwargs, device, name)
 

@@ -103,7 +103,7 @@ def test_several_outputs():
 
 def test_explicit_num_outputs_gives_a_list_in_both_modes():
     def body():
-        one = fn.external_source(source=lambda i: batch(i), num_outputs=1)
+        one = fn.external_source(source=lambda i: (batch(i),), num_outputs=1)
         kinds.append(type(one))
         return tuple(one)
 
@@ -194,3 +194,13 @@ def test_batch_size_must_be_uniform_across_an_iteration():
         make(source_then_list)().run()
     x, u = make(list_first)().run()
     assert (len(x), len(u)) == (2, 2)
+
+
+def test_named_source_with_num_outputs_is_rejected_in_debug_mode():
+    @experimental.pipeline_def(batch_size=2, num_threads=1, device_id=None, debug=True)
+    def pipe():
+        return tuple(fn.external_source(lambda: (batch(0), batch(1)), num_outputs=2, name="y"))
+
+    with pytest.raises(RuntimeError) as e:
+        pipe().run()
+    assert str(e.value) == "``num_outputs`` is not compatible with named `dali.fn.external_source`."

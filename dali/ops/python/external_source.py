@@ -14,9 +14,12 @@ How the source is called (DALI's rules):
 * a batch is a list of arrays, an array whose outer dimension is the batch, or a TensorList;
   with `num_outputs`, a tuple of those.
 
-Bad sources are rejected when the call is recorded, bad data when it is fed (like DALI); the
-declared `dtype`/`ndim` are checked when the batch is used, so a mismatch is reported by the
-iteration it belongs to, as an operator error.
+Errors come at DALI's moments, with its classes and messages: bad sources, and `num_outputs`
+with a `name` or without a `source`, when the call is recorded; `ndim` that contradicts `layout`
+at build; bad data (too many samples, mixed types or dimensions) when it is fed; the declared
+`dtype`/`ndim` when the batch is used, so a mismatch is reported by the iteration it belongs to,
+as an operator error.  Lists of `layout`/`dtype`/`ndim` are split over the outputs as DALI
+splits them: missing entries leave an output undeclared, extra ones are ignored.
 
 The callbacks run on the main thread before each iteration (see the pipeline's `_iter_setup`);
 the operator itself only pops the fed batches in order.  `parallel=True` is accepted and runs
@@ -96,6 +99,24 @@ class ExternalSource(_operator.Operator, _roles.Source):
     def returns_list(cls, args):
         return args.get("num_outputs") is not None
 
+    @classmethod
+    def check_call(cls, args, name):
+        """DALI's definition-time errors: `num_outputs` needs a `source` and no `name`."""
+        for d in _entries(args.get("dtype")):
+            _types.to_dali_type(d)
+        for n in _entries(args.get("ndim")):
+            int(n)
+        if args.get("num_outputs") is None:
+            return
+        if name is not None:
+            raise RuntimeError(f"``num_outputs`` is not compatible with named "
+                               f"`{cls.schema.display_name}`.")
+        if args.get("source") is None:
+            raise ValueError(
+                "The parameter ``num_outputs`` is only valid when using ``source`` to provide "
+                "data. To feed multiple external sources in ``feed_input``, use multiple "
+                f"`{cls.schema.display_name}` nodes.")
+
     def __init__(self, spec):
         super().__init__(spec)
         a = self.args
@@ -118,22 +139,28 @@ class ExternalSource(_operator.Operator, _roles.Source):
         self._exhausted = False
         self._mode = _source_mode(self.source, self.batch, a["cycle"], spec.display_name) \
             if self.has_callback else None
-        self._layouts = self._per_output(a["layout"], "layout")
-        self._dtypes = [None if d is None else _types.to_dali_type(d)
-                        for d in self._per_output(a["dtype"], "dtype")]
-        self._ndims = self._per_output(a["ndim"], "ndim")
-        for lay, ndim in zip(self._layouts, self._ndims, strict=True):
-            if lay is not None and ndim is not None and len(lay) != ndim:
-                raise ValueError(f"{spec.display_name}{_where(spec)}: the layout \"{lay}\" has "
-                                 f"{len(lay)} dimensions but `ndim` is {ndim}")
+        self._layouts = self._per_output(a["layout"])
+        self._dtypes = [None if d is None or _types.to_dali_type(d) == T.NO_TYPE
+                        else _types.to_dali_type(d) for d in self._per_output(a["dtype"])]
+        self._ndims = [None if n is None else int(n) for n in self._per_output(a["ndim"])]
 
-    def _per_output(self, value, what):
+    def setup(self):
+        """The declared metadata, checked at build as DALI checks it."""
+        for lay, ndim in zip(self._layouts, self._ndims, strict=True):
+            if ndim is not None and ndim < 0:
+                raise RuntimeError(f"Incorrect number of dimensions ({ndim}). Use positive "
+                                   "values for tensors or 0 for scalars.")
+            if lay and ndim is not None and len(lay) != ndim:
+                raise RuntimeError(
+                    "Number of dimensions in the provided layout does not match the ndim "
+                    f"argument. The arguments provided:\n ndim = {ndim},\n layout: \"{lay}\".")
+
+    def _per_output(self, value):
+        """One value per output, as DALI splits a list: entries past the list are unset and
+        entries past the outputs are ignored."""
         n = self.num_outputs
         if isinstance(value, (list, tuple)):
-            if len(value) != n:
-                raise ValueError(f"{self.spec.display_name}: `{what}` has {len(value)} "
-                                 f"entries but there are {n} outputs")
-            return list(value)
+            return [value[k] if k < len(value) else None for k in range(n)]
         return [value] * n
 
     # -- callbacks (main thread, before each iteration) ---------------------------------------
@@ -187,7 +214,7 @@ class ExternalSource(_operator.Operator, _roles.Source):
     # -- feeding ------------------------------------------------------------------------------
     def feed(self, data, layout=None, output=None):
         """Queue one batch (a tuple of batches with several outputs)."""
-        if self.num_outputs > 1 and output is None:
+        if self.args["num_outputs"] is not None and output is None:
             if not isinstance(data, (tuple, list)) or len(data) != self.num_outputs:
                 got = f"{len(data)} of them" if isinstance(data, (tuple, list)) else \
                     f"a {type(data).__name__}"
@@ -198,10 +225,12 @@ class ExternalSource(_operator.Operator, _roles.Source):
             batches = [self._to_batch(d, k, layout) for k, d in enumerate(data)]
         else:
             batches = [self._to_batch(data, output or 0, layout)]
-        sizes = {len(b) for b in batches}
-        if len(sizes) > 1:
-            raise ValueError(f"{self.spec.display_name}: outputs have different batch sizes "
-                             f"{sorted(sizes)}")
+        for k, b in enumerate(batches[1:], 1):
+            if len(b) != len(batches[0]):
+                raise RuntimeError(
+                    f"{self.spec.display_name}{_where(self.spec)}: Batch size clash! The output "
+                    f"{k} of the source has a batch size {len(b)} which is different than "
+                    f"{len(batches[0])} of the output 0.")
         self._fed.append(batches)
 
     def _to_batch(self, data, k, layout):
@@ -225,16 +254,16 @@ class ExternalSource(_operator.Operator, _roles.Source):
             tl = tensors.TensorListCPU._wrap(BatchStorage.from_dense(arr))
         if len(tl) > self.spec.max_batch_size:
             raise RuntimeError(
-                f"{self.spec.display_name}{where}: the batch has {len(tl)} samples, more than "
-                f"the pipeline's max_batch_size={self.spec.max_batch_size}")
+                f"{self.spec.display_name}{where}: The external source callback returned an "
+                f"unexpected batch size. Expected batch_size <= {self.spec.max_batch_size}, "
+                f"actual: {len(tl)}")
         lay = layout if layout is not None else self._layouts[k]
         if isinstance(lay, (list, tuple)):
             lay = lay[k]
         lay = lay if lay is not None else tl.layout()
-        if lay and len(lay) != tl.ndim():
-            raise ValueError(
-                f"{self.spec.display_name}{where}: layout \"{lay}\" has {len(lay)} dimensions "
-                f"but the samples have {tl.ndim()}")
+        if lay and len(tl) and len(lay) != tl.ndim():
+            raise RuntimeError(f"{self.spec.display_name}{where}: The layout '{lay}' cannot "
+                               f"describe {tl.ndim()}-dimensional data")
         tl._layout = lay or ""
         return tl
 
@@ -268,11 +297,11 @@ class ExternalSource(_operator.Operator, _roles.Source):
         which = f" (output {k})" if self.num_outputs > 1 else ""
         want, ndim = self._dtypes[k], self._ndims[k]
         if want is not None and tl.dtype != want:
-            raise self.error(f"expected data of type {want} and got {tl.dtype}{which}",
-                             TypeError)
+            raise self.error(f"ExternalSource expected data of type {_types.type_name(want)} "
+                             f"and got: {_types.type_name(tl.dtype)}{which}", RuntimeError)
         if ndim is not None and tl.ndim() != ndim:
-            raise self.error(f"expected {ndim}-dimensional samples and got {tl.ndim()} "
-                             f"dimensions{which}")
+            raise self.error(f"ExternalSource expected data with {ndim} dimensions and got "
+                             f"{tl.ndim()} dimensions.{which}", RuntimeError)
         if not len(tl):
             return
         kind = (tl.dtype, tl.ndim(), tl.layout())
@@ -290,6 +319,12 @@ class ExternalSource(_operator.Operator, _roles.Source):
         ws.outputs = [tensors.storage_of(tl) for tl in plan.batches]
 
     run_gpu = run_cpu
+
+
+def _entries(value):
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
 def _where(spec):
@@ -342,18 +377,20 @@ def _positional_count(source, name):
         params = list(inspect.signature(source).parameters.values())
     except (TypeError, ValueError):
         return 1
-    kinds = {inspect.Parameter.VAR_POSITIONAL: "var-positional",
-             inspect.Parameter.VAR_KEYWORD: "var-keyword",
-             inspect.Parameter.KEYWORD_ONLY: "keyword-only"}
+    rule = ("The `source` callable must accept either 0 or 1 positional arguments to indicate "
+            "whether it accepts the batch or sample indexing information.")
+    kinds = {inspect.Parameter.VAR_POSITIONAL: ("var-positional", "*"),
+             inspect.Parameter.VAR_KEYWORD: ("var-keyword", "**"),
+             inspect.Parameter.KEYWORD_ONLY: ("keyword-only", "")}
     for p in params:
         if p.kind in kinds:
-            raise TypeError(f"{name}: the `source` callable must take 0 or 1 positional "
-                            f"arguments (the batch or sample information); its "
-                            f"{kinds[p.kind]} parameter `{p.name}` is not allowed")
+            kind, stars = kinds[p.kind]
+            raise TypeError(f"{name}: {rule} Found {kind} argument `{stars}{p.name}` which is "
+                            "not allowed.")
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     if len(positional) > 1:
-        raise TypeError(f"{name}: the `source` callable must take 0 or 1 positional arguments "
-                        f"(the batch or sample information), it takes {len(positional)}")
+        raise TypeError(f"{name}: {rule} Found more than one positional argument, which is not "
+                        f"allowed (it takes {len(positional)}).")
     return len(positional)
 
 
@@ -397,10 +434,16 @@ def _check_kinds(arrays, spec):
     d0, n0 = arrays[0].dtype, arrays[0].ndim
     for i, a in enumerate(arrays):
         if a.dtype != d0:
-            raise TypeError(f"{spec.display_name}{_where(spec)}: all samples in a batch must "
-                            f"have the same type: sample 0 is {d0}, sample {i} is {a.dtype}")
+            raise RuntimeError(
+                f"{spec.display_name}{_where(spec)}: Sample must have the same type as the "
+                f"target batch, current: {_dtype_name(d0)}, new: {_dtype_name(a.dtype)} for "
+                f"sample idx: {i}.")
         if a.ndim != n0:
-            raise ValueError(
-                f"{spec.display_name}{_where(spec)}: all samples in a batch must have the "
+            raise RuntimeError(
+                f"{spec.display_name}{_where(spec)}: All tensors in a batch must have the "
                 f"same number of dimensions: sample 0 has {n0}, sample {i} has {a.ndim} "
                 f"(shape {a.shape})")
+
+
+def _dtype_name(dtype):
+    return _types.type_name(_types.dali_type_of(dtype))

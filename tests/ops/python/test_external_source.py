@@ -271,23 +271,44 @@ def keyword_only(i, *, offset=1):
     return batch(i, offset)
 
 
-@pytest.mark.parametrize("source", [two, star, starstar, keyword_only, 5])
-def test_bad_sources_are_rejected_at_the_call(api, source):
+def two_with_default(a, b=1):
+    return batch(a, b)
+
+
+SIGNATURE_RULE = ("The `source` callable must accept either 0 or 1 positional arguments to "
+                  "indicate whether it accepts the batch or sample indexing information. ")
+
+
+@pytest.mark.parametrize("source, found", [
+    (two, "Found more than one positional argument, which is not allowed"),
+    (two_with_default, "Found more than one positional argument, which is not allowed"),
+    (star, "Found var-positional argument `*args` which is not allowed."),
+    (starstar, "Found var-keyword argument `**kw` which is not allowed."),
+    (keyword_only, "Found keyword-only argument `offset` which is not allowed."),
+])
+@pytest.mark.parametrize("per_sample", [False, True])
+def test_bad_source_signatures_read_like_dali(api, source, found, per_sample):
+    p = api.pkg.Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with p, pytest.raises(TypeError) as e:
+        api.fn.external_source(source, batch=not per_sample)
+    assert SIGNATURE_RULE + found in str(e.value)
+
+
+def test_bad_source_signature_names_the_operator_and_the_count():
+    p = Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with p, pytest.raises(TypeError) as e:
+        fn.external_source(two)
+    assert str(e.value) == ("dali.fn.external_source: " + SIGNATURE_RULE + "Found more than one "
+                            "positional argument, which is not allowed (it takes 2).")
+
+
+def test_source_that_is_not_callable_or_iterable(api):
     p = api.pkg.Pipeline(batch_size=2, num_threads=1, device_id=None)
     with p, pytest.raises(TypeError, match="source"):
-        api.fn.external_source(source)
-
-
-def test_bad_source_messages():
-    p = Pipeline(batch_size=2, num_threads=1, device_id=None)
-    with p:
-        with pytest.raises(TypeError, match=r"dali\.fn\.external_source: the `source` callable "
-                                            r"must take 0 or 1 positional arguments.* takes 2"):
-            fn.external_source(two)
-        with pytest.raises(TypeError, match="keyword-only parameter `offset`"):
-            fn.external_source(keyword_only)
-        with pytest.raises(TypeError, match="must be a callable, an iterable or a generator "
-                                            "function, got int"):
+        api.fn.external_source(5)
+    if not api.real:
+        with p, pytest.raises(TypeError, match="must be a callable, an iterable or a generator "
+                                               "function, got int"):
             fn.external_source(5)
 
 
@@ -325,6 +346,70 @@ def test_several_outputs(api, container):
     assert (a.layout(), b.layout()) == ("A", "B")
 
 
+def test_num_outputs_one_returns_a_list_and_takes_a_tuple(api):
+    got = []
+
+    def build(fn):
+        outs = fn.external_source(lambda: (batch(3, 4),), num_outputs=1)
+        got.append(type(outs))
+        return outs
+
+    out, = make(api, outputs=build).run()
+    assert got == [list] and values(out) == [[3], [4]]
+
+
+def test_per_output_layout_dtype_and_ndim(api):
+    # Lists shorter than num_outputs leave the last outputs undeclared; extra entries are
+    # ignored (as DALI splits them).
+    def build(fn):
+        return fn.external_source(
+            lambda: ([np.zeros((1, 1), np.uint8)] * 2, [np.zeros(1, np.float32)] * 2,
+                     [np.zeros(1, np.int16)] * 2),
+            num_outputs=3, layout=["AB", "C"], dtype=[api.types.UINT8, api.types.FLOAT],
+            ndim=(2, 1, 1, 7))
+
+    outs = make(api, outputs=build).run()
+    assert [(o.layout(), o.dtype) for o in outs] == [
+        ("AB", api.types.UINT8), ("C", api.types.FLOAT), ("", api.types.INT16)]
+
+
+def test_one_layout_for_every_output(api):
+    a, b = make(api, outputs=lambda fn: fn.external_source(
+        lambda: (batch(1, 2), batch(3, 4)), num_outputs=2, layout="X")).run()
+    assert (a.layout(), b.layout()) == ("X", "X")
+
+
+def test_ndim_of_one_output_is_checked(api):
+    p = make(api, outputs=lambda fn: fn.external_source(
+        lambda: (batch(1, 2), batch(1, 2)), num_outputs=2, ndim=[1, 2]))
+    with pytest.raises(RuntimeError, match="ExternalSource expected data with 2 dimensions and "
+                                           "got 1 dimensions."):
+        p.run()
+
+
+def test_named_source_with_num_outputs_is_rejected(api):
+    p = api.pkg.Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with p, pytest.raises(RuntimeError) as e:
+        api.fn.external_source(lambda: (batch(1, 2), batch(1, 2)), num_outputs=2, name="x")
+    assert str(e.value) == (f"``num_outputs`` is not compatible with named "
+                            f"`{api.name}.fn.external_source`.")
+
+
+def test_num_outputs_needs_a_source(api):
+    p = api.pkg.Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with p, pytest.raises(ValueError, match=r"^The parameter ``num_outputs`` is only valid when "
+                                            r"using ``source`` to provide data. To feed multiple "
+                                            r"external sources in ``feed_input``, use multiple "):
+        api.fn.external_source(num_outputs=2)
+
+
+def test_outputs_of_different_batch_sizes(api):
+    p = make(api, outputs=lambda fn: fn.external_source(
+        lambda: (batch(1, 2), batch(1)), num_outputs=2))
+    with pytest.raises(RuntimeError, match="Batch size clash!"):
+        p.run()
+
+
 def test_wrong_number_of_outputs_is_a_clear_error():
     p = make(DALI_API, outputs=lambda fn: list(
         fn.external_source(lambda: (batch(1, 1),), num_outputs=2)))
@@ -356,29 +441,64 @@ def test_ndim_mismatch_is_an_operator_error(api):
         p.run()
 
 
-def test_dtype_and_ndim_error_messages():
-    p = make(DALI_API,
-             lambda: [np.zeros(2, np.uint8)] * 2, dtype=types.FLOAT, ndim=1)
-    with pytest.raises(PipelineError, match="expected data of type DALIDataType.FLOAT and got "
-                                            "DALIDataType.UINT8") as e:
+@pytest.mark.parametrize("kw, message", [
+    ({"dtype": "FLOAT", "ndim": 1}, "ExternalSource expected data of type float and got: uint8"),
+    ({"ndim": 2}, "ExternalSource expected data with 2 dimensions and got 1 dimensions."),
+])
+def test_dtype_and_ndim_error_messages(api, kw, message):
+    if "dtype" in kw:
+        kw = {**kw, "dtype": getattr(api.types, kw["dtype"])}
+    p = make(api, lambda: [np.zeros(2, np.uint8)] * 2, **kw)
+    with pytest.raises(RuntimeError, match="Error in CPU operator `(nvidia.)?dali.fn.external_"
+                                           "source`") as e:
         p.run()
-    assert isinstance(e.value.__cause__, TypeError)
-    p = make(DALI_API,
-             lambda: [np.zeros(2, np.uint8)] * 2, ndim=2)
-    with pytest.raises(PipelineError, match="expected 2-dimensional samples and got 1"):
+    assert message in str(e.value)
+
+
+def test_dtype_error_of_one_output():
+    p = make(DALI_API, outputs=lambda fn: fn.external_source(
+        lambda: (batch(1, 2), batch(1, 2)), num_outputs=2, dtype=[types.INT32, types.FLOAT]))
+    with pytest.raises(PipelineError) as e:
         p.run()
+    assert ("dali.fn.external_source: ExternalSource expected data of type float and got: int32 "
+            "(output 1)\n") in str(e.value)
+    assert type(e.value.__cause__) is RuntimeError
 
 
-def test_layout_and_ndim_must_agree():
-    with pytest.raises(ValueError, match=r'the layout "X" has 1 dimensions but `ndim` is 2'):
-        make(DALI_API,
-             lambda: [np.zeros(2, np.uint8)] * 2, ndim=2, layout="X")
+def test_no_type_checks_nothing(api):
+    out, = make(api, lambda: batch(1, 2), dtype=api.types.NO_TYPE).run()
+    assert out.dtype == api.types.INT32
 
 
-def test_layout_must_fit_the_data():
-    p = make(DALI_API,
-             lambda: [np.zeros((2, 2), np.uint8)] * 2, layout="HWC")
-    with pytest.raises(ValueError, match='layout "HWC" has 3 dimensions but the samples have 2'):
+@pytest.mark.parametrize("kw, message", [
+    ({"ndim": 2, "layout": "X"}, 'Number of dimensions in the provided layout does not match the '
+                                 'ndim argument. The arguments provided:\n ndim = 2,\n layout: '
+                                 '"X".'),
+    ({"ndim": -1}, "Incorrect number of dimensions (-1). Use positive values for tensors or 0 "
+                   "for scalars."),
+])
+def test_declared_metadata_is_checked_at_build(api, kw, message):
+    p = api.pkg.Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with p:
+        p.set_outputs(api.fn.external_source(lambda: [np.zeros(2, np.uint8)] * 2, **kw))
+    with pytest.raises(RuntimeError, match="Critical error when building pipeline") as e:
+        p.build()
+    assert message in str(e.value)
+
+
+@pytest.mark.parametrize("kw, exc", [({"ndim": "x"}, ValueError), ({"dtype": "x"}, None)])
+def test_metadata_of_a_wrong_type_is_rejected_at_the_call(api, kw, exc):
+    # DALI converts the value with int(): a ValueError; dali's dtype error is the TypeError of
+    # an unknown type (`types.to_dali_type`).
+    exc = exc or (ValueError if api.real else TypeError)
+    p = api.pkg.Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with p, pytest.raises(exc):
+        api.fn.external_source(lambda: batch(1, 2), **kw)
+
+
+def test_layout_must_fit_the_data(api):
+    p = make(api, lambda: [np.zeros((2, 2), np.uint8)] * 2, layout="HWC")
+    with pytest.raises(RuntimeError, match="The layout 'HWC' cannot describe 2-dimensional data"):
         p.run()
 
 
@@ -436,9 +556,19 @@ def test_ops_class_is_generated():
 # -- batch sizes -------------------------------------------------------------------------------
 
 def test_batches_smaller_than_max_batch_size_and_too_large(api):
-    p = make(api, lambda i: batch(*[i] * (i + 1), dtype=np.uint8), bs=4)
-    assert run_all(p, 3) == [[[0]], [[1], [1]], [[2], [2], [2]]]
-    with pytest.raises(RuntimeError, match="4"):
+    p = make(api, lambda i: batch(*[i] * (i + 1), dtype=np.uint8), bs=4, prefetch_queue_depth=1)
+    assert run_all(p, 4) == [[[0]], [[1], [1]], [[2], [2], [2]], [[3], [3], [3], [3]]]
+    with pytest.raises(RuntimeError, match=r"The external source callback returned an "
+                                           r"unexpected batch size. Expected batch_size <= 4, "
+                                           r"actual: 5$"):
+        p.run()
+
+
+def test_fed_batch_too_large(api):
+    p = make(api, name="x", prefetch_queue_depth=1)
+    with pytest.raises(RuntimeError, match=r"unexpected batch size. Expected batch_size <= 2, "
+                                           r"actual: 3$"):
+        p.feed_input("x", batch(1, 2, 3))
         p.run()
 
 
@@ -452,14 +582,17 @@ def test_empty_batch(api):
 @pytest.mark.parametrize("data, exc, message", [
     ([1, 2], TypeError, "sample 0 of the batch is a int; samples must be numpy arrays"),
     ([np.array([1]), [3, 4]], TypeError, "sample 1 of the batch is a list"),
-    ([np.zeros(2, np.uint8), np.zeros(2, np.int32)], TypeError,
-     "all samples in a batch must have the same type: sample 0 is uint8, sample 1 is int32"),
-    ([np.zeros(2, np.uint8), np.zeros((2, 1), np.uint8)], ValueError,
-     "same number of dimensions: sample 0 has 1, sample 1 has 2"),
+    ([np.zeros(2, np.uint8), np.zeros(2, np.int32)], RuntimeError,
+     "Sample must have the same type as the target batch, current: uint8, new: int32 for "
+     "sample idx: 1."),
+    ([np.zeros(2, np.uint8), np.zeros((2, 1), np.uint8)], RuntimeError,
+     "All tensors in a batch must have the same number of dimensions: sample 0 has 1, sample 1 "
+     "has 2 (shape (2, 1))"),
     ([np.array(["a"]), np.array(["b"])], TypeError, "sample 0 has unsupported type <U1"),
     (np.array([[1], [2]], dtype=object), TypeError, "sample 0 has unsupported type object"),
     ([np.zeros(2, np.uint8)] * 3, RuntimeError,
-     "the batch has 3 samples, more than the pipeline's max_batch_size=2"),
+     "The external source callback returned an unexpected batch size. Expected batch_size <= 2, "
+     "actual: 3"),
     (np.float32(1.5), TypeError, "a batch must be a list of arrays"),
 ])
 def test_bad_data(data, exc, message):
@@ -468,6 +601,25 @@ def test_bad_data(data, exc, message):
                                   r"source\.py:\d+\): ") as e:
         p.run()
     assert message in str(e.value)
+
+
+@pytest.mark.parametrize("per_sample", [False, True])
+def test_samples_of_mixed_type_or_ndim(api, per_sample):
+    i32, f32, i32_2d = np.zeros(1, np.int32), np.zeros(1, np.float32), np.zeros((1, 1), np.int32)
+
+    def build(fn, arrays):
+        if per_sample:
+            return fn.external_source(lambda info: arrays[info.idx_in_batch], batch=False)
+        return fn.external_source(lambda: arrays)
+
+    p = make(api, outputs=lambda fn: build(fn, [i32, i32, f32]), bs=3)
+    with pytest.raises(RuntimeError, match="Sample must have the same type as the target batch, "
+                                           "current: int32, new: float for sample idx: 2."):
+        p.run()
+    p = make(api, outputs=lambda fn: build(fn, [i32, i32_2d]), bs=2)
+    with pytest.raises(RuntimeError, match="All tensors in a batch must have the same number of "
+                                           "dimensions"):
+        p.run()
 
 
 def test_bad_data_raises_in_real_dali_too(api):
