@@ -35,7 +35,7 @@ import sysconfig
 import types
 import weakref
 
-from dali._autograph import runtime
+from dali._autograph import errors, runtime
 
 RUNTIME = "ag__"
 RETVAL = runtime.RETVAL
@@ -508,6 +508,7 @@ def _convert(func):
     code = _name_branches(code, func.__code__.co_name)
     if sys.version_info >= (3, 11):
         code = code.replace(co_qualname=func.__code__.co_qualname)
+    errors.record_converted(code)
     new = types.FunctionType(code, func.__globals__, func.__name__, func.__defaults__,
                              tuple(cells[v] for v in code.co_freevars))
     new.__kwdefaults__ = func.__kwdefaults__

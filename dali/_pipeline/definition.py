@@ -60,7 +60,7 @@ def _factory(func, pipeline_kwargs, enable_conditionals, debug):
         # drops a call-time `debug=` like DALI does.
         debug_on = debug is not None and kwargs.get("debug", debug)
         ctor, fn_kwargs = split_kwargs(func, kwargs)
-        body = autograph.convert(func) if conditionals else func
+        body = autograph.convert_pipeline_function(func) if conditionals else func
         definition = parity.Definition(body, args, fn_kwargs, {**pipeline_kwargs, **ctor},
                                        conditionals)
         if debug_on:
