@@ -325,8 +325,8 @@ def test_run_with_inputs_and_feed_input():
 
     s = Pipeline(batch_size=1, num_threads=1, device_id=None)
     with s:
-        listed = fn.external_source(source=lambda: ([np.zeros(1)],), num_outputs=1, name="src")
-        s.set_outputs(*listed)
+        listed = fn.external_source(source=lambda: ([np.zeros(1)],), num_outputs=1)
+        s.set_outputs(*listed, fn.external_source(source=lambda: [np.zeros(1)], name="src"))
     assert isinstance(listed, list) and len(listed) == 1     # an explicit num_outputs: a list
     with pytest.raises(RuntimeError, match="Cannot use `feed_input` on the external source "
                                            "'src' with a `source` argument specified"):
