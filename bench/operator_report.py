@@ -2,10 +2,13 @@
 
 For each case of bench/operators.py, input set ("image", "small") and backend, two pipelines
 are built once (batch 64, num_threads=2, device_id=None, the same seed): the operator fed by
-`external_source`, and the baseline (the same sources alone, see `OpCase.baseline`).  Each
-repeat times both on the same number of iterations (the pipeline that goes first alternates,
-and so does the backend), waiting after each for the work still prefetched to end; the time
-per batch is the median over repeats of (operator pipeline - baseline), in ms.  An operator a
+`external_source`, and the baseline (the same sources alone, see `OpCase.baseline`).  Both
+are synchronous (`exec_async=False, exec_pipelined=False`): with prefetching, batches computed
+ahead while a pipeline sat idle would be timed as free (an operator taking tens of ms read as
+0.05 ms), and work left queued would run during the next measurement.  Each repeat times both
+on the same number of iterations (the pipeline that goes first alternates, and so does the
+backend); the time per batch is the median over repeats of (operator pipeline - baseline), in
+ms.  An operator a
 backend lacks, or a case that fails to build or run there, is reported as "n/a" with the
 reason; the run goes on.
 """
@@ -44,14 +47,13 @@ def _per_batch(pipe, iterations):
 
 def _prepare(backend, case, size, warmup, window):
     """(operator pipeline, baseline pipeline, iterations per measurement) or raises."""
-    op = pipelines.build(backend, operators.op_graph(case, size))
-    base = pipelines.build(backend, operators.baseline_graph(case, size))
+    op = pipelines.build(backend, operators.op_graph(case, size), sync=True)
+    base = pipelines.build(backend, operators.baseline_graph(case, size), sync=True)
     for pipe in (base, op):
         for _ in range(max(1, warmup)):
             t = _per_batch(pipe, 1)
             if t > window:          # slow: one warm-up batch is enough
                 break
-    time.sleep(min(0.5, 2.5 * t))
     return op, base, max(1, min(MAX_ITERATIONS, round(window / max(t, 1e-6))))
 
 
@@ -76,7 +78,6 @@ def measure_case(loaded, case, size, repeats, warmup, window):
                 t = {}
                 for name, pipe in (("op", op), ("base", base))[::1 if rep % 2 == 0 else -1]:
                     t[name] = _per_batch(pipe, its)
-                    time.sleep(min(0.5, 2.5 * t[name]))
                 res[b.label].append(1e3 * (t["op"] - t["base"]))
             except Exception as e:  # noqa: BLE001
                 res[b.label] = reason(e)
@@ -180,7 +181,8 @@ def section(results, repeats, window):
     """The report's markdown for the operators section."""
     return "\n".join([
         "### Operators alone (batch 64, num_threads=2; ms per batch)", "",
-        "external_source of a prepared batch → the operator, minus the same sources alone "
+        "external_source of a prepared batch → the operator, minus the same sources alone, "
+        "synchronous pipelines (no prefetching) "
         f"(median over {repeats} interleaved repeats of about {1e3 * window:.0f} ms each); "
         "inputs per bench/operators.py: image = 224×224×3 uint8 (or the operator's natural "
         "input at that size), small = 8×8×3. ratio = dali / DALI (lower is better; — where a "

@@ -151,7 +151,7 @@ def half_predicate(batch_size):
 
 # -- building ----------------------------------------------------------------------------------
 def build(backend, graph, *, batch_size=BATCH_SIZE, num_threads=NUM_THREADS, seed=SEED,
-          debug=False, conditionals=False, fuse_regions=True, **params):
+          debug=False, conditionals=False, fuse_regions=True, sync=False, **params):
     """Build `graph(fn, types, **params)` as a pipeline of `backend` (CPU only).
 
     Parameters
@@ -164,9 +164,14 @@ def build(backend, graph, *, batch_size=BATCH_SIZE, num_threads=NUM_THREADS, see
         `enable_conditionals=True`.
     fuse_regions : bool
         False turns dali's region fusion off (dali.ops._regions); ignored for real DALI.
+    sync : bool
+        `exec_async=False, exec_pipelined=False`: `run()` computes its batch and nothing runs
+        ahead (no prefetching), so time spent in `run()` is the batch's cost.
     """
     kwargs = dict(batch_size=batch_size, num_threads=num_threads, device_id=None, seed=seed,
                   enable_conditionals=conditionals)
+    if sync:
+        kwargs.update(exec_async=False, exec_pipelined=False)
     if debug:
         decorator = backend.debug_pipeline_def(debug=True, **kwargs)
     else:
