@@ -5,6 +5,7 @@ Each round is one batch of 64 through the operator pipeline; pytest-benchmark gr
 by case and input set, so dali and DALI stand side by side.  extra_info holds the baseline
 pipeline's time per batch (the sources alone) and `op_ms`, the median minus that baseline:
 the operator's own time, what `python -m bench.report --sections operators` tabulates.
+Pipelines are synchronous (no prefetching), as in the report.
 """
 
 from __future__ import annotations
@@ -37,13 +38,13 @@ def _median_batch_time(pipe, rounds):
 def test_operator(benchmark, backend, make_pipeline, case, size):
     require(backend, case.needs)
     try:
-        pipe = make_pipeline(operators.op_graph(case, size))
+        pipe = make_pipeline(operators.op_graph(case, size), sync=True)
         pipe.run()
     except Exception as e:
         if backend.name == backends.OURS:
             raise
         pytest.skip(f"real DALI cannot run this case: {operator_report.reason(e)}")
-    base = make_pipeline(operators.baseline_graph(case, size))
+    base = make_pipeline(operators.baseline_graph(case, size), sync=True)
     for _ in range(WARMUP):
         base.run()
     baseline = _median_batch_time(base, BASELINE_ROUNDS)
