@@ -10,16 +10,48 @@ for callables that release it, like `cv2.imdecode`), re-raising the first except
 `job_array` and `run_largest_first(pool, fn, ctx, sizes, ns_per_element)` are what the
 kernels' batch functions share: memory for their job structs, and the items ordered by size,
 the cost estimated from it, run on a pool or the caller.
+
+Ctrl-C: both entry points stop handing out items when SIGINT arrives (interrupt.h counts the
+signals; the pool checks the count between items) and, once the items already started have
+finished, let Python act on the signal: on the main thread `PyErr_CheckSignals()` runs the
+Python handler, so the default one raises KeyboardInterrupt within one item of Ctrl-C.  A
+handler that does not raise (a program that stops at the end of an epoch, say) lets the job
+resume where it stopped, so the items all run exactly once either way.  Jobs on other threads
+(the asynchronous executor's) resume too: Python delivers the KeyboardInterrupt to the main
+thread, which is not waiting for them, and a program that catches it and goes on gets its
+prefetched batches whole.  They are abandoned (RuntimeError) once the interpreter exits:
+its shutdown counts as a stop (`_stop_jobs_at_exit`, run before the executor threads are
+joined), so an uncaught Ctrl-C does not wait for the queued iterations.
 """
+import concurrent.futures.thread  # no-cython-lint (see _stop_jobs_at_exit)
+import threading
+
 import numpy as np
 
+from cpython.exc cimport PyErr_CheckSignals
 from cpython.ref cimport PyObject
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint64_t
 
 
 cdef struct PyJob:
     PyObject* callable
     PyObject* results
+
+
+cdef extern from "<atomic>" namespace "std" nogil:
+    cdef cppclass atomic_u64 "std::atomic<uint64_t>":
+        uint64_t load()
+
+
+cdef extern from "interrupt.h" namespace "dali_ext" nogil:
+    atomic_u64 stop_count
+    int install_sigint_counter()
+    void count_stop()
+
+
+cdef extern from "thread_pool_impl.h" namespace "dali_ext" nogil:
+    int64_t run_items(CppThreadPool* pool, item_fn fn, void* ctx, const int64_t* order,
+                      int64_t n, const atomic_u64* counter, uint64_t since)
 
 
 cdef extern from "thread_pool_call.h":
@@ -30,6 +62,51 @@ cdef void _call_python(void* ctx, int64_t item) noexcept nogil:
     cdef PyJob* job = <PyJob*>ctx
     with gil:
         dali_call_item(job.callable, job.results, <Py_ssize_t>item)
+
+
+cdef CppThreadPool* _pool_for(ThreadPool pool, int64_t n, double cost_ns):
+    """The pool to run a job of `n` items costing `cost_ns` on, or NULL for the caller alone
+    (see `ThreadPool.run`)."""
+    if pool is None or cost_ns < pool.inline_cost or n < 2 or pool.num_threads == 1:
+        return NULL
+    return pool.pool
+
+
+cdef int _run_interruptible(CppThreadPool* pool, item_fn fn, void* ctx, const int64_t* order,
+                            int64_t n) except -1:
+    """fn(ctx, order[k]) for every k < n on `pool`, or on the caller when it is NULL, stopping
+    for SIGINT between items (module docstring)."""
+    cdef int64_t done = 0, ran
+    cdef uint64_t since
+    cdef bint main = threading.current_thread() is threading.main_thread()
+    if install_sigint_counter() < 0:
+        raise OSError("dali: cannot install the thread pool's SIGINT handler")
+    while done < n:
+        if _exiting and not main:
+            raise RuntimeError("dali: the interpreter is exiting; background work is abandoned")
+        since = stop_count.load()
+        PyErr_CheckSignals()      # a signal counted before `since` is Python's to act on now
+        with nogil:
+            ran = run_items(pool, fn, ctx, order + done, n - done, &stop_count, since)
+        done += ran
+        if done < n and main:
+            PyErr_CheckSignals()
+    return 0
+
+
+cdef bint _exiting = False
+
+
+def _stop_jobs_at_exit():
+    global _exiting
+    _exiting = True
+    count_stop()
+
+
+# Runs once the main thread has stopped, before threads are joined; registered after importing
+# concurrent.futures.thread because these hooks run last-registered first, and its hook waits for
+# the executor threads (whose remaining jobs this one stops).
+threading._register_atexit(_stop_jobs_at_exit)
 
 
 cdef class ThreadPool:
@@ -46,6 +123,7 @@ cdef class ThreadPool:
         if num_threads < 1:
             raise ValueError(f"num_threads must be at least 1, got {num_threads}")
         self.pool = new CppThreadPool(num_threads)
+        install_sigint_counter()
         self.num_threads = num_threads
         self.inline_cost = inline_cost
 
@@ -57,6 +135,7 @@ cdef class ThreadPool:
 
     cdef void run(self, item_fn fn, void* ctx, const int64_t* order, int64_t n,
                   double cost_ns) noexcept nogil:
+        """Every item, ignoring interrupts; the module's entry points stop for them."""
         cdef int64_t i
         if cost_ns < self.inline_cost or n < 2 or self.num_threads == 1:
             for i in range(n):
@@ -68,17 +147,15 @@ cdef class ThreadPool:
         """[fn(i) for i in range(n)], computed on the pool; `order` lists items largest first."""
         cdef list results = [None] * n
         cdef PyJob job
-        cdef const int64_t[::1] order_view
-        cdef const int64_t* order_ptr = NULL
-        if order is not None:
-            order_view = order
-            if order_view.shape[0] != n:
-                raise ValueError("order must list every item once")
-            order_ptr = &order_view[0] if n else NULL
+        cdef const int64_t[::1] order_view = (np.arange(n, dtype=np.int64) if order is None
+                                              else order)
+        if order_view.shape[0] != n:
+            raise ValueError("order must list every item once")
+        if n == 0:
+            return []
         job.callable = <PyObject*>fn
         job.results = <PyObject*>results
-        with nogil:
-            self.run(_call_python, &job, order_ptr, n, cost_ns)
+        _run_interruptible(_pool_for(self, n, cost_ns), _call_python, &job, &order_view[0], n)
         out = []
         for entry in results:
             if entry is None:
@@ -94,18 +171,13 @@ cdef run_largest_first(ThreadPool pool, item_fn fn, void* ctx, sizes, double ns_
     """fn(ctx, i) for every item i, largest `sizes` first, without the GIL: on `pool`, or on
     the caller when it is None (or when the items' cost, `ns_per_element` per unit of size, is
     too small to wake a thread; see `run`)."""
-    cdef Py_ssize_t n = len(sizes), k
+    cdef Py_ssize_t n = len(sizes)
     if n == 0:
         return
     sizes = np.asarray(sizes, dtype=np.int64)
     cdef const int64_t[::1] order = np.argsort(-sizes, kind="stable").astype(np.int64)
     cdef double cost = float(sizes.sum()) * ns_per_element
-    with nogil:
-        if pool is None:
-            for k in range(n):
-                fn(ctx, order[k])
-        else:
-            pool.run(fn, ctx, &order[0], n, cost)
+    _run_interruptible(_pool_for(pool, n, cost), fn, ctx, &order[0], n)
 
 
 cdef void* job_array(Py_ssize_t n, size_t size, list keep) except NULL:

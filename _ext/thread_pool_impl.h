@@ -5,7 +5,16 @@
 // `num_threads - 1` workers.  Items are claimed with an atomic counter: no per-item locking.
 // `fn` must not throw and must not touch Python objects without taking the GIL.
 // Submissions from several threads are serialized by `submit_mutex_`.
+//
+// Interrupts: `run_until` also takes a counter (the SIGINT count, interrupt.h) and the value it
+// had when the job was submitted.  Every thread checks it before claiming an item and stops
+// claiming once it has changed; the items claimed so far are the prefix order[0..k) and all of
+// them finish, so the caller learns k and can resume from there or give up.  Workers block
+// SIGINT (they inherit the mask the constructor sets while creating them), so the signal is
+// delivered to the Python threads and Python's handler runs there.
 #pragma once
+#include <signal.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -21,7 +30,12 @@ class ThreadPool {
  public:
   explicit ThreadPool(int num_threads) {
     int workers = num_threads > 1 ? num_threads - 1 : 0;
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &block, &old);   // inherited by the threads made here
     for (int i = 0; i < workers; i++) threads_.emplace_back([this] { worker_loop(); });
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
   }
 
   ~ThreadPool() {
@@ -37,38 +51,57 @@ class ThreadPool {
 
   // Runs fn over the items; returns when all are done.  Call without the GIL.
   void run(item_fn fn, void* ctx, const int64_t* order, int64_t n) {
-    if (n <= 0) return;
+    run_until(fn, ctx, order, n, nullptr, 0);
+  }
+
+  // Runs fn over the items until all are done or `*counter` differs from `since` (checked
+  // before each item; a null counter never stops).  Returns how many items ran: the first
+  // ones of the order.  Call without the GIL.
+  int64_t run_until(item_fn fn, void* ctx, const int64_t* order, int64_t n,
+                    const std::atomic<uint64_t>* counter, uint64_t since) {
+    if (n <= 0) return 0;
     std::lock_guard<std::mutex> submit(submit_mutex_);
-    if (threads_.empty() || n == 1) {
-      for (int64_t i = 0; i < n; i++) fn(ctx, order ? order[i] : i);
-      return;
-    }
+    if (threads_.empty() || n == 1) return run_inline(fn, ctx, order, n, counter, since);
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      std::unique_lock<std::mutex> lock(mutex_);
+      // A worker woken for the previous job may still be in work(), reading its fields.
+      finished_.wait(lock, [this] { return active_ == 0; });
       fn_ = fn;
       ctx_ = ctx;
       order_ = order;
       n_ = n;
+      counter_ = counter;
+      since_ = since;
       next_.store(0);
-      done_.store(0);
       generation_++;
     }
     wake_.notify_all();
     work();
     std::unique_lock<std::mutex> lock(mutex_);
-    finished_.wait(lock, [this] { return done_.load() == n_ && active_ == 0; });
+    // The caller's work() has returned: every item is claimed or the job was interrupted, and
+    // no item is left running once no worker is active.
+    finished_.wait(lock, [this] { return active_ == 0; });
+    int64_t claimed = next_.load();
+    return claimed < n_ ? claimed : n_;
+  }
+
+  // The same on the calling thread alone.
+  static int64_t run_inline(item_fn fn, void* ctx, const int64_t* order, int64_t n,
+                            const std::atomic<uint64_t>* counter, uint64_t since) {
+    for (int64_t i = 0; i < n; i++) {
+      if (counter && counter->load(std::memory_order_relaxed) != since) return i;
+      fn(ctx, order ? order[i] : i);
+    }
+    return n < 0 ? 0 : n;
   }
 
  private:
   void work() {
     for (;;) {
+      if (counter_ && counter_->load(std::memory_order_relaxed) != since_) return;
       int64_t i = next_.fetch_add(1);
       if (i >= n_) return;
       fn_(ctx_, order_ ? order_[i] : i);
-      if (done_.fetch_add(1) + 1 == n_) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        finished_.notify_all();
-      }
     }
   }
 
@@ -95,16 +128,24 @@ class ThreadPool {
   std::mutex submit_mutex_;            // one job at a time
   std::mutex mutex_;                   // guards the job fields, generation_, active_, stop_
   std::condition_variable wake_;       // workers wait here for a new generation
-  std::condition_variable finished_;   // the submitter waits here for the job to end
+  std::condition_variable finished_;   // the submitter waits here for active_ to reach 0
   item_fn fn_ = nullptr;
   void* ctx_ = nullptr;
   const int64_t* order_ = nullptr;
   int64_t n_ = 0;
-  std::atomic<int64_t> next_{0};
-  std::atomic<int64_t> done_{0};
+  const std::atomic<uint64_t>* counter_ = nullptr;   // stop claiming once it differs from since_
+  uint64_t since_ = 0;
+  std::atomic<int64_t> next_{0};       // the next item to claim (may overshoot n_)
   uint64_t generation_ = 0;
-  int active_ = 0;
+  int active_ = 0;                     // workers inside work() for some generation
   bool stop_ = false;
 };
+
+// pool->run_until, or ThreadPool::run_inline for a null pool.
+inline int64_t run_items(ThreadPool* pool, item_fn fn, void* ctx, const int64_t* order,
+                         int64_t n, const std::atomic<uint64_t>* counter, uint64_t since) {
+  if (pool == nullptr) return ThreadPool::run_inline(fn, ctx, order, n, counter, since);
+  return pool->run_until(fn, ctx, order, n, counter, since);
+}
 
 }  // namespace dali_ext
