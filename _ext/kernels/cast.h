@@ -13,6 +13,10 @@
 // Each conversion is a template instantiated for its pair of types; `dali_cast_fn(dst, src)`
 // picks the loop for two type codes (the order of `CastType`).  Float sources convert to
 // 32-bit and narrower integers in float arithmetic, to 64-bit ones in double; both are exact.
+//
+// float32/float64 -> (u)int8, (u)int16, int32 have vector loops (cast_simd.h: SSE4.1, AVX2
+// chosen at run time) doing float_to_int's selects in its order with compare masks, so they
+// give the scalar loop's results bit for bit; GCC does not vectorize the scalar loop itself.
 #ifndef DALI_EXT_KERNELS_CAST_H_
 #define DALI_EXT_KERNELS_CAST_H_
 
@@ -168,11 +172,20 @@ static inline D convert(S x) {
   }
 }
 
+}  // namespace dali_cast
+
+#include "cast_simd.h"
+
+namespace dali_cast {
+
 template <typename D, typename S>
 static void cast_n(const void* src, void* dst, int64_t n) {
   const S* s = (const S*)src;
   D* d = (D*)dst;
-  for (int64_t i = 0; i < n; i++)
+  int64_t i = 0;
+  if constexpr (has_simd<D, S>())
+    i = simd_cast<D, S>(s, d, n);
+  for (; i < n; i++)
     d[i] = convert<D, S>(s[i]);
 }
 

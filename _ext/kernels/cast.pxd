@@ -25,3 +25,6 @@ cdef extern from "cast.h" nogil:
         FLOAT64 "dali_cast::FLOAT64"
 
     dali_cast_loop dali_cast_fn(int dst, int src)
+    # The vector level of the float -> integer loops (0 scalar, 1 SSE4.1, 2 AVX2);
+    # `level` >= 0 sets it, capped at what the build and the CPU have.
+    int dali_cast_simd(int level)

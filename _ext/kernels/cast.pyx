@@ -26,8 +26,9 @@ from dali._ext.kernels.cast cimport (
     UINT16,
     UINT32,
     UINT64,
-    dali_cast_loop,
     dali_cast_fn,
+    dali_cast_loop,
+    dali_cast_simd,
 )
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
@@ -192,3 +193,10 @@ def cast_array(cnp.ndarray src, cnp.ndarray dst):
     cdef int64_t m = src.nbytes if fn == _copy else src.size
     with nogil:
         fn(s, d, m)
+
+
+def simd(level=None):
+    """The vector level of the float -> integer loops: 0 scalar, 1 SSE4.1, 2 AVX2 (at import:
+    the best the build and the CPU have).  `level` sets it (capped the same way), so tests can
+    compare every path; all give the same results."""
+    return dali_cast_simd(-1 if level is None else int(level))

@@ -129,3 +129,46 @@ def test_batch_checks():
         cast.cast_batch(None, src, BatchStorage.allocate(np.complex64, [(3,), (3,)]))
     with pytest.raises(ValueError, match="same size"):
         cast.cast_array(np.zeros(3), np.zeros(4))
+
+
+def _edge_floats(dtype, rng):
+    """Values where a float -> integer conversion can go wrong: NaNs (with payloads and
+    signs), infinities, halves, the integer types' boundaries and their neighbours, and
+    random values, shuffled so that each one meets every vector lane."""
+    bounds = [2.0 ** b for b in (7, 8, 15, 16, 24, 31, 32, 63)]
+    near = [b + d for b in bounds for d in (-1.5, -1, -0.5, 0, 0.5, 1, 1.5)]
+    special = [0.0, -0.0, 0.5, 1.5, 2.5, 0.49999997, 0.5000001, 1e-45, 8388607.5, 8388608.5,
+               2.0 ** 31 - 128, 2.0 ** 31 - 64, 1e30, np.inf, np.nan]
+    base = np.array(near + special)
+    halves = np.arange(-70000, 70000) + 0.5
+    rand = np.concatenate([rng.uniform(-70000, 70000, 20000),
+                           10.0 ** rng.uniform(-8, 40, 20000)])
+    with np.errstate(over="ignore"):
+        x = np.concatenate([base, -base, halves, rand, -rand]).astype(dtype)
+    bits = np.uint32 if dtype == np.float32 else np.uint64
+    top = 32 if dtype == np.float32 else 64
+    exp = (1 << (top - 1)) - (1 << (23 if top == 32 else 52))        # exponent all ones
+    payloads = np.array([exp | 1, exp | 5, (1 << (top - 1)) | exp | 1], bits).view(dtype)
+    x = np.concatenate([np.tile(x, 2), np.repeat(payloads, 40)])
+    rng.shuffle(x)
+    return x
+
+
+@pytest.mark.parametrize("src", [np.float32, np.float64], ids=str)
+@pytest.mark.parametrize("dst", [np.int8, np.uint8, np.int16, np.uint16, np.int32], ids=str)
+def test_vector_paths_give_the_scalar_results(src, dst):
+    x = _edge_floats(src, np.random.default_rng(11))
+    best = cast.simd()
+    starts = (0, 1, 5)
+    try:
+        results = []
+        for level in range(best + 1):
+            assert cast.simd(level) == level
+            for start in starts:        # several alignments and tail lengths
+                got = np.empty(x.size - start, dst)
+                cast.cast_array(np.ascontiguousarray(x[start:]), got)
+                results.append(got)
+        for got, start in zip(results, starts * (best + 1), strict=True):
+            np.testing.assert_array_equal(got, reference(x[start:], dst))
+    finally:
+        cast.simd(best)
