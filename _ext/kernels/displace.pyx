@@ -5,20 +5,25 @@ the position (x, y) lies in pixel (floor(x), floor(y))), as DALI's CPU kernel co
 * water:  p = (x + ampl_x * sinf(freq_x * y + phase_x), y + ampl_y * cosf(freq_y * x + phase_y));
 * sphere: with m = (W / 2, H / 2), d = int(max(m)), t = (x + 0.5, y + 0.5) - m,
           p = m + t * |t| / d;
-* remap (fn.jitter): p given per pixel by the caller.
+* remap: p given per pixel by the caller;
+* jitter: p = (clamp(x + rx, 0, W), clamp(y + ry, 0, H)) with r = min(floor(u * degree),
+  degree - 1) - degree // 2 from uniform doubles u given per pixel and axis.
 Nearest neighbour takes the pixel containing p; linear blends the four pixel centres around
 p - 0.5 (`a + (b - a) * f`, rows then columns).  Positions outside the image read
 `fill` (given already converted to the input type).  Integer outputs round half away from zero
 and saturate.  Everything runs without the GIL; `displace_batch` runs a batch of images on a
-thread pool in one call, largest first (images whose mask is off are copied).
+thread pool in one call, largest first (images whose mask is off are copied);
+`displace_storage` does the same on whole batches (`BatchStorage`), without Python per sample.
+The nogil contract is in displace.pxd.
 """
 cimport numpy as cnp
 import numpy as np
 
 from libc.math cimport cosf, sinf, sqrtf
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
+from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 from dali._ext.kernels.convert cimport store
@@ -27,15 +32,24 @@ from dali._ext.kernels.interpolation cimport floor_index
 
 cnp.import_array()
 
+cdef extern from "philox_blocks.h" nogil:
+    int dali_px_avx2
+    void dali_philox_detect()
+    void dali_philox_blocks(uint64_t key, uint32_t c0, uint32_t c1, uint32_t c2, uint32_t first,
+                            int64_t n, uint32_t* out)
+
+dali_philox_detect()
+
 cdef double _NS_PER_ELEMENT = 1.0    # the cost estimate (per pixel and channel) the pool gets
 
 cdef enum:
-    NN = 0
-    LINEAR = 1
-    WATER = 0
-    SPHERE = 1
-    REMAP = 2
-    COPY = 3
+    NN = DISPLACE_NN
+    LINEAR = DISPLACE_LINEAR
+    WATER = DISPLACE_WATER
+    SPHERE = DISPLACE_SPHERE
+    REMAP = DISPLACE_REMAP
+    COPY = DISPLACE_COPY
+    JITTER = DISPLACE_JITTER
 
 
 cdef inline float _at(const image_t* src, Py_ssize_t h, Py_ssize_t w, Py_ssize_t nc,
@@ -47,8 +61,8 @@ cdef inline float _at(const image_t* src, Py_ssize_t h, Py_ssize_t w, Py_ssize_t
 
 cdef void _displace(const image_t* src, image_t* dst, Py_ssize_t h, Py_ssize_t w,
                     Py_ssize_t nc, int mode, const float* wave, const float* map_x,
-                    const float* map_y, int interp, float fill,
-                    float* wave_rows) noexcept nogil:
+                    const float* map_y, const DisplaceJob* job, int interp,
+                    float fill, float* wave_rows) noexcept nogil:
     # wave_rows: scratch for water, h + w floats
     cdef Py_ssize_t y, x, c, xi, yi
     cdef float px, py, fx, fy, top, bottom, a, b, tx, ty, rad, fy_, fx_
@@ -62,6 +76,11 @@ cdef void _displace(const image_t* src, image_t* dst, Py_ssize_t h, Py_ssize_t w
     # water's sine term depends on the row only and its cosine term on the column only:
     # computed once each (the same float operations as per pixel)
     cdef float* wave_cols = NULL
+    cdef int32_t* jx = NULL
+    cdef int32_t* jy = NULL
+    if mode == JITTER:
+        jx = <int32_t*>(job.words + 4 * (w // 2 + 2))
+        jy = jx + w
     if mode == WATER:
         wave_cols = wave_rows + h
         for y in range(h):
@@ -78,6 +97,11 @@ cdef void _displace(const image_t* src, image_t* dst, Py_ssize_t h, Py_ssize_t w
             elif mode == REMAP:
                 px = map_x[y * w + x]
                 py = map_y[y * w + x]
+            elif mode == JITTER:
+                if x == 0:
+                    _jitter_row(job, y, jx, jy)
+                px = <float>jx[x]
+                py = <float>jy[x]
             else:
                 ty = fy_ + half - mid_y
                 tx = fx_ + half - mid_x
@@ -116,35 +140,89 @@ cdef void _displace(const image_t* src, image_t* dst, Py_ssize_t h, Py_ssize_t w
                     store(&out[c], top + (bottom - top) * fy)
 
 
-cdef struct Job:
-    const char* src
-    char* dst
-    bint is_float
-    Py_ssize_t h, w, nc
-    int mode, interp
-    float wave[6]
-    const float* map_x
-    const float* map_y
-    float fill
-    float* scratch          # h + w floats for water
+cdef inline Py_ssize_t _jitter_index(Py_ssize_t i, Py_ssize_t n, double u,
+                                     int degree) noexcept nogil:
+    # i + r - degree // 2 clamped to [0, n], r = min(floor(u * degree), degree - 1)
+    cdef int r = <int>(u * degree)          # floor: the product is >= 0
+    i += (r if r < degree else degree - 1) - degree // 2
+    return 0 if i < 0 else (n if i > n else i)
 
 
-cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
-    cdef Job* j = (<Job*>ctx) + i
+cdef void _jitter_row(const DisplaceJob* j, Py_ssize_t y, int32_t* xi,
+                      int32_t* yi) noexcept nogil:
+    # the source column and row of every pixel of row y: draw k of the sample's stream is
+    # half of Philox block k // 2 (words 0, 1 for even k, else 2, 3), as rng.uniform draws it
+    cdef Py_ssize_t x, w = j.w
+    cdef int64_t s, k, first
+    cdef const uint32_t* wp
+    cdef double u
+    cdef int axis
+    for axis in range(2):
+        s = axis * j.h * w + y * w
+        first = s // 2
+        dali_philox_blocks(j.key, <uint32_t>j.sample_id, <uint32_t>(j.sample_id >> 32),
+                           j.stream, <uint32_t>first, (s + w - 1) // 2 - first + 1, j.words)
+        for x in range(w):
+            k = s + x
+            wp = j.words + 4 * (k // 2 - first) + 2 * (k & 1)
+            u = (((<uint64_t>wp[0] << 32) | wp[1]) >> 11) * (1.0 / 9007199254740992.0)
+            if axis == 0:
+                xi[x] = <int32_t>_jitter_index(x, w, u, j.degree)
+            else:
+                yi[x] = <int32_t>_jitter_index(y, j.h, u, j.degree)
+
+
+cdef void _jitter(const image_t* src, image_t* dst, const DisplaceJob* j) noexcept nogil:
+    cdef Py_ssize_t h = j.h, w = j.w, nc = j.nc, y, x, c, xi, yi
+    cdef float fill = j.fill
+    cdef int32_t* xs = <int32_t*>(j.words + 4 * (w // 2 + 2))
+    cdef int32_t* ys = xs + w
+    cdef image_t fill_value
+    cdef image_t* out
+    cdef const image_t* pix
+    store(&fill_value, fill)
+    for y in range(h):
+        _jitter_row(j, y, xs, ys)
+        for x in range(w):
+            xi = xs[x]
+            yi = ys[x]
+            out = &dst[(y * w + x) * nc]
+            if xi < w and yi < h:
+                pix = &src[(yi * w + xi) * nc]
+                if nc == 3:         # the common case, unrolled
+                    out[0], out[1], out[2] = pix[0], pix[1], pix[2]
+                else:
+                    for c in range(nc):
+                        out[c] = pix[c]
+            else:
+                for c in range(nc):
+                    out[c] = fill_value
+
+
+cdef void displace_run(const DisplaceJob* j) noexcept nogil:
     if j.h == 0 or j.w == 0 or j.nc == 0:
         return
     if j.mode == COPY:
         memcpy(j.dst, j.src, j.h * j.w * j.nc * (4 if j.is_float else 1))
+    elif j.mode == JITTER and j.interp == NN:
+        if j.is_float:
+            _jitter(<const float*>j.src, <float*>j.dst, j)
+        else:
+            _jitter(<const uint8_t*>j.src, <uint8_t*>j.dst, j)
     elif j.is_float:
         _displace(<const float*>j.src, <float*>j.dst, j.h, j.w, j.nc, j.mode, j.wave, j.map_x,
-                  j.map_y, j.interp, j.fill, j.scratch)
+                  j.map_y, j, j.interp, j.fill, j.scratch)
     else:
         _displace(<const uint8_t*>j.src, <uint8_t*>j.dst, j.h, j.w, j.nc, j.mode, j.wave,
-                  j.map_x, j.map_y, j.interp, j.fill, j.scratch)
+                  j.map_x, j.map_y, j, j.interp, j.fill, j.scratch)
+
+
+cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
+    displace_run((<const DisplaceJob*>ctx) + i)
 
 
 cdef object _describe(cnp.ndarray src, cnp.ndarray dst, str mode, int interp, float fill,
-                      wave, positions, Job* job):
+                      wave, positions, DisplaceJob* job):
     """Check one image's arguments and fill `job`; returns what must stay alive while it
     runs."""
     cdef int k
@@ -216,10 +294,129 @@ def displace_batch(ThreadPool pool, list jobs, int interp, float fill, wave=None
     wake a thread) without the GIL, largest first.  Every job is checked before any runs."""
     cdef Py_ssize_t n = len(jobs), i
     keep = []
-    cdef Job* cjobs = <Job*>job_array(n, sizeof(Job), keep)
+    cdef DisplaceJob* cjobs = <DisplaceJob*>job_array(n, sizeof(DisplaceJob), keep)
     for i in range(n):
         src, dst, mode, positions = jobs[i]
         keep.append(_describe(src, dst, mode, interp, fill, wave, positions, &cjobs[i]))
     run_largest_first(pool, _run_job, cjobs,
                       [cjobs[i].h * cjobs[i].w * cjobs[i].nc for i in range(n)],
                       _NS_PER_ELEMENT)
+
+
+cdef inline Py_ssize_t _jitter_words(Py_ssize_t w) noexcept nogil:
+    # a jitter row's scratch: the Philox words of its draws, then its source columns and rows
+    return 4 * (w // 2 + 2) + 2 * w
+
+
+def philox_avx2(enable=None):
+    """Whether jitter's Philox blocks take the AVX2 path; `enable` switches it (on only where
+    the CPU has AVX2).  For tests."""
+    global dali_px_avx2
+    if enable is not None:
+        dali_philox_detect()
+        if not enable:
+            dali_px_avx2 = 0
+    return bool(dali_px_avx2)
+
+
+_MODES = {"water": WATER, "sphere": SPHERE, "jitter": JITTER}
+
+
+def displace_storage(ThreadPool pool, BatchStorage src, BatchStorage dst, str mode, masks,
+                     int interp, float fill, wave=None, int degree=0, uint64_t key=0,
+                     sample_ids=None, uint32_t stream=0):
+    """`displace` on every sample of a batch of HWC images, in one call without Python per
+    sample: sample i gets `mode` where masks[i] is non-zero and is copied otherwise.
+
+    Parameters
+    ----------
+    pool : ThreadPool or None
+    src, dst : BatchStorage
+        uint8 or float32 (H, W, C) samples, dst of src's type and shapes (dst contiguous).
+    mode : "water", "sphere" or "jitter"
+    masks : (num_samples,) int32
+    interp, fill, wave : as for `displace`
+    degree : int
+        jitter's nDegree (>= 1).
+    key, sample_ids, stream : for "jitter"
+        The draws of `dali._ext.rng.uniform(key, sample_ids, 2 * H * W, stream)` per sample
+        (the x offsets of every pixel, then the y offsets), made in the kernel.
+    """
+    cdef Py_ssize_t n = src.num_samples, i, h, w
+    cdef int code = _MODES[mode]
+    if dst.num_samples != n or src.dtype != dst.dtype or src.dtype not in (np.uint8,
+                                                                           np.float32):
+        raise TypeError(f"unsupported types {src.dtype} -> {dst.dtype}")
+    if n == 0:
+        return
+    if src.ndim != 3 or dst.ndim != 3 or not np.array_equal(src.shapes, dst.shapes):
+        raise ValueError("src and dst must hold (H, W, C) samples of the same shapes")
+    if not dst.is_contiguous:
+        raise ValueError("dst must be contiguous batch storage")
+    if interp != NN and interp != LINEAR:
+        raise ValueError(f"unsupported interpolation {interp}")
+    cdef const int32_t[::1] m = np.ascontiguousarray(masks, dtype=np.int32)
+    if m.shape[0] != n:
+        raise ValueError("masks needs one value per sample")
+    cdef const int64_t[:, ::1] shapes = np.ascontiguousarray(src.shapes, dtype=np.int64)
+    cdef const int64_t[::1] dst_off = dst.offsets
+    cdef const int64_t[::1] src_off = src.offsets if src.is_contiguous else None
+    cdef const int64_t[::1] ids = None
+    cdef uint32_t[::1] words = None
+    cdef float[::1] scratch = None
+    cdef Py_ssize_t total = 0, at = 0
+    if code == JITTER:
+        if degree < 1:
+            raise ValueError(f"degree must be positive, got {degree}")
+        ids = np.ascontiguousarray(sample_ids, dtype=np.int64)
+        if ids.shape[0] != n:
+            raise ValueError("sample_ids needs one value per sample")
+        for i in range(n):
+            total += _jitter_words(shapes[i, 1])
+        words = np.empty(total + 1, np.uint32)
+    elif code == WATER:
+        if wave is None or len(wave) != 6:
+            raise ValueError("water needs the six wave parameters")
+        for i in range(n):
+            total += shapes[i, 0] + shapes[i, 1]
+        scratch = np.empty(total + 1, np.float32)
+    keep = [src.samples() if src_off is None else None]
+    cdef list views = keep[0]
+    cdef DisplaceJob* jobs = <DisplaceJob*>job_array(n, sizeof(DisplaceJob), keep)
+    cdef DisplaceJob* j
+    cdef bint is_float = src.dtype == np.float32
+    cdef float wv[6]
+    if code == WATER:
+        for i in range(6):
+            wv[i] = wave[i]
+    if views is not None:
+        for i in range(n):
+            views[i] = np.ascontiguousarray(views[i])
+            jobs[i].src = <const char*>cnp.PyArray_DATA(views[i])
+    sizes = np.empty(n, np.int64)
+    cdef int64_t[::1] sz = sizes
+    with nogil:
+        for i in range(n):
+            j = &jobs[i]
+            h, w = shapes[i, 0], shapes[i, 1]
+            if src_off is not None:
+                j.src = src.data + src_off[i]
+            j.dst = dst.data + dst_off[i]
+            j.is_float = is_float
+            j.h, j.w, j.nc = h, w, shapes[i, 2]
+            j.mode = code if m[i] else COPY
+            j.interp, j.fill, j.degree = interp, fill, degree
+            j.map_x = j.map_y = NULL
+            j.words = NULL
+            j.scratch = NULL
+            if code == JITTER:
+                j.key, j.sample_id, j.stream = key, ids[i], stream
+                j.words = &words[at]
+                at += _jitter_words(w)
+            elif code == WATER:
+                j.wave = wv
+                j.scratch = &scratch[at]
+                at += h + w
+            sz[i] = h * w * j.nc
+    keep.append((words, scratch))
+    run_largest_first(pool, _run_job, jobs, sizes, _NS_PER_ELEMENT)

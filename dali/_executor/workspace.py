@@ -154,6 +154,11 @@ class Workspace(_ext_workspace.WorkspaceBase):
                                 RuntimeError)
         return rng.mix_key(self.spec.seed, self.epoch)
 
+    def random_key(self) -> int:
+        """The Philox key of this operator's draws in this epoch (for kernels that draw
+        `rng.uniform`'s numbers themselves, with `sample_ids`)."""
+        return self._key()
+
     def uniform(self, counts=1, stream=0) -> list:
         """Per-sample arrays of uniform [0, 1) doubles, `counts` (int or per-sample) each."""
         return self._split(rng.uniform(self._key(), self.sample_ids, self._counts(counts),

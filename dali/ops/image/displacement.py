@@ -10,7 +10,8 @@ fn.jitter moves every pixel by a random integer offset per axis, `r - nDegree //
 uniform in [0, nDegree), the position clamped to [0, extent] (the far edge reads the fill
 value).  Real DALI has it only on the GPU (curand draws, which cannot be reproduced); here it
 runs on the CPU with the counter-based generator, so that the same seed gives the same output
-whatever the threads.
+whatever the threads: the kernel makes `ws.uniform(2 * H * W)`'s draws of every sample itself
+(the x offsets of the pixels, then the y offsets), row by row on the thread pool.
 
 `mask` (0 or 1 per sample) leaves a sample unchanged when 0.  Unlike DALI 2.4, which honours
 only a per-sample (tensor) mask and ignores a constant one, a constant `mask=0` is honoured
@@ -71,16 +72,9 @@ class _Displacement(_operator.Operator):
     def _wave(self):
         return None
 
-    def _positions(self, ws, srcs):
-        return [None] * len(srcs)
-
     def run_cpu(self, ws, plan):
-        srcs = ws.input_samples(0)
-        positions = self._positions(ws, srcs)
-        jobs = [(np.ascontiguousarray(src), dst, self.mode if plan.mask[i] else "copy",
-                 positions[i]) for i, (src, dst) in enumerate(zip(srcs, ws.output_samples(0),
-                                                                  strict=True))]
-        _kernel.displace_batch(ws.thread_pool, jobs, plan.interp, plan.fill, self._wave())
+        _kernel.displace_storage(ws.thread_pool, ws.input_storage(0), ws.outputs[0], self.mode,
+                                 plan.mask, plan.interp, plan.fill, self._wave())
 
 
 @_registry.register
@@ -121,7 +115,7 @@ class Sphere(_Displacement):
 
 @_registry.register
 class Jitter(_Displacement):
-    mode = "remap"
+    mode = "jitter"
     schema = Schema(
         "jitter", inputs=1, outputs=1, devices=("cpu",), random=True,
         doc="Performs a random jitter augmentation: each pixel is moved by a random integer "
@@ -140,16 +134,8 @@ class Jitter(_Displacement):
             raise self.error(f"`nDegree` must be positive, got {self.args['nDegree']}")
         return super().infer(ws)
 
-    def _positions(self, ws, srcs):
-        degree = self.args["nDegree"]
-        half = degree // 2
-        counts = [2 * s.shape[0] * s.shape[1] for s in srcs]
-        out = []
-        for s, u in zip(srcs, ws.uniform(counts), strict=True):
-            h, w = s.shape[:2]
-            r = np.minimum(np.floor(u * degree), degree - 1).astype(np.int64) - half
-            ys, xs = np.mgrid[0:h, 0:w]
-            px = np.clip(xs + r[:h * w].reshape(h, w), 0, w)
-            py = np.clip(ys + r[h * w:].reshape(h, w), 0, h)
-            out.append((px.astype(np.float32), py.astype(np.float32)))
-        return out
+    def run_cpu(self, ws, plan):
+        # the draws of ws.uniform(2 * H * W) per sample, made in the kernel
+        _kernel.displace_storage(ws.thread_pool, ws.input_storage(0), ws.outputs[0], self.mode,
+                                 plan.mask, plan.interp, plan.fill, degree=self.args["nDegree"],
+                                 key=ws.random_key(), sample_ids=ws.sample_ids)
