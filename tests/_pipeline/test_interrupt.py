@@ -2,6 +2,7 @@
 call returns; the pipeline works afterwards, and a SIGINT handler that does not raise lets the
 job finish with every item run once (docs/reliability.md, "Ctrl-C")."""
 
+import gc
 import os
 import signal
 import subprocess
@@ -132,6 +133,7 @@ def _sigint_blocked_threads():
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux /proc")
 def test_pool_workers_block_sigint_and_the_caller_does_not():
+    gc.collect()                    # no other pool's workers go away between the readings
     before = _sigint_blocked_threads()
     pool = ThreadPool(4)
     assert _sigint_blocked_threads() == before + 3
