@@ -22,6 +22,7 @@ import time
 from bench import backends, measure, operators, pipelines
 
 MAX_ITERATIONS = 400
+FLOOR_MS = 0.01     # below this a time is not told apart from zero
 
 
 def reason(exc):
@@ -123,11 +124,19 @@ def _fmt_ms(v):
     return f"{m:.3f}" if abs(m) < 1 else f"{m:.2f}"
 
 
-def _ratio(ours, peer):
-    a, b = _median(ours), _median(peer)
-    if a is None or b is None or a <= 0 or b <= 0:
+def _resolved(v):
+    """The median of `v` when it stands out of the noise: above FLOOR_MS and above twice the
+    median absolute deviation of the repeats; else None."""
+    m = _median(v)
+    if m is None:
         return None
-    return a / b
+    mad = statistics.median([abs(x - m) for x in v])
+    return m if m > max(FLOOR_MS, 2 * mad) else None
+
+
+def _ratio(ours, peer):
+    a, b = _resolved(ours), _resolved(peer)
+    return None if a is None or b is None else a / b
 
 
 def table(results, labels=("dali", "DALI")):
@@ -185,6 +194,7 @@ def section(results, repeats, window):
         "synchronous pipelines (no prefetching) "
         f"(median over {repeats} interleaved repeats of about {1e3 * window:.0f} ms each); "
         "inputs per bench/operators.py: image = 224×224×3 uint8 (or the operator's natural "
-        "input at that size), small = 8×8×3. ratio = dali / DALI (lower is better; — where a "
-        "side is n/a or its time is ≤ 0, i.e. within noise).", "",
+        "input at that size), small = 8×8×3. ratio = dali / DALI (lower is better); — where a "
+        f"side is n/a or within noise (its median is below {FLOOR_MS} ms or below twice the "
+        "median absolute deviation of its repeats; negative times are such noise).", "",
         table(results), ""])

@@ -70,6 +70,13 @@ def test_measure_and_table():
     assert "2. dali: no case in bench/operators.py — zzz" in text
 
 
+def test_ratio_only_out_of_noise():
+    assert operator_report._ratio([2.0, 2.1, 1.9], [1.0, 1.0, 1.1]) == pytest.approx(2.0)
+    assert operator_report._ratio([2.0, 2.1, 1.9], [0.1, -0.4, 0.6]) is None  # spread > median
+    assert operator_report._ratio([0.005, 0.005], [1.0, 1.0]) is None         # below the floor
+    assert operator_report._ratio([1.0], "no fn.x") is None
+
+
 def test_reason_is_one_line():
     err = RuntimeError("Critical error in pipeline:\nError in CPU operator `x`,\nwhich was used"
                        " in the pipeline definition with the following traceback:\n\n  File "
