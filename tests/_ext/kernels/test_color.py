@@ -130,3 +130,40 @@ def test_every_sample_is_checked_before_any_runs():
                                   "to_gray")
     with pytest.raises(TypeError):
         color.convert_space(src.astype(np.int16), dst, "swap_rb")
+
+
+@pytest.fixture(params=[True, False], ids=["avx2", "sse41"])
+def simd_level(request):
+    was = color.simd_avx2()
+    color.simd_avx2(request.param)
+    yield
+    color.simd_avx2(was)
+
+
+@pytest.mark.parametrize("mul, add", [(1.3, -20.0), (0.5, 0.25), (0.5, 0.5), (-1.0, 255.0),
+                                      (1e30, 0.0), (0.0, np.nan), (0.0039215689, 127.5),
+                                      (1.0, -0.5), (3.0, -np.inf)])
+def test_uint8_affine_simd_paths_equal_the_scalar_on_every_value(simd_level, mul, add):
+    """uint8 -> uint8 1x1 maps run 32 (AVX2) or 16 (SSE4.1) values at a time, then one by
+    one: every value at every position of a vector, and the tail, as the float32 formula."""
+    src = np.tile(np.arange(256, dtype=np.uint8), 9)[:2 * 256 + 37].reshape(-1, 1)
+    src = np.concatenate([src, np.roll(src, 7)])
+    dst = np.empty_like(src)
+    color.linear(src, dst, [[mul]], [add])
+    with np.errstate(invalid="ignore", over="ignore"):
+        v = src.astype(np.float32) * np.float32(mul) + np.float32(add)
+    wide = np.nan_to_num(v.astype(np.float64), nan=0.0)
+    want = np.clip(np.floor(np.abs(wide) + 0.5) * np.sign(wide), 0, 255).astype(np.uint8)
+    np.testing.assert_array_equal(dst, want)
+
+
+@pytest.mark.parametrize("red", [0, 2])
+@pytest.mark.parametrize("n", [1, 17, 33, 34, 35, 99, 1000])
+def test_to_gray_simd_paths_equal_the_integer_formula(simd_level, red, n):
+    src = RNG.integers(0, 256, (n, 3), dtype=np.uint8)
+    src[:4] = [[255, 255, 255], [0, 0, 0], [255, 0, 0], [0, 0, 255]][:n]
+    dst = np.empty((n, 1), np.uint8)
+    color.convert_space(src, dst, "to_gray", red)
+    s = src.astype(np.int64)
+    want = (s[:, red] * 9798 + s[:, 1] * 19235 + s[:, 2 - red] * 3735 + 16384) >> 15
+    np.testing.assert_array_equal(dst[:, 0], want)
