@@ -2,13 +2,14 @@
 
 `perm[i]` is the input dimension that becomes output dimension i (default: reversed).  The
 layout is permuted the same way unless `transpose_layout=False`; `output_layout` overrides it.
+The batch is one call of the `transpose` kernel (`_ext/kernels/transpose.h`): samples of any
+shapes, cut into pieces for the thread pool.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
 from dali import _operator, _registry
+from dali._ext.kernels import transpose as transpose_kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 
@@ -57,10 +58,5 @@ class Transpose(_operator.Operator):
                               perm=perm)
 
     def run_cpu(self, ws, plan):
-        src = ws.input_storage(0)
-        dense_in, dense_out = src.dense(), ws.outputs[0].dense()
-        if dense_in is not None and dense_out is not None:
-            np.copyto(dense_out, dense_in.transpose(0, *(p + 1 for p in plan.perm)))
-            return
-        for s, dst in zip(src.samples(), ws.output_samples(0), strict=True):
-            np.copyto(dst, s.transpose(plan.perm))
+        transpose_kernel.transpose_batch(ws.thread_pool, ws.input_storage(0), ws.outputs[0],
+                                         plan.perm)

@@ -53,3 +53,14 @@ def test_matches_dali(kwargs):
     assert ours[1] == theirs[1]
     for a, b in zip(ours[0], theirs[0], strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("perm", [[2, 0, 1], [1, 2, 0], [1, 0, 2]])
+def test_images_uniform_and_ragged(perm):
+    rng = np.random.default_rng(5)
+    uniform = [rng.integers(0, 256, (120, 90, 3), np.uint8) for _ in range(4)]
+    ragged = [rng.integers(0, 256, (120 - i, 90 + 3 * i, 3), np.uint8) for i in range(4)]
+    for batch in (uniform, ragged):
+        out, _ = run(lambda fn, x, p=perm: fn.transpose(x, perm=p), batch, layout="HWC")
+        for o, x in zip(out, batch, strict=True):
+            np.testing.assert_array_equal(o, x.transpose(perm))
