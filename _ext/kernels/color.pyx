@@ -37,6 +37,7 @@ from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t
 
 from dali._ext.kernels.convert cimport half, load, sat_int, store
 from dali._ext.kernels.fused_types cimport pixel_out_t, pixel_t
+from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 cnp.import_array()
@@ -299,21 +300,67 @@ cdef void _run_group(void* ctx, int64_t g) noexcept nogil:
                      &TO_YCBCR[0, 0], &FROM_YCBCR[0, 0])
 
 
-cdef _run_batch(ThreadPool pool, list srcs, list dsts, Batch* b, units, Py_ssize_t nparts,
-                list keep):
-    """Check the samples against `b` (channels, types), cut them into pieces and groups (see
-    the module docstring) and run the groups.  `nparts` is the number of matrices (-1: none
-    needed)."""
-    cdef Py_ssize_t n = len(srcs), i, f, a, step, part, isz = 0, osz = 0
-    cdef Py_ssize_t npieces = 0, nparams = 0, ngroups = 0, k = 0, gpix = 0
-    cdef cnp.ndarray src, dst
-    if len(dsts) != n:
-        raise ValueError("srcs and dsts must have the same length")
+cdef _run_batch(ThreadPool pool, Batch* b, Py_ssize_t n, const char** sp, char** dp,
+                const int64_t* pixels, units, Py_ssize_t nmats, bint shared, Py_ssize_t isz,
+                Py_ssize_t osz, list keep):
+    """Cut the samples (sample i: `pixels[i]` pixels at sp[i], written to dp[i]) into pieces
+    and groups (see the module docstring) and run the groups.  `nmats` is the number of
+    matrices: one per part, or, when `shared`, possibly 1 for every part (-1: none needed)."""
+    cdef Py_ssize_t i, f, a, step, part, npieces = 0, nparams = 0, ngroups = 0, k = 0, gpix = 0
     cdef const int64_t[::1] parts = (np.ones(n, np.int64) if units is None
                                      else np.ascontiguousarray(units, dtype=np.int64))
     if parts.shape[0] != n:
         raise ValueError("units needs one value per sample")
-    cdef int64_t[::1] pixels = np.empty(n, np.int64)
+    for i in range(n):
+        if parts[i] < 0 or (pixels[i] and (parts[i] == 0 or pixels[i] % parts[i])):
+            raise ValueError(f"sample {i}: {pixels[i]} pixels do not split into {parts[i]} "
+                             f"parts")
+        part = pixels[i] // parts[i] if parts[i] else 0
+        npieces += parts[i] * ((part + TILE - 1) // TILE)
+        nparams += parts[i]
+    shared = shared and nmats == 1
+    if nmats >= 0 and nmats != nparams and not shared:
+        raise ValueError(f"the samples have {nparams} parts but {nmats} matrices are given")
+    cdef Piece* pieces = <Piece*>job_array(npieces, sizeof(Piece), keep)
+    cdef Group* groups = <Group*>job_array(npieces, sizeof(Group), keep)
+    sizes = np.zeros(max(npieces, 1), np.int64)
+    cdef int64_t[::1] sz = sizes
+    nparams = 0
+    with nogil:
+        for i in range(n):
+            part = pixels[i] // parts[i] if parts[i] else 0
+            for f in range(parts[i]):
+                a = f * part
+                while a < (f + 1) * part:
+                    step = min(<Py_ssize_t>TILE, (f + 1) * part - a)
+                    pieces[k].src = sp[i] + a * b.cin * isz
+                    pieces[k].dst = dp[i] + a * b.cout * osz
+                    pieces[k].n = step
+                    pieces[k].param = 0 if shared else nparams
+                    if ngroups == 0 or gpix + step > TILE:
+                        groups[ngroups].first = k
+                        ngroups += 1
+                        gpix = 0
+                    groups[ngroups - 1].count += 1
+                    gpix += step
+                    sz[ngroups - 1] = gpix * (b.cin + b.cout)
+                    k += 1
+                    a += step
+                nparams += 1
+    b.pieces, b.groups = pieces, groups
+    run_largest_first(pool, _run_group, b, sizes[:ngroups], _NS_PER_ELEMENT)
+
+
+cdef _run_lists(ThreadPool pool, list srcs, list dsts, Batch* b, units, Py_ssize_t nmats,
+                list keep):
+    """`_run_batch` on lists of arrays, checked against `b` (channels, types)."""
+    cdef Py_ssize_t n = len(srcs), i, isz = 0, osz = 0
+    cdef cnp.ndarray src, dst
+    if len(dsts) != n:
+        raise ValueError("srcs and dsts must have the same length")
+    cdef const char** sp = <const char**>job_array(n, sizeof(char*), keep)
+    cdef char** dp = <char**>job_array(n, sizeof(char*), keep)
+    cdef int64_t* pixels = <int64_t*>job_array(n, sizeof(int64_t), keep)
     types = _TYPES if b.conversion == LINEAR else {np.dtype(np.uint8)}
     for i in range(n):
         src, dst = srcs[i], dsts[i]
@@ -332,39 +379,56 @@ cdef _run_batch(ThreadPool pool, list srcs, list dsts, Batch* b, units, Py_ssize
             raise ValueError(f"sample {i}: src and dst must hold the same number of pixels "
                              f"of {b.cin} and {b.cout} channels, got {src.size} and "
                              f"{dst.size} values")
-        if parts[i] < 0 or (pixels[i] and (parts[i] == 0 or pixels[i] % parts[i])):
-            raise ValueError(f"sample {i}: {pixels[i]} pixels do not split into {parts[i]} "
-                             f"parts")
-        part = pixels[i] // parts[i] if parts[i] else 0
-        npieces += parts[i] * ((part + TILE - 1) // TILE)
-        nparams += parts[i]
-    if nparts >= 0 and nparams != nparts:
-        raise ValueError(f"the samples have {nparams} parts but {nparts} matrices are given")
-    cdef Piece* pieces = <Piece*>job_array(npieces, sizeof(Piece), keep)
-    cdef Group* groups = <Group*>job_array(npieces, sizeof(Group), keep)
-    cdef int64_t[::1] sizes = np.zeros(max(npieces, 1), np.int64)
-    nparams = 0
-    for i in range(n):
-        src, dst = srcs[i], dsts[i]
-        part = pixels[i] // parts[i] if parts[i] else 0
-        for f in range(parts[i]):
-            for a in range(f * part, (f + 1) * part, TILE):
-                step = min(<Py_ssize_t>TILE, (f + 1) * part - a)
-                pieces[k].src = <const char*>cnp.PyArray_DATA(src) + a * b.cin * isz
-                pieces[k].dst = <char*>cnp.PyArray_DATA(dst) + a * b.cout * osz
-                pieces[k].n = step
-                pieces[k].param = nparams
-                if ngroups == 0 or gpix + step > TILE:
-                    groups[ngroups].first = k
-                    ngroups += 1
-                    gpix = 0
-                groups[ngroups - 1].count += 1
-                gpix += step
-                sizes[ngroups - 1] = gpix * (b.cin + b.cout)
-                k += 1
-            nparams += 1
-    b.pieces, b.groups = pieces, groups
-    run_largest_first(pool, _run_group, b, np.asarray(sizes)[:ngroups], _NS_PER_ELEMENT)
+        sp[i] = <const char*>cnp.PyArray_DATA(src)
+        dp[i] = <char*>cnp.PyArray_DATA(dst)
+    _run_batch(pool, b, n, sp, dp, pixels, units, nmats, False, isz, osz, keep)
+
+
+cdef _run_storage(ThreadPool pool, BatchStorage src, BatchStorage dst, Batch* b, units,
+                  Py_ssize_t nmats, list keep):
+    """`_run_batch` on whole batches: no Python per sample when src is contiguous."""
+    cdef Py_ssize_t n = src.num_samples, i, d
+    types = _TYPES if b.conversion == LINEAR else {np.dtype(np.uint8)}
+    if src.dtype not in types or dst.dtype not in types:
+        raise TypeError(f"unsupported types {src.dtype} -> {dst.dtype}")
+    if dst.num_samples != n or not dst.is_contiguous:
+        raise ValueError("dst must be contiguous storage of as many samples as src")
+    b.sk, b.dk = cnp.PyArray_TYPE(np.empty(0, src.dtype)), cnp.PyArray_TYPE(
+        np.empty(0, dst.dtype))
+    if n == 0:
+        return
+    cdef const int64_t[:, ::1] ss = np.ascontiguousarray(src.shapes, dtype=np.int64)
+    cdef const int64_t[:, ::1] ds = np.ascontiguousarray(dst.shapes, dtype=np.int64)
+    cdef const int64_t[::1] doff = dst.offsets
+    cdef const int64_t[::1] soff = src.offsets if src.is_contiguous else None
+    cdef const char** sp = <const char**>job_array(n, sizeof(char*), keep)
+    cdef char** dp = <char**>job_array(n, sizeof(char*), keep)
+    cdef int64_t* pixels = <int64_t*>job_array(n, sizeof(int64_t), keep)
+    cdef int64_t se, de
+    cdef Py_ssize_t bad = -1
+    with nogil:
+        for i in range(n):
+            se = de = 1
+            for d in range(ss.shape[1]):
+                se *= ss[i, d]
+            for d in range(ds.shape[1]):
+                de *= ds[i, d]
+            pixels[i] = se // b.cin
+            if bad < 0 and (se != pixels[i] * b.cin or de != pixels[i] * b.cout):
+                bad = i
+            dp[i] = dst.data + doff[i]
+            if soff is not None:
+                sp[i] = src.data + soff[i]
+    if bad >= 0:
+        raise ValueError(f"sample {bad}: src and dst must hold the same number of pixels of "
+                         f"{b.cin} and {b.cout} channels")
+    if soff is None:
+        views = [np.ascontiguousarray(v) for v in src.samples()]
+        keep.append(views)
+        for i in range(n):
+            sp[i] = <const char*>cnp.PyArray_DATA(views[i])
+    _run_batch(pool, b, n, sp, dp, pixels, units, nmats, True, src.dtype.itemsize,
+               dst.dtype.itemsize, keep)
 
 
 def simd_avx2(enable=None):
@@ -376,6 +440,22 @@ def simd_avx2(enable=None):
         if not enable:
             dali_color_avx2 = 0
     return bool(dali_color_avx2)
+
+
+cdef Batch* _linear_batch(mats, offsets, list keep) except NULL:
+    cdef cnp.ndarray m = np.ascontiguousarray(mats, dtype=np.float32)
+    cdef cnp.ndarray o = np.ascontiguousarray(offsets, dtype=np.float32)
+    if m.ndim != 3 or o.ndim != 2 or o.shape[0] != m.shape[0] or o.shape[1] != m.shape[1]:
+        raise ValueError("mats must be (parts, cout, cin) and offsets (parts, cout)")
+    if m.shape[1] == 0 or m.shape[2] == 0:
+        raise ValueError("the matrices must have at least one row and one column")
+    keep += [m, o]
+    cdef Batch* b = <Batch*>job_array(1, sizeof(Batch), keep)
+    b.cout, b.cin = m.shape[1], m.shape[2]
+    b.mats = <const float*>cnp.PyArray_DATA(m)
+    b.offs = <const float*>cnp.PyArray_DATA(o)
+    b.conversion = LINEAR
+    return b
 
 
 def linear_batch(ThreadPool pool, list srcs, list dsts, mats, offsets, units=None):
@@ -396,19 +476,19 @@ def linear_batch(ThreadPool pool, list srcs, list dsts, mats, offsets, units=Non
         The number of equal parts of every sample (its frames, when the matrix varies per
         frame; 0 only for an empty sample); 1 each by default.
     """
-    cdef cnp.ndarray m = np.ascontiguousarray(mats, dtype=np.float32)
-    cdef cnp.ndarray o = np.ascontiguousarray(offsets, dtype=np.float32)
-    if m.ndim != 3 or o.ndim != 2 or o.shape[0] != m.shape[0] or o.shape[1] != m.shape[1]:
-        raise ValueError("mats must be (parts, cout, cin) and offsets (parts, cout)")
-    if m.shape[1] == 0 or m.shape[2] == 0:
-        raise ValueError("the matrices must have at least one row and one column")
-    keep = [m, o]
-    cdef Batch* b = <Batch*>job_array(1, sizeof(Batch), keep)
-    b.cout, b.cin = m.shape[1], m.shape[2]
-    b.mats = <const float*>cnp.PyArray_DATA(m)
-    b.offs = <const float*>cnp.PyArray_DATA(o)
-    b.conversion = LINEAR
-    _run_batch(pool, srcs, dsts, b, units, m.shape[0], keep)
+    keep = []
+    cdef Batch* b = _linear_batch(mats, offsets, keep)
+    _run_lists(pool, srcs, dsts, b, units, (<cnp.ndarray>keep[0]).shape[0], keep)
+
+
+def linear_storage(ThreadPool pool, BatchStorage src, BatchStorage dst, mats, offsets,
+                   units=None):
+    """`linear_batch` on whole batches (dst contiguous), without Python per sample: the
+    samples' pixels are their elements `cin` at a time.  `mats` and `offsets` may also hold
+    one matrix for every part."""
+    keep = []
+    cdef Batch* b = _linear_batch(mats, offsets, keep)
+    _run_storage(pool, src, dst, b, units, (<cnp.ndarray>keep[0]).shape[0], keep)
 
 
 def linear(cnp.ndarray src, cnp.ndarray dst, mat, offset):
@@ -438,7 +518,21 @@ def convert_space_batch(ThreadPool pool, list srcs, list dsts, conversion, int r
     cdef Batch* b = <Batch*>job_array(1, sizeof(Batch), keep)
     b.cin, b.cout = _CHANNELS[code]
     b.conversion, b.red = code, red
-    _run_batch(pool, srcs, dsts, b, None, -1, keep)
+    _run_lists(pool, srcs, dsts, b, None, -1, keep)
+
+
+def convert_space_storage(ThreadPool pool, BatchStorage src, BatchStorage dst, conversion,
+                          int red=0):
+    """`convert_space_batch` on whole batches (dst contiguous), without Python per
+    sample."""
+    cdef int code = CONVERSIONS[conversion]
+    if red not in (0, 2):
+        raise ValueError("red must be 0 or 2")
+    keep = []
+    cdef Batch* b = <Batch*>job_array(1, sizeof(Batch), keep)
+    b.cin, b.cout = _CHANNELS[code]
+    b.conversion, b.red = code, red
+    _run_storage(pool, src, dst, b, None, -1, keep)
 
 
 def convert_space(cnp.ndarray src, cnp.ndarray dst, conversion, int red=0):

@@ -1,6 +1,10 @@
 """What the pointwise colour operators share: input types, `dtype`, the channel check, per-part
 argument values and the samples as the colour kernels take them.
 
+Constant arguments give one matrix and offset for the whole batch, computed once per set of
+values (`functools.lru_cache` in the operators): the kernels' storage entry points take a
+single matrix for every part, so a batch costs no NumPy work per argument.
+
 The kernels (`dali._ext.kernels.color`) take the whole batch in one call: the samples, one
 matrix and offset per *part* and the number of parts of every sample.  A part is a sample,
 or a frame of a sequence when an argument input varies per frame (its layout starts with "F",
@@ -39,6 +43,12 @@ def channels_of(op, shapes, layout, expected):
                        f'layout "{layout}"), got {shapes[i][c]}', RuntimeError)
 
 
+def constant_args(ws, names) -> bool:
+    """Whether none of the arguments `names` is an argument input (their values are then the
+    same for every batch, and what is derived from them can be memoized)."""
+    return not any(ws.is_arg_input(n) for n in names)
+
+
 def _per_frame_input(ws, name):
     """The argument input of `name` when it is given per frame, else None."""
     if not ws.is_arg_input(name):
@@ -75,12 +85,3 @@ def part_values(ws, name, frames) -> np.ndarray:
                                  f"per frame ({frames[i]}), got {sizes[i]}")
     flat = np.concatenate([np.asarray(s, np.float32).reshape(-1) for s in st.samples()])
     return np.repeat(flat, np.where(sizes == 1, frames, 1))
-
-
-def samples(ws, k=0) -> list:
-    """The samples of input k as C-contiguous arrays (views of the batch when it is stored in
-    one block, as almost always)."""
-    out = ws.input_samples(k)
-    if ws.input_storage(k).base is None:
-        out = [np.ascontiguousarray(s) for s in out]
-    return out

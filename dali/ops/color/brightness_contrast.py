@@ -17,6 +17,8 @@ may vary per frame) and DHWC layouts.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from dali import _operator, _registry, _types
@@ -59,6 +61,15 @@ def kernel_factors(in_type, out_type, brightness, shift, contrast, center=None):
     return b * c, add
 
 
+@functools.lru_cache(maxsize=256)
+def _constant_factors(in_type, out_type, brightness, shift, contrast, center):
+    """One (1, 1, 1) matrix and (1, 1) offset for constant arguments."""
+    mul, add = kernel_factors(in_type, out_type, brightness, shift, contrast, center)
+    mats, offs = mul.reshape(1, 1, 1), add.reshape(1, 1)
+    mats.flags.writeable = offs.flags.writeable = False
+    return mats, offs
+
+
 class _BrightnessContrast(_operator.Operator):
     factors: tuple = ()
 
@@ -68,6 +79,15 @@ class _BrightnessContrast(_operator.Operator):
         in_type = _color.check_type(self, tl.dtype, TYPES)
         out_type = _color.output_type(self, in_type, TYPES)
         shapes = ws.input_storage(0).shapes
+        desc = _operator.OutputDesc(shapes, _types.dtype_of(out_type), layout)
+        if _color.constant_args(ws, self.factors):
+            a = self.args
+            center = a["contrast_center"] if "contrast_center" in self.factors and \
+                ws.arg_given("contrast_center") else None
+            mats, offs = _constant_factors(
+                in_type, out_type, a.get("brightness", 1.0), a.get("brightness_shift", 0.0),
+                a.get("contrast", 1.0), center)
+            return _operator.Plan([desc], mats=mats, offsets=offs, frames=None)
         frames = _color.frames_per_sample(ws, self.factors, layout, shapes)
         v = {n: _color.part_values(ws, n, frames) for n in self.factors}
         center = v["contrast_center"] if "contrast_center" in v and ws.arg_given(
@@ -77,13 +97,12 @@ class _BrightnessContrast(_operator.Operator):
                                   center)
         parts = ws.batch_size if frames is None else int(frames.sum())
         return _operator.Plan(
-            [_operator.OutputDesc(shapes, _types.dtype_of(out_type), layout)],
-            mats=np.broadcast_to(mul, parts).reshape(-1, 1, 1),
+            [desc], mats=np.broadcast_to(mul, parts).reshape(-1, 1, 1),
             offsets=np.broadcast_to(add, parts).reshape(-1, 1), frames=frames)
 
     def run_cpu(self, ws, plan):
-        _kernel.linear_batch(ws.thread_pool, _color.samples(ws), ws.output_samples(0),
-                             plan.mats, plan.offsets, plan.frames)
+        _kernel.linear_storage(ws.thread_pool, ws.input_storage(0), ws.outputs[0], plan.mats,
+                               plan.offsets, plan.frames)
 
 
 @_registry.register

@@ -21,7 +21,6 @@ from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
 from dali._types import DALIImageType as Img
 from dali.ops import _layouts
-from dali.ops.color import _color
 
 LAYOUTS = ("FDHWC", "FHWC", "DHWC", "HWC")
 _CHANNELS = {Img.RGB: 3, Img.BGR: 3, Img.GRAY: 1, Img.YCbCr: 3}
@@ -78,5 +77,5 @@ class ColorSpaceConversion(_operator.Operator):
 
     def run_cpu(self, ws, plan):
         name, red = plan.conversion
-        _kernel.convert_space_batch(ws.thread_pool, _color.samples(ws), ws.output_samples(0),
-                                    name, red)
+        _kernel.convert_space_storage(ws.thread_pool, ws.input_storage(0), ws.outputs[0], name,
+                                      red)

@@ -16,6 +16,8 @@ defaults to UINT8 whatever the input type, as in DALI.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from dali import _operator, _registry, _types
@@ -73,6 +75,25 @@ def _image_type_arg():
                ignored="DALI ignores it too: the data is treated as RGB")
 
 
+def _transform(values, half_range):
+    """The matrices and offsets of per-part factor arrays (`values`: name -> array);
+    `half_range` is None without color_twist's contrast offset."""
+    mats = twist_matrices(**values)
+    offsets = np.zeros((len(mats), 3), _F32)
+    if half_range is not None:
+        offsets[:] = np.reshape(contrast_offsets(values["brightness"], values["contrast"],
+                                                 half_range), (-1, 1))
+    return mats, offsets
+
+
+@functools.lru_cache(maxsize=256)
+def _constant_transform(items, half_range):
+    """`_transform` of constant factors (`items`: (name, value) pairs), read-only."""
+    mats, offsets = _transform(dict(items), half_range)
+    mats.flags.writeable = offsets.flags.writeable = False
+    return mats, offsets
+
+
 class _LinearColor(_operator.Operator):
     """Shared infer/run of the four operators; subclasses list their factor arguments."""
 
@@ -86,20 +107,20 @@ class _LinearColor(_operator.Operator):
         out_type = _color.output_type(self, in_type, TYPES)
         shapes = ws.input_storage(0).shapes
         _color.channels_of(self, shapes, layout, 3)
+        half_range = (0.5 if _types.is_float(in_type) else 128.0) if self.offset else None
+        desc = _operator.OutputDesc(shapes, _types.dtype_of(out_type), layout)
+        if _color.constant_args(ws, self.factors):
+            mats, offsets = _constant_transform(
+                tuple((n, float(self.args[n])) for n in self.factors), half_range)
+            return _operator.Plan([desc], mats=mats, offsets=offsets, frames=None)
         frames = _color.frames_per_sample(ws, self.factors, layout, shapes)
-        v = {n: _color.part_values(ws, n, frames) for n in self.factors}
-        mats = twist_matrices(**v)
-        offsets = np.zeros((len(mats), 3), _F32)
-        if self.offset:
-            half_range = 0.5 if _types.is_float(in_type) else 128.0
-            offsets[:] = contrast_offsets(v["brightness"], v["contrast"], half_range)[:, None]
-        return _operator.Plan(
-            [_operator.OutputDesc(shapes, _types.dtype_of(out_type), layout)],
-            mats=mats, offsets=offsets, frames=frames)
+        mats, offsets = _transform({n: _color.part_values(ws, n, frames) for n in self.factors},
+                                   half_range)
+        return _operator.Plan([desc], mats=mats, offsets=offsets, frames=frames)
 
     def run_cpu(self, ws, plan):
-        _kernel.linear_batch(ws.thread_pool, _color.samples(ws), ws.output_samples(0),
-                             plan.mats, plan.offsets, plan.frames)
+        _kernel.linear_storage(ws.thread_pool, ws.input_storage(0), ws.outputs[0], plan.mats,
+                               plan.offsets, plan.frames)
 
 
 def _factor(name, default, doc):
