@@ -1,5 +1,6 @@
-// The C loops of the flip kernel (_ext/kernels/flip.pyx): a sample is reduced to "reverse some
-// of a few axes" over bytes, then copied by runs (see `dali_flip_collapse`).
+// The C loops of the flip kernel (_ext/kernels/flip.pyx): a window of a sample (the whole
+// sample for a flip, a crop window otherwise) is reduced to "reverse some of a few strided
+// axes" over bytes, then copied by runs (see `dali_flip_collapse`).
 #ifndef DALI_EXT_KERNELS_FLIP_H_
 #define DALI_EXT_KERNELS_FLIP_H_
 
@@ -10,97 +11,122 @@
 
 /* One work item: the destination indices [lo, hi) of axis 0 of a collapsed sample. */
 typedef struct {
-    const char* src;
+    const char* src;                       /* the window's first element in the source */
     char* dst;
     int ndim;                              /* axes left after the unit is taken out, >= 0 */
     int64_t extent[DALI_FLIP_MAX_DIMS];
-    int64_t stride[DALI_FLIP_MAX_DIMS];    /* bytes; the same in source and destination */
+    int64_t src_stride[DALI_FLIP_MAX_DIMS];    /* bytes */
+    int64_t dst_stride[DALI_FLIP_MAX_DIMS];    /* bytes */
     uint8_t flip[DALI_FLIP_MAX_DIMS];
     int64_t unit;                          /* bytes copied as one block */
+    int64_t src_offset;                    /* bytes from the source sample to the window */
     int64_t lo, hi;
 } dali_flip_job;
 
-/* Describe a C-contiguous sample of `ndim` axes (`shape`, `flags[d]` non-zero: reverse axis d)
-   and element size `itemsize` in `job` (all but src, dst, lo, hi).  Axes of extent 1 go,
-   neighbours that are both reversed or both kept merge into one axis (reversing two adjacent
-   axes reverses their flattened product), and a kept innermost axis becomes the unit: a block
-   of bytes copied whole.  What is left alternates reversed and kept axes and ends with a
-   reversed one, so the innermost loop always reverses units.  Returns the sample's bytes. */
-static int64_t dali_flip_collapse(int ndim, const int64_t* shape, const uint8_t* flags,
+/* Describe the copy of the window of `shape` at `anchor` (NULL: zeros) of a C-contiguous
+   sample of `src_shape`, reversed along the axes d with `flags[d]` non-zero, into a
+   C-contiguous destination of `shape`, for elements of `itemsize` bytes, in `job` (all but
+   src, dst, lo, hi).  Axes of extent 1 go; an axis merges with the (collapsed) axis inside it
+   when both are reversed or both kept and the inner one spans its whole source row
+   (reversing two such axes reverses their flattened product); a kept innermost axis that is
+   contiguous in the source becomes the unit, a block of bytes copied whole.  Returns the
+   window's bytes. */
+static int64_t dali_flip_collapse(int ndim, const int64_t* shape, const int64_t* src_shape,
+                                  const int64_t* anchor, const uint8_t* flags,
                                   int64_t itemsize, dali_flip_job* job) {
-    int n = 0;
-    int64_t volume = itemsize;
-    for (int d = 0; d < ndim; d++) {
+    int64_t ext[DALI_FLIP_MAX_DIMS], sst[DALI_FLIP_MAX_DIMS], dst[DALI_FLIP_MAX_DIMS];
+    uint8_t fl[DALI_FLIP_MAX_DIMS];
+    int n = 0;                             /* collapsed axes, innermost first in ext.. */
+    int64_t volume = itemsize, s_stride = itemsize, d_stride = itemsize, offset = 0;
+    for (int d = ndim - 1; d >= 0; d--) {
         int64_t e = shape[d];
         volume *= e;
-        if (e == 1) continue;
-        uint8_t f = flags[d] != 0;
-        if (n > 0 && job->flip[n - 1] == f) {
-            job->extent[n - 1] *= e;
-        } else {
-            job->extent[n] = e;
-            job->flip[n] = f;
-            n++;
+        if (anchor) offset += anchor[d] * s_stride;
+        if (e != 1) {
+            uint8_t f = flags[d] != 0;
+            if (n > 0 && fl[n - 1] == f && sst[n - 1] * ext[n - 1] == s_stride &&
+                    dst[n - 1] * ext[n - 1] == d_stride) {
+                ext[n - 1] *= e;
+            } else {
+                ext[n] = e;
+                sst[n] = s_stride;
+                dst[n] = d_stride;
+                fl[n] = f;
+                n++;
+            }
         }
+        s_stride *= src_shape[d];
+        d_stride *= e;
     }
     job->unit = itemsize;
-    if (n > 0 && !job->flip[n - 1]) {
-        job->unit *= job->extent[n - 1];
+    if (n > 0 && !fl[0] && sst[0] == itemsize && dst[0] == itemsize) {
+        job->unit *= ext[0];
+        for (int k = 1; k < n; k++) {
+            ext[k - 1] = ext[k];
+            sst[k - 1] = sst[k];
+            dst[k - 1] = dst[k];
+            fl[k - 1] = fl[k];
+        }
         n--;
     }
-    int64_t stride = job->unit;
-    for (int d = n - 1; d >= 0; d--) {
-        job->stride[d] = stride;
-        stride *= job->extent[d];
+    for (int k = 0; k < n; k++) {          /* outermost first in the job */
+        job->extent[k] = ext[n - 1 - k];
+        job->src_stride[k] = sst[n - 1 - k];
+        job->dst_stride[k] = dst[n - 1 - k];
+        job->flip[k] = fl[n - 1 - k];
     }
+    job->src_offset = offset;
     job->ndim = volume == 0 ? -1 : n;     /* -1: nothing to copy */
     return volume;
 }
 
-/* dst[j] = src[n - 1 - j] for n units of U bytes: a constant size lets the compiler move
+/* dst[j * ds] = src[j * ss] for n units of U bytes: a constant size lets the compiler move
    each unit with a few plain loads and stores instead of calling memcpy. */
-#define DALI_FLIP_REVERSE(U)                                                   \
-    static void dali_flip_reverse_##U(const char* s, char* d, int64_t n) {      \
-        s += (n - 1) * U;                                                       \
-        for (int64_t j = 0; j < n; j++, s -= U, d += U) memcpy(d, s, U);        \
+#define DALI_FLIP_COPY(U)                                                            \
+    static void dali_flip_copy_##U(const char* s, int64_t ss, char* d, int64_t ds,   \
+                                   int64_t n) {                                      \
+        for (int64_t j = 0; j < n; j++, s += ss, d += ds) memcpy(d, s, U);           \
     }
-DALI_FLIP_REVERSE(1)
-DALI_FLIP_REVERSE(2)
-DALI_FLIP_REVERSE(3)
-DALI_FLIP_REVERSE(4)
-DALI_FLIP_REVERSE(6)
-DALI_FLIP_REVERSE(8)
-DALI_FLIP_REVERSE(12)
-DALI_FLIP_REVERSE(16)
-#undef DALI_FLIP_REVERSE
+DALI_FLIP_COPY(1)
+DALI_FLIP_COPY(2)
+DALI_FLIP_COPY(3)
+DALI_FLIP_COPY(4)
+DALI_FLIP_COPY(6)
+DALI_FLIP_COPY(8)
+DALI_FLIP_COPY(12)
+DALI_FLIP_COPY(16)
+#undef DALI_FLIP_COPY
 
-static void dali_flip_reverse(const char* s, char* d, int64_t n, int64_t unit) {
+static void dali_flip_copy(const char* s, int64_t ss, char* d, int64_t ds, int64_t n,
+                           int64_t unit) {
     switch (unit) {
-        case 1: dali_flip_reverse_1(s, d, n); return;
-        case 2: dali_flip_reverse_2(s, d, n); return;
-        case 3: dali_flip_reverse_3(s, d, n); return;
-        case 4: dali_flip_reverse_4(s, d, n); return;
-        case 6: dali_flip_reverse_6(s, d, n); return;
-        case 8: dali_flip_reverse_8(s, d, n); return;
-        case 12: dali_flip_reverse_12(s, d, n); return;
-        case 16: dali_flip_reverse_16(s, d, n); return;
+        case 1: dali_flip_copy_1(s, ss, d, ds, n); return;
+        case 2: dali_flip_copy_2(s, ss, d, ds, n); return;
+        case 3: dali_flip_copy_3(s, ss, d, ds, n); return;
+        case 4: dali_flip_copy_4(s, ss, d, ds, n); return;
+        case 6: dali_flip_copy_6(s, ss, d, ds, n); return;
+        case 8: dali_flip_copy_8(s, ss, d, ds, n); return;
+        case 12: dali_flip_copy_12(s, ss, d, ds, n); return;
+        case 16: dali_flip_copy_16(s, ss, d, ds, n); return;
         default:
-            s += (n - 1) * unit;
-            for (int64_t j = 0; j < n; j++, s -= unit, d += unit) memcpy(d, s, (size_t)unit);
+            for (int64_t j = 0; j < n; j++, s += ss, d += ds) memcpy(d, s, (size_t)unit);
     }
 }
 
 /* Axis k of the job, destination indices [lo, hi); src and dst point at index 0 of axis k. */
 static void dali_flip_axis(const dali_flip_job* job, int k, const char* s, char* d,
                            int64_t lo, int64_t hi) {
-    int64_t e = job->extent[k], st = job->stride[k];
-    if (k == job->ndim - 1) {          /* innermost: always reversed (see collapse) */
-        dali_flip_reverse(s + (e - hi) * st, d + lo * st, hi - lo, job->unit);
+    int64_t e = job->extent[k], ss = job->src_stride[k], ds = job->dst_stride[k];
+    if (k == job->ndim - 1) {
+        if (job->flip[k])
+            dali_flip_copy(s + (e - 1 - lo) * ss, -ss, d + lo * ds, ds, hi - lo, job->unit);
+        else
+            dali_flip_copy(s + lo * ss, ss, d + lo * ds, ds, hi - lo, job->unit);
         return;
     }
     for (int64_t i = lo; i < hi; i++) {
         int64_t from = job->flip[k] ? e - 1 - i : i;
-        dali_flip_axis(job, k + 1, s + from * st, d + i * st, 0, job->extent[k + 1]);
+        dali_flip_axis(job, k + 1, s + from * ss, d + i * ds, 0, job->extent[k + 1]);
     }
 }
 

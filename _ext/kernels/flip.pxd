@@ -1,6 +1,7 @@
-# The flip kernel's C side (flip.h): a sample described as "reverse some of a few collapsed
-# axes" over bytes, and the copy of one work item (a range of its outermost axis).  Any
-# element size; source and destination are C-contiguous and do not overlap.
+# The flip kernel's C side (flip.h): a window of a sample (the whole sample for a flip)
+# described as "reverse some of a few collapsed axes" over bytes, and the copy of one work
+# item (a range of its outermost axis).  Any element size; source samples and destination are
+# C-contiguous and do not overlap.
 from libc.stdint cimport int64_t, uint8_t
 
 
@@ -13,8 +14,10 @@ cdef extern from "flip.h" nogil:
         int ndim
         int64_t extent[DALI_FLIP_MAX_DIMS]
         int64_t unit
+        int64_t src_offset
         int64_t lo, hi
 
-    int64_t dali_flip_collapse(int ndim, const int64_t* shape, const uint8_t* flags,
-                               int64_t itemsize, dali_flip_job* job)
+    int64_t dali_flip_collapse(int ndim, const int64_t* shape, const int64_t* src_shape,
+                               const int64_t* anchor, const uint8_t* flags, int64_t itemsize,
+                               dali_flip_job* job)
     void dali_flip_run(const dali_flip_job* job)

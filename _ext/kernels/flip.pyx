@@ -1,11 +1,13 @@
-"""Flips (mirrors) every sample of a batch along some of its axes: the kernel of fn.flip.
+"""Flips (mirrors) every sample of a batch along some of its axes, or a window of it: the
+kernel of fn.flip and of fn.crop's plain copies.
 
-`flip_batch(pool, src, dst, flags)` copies each sample of `src` into `dst` reversed along the
-axes whose `flags` are non-zero.  Only bytes move, so any element type works (the element
-size is all that matters).  Each sample is collapsed (flip.h): axes of extent 1 drop out,
-neighbouring axes that are both reversed or both kept merge, and the kept innermost block
-(a pixel's channels, a whole row when only rows are reversed, the whole sample when nothing
-is) is copied as one unit; a sample that is not flipped at all is one memcpy.  Samples larger
+`flip_batch(pool, src, dst, flags, anchors)` copies each sample of `src` (or its window of
+`dst`'s sample shape at `anchors`) into `dst` reversed along the axes whose `flags` are
+non-zero.  Only bytes move, so any element type works (the element size is all that matters).
+Each window is collapsed (flip.h): axes of extent 1 drop out, neighbouring axes that are both
+reversed or both kept merge where the source allows it, and the kept innermost block (a
+pixel's channels, a window's row, the whole sample when nothing is reversed or cut) is copied
+as one unit; a sample that is not flipped or cut at all is one memcpy.  Samples larger
 than `_TILE_BYTES` are split along their outermost collapsed axis; all work items run in one
 nogil call on the pool, largest first (tiny batches stay on the caller, see thread_pool).
 """
@@ -27,25 +29,45 @@ cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
     dali_flip_run((<dali_flip_job*>ctx) + i)
 
 
-def flip_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, flags):
-    """dst[i] = src[i] reversed along every axis d with flags[i, d] != 0.
+def flip_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, flags, anchors=None):
+    """dst[i] = the window of src[i] at anchors[i] (of dst[i]'s shape), reversed along every
+    axis d with flags[i, d] != 0.
 
     Parameters
     ----------
     pool : ThreadPool or None
         Where the work items run (None: on the caller).
     src, dst : BatchStorage
-        Contiguous batches with the same sample shapes and element size; dst is written.
+        Contiguous batches with the same element size and number of samples and dimensions;
+        dst is written.  Without `anchors` their sample shapes are the same.
     flags : array_like (num_samples, ndim)
         Non-zero where a sample's axis is reversed.
+    anchors : array_like (num_samples, ndim) or None
+        Where each window starts in its source sample; it must lie inside.  None: the whole
+        samples.
     """
     if not (src.is_contiguous and dst.is_contiguous):
         raise ValueError("flip_batch needs contiguous batch storage")
     cdef Py_ssize_t n = src.num_samples, i, k, t, count = 0
     cdef int ndim = src.ndim
-    if dst.num_samples != n or dst.ndim != ndim or \
-            not np.array_equal(src.shapes, dst.shapes):
-        raise ValueError("source and destination must have the same sample shapes")
+    if dst.num_samples != n or dst.ndim != ndim:
+        raise ValueError("source and destination must have the same number of samples and "
+                         "dimensions")
+    out_shape = np.ascontiguousarray(dst.shapes, dtype=np.int64).reshape(n, ndim)
+    in_shape = np.ascontiguousarray(src.shapes, dtype=np.int64).reshape(n, ndim)
+    if anchors is None:
+        if not np.array_equal(in_shape, out_shape):
+            raise ValueError("source and destination must have the same sample shapes")
+        anchors = np.zeros((n, ndim), dtype=np.int64)
+    else:
+        anchors = np.ascontiguousarray(anchors, dtype=np.int64)
+        if anchors.shape != (n, ndim):
+            raise ValueError(f"anchors must have shape ({n}, {ndim}), got {anchors.shape}")
+        if not ((anchors >= 0) & (anchors + out_shape <= in_shape)).all():
+            raise ValueError("the windows must lie inside their source samples")
+    cdef const int64_t[:, ::1] shapes = out_shape
+    cdef const int64_t[:, ::1] src_shapes = in_shape
+    cdef const int64_t[:, ::1] anchor = anchors
     if src.dtype.itemsize != dst.dtype.itemsize:
         raise ValueError("source and destination must have the same element size")
     if ndim > DALI_FLIP_MAX_DIMS:
@@ -55,7 +77,6 @@ def flip_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, flags):
         raise ValueError(f"flags must have shape ({n}, {ndim}), got {np.shape(flags)}")
     if n == 0:
         return
-    cdef const int64_t[:, ::1] shapes = np.ascontiguousarray(src.shapes, dtype=np.int64)
     cdef const int64_t[::1] src_off = src.offsets
     cdef const int64_t[::1] dst_off = dst.offsets
     cdef int64_t itemsize = src.dtype.itemsize, e
@@ -65,9 +86,11 @@ def flip_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, flags):
     cdef int64_t[::1] tiles = np.empty(n, dtype=np.int64)
     with nogil:
         for i in range(n):
-            nbytes[i] = dali_flip_collapse(ndim, &shapes[i, 0] if ndim else NULL,
-                                           &f[i, 0] if ndim else NULL, itemsize, &samples[i])
-            samples[i].src = src.data + src_off[i]
+            nbytes[i] = dali_flip_collapse(
+                ndim, &shapes[i, 0] if ndim else NULL, &src_shapes[i, 0] if ndim else NULL,
+                &anchor[i, 0] if ndim else NULL, &f[i, 0] if ndim else NULL, itemsize,
+                &samples[i])
+            samples[i].src = src.data + src_off[i] + samples[i].src_offset
             samples[i].dst = dst.data + dst_off[i]
             t = 1
             if samples[i].ndim > 0:

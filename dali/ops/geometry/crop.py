@@ -3,7 +3,9 @@
 The window logic (sizes, anchors, out-of-bounds policies, fill values) is
 `dali.ops._crop_window`.  The output keeps the input type unless `dtype` asks for uint8,
 float16 or float; that conversion saturates at the target's limits (infinities included) and,
-unlike fn.cast, truncates toward zero - what DALI's slice kernels do.
+unlike fn.cast, truncates toward zero - what DALI's slice kernels do.  A batch whose windows
+all lie inside their inputs and keep the type (the common case) is one nogil call of the flip
+kernel with nothing reversed; padded or converted windows are copied per sample with numpy.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from dali import _operator, _registry, _types, tensors
+from dali._ext.kernels import flip as _flip
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _crop_window
@@ -62,6 +65,11 @@ class Crop(_operator.Operator):
         return out
 
     def run_cpu(self, ws, plan):
+        if plan.dtype == ws.input_dtype(0) and not plan.padded.any():
+            anchors = plan.anchors
+            _flip.flip_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
+                             np.zeros(anchors.shape, np.uint8), anchors)
+            return
         fill_values = self.args["fill_values"]
         samples = zip(ws.input_samples(0), ws.output_samples(0), plan.anchors.tolist(),
                       plan.padded.tolist(), strict=True)

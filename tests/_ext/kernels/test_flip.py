@@ -1,5 +1,6 @@
 """The flip kernel: random shapes, element sizes and per-sample axis flags against np.flip,
-on the caller and on a pool, tiled large samples, and the checks made before it runs."""
+windows (crops, flipped or not) against numpy slicing, on the caller and on a pool, tiled
+large samples, and the checks made before it runs."""
 
 import numpy as np
 import pytest
@@ -55,6 +56,43 @@ def test_any_element_type_is_flipped_bit_for_bit():
     assert out.tobytes() == a[::-1, ::-1].tobytes()
 
 
+@pytest.mark.parametrize("threads", [None, 2])
+@pytest.mark.parametrize("itemsize", [1, 2, 3, 4, 5, 12, 24])
+def test_random_windows_equal_numpy_slices(threads, itemsize):
+    pool = ThreadPool(threads) if threads else None
+    for ndim in range(1, 6):
+        shapes = [tuple(int(e) for e in RNG.integers(0, 7, ndim)) for _ in range(8)]
+        shapes.append((1,) * ndim)
+        arrays = _batch(shapes, itemsize)
+        windows = [tuple(int(RNG.integers(0, e + 1)) for e in s) for s in shapes]
+        windows[0] = shapes[0]                        # one whole sample
+        anchors = np.array([[int(RNG.integers(0, e - w + 1))
+                             for e, w in zip(s, win, strict=True)]
+                            for s, win in zip(shapes, windows, strict=True)], np.int64)
+        flags = RNG.integers(0, 2, (len(shapes), ndim)).astype(np.uint8)
+        flags[:2] = 0                                 # plain crops
+        src = BatchStorage.from_arrays(arrays)
+        dst = BatchStorage.allocate(src.dtype, windows)
+        flip.flip_batch(pool, src, dst, flags, anchors)
+        for a, w, at, f, out in zip(arrays, windows, anchors, flags, dst.samples(), strict=True):
+            cut = a[tuple(slice(o, o + e) for o, e in zip(at, w, strict=True))]
+            want = np.flip(cut, axis=tuple(int(d) for d in np.flatnonzero(f)))
+            assert out.tobytes() == want.tobytes(), (a.shape, w, at, f)
+
+
+@pytest.mark.parametrize("flags", [[0, 0, 0], [0, 1, 0], [1, 0, 0]])
+def test_large_windows_are_tiled_and_equal_numpy(flags):
+    arrays = [RNG.integers(0, 256, (900, 700, 3), np.uint8) for _ in range(2)]
+    src = BatchStorage.from_arrays(arrays)
+    dst = BatchStorage.allocate(np.uint8, [(800, 650, 3), (900, 700, 2)])
+    anchors = np.array([[37, 20, 0], [0, 0, 1]])
+    flip.flip_batch(ThreadPool(2), src, dst, [flags, flags], anchors)
+    axes = tuple(int(d) for d in np.flatnonzero(flags))
+    out = dst.samples()
+    np.testing.assert_array_equal(out[0], np.flip(arrays[0][37:837, 20:670], axes))
+    np.testing.assert_array_equal(out[1], np.flip(arrays[1][:, :, 1:], axes))
+
+
 def test_inputs_are_checked():
     src = BatchStorage.from_arrays([np.zeros((2, 3), np.uint8)])
     with pytest.raises(ValueError, match="same sample shapes"):
@@ -63,6 +101,12 @@ def test_inputs_are_checked():
         flip.flip_batch(None, src, BatchStorage.allocate(np.int16, [(2, 3)]), [[1, 0]])
     with pytest.raises(ValueError, match="flags must have shape"):
         flip.flip_batch(None, src, BatchStorage.allocate(np.uint8, [(2, 3)]), [[1, 0, 1]])
+    with pytest.raises(ValueError, match="inside their source"):
+        flip.flip_batch(None, src, BatchStorage.allocate(np.uint8, [(2, 2)]), [[0, 0]],
+                        [[0, 2]])
+    with pytest.raises(ValueError, match="anchors must have shape"):
+        flip.flip_batch(None, src, BatchStorage.allocate(np.uint8, [(2, 2)]), [[0, 0]],
+                        [[0, 0, 0]])
     with pytest.raises(ValueError, match="contiguous"):
         flip.flip_batch(None, BatchStorage.from_samples([np.zeros((2, 3), np.uint8)]),
                         BatchStorage.allocate(np.uint8, [(2, 3)]), [[1, 0]])
