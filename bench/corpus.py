@@ -4,7 +4,7 @@ The corpus is 2000 ImageNet-like JPEGs in <root>/<class>/*.jpg made by the proje
 script `make_corpus.py` (deterministic; real photographs bundled with scikit-image).  It is
 complete once <root>/MANIFEST.txt exists (the script writes it last).
 
-Lookup order: $DALI_BENCH_CORPUS (made there if missing), /work/corpus, then a cache directory
+Lookup order: $DALI_BENCH_CORPUS (made there if missing), then a cache directory
 ($XDG_CACHE_HOME or ~/.cache)/dali-bench/corpus, made there if missing.
 """
 
@@ -19,7 +19,6 @@ import sys
 
 ENV_ROOT = "DALI_BENCH_CORPUS"
 ENV_SCRIPT = "DALI_BENCH_MAKE_CORPUS"
-DEFAULT_ROOT = pathlib.Path("/work/corpus")
 N_IMAGES = 2000
 _REPO = pathlib.Path(__file__).resolve().parent.parent
 
@@ -39,10 +38,9 @@ def cache_root():
 
 def find_script():
     """Path of make_corpus.py: $DALI_BENCH_MAKE_CORPUS, or shared/bench/ inside or beside the
-    repository, or /work/shared/bench/; None when none exists."""
+    repository (../shared/bench/); None when none exists."""
     candidates = [os.environ.get(ENV_SCRIPT), _REPO / "shared/bench/make_corpus.py",
-                  _REPO.parent / "shared/bench/make_corpus.py",
-                  "/work/shared/bench/make_corpus.py"]
+                  _REPO.parent / "shared/bench/make_corpus.py"]
     for c in candidates:
         if c and pathlib.Path(c).is_file():
             return pathlib.Path(c)
@@ -82,7 +80,7 @@ def locate(create=True):
         When there is none and it cannot (or may not) be made.
     """
     env = os.environ.get(ENV_ROOT)
-    roots = [pathlib.Path(env)] if env else [DEFAULT_ROOT, cache_root()]
+    roots = [pathlib.Path(env)] if env else [cache_root()]
     for root in roots:
         if is_complete(root):
             return root
