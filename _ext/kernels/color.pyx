@@ -284,20 +284,31 @@ cdef struct Batch:
     const float* offs       # (parts, cout)
     int conversion          # LINEAR or a Conversion
     int red
+    Py_ssize_t isz, osz     # element sizes
 
 
 cdef void _run_group(void* ctx, int64_t g) noexcept nogil:
+    # pieces that follow each other in memory with the same matrix (the small samples of a
+    # contiguous batch) run as one: the uint8 tables and vector loops see long runs
     cdef const Batch* b = <const Batch*>ctx
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i = b.groups[g].first, j, n, end = i + b.groups[g].count
     cdef const Piece* pc
-    for i in range(b.groups[g].first, b.groups[g].first + b.groups[g].count):
+    while i < end:
         pc = &b.pieces[i]
+        n = pc.n
+        j = i + 1
+        while (j < end and b.pieces[j].param == pc.param
+               and b.pieces[j].src == pc.src + n * b.cin * b.isz
+               and b.pieces[j].dst == pc.dst + n * b.cout * b.osz):
+            n += b.pieces[j].n
+            j += 1
         if b.conversion == LINEAR:
-            _linear_pixels(pc.src, b.sk, pc.dst, b.dk, pc.n, b.cin, b.cout,
+            _linear_pixels(pc.src, b.sk, pc.dst, b.dk, n, b.cin, b.cout,
                            b.mats + pc.param * b.cin * b.cout, b.offs + pc.param * b.cout)
         else:
-            _convert(<const uint8_t*>pc.src, <uint8_t*>pc.dst, pc.n, b.conversion, b.red,
+            _convert(<const uint8_t*>pc.src, <uint8_t*>pc.dst, n, b.conversion, b.red,
                      &TO_YCBCR[0, 0], &FROM_YCBCR[0, 0])
+        i = j
 
 
 cdef _run_batch(ThreadPool pool, Batch* b, Py_ssize_t n, const char** sp, char** dp,
@@ -348,6 +359,7 @@ cdef _run_batch(ThreadPool pool, Batch* b, Py_ssize_t n, const char** sp, char**
                     a += step
                 nparams += 1
     b.pieces, b.groups = pieces, groups
+    b.isz, b.osz = isz, osz
     run_largest_first(pool, _run_group, b, sizes[:ngroups], _NS_PER_ELEMENT)
 
 

@@ -19,7 +19,7 @@ The nogil contract is in displace.pxd.
 cimport numpy as cnp
 import numpy as np
 
-from libc.math cimport cosf, sinf, sqrtf
+from libc.math cimport cosf, sinf
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
@@ -35,6 +35,10 @@ cnp.import_array()
 cdef extern from "philox_blocks.h" nogil:
     int dali_px_avx2
     void dali_philox_detect()
+
+cdef extern from "displace_rows.h" nogil:
+    void dali_sphere_row(float fy, float mid_x, float mid_y, float d, int64_t w, float* px,
+                         float* py)
     void dali_philox_blocks(uint64_t key, uint32_t c0, uint32_t c1, uint32_t c2, uint32_t first,
                             int64_t n, uint32_t* out)
 
@@ -63,9 +67,9 @@ cdef void _displace(const image_t* src, image_t* dst, Py_ssize_t h, Py_ssize_t w
                     Py_ssize_t nc, int mode, const float* wave, const float* map_x,
                     const float* map_y, const DisplaceJob* job, int interp,
                     float fill, float* wave_rows) noexcept nogil:
-    # wave_rows: scratch for water, h + w floats
+    # wave_rows: scratch for water, h + w floats, and for sphere, 2 * w
     cdef Py_ssize_t y, x, c, xi, yi
-    cdef float px, py, fx, fy, top, bottom, a, b, tx, ty, rad, fy_, fx_
+    cdef float px, py, fx, fy, top, bottom, a, b, fy_, fx_
     cdef float mid_x = w * <float>0.5, mid_y = h * <float>0.5
     cdef int d = <int>(mid_x if mid_x > mid_y else mid_y)
     cdef float half = 0.5
@@ -103,19 +107,21 @@ cdef void _displace(const image_t* src, image_t* dst, Py_ssize_t h, Py_ssize_t w
                 px = <float>jx[x]
                 py = <float>jy[x]
             else:
-                ty = fy_ + half - mid_y
-                tx = fx_ + half - mid_x
-                rad = sqrtf(tx * tx + ty * ty) / d
-                px = mid_x + rad * tx
-                py = mid_y + rad * ty
+                if x == 0:
+                    dali_sphere_row(fy_, mid_x, mid_y, <float>d, w, wave_rows, wave_rows + w)
+                px = wave_rows[x]
+                py = wave_rows[w + x]
             out = &dst[(y * w + x) * nc]
             if interp == NN:
                 xi = floor_index(px, w)
                 yi = floor_index(py, h)
                 if 0 <= xi < w and 0 <= yi < h:      # the element itself: store(load(v)) == v
                     pix = &src[(yi * w + xi) * nc]
-                    for c in range(nc):
-                        out[c] = pix[c]
+                    if nc == 3:
+                        out[0], out[1], out[2] = pix[0], pix[1], pix[2]
+                    else:
+                        for c in range(nc):
+                            out[c] = pix[c]
                 else:
                     for c in range(nc):
                         out[c] = fill_value
@@ -249,6 +255,8 @@ cdef object _describe(cnp.ndarray src, cnp.ndarray dst, str mode, int interp, fl
         job.scratch = &scratch[0]
     elif mode == "sphere":
         job.mode = SPHERE
+        scratch = np.empty(2 * src.shape[1] + 1, np.float32)
+        job.scratch = &scratch[0]
     elif mode == "copy":
         job.mode = COPY
     elif mode == "remap":
@@ -380,6 +388,10 @@ def displace_storage(ThreadPool pool, BatchStorage src, BatchStorage dst, str mo
         for i in range(n):
             total += shapes[i, 0] + shapes[i, 1]
         scratch = np.empty(total + 1, np.float32)
+    elif code == SPHERE:
+        for i in range(n):
+            total += 2 * shapes[i, 1]
+        scratch = np.empty(total + 1, np.float32)
     keep = [src.samples() if src_off is None else None]
     cdef list views = keep[0]
     cdef DisplaceJob* jobs = <DisplaceJob*>job_array(n, sizeof(DisplaceJob), keep)
@@ -417,6 +429,9 @@ def displace_storage(ThreadPool pool, BatchStorage src, BatchStorage dst, str mo
                 j.wave = wv
                 j.scratch = &scratch[at]
                 at += h + w
+            elif code == SPHERE:
+                j.scratch = &scratch[at]
+                at += 2 * w
             sz[i] = h * w * j.nc
     keep.append((words, scratch))
     run_largest_first(pool, _run_job, jobs, sizes, _NS_PER_ELEMENT)
