@@ -28,7 +28,8 @@ RGB/BGR, GRAY and YCbCr (ITU-R BT.601, Y in 16..235 and chroma in 16..240):
 A batch is one call: the samples are cut into pieces of at most `TILE` pixels (never across a
 part), consecutive small pieces are grouped into work items of up to `TILE` pixels, and the
 items run on the thread pool without the GIL, largest first.  Everything is checked before
-anything runs.
+anything runs.  `*_storage` entry points take whole batches (`BatchStorage`) without Python
+per sample, and one matrix for every part.  The nogil contract is in color.pxd.
 """
 cimport numpy as cnp
 import numpy as np
@@ -55,16 +56,6 @@ cdef double _NS_PER_ELEMENT = 1.0    # the cost estimate (per pixel and channel)
 cdef enum:
     TILE = 1 << 16          # pixels per piece of work at most
     LUT_MIN = 1024          # pixels from which a uint8 piece is worth its tables
-
-cdef enum Conversion:
-    LINEAR = -1
-    SWAP_RB = 0
-    TO_GRAY = 1
-    GRAY_TO_RGB = 2
-    RGB_TO_YCBCR = 3
-    YCBCR_TO_RGB = 4
-    YCBCR_TO_GRAY = 5
-    GRAY_TO_YCBCR = 6
 
 CONVERSIONS = {"swap_rb": SWAP_RB, "to_gray": TO_GRAY, "gray_to_rgb": GRAY_TO_RGB,
                "rgb_to_ycbcr": RGB_TO_YCBCR, "ycbcr_to_rgb": YCBCR_TO_RGB,
@@ -263,31 +254,7 @@ cdef void _convert(const uint8_t* s, uint8_t* d, Py_ssize_t n, int conversion, i
 
 # -- batches ----------------------------------------------------------------------------------
 
-cdef struct Piece:
-    # at most TILE pixels of one part of one sample
-    const char* src
-    char* dst
-    Py_ssize_t n
-    Py_ssize_t param        # index of the part's matrix and offset (linear)
-
-
-cdef struct Group:
-    # consecutive pieces run as one work item
-    Py_ssize_t first, count
-
-
-cdef struct Batch:
-    const Piece* pieces
-    const Group* groups
-    int sk, dk, cin, cout
-    const float* mats       # (parts, cout, cin)
-    const float* offs       # (parts, cout)
-    int conversion          # LINEAR or a Conversion
-    int red
-    Py_ssize_t isz, osz     # element sizes
-
-
-cdef void _run_group(void* ctx, int64_t g) noexcept nogil:
+cdef void color_run_group(void* ctx, int64_t g) noexcept nogil:
     # pieces that follow each other in memory with the same matrix (the small samples of a
     # contiguous batch) run as one: the uint8 tables and vector loops see long runs
     cdef const Batch* b = <const Batch*>ctx
@@ -360,7 +327,7 @@ cdef _run_batch(ThreadPool pool, Batch* b, Py_ssize_t n, const char** sp, char**
                 nparams += 1
     b.pieces, b.groups = pieces, groups
     b.isz, b.osz = isz, osz
-    run_largest_first(pool, _run_group, b, sizes[:ngroups], _NS_PER_ELEMENT)
+    run_largest_first(pool, color_run_group, b, sizes[:ngroups], _NS_PER_ELEMENT)
 
 
 cdef _run_lists(ThreadPool pool, list srcs, list dsts, Batch* b, units, Py_ssize_t nmats,

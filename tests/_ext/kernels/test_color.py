@@ -4,6 +4,7 @@ NumPy, and every sample checked before any runs."""
 
 import numpy as np
 import pytest
+from dali._ext.tensor_storage import BatchStorage
 from dali._ext.thread_pool import ThreadPool
 
 from dali._ext.kernels import color
@@ -167,3 +168,31 @@ def test_to_gray_simd_paths_equal_the_integer_formula(simd_level, red, n):
     s = src.astype(np.int64)
     want = (s[:, red] * 9798 + s[:, 1] * 19235 + s[:, 2 - red] * 3735 + 16384) >> 15
     np.testing.assert_array_equal(dst[:, 0], want)
+
+
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_storage_entry_points_equal_the_list_ones(contiguous):
+    """linear_storage / convert_space_storage on whole batches (contiguous or per-sample
+    input) give what linear_batch / convert_space_batch give; one matrix serves every part,
+    adjacent small samples run as one piece."""
+    shapes = [(8, 8, 3), (5, 7, 3), (0, 4, 3), (300, 250, 3), (2, 3, 3)]
+    srcs = [RNG.integers(0, 256, s, dtype=np.uint8) for s in shapes]
+    src = (BatchStorage.from_arrays if contiguous else BatchStorage.from_samples)(srcs)
+    mats = RNG.uniform(-1, 2, (len(shapes), 3, 3)).astype(np.float32)
+    offs = RNG.uniform(-50, 50, (len(shapes), 3)).astype(np.float32)
+    for m, o in [(mats, offs), (mats[:1], offs[:1])]:
+        dst = BatchStorage.allocate(np.dtype(np.float32), shapes)
+        color.linear_storage(ThreadPool(2), src, dst, m, o)
+        want = [np.zeros(s, np.float32) for s in shapes]
+        color.linear_batch(None, srcs, want, np.broadcast_to(m, mats.shape),
+                           np.broadcast_to(o, offs.shape))
+        for i, w in enumerate(want):
+            np.testing.assert_array_equal(dst.sample(i), w)
+    gray = BatchStorage.allocate(np.dtype(np.uint8), [s[:2] + (1,) for s in shapes])
+    color.convert_space_storage(ThreadPool(2), src, gray, "to_gray", 2)
+    for i, s in enumerate(srcs):
+        want = np.zeros(s.shape[:2] + (1,), np.uint8)
+        color.convert_space(s, want, "to_gray", 2)
+        np.testing.assert_array_equal(gray.sample(i), want)
+    with pytest.raises(ValueError, match="5 parts but 2 matrices"):
+        color.linear_storage(None, src, dst, mats[:2], offs[:2])
