@@ -110,6 +110,95 @@ static int dali_jpeg_info(const uint8_t* data, size_t size, int* width, int* hei
   return 0;
 }
 
+/* Big-endian 16-bit value at p. */
+static unsigned dali_be16(const uint8_t* p) { return (unsigned)(p[0] << 8 | p[1]); }
+
+/* The header fields of dali_jpeg_info read by walking the markers up to SOS, without libjpeg
+ * (which costs ~2 us a header in allocations; this, tens of nanoseconds).  Only headers that
+ * are plainly valid are accepted: SOI, then well-formed APPn, COM, DQT, DHT and DRI segments,
+ * one baseline, extended or progressive 8-bit SOF with 1..4 components and sampling factors
+ * 1..4, and an SOS naming SOF components, each segment checked the way libjpeg's marker
+ * reader and initial_setup check it.  Returns 0 with the fields filled, else -1: anything
+ * else (an unusual marker, stray bytes, arithmetic or lossless coding, 12 bits, a truncated or
+ * broken header) is left to dali_jpeg_info, so the results and error messages are libjpeg's. */
+static int dali_jpeg_info_fast(const uint8_t* data, size_t size, int* width, int* height,
+                               int* components, int* orientation) {
+  if (size < 4 || data[0] != 0xFF || data[1] != 0xD8) return -1;
+  size_t pos = 2;
+  int sof = 0, nc = 0, w = 0, h = 0, o = 0;
+  uint8_t ids[4] = {0, 0, 0, 0};
+  for (;;) {
+    if (pos >= size || data[pos] != 0xFF) return -1;
+    while (pos < size && data[pos] == 0xFF) pos++;
+    if (pos + 2 >= size) return -1;
+    unsigned marker = data[pos];
+    size_t len = dali_be16(data + pos + 1);
+    const uint8_t* seg = data + pos + 3;      /* the segment after its length */
+    if (len < 2 || pos + 1 + len > size) return -1;
+    size_t n = len - 2;
+    pos += 1 + len;
+    if (marker == 0xC0 || marker == 0xC1 || marker == 0xC2) {
+      if (sof || n < 6 || seg[0] != 8) return -1;
+      h = (int)dali_be16(seg + 1);
+      w = (int)dali_be16(seg + 3);
+      nc = seg[5];
+      if (h < 1 || w < 1 || h > 65500 || w > 65500 || nc < 1 || nc > 4 ||
+          n != 6 + 3 * (size_t)nc)
+        return -1;
+      for (int c = 0; c < nc; c++) {
+        const uint8_t* comp = seg + 6 + 3 * c;
+        int hs = comp[1] >> 4, vs = comp[1] & 15;
+        if (hs < 1 || hs > 4 || vs < 1 || vs > 4 || comp[2] > 3) return -1;
+        for (int k = 0; k < c; k++)
+          if (ids[k] == comp[0]) return -1;
+        ids[c] = comp[0];
+      }
+      sof = 1;
+    } else if (marker == 0xDA) {
+      if (!sof || n < 1) return -1;
+      int ns = seg[0];
+      if (ns < 1 || ns > 4 || n != 4 + 2 * (size_t)ns) return -1;
+      for (int c = 0; c < ns; c++) {
+        int found = 0;
+        for (int k = 0; k < nc; k++) found |= ids[k] == seg[1 + 2 * c];
+        for (int k = 0; k < c; k++) found &= seg[1 + 2 * k] != seg[1 + 2 * c];
+        if (!found) return -1;
+      }
+      break;
+    } else if (marker == 0xDB) {
+      size_t at = 0;
+      while (at < n) {
+        int prec = seg[at] >> 4, tq = seg[at] & 15;
+        size_t table = prec ? 128 : 64;
+        if (prec > 1 || tq > 3 || at + 1 + table > n) return -1;
+        at += 1 + table;
+      }
+    } else if (marker == 0xC4) {
+      size_t at = 0;
+      while (at < n) {
+        unsigned index = seg[at];
+        if ((index & 0xEC) != 0 || at + 17 > n) return -1;
+        size_t count = 0;
+        for (int k = 1; k <= 16; k++) count += seg[at + k];
+        if (count > 256 || at + 17 + count > n) return -1;
+        at += 17 + count;
+      }
+    } else if (marker == 0xDD) {
+      if (n != 2) return -1;
+    } else if (marker == 0xE1) {
+      if (o == 0 && n >= 6 && memcmp(seg, "Exif\0\0", 6) == 0)
+        o = dali_exif_orientation(seg + 6, n - 6);
+    } else if (!(marker >= 0xE0 && marker <= 0xEF) && marker != 0xFE) {
+      return -1;
+    }
+  }
+  *width = w;
+  *height = h;
+  *components = nc;
+  *orientation = o ? o : 1;
+  return 0;
+}
+
 /* One row of `w` CMYK pixels to RGB, BGR or GRAY. */
 static void dali_cmyk_row(const uint8_t* src, uint8_t* dst, int w, int color) {
   for (int i = 0; i < w; i++) {

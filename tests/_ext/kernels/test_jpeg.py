@@ -91,3 +91,70 @@ def test_regions_decode_into_windows_of_a_larger_image():
     np.testing.assert_array_equal(big[40:100, 30:80], full[40:100, 30:80])
     with pytest.raises(ValueError, match="contiguous pixels"):
         jpeg.decode_roi(data, 30, 40, 50, 60, out=big[40:100, 30:130:2])
+
+
+def _header_variants():
+    """JPEGs of every kind the marker walk meets: the bundled ones, progressive, CMYK, gray,
+    with EXIF orientations (big and little endian), restart intervals, comments."""
+    import io
+
+    from PIL import Image
+
+    out = [load(str(p.relative_to(IMAGES))) for p in sorted(IMAGES.rglob("*.jpg"))]
+    rgb = Image.fromarray(np.arange(48 * 40 * 3, dtype=np.uint8).reshape(40, 48, 3))
+    for kwargs in ({}, {"progressive": True}, {"quality": 30, "subsampling": 0},
+                   {"restart_marker_blocks": 2}, {"comment": b"hello"}):
+        buf = io.BytesIO()
+        rgb.save(buf, "JPEG", **kwargs)
+        out.append(np.frombuffer(buf.getvalue(), np.uint8))
+    for mode in ("CMYK", "L"):
+        buf = io.BytesIO()
+        rgb.convert(mode).save(buf, "JPEG")
+        out.append(np.frombuffer(buf.getvalue(), np.uint8))
+    for orientation in (3, 6, 8):
+        exif = Image.Exif()
+        exif[0x0112] = orientation
+        for endian in ("<", ">"):
+            buf = io.BytesIO()
+            exif.endian = endian
+            rgb.save(buf, "JPEG", exif=exif.tobytes())
+            out.append(np.frombuffer(buf.getvalue(), np.uint8))
+    return out
+
+
+def _libjpeg(data):
+    try:
+        return jpeg.info(data)
+    except jpeg.JpegError:
+        return None
+
+
+def test_fast_header_walk_reads_what_libjpeg_reads():
+    variants = _header_variants()
+    for data in variants:
+        assert jpeg.info_fast(data) == jpeg.info(data)
+    assert {jpeg.info(d)[3] for d in variants} >= {1, 3, 6, 8}
+    assert {jpeg.info(d)[2] for d in variants} >= {1, 3, 4}
+
+
+def test_fast_header_walk_never_accepts_what_libjpeg_reads_otherwise():
+    """Truncated and corrupted headers: the walk gives libjpeg's answer or leaves it to
+    libjpeg, and info_batch gives the same rows either way."""
+    rng = np.random.default_rng(5)
+    damaged = []
+    for data in _header_variants():
+        end = min(len(data), 700)
+        damaged += [data[:k].copy() for k in range(0, end, 7)]
+        for _ in range(60):
+            bad = data.copy()
+            at = rng.integers(0, end, rng.integers(1, 4))
+            bad[at] = rng.integers(0, 256, len(at))
+            damaged.append(bad)
+    accepted = 0
+    for data in damaged:
+        fast = jpeg.info_fast(data)
+        if fast is not None:
+            accepted += 1
+            assert fast == _libjpeg(data)
+    assert accepted > len(damaged) // 4
+    np.testing.assert_array_equal(jpeg.info_batch(damaged), jpeg.info_batch(damaged, fast=False))
