@@ -1,5 +1,5 @@
 // The C loops of the flip kernel (_ext/kernels/flip.pyx): a window of a sample (the whole
-// sample for a flip, a crop window otherwise) is reduced to "reverse some of a few strided
+// sample for a flip, a crop window, the in-bounds part of a padded crop) is reduced to "reverse some of a few strided
 // axes" over bytes, then copied by runs (see `dali_flip_collapse`).
 #ifndef DALI_EXT_KERNELS_FLIP_H_
 #define DALI_EXT_KERNELS_FLIP_H_
@@ -20,28 +20,32 @@ typedef struct {
     uint8_t flip[DALI_FLIP_MAX_DIMS];
     int64_t unit;                          /* bytes copied as one block */
     int64_t src_offset;                    /* bytes from the source sample to the window */
+    int64_t dst_offset;                    /* bytes from the destination sample to it */
     int64_t lo, hi;
 } dali_flip_job;
 
-/* Describe the copy of the window of `shape` at `anchor` (NULL: zeros) of a C-contiguous
-   sample of `src_shape`, reversed along the axes d with `flags[d]` non-zero, into a
-   C-contiguous destination of `shape`, for elements of `itemsize` bytes, in `job` (all but
-   src, dst, lo, hi).  Axes of extent 1 go; an axis merges with the (collapsed) axis inside it
-   when both are reversed or both kept and the inner one spans its whole source row
-   (reversing two such axes reverses their flattened product); a kept innermost axis that is
-   contiguous in the source becomes the unit, a block of bytes copied whole.  Returns the
-   window's bytes. */
+/* Describe the copy of a window of `shape` from `src_anchor` of a C-contiguous source sample
+   of `src_shape` to `dst_anchor` of a C-contiguous destination sample of `dst_shape` (NULL
+   anchors: zeros), reversed along the axes d with `flags[d]` non-zero, for elements of
+   `itemsize` bytes, in `job` (all but src, dst, lo, hi).  Axes of extent 1 go; an axis merges
+   with the (collapsed) axis inside it when both are reversed or both kept and the inner one
+   spans whole rows of source and destination (reversing two such axes reverses their
+   flattened product); a kept innermost axis that is contiguous on both sides becomes the unit,
+   a block of bytes copied whole.  Returns the window's bytes. */
 static int64_t dali_flip_collapse(int ndim, const int64_t* shape, const int64_t* src_shape,
-                                  const int64_t* anchor, const uint8_t* flags,
+                                  const int64_t* src_anchor, const int64_t* dst_shape,
+                                  const int64_t* dst_anchor, const uint8_t* flags,
                                   int64_t itemsize, dali_flip_job* job) {
     int64_t ext[DALI_FLIP_MAX_DIMS], sst[DALI_FLIP_MAX_DIMS], dst[DALI_FLIP_MAX_DIMS];
     uint8_t fl[DALI_FLIP_MAX_DIMS];
     int n = 0;                             /* collapsed axes, innermost first in ext.. */
-    int64_t volume = itemsize, s_stride = itemsize, d_stride = itemsize, offset = 0;
+    int64_t volume = itemsize, s_stride = itemsize, d_stride = itemsize;
+    int64_t s_offset = 0, d_offset = 0;
     for (int d = ndim - 1; d >= 0; d--) {
         int64_t e = shape[d];
         volume *= e;
-        if (anchor) offset += anchor[d] * s_stride;
+        if (src_anchor) s_offset += src_anchor[d] * s_stride;
+        if (dst_anchor) d_offset += dst_anchor[d] * d_stride;
         if (e != 1) {
             uint8_t f = flags[d] != 0;
             if (n > 0 && fl[n - 1] == f && sst[n - 1] * ext[n - 1] == s_stride &&
@@ -56,7 +60,7 @@ static int64_t dali_flip_collapse(int ndim, const int64_t* shape, const int64_t*
             }
         }
         s_stride *= src_shape[d];
-        d_stride *= e;
+        d_stride *= dst_shape[d];
     }
     job->unit = itemsize;
     if (n > 0 && !fl[0] && sst[0] == itemsize && dst[0] == itemsize) {
@@ -75,7 +79,8 @@ static int64_t dali_flip_collapse(int ndim, const int64_t* shape, const int64_t*
         job->dst_stride[k] = dst[n - 1 - k];
         job->flip[k] = fl[n - 1 - k];
     }
-    job->src_offset = offset;
+    job->src_offset = s_offset;
+    job->dst_offset = d_offset;
     job->ndim = volume == 0 ? -1 : n;     /* -1: nothing to copy */
     return volume;
 }

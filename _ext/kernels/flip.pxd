@@ -15,9 +15,11 @@ cdef extern from "flip.h" nogil:
         int64_t extent[DALI_FLIP_MAX_DIMS]
         int64_t unit
         int64_t src_offset
+        int64_t dst_offset
         int64_t lo, hi
 
     int64_t dali_flip_collapse(int ndim, const int64_t* shape, const int64_t* src_shape,
-                               const int64_t* anchor, const uint8_t* flags, int64_t itemsize,
-                               dali_flip_job* job)
+                               const int64_t* src_anchor, const int64_t* dst_shape,
+                               const int64_t* dst_anchor, const uint8_t* flags,
+                               int64_t itemsize, dali_flip_job* job)
     void dali_flip_run(const dali_flip_job* job)

@@ -1,14 +1,14 @@
 """Flips (mirrors) every sample of a batch along some of its axes, or a window of it: the
-kernel of fn.flip and of fn.crop's plain copies.
+kernel of fn.flip and of fn.crop's copies.
 
-`flip_batch(pool, src, dst, flags, anchors)` copies each sample of `src` (or its window of
-`dst`'s sample shape at `anchors`) into `dst` reversed along the axes whose `flags` are
-non-zero.  Only bytes move, so any element type works (the element size is all that matters).
-Each window is collapsed (flip.h): axes of extent 1 drop out, neighbouring axes that are both
-reversed or both kept merge where the source allows it, and the kept innermost block (a
-pixel's channels, a window's row, the whole sample when nothing is reversed or cut) is copied
-as one unit; a sample that is not flipped or cut at all is one memcpy.  Samples larger
-than `_TILE_BYTES` are split along their outermost collapsed axis; all work items run in one
+`flip_batch(pool, src, dst, flags, anchors, shapes, dst_anchors)` copies each sample of `src`
+(or a window of it, to a place in `dst`'s sample) into `dst` reversed along the axes whose
+`flags` are non-zero.  Only bytes move, so any element type works (the element size is all
+that matters).  Each window is collapsed (flip.h): axes of extent 1 drop out, neighbouring
+axes that are both reversed or both kept merge where both samples allow it, and the kept
+innermost block (a pixel's channels, a window's row, the whole sample when nothing is
+reversed or cut) is copied as one unit; a sample that is not flipped or cut at all is one
+memcpy.  Windows larger than `_TILE_BYTES` are split along their outermost collapsed axis; all work items run in one
 nogil call on the pool, largest first (tiny batches stay on the caller, see thread_pool).
 """
 cimport numpy as cnp
@@ -29,9 +29,10 @@ cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
     dali_flip_run((<dali_flip_job*>ctx) + i)
 
 
-def flip_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, flags, anchors=None):
-    """dst[i] = the window of src[i] at anchors[i] (of dst[i]'s shape), reversed along every
-    axis d with flags[i, d] != 0.
+def flip_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, flags, anchors=None,
+               shapes=None, dst_anchors=None):
+    """Copy a window of every source sample into its destination sample, reversed along every
+    axis d with flags[i, d] != 0: by default dst[i] = src[i] flipped.
 
     Parameters
     ----------
@@ -39,12 +40,17 @@ def flip_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, flags, ancho
         Where the work items run (None: on the caller).
     src, dst : BatchStorage
         Contiguous batches with the same element size and number of samples and dimensions;
-        dst is written.  Without `anchors` their sample shapes are the same.
+        dst is written (outside the windows it is left as it was).  Without `anchors`,
+        `shapes` and `dst_anchors` their sample shapes are the same.
     flags : array_like (num_samples, ndim)
         Non-zero where a sample's axis is reversed.
     anchors : array_like (num_samples, ndim) or None
-        Where each window starts in its source sample; it must lie inside.  None: the whole
-        samples.
+        Where each window starts in its source sample (None: at 0).
+    shapes : array_like (num_samples, ndim) or None
+        The windows' extents (None: the destination samples' shapes).
+    dst_anchors : array_like (num_samples, ndim) or None
+        Where each window goes in its destination sample (None: at 0).  Windows must lie
+        inside both samples.
     """
     if not (src.is_contiguous and dst.is_contiguous):
         raise ValueError("flip_batch needs contiguous batch storage")
@@ -55,19 +61,26 @@ def flip_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, flags, ancho
                          "dimensions")
     out_shape = np.ascontiguousarray(dst.shapes, dtype=np.int64).reshape(n, ndim)
     in_shape = np.ascontiguousarray(src.shapes, dtype=np.int64).reshape(n, ndim)
-    if anchors is None:
+    if anchors is None and shapes is None and dst_anchors is None:
         if not np.array_equal(in_shape, out_shape):
             raise ValueError("source and destination must have the same sample shapes")
-        anchors = np.zeros((n, ndim), dtype=np.int64)
+        shapes = out_shape
     else:
-        anchors = np.ascontiguousarray(anchors, dtype=np.int64)
-        if anchors.shape != (n, ndim):
-            raise ValueError(f"anchors must have shape ({n}, {ndim}), got {anchors.shape}")
-        if not ((anchors >= 0) & (anchors + out_shape <= in_shape)).all():
-            raise ValueError("the windows must lie inside their source samples")
-    cdef const int64_t[:, ::1] shapes = out_shape
+        anchors, shapes, dst_anchors = (
+            np.zeros((n, ndim), np.int64) if v is None else np.ascontiguousarray(v, np.int64)
+            for v in (anchors, out_shape if shapes is None else shapes, dst_anchors))
+        for name, v in (("anchors", anchors), ("shapes", shapes), ("dst_anchors", dst_anchors)):
+            if v.shape != (n, ndim):
+                raise ValueError(f"{name} must have shape ({n}, {ndim}), got {v.shape}")
+        if not ((anchors >= 0) & (dst_anchors >= 0) & (shapes >= 0) &
+                (anchors + shapes <= in_shape) & (dst_anchors + shapes <= out_shape)).all():
+            raise ValueError("the windows must lie inside their source and destination "
+                             "samples")
+    cdef const int64_t[:, ::1] extents = shapes
     cdef const int64_t[:, ::1] src_shapes = in_shape
-    cdef const int64_t[:, ::1] anchor = anchors
+    cdef const int64_t[:, ::1] dst_shapes = out_shape
+    cdef const int64_t[:, ::1] src_at = anchors
+    cdef const int64_t[:, ::1] dst_at = dst_anchors
     if src.dtype.itemsize != dst.dtype.itemsize:
         raise ValueError("source and destination must have the same element size")
     if ndim > DALI_FLIP_MAX_DIMS:
@@ -87,11 +100,13 @@ def flip_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, flags, ancho
     with nogil:
         for i in range(n):
             nbytes[i] = dali_flip_collapse(
-                ndim, &shapes[i, 0] if ndim else NULL, &src_shapes[i, 0] if ndim else NULL,
-                &anchor[i, 0] if ndim else NULL, &f[i, 0] if ndim else NULL, itemsize,
-                &samples[i])
+                ndim, &extents[i, 0] if ndim else NULL, &src_shapes[i, 0] if ndim else NULL,
+                &src_at[i, 0] if src_at is not None and ndim else NULL,
+                &dst_shapes[i, 0] if ndim else NULL,
+                &dst_at[i, 0] if dst_at is not None and ndim else NULL,
+                &f[i, 0] if ndim else NULL, itemsize, &samples[i])
             samples[i].src = src.data + src_off[i] + samples[i].src_offset
-            samples[i].dst = dst.data + dst_off[i]
+            samples[i].dst = dst.data + dst_off[i] + samples[i].dst_offset
             t = 1
             if samples[i].ndim > 0:
                 t = min(samples[i].extent[0], max(1, nbytes[i] // _TILE_BYTES))

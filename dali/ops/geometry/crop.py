@@ -3,9 +3,10 @@
 The window logic (sizes, anchors, out-of-bounds policies, fill values) is
 `dali.ops._crop_window`.  The output keeps the input type unless `dtype` asks for uint8,
 float16 or float; that conversion saturates at the target's limits (infinities included) and,
-unlike fn.cast, truncates toward zero - what DALI's slice kernels do.  A batch whose windows
-all lie inside their inputs and keep the type (the common case) is one nogil call of the flip
-kernel with nothing reversed; padded or converted windows are copied per sample with numpy.
+unlike fn.cast, truncates toward zero - what DALI's slice kernels do.  Windows that keep the type
+(the common case) are copied in one nogil call of the flip kernel with nothing reversed, after
+the fill values of padded windows are set (in one numpy assignment for a dense batch that is
+all padded); converted windows are copied per sample with numpy.
 """
 
 from __future__ import annotations
@@ -65,11 +66,43 @@ class Crop(_operator.Operator):
         return out
 
     def run_cpu(self, ws, plan):
-        if plan.dtype == ws.input_dtype(0) and not plan.padded.any():
-            anchors = plan.anchors
-            _flip.flip_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
-                             np.zeros(anchors.shape, np.uint8), anchors)
+        if plan.dtype != ws.input_dtype(0):
+            self._run_converting(ws, plan)
             return
+        src, out, anchors = ws.input_storage(0).contiguous(), ws.outputs[0], plan.anchors
+        flags = np.zeros(anchors.shape, np.uint8)
+        if not plan.padded.any():
+            _flip.flip_batch(ws.thread_pool, src, out, flags, anchors)
+            return
+        self._fill(ws, plan, out)
+        in_shape = np.asarray(src.shapes, np.int64).reshape(anchors.shape)
+        lo = np.clip(anchors, 0, in_shape)
+        hi = np.maximum(np.clip(anchors + np.asarray(out.shapes).reshape(anchors.shape), 0,
+                                in_shape), lo)
+        _flip.flip_batch(ws.thread_pool, src, out, flags, lo, hi - lo, lo - anchors)
+
+    def _fill(self, ws, plan, out):
+        """Give the padded samples of `out` the fill values (the part inside the input is
+        written afterwards): the whole batch at once when it is dense and all padded."""
+        fill_values = self.args["fill_values"]
+        dense = out.dense() if plan.padded.all() else None
+        if dense is not None and dense.size:
+            fill = _crop_window.fill_array(ws, 0, fill_values, dense.shape[plan.channel + 1],
+                                           plan.dtype)
+            shape = [1] * dense.ndim
+            shape[plan.channel + 1] = -1 if fill.size > 1 else 1
+            dense[...] = fill.reshape(shape)
+            return
+        samples = out.samples()
+        for i in np.flatnonzero(plan.padded).tolist():
+            dst = samples[i]
+            fill = _crop_window.fill_array(ws, i, fill_values, dst.shape[plan.channel],
+                                           plan.dtype)
+            shape = [1] * dst.ndim
+            shape[plan.channel] = -1 if fill.size > 1 else 1
+            dst[...] = fill.reshape(shape)
+
+    def _run_converting(self, ws, plan):
         fill_values = self.args["fill_values"]
         samples = zip(ws.input_samples(0), ws.output_samples(0), plan.anchors.tolist(),
                       plan.padded.tolist(), strict=True)

@@ -80,6 +80,34 @@ def test_random_windows_equal_numpy_slices(threads, itemsize):
             assert out.tobytes() == want.tobytes(), (a.shape, w, at, f)
 
 
+@pytest.mark.parametrize("threads", [None, 2])
+@pytest.mark.parametrize("itemsize", [1, 3, 4, 12])
+def test_windows_placed_in_larger_destinations_leave_the_rest(threads, itemsize):
+    pool = ThreadPool(threads) if threads else None
+    for ndim in range(1, 5):
+        src_shapes = [tuple(int(e) for e in RNG.integers(0, 7, ndim)) for _ in range(8)]
+        dst_shapes = [tuple(int(e) for e in RNG.integers(0, 7, ndim)) for _ in range(8)]
+        ext = np.minimum(src_shapes, dst_shapes)
+        ext = np.array([[int(RNG.integers(0, e + 1)) for e in row] for row in ext], np.int64)
+        at = np.array([[int(RNG.integers(0, s - e + 1)) for s, e in zip(sh, row, strict=True)]
+                       for sh, row in zip(src_shapes, ext, strict=True)], np.int64)
+        to = np.array([[int(RNG.integers(0, s - e + 1)) for s, e in zip(sh, row, strict=True)]
+                       for sh, row in zip(dst_shapes, ext, strict=True)], np.int64)
+        flags = RNG.integers(0, 2, (8, ndim)).astype(np.uint8)
+        arrays = _batch(src_shapes, itemsize)
+        before = _batch(dst_shapes, itemsize)
+        src = BatchStorage.from_arrays(arrays)
+        dst = BatchStorage.from_arrays(before)
+        flip.flip_batch(pool, src, dst, flags, at, ext, to)
+        for a, b, e, i, o, f, out in zip(arrays, before, ext, at, to, flags, dst.samples(),
+                                         strict=True):
+            want = b.copy()
+            cut = a[tuple(slice(p, p + k) for p, k in zip(i, e, strict=True))]
+            want[tuple(slice(p, p + k) for p, k in zip(o, e, strict=True))] = np.flip(
+                cut, axis=tuple(int(d) for d in np.flatnonzero(f)))
+            assert out.tobytes() == want.tobytes(), (a.shape, b.shape, e, i, o, f)
+
+
 @pytest.mark.parametrize("flags", [[0, 0, 0], [0, 1, 0], [1, 0, 0]])
 def test_large_windows_are_tiled_and_equal_numpy(flags):
     arrays = [RNG.integers(0, 256, (900, 700, 3), np.uint8) for _ in range(2)]

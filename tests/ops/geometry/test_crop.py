@@ -98,6 +98,22 @@ def test_pad(fill, want):
         np.testing.assert_array_equal(o, reference(x, (25, 40), fill=np.array(want, np.uint8)))
 
 
+@pytest.mark.parametrize("layout", ["HWC", "CHW"])
+def test_pad_some_samples_of_a_batch(layout):
+    # windows inside some inputs and over the edge of others; per-channel fill values
+    imgs = [RNG.integers(0, 256, s, dtype=np.uint8) for s in ((20, 30, 3), (9, 40, 3),
+                                                             (12, 12, 3), (30, 5, 3))]
+    if layout == "CHW":
+        imgs = [np.ascontiguousarray(x.transpose(2, 0, 1)) for x in imgs]
+    axes = (0, 1) if layout == "HWC" else (1, 2)
+    kwargs = {"crop": (10, 11), "crop_pos_x": 0.8, "crop_pos_y": 0.1,
+              "out_of_bounds_policy": "pad", "fill_values": [4, 5, 6]}
+    out, _ = run(lambda fn, x: fn.crop(x, **kwargs), imgs, layout=layout)
+    fill = np.array([4, 5, 6], np.uint8).reshape((3,) if layout == "HWC" else (3, 1, 1))
+    for o, x in zip(out, imgs, strict=True):
+        np.testing.assert_array_equal(o, reference(x, (10, 11), (0.8, 0.1), fill, axes))
+
+
 def test_pad_negative_anchor_rounds_away_from_zero():
     x = np.arange(10 * 12, dtype=np.uint8).reshape(10, 12, 1)
     for rounding, top, left in (("round", 1, 2), ("truncate", 0, 1)):
