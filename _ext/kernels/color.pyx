@@ -285,10 +285,17 @@ cdef _run_batch(ThreadPool pool, Batch* b, Py_ssize_t n, const char** sp, char**
     and groups (see the module docstring) and run the groups.  `nmats` is the number of
     matrices: one per part, or, when `shared`, possibly 1 for every part (-1: none needed)."""
     cdef Py_ssize_t i, f, a, step, part, npieces = 0, nparams = 0, ngroups = 0, k = 0, gpix = 0
-    cdef const int64_t[::1] parts = (np.ones(n, np.int64) if units is None
-                                     else np.ascontiguousarray(units, dtype=np.int64))
-    if parts.shape[0] != n:
-        raise ValueError("units needs one value per sample")
+    cdef const int64_t[::1] given
+    cdef int64_t* parts = <int64_t*>job_array(n, sizeof(int64_t), keep)
+    if units is None:
+        for i in range(n):
+            parts[i] = 1
+    else:
+        given = np.ascontiguousarray(units, dtype=np.int64)
+        if given.shape[0] != n:
+            raise ValueError("units needs one value per sample")
+        for i in range(n):
+            parts[i] = given[i]
     for i in range(n):
         if parts[i] < 0 or (pixels[i] and (parts[i] == 0 or pixels[i] % parts[i])):
             raise ValueError(f"sample {i}: {pixels[i]} pixels do not split into {parts[i]} "
