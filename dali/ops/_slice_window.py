@@ -87,6 +87,61 @@ def windows(op, ws, shapes, layout):
     return out
 
 
+def window_arrays(op, ws, shapes, layout):
+    """`windows` as two int64 arrays (n, ndim), starts and ends: computed for all samples at
+    once when the slice comes from named arguments given as constants or uniform argument
+    inputs (the values and errors `windows` gives), else sample by sample."""
+    ndim = len(layout)
+    shapes = np.asarray(shapes, np.int64).reshape(-1, ndim)
+    if len(shapes) and len(ws.inputs) != 3:
+        fast = _named_arrays(op, ws, shapes, layout)
+        if fast is not None:
+            return fast
+    out = windows(op, ws, shapes.tolist(), layout)
+    return (np.array([s for s, _ in out], np.int64).reshape(-1, ndim),
+            np.array([e for _, e in out], np.int64).reshape(-1, ndim))
+
+
+def _named_arrays(op, ws, shapes, layout):
+    """`_named` for every sample at once, or None where values differ in length per sample."""
+    given = [name for name in (*_STARTS, *_ENDS) if ws.arg_given(name)]
+    per_sample_axes = not (ws.arg_given("axis_names") or not ws.arg_given("axes"))
+    if not given or (per_sample_axes and ws.is_arg_input("axes")):
+        return None
+    axes = _axes(op, ws, 0, layout)
+    extent = shapes[:, axes].astype(np.float64)
+    rows = {}
+    for name in given:
+        v = ws.arg_rows(name, np.float64)
+        if v is None or v.shape[1] != len(axes):
+            return None
+        rows[name] = v
+    lo = np.zeros(extent.shape)
+    if "start" in rows:
+        lo = rows["start"]
+    elif "rel_start" in rows:
+        lo = rows["rel_start"] * extent
+    if "end" in rows:
+        hi = rows["end"]
+    elif "rel_end" in rows:
+        hi = rows["rel_end"] * extent
+    elif "shape" in rows:
+        hi = lo + rows["shape"]
+    elif "rel_shape" in rows:
+        hi = lo + rows["rel_shape"] * extent
+    else:
+        hi = extent
+    bad = np.argwhere(hi < lo)
+    if len(bad):
+        i, k = bad[0].tolist()
+        raise ws.sample_error(i, f"end coordinates can't be before start coordinates. Got: "
+                                 f"start={lo[i, k]:g} end={hi[i, k]:g}", RuntimeError)
+    start, end = np.zeros_like(shapes), shapes.copy()
+    start[:, axes] = _round(lo)
+    end[:, axes] = _round(hi)
+    return start, end
+
+
 def _axes(op, ws, i, layout):
     if ws.arg_given("axis_names") or not ws.arg_given("axes"):
         names = op.args["axis_names"]

@@ -162,11 +162,14 @@ class Batch:
 
 def encoded_samples(op, ws):
     """The input samples as 1-D uint8 arrays; only byte data is accepted."""
-    dtype = ws.input_dtype(0)
+    storage = ws.input_storage(0)
+    dtype = storage.dtype
     if dtype.itemsize != 1 or dtype.kind not in "ui":
         raise op.error(f"the input must be encoded images stored as uint8 bytes, got "
                        f"{dtype.name} data", RuntimeError)
-    return [np.ascontiguousarray(s).view(np.uint8).reshape(-1) for s in ws.input_samples(0)]
+    if dtype == np.uint8 and storage.ndim == 1 and storage.is_contiguous:
+        return list(storage.samples())       # views of one block: already 1-D contiguous
+    return [np.ascontiguousarray(s).view(np.uint8).reshape(-1) for s in storage.samples()]
 
 
 def inspect(op, ws, output_type, adjust_orientation=True, probe=True) -> Batch:
@@ -234,7 +237,7 @@ def max_pixels() -> int:
 def check_output_size(op, shapes, dtype):
     """Refuse a batch whose decoded output could not fit in this machine's memory, before the
     output is leased."""
-    if shapes is None or not shapes:
+    if shapes is None or not len(shapes):
         return
     sizes = np.asarray(shapes, dtype=np.float64).prod(axis=1) * dtype.itemsize  # no overflow
     total = float(sizes.sum())
@@ -248,6 +251,7 @@ def check_output_size(op, shapes, dtype):
 
 def physical_memory() -> int:
     return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
 
 
 class SampleHeaderError(ValueError):
@@ -279,16 +283,17 @@ def _read_headers(samples, output_type, adjust_orientation):
     """The `Batch` of `samples` and the [(index, message)] of those whose header is broken
     (they stand in the batch as 0 x 0 images)."""
     n = len(samples)
-    info = jpeg.info_batch(samples) if jpeg is not None else np.zeros((n, 5), np.int32)
+    info = (jpeg.info_batch(samples) if jpeg is not None else np.zeros((n, 5), np.int32))
+    info = info.astype(np.int64)             # columns: stored h, w, components, orientation
     components = info[:, 2]
-    route = np.where((info[:, 4] == 1) & ((components == 1) | (components == 3) |
-                                          (components == 4)), KERNEL, OPENCV).astype(np.int8)
-    stored = info[:, :2].astype(np.int64)
-    orientation = info[:, 3].astype(np.int64)
-    source_channels = info[:, 2].astype(np.int64)
+    route = np.where((info[:, 4] == 1) & (components >= 1) & (components <= 4)
+                     & (components != 2), KERNEL, OPENCV).astype(np.int8)
+    stored = info[:, :2]
+    orientation = info[:, 3]
+    source_channels = components
     headers = [None] * n
     failures = []
-    for i in np.flatnonzero(route == OPENCV).tolist():
+    for i in np.flatnonzero(route == OPENCV).tolist() if not route.all() else ():
         try:
             if info[i, 4] == -1:
                 raise _formats.HeaderError(_jpeg_error(samples[i]))
@@ -325,16 +330,18 @@ def _jpeg_error(data):
 
 
 def output_shapes(batch, windows=None):
-    """Per-sample output shapes (h, w, c) of the windows (whole images by default), or None
-    when some channel count is only known after decoding."""
+    """Per-sample output shapes (h, w, c) of the windows (whole images by default), an int64
+    array (n, 3), or None when some channel count is only known after decoding."""
     if (batch.channels < 0).any():
         return None
+    shapes = np.empty((len(batch), 3), np.int64)
     if windows is None:
-        hw = np.stack([batch.height, batch.width], axis=1)
+        shapes[:, 0] = batch.height
+        shapes[:, 1] = batch.width
     else:
-        hw = np.asarray(windows)[:, 2:4]
-    return [(int(h), int(w), int(c)) for (h, w), c in zip(hw.tolist(), batch.channels.tolist(),
-                                                           strict=True)]
+        shapes[:, :2] = np.asarray(windows)[:, 2:4]
+    shapes[:, 2] = batch.channels
+    return shapes
 
 
 def output_dtype(op):

@@ -33,11 +33,12 @@ class ImageCrop(_window_decoder.WindowDecoder):
         _crop_window.check_args(self)
 
     def windows(self, ws, batch):
-        shapes = [(int(h), int(w), 1) for h, w in zip(batch.height, batch.width, strict=True)]
-        windows = _crop_window.windows(self, ws, shapes, "HWC", policy="pad")
-        for i, win in enumerate(windows):
-            if win.padded:
-                (y, x, _), (h, w, _) = win.anchor, win.shape
-                raise _window_decoder.outside_error(ws, i, y, x, y + h, x + w, *shapes[i][:2])
-        return np.array([[*win.anchor[:2], *win.shape[:2]] for win in windows],
-                        dtype=np.int64).reshape(-1, 4)
+        shapes = np.stack([batch.height, batch.width, np.ones_like(batch.height)], axis=1)
+        anchors, sizes, padded = _crop_window.window_arrays(self, ws, shapes, "HWC",
+                                                            policy="pad")
+        if padded.any():
+            i = int(np.flatnonzero(padded)[0])
+            (y, x), (h, w) = anchors[i, :2].tolist(), sizes[i, :2].tolist()
+            raise _window_decoder.outside_error(ws, i, y, x, y + h, x + w,
+                                                *shapes[i, :2].tolist())
+        return np.concatenate([anchors[:, :2], sizes[:, :2]], axis=1).astype(np.int64)

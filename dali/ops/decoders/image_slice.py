@@ -34,13 +34,14 @@ class ImageSlice(_window_decoder.WindowDecoder):
 
     def windows(self, ws, batch):
         sizes = np.stack([batch.height, batch.width], axis=1)
-        windows = []
-        for i, (start, end) in enumerate(_slice_window.windows(self, ws, sizes.tolist(), "HW")):
-            (y, x), (y1, x1) = start, end
-            if y < 0 or x < 0 or y1 > sizes[i, 0] or x1 > sizes[i, 1]:
-                raise _window_decoder.outside_error(ws, i, y, x, y1, x1, *sizes[i])
-            if y1 == y or x1 == x:
-                raise ws.sample_error(i, f"the slice [{y}..{y1}, {x}..{x1}] is empty",
-                                      RuntimeError)
-            windows.append((y, x, y1 - y, x1 - x))
-        return np.array(windows, np.int64).reshape(-1, 4)
+        start, end = _slice_window.window_arrays(self, ws, sizes, "HW")
+        outside = (start < 0).any(axis=1) | (end > sizes).any(axis=1)
+        empty = (end == start).any(axis=1)
+        failing = np.flatnonzero(outside | empty)
+        if len(failing):
+            i = int(failing[0])
+            (y, x), (y1, x1) = start[i].tolist(), end[i].tolist()
+            if outside[i]:
+                raise _window_decoder.outside_error(ws, i, y, x, y1, x1, *sizes[i].tolist())
+            raise ws.sample_error(i, f"the slice [{y}..{y1}, {x}..{x1}] is empty", RuntimeError)
+        return np.concatenate([start, end - start], axis=1)

@@ -9,6 +9,7 @@ from pipeline_utils import run_op
 
 from dali import fn, pipeline_def
 from dali._executor.errors import PipelineError
+from dali.ops import _slice_window
 
 from . import images
 
@@ -87,6 +88,27 @@ def test_jpeg_slices_equal_the_full_decode():
         ((y, x, h, w),) = expected(anchors[0][None] * ext,
                                    (anchors[0][None] + shapes[0].astype(np.float64)) * ext)
         np.testing.assert_array_equal(o, f[y:y + h, x:x + w])
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(start=[3, 5], shape=[20, 30]), dict(rel_start=[0.25, 0.1], rel_end=[0.75, 0.9]),
+    dict(start=[3], shape=[20], axes=[-2]), dict(rel_shape=[0.5, 0.5], axis_names="HW"),
+])
+def test_batch_windows_equal_the_per_sample_ones(monkeypatch, kwargs):
+    """Named arguments, constants or argument inputs: the windows computed for the whole batch
+    at once equal those computed sample by sample."""
+    def build(fn, x, a, s):
+        return (fn.decoders.image_slice(x, **kwargs),
+                fn.decoders.image_slice(x, rel_start=a, rel_shape=s))
+
+    data = [images.coordinates_png(H, W)] * len(ANCHORS)
+    fast = run_op(build, [data, list(ANCHORS), list(SHAPES)])
+    monkeypatch.setattr(_slice_window, "_named_arrays", lambda *a: None)
+    slow = run_op(build, [data, list(ANCHORS), list(SHAPES)])
+    for f, s in zip(fast, slow, strict=True):
+        assert len(f) == len(s) == len(ANCHORS)
+        for a, b in zip(f, s, strict=True):
+            np.testing.assert_array_equal(a, b)
 
 
 @pytest.mark.parametrize("kwargs, message", [
