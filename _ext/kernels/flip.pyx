@@ -8,8 +8,9 @@ that matters).  Each window is collapsed (flip.h): axes of extent 1 drop out, ne
 axes that are both reversed or both kept merge where both samples allow it, and the kept
 innermost block (a pixel's channels, a window's row, the whole sample when nothing is
 reversed or cut) is copied as one unit; a sample that is not flipped or cut at all is one
-memcpy.  Windows larger than `_TILE_BYTES` are split along their outermost collapsed axis; all work items run in one
-nogil call on the pool, largest first (tiny batches stay on the caller, see thread_pool).
+memcpy.  Windows larger than `_TILE_BYTES` are split along their outermost collapsed axis;
+all work items run in one nogil call on the pool, largest first (tiny batches stay on the
+caller, see thread_pool).
 """
 cimport numpy as cnp
 import numpy as np
