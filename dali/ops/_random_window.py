@@ -62,7 +62,7 @@ class WindowPolicy:
     def windows(self, ws, heights, widths):
         """(n, 4) int64 array of (y, x, h, w), one window per sample of the workspace."""
         n = len(heights)
-        draws = np.asarray(ws.uniform(self.draws_per_sample()), dtype=np.float64)
+        draws = np.asarray(ws.uniform_flat(self.draws_per_sample()), dtype=np.float64)
         draws = draws.reshape(n, self.draws_per_sample())
         return crop_windows(heights, widths, draws, self.area, self.aspect, self.attempts)
 

@@ -198,10 +198,14 @@ def resample_batch(pool, srcs, dsts, lo, hi, filters, antialias, windows=None):
     n = len(srcs)
     _batch_kernel.resample_batch(pool, list(srcs), list(dsts),
                                  None if windows is None else list(windows),
-                                 np.array(lo, np.float64).reshape(n, 2),
-                                 np.array(hi, np.float64).reshape(n, 2),
-                                 np.array(filters, np.int32).reshape(n, 2), bool(antialias),
+                                 _rows(lo, np.float64, n), _rows(hi, np.float64, n),
+                                 _rows(filters, np.int32, n), bool(antialias),
                                  _TABLE_LIST)
+
+
+def _rows(values, dtype, n):
+    """`values` as a C-contiguous (n, 2) array of `dtype` (no copy when it is one)."""
+    return np.ascontiguousarray(values, dtype).reshape(n, 2)
 
 
 def input_span(filters, window=None):

@@ -91,6 +91,23 @@ def sample_filters(ws):
     return list(zip(lo, hi, strict=True))
 
 
+_FILTER_ARGS = ("interp_type", "min_filter", "mag_filter")
+
+
+def filter_codes(ws):
+    """`sample_filters` as one int32 (n, 2) array, the batch kernel's form; when no filter
+    argument is an argument input, filled from the constants without a value per sample."""
+    n = ws.batch_size
+    if n == 0 or any(name in ws.arg_inputs for name in _FILTER_ARGS):
+        return np.array(sample_filters(ws), np.int32).reshape(n, 2)
+    interp = ws.arg("interp_type")[0]
+    lo = ws.arg("min_filter")[0] if ws.arg_given("min_filter") else interp
+    hi = ws.arg("mag_filter")[0] if ws.arg_given("mag_filter") else interp
+    codes = np.empty((n, 2), np.int32)
+    codes[:, 0], codes[:, 1] = int(lo), int(hi)
+    return codes
+
+
 def _interp_arg(ws, name):
     try:
         return ws.arg(name)
@@ -138,14 +155,21 @@ def sample_regions(op, ws, shapes, out_shapes, layout, geometry, filters):
     return regions
 
 
-def resample_samples(ws, srcs, dsts, layout, geometry, filters, antialias, regions=None):
+def resample_samples(ws, srcs, dsts, layout, geometry, filters, antialias, regions=None,
+                     bounds=None):
     """`resample_sample` for every sample (geometry[i] = (lo, hi), filters[i] = (min_filter,
-    mag_filter)): HWC images as one batch without the GIL, other layouts sample by sample."""
+    mag_filter), or `filter_codes`): HWC images as one batch without the GIL, other layouts
+    sample by sample.  `bounds`, when given, is the geometry as two float64 (n, 2) arrays
+    (lo, hi), which HWC batches then use instead of building them."""
     n = len(srcs)
     if layout == "HWC":
-        _resampling.resample_batch(ws.thread_pool, srcs, dsts, [g[0] for g in geometry],
-                                   [g[1] for g in geometry], filters, antialias, regions)
+        if bounds is None:
+            bounds = ([g[0] for g in geometry], [g[1] for g in geometry])
+        _resampling.resample_batch(ws.thread_pool, srcs, dsts, *bounds, filters, antialias,
+                                   regions)
         return
+    if isinstance(filters, np.ndarray):
+        filters = filters.tolist()
     regions = regions or [None] * n
 
     def one(i):

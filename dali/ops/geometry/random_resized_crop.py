@@ -12,6 +12,8 @@ remembered by what decides them (epoch, sample ids, image extents).
 
 from __future__ import annotations
 
+import numpy as np
+
 from dali import _operator, _registry, _roles, _types
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
@@ -67,8 +69,10 @@ class RandomResizedCrop(_operator.Operator, _roles.RegionProducer, _roles.Region
         out_shapes[:, h_axis], out_shapes[:, w_axis] = self._size
         shapes = _shared_tuples(out_shapes)
         windows = self._windows(ws, heights, widths)
+        corners = windows[:, :2].astype(np.float64)
+        bounds = (corners, corners + windows[:, 2:])
         return _operator.Plan([_operator.OutputDesc(shapes, _types.dtype_of(dtype), layout)],
-                              layout=layout, geometry=_geometry(windows))
+                              layout=layout, geometry=_geometry(windows), bounds=bounds)
 
     def _windows(self, ws, heights, widths):
         """(y, x, h, w) of every sample's crop window, drawn once per batch: the fused
@@ -99,11 +103,11 @@ class RandomResizedCrop(_operator.Operator, _roles.RegionProducer, _roles.Region
 
     def run_cpu(self, ws, plan):
         srcs, dsts = ws.input_samples(0), ws.output_samples(0)
-        filters = _resize_common.sample_filters(ws)
+        filters = _resize_common.filter_codes(ws)
         antialias = self.args["antialias"]
         regions = _regions.consumer_regions(self, ws, [d.shape for d in dsts], plan.layout)
         _resize_common.resample_samples(ws, srcs, dsts, plan.layout, plan.geometry, filters,
-                                        antialias, regions)
+                                        antialias, regions, plan.bounds)
 
 
 def _shared_tuples(shapes):

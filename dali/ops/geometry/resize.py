@@ -103,23 +103,45 @@ class Resize(_operator.Operator, _roles.RegionProducer, _roles.RegionConsumer):
         self._geometry_cache = {}        # (layout, axis, extent) -> that axis's geometry
         self._sample_cache = {}          # (layout, input shape) -> `_sample_plan`
         self._independent = {}           # layout -> whether each axis's geometry is its own
+        self._batch_cache = {}           # (layout, input shapes) -> `_batch_plan`
 
     def infer(self, ws):
         tl = ws.inputs[0]
         layout = _resize_common.input_layout(self, tl, LAYOUTS)
         dtype = _resize_common.output_type(self, ws)
-        in_shapes = [tuple(s) for s in ws.input_storage(0).shapes.tolist()]
-        shapes, geometry = [], []
-        for i, shape in enumerate(in_shapes):
-            out_shape, region = self._sample_plan(ws, i, layout, shape)
-            shapes.append(out_shape)
-            geometry.append(region)
+        shapes, geometry, bounds = self._batch_plan(ws, layout, ws.input_storage(0).shapes)
         descs = [_operator.OutputDesc(shapes, _types.dtype_of(dtype), layout)]
         if self.args["save_attrs"]:
             n_spatial = sum(c in "DHW" for c in layout)
             descs.append(_operator.OutputDesc([(n_spatial,)] * len(shapes),
                                               np.dtype(np.int32), "", ndim=1))
-        return _operator.Plan(descs, layout=layout, geometry=geometry)
+        return _operator.Plan(descs, layout=layout, geometry=geometry, bounds=bounds)
+
+    def _batch_plan(self, ws, layout, in_shapes):
+        """(output shapes, per-sample (lo, hi), bounds) of a batch of `in_shapes` (an (n, ndim)
+        array); bounds are lo and hi as float64 (n, k) arrays for the batch kernel (None
+        when the samples' axes differ in number).  Remembered per batch of input shapes when
+        no argument is an input (a batch of equal shapes repeats from batch to batch); the
+        lists handed out are fresh copies."""
+        key = None
+        if not self.spec.arg_inputs:
+            key = (layout, in_shapes.shape, in_shapes.tobytes())
+            hit = self._batch_cache.get(key)
+            if hit is not None:
+                return list(hit[0]), list(hit[1]), hit[2]
+        shapes, geometry = [], []
+        for i, shape in enumerate(map(tuple, in_shapes.tolist())):
+            out_shape, region = self._sample_plan(ws, i, layout, shape)
+            shapes.append(out_shape)
+            geometry.append(region)
+        bounds = None
+        if geometry and layout == "HWC":
+            bounds = tuple(np.array([g[k] for g in geometry], np.float64).reshape(-1, 2)
+                           for k in (0, 1))
+        if key is not None:
+            self._remember(self._batch_cache, [(key, (shapes, geometry, bounds))])
+            return list(shapes), list(geometry), bounds
+        return shapes, geometry, bounds
 
     # -- region fusion (dali.ops._regions) ---------------------------------------------------
 
@@ -147,10 +169,10 @@ class Resize(_operator.Operator, _roles.RegionProducer, _roles.RegionConsumer):
         layout = plan.layout
         srcs, dsts = ws.input_samples(0), ws.output_samples(0)
         antialias = self.args["antialias"]
-        filters = _resize_common.sample_filters(ws)
+        filters = _resize_common.filter_codes(ws)
         regions = _regions.consumer_regions(self, ws, [d.shape for d in dsts], layout)
         _resize_common.resample_samples(ws, srcs, dsts, layout, plan.geometry, filters,
-                                        antialias, regions)
+                                        antialias, regions, plan.bounds)
         if self.args["save_attrs"]:
             spatial = [k for k, c in enumerate(layout) if c in "DHW"]
             for src, attr in zip(srcs, ws.output_samples(1), strict=True):

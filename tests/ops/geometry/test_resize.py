@@ -706,3 +706,24 @@ def test_bad_per_sample_size():
     with pytest.raises(PipelineError, match=r"argument `size`.*got 3") as e:
         run_op(lambda fn, x, s: fn.resize(x, size=s), [imgs, sizes], layouts=["HWC", None])
     assert e.value.sample == 1
+
+
+def test_batches_of_repeated_shapes_equal_fresh_runs():
+    """The per-batch plan memo (shapes and regions per batch of input shapes) and the
+    constant filter codes give what a fresh pipeline gives, batch after batch, when the
+    shapes repeat, change and come back."""
+    rng = np.random.default_rng(7)
+    small = [rng.integers(0, 256, (8, 8, 3), dtype=np.uint8) for _ in range(3)]
+    mixed = [rng.integers(0, 256, (h, w, 3), dtype=np.uint8) for h, w in ((5, 9), (12, 7), (8, 8))]
+
+    def build(fn, x):
+        return fn.resize(x, resize_x=5, resize_y=3, min_filter=types.INTERP_CUBIC,
+                         mag_filter=types.INTERP_NN)
+
+    fresh = [run_op(build, [b], layouts=["HWC"])[0] for b in (small, mixed)]
+    runs = run_op(build, [[small], [mixed], [small], [mixed]], iterations=4, layouts=["HWC"])
+    for k, (out,) in enumerate(runs):
+        want = fresh[k % 2]
+        assert [o.shape for o in out] == [w.shape for w in want]
+        for o, w in zip(out, want, strict=True):
+            np.testing.assert_array_equal(o, w)
