@@ -16,6 +16,8 @@ layout change are numpy views, one per sample.
 
 from __future__ import annotations
 
+import typing
+
 import numpy as np
 
 from dali import _operator, _registry, _roles, _types, tensors
@@ -61,6 +63,8 @@ class CropMirrorNormalize(_operator.Operator, _roles.RegionConsumer):
 
     def setup(self):
         self._last_windows = None        # (layout, shapes) -> windows, see `_windows`
+        self._last_geometry = None       # (windows, _Geometry), see `_geometry`
+        self._constants = {}             # channels -> (mean, mul) of constant mean and std
         _crop_window.check_args(self)
 
     def infer(self, ws):
@@ -81,6 +85,18 @@ class CropMirrorNormalize(_operator.Operator, _roles.RegionConsumer):
         in_shapes = ([uniform] * st.num_samples if uniform is not None
                      else [tuple(s) for s in tl.shape()])
         windows = self._windows(ws, in_shapes, layout)
+        geometry = self._geometry(windows, perm, channel)
+        return _operator.Plan([_operator.OutputDesc(list(geometry.shapes), dtype, out_layout)],
+                              dtype=dtype, layout=layout, perm=perm, channel=channel,
+                              windows=windows, geometry=geometry)
+
+    def _geometry(self, windows, perm, channel):
+        """`_Geometry` of a list of windows; remembered for the last list (`_windows` hands
+        out the same list while the batch's shapes repeat; perm and channel follow from the
+        layout, which is part of that list's key)."""
+        memo = self._last_geometry
+        if memo is not None and memo[0] is windows:
+            return memo[1]
         out_shape = {}          # window extents -> output shape (windows often repeat)
         shapes = []
         for w in windows:
@@ -91,8 +107,13 @@ class CropMirrorNormalize(_operator.Operator, _roles.RegionConsumer):
                     shape[channel] = _next_pow2(shape[channel])
                 shape = out_shape[w.shape] = tuple(shape[p] for p in perm)
             shapes.append(shape)
-        return _operator.Plan([_operator.OutputDesc(shapes, dtype, out_layout)], dtype=dtype,
-                              layout=layout, perm=perm, channel=channel, windows=windows)
+        n = len(windows)
+        geometry = _Geometry(
+            shapes, {w.shape[channel] for w in windows},
+            np.array([w.anchor for w in windows], np.int64).reshape(n, -1),
+            np.array([w.shape for w in windows], np.int64).reshape(n, -1))
+        self._last_geometry = windows, geometry
+        return geometry
 
     def _out_dtype(self):
         wanted = self.args["dtype"]
@@ -145,24 +166,38 @@ class CropMirrorNormalize(_operator.Operator, _roles.RegionConsumer):
         if (self.args["out_of_bounds_policy"] == "pad" or self.args["pad_output"]
                 or src.base is None or dst.base is None or src.dtype == np.float16):
             return False
-        windows, channel = plan.windows, plan.channel
-        channels = {w.shape[channel] for w in windows}
+        windows, channel, geometry = plan.windows, plan.channel, plan.geometry
         per_sample = ws.is_arg_input("mean") or ws.is_arg_input("std")
-        if len(channels) > 1 and not per_sample:
+        if len(geometry.channels) > 1 and not per_sample:
             return False
-        means, stds = ws.arg("mean"), ws.arg("std")
-        rows = range(len(windows)) if per_sample else range(min(1, len(windows)))
-        pairs = [self._normalization(ws, i, means[i], stds[i], windows[i].shape[channel],
-                                     windows[i].shape[channel]) for i in rows]
-        if not pairs:
+        if not windows:
             return True
-        mean = np.ascontiguousarray(np.stack([m for m, _ in pairs]))
-        mul = np.ascontiguousarray(np.stack([f for _, f in pairs]))
-        anchors = np.array([w.anchor for w in windows], np.int64).reshape(len(windows), -1)
-        shapes = np.array([w.shape for w in windows], np.int64).reshape(len(windows), -1)
-        mirror = (np.asarray(ws.arg("mirror")) != 0).astype(np.uint8)
-        return _kernel.normalize_windows(ws.thread_pool, src, dst, anchors, shapes, mirror,
-                                         plan.perm, channel, plan.layout.index("W"), mean, mul)
+        if per_sample:
+            means, stds = ws.arg("mean"), ws.arg("std")
+            pairs = [self._normalization(ws, i, means[i], stds[i], w.shape[channel],
+                                         w.shape[channel]) for i, w in enumerate(windows)]
+            mean = np.ascontiguousarray(np.stack([m for m, _ in pairs]))
+            mul = np.ascontiguousarray(np.stack([f for _, f in pairs]))
+        else:
+            mean, mul = self._constant_normalization(ws, windows[0].shape[channel])
+        if ws.is_arg_input("mirror"):
+            mirror = (np.asarray(ws.arg("mirror")) != 0).astype(np.uint8)
+        else:
+            mirror = np.full(len(windows), ws.arg("mirror")[0] != 0, np.uint8)
+        return _kernel.normalize_windows(ws.thread_pool, src, dst, geometry.anchors,
+                                         geometry.extents, mirror, plan.perm, channel,
+                                         plan.layout.index("W"), mean, mul)
+
+    def _constant_normalization(self, ws, channels):
+        """(mean, mul) as (1, channels) float32 rows for constant mean and std, remembered
+        per channel count (they depend on nothing else)."""
+        hit = self._constants.get(channels)
+        if hit is None:
+            mean, mul = self._normalization(ws, 0, ws.arg("mean")[0], ws.arg("std")[0],
+                                            channels, channels)
+            hit = self._constants[channels] = (np.ascontiguousarray(mean[None]),
+                                               np.ascontiguousarray(mul[None]))
+        return hit
 
     def _run_views(self, ws, plan):
         """Sample by sample through numpy views (padding, float16 input, per-sample storage)."""
@@ -199,6 +234,16 @@ class CropMirrorNormalize(_operator.Operator, _roles.RegionConsumer):
             adjusted = (mean.astype(np.float64)
                         - np.float64(shift) * std.astype(np.float64) / np.float64(scale))
         return adjusted.astype(_F32), mul
+
+
+class _Geometry(typing.NamedTuple):
+    """What a batch's windows decide, derived once per list of windows: the output shape of
+    each sample (in the output layout), the set of channel counts, and the windows' anchors
+    and extents as int64 (n, ndim) arrays for `normalize_windows`."""
+    shapes: list
+    channels: set
+    anchors: np.ndarray
+    extents: np.ndarray
 
 
 def _per_channel(ws, i, name, values, channels, padded):

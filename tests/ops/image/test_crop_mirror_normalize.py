@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from pipeline_utils import run_one
+from pipeline_utils import run_one, run_op
 
 from dali import types
 from dali._executor.errors import PipelineError
@@ -208,3 +208,26 @@ def test_matches_dali(kwargs):
     for a, b in zip(ours[0], theirs[0], strict=True):
         assert a.dtype == b.dtype
         np.testing.assert_array_equal(a, b)
+
+
+def test_batches_of_repeated_shapes_equal_fresh_runs():
+    """The windows' geometry remembered per list of windows and the constant mean/mul per
+    channel count give what a fresh pipeline gives when shapes and channel counts repeat,
+    change and come back."""
+    rng = np.random.default_rng(3)
+    three = [rng.integers(0, 256, (8, 8, 3), dtype=np.uint8) for _ in range(4)]
+    four = [rng.integers(0, 256, (9, 7, 4), dtype=np.uint8) for _ in range(4)]
+
+    def build(fn, x):
+        return fn.crop_mirror_normalize(x, crop=(4, 5), mean=[10.0], std=[3.0], mirror=1,
+                                        output_layout="CHW")
+
+    fresh = [run_op(build, [b], layouts=["HWC"])[0] for b in (three, four)]
+    runs = run_op(build, [[three], [four], [three], [four]], iterations=4, layouts=["HWC"])
+    for k, (out,) in enumerate(runs):
+        want = fresh[k % 2]
+        assert [o.shape for o in out] == [w.shape for w in want]
+        for o, w in zip(out, want, strict=True):
+            np.testing.assert_array_equal(o, w)
+    np.testing.assert_allclose(fresh[0][0], (three[0][2:6, 2:7][:, ::-1].transpose(2, 0, 1)
+                                              - 10.0) / 3.0, rtol=1e-6)
