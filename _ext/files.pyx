@@ -1,6 +1,11 @@
 """Whole files read without the GIL, for the file reader: the sizes of a batch of paths, then
 their contents into buffers of those sizes, each file opened, read and closed in C (no Python
-per file), so the reader's thread does not hold the GIL while the pipeline runs."""
+per file), so the reader's thread does not hold the GIL while the pipeline runs.
+
+`open_files` does both with one path lookup per file (open, then fstat, the file kept open
+until it is read): a `stat` by path costs as much as the `open` (~1.5 us each), a third of the
+time of reading a small file.  `sizes` and `read_into` look paths up twice, holding no file
+open in between (for batches larger than the reader wants to keep open at once)."""
 import os
 
 cimport numpy as cnp
@@ -10,7 +15,7 @@ from libc.errno cimport EINTR, errno
 from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 from posix.fcntl cimport O_CLOEXEC, O_RDONLY, open
-from posix.stat cimport stat, struct_stat
+from posix.stat cimport fstat, stat, struct_stat
 from posix.unistd cimport close, read
 
 cnp.import_array()
@@ -35,11 +40,16 @@ cdef void _size(Entry* e) noexcept nogil:
 cdef void _read(Entry* e) noexcept nogil:
     """Read e.size bytes; e.got is what was read (-1 when the file has more)."""
     cdef int fd = open(e.path, O_RDONLY | O_CLOEXEC)
-    cdef Py_ssize_t r
-    cdef uint8_t extra
     if fd < 0:
         e.err = errno
         return
+    _read_fd(e, fd)
+
+
+cdef void _read_fd(Entry* e, int fd) noexcept nogil:
+    """`_read` of the open file `fd`, which it closes."""
+    cdef Py_ssize_t r
+    cdef uint8_t extra
     e.got = 0
     while e.got < e.size:
         r = read(fd, e.out + e.got, <size_t>(e.size - e.got))
@@ -61,6 +71,19 @@ cdef void _read(Entry* e) noexcept nogil:
         elif r < 0:
             e.err = errno
     close(fd)
+
+
+cdef int _set_buffers(Entry* es, Py_ssize_t n, list outs) except -1:
+    cdef cnp.ndarray out
+    for i in range(n):
+        if es[i].path == NULL:
+            continue
+        out = outs[i]
+        if out.dtype != np.uint8 or not out.flags.c_contiguous:
+            raise ValueError(f"buffer {i} must be a C-contiguous uint8 array")
+        es[i].out = <uint8_t*>cnp.PyArray_DATA(out)
+        es[i].size = out.size
+    return 0
 
 
 cdef Entry* _entries(list paths, list keep) except NULL:
@@ -106,19 +129,11 @@ def read_into(list paths, list outs):
     of the failing call, or 0 with `got` the bytes found (-1: more than the buffer holds)."""
     cdef Py_ssize_t n = len(paths), i
     cdef list keep = []
-    cdef cnp.ndarray out
     if len(outs) != n:
         raise ValueError("one buffer per path")
     cdef Entry* es = _entries(paths, keep)
     try:
-        for i in range(n):
-            if es[i].path == NULL:
-                continue
-            out = outs[i]
-            if out.dtype != np.uint8 or not out.flags.c_contiguous:
-                raise ValueError(f"buffer {i} must be a C-contiguous uint8 array")
-            es[i].out = <uint8_t*>cnp.PyArray_DATA(out)
-            es[i].size = out.size
+        _set_buffers(es, n, outs)
         with nogil:
             for i in range(n):
                 if es[i].path != NULL:
@@ -131,3 +146,89 @@ def read_into(list paths, list outs):
         return None
     finally:
         free(es)
+
+
+cdef class OpenFiles:
+    """A batch of files opened and examined (fstat) without the GIL; `read_into` reads and
+    closes them.  Files still open are closed when the object goes away.
+
+    Attributes
+    ----------
+    sizes : int64 array
+        The files' sizes (0 for None paths), or None when `failure` is set.
+    failure : (index, errno) or None
+        The first path that could not be opened or examined (no file is left open then).
+    """
+
+    cdef Entry* es
+    cdef int* fds
+    cdef Py_ssize_t n
+    cdef list keep
+    cdef readonly object sizes
+    cdef readonly object failure
+
+    def __cinit__(self, list paths):
+        cdef Py_ssize_t i
+        cdef struct_stat st
+        self.n = len(paths)
+        self.keep = []
+        self.fds = <int*>malloc(max(self.n, 1) * sizeof(int))
+        if self.fds == NULL:
+            raise MemoryError()
+        for i in range(self.n):
+            self.fds[i] = -1
+        self.es = _entries(paths, self.keep)
+        with nogil:
+            for i in range(self.n):
+                if self.es[i].path == NULL:
+                    continue
+                self.fds[i] = open(self.es[i].path, O_RDONLY | O_CLOEXEC)
+                if self.fds[i] < 0 or fstat(self.fds[i], &st) != 0:
+                    self.es[i].err = errno
+                    break
+                self.es[i].size = st.st_size
+        for i in range(self.n):
+            if self.es[i].err:
+                self.failure = (i, self.es[i].err)
+                self._close()
+                return
+        self.sizes = np.array([self.es[i].size for i in range(self.n)], np.int64)
+
+    cdef void _close(self) noexcept nogil:
+        cdef Py_ssize_t i
+        for i in range(self.n):
+            if self.fds[i] >= 0:
+                close(self.fds[i])
+                self.fds[i] = -1
+
+    def __dealloc__(self):
+        if self.fds != NULL:
+            self._close()
+            free(self.fds)
+        free(self.es)
+
+    def read_into(self, list outs):
+        """`read_into` (the module function) of the open files, closing them."""
+        cdef Py_ssize_t i
+        if self.failure is not None:
+            raise ValueError("the files could not all be opened")
+        if len(outs) != self.n:
+            raise ValueError("one buffer per path")
+        _set_buffers(self.es, self.n, outs)
+        with nogil:
+            for i in range(self.n):
+                if self.fds[i] >= 0:
+                    _read_fd(&self.es[i], self.fds[i])
+                    self.fds[i] = -1
+                    if self.es[i].err or self.es[i].got != self.es[i].size:
+                        break
+            self._close()
+        for i in range(self.n):
+            if self.es[i].path != NULL and (self.es[i].err or self.es[i].got != self.es[i].size):
+                return i, self.es[i].err, self.es[i].got
+        return None
+
+
+def open_files(list paths):
+    """`OpenFiles` of `paths` (None paths are skipped)."""
+    return OpenFiles(paths)

@@ -67,3 +67,44 @@ def test_paths_of_any_encoding(tmp_path):
     assert failure is None and sizes.tolist() == [3]
     out = np.zeros(3, np.uint8)
     assert files.read_into([path], [out]) is None and out.tobytes() == b"abc"
+
+
+def _open_fds():
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_open_files_equal_sizes_and_read_into(paths):
+    names = [None, *(str(p) for p in paths)]
+    before = _open_fds()
+    opened = files.open_files(names)
+    assert opened.failure is None and opened.sizes.dtype == np.int64
+    assert opened.sizes.tolist() == files.sizes(names)[0].tolist() == [0, 0, 1, 5000, 70000]
+    outs = [np.full(n, 0xAB, np.uint8) for n in opened.sizes]
+    assert opened.read_into(outs) is None
+    assert _open_fds() == before
+    for p, out in zip(paths, outs[1:], strict=True):
+        assert out.tobytes() == p.read_bytes()
+
+
+def test_open_files_failures(paths, tmp_path):
+    before = _open_fds()
+    names = [str(paths[1]), str(tmp_path / "nope.bin"), str(tmp_path / "neither.bin")]
+    opened = files.open_files(names)
+    assert opened.failure == (1, errno.ENOENT) and opened.sizes is None
+    assert _open_fds() == before
+    with pytest.raises(ValueError, match="could not all be opened"):
+        opened.read_into([np.zeros(1, np.uint8)] * 3)
+    # a directory opens and has a size; reading it fails as in read_into
+    opened = files.open_files([str(tmp_path)])
+    assert opened.failure is None
+    out = [np.zeros(int(opened.sizes[0]), np.uint8)]
+    assert opened.read_into(out) == files.read_into([str(tmp_path)], out)
+    assert opened.read_into(out)[:2] == (0, errno.EISDIR)
+    # files that changed size after they were opened; unread files are closed
+    for size, expected in ((6000, (0, 0, 5000)), (4000, (0, 0, -1))):
+        opened = files.open_files([str(paths[2]), str(paths[3])])
+        assert opened.read_into([np.zeros(size, np.uint8), np.zeros(70000, np.uint8)]) \
+            == expected
+    opened = files.open_files([str(paths[2])])
+    del opened
+    assert _open_fds() == before

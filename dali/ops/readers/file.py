@@ -30,6 +30,7 @@ from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops.readers import _common, _loader
 
+_OPEN_AT_ONCE = 256       # batches up to this size are read with one path lookup per file
 DEFAULT_FILTERS = ["*.jpg", "*.jpeg", "*.png", "*.bmp", "*.tif", "*.tiff", "*.pnm", "*.ppm",
                    "*.pgm", "*.pbm", "*.jp2", "*.webp", "*.flac", "*.ogg", "*.wav"]
 
@@ -218,7 +219,9 @@ class File(_common.Reader):
         # encoded once for both calls below
         to_read = [None if c is not None else os.fsencode(p)
                    for p, c in zip(paths, cached, strict=True)]
-        found, failure = files.sizes(to_read)
+        opened = files.open_files(to_read) if len(to_read) <= _OPEN_AT_ONCE else None
+        found, failure = ((opened.sizes, opened.failure) if opened is not None
+                          else files.sizes(to_read))
         if failure is not None:
             i, err = failure
             return None, (i, f"cannot read {paths[i]}: {os.strerror(err)}")
@@ -229,7 +232,8 @@ class File(_common.Reader):
         for c, out in zip(cached, outs, strict=True):
             if c is not None:
                 out[...] = c
-        failure = files.read_into(to_read, outs)
+        failure = (opened.read_into(outs) if opened is not None
+                   else files.read_into(to_read, outs))
         if failure is not None:
             i, err, got = failure
             if err:
