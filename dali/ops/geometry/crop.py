@@ -6,7 +6,8 @@ float16 or float; that conversion saturates at the target's limits (infinities i
 unlike fn.cast, truncates toward zero - what DALI's slice kernels do.  Windows that keep the type
 (the common case) are copied in one nogil call of the flip kernel with nothing reversed, after
 the fill values of padded windows are set (in one numpy assignment for a dense batch that is
-all padded); converted windows are copied per sample with numpy.
+all padded).  Converted windows are cut the same way into a scratch batch and converted by
+one numpy expression when the batch is dense and unpadded, else per sample.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 
 from dali import _operator, _registry, _types, tensors
 from dali._ext.kernels import flip as _flip
+from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _crop_window
@@ -103,6 +105,15 @@ class Crop(_operator.Operator):
             dst[...] = fill.reshape(shape)
 
     def _run_converting(self, ws, plan):
+        out = ws.outputs[0]
+        dense = out.dense()
+        if dense is not None and not plan.padded.any():
+            # cut in the input type (one kernel call), then convert the batch in one go
+            cut = BatchStorage.allocate(ws.input_dtype(0), out.shapes)
+            _flip.flip_batch(ws.thread_pool, ws.input_storage(0).contiguous(), cut,
+                             np.zeros(plan.anchors.shape, np.uint8), plan.anchors)
+            dense[...] = convert_truncating(cut.dense(), plan.dtype)
+            return
         fill_values = self.args["fill_values"]
         samples = zip(ws.input_samples(0), ws.output_samples(0), plan.anchors.tolist(),
                       plan.padded.tolist(), strict=True)
@@ -128,6 +139,9 @@ def convert_truncating(x, dtype):
         return x
     if dtype.kind == "f":
         limit = np.finfo(dtype).max
+        if x.dtype.kind in "iu" and x.dtype.itemsize <= 4 and \
+                -limit <= np.iinfo(x.dtype).min and np.iinfo(x.dtype).max <= limit:
+            return x.astype(dtype)      # in range, exact in float32: rounded once either way
         if x.dtype.kind == "f":
             return np.clip(x, -limit, limit).astype(dtype)
         return np.clip(x.astype(np.float64), -limit, limit).astype(dtype)
