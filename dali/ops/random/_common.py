@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from dali import _operator, _types
+from dali._ext.kernels import random as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 
@@ -160,6 +161,13 @@ def fill(ws, flat, n, dtype, k=0):
     for dst, count in zip(ws.output_samples(k), n.tolist(), strict=True):
         dst[...] = values[start:start + count].reshape(dst.shape)
         start += count
+
+
+def draw(ws, mode, a, b=None, end=None, k=0, stream=0):
+    """Fill output k with the `mode` draws of random_draws.h (per-sample parameters `a`, `b`,
+    `end`), drawn, transformed and converted in one nogil call on the pool."""
+    _kernel.draw_batch(ws.thread_pool, ws.outputs[k], ws.random_key(), ws.sample_ids, stream,
+                       mode, a, b, end)
 
 
 def float_arg(ws, name, positive=False):

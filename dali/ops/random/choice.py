@@ -89,19 +89,19 @@ class Choice(_operator.Operator):
         count = dense.reshape(-1).astype(np.int64)
         if (count <= 0).any():
             return False
+        if rows is None:
+            _common.draw(ws, "index", count.astype(np.float64))
+            return True
+        total = rows.sum(axis=1)
+        if ((count != rows.shape[1]).any() or not ((rows >= 0) & (rows <= 1)).all()
+                or (np.abs(total - 1.0) >= 1e-4).any()):
+            return False
         out = ws.outputs[0]
         n = _common.counts(out)
         u = ws.uniform_flat(n)
         sample = np.repeat(np.arange(len(n)), n)
-        if rows is None:
-            idx = np.minimum((u * count[sample]).astype(np.int64), count[sample] - 1)
-        else:
-            total = rows.sum(axis=1)
-            if ((count != rows.shape[1]).any() or not ((rows >= 0) & (rows <= 1)).all()
-                    or (np.abs(total - 1.0) >= 1e-4).any()):
-                return False
-            cdf = np.cumsum(rows, axis=1) / total[:, None]
-            idx = np.minimum((cdf[sample] <= u[:, None]).sum(axis=1), count[sample] - 1)
+        cdf = np.cumsum(rows, axis=1) / total[:, None]
+        idx = np.minimum((cdf[sample] <= u[:, None]).sum(axis=1), count[sample] - 1)
         _common.fill(ws, idx.astype(np.float64), n, out.dtype)
         return True
 

@@ -27,14 +27,10 @@ class CoinFlip(_common.Distribution):
         ])
 
     def run_cpu(self, ws, plan):
-        out = ws.outputs[0]
-        n = _common.counts(out)
         prob = ws.arg_array("probability", np.float64)
         bad = ~((prob >= 0.0) & (prob <= 1.0))            # NaN included
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ws.sample_error(i, f"the argument `probability` must be in [0, 1], got "
                                      f"{prob[i]}")
-        u = ws.uniform_flat(n)
-        flat = (u < np.repeat(prob, n)).astype(np.float64)
-        _common.fill(ws, flat, n, out.dtype)
+        _common.draw(ws, "coin", prob)

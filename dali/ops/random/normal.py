@@ -5,8 +5,6 @@ One standard normal double per element (stream 0); integer outputs are rounded a
 
 from __future__ import annotations
 
-import numpy as np
-
 from dali import _registry
 from dali._schema import Arg
 from dali._types import DALIDataType as T
@@ -27,10 +25,6 @@ class Normal(_common.Distribution):
         ])
 
     def run_cpu(self, ws, plan):
-        out = ws.outputs[0]
-        n = _common.counts(out)
         mean = _common.float_arg(ws, "mean")
         stddev = _common.float_arg(ws, "stddev")
-        z = ws.normal_flat(n)
-        flat = np.repeat(mean, n) + np.repeat(stddev, n) * z
-        _common.fill(ws, flat, n, out.dtype)
+        _common.draw(ws, "normal", mean, stddev)

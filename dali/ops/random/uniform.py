@@ -37,15 +37,17 @@ class Uniform(_common.Distribution):
 
     def run_cpu(self, ws, plan):
         out = ws.outputs[0]
+        if not ws.arg_given("values"):
+            lo, hi = self._ranges(ws)
+            if out.dtype.kind in "iu":
+                lo, hi = self._integer_ends(ws, lo, hi, out.dtype)
+                _common.draw(ws, "rint", lo, hi - lo)
+            else:
+                _common.draw(ws, "uniform", lo, hi - lo, hi)
+            return
         n = _common.counts(out)
         u = ws.uniform_flat(n)
-        if ws.arg_given("values"):
-            flat = self._pick(ws, u, n)
-        elif out.dtype.kind in "iu":
-            flat = self._integers(ws, u, n, out.dtype)
-        else:
-            flat = self._floats(ws, u, n, out.dtype)
-        _common.fill(ws, flat, n, out.dtype)
+        _common.fill(ws, self._pick(ws, u, n), n, out.dtype)
 
     @staticmethod
     def _ranges(ws):
@@ -83,16 +85,9 @@ class Uniform(_common.Distribution):
         idx = np.minimum((u * k).astype(np.int64), k - 1)
         return flat[(np.cumsum(sizes) - sizes)[sample] + idx]
 
-    def _floats(self, ws, u, n, dtype):
-        lo, hi = self._ranges(ws)
-        lo_e, hi_e = np.repeat(lo, n), np.repeat(hi, n)
-        x = (lo_e + u * (hi_e - lo_e)).astype(dtype)
-        # Rounding to the output type can reach `end`; keep the interval half-open.
-        end = hi_e.astype(dtype)
-        return np.where(x >= end, np.nextafter(end, np.asarray(-np.inf, dtype)), x)
-
-    def _integers(self, ws, u, n, dtype):
-        lo, hi = self._ranges(ws)
+    @staticmethod
+    def _integer_ends(ws, lo, hi, dtype):
+        """The truncated ends, checked against the output type's range."""
         info = np.iinfo(dtype)
         first, last = np.trunc(lo), np.trunc(hi)
         bad = (first < info.min) | (last > info.max)
@@ -101,5 +96,4 @@ class Uniform(_common.Distribution):
             raise ws.sample_error(
                 i, f"`range` [{lo[i]}, {hi[i]}] does not fit the output type {dtype} "
                    f"([{info.min}, {info.max}])")
-        lo_e, hi_e = np.repeat(first, n), np.repeat(last, n)
-        return np.rint(lo_e + u * (hi_e - lo_e))
+        return first, last

@@ -1,0 +1,129 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True
+"""Random draws of fn.random.* written straight into the output batch, without the GIL.
+
+`draw_batch` fills every sample of a `BatchStorage` with the numbers `rng.uniform` /
+`rng.normal` give for it (same key, sample ids and stream), transformed and converted as
+random_draws.h states, in one call on the thread pool: each sample is cut into chunks of
+`CHUNK` elements (an even number, so a chunk starts on a Philox block) that run as separate
+items, so the values do not depend on the number of threads.
+"""
+cimport numpy as cnp
+import numpy as np
+
+from libc.stdint cimport int64_t, uint32_t, uint64_t
+
+from dali._ext.tensor_storage cimport BatchStorage
+from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
+
+cnp.import_array()
+
+cdef extern from "philox_blocks.h" nogil:
+    void dali_philox_detect()
+
+cdef extern from "random_draws.h" nogil:
+    enum:
+        DALI_DRAW_UNIFORM
+        DALI_DRAW_RINT
+        DALI_DRAW_NORMAL
+        DALI_DRAW_COIN
+        DALI_DRAW_INDEX
+    ctypedef struct DaliDrawJob:
+        char* out
+        int64_t first
+        int64_t count
+        int64_t sample_id
+        double a, b, end
+    ctypedef struct DaliDrawBatch:
+        uint64_t key
+        uint32_t stream
+        int mode, dtype
+        double lo, hi
+    void dali_draw_run(const DaliDrawBatch* bt, const DaliDrawJob* j)
+
+dali_philox_detect()
+
+CHUNK = 1 << 16
+cdef double _NS_PER_ELEMENT = 4.0
+
+MODES = {"uniform": DALI_DRAW_UNIFORM, "rint": DALI_DRAW_RINT, "normal": DALI_DRAW_NORMAL,
+         "coin": DALI_DRAW_COIN, "index": DALI_DRAW_INDEX}
+_DTYPES = {np.dtype(t): k for k, t in enumerate(
+    (np.float32, np.float64, np.bool_, np.uint8, np.uint16, np.uint32, np.uint64, np.int8,
+     np.int16, np.int32, np.int64))}
+
+ctypedef struct _Ctx:
+    DaliDrawBatch batch
+    DaliDrawJob* jobs
+
+
+cdef void _run_item(void* ctx, int64_t item) noexcept nogil:
+    cdef _Ctx* c = <_Ctx*>ctx
+    dali_draw_run(&c.batch, &c.jobs[item])
+
+
+def _clamp_range(dtype):
+    if dtype.kind not in "iu":
+        return 0.0, 0.0
+    info = np.iinfo(dtype)
+    hi = np.float64(info.max)
+    if int(hi) > info.max:          # the 64-bit maxima: the largest double below them
+        hi = np.nextafter(hi, 0.0)
+    return float(info.min), float(hi)
+
+
+def draw_batch(ThreadPool pool, BatchStorage out, uint64_t key, sample_ids, uint32_t stream,
+               mode, a, b=None, end=None):
+    """Fill every sample of `out` (its dtype one of float32/64, bool, 8-64-bit integers) with
+    the `mode` draws (a key of MODES) of `key`, `sample_ids[i]` and `stream`, with per-sample
+    parameters `a`, `b`, `end` (float64 arrays, or None for zeros)."""
+    cdef Py_ssize_t n = out.num_samples, i, nj = 0, c
+    if n == 0:
+        return
+    cdef const int64_t[::1] sid = np.ascontiguousarray(sample_ids, dtype=np.int64)
+    cdef const double[::1] pa = np.ascontiguousarray(a, dtype=np.float64)
+    cdef const double[::1] pb = (np.zeros(n) if b is None
+                                 else np.ascontiguousarray(b, dtype=np.float64))
+    cdef const double[::1] pe = (np.zeros(n) if end is None
+                                 else np.ascontiguousarray(end, dtype=np.float64))
+    if sid.shape[0] != n or pa.shape[0] != n or pb.shape[0] != n or pe.shape[0] != n:
+        raise ValueError("draw_batch: one sample id and parameter per sample expected")
+    cdef int64_t[::1] counts = np.prod(out.shapes, axis=1, dtype=np.int64).reshape(-1)
+    cdef int64_t chunk = CHUNK
+    cdef int64_t total_jobs = 0
+    for i in range(n):
+        total_jobs += max((counts[i] + chunk - 1) // chunk, 0)
+    cdef Py_ssize_t itemsize = out.dtype.itemsize
+    keep = []
+    cdef _Ctx ctx
+    ctx.batch.key = key
+    ctx.batch.stream = stream
+    ctx.batch.mode = MODES[mode]
+    ctx.batch.dtype = _DTYPES[out.dtype]
+    ctx.batch.lo, ctx.batch.hi = _clamp_range(out.dtype)
+    ctx.jobs = <DaliDrawJob*>job_array(total_jobs, sizeof(DaliDrawJob), keep)
+    cdef list samples = None
+    cdef const int64_t[::1] offsets = None
+    if out.data != NULL and out.offsets is not None:
+        offsets = out.offsets
+    else:
+        samples = out.samples()
+    cdef char* base
+    cdef int64_t[::1] sizes = np.empty(total_jobs, np.int64)
+    for i in range(n):
+        if counts[i] == 0:
+            continue
+        if samples is None:
+            base = out.data + offsets[i]
+        else:
+            base = <char*>cnp.PyArray_DATA(samples[i])
+        for c in range((counts[i] + chunk - 1) // chunk):
+            ctx.jobs[nj].out = base + c * chunk * itemsize
+            ctx.jobs[nj].first = c * chunk
+            ctx.jobs[nj].count = min(chunk, counts[i] - c * chunk)
+            ctx.jobs[nj].sample_id = sid[i]
+            ctx.jobs[nj].a = pa[i]
+            ctx.jobs[nj].b = pb[i]
+            ctx.jobs[nj].end = pe[i]
+            sizes[nj] = ctx.jobs[nj].count
+            nj += 1
+    run_largest_first(pool, _run_item, &ctx, np.asarray(sizes), _NS_PER_ELEMENT)

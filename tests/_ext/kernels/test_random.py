@@ -1,0 +1,100 @@
+"""random.draw_batch against rng.uniform / rng.normal and the NumPy formulas it replaces: the
+same numbers, for every mode and output type, chunked samples included, whatever the pool."""
+
+import numpy as np
+import pytest
+from dali._ext.tensor_storage import BatchStorage
+from dali._ext.thread_pool import ThreadPool
+
+from dali._ext import rng
+from dali._ext.kernels import random as kernel
+
+KEY = rng.mix_key(1234, 3)
+SHAPES = [(3, 5), (0, 7), (1, 1), (kernel.CHUNK + 3, 2), (kernel.CHUNK // 2 + 1, 1)]
+IDS = np.array([5, 0, 2**33 + 7, 11, 1], np.int64)
+
+
+def _round_clip(x, dtype):
+    info = np.iinfo(dtype)
+    hi = np.float64(info.max)
+    if int(hi) > info.max:
+        hi = np.nextafter(hi, 0.0)
+    r = np.trunc(x + np.copysign(0.5, x))
+    return np.clip(r, float(info.min), hi).astype(dtype)
+
+
+def _expected(mode, dtype, a, b, end, stream):
+    counts = np.array([np.prod(s, dtype=np.int64) for s in SHAPES], np.int64)
+    draw = rng.normal if mode == "normal" else rng.uniform
+    flat = draw(KEY, IDS, counts, stream)
+    ea, eb, ee = (np.repeat(v, counts) for v in (a, b, end))
+    x = {"uniform": lambda: ea + flat * eb, "rint": lambda: np.rint(ea + flat * eb),
+         "normal": lambda: ea + eb * flat, "coin": lambda: (flat < ea).astype(np.float64),
+         "index": lambda: np.minimum((flat * ea).astype(np.int64), ea - 1).astype(float)}[mode]()
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        y = x.astype(dtype)
+        if mode == "uniform":
+            e = ee.astype(dtype)
+            y = np.where(y >= e, np.nextafter(e, np.asarray(-np.inf, dtype)), y)
+    elif dtype.kind == "b":
+        y = x != 0
+    else:
+        y = _round_clip(x, dtype)
+    return np.split(y, np.cumsum(counts)[:-1])
+
+
+CASES = [("uniform", np.float32, [-3.0, 0.0, 1.0, 5.0, -1e-3], [10.5, 1e-30, 1e-7, 1.0, 2e-3]),
+         ("uniform", np.float64, [-3.0, 0.0, 1.0, 5.0, 7.0], [10.5, 1e-300, 1e-15, 1.0, 0.5]),
+         ("rint", np.int32, [-5, 0, 3, -1, 2], [14, 1, 0, 2, 100]),
+         ("rint", np.uint8, [0, 0, 3, 250, 2], [255, 1, 0, 5, 100]),
+         ("rint", np.int64, [-1e15, 0, 3, -1, 2], [2e15, 1, 0, 2, 100]),
+         ("normal", np.float32, [3.0, 0, -1, 2, 0], [-2.5, 1, 0.5, 1e3, 1]),
+         ("normal", np.float64, [0.0, 0, -1, 2, 0], [1.0, 1, 0.5, 1e3, 1e-10]),
+         ("normal", np.int8, [0.0, 0, -1, 2, 0], [100.0, 1, 0.5, 1e3, 300]),
+         ("normal", np.uint16, [10.0, 0, -1, 2, 0], [100.0, 1, 0.5, 1e5, 300]),
+         ("normal", np.uint64, [10.0, 0, -1, 2, 0], [1e20, 1, 0.5, 1e5, 300]),
+         ("coin", np.int32, [0.3, 0.5, 1.0, 0.0, 0.7], None),
+         ("coin", np.bool_, [0.3, 0.5, 1.0, 0.0, 0.7], None),
+         ("coin", np.uint8, [0.3, 0.5, 1.0, 0.0, 0.7], None),
+         ("index", np.int64, [7, 1, 3, 100, 2**40], None),
+         ("index", np.uint8, [7, 1, 3, 300, 2], None)]
+
+
+@pytest.mark.parametrize("threads", [None, 1, 2])
+@pytest.mark.parametrize("mode,dtype,a,b", CASES)
+def test_draw_batch_equals_rng_and_numpy(mode, dtype, a, b, threads):
+    pool = None if threads is None else ThreadPool(threads, inline_cost=0.0)
+    a = np.array(a, np.float64)
+    b = np.zeros(len(a)) if b is None else np.array(b, np.float64)
+    end = a + b
+    out = BatchStorage.allocate(dtype, SHAPES)
+    stream = 2 if mode == "coin" else 0
+    kernel.draw_batch(pool, out, KEY, IDS, stream, mode, a, b, end)
+    for got, want, shape in zip(out.samples(), _expected(mode, dtype, a, b, end, stream),
+                                SHAPES, strict=True):
+        assert got.dtype == np.dtype(dtype) and got.shape == shape
+        np.testing.assert_array_equal(got.reshape(-1), want)
+
+
+def test_uniform_floats_stay_below_end():
+    out = BatchStorage.allocate(np.float32, [(1000,)])
+    kernel.draw_batch(None, out, KEY, [0], 0, "uniform", [1.0], [1e-7], [1.0 + 1e-7])
+    x = out.samples()[0]
+    # [1, 1 + 1e-7) holds one float32: draws rounding up to the end are moved back below it
+    assert (x == np.float32(1.0)).all() and np.float32(1.0 + 1e-7) > 1.0
+
+
+def test_per_sample_storage():
+    arrays = [np.zeros((4, 3), np.float64), np.zeros((5, 1), np.float64)]
+    out = BatchStorage.from_samples(arrays)
+    kernel.draw_batch(None, out, KEY, [3, 4], 1, "normal", [0.0, 1.0], [1.0, 2.0])
+    want = rng.normal(KEY, np.array([3, 4], np.int64), np.array([12, 5], np.int64), 1)
+    np.testing.assert_array_equal(out.samples()[0].reshape(-1), want[:12])
+    np.testing.assert_array_equal(out.samples()[1].reshape(-1), 1.0 + 2.0 * want[12:])
+
+
+def test_wrong_parameter_count():
+    out = BatchStorage.allocate(np.float32, [(2,), (3,)])
+    with pytest.raises(ValueError, match="one sample id and parameter per sample"):
+        kernel.draw_batch(None, out, KEY, [0], 0, "uniform", [0.0, 1.0])
