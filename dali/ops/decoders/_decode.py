@@ -47,6 +47,9 @@ KERNEL, OPENCV = 1, 0
 _DTYPES = {T.UINT8: np.dtype(np.uint8), T.INT8: np.dtype(np.int8), T.UINT16: np.dtype(np.uint16),
            T.INT16: np.dtype(np.int16), T.UINT32: np.dtype(np.uint32),
            T.INT32: np.dtype(np.int32), T.FLOAT: np.dtype(np.float32)}
+# Route of a header read by the kernel, by its JPEG components (0: not read by the kernel; 5 and
+# above: more than libjpeg-turbo decodes to RGB or gray).
+_ROUTE_OF_COMPONENTS = np.array([OPENCV, KERNEL, OPENCV, KERNEL, KERNEL, OPENCV], np.int8)
 _SERIAL = ThreadPool(1)                  # for workspaces without a pool
 # OpenCV decodes to BGR; its RGB flag garbles 16-bit TIFFs (OpenCV 5.0), so RGB is swapped here.
 _COLOR_FLAGS = {Image.RGB: cv2.IMREAD_COLOR, Image.BGR: cv2.IMREAD_COLOR,
@@ -181,8 +184,8 @@ def inspect(op, ws, output_type, adjust_orientation=True, probe=True) -> Batch:
     batch, failures = _read_headers(encoded_samples(op, ws), output_type, adjust_orientation)
     failures = {i: f"not a valid image: {message}" for i, message in failures}
     limit = max_pixels()
-    pixels = batch.stored[:, 0] * batch.stored[:, 1]
-    for i in np.flatnonzero(pixels > limit).tolist():
+    large = batch.stored[:, 0] * batch.stored[:, 1] > limit
+    for i in np.flatnonzero(large).tolist() if large.any() else ():
         h, w = batch.stored[i].tolist()
         failures[i] = (f"the image declares {h} x {w} pixels, more than the limit of {limit} "
                        f"(set the environment variable {MAX_PIXELS_VAR} to allow larger images)")
@@ -286,8 +289,7 @@ def _read_headers(samples, output_type, adjust_orientation):
     info = (jpeg.info_batch(samples) if jpeg is not None else np.zeros((n, 5), np.int32))
     info = info.astype(np.int64)             # columns: stored h, w, components, orientation
     components = info[:, 2]
-    route = np.where((info[:, 4] == 1) & (components >= 1) & (components <= 4)
-                     & (components != 2), KERNEL, OPENCV).astype(np.int8)
+    route = _ROUTE_OF_COMPONENTS[np.where(info[:, 4] == 1, np.minimum(components, 5), 0)]
     stored = info[:, :2]
     orientation = info[:, 3]
     source_channels = components
@@ -307,16 +309,20 @@ def _read_headers(samples, output_type, adjust_orientation):
         stored[i] = h.height, h.width
         orientation[i] = h.orientation
         source_channels[i] = h.channels
-    channels = np.where(route == KERNEL, np.where(source_channels == 1, 1, 3), -1)
     if not adjust_orientation:
         orientation[:] = 1
     if output_type in (Image.RGB, Image.BGR, Image.YCbCr):
-        channels[:] = 3
+        channels = np.full(n, 3, np.int64)
     elif output_type == Image.GRAY:
-        channels[:] = 1
+        channels = np.full(n, 1, np.int64)
+    else:
+        channels = np.where(route == KERNEL, np.where(source_channels == 1, 1, 3), -1)
     turned = orientation >= 5
-    height = np.where(turned, stored[:, 1], stored[:, 0])
-    width = np.where(turned, stored[:, 0], stored[:, 1])
+    if turned.any():
+        height = np.where(turned, stored[:, 1], stored[:, 0])
+        width = np.where(turned, stored[:, 0], stored[:, 1])
+    else:
+        height, width = stored[:, 0].copy(), stored[:, 1].copy()
     return Batch(samples, route, stored, height, width, orientation, channels, source_channels,
                  headers, Image(output_type), adjust_orientation), failures
 
