@@ -457,23 +457,28 @@ def _decode_kernel(pool, batch, idx, windows, targets, fast_idct):
     errors = []
     if not len(idx):
         return errors
-    colors = _kernel_color(batch.output_type, batch.channels[idx])
-    for color in np.unique(colors):
-        group = idx[colors == color]
+    if batch.output_type == Image.ANY_DATA:
+        colors = _kernel_color(batch.output_type, batch.channels[idx])
+        groups = [(color, idx[colors == color]) for color in np.unique(colors).tolist()]
+    else:                                    # one colour for the whole batch
+        groups = [(int(_kernel_color(batch.output_type, 3)), idx)]
+    for color, group in groups:
         channels = 1 if color == jpeg.GRAY else 3
-        outs = []
-        for i in group:
-            if targets[i] is None:
-                targets[i] = np.empty((windows[i, 2], windows[i, 3], channels), np.uint8)
-            outs.append(targets[i])
+        group_list = group.tolist()
+        outs = [targets[i] for i in group_list]
+        if any(out is None for out in outs):
+            for k, i in enumerate(group_list):
+                if targets[i] is None:
+                    targets[i] = np.empty((windows[i, 2], windows[i, 3], channels), np.uint8)
+                outs[k] = targets[i]
         regions = np.empty((len(group), 5), np.int32)
         regions[:, 0] = windows[group, 1]
         regions[:, 1] = windows[group, 0]
         regions[:, 2] = windows[group, 3]
         regions[:, 3] = windows[group, 2]
         regions[:, 4] = 1
-        failures = jpeg.decode_batch(pool, [batch.samples[i] for i in group], regions, outs,
-                                     int(color), fast_idct)
+        failures = jpeg.decode_batch(pool, [batch.samples[i] for i in group_list], regions,
+                                     outs, int(color), fast_idct)
         errors += [(int(group[k]), message) for k, message in failures]
     return errors
 

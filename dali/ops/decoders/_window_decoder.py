@@ -55,9 +55,10 @@ class WindowDecoder(_operator.Operator, _roles.RegionProducer):
 
     def run_cpu(self, ws, plan):
         out = ws.outputs[0]
-        samples = out.samples() if out is not None else None
-        regions = _regions.consumer_regions(self, ws, samples and [s.shape for s in samples],
-                                            "HWC")
+        regions = None
+        if out is not None and not _regions.reads_whole(self):     # else no shapes needed
+            samples = out.samples()
+            regions = _regions.consumer_regions(self, ws, [s.shape for s in samples], "HWC")
         if regions is None:
             ws.outputs[0] = _decode.decode(ws, plan.batch, plan.windows, out, plan.dtype,
                                            self.args["use_fast_idct"])
