@@ -5,7 +5,8 @@
 `rng.normal` give for it (same key, sample ids and stream), transformed and converted as
 random_draws.h states, in one call on the thread pool: each sample is cut into chunks of
 `CHUNK` elements (an even number, so a chunk starts on a Philox block) that run as separate
-items, so the values do not depend on the number of threads.
+items, so the values do not depend on the number of threads.  `beta_batch` does the same for
+fn.random.beta's Marsaglia-Tsang gamma draws.
 """
 cimport numpy as cnp
 import numpy as np
@@ -39,6 +40,14 @@ cdef extern from "random_draws.h" nogil:
         int mode, dtype
         double lo, hi
     void dali_draw_run(const DaliDrawBatch* bt, const DaliDrawJob* j)
+    ctypedef struct DaliBetaJob:
+        char* out
+        int64_t first
+        int64_t count
+        int64_t sample_id
+        double alpha, beta
+        int failed
+    void dali_beta_run(uint64_t key, int is_double, DaliBetaJob* j)
 
 dali_philox_detect()
 
@@ -54,11 +63,17 @@ _DTYPES = {np.dtype(t): k for k, t in enumerate(
 ctypedef struct _Ctx:
     DaliDrawBatch batch
     DaliDrawJob* jobs
+    DaliBetaJob* beta_jobs
 
 
 cdef void _run_item(void* ctx, int64_t item) noexcept nogil:
     cdef _Ctx* c = <_Ctx*>ctx
     dali_draw_run(&c.batch, &c.jobs[item])
+
+
+cdef void _run_beta(void* ctx, int64_t item) noexcept nogil:
+    cdef _Ctx* c = <_Ctx*>ctx
+    dali_beta_run(c.batch.key, c.batch.dtype, &c.beta_jobs[item])
 
 
 def _clamp_range(dtype):
@@ -127,3 +142,65 @@ def draw_batch(ThreadPool pool, BatchStorage out, uint64_t key, sample_ids, uint
             sizes[nj] = ctx.jobs[nj].count
             nj += 1
     run_largest_first(pool, _run_item, &ctx, np.asarray(sizes), _NS_PER_ELEMENT)
+
+
+cdef double _BETA_NS_PER_ELEMENT = 200.0
+BETA_CHUNK = 1 << 12
+
+
+def beta_batch(ThreadPool pool, BatchStorage out, uint64_t key, sample_ids, alpha, beta):
+    """Fill every sample of `out` (float32 or float64) with Beta(alpha[i], beta[i]) draws of
+    `key` and `sample_ids[i]` (random_draws.h).  Returns the index of a sample whose gamma
+    sampling did not converge, or -1."""
+    cdef Py_ssize_t n = out.num_samples, i, nj = 0, c
+    if n == 0:
+        return -1
+    if out.dtype not in (np.float32, np.float64):
+        raise ValueError(f"beta_batch: float32 or float64 output expected, got {out.dtype}")
+    cdef const int64_t[::1] sid = np.ascontiguousarray(sample_ids, dtype=np.int64)
+    cdef const double[::1] pa = np.ascontiguousarray(alpha, dtype=np.float64)
+    cdef const double[::1] pb = np.ascontiguousarray(beta, dtype=np.float64)
+    if sid.shape[0] != n or pa.shape[0] != n or pb.shape[0] != n:
+        raise ValueError("beta_batch: one sample id and parameter per sample expected")
+    cdef int64_t[::1] counts = np.prod(out.shapes, axis=1, dtype=np.int64).reshape(-1)
+    cdef int64_t chunk = BETA_CHUNK
+    cdef int64_t total_jobs = 0
+    for i in range(n):
+        total_jobs += (counts[i] + chunk - 1) // chunk
+    cdef Py_ssize_t itemsize = out.dtype.itemsize
+    keep = []
+    cdef _Ctx ctx
+    ctx.batch.key = key
+    ctx.batch.dtype = itemsize == 8
+    ctx.beta_jobs = <DaliBetaJob*>job_array(total_jobs, sizeof(DaliBetaJob), keep)
+    cdef list samples = None
+    cdef const int64_t[::1] offsets = None
+    if out.data != NULL and out.offsets is not None:
+        offsets = out.offsets
+    else:
+        samples = out.samples()
+    cdef char* base
+    cdef int64_t[::1] sizes = np.empty(total_jobs, np.int64)
+    cdef int64_t[::1] owner = np.empty(total_jobs, np.int64)
+    for i in range(n):
+        if counts[i] == 0:
+            continue
+        if samples is None:
+            base = out.data + offsets[i]
+        else:
+            base = <char*>cnp.PyArray_DATA(samples[i])
+        for c in range((counts[i] + chunk - 1) // chunk):
+            ctx.beta_jobs[nj].out = base + c * chunk * itemsize
+            ctx.beta_jobs[nj].first = c * chunk
+            ctx.beta_jobs[nj].count = min(chunk, counts[i] - c * chunk)
+            ctx.beta_jobs[nj].sample_id = sid[i]
+            ctx.beta_jobs[nj].alpha = pa[i]
+            ctx.beta_jobs[nj].beta = pb[i]
+            sizes[nj] = ctx.beta_jobs[nj].count
+            owner[nj] = i
+            nj += 1
+    run_largest_first(pool, _run_beta, &ctx, np.asarray(sizes), _BETA_NS_PER_ELEMENT)
+    for c in range(nj):
+        if ctx.beta_jobs[c].failed:
+            return owner[c]
+    return -1

@@ -141,4 +141,88 @@ static void dali_draw_run(const DaliDrawBatch* bt, const DaliDrawJob* j) {
     }
 }
 
+/* Beta(alpha, beta) = 1 / (1 + exp(log Y - log X)), X ~ Gamma(alpha), Y ~ Gamma(beta), with
+ * the streams of dali/ops/random/beta.py: log of Gamma(k) for variable `var` (0: X, 1: Y) by
+ * Marsaglia-Tsang with d = (k < 1 ? k + 1 : k) - 1/3, c = 1 / sqrt(9 d); round r (< 64) of
+ * element j takes normal z = draw j of stream 2 + 4r + 2var and uniform u = draw j of stream
+ * 3 + 4r + 2var; v = (1 + c z)^3 accepted when v > 0 and log1p(-u) < 0.5 z z + d - d v +
+ * d log v, giving log d + log v; k < 1 adds log1p(-u') / k, u' = draw j of stream var.
+ * Elements j and j + 1 share Philox blocks, so a pair is drawn together. */
+typedef struct {
+    char* out;          /* the chunk's first element */
+    int64_t first;      /* its index in the sample (even) */
+    int64_t count;
+    int64_t sample_id;
+    double alpha, beta;
+    int failed;         /* set when 64 rounds left an element unaccepted */
+} DaliBetaJob;
+
+static inline void dali_draw_pair(uint64_t key, int64_t sid, uint32_t stream, uint32_t block,
+                                  int normal, double* x) {
+    uint32_t w[4];
+    dali_philox_one(key, (uint32_t)sid, (uint32_t)(sid >> 32), stream, block, w);
+    if (normal) {
+        double u1 = 1.0 - dali_draw_u01(w[0], w[1]);
+        double u2 = dali_draw_u01(w[2], w[3]);
+        double rad = sqrt(-2.0 * log(u1));
+        x[0] = rad * cos(6.283185307179586 * u2);
+        x[1] = rad * sin(6.283185307179586 * u2);
+    } else {
+        x[0] = dali_draw_u01(w[0], w[1]);
+        x[1] = dali_draw_u01(w[2], w[3]);
+    }
+}
+
+/* log Gamma(k) draws of elements j0 and (when n == 2) j0 + 1; 0 when 64 rounds did not do. */
+static int dali_log_gamma_pair(uint64_t key, int64_t sid, int var, double k, int64_t j0, int n,
+                               double* res) {
+    int boost = k < 1.0;
+    double d = (boost ? k + 1.0 : k) - 1.0 / 3.0;
+    double c = 1.0 / sqrt(9.0 * d);
+    int pending[2] = {1, n == 2};
+    uint32_t block = (uint32_t)(j0 / 2);
+    for (int r = 0; r < 64 && (pending[0] || pending[1]); r++) {
+        double z[2], u[2];
+        dali_draw_pair(key, sid, (uint32_t)(2 + 4 * r + 2 * var), block, 1, z);
+        dali_draw_pair(key, sid, (uint32_t)(3 + 4 * r + 2 * var), block, 0, u);
+        for (int e = 0; e < 2; e++) {
+            if (!pending[e]) continue;
+            double t = 1.0 + c * z[e];
+            double v = pow(t, 3.0);
+            double log_v = log(v);
+            if (v > 0 && log1p(-u[e]) < 0.5 * z[e] * z[e] + d - d * v + d * log_v) {
+                res[e] = log(d) + log_v;
+                pending[e] = 0;
+            }
+        }
+    }
+    if (pending[0] || pending[1]) return 0;
+    if (boost) {
+        double u[2];
+        dali_draw_pair(key, sid, (uint32_t)var, block, 0, u);
+        res[0] += log1p(-u[0]) / k;
+        res[1] += log1p(-u[1]) / k;
+    }
+    return 1;
+}
+
+static void dali_beta_run(uint64_t key, int is_double, DaliBetaJob* j) {
+    for (int64_t i = 0; i < j->count; i += 2) {
+        int n = j->count - i >= 2 ? 2 : 1;
+        double lx[2] = {0, 0}, ly[2] = {0, 0};
+        if (!dali_log_gamma_pair(key, j->sample_id, 0, j->alpha, j->first + i, n, lx) ||
+            !dali_log_gamma_pair(key, j->sample_id, 1, j->beta, j->first + i, n, ly)) {
+            j->failed = 1;
+            return;
+        }
+        for (int e = 0; e < n; e++) {
+            double x = 1.0 / (1.0 + exp(ly[e] - lx[e]));
+            if (is_double)
+                ((double*)j->out)[i + e] = x;
+            else
+                ((float*)j->out)[i + e] = (float)x;
+        }
+    }
+}
+
 #endif

@@ -98,3 +98,56 @@ def test_wrong_parameter_count():
     out = BatchStorage.allocate(np.float32, [(2,), (3,)])
     with pytest.raises(ValueError, match="one sample id and parameter per sample"):
         kernel.draw_batch(None, out, KEY, [0], 0, "uniform", [0.0, 1.0])
+
+
+def _log_gamma_reference(k, ids, counts, var):
+    """log Gamma(k) draws by the batch-wide NumPy rejection loop random_draws.h describes."""
+    boost = k < 1.0
+    d = np.where(boost, k + 1.0, k) - 1.0 / 3.0
+    c = 1.0 / np.sqrt(9.0 * d)
+    result = np.full(k.size, np.nan)
+    pending = np.ones(k.size, bool)
+    for r in range(64):
+        z = rng.normal(KEY, ids, counts, 2 + 4 * r + 2 * var)
+        u = rng.uniform(KEY, ids, counts, 3 + 4 * r + 2 * var)
+        v = (1.0 + c * z) ** 3
+        with np.errstate(invalid="ignore", divide="ignore"):
+            log_v = np.log(v)
+            ok = pending & (v > 0) & (np.log1p(-u) < 0.5 * z * z + d - d * v + d * log_v)
+        result[ok] = np.log(d[ok]) + log_v[ok]
+        pending &= ~ok
+        if not pending.any():
+            break
+    u = rng.uniform(KEY, ids, counts, var)
+    return np.where(boost, result + np.log1p(-u) / k, result)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_beta_batch_equals_the_rejection_loop(dtype):
+    shapes = [(3, 5), (0, 1), (1, 1), (kernel.BETA_CHUNK + 3, 2)]
+    ids = np.array([5, 0, 2**33 + 7, 11], np.int64)
+    alpha, beta = np.array([0.7, 1.0, 3.0, 0.05]), np.array([2.5, 1.0, 0.3, 20.0])
+    counts = np.array([np.prod(s) for s in shapes], np.int64)
+    out = BatchStorage.allocate(dtype, shapes)
+    assert kernel.beta_batch(ThreadPool(2, inline_cost=0.0), out, KEY, ids, alpha, beta) == -1
+    log_x = _log_gamma_reference(np.repeat(alpha, counts), ids, counts, 0)
+    log_y = _log_gamma_reference(np.repeat(beta, counts), ids, counts, 1)
+    with np.errstate(over="ignore"):
+        want = 1.0 / (1.0 + np.exp(log_y - log_x))
+    got = np.concatenate([x.reshape(-1) for x in out.samples()])
+    assert got.dtype == dtype and (got >= 0).all() and (got <= 1).all()
+    # NumPy's SIMD log/exp/log1p/pow may differ from the C library's in the last bit; exp of a
+    # difference of logs (up to ~60 here) turns an ulp of it into ~1e-14 relative
+    rtol = 1e-12 if dtype == np.float64 else 4 * np.finfo(dtype).eps
+    np.testing.assert_allclose(got, want.astype(dtype), rtol=rtol, atol=0)
+    assert (got == want.astype(dtype)).mean() > 0.9
+    again = BatchStorage.allocate(dtype, shapes)
+    kernel.beta_batch(None, again, KEY, ids, alpha, beta)
+    np.testing.assert_array_equal(np.concatenate([x.reshape(-1) for x in again.samples()]), got)
+
+
+def test_beta_batch_checks_the_output_type():
+    out = BatchStorage.allocate(np.float32, [(2,), (2,)])
+    with pytest.raises(ValueError, match="float32 or float64"):
+        kernel.beta_batch(None, BatchStorage.allocate(np.int32, [(2,)]), KEY, [0], [1.0], [1.0])
+    assert kernel.beta_batch(None, out, KEY, [0, 1], [1.0, 1.0], [1.0, 1.0]) == -1
