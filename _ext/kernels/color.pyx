@@ -8,12 +8,12 @@ left to right as DALI's CPU kernel does, then converts to dst's type (`convert.p
 brightness_contrast is the 1x1 case on the samples' elements.  Each sample may be cut into
 `units[i]` equal parts (the frames of a sequence) with a matrix and offset each.
 
-uint8 inputs go through tables built once per piece of work, which give the same bits as the
-arithmetic: the 1x1 map becomes a 256-entry table of output values, the 3x3 one nine tables of
-the float32 products `m[c, k] * x` (then summed in the same order).  uint8 -> uint8 1x1 maps
-(brightness_contrast on uint8) and RGB -> GRAY run the arithmetic itself 16 or 32 values at a
-time instead (color_simd.h: SSE4.1, AVX2 chosen at run time, bit-identical to the scalar
-loop), which is faster than the table.
+uint8 inputs to other types go through tables built once per piece of work, which give the
+same bits as the arithmetic: the 1x1 map becomes a 256-entry table of output values, the 3x3
+one nine tables of the float32 products `m[c, k] * x` (then summed in the same order).
+uint8 -> uint8 1x1 and 3x3 maps (brightness_contrast, hsv, color_twist on uint8) and RGB ->
+GRAY run the arithmetic itself, 4 to 32 values at a time (color_simd.h: SSE4.1, AVX2 chosen
+at run time, bit-identical to the scalar loop), which is faster than the tables.
 
 `convert_space_batch(pool, srcs, dsts, conversion, red)` converts uint8 pixels between
 RGB/BGR, GRAY and YCbCr (ITU-R BT.601, Y in 16..235 and chroma in 16..240):
@@ -48,6 +48,8 @@ cdef extern from "color_simd.h" nogil:
     void dali_color_detect()
     void dali_color_affine_u8(const uint8_t* s, uint8_t* d, int64_t n, float m, float off)
     void dali_color_gray_u8(const uint8_t* s, uint8_t* d, int64_t n, int red)
+    void dali_color_mat3_u8(const uint8_t* s, uint8_t* d, int64_t n, const float* m,
+                            const float* off)
 
 dali_color_detect()
 
@@ -66,14 +68,6 @@ _TYPES = {np.dtype(t) for t in (np.uint8, np.int16, np.int32, np.float32, np.flo
 
 
 # -- the linear map -------------------------------------------------------------------------
-
-cdef inline uint8_t _u8_fast(float v) noexcept nogil:
-    # `store` to uint8 without branches (max, min, then the exact rounding of a value >= 0)
-    v = v if v > 0 else 0           # NaN -> 0
-    v = v if v < 255 else 255
-    cdef int r = <int>v
-    return <uint8_t>(r + (v - r >= 0.5))
-
 
 cdef void _lut_1x1(const uint8_t* s, pixel_out_t* d, Py_ssize_t n, float m,
                    float off) noexcept nogil:
@@ -99,14 +93,9 @@ cdef void _lut_3x3(const uint8_t* s, pixel_out_t* d, Py_ssize_t n, const float* 
             prod[k][x] = m[k] * <float>x
     for p in range(n):
         px = &s[3 * p]
-        if pixel_out_t is uint8_t:
-            d[3 * p] = _u8_fast(prod[0][px[0]] + prod[1][px[1]] + prod[2][px[2]] + o0)
-            d[3 * p + 1] = _u8_fast(prod[3][px[0]] + prod[4][px[1]] + prod[5][px[2]] + o1)
-            d[3 * p + 2] = _u8_fast(prod[6][px[0]] + prod[7][px[1]] + prod[8][px[2]] + o2)
-        else:
-            store(&d[3 * p], prod[0][px[0]] + prod[1][px[1]] + prod[2][px[2]] + o0)
-            store(&d[3 * p + 1], prod[3][px[0]] + prod[4][px[1]] + prod[5][px[2]] + o1)
-            store(&d[3 * p + 2], prod[6][px[0]] + prod[7][px[1]] + prod[8][px[2]] + o2)
+        store(&d[3 * p], prod[0][px[0]] + prod[1][px[1]] + prod[2][px[2]] + o0)
+        store(&d[3 * p + 1], prod[3][px[0]] + prod[4][px[1]] + prod[5][px[2]] + o1)
+        store(&d[3 * p + 2], prod[6][px[0]] + prod[7][px[1]] + prod[8][px[2]] + o2)
 
 
 cdef void _linear(const pixel_t* s, pixel_out_t* d, Py_ssize_t n, int cin, int cout,
@@ -119,6 +108,9 @@ cdef void _linear(const pixel_t* s, pixel_out_t* d, Py_ssize_t n, int cin, int c
         if pixel_out_t is uint8_t:
             if cin == 1 and cout == 1:
                 dali_color_affine_u8(s, d, n, m[0], off[0])
+                return
+            if cin == 3 and cout == 3:
+                dali_color_mat3_u8(s, d, n, m, off)
                 return
         if n >= LUT_MIN and cin == 1 and cout == 1:
             _lut_1x1(s, d, n, m[0], off[0])

@@ -5,6 +5,9 @@
  *   >= 255 give 255, others round half away from zero (truncate, add 1 where the remainder is
  *   >= 0.5: exact, as the scalar code does it).  max/min keep NaN out as the scalar selects
  *   do (maxps returns its second operand, 0, for NaN).
+ * dali_color_mat3_u8(s, d, n, m, off): the 3x3 map of RGB pixels, d = u8(m @ s + off), each
+ *   output channel `m[c, 0] * s0 + m[c, 1] * s1 + m[c, 2] * s2 + off[c]` summed left to right
+ *   in float32 and converted as above (fn.hsv, fn.color_twist on uint8).
  * dali_color_gray_u8(s, d, n, red): d[i] = (R * 9798 + G * 19235 + B * 3735 + 16384) >> 15
  *   of the RGB (red = 0) or BGR (red = 2) pixel s[3i..3i+2], in exact integer arithmetic.
  *
@@ -22,6 +25,14 @@ static inline uint8_t dali_color_u8(float v) {
     v = v < 255 ? v : 255;
     int r = (int)v;
     return (uint8_t)(r + (v - (float)r >= 0.5f));
+}
+
+static inline void dali_color_mat3_1(const uint8_t* p, uint8_t* q, const float* m,
+                                     const float* off) {
+    float x0 = p[0], x1 = p[1], x2 = p[2];
+    q[0] = dali_color_u8(m[0] * x0 + m[1] * x1 + m[2] * x2 + off[0]);
+    q[1] = dali_color_u8(m[3] * x0 + m[4] * x1 + m[5] * x2 + off[1]);
+    q[2] = dali_color_u8(m[6] * x0 + m[7] * x1 + m[8] * x2 + off[2]);
 }
 
 static inline uint8_t dali_color_gray1(const uint8_t* p, int red) {
@@ -163,6 +174,96 @@ static void dali_color_gray_u8(const uint8_t* s, uint8_t* d, int64_t n, int red)
     for (; i < n; i++)
         d[i] = dali_color_gray1(s + 3 * i, red);
 }
+/* 3x3 maps of RGB pixels: the channels of 4 pixels (8 with AVX2: 4 per 128-bit lane) spread
+   to int32 lanes with pshufb, the float32 sums of the scalar loop, converted as
+   dali_color_affine4 does, packed back to 3 bytes a pixel. */
+#define DALI_MAT3_SHUFFLES                                                                \
+    const int8_t Z = -1;                                                                  \
+    __m128i s0 = _mm_setr_epi8(0, Z, Z, Z, 3, Z, Z, Z, 6, Z, Z, Z, 9, Z, Z, Z);           \
+    __m128i s1 = _mm_setr_epi8(1, Z, Z, Z, 4, Z, Z, Z, 7, Z, Z, Z, 10, Z, Z, Z);          \
+    __m128i s2 = _mm_setr_epi8(2, Z, Z, Z, 5, Z, Z, Z, 8, Z, Z, Z, 11, Z, Z, Z);          \
+    __m128i pack = _mm_setr_epi8(0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11, Z, Z, Z, Z);
+
+/* packs per 128 bits: int32 lanes c0, c1, c2 of 4 pixels -> their 12 bytes r g b r g b ...
+   (after packs to bytes the order is c0[0..3] c1[0..3] c2[0..3]) */
+static inline __m128i dali_color_mat3_4(__m128i x, __m128i s0, __m128i s1, __m128i s2,
+                                        const __m128* m, const __m128* o, __m128i pack) {
+    __m128 a = _mm_cvtepi32_ps(_mm_shuffle_epi8(x, s0));
+    __m128 b = _mm_cvtepi32_ps(_mm_shuffle_epi8(x, s1));
+    __m128 c = _mm_cvtepi32_ps(_mm_shuffle_epi8(x, s2));
+    __m128i r[3];
+    for (int k = 0; k < 3; k++) {
+        __m128 v = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(m[3 * k], a),
+                                                    _mm_mul_ps(m[3 * k + 1], b)),
+                                         _mm_mul_ps(m[3 * k + 2], c)), o[k]);
+        v = _mm_min_ps(_mm_max_ps(v, _mm_setzero_ps()), _mm_set1_ps(255.0f));
+        __m128i t = _mm_cvttps_epi32(v);
+        __m128 up = _mm_cmpge_ps(_mm_sub_ps(v, _mm_cvtepi32_ps(t)), _mm_set1_ps(0.5f));
+        r[k] = _mm_sub_epi32(t, _mm_castps_si128(up));
+    }
+    __m128i bytes = _mm_packus_epi16(_mm_packus_epi32(r[0], r[1]),
+                                     _mm_packus_epi32(r[2], _mm_setzero_si128()));
+    return _mm_shuffle_epi8(bytes, pack);
+}
+
+__attribute__((target("avx2")))
+static int64_t dali_color_mat3_u8_avx2(const uint8_t* s, uint8_t* d, int64_t n,
+                                       const float* mat, const float* off) {
+    DALI_MAT3_SHUFFLES
+    __m256i t0 = _mm256_broadcastsi128_si256(s0), t1 = _mm256_broadcastsi128_si256(s1);
+    __m256i t2 = _mm256_broadcastsi128_si256(s2), pk = _mm256_broadcastsi128_si256(pack);
+    __m256 m[9], o[3];
+    for (int k = 0; k < 9; k++)
+        m[k] = _mm256_set1_ps(mat[k]);
+    for (int k = 0; k < 3; k++)
+        o[k] = _mm256_set1_ps(off[k]);
+    int64_t i = 0;
+    for (; i + 10 <= n; i += 8) {       /* reads and writes 4 bytes past the 8 pixels */
+        const uint8_t* p = s + 3 * i;
+        __m256i x = _mm256_inserti128_si256(
+            _mm256_castsi128_si256(_mm_loadu_si128((const __m128i*)p)),
+            _mm_loadu_si128((const __m128i*)(p + 12)), 1);
+        __m256 a = _mm256_cvtepi32_ps(_mm256_shuffle_epi8(x, t0));
+        __m256 b = _mm256_cvtepi32_ps(_mm256_shuffle_epi8(x, t1));
+        __m256 c = _mm256_cvtepi32_ps(_mm256_shuffle_epi8(x, t2));
+        __m256i r[3];
+        for (int k = 0; k < 3; k++) {
+            __m256 v = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(
+                _mm256_mul_ps(m[3 * k], a), _mm256_mul_ps(m[3 * k + 1], b)),
+                _mm256_mul_ps(m[3 * k + 2], c)), o[k]);
+            v = _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()), _mm256_set1_ps(255.0f));
+            __m256i t = _mm256_cvttps_epi32(v);
+            __m256 up = _mm256_cmp_ps(_mm256_sub_ps(v, _mm256_cvtepi32_ps(t)),
+                                      _mm256_set1_ps(0.5f), _CMP_GE_OQ);
+            r[k] = _mm256_sub_epi32(t, _mm256_castps_si256(up));
+        }
+        __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(r[0], r[1]),
+                                            _mm256_packus_epi32(r[2], _mm256_setzero_si256()));
+        bytes = _mm256_shuffle_epi8(bytes, pk);
+        _mm_storeu_si128((__m128i*)(d + 3 * i), _mm256_castsi256_si128(bytes));
+        _mm_storeu_si128((__m128i*)(d + 3 * i + 12), _mm256_extracti128_si256(bytes, 1));
+    }
+    return i;
+}
+
+static void dali_color_mat3_u8(const uint8_t* s, uint8_t* d, int64_t n, const float* mat,
+                               const float* off) {
+    int64_t i = 0;
+    if (dali_color_avx2)
+        i = dali_color_mat3_u8_avx2(s, d, n, mat, off);
+    DALI_MAT3_SHUFFLES
+    __m128 m[9], o[3];
+    for (int k = 0; k < 9; k++)
+        m[k] = _mm_set1_ps(mat[k]);
+    for (int k = 0; k < 3; k++)
+        o[k] = _mm_set1_ps(off[k]);
+    for (; i + 6 <= n; i += 4) {        /* reads and writes 4 bytes past the 4 pixels */
+        __m128i x = _mm_loadu_si128((const __m128i*)(s + 3 * i));
+        _mm_storeu_si128((__m128i*)(d + 3 * i), dali_color_mat3_4(x, s0, s1, s2, m, o, pack));
+    }
+    for (; i < n; i++)
+        dali_color_mat3_1(s + 3 * i, d + 3 * i, mat, off);
+}
 #else
 static int dali_color_avx2 = 0;
 static void dali_color_detect(void) {}
@@ -176,6 +277,12 @@ static void dali_color_affine_u8(const uint8_t* s, uint8_t* d, int64_t n, float 
 static void dali_color_gray_u8(const uint8_t* s, uint8_t* d, int64_t n, int red) {
     for (int64_t i = 0; i < n; i++)
         d[i] = dali_color_gray1(s + 3 * i, red);
+}
+
+static void dali_color_mat3_u8(const uint8_t* s, uint8_t* d, int64_t n, const float* mat,
+                               const float* off) {
+    for (int64_t i = 0; i < n; i++)
+        dali_color_mat3_1(s + 3 * i, d + 3 * i, mat, off);
 }
 #endif
 

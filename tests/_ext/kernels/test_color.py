@@ -196,3 +196,17 @@ def test_storage_entry_points_equal_the_list_ones(contiguous):
         np.testing.assert_array_equal(gray.sample(i), want)
     with pytest.raises(ValueError, match="5 parts but 2 matrices"):
         color.linear_storage(None, src, dst, mats[:2], offs[:2])
+
+
+@pytest.mark.parametrize("n", [1, 5, 6, 9, 10, 11, 4099])
+def test_uint8_3x3_simd_paths_equal_the_float32_sums(simd_level, n):
+    """uint8 -> uint8 3x3 maps run 8 (AVX2) or 4 (SSE4.1) pixels at a time, then one by one:
+    every channel value, saturation both ways and halves, as the float32 sums."""
+    src = RNG.integers(0, 256, (n, 3), dtype=np.uint8)
+    src[:min(n, 256), 0] = np.arange(min(n, 256))
+    for mat, off in [(RNG.uniform(-1.5, 1.5, (3, 3)), RNG.uniform(-60, 60, 3)),
+                     (np.eye(3) * 0.5, [0.0, 0.25, -0.5]), (np.ones((3, 3)), [-300, 1, 0])]:
+        mat, off = np.asarray(mat, np.float32), np.asarray(off, np.float32)
+        dst = np.empty_like(src)
+        color.linear(src, dst, mat, off)
+        np.testing.assert_array_equal(dst, reference(src, mat, off, np.uint8))
