@@ -16,6 +16,7 @@ from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 from posix.fcntl cimport O_CLOEXEC, O_RDONLY, open
 from posix.stat cimport fstat, stat, struct_stat
+from posix.uio cimport iovec, readv
 from posix.unistd cimport close, read
 
 cnp.import_array()
@@ -47,10 +48,35 @@ cdef void _read(Entry* e) noexcept nogil:
 
 
 cdef void _read_fd(Entry* e, int fd) noexcept nogil:
-    """`_read` of the open file `fd`, which it closes."""
+    """`_read` of the open file `fd`, which it closes.  The first call asks for one byte more
+    than expected: a file of the expected size ends short of it (a regular file reads short only
+    at its end), one that grew fills it, so the usual case takes one read, not two."""
     cdef Py_ssize_t r
     cdef uint8_t extra
-    e.got = 0
+    cdef iovec iov[2]
+    iov[0].iov_base = e.out
+    iov[0].iov_len = <size_t>e.size
+    iov[1].iov_base = &extra
+    iov[1].iov_len = 1
+    while True:
+        r = readv(fd, iov, 2)
+        if not (r < 0 and errno == EINTR):
+            break
+    if r < 0:
+        e.err = errno
+        close(fd)
+        return
+    if r > e.size:
+        e.got = -1                # it grew since its size was taken
+        close(fd)
+        return
+    e.got = r
+    if e.got == e.size:
+        close(fd)
+        return
+    if r == 0:
+        close(fd)
+        return
     while e.got < e.size:
         r = read(fd, e.out + e.got, <size_t>(e.size - e.got))
         if r < 0 and errno == EINTR:
