@@ -225,13 +225,17 @@ class File(_common.Reader):
         if failure is not None:
             i, err = failure
             return None, (i, f"cannot read {paths[i]}: {os.strerror(err)}")
-        sizes = [(c.size if c is not None else int(k),) for c, k in zip(cached, found.tolist(),
-                                                                        strict=True)]
+        if cache is None:
+            sizes = found.reshape(-1, 1)
+        else:
+            sizes = [(c.size if c is not None else int(k),)
+                     for c, k in zip(cached, found.tolist(), strict=True)]
         storage = BatchStorage.allocate(np.uint8, sizes, ndim=1)
         outs = storage.samples()
-        for c, out in zip(cached, outs, strict=True):
-            if c is not None:
-                out[...] = c
+        if cache is not None:
+            for c, out in zip(cached, outs, strict=True):
+                if c is not None:
+                    out[...] = c
         failure = (opened.read_into(outs) if opened is not None
                    else files.read_into(to_read, outs))
         if failure is not None:
