@@ -145,7 +145,7 @@ static void dali_draw_run(const DaliDrawBatch* bt, const DaliDrawJob* j) {
  * the streams of dali/ops/random/beta.py: log of Gamma(k) for variable `var` (0: X, 1: Y) by
  * Marsaglia-Tsang with d = (k < 1 ? k + 1 : k) - 1/3, c = 1 / sqrt(9 d); round r (< 64) of
  * element j takes normal z = draw j of stream 2 + 4r + 2var and uniform u = draw j of stream
- * 3 + 4r + 2var; v = (1 + c z)^3 accepted when v > 0 and log1p(-u) < 0.5 z z + d - d v +
+ * 3 + 4r + 2var; v = (1 + c z)^3 (as t * t * t) accepted when v > 0 and log1p(-u) < 0.5 z z + d - d v +
  * d log v, giving log d + log v; k < 1 adds log1p(-u') / k, u' = draw j of stream var.
  * Elements j and j + 1 share Philox blocks, so a pair is drawn together. */
 typedef struct {
@@ -173,49 +173,79 @@ static inline void dali_draw_pair(uint64_t key, int64_t sid, uint32_t stream, ui
     }
 }
 
-/* log Gamma(k) draws of elements j0 and (when n == 2) j0 + 1; 0 when 64 rounds did not do. */
-static int dali_log_gamma_pair(uint64_t key, int64_t sid, int var, double k, int64_t j0, int n,
-                               double* res) {
+/* The Marsaglia-Tsang test of one (z, u): writes log d + log v and returns 1 on acceptance. */
+static inline int dali_mt_accept(double z, double u, double d, double c, double log_d,
+                                 double* res) {
+    double t = 1.0 + c * z;
+    double v = t * t * t;
+    double log_v = log(v);
+    if (v > 0 && log1p(-u) < 0.5 * z * z + d - d * v + d * log_v) {
+        *res = log_d + log_v;
+        return 1;
+    }
+    return 0;
+}
+
+/* Rounds 1..63 for element j (round 0 rejected it); 0 when none accepted. */
+static int dali_log_gamma_rest(uint64_t key, int64_t sid, int var, double d, double c,
+                               double log_d, int64_t j, double* res) {
+    for (int r = 1; r < 64; r++) {
+        double z[2], u[2];
+        dali_draw_pair(key, sid, (uint32_t)(2 + 4 * r + 2 * var), (uint32_t)(j / 2), 1, z);
+        dali_draw_pair(key, sid, (uint32_t)(3 + 4 * r + 2 * var), (uint32_t)(j / 2), 0, u);
+        if (dali_mt_accept(z[j & 1], u[j & 1], d, c, log_d, res)) return 1;
+    }
+    return 0;
+}
+
+#define DALI_BETA_PAIRS 128
+
+/* log Gamma(k) of elements first .. first + m - 1 (first even) into res; round 0 and the
+ * boost uniforms from runs of Philox blocks, the rare rejections one at a time. */
+static int dali_log_gamma_run(uint64_t key, int64_t sid, int var, double k, int64_t first,
+                              int64_t m, double* res) {
+    uint32_t wz[4 * DALI_BETA_PAIRS], wu[4 * DALI_BETA_PAIRS];
     int boost = k < 1.0;
     double d = (boost ? k + 1.0 : k) - 1.0 / 3.0;
     double c = 1.0 / sqrt(9.0 * d);
-    int pending[2] = {1, n == 2};
-    uint32_t block = (uint32_t)(j0 / 2);
-    for (int r = 0; r < 64 && (pending[0] || pending[1]); r++) {
-        double z[2], u[2];
-        dali_draw_pair(key, sid, (uint32_t)(2 + 4 * r + 2 * var), block, 1, z);
-        dali_draw_pair(key, sid, (uint32_t)(3 + 4 * r + 2 * var), block, 0, u);
-        for (int e = 0; e < 2; e++) {
-            if (!pending[e]) continue;
-            double t = 1.0 + c * z[e];
-            double v = pow(t, 3.0);
-            double log_v = log(v);
-            if (v > 0 && log1p(-u[e]) < 0.5 * z[e] * z[e] + d - d * v + d * log_v) {
-                res[e] = log(d) + log_v;
-                pending[e] = 0;
-            }
+    double log_d = log(d);
+    int64_t nb = (m + 1) / 2;
+    uint32_t a0 = (uint32_t)sid, a1 = (uint32_t)(sid >> 32), b0 = (uint32_t)(first / 2);
+    dali_philox_blocks(key, a0, a1, (uint32_t)(2 + 2 * var), b0, nb, wz);
+    dali_philox_blocks(key, a0, a1, (uint32_t)(3 + 2 * var), b0, nb, wu);
+    for (int64_t b = 0; b < nb; b++) {
+        double u1 = 1.0 - dali_draw_u01(wz[4 * b], wz[4 * b + 1]);
+        double u2 = dali_draw_u01(wz[4 * b + 2], wz[4 * b + 3]);
+        double rad = sqrt(-2.0 * log(u1));
+        double z[2] = {rad * cos(6.283185307179586 * u2), rad * sin(6.283185307179586 * u2)};
+        double u[2] = {dali_draw_u01(wu[4 * b], wu[4 * b + 1]),
+                       dali_draw_u01(wu[4 * b + 2], wu[4 * b + 3])};
+        for (int e = 0; e < 2 && 2 * b + e < m; e++) {
+            if (!dali_mt_accept(z[e], u[e], d, c, log_d, &res[2 * b + e]) &&
+                !dali_log_gamma_rest(key, sid, var, d, c, log_d, first + 2 * b + e,
+                                     &res[2 * b + e]))
+                return 0;
         }
     }
-    if (pending[0] || pending[1]) return 0;
     if (boost) {
-        double u[2];
-        dali_draw_pair(key, sid, (uint32_t)var, block, 0, u);
-        res[0] += log1p(-u[0]) / k;
-        res[1] += log1p(-u[1]) / k;
+        dali_philox_blocks(key, a0, a1, (uint32_t)var, b0, nb, wu);
+        for (int64_t e = 0; e < m; e++)
+            res[e] += log1p(-dali_draw_u01(wu[2 * e], wu[2 * e + 1])) / k;
     }
     return 1;
 }
 
 static void dali_beta_run(uint64_t key, int is_double, DaliBetaJob* j) {
-    for (int64_t i = 0; i < j->count; i += 2) {
-        int n = j->count - i >= 2 ? 2 : 1;
-        double lx[2] = {0, 0}, ly[2] = {0, 0};
-        if (!dali_log_gamma_pair(key, j->sample_id, 0, j->alpha, j->first + i, n, lx) ||
-            !dali_log_gamma_pair(key, j->sample_id, 1, j->beta, j->first + i, n, ly)) {
+    double lx[2 * DALI_BETA_PAIRS], ly[2 * DALI_BETA_PAIRS];
+    for (int64_t i = 0; i < j->count; i += 2 * DALI_BETA_PAIRS) {
+        int64_t m = j->count - i;
+        if (m > 2 * DALI_BETA_PAIRS) m = 2 * DALI_BETA_PAIRS;
+        if (!dali_log_gamma_run(key, j->sample_id, 0, j->alpha, j->first + i, m, lx) ||
+            !dali_log_gamma_run(key, j->sample_id, 1, j->beta, j->first + i, m, ly)) {
             j->failed = 1;
             return;
         }
-        for (int e = 0; e < n; e++) {
+        for (int64_t e = 0; e < m; e++) {
             double x = 1.0 / (1.0 + exp(ly[e] - lx[e]));
             if (is_double)
                 ((double*)j->out)[i + e] = x;

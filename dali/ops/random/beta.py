@@ -7,8 +7,9 @@ Gamma(k + 1) * U^(1/k)).  Rejection needs a variable number of draws, so it proc
 round r gives every still-pending element a fresh (normal, uniform) pair from its own streams,
 keyed by the element's index, so the result stays independent of batching and threads.  The
 nogil kernel (`beta_batch` of _ext/kernels/random.pyx, random_draws.h) states the streams.
-Its log/exp/log1p/pow are the C library's: the NumPy loop it replaced used NumPy's SIMD ones,
-which vary with the CPU and differ from them in the last bit of float64 results.
+Its log/exp/log1p are the C library's, and it cubes by multiplying: the NumPy loop it replaced
+used NumPy's SIMD log/exp/log1p/pow, which vary with the CPU, so float64 results differ from
+that loop's in the last bits (float32 ones rarely).
 """
 
 from __future__ import annotations
