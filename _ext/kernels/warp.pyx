@@ -34,6 +34,9 @@ from dali._ext.kernels.interpolation cimport floor_index
 cdef extern from "warp.h" nogil:
     void dali_warp_lerp_u8c3(const uint8_t* p00, int64_t row, uint8_t* out, float fx,
                              float fy)
+    void dali_warp_lerp4_u8c3(const uint8_t* p00, const uint8_t* p01, const uint8_t* p10,
+                              const uint8_t* p11, int inside, float fill, uint8_t* out,
+                              float fx, float fy)
 
 cnp.import_array()
 
@@ -111,6 +114,12 @@ cdef void _lerp_border(const src_t* src, Py_ssize_t h, Py_ssize_t w, Py_ssize_t 
     cdef const src_t* p01 = src + (_clamp(yi, h) * w + _clamp(x1, w)) * nc
     cdef const src_t* p10 = src + (_clamp(y1, h) * w + _clamp(xi, w)) * nc
     cdef const src_t* p11 = src + (_clamp(y1, h) * w + _clamp(x1, w)) * nc
+    if src_t is uint8_t and dst_t is uint8_t:
+        if nc == 3:
+            dali_warp_lerp4_u8c3(p00, p01, p10, p11,
+                                 15 if not use_fill else in00 | in01 << 1 | in10 << 2 |
+                                 in11 << 3, fill, out, fx, fy)
+            return
     for c in range(nc):
         if use_fill:
             a = p00[c] if in00 else fill
