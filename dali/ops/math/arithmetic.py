@@ -54,8 +54,10 @@ def arithm_op(name, *operands):
     for k, x in enumerate(operands):
         x = _as_operand(x, sym, k)
         if isinstance(x, data_node.DataNode):
-            parts.append(f"&{len(edges)}")
-            edges.append(x)
+            inner = _inline(x, edges, ints, reals)
+            parts.append(f"&{len(edges)}" if inner is None else inner)
+            if inner is None:
+                edges.append(x)
             continue
         dtype, value = x
         if _types.is_float(dtype):
@@ -70,6 +72,43 @@ def arithm_op(name, *operands):
     kwargs = {"expression_desc": f"{name}({' '.join(parts)})",
               "integer_constants": ints or None, "real_constants": reals or None}
     return _operator.call(ArithmeticGenericOp, edges, kwargs)
+
+
+_MAX_FUSED_OPS = 16
+_LEAF = re.compile(r"&(?P<edge>\d+)|\$(?P<const>\d+):(?P<type>\w+)")
+
+
+def _inline(x, edges, ints, reals):
+    """The expression of the arithmetic operator that produces `x`, its inputs and constants
+    appended to `edges`, `ints` and `reals`, so that `x * 0.5 + 1` is one operator that
+    computes the whole tree (chunk by chunk, see `_Program.run_program`); None when `x` is no
+    plain graph output of such an operator, or the tree would grow too large.
+
+    Every operation keeps its own operand and result types, so the values are those of the
+    operators one after another; the producer stays in the graph, pruned when nothing else
+    reads it."""
+    src = x.source
+    if (type(x) is not data_node.DataNode or src is None
+            or src.impl is not ArithmeticGenericOp or not src.auto_named or src.preserve
+            or src.arg_inputs or src.device != "cpu"
+            or len(edges) + len(src.inputs) > 64):
+        return None
+    desc = src.args["expression_desc"]
+    if desc.count("(") > _MAX_FUSED_OPS:
+        return None
+    first_edge, first_int, first_real = len(edges), len(ints), len(reals)
+
+    def renumber(m):
+        if m.group("edge") is not None:
+            return f"&{first_edge + int(m.group('edge'))}"
+        first = first_real if _types.is_float(_NAMED_TYPES[m.group("type")]) else first_int
+        return f"${first + int(m.group('const'))}:{m.group('type')}"
+
+    text = _LEAF.sub(renumber, desc)
+    edges.extend(src.inputs)
+    ints.extend(int(v) for v in src.args.get("integer_constants") or [])
+    reals.extend(float(v) for v in src.args.get("real_constants") or [])
+    return text
 
 
 _PYTHON_SCALARS = {bool: T.BOOL, int: T.INT32, float: T.FLOAT}
@@ -279,7 +318,50 @@ class ArithmeticGenericOp(_operator.Operator):
             prog.loop = _loops.loop_index(prog.ufunc, prog.dtype)
             prog.loop_consts = {id(v): np.ascontiguousarray(v, prog.dtype)
                                 for is_input, v in prog.operands if not is_input}
+        elif tree.kind == "op":
+            prog.steps = self._steps(prog, otype)
         return prog
+
+    def _steps(self, prog, otype):
+        """The expression as `_loops.run_program` steps, when every operation and input has
+        the output's type and every operation is one ufunc loop of that type, which casts
+        its operands to that type first (then each step gives what `evaluate` gives, the
+        constants cast here as it casts them); else None."""
+        steps, consts, temps = [], [], []
+
+        def emit(e):
+            if e.kind == "const":         # `evaluate` casts it to the operation's type
+                consts.append(np.ascontiguousarray(prog.consts[id(e)].astype(prog.dtype)))
+                return (_loops.SRC_CONST, len(consts) - 1)
+            if prog.types[id(e)][1] != prog.dtype:
+                return None
+            if e.kind == "input":
+                return (_loops.SRC_INPUT, e.index)
+            ufunc = kernels.ufunc_for(e.name, otype)
+            loop = -1 if ufunc is None else _loops.loop_index(ufunc, prog.dtype)
+            if loop < 0:
+                return None
+            operands = []
+            for a in e.args:
+                ref = emit(a)
+                if ref is None:
+                    return None
+                operands.append(ref)
+            for kind, index in operands:          # scratch chunks are free again once read
+                if kind == _loops.SRC_TEMP:
+                    temps.remove(index)
+            index = min(set(range(len(temps) + 1)) - set(temps))
+            temps.append(index)
+            steps.append((ufunc, loop, operands, (_loops.SRC_TEMP, index)))
+            return (_loops.SRC_TEMP, index)
+
+        if emit(self.tree) is None or len(steps) > _loops.MAX_STEPS:
+            return None
+        ufunc, loop, operands, _ = steps[-1]
+        steps[-1] = (ufunc, loop, operands, (_loops.SRC_OUT, 0))
+        used = [i for _, _, ops, res in steps for kind, i in (*ops, res)
+                if kind == _loops.SRC_TEMP]
+        return steps, 1 + max(used, default=-1), consts
 
     def _const_value(self, leaf):
         t = leaf.type
@@ -333,6 +415,8 @@ class ArithmeticGenericOp(_operator.Operator):
         if ws.batch_size == 0:
             return
         prog = plan.prog
+        if prog.steps is not None and prog.run_program(ws.thread_pool, ws.inputs, out):
+            return
         if prog.ufunc is not None:
             views = _whole_batch(ws.inputs, out)
             if views is not None:
@@ -395,12 +479,13 @@ class _Program:
     """
 
     __slots__ = ("dtype", "ndim", "layout", "consts", "types", "ufunc", "operands", "quiet",
-                 "uniform_descs", "loop", "loop_consts")
+                 "uniform_descs", "loop", "loop_consts", "steps")
 
     def __init__(self):
         self.consts = {}
         self.types = {}
         self.ufunc = None
+        self.steps = None           # (steps, scratch chunks, constants) of `run_program`
         self.uniform_descs = {}     # (input shapes, batch size) -> [OutputDesc]
         self.loop = -1              # the ufunc's loop on operands of `dtype`, -1 if none
 
@@ -420,6 +505,27 @@ class _Program:
                 return False
             args.append(a)
         _loops.run(pool, self.ufunc, self.loop, args, out)
+        return True
+
+    def run_program(self, pool, tls, out):
+        """The whole expression chunk by chunk on `pool` (`_loops.run_program`), when the
+        output and every input are flat batches of the output's elements (or one value);
+        False when that does not hold."""
+        flat_out = out.flat() if out.base is not None else None
+        if flat_out is None or not flat_out.flags.c_contiguous:
+            return False
+        ins = []
+        for tl in tls:
+            st = tensors.storage_of(tl)
+            if st.base is None or not (st.shapes is out.shapes or
+                                       np.array_equal(st.shapes, out.shapes)):
+                return False
+            flat = st.flat()
+            if not flat.flags.c_contiguous:
+                return False
+            ins.append(flat)
+        steps, ntemps, consts = self.steps
+        _loops.run_program(pool, steps, ntemps, ins, consts, flat_out)
         return True
 
     def apply(self, ins, out):

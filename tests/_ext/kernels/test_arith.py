@@ -44,3 +44,48 @@ def test_operands_are_checked():
         arith.run(None, np.add, k, [x, np.zeros(20, np.float32)[::2]], out)
     assert arith.loop_index(np.add, np.float16) >= 0
     assert arith.loop_index(np.bitwise_and, np.float32) == -1
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.float32, np.float64])
+@pytest.mark.parametrize("n", [0, 1, 100, (1 << 16) + (1 << 12) + 3])
+@pytest.mark.parametrize("threads", [0, 2])
+def test_programs_equal_the_ufuncs_one_after_another(dtype, n, threads):
+    """(x * c0 + y) - (x - c1), computed chunk by chunk with two scratch chunks (one reused),
+    equals the ufuncs applied to whole arrays."""
+    x = (RNG.random(n) * 200).astype(dtype)
+    y = (RNG.random(n) * 50 + 1).astype(dtype)
+    c0, c1 = np.asarray(dtype(3)), np.asarray(dtype(2))
+    mul, add, sub = (arith.loop_index(u, dtype) for u in (np.multiply, np.add, np.subtract))
+    inp, const, tmp = arith.SRC_INPUT, arith.SRC_CONST, arith.SRC_TEMP
+    steps = [(np.multiply, mul, [(inp, 0), (const, 0)], (tmp, 0)),
+             (np.add, add, [(tmp, 0), (inp, 1)], (tmp, 0)),
+             (np.subtract, sub, [(inp, 0), (const, 1)], (tmp, 1)),
+             (np.subtract, sub, [(tmp, 0), (tmp, 1)], (arith.SRC_OUT, 0))]
+    out = np.full(n, 7, dtype)
+    pool = ThreadPool(threads) if threads else None
+    arith.run_program(pool, steps, 2, [x, y], [c0, c1], out)
+    with np.errstate(all="ignore"):
+        want = np.subtract(np.add(np.multiply(x, c0), y), np.subtract(x, c1))
+    np.testing.assert_array_equal(out, want)
+    assert out.dtype == want.dtype
+
+
+def test_programs_refuse_what_they_cannot_run():
+    x = np.arange(10, dtype=np.float32)
+    out = np.empty(10, np.float32)
+    add = arith.loop_index(np.add, np.float32)
+    inp, tmp, res = arith.SRC_INPUT, arith.SRC_TEMP, (arith.SRC_OUT, 0)
+    with pytest.raises(ValueError, match="operand 1 refers to nothing"):
+        arith.run_program(None, [(np.add, add, [(inp, 0), (inp, 1)], res)], 0, [x], [], out)
+    with pytest.raises(ValueError, match="operand 1 refers to nothing"):
+        arith.run_program(None, [(np.add, add, [(inp, 0), (tmp, 0)], res)], 0, [x], [], out)
+    with pytest.raises(ValueError, match="result must be out"):
+        arith.run_program(None, [(np.add, add, [(inp, 0), (inp, 0)], (tmp, 0))], 1, [x], [],
+                          out)
+    with pytest.raises(ValueError, match="input 0"):
+        arith.run_program(None, [(np.add, add, [(inp, 0), (inp, 0)], res)], 0,
+                          [x.astype(np.float64)], [], out)
+    with pytest.raises(TypeError, match="loop's types"):
+        arith.run_program(None, [(np.add, arith.loop_index(np.add, np.float64),
+                                  [(inp, 0), (inp, 0)], res)], 0, [x], [], out)
+    assert out.shape == (10,)

@@ -663,3 +663,40 @@ def test_flat_batches_on_the_pool_equal_numpy(dtype):
         np.testing.assert_array_equal(outs[1][i], x * y)
         want = x - one if dtype == np.float32 else (x.astype(np.int32) + 1)
         np.testing.assert_array_equal(outs[2][i], want)
+
+
+@pytest.mark.parametrize("case", ["mul_add", "normalize", "bitwise", "shared"])
+def test_expressions_of_several_operations_run_as_one_program(monkeypatch, case):
+    """An expression whose every value has the output's type runs chunk by chunk
+    (`run_program`), with the values of the operations applied one after another, for
+    samples of different shapes (a flat batch) too."""
+    calls = []
+    run_program = arithmetic._loops.run_program
+    monkeypatch.setattr(arithmetic._loops, "run_program",
+                        lambda *a: calls.append([s[0].__name__ for s in a[1]]) or run_program(*a))
+    rng = np.random.default_rng(11)
+    shapes = [(70, 300, 3), (5, 4, 3), (1000, 37, 2)]
+    f32 = [(rng.standard_normal(s) * 50).astype(np.float32) for s in shapes]
+    f32b = [(rng.standard_normal(s) * 5).astype(np.float32) for s in shapes]
+    u8 = [rng.integers(0, 256, s, dtype=np.uint8) for s in shapes]
+    u8b = [rng.integers(0, 256, s, dtype=np.uint8) for s in shapes]
+    build, batches, want, steps = {
+        "mul_add": (lambda x: x * 0.5 + 1, [f32],
+                    lambda x: x * np.float32(0.5) + np.float32(1),
+                    ["multiply", "add"]),
+        "normalize": (lambda x, y: (x - y) * (x + 2.5) - y, [f32, f32b],
+                      lambda x, y: (x - y) * (x + np.float32(2.5)) - y,
+                      ["subtract", "add", "multiply", "subtract"]),
+        "bitwise": (lambda x, y: (x & y) | (x ^ y), [u8, u8b],
+                    lambda x, y: (x & y) | (x ^ y),
+                    ["bitwise_and", "bitwise_xor", "bitwise_or"]),
+        "shared": (lambda x, y: x * y + y * x, [f32, f32b], lambda x, y: x * y + y * x,
+                   ["multiply", "multiply", "add"]),
+    }[case]
+    (out,) = run(build, *batches)
+    assert steps in calls        # (a pipeline of an earlier test may still be running)
+    for i in range(len(shapes)):
+        got = np.asarray(out[i])
+        ref = want(*[b[i] for b in batches])
+        assert got.dtype == ref.dtype
+        np.testing.assert_array_equal(got, ref)
