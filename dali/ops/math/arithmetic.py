@@ -54,10 +54,8 @@ def arithm_op(name, *operands):
     for k, x in enumerate(operands):
         x = _as_operand(x, sym, k)
         if isinstance(x, data_node.DataNode):
-            inner = _inline(x, edges, ints, reals)
-            parts.append(f"&{len(edges)}" if inner is None else inner)
-            if inner is None:
-                edges.append(x)
+            parts.append(f"&{len(edges)}")
+            edges.append(x)
             continue
         dtype, value = x
         if _types.is_float(dtype):
@@ -72,43 +70,6 @@ def arithm_op(name, *operands):
     kwargs = {"expression_desc": f"{name}({' '.join(parts)})",
               "integer_constants": ints or None, "real_constants": reals or None}
     return _operator.call(ArithmeticGenericOp, edges, kwargs)
-
-
-_MAX_FUSED_OPS = 16
-_LEAF = re.compile(r"&(?P<edge>\d+)|\$(?P<const>\d+):(?P<type>\w+)")
-
-
-def _inline(x, edges, ints, reals):
-    """The expression of the arithmetic operator that produces `x`, its inputs and constants
-    appended to `edges`, `ints` and `reals`, so that `x * 0.5 + 1` is one operator that
-    computes the whole tree (chunk by chunk, see `_Program.run_program`); None when `x` is no
-    plain graph output of such an operator, or the tree would grow too large.
-
-    Every operation keeps its own operand and result types, so the values are those of the
-    operators one after another; the producer stays in the graph, pruned when nothing else
-    reads it."""
-    src = x.source
-    if (type(x) is not data_node.DataNode or src is None
-            or src.impl is not ArithmeticGenericOp or not src.auto_named or src.preserve
-            or src.arg_inputs or src.device != "cpu"
-            or len(edges) + len(src.inputs) > 64):
-        return None
-    desc = src.args["expression_desc"]
-    if desc.count("(") > _MAX_FUSED_OPS:
-        return None
-    first_edge, first_int, first_real = len(edges), len(ints), len(reals)
-
-    def renumber(m):
-        if m.group("edge") is not None:
-            return f"&{first_edge + int(m.group('edge'))}"
-        first = first_real if _types.is_float(_NAMED_TYPES[m.group("type")]) else first_int
-        return f"${first + int(m.group('const'))}:{m.group('type')}"
-
-    text = _LEAF.sub(renumber, desc)
-    edges.extend(src.inputs)
-    ints.extend(int(v) for v in src.args.get("integer_constants") or [])
-    reals.extend(float(v) for v in src.args.get("real_constants") or [])
-    return text
 
 
 _PYTHON_SCALARS = {bool: T.BOOL, int: T.INT32, float: T.FLOAT}

@@ -665,36 +665,46 @@ def test_flat_batches_on_the_pool_equal_numpy(dtype):
         np.testing.assert_array_equal(outs[2][i], want)
 
 
-@pytest.mark.parametrize("case", ["mul_add", "normalize", "bitwise", "shared"])
+@pytest.mark.parametrize("case", ["mul_add", "normalize", "bitwise", "shared", "mixed"])
 def test_expressions_of_several_operations_run_as_one_program(monkeypatch, case):
-    """An expression whose every value has the output's type runs chunk by chunk
-    (`run_program`), with the values of the operations applied one after another, for
-    samples of different shapes (a flat batch) too."""
+    """An expression tree (`expression_desc` of several operations) whose every operation and
+    input has the output's type runs chunk by chunk (`run_program`), with the values of the
+    operations applied one after another, for samples of different shapes (a flat batch)
+    too; one with another type (uint8 * float) takes the NumPy path, with the same values."""
     calls = []
     run_program = arithmetic._loops.run_program
     monkeypatch.setattr(arithmetic._loops, "run_program",
-                        lambda *a: calls.append([s[0].__name__ for s in a[1]]) or run_program(*a))
+                        lambda *a: calls.append([s[0].__name__ for s in a[1]])
+                        or run_program(*a))
     rng = np.random.default_rng(11)
     shapes = [(70, 300, 3), (5, 4, 3), (1000, 37, 2)]
     f32 = [(rng.standard_normal(s) * 50).astype(np.float32) for s in shapes]
     f32b = [(rng.standard_normal(s) * 5).astype(np.float32) for s in shapes]
     u8 = [rng.integers(0, 256, s, dtype=np.uint8) for s in shapes]
     u8b = [rng.integers(0, 256, s, dtype=np.uint8) for s in shapes]
-    build, batches, want, steps = {
-        "mul_add": (lambda x: x * 0.5 + 1, [f32],
-                    lambda x: x * np.float32(0.5) + np.float32(1),
-                    ["multiply", "add"]),
-        "normalize": (lambda x, y: (x - y) * (x + 2.5) - y, [f32, f32b],
+    desc, ints, reals, batches, want, steps = {
+        "mul_add": ("add(mul(&0 $0:float32) $0:int32)", [1], [0.5], [f32],
+                    lambda x: x * np.float32(0.5) + np.float32(1), ["multiply", "add"]),
+        "normalize": ("sub(mul(sub(&0 &1) add(&0 $0:float32)) &1)", None, [2.5], [f32, f32b],
                       lambda x, y: (x - y) * (x + np.float32(2.5)) - y,
                       ["subtract", "add", "multiply", "subtract"]),
-        "bitwise": (lambda x, y: (x & y) | (x ^ y), [u8, u8b],
+        "bitwise": ("bitor(bitand(&0 &1) bitxor(&0 &1))", None, None, [u8, u8b],
                     lambda x, y: (x & y) | (x ^ y),
                     ["bitwise_and", "bitwise_xor", "bitwise_or"]),
-        "shared": (lambda x, y: x * y + y * x, [f32, f32b], lambda x, y: x * y + y * x,
-                   ["multiply", "multiply", "add"]),
+        "shared": ("add(mul(&0 &1) mul(&1 &0))", None, None, [f32, f32b],
+                   lambda x, y: x * y + y * x, ["multiply", "multiply", "add"]),
+        "mixed": ("add(mul(&0 $0:float32) $0:int32)", [1], [0.5], [u8],
+                  lambda x: x.astype(np.float32) * np.float32(0.5) + np.float32(1), None),
     }[case]
+
+    def build(*nodes):
+        return dali._operator.call(arithmetic.ArithmeticGenericOp, list(nodes),
+                                   {"expression_desc": desc, "integer_constants": ints,
+                                    "real_constants": reals})
+
     (out,) = run(build, *batches)
-    assert steps in calls        # (a pipeline of an earlier test may still be running)
+    if steps is not None:            # (a pipeline of an earlier test may still be running)
+        assert steps in calls
     for i in range(len(shapes)):
         got = np.asarray(out[i])
         ref = want(*[b[i] for b in batches])
