@@ -14,7 +14,7 @@ import numpy as np
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 
 from dali._ext.tensor_storage cimport BatchStorage
-from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
+from dali._ext.thread_pool cimport ThreadPool, item_fn, job_array, run_largest_first
 
 cnp.import_array()
 
@@ -52,19 +52,21 @@ cdef extern from "random_draws.h" nogil:
 dali_philox_detect()
 
 CHUNK = 1 << 16
-cdef double _NS_PER_ELEMENT = 4.0
+# cost estimates (ns per element) deciding whether a batch wakes the pool
+cdef double _NS_UNIFORM = 2.5
+cdef double _NS_NORMAL = 20.0
 
 MODES = {"uniform": DALI_DRAW_UNIFORM, "rint": DALI_DRAW_RINT, "normal": DALI_DRAW_NORMAL,
          "coin": DALI_DRAW_COIN, "index": DALI_DRAW_INDEX}
 _DTYPES = {np.dtype(t): k for k, t in enumerate(
     (np.float32, np.float64, np.bool_, np.uint8, np.uint16, np.uint32, np.uint64, np.int8,
      np.int16, np.int32, np.int64))}
+_CLAMP = {}
 
 ctypedef struct _Ctx:
     DaliDrawBatch batch
     DaliDrawJob* jobs
     DaliBetaJob* beta_jobs
-
 
 cdef void _run_item(void* ctx, int64_t item) noexcept nogil:
     cdef _Ctx* c = <_Ctx*>ctx
@@ -86,6 +88,47 @@ def _clamp_range(dtype):
     return float(info.min), float(hi)
 
 
+for _t in _DTYPES:
+    _CLAMP[_t] = _clamp_range(_t)
+
+
+cdef int64_t _layout(BatchStorage out, int64_t chunk, int64_t[::1] counts,
+                     list samples) except -1:
+    """Elements per sample into `counts`; the number of chunks."""
+    cdef const int64_t[:, :] shapes = out.shapes
+    cdef Py_ssize_t i, d
+    cdef int64_t c, jobs = 0
+    for i in range(out.num_samples):
+        c = 1
+        for d in range(shapes.shape[1]):
+            c *= shapes[i, d]
+        counts[i] = c
+        jobs += (c + chunk - 1) // chunk
+    return jobs
+
+
+cdef char* _sample_ptr(BatchStorage out, const int64_t[::1] offsets, list samples,
+                       Py_ssize_t i):
+    if samples is None:
+        return out.data + offsets[i]
+    return <char*>cnp.PyArray_DATA(samples[i])
+
+
+cdef _run(ThreadPool pool, item_fn fn, _Ctx* ctx, int64_t[::1] sizes, int64_t n,
+          double ns_per_element):
+    """fn over the n items: inline without the GIL when the pool would not be woken."""
+    cdef int64_t total = 0, k
+    for k in range(n):
+        total += sizes[k]
+    if (pool is None or pool.num_threads == 1 or n < 2
+            or total * ns_per_element < pool.inline_cost):
+        with nogil:
+            for k in range(n):
+                fn(ctx, k)
+        return
+    run_largest_first(pool, fn, ctx, np.asarray(sizes)[:n], ns_per_element)
+
+
 def draw_batch(ThreadPool pool, BatchStorage out, uint64_t key, sample_ids, uint32_t stream,
                mode, a, b=None, end=None):
     """Fill every sample of `out` (its dtype one of float32/64, bool, 8-64-bit integers) with
@@ -96,17 +139,19 @@ def draw_batch(ThreadPool pool, BatchStorage out, uint64_t key, sample_ids, uint
         return
     cdef const int64_t[::1] sid = np.ascontiguousarray(sample_ids, dtype=np.int64)
     cdef const double[::1] pa = np.ascontiguousarray(a, dtype=np.float64)
-    cdef const double[::1] pb = (np.zeros(n) if b is None
-                                 else np.ascontiguousarray(b, dtype=np.float64))
-    cdef const double[::1] pe = (np.zeros(n) if end is None
-                                 else np.ascontiguousarray(end, dtype=np.float64))
+    cdef const double[::1] pb = pa if b is None else np.ascontiguousarray(b, dtype=np.float64)
+    cdef const double[::1] pe = pa if end is None else np.ascontiguousarray(end, np.float64)
     if sid.shape[0] != n or pa.shape[0] != n or pb.shape[0] != n or pe.shape[0] != n:
         raise ValueError("draw_batch: one sample id and parameter per sample expected")
-    cdef int64_t[::1] counts = np.prod(out.shapes, axis=1, dtype=np.int64).reshape(-1)
+    cdef int64_t[::1] counts = np.empty(n, np.int64)
     cdef int64_t chunk = CHUNK
-    cdef int64_t total_jobs = 0
-    for i in range(n):
-        total_jobs += max((counts[i] + chunk - 1) // chunk, 0)
+    cdef list samples = None
+    cdef const int64_t[::1] offsets = None
+    if out.data != NULL and out.offsets is not None:
+        offsets = out.offsets
+    else:
+        samples = out.samples()
+    cdef int64_t total_jobs = _layout(out, chunk, counts, samples)
     cdef Py_ssize_t itemsize = out.dtype.itemsize
     keep = []
     cdef _Ctx ctx
@@ -114,37 +159,29 @@ def draw_batch(ThreadPool pool, BatchStorage out, uint64_t key, sample_ids, uint
     ctx.batch.stream = stream
     ctx.batch.mode = MODES[mode]
     ctx.batch.dtype = _DTYPES[out.dtype]
-    ctx.batch.lo, ctx.batch.hi = _clamp_range(out.dtype)
+    ctx.batch.lo, ctx.batch.hi = _CLAMP[out.dtype]
     ctx.jobs = <DaliDrawJob*>job_array(total_jobs, sizeof(DaliDrawJob), keep)
-    cdef list samples = None
-    cdef const int64_t[::1] offsets = None
-    if out.data != NULL and out.offsets is not None:
-        offsets = out.offsets
-    else:
-        samples = out.samples()
     cdef char* base
-    cdef int64_t[::1] sizes = np.empty(total_jobs, np.int64)
+    cdef int64_t[::1] sizes = np.empty(max(total_jobs, 1), np.int64)
     for i in range(n):
         if counts[i] == 0:
             continue
-        if samples is None:
-            base = out.data + offsets[i]
-        else:
-            base = <char*>cnp.PyArray_DATA(samples[i])
+        base = _sample_ptr(out, offsets, samples, i)
         for c in range((counts[i] + chunk - 1) // chunk):
             ctx.jobs[nj].out = base + c * chunk * itemsize
             ctx.jobs[nj].first = c * chunk
             ctx.jobs[nj].count = min(chunk, counts[i] - c * chunk)
             ctx.jobs[nj].sample_id = sid[i]
             ctx.jobs[nj].a = pa[i]
-            ctx.jobs[nj].b = pb[i]
-            ctx.jobs[nj].end = pe[i]
+            ctx.jobs[nj].b = pb[i] if b is not None else 0.0
+            ctx.jobs[nj].end = pe[i] if end is not None else 0.0
             sizes[nj] = ctx.jobs[nj].count
             nj += 1
-    run_largest_first(pool, _run_item, &ctx, np.asarray(sizes), _NS_PER_ELEMENT)
+    _run(pool, _run_item, &ctx, sizes, nj,
+         _NS_NORMAL if ctx.batch.mode == DALI_DRAW_NORMAL else _NS_UNIFORM)
 
 
-cdef double _BETA_NS_PER_ELEMENT = 200.0
+cdef double _BETA_NS_PER_ELEMENT = 90.0
 BETA_CHUNK = 1 << 12
 
 
@@ -162,33 +199,28 @@ def beta_batch(ThreadPool pool, BatchStorage out, uint64_t key, sample_ids, alph
     cdef const double[::1] pb = np.ascontiguousarray(beta, dtype=np.float64)
     if sid.shape[0] != n or pa.shape[0] != n or pb.shape[0] != n:
         raise ValueError("beta_batch: one sample id and parameter per sample expected")
-    cdef int64_t[::1] counts = np.prod(out.shapes, axis=1, dtype=np.int64).reshape(-1)
+    cdef int64_t[::1] counts = np.empty(n, np.int64)
     cdef int64_t chunk = BETA_CHUNK
-    cdef int64_t total_jobs = 0
-    for i in range(n):
-        total_jobs += (counts[i] + chunk - 1) // chunk
-    cdef Py_ssize_t itemsize = out.dtype.itemsize
-    keep = []
-    cdef _Ctx ctx
-    ctx.batch.key = key
-    ctx.batch.dtype = itemsize == 8
-    ctx.beta_jobs = <DaliBetaJob*>job_array(total_jobs, sizeof(DaliBetaJob), keep)
     cdef list samples = None
     cdef const int64_t[::1] offsets = None
     if out.data != NULL and out.offsets is not None:
         offsets = out.offsets
     else:
         samples = out.samples()
+    cdef int64_t total_jobs = _layout(out, chunk, counts, samples)
+    cdef Py_ssize_t itemsize = out.dtype.itemsize
+    keep = []
+    cdef _Ctx ctx
+    ctx.batch.key = key
+    ctx.batch.dtype = itemsize == 8
+    ctx.beta_jobs = <DaliBetaJob*>job_array(total_jobs, sizeof(DaliBetaJob), keep)
     cdef char* base
-    cdef int64_t[::1] sizes = np.empty(total_jobs, np.int64)
-    cdef int64_t[::1] owner = np.empty(total_jobs, np.int64)
+    cdef int64_t[::1] sizes = np.empty(max(total_jobs, 1), np.int64)
+    cdef int64_t[::1] owner = np.empty(max(total_jobs, 1), np.int64)
     for i in range(n):
         if counts[i] == 0:
             continue
-        if samples is None:
-            base = out.data + offsets[i]
-        else:
-            base = <char*>cnp.PyArray_DATA(samples[i])
+        base = _sample_ptr(out, offsets, samples, i)
         for c in range((counts[i] + chunk - 1) // chunk):
             ctx.beta_jobs[nj].out = base + c * chunk * itemsize
             ctx.beta_jobs[nj].first = c * chunk
@@ -199,7 +231,7 @@ def beta_batch(ThreadPool pool, BatchStorage out, uint64_t key, sample_ids, alph
             sizes[nj] = ctx.beta_jobs[nj].count
             owner[nj] = i
             nj += 1
-    run_largest_first(pool, _run_beta, &ctx, np.asarray(sizes), _BETA_NS_PER_ELEMENT)
+    _run(pool, _run_beta, &ctx, sizes, nj, _BETA_NS_PER_ELEMENT)
     for c in range(nj):
         if ctx.beta_jobs[c].failed:
             return owner[c]
