@@ -9,7 +9,10 @@ mostly comes from - the same one for angles nearer to 0/180 degrees, the other o
 
 The 2x3 output->input matrix is computed in float32 (angle in radians as float32, then its
 cosine and sine) like DALI, which makes positions on pixel boundaries at multiples of 45
-degrees resolve to the same pixels.  Warping itself is `dali.ops.geometry._warp`.
+degrees resolve to the same pixels.  The cosine and sine are taken in float64 and rounded to
+float32, i.e. correctly rounded like DALI's cosf/sinf: numpy's own float32 versions are SIMD
+approximations that differ in the last bit for ~15% of angles, and by CPU.  Warping itself
+is `dali.ops.geometry._warp`.
 """
 
 from __future__ import annotations
@@ -85,9 +88,10 @@ def rotated_size(in_hw, angle):
 
 def rotation_matrices(angles, in_hw, out_hw):
     """(n, 6) float32 output->input matrices rotating by `angles` degrees about the centres
-    of (n, 2) input and output sizes; float32 arithmetic step by step, as DALI does."""
-    t = angles.astype(_F) * _F(math.pi / 180)
-    c, s = np.cos(t), np.sin(t)
+    of (n, 2) input and output sizes; float32 arithmetic step by step, as DALI does (the
+    cosine and sine rounded from float64, see the module docstring)."""
+    t = (angles.astype(_F) * _F(math.pi / 180)).astype(np.float64)
+    c, s = np.cos(t).astype(_F), np.sin(t).astype(_F)
     icx, icy = (in_hw[:, 1] / 2).astype(_F), (in_hw[:, 0] / 2).astype(_F)
     ocx, ocy = (out_hw[:, 1] / 2).astype(_F), (out_hw[:, 0] / 2).astype(_F)
     return np.column_stack([c, -s, icx - (c * ocx + -s * ocy),

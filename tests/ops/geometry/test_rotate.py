@@ -30,6 +30,15 @@ def rotation(angle, in_hw, out_hw):
     return np.hstack([a, t[:, None]])
 
 
+def test_matrix_cosine_and_sine_are_correctly_rounded():
+    # as DALI's cosf/sinf of the float32 radians; not numpy's float32 approximations
+    angles = np.linspace(-400, 400, 3001)
+    m = rotate.rotation_matrices(angles, np.full((len(angles), 2), 8), np.full((len(angles), 2), 8))
+    t = angles.astype(np.float32) * np.float32(math.pi / 180)
+    assert m[:, 0].tolist() == [float(np.float32(math.cos(float(v)))) for v in t]
+    assert m[:, 3].tolist() == [float(np.float32(math.sin(float(v)))) for v in t]
+
+
 @pytest.mark.parametrize("hw, angle, out", [
     ((6, 8), 45, (10, 10)), ((6, 8), 0, (6, 8)), ((6, 8), 90, (8, 6)), ((6, 8), 1, (8, 10)),
     ((5, 8), 45, (10, 11)), ((5, 8), 135, (11, 10)), ((5, 8), 225, (11, 10)),
