@@ -193,6 +193,15 @@ cdef void _batch_item(void* ctx, int64_t i) noexcept nogil:
 cdef double _NS_PER_PIXEL = 1.3     # measured: ~200 us for a 300x300 -> 224x224 RGB image
 
 
+cdef inline bint _pixels_contiguous(cnp.ndarray a) except -1:
+    """Whether the pixels of an (H, W, C) array are contiguous (rows may be apart, forwards,
+    a whole number of elements apart)."""
+    cdef Py_ssize_t item = a.itemsize
+    return not ((a.shape[2] > 1 and a.strides[2] != item)
+                or (a.shape[1] > 1 and a.strides[1] != item * a.shape[2])
+                or a.strides[0] < 0 or a.strides[0] % item)
+
+
 def resample_batch(ThreadPool pool, list srcs, list dsts, list windows,
                    const double[:, ::1] lo, const double[:, ::1] hi,
                    const int32_t[:, ::1] filters, bint antialias, list tables):
@@ -263,11 +272,8 @@ def resample_batch(ThreadPool pool, list srcs, list dsts, list windows,
             s.channels = 0                      # nothing to compute (see _batch_item)
             continue
         s.src_item, s.dst_item = src.itemsize, dst.itemsize
-        for a, item in ((src, s.src_item), (dst, s.dst_item)):
-            if (a.shape[2] > 1 and a.strides[2] != item) or \
-                    (a.shape[1] > 1 and a.strides[1] != item * a.shape[2]) or \
-                    a.strides[0] < 0 or a.strides[0] % item:
-                raise ValueError(f"sample {i}: the pixels must be contiguous")
+        if not (_pixels_contiguous(src) and _pixels_contiguous(dst)):
+            raise ValueError(f"sample {i}: the pixels must be contiguous")
         s.src_rs, s.dst_rs = src.strides[0] // s.src_item, dst.strides[0] // s.dst_item
         for d in range(2):
             s.in_size[d] = src.shape[d]
