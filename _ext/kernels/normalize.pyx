@@ -27,6 +27,7 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, u
 from libc.string cimport memset
 
 from dali._ext.kernels.convert cimport store
+from dali._ext.kernels.fused_types cimport numeric_out_t, numeric_t
 from dali._ext.kernels.odometer cimport next_index
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
@@ -34,24 +35,6 @@ from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 cnp.import_array()
 
 cdef double _NS_PER_ELEMENT = 1.0    # the cost estimate (per element and pass) the pool gets
-
-ctypedef fused num_in:
-    int8_t
-    uint8_t
-    int16_t
-    uint16_t
-    int32_t
-    uint32_t
-    float
-
-ctypedef fused num_out:
-    int8_t
-    uint8_t
-    int16_t
-    uint16_t
-    int32_t
-    uint32_t
-    float
 
 cdef enum:
     MAX_DIMS = 16
@@ -121,7 +104,7 @@ cdef inline Py_ssize_t _param(const Py_ssize_t* idx, const Geo* g) noexcept nogi
     return p
 
 
-cdef inline double _sum_row(const num_in* s, Py_ssize_t n, const float* mean) noexcept nogil:
+cdef inline double _sum_row(const numeric_t* s, Py_ssize_t n, const float* mean) noexcept nogil:
     """Sum of s[0:n] (or of squared deviations from *mean) in eight partial sums."""
     cdef double a[8]
     cdef double v, m
@@ -149,7 +132,7 @@ cdef inline double _sum_row(const num_in* s, Py_ssize_t n, const float* mean) no
     return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]))
 
 
-cdef void _sum_plane(const num_in* s, Py_ssize_t R, Py_ssize_t K, double* acc,
+cdef void _sum_plane(const numeric_t* s, Py_ssize_t R, Py_ssize_t K, double* acc,
                      const float* mean) noexcept nogil:
     """acc[k] += sum over the R rows of s[r*K + k] (or of its squared deviation from mean[k]);
     short rows are added a block of whole rows at a time, elementwise."""
@@ -195,7 +178,7 @@ cdef void _sum_plane(const num_in* s, Py_ssize_t R, Py_ssize_t K, double* acc,
             acc[k] += blk[r * K + k]
 
 
-cdef void _stats(const num_in* s, const Geo* g, double* sums,
+cdef void _stats(const numeric_t* s, const Geo* g, double* sums,
                  const float* mean) noexcept nogil:
     """sums[p] = sum of x (mean NULL) or of (x - mean[p])**2 over the sample."""
     cdef Py_ssize_t idx[MAX_DIMS]
@@ -217,7 +200,7 @@ cdef void _stats(const num_in* s, const Geo* g, double* sums,
         next_index(idx, g.outer, g.ext)
 
 
-cdef void _normalize(const num_in* s, num_out* o, const Geo* g, const float* mean,
+cdef void _normalize(const numeric_t* s, numeric_out_t* o, const Geo* g, const float* mean,
                      const float* inv, float shift) noexcept nogil:
     cdef Py_ssize_t idx[MAX_DIMS]
     cdef float mrep[BLOCK]
@@ -312,7 +295,7 @@ cdef void _stats_any(const char* s, int sk, const Geo* g, double* sums,
         _stats(<const float*>s, g, sums, mean)
 
 
-cdef void _normalize_out(const num_in* s, char* o, int dk, const Geo* g, const float* mean,
+cdef void _normalize_out(const numeric_t* s, char* o, int dk, const Geo* g, const float* mean,
                          const float* inv, float shift) noexcept nogil:
     if dk == cnp.NPY_INT8:
         _normalize(s, <int8_t*>o, g, mean, inv, shift)
