@@ -50,6 +50,7 @@ class RandomResizedCrop(_operator.Operator, _roles.RegionProducer, _roles.Region
         self._size = size
         self._policy = _random_window.WindowPolicy(self.args)
         self._window_memo = {}   # a cache of `_windows` (a pure function of its key)
+        self._last_shapes = None  # (input shapes, output shapes), see `_out_shapes`
 
     def infer(self, ws):
         tl = ws.inputs[0]
@@ -65,14 +66,24 @@ class RandomResizedCrop(_operator.Operator, _roles.RegionProducer, _roles.Region
                 raise ws.sample_error(i, f"cannot crop an image of shape "
                                          f"{tuple(in_shapes[i].tolist())}: its height and "
                                          "width must be positive")
-        out_shapes = in_shapes.copy()
-        out_shapes[:, h_axis], out_shapes[:, w_axis] = self._size
-        shapes = _shared_tuples(out_shapes)
+        shapes = self._out_shapes(in_shapes, h_axis, w_axis)
         windows = self._windows(ws, heights, widths)
         corners = windows[:, :2].astype(np.float64)
         bounds = (corners, corners + windows[:, 2:])
+        # HWC batches resample from `bounds`; the per-sample lists serve the other layouts.
+        geometry = None if layout == "HWC" else _geometry(windows)
         return _operator.Plan([_operator.OutputDesc(shapes, _types.dtype_of(dtype), layout)],
-                              layout=layout, geometry=_geometry(windows), bounds=bounds)
+                              layout=layout, geometry=geometry, bounds=bounds)
+
+    def _out_shapes(self, in_shapes, h_axis, w_axis):
+        """The output shapes of a batch of `in_shapes` ((n, ndim) array), remembered for the
+        last batch of input shapes (a fresh list each time)."""
+        key = (in_shapes.shape, in_shapes.tobytes(), h_axis, w_axis)
+        if self._last_shapes is None or self._last_shapes[0] != key:
+            out_shapes = in_shapes.copy()
+            out_shapes[:, h_axis], out_shapes[:, w_axis] = self._size
+            self._last_shapes = key, _shared_tuples(out_shapes)
+        return list(self._last_shapes[1])
 
     def _windows(self, ws, heights, widths):
         """(y, x, h, w) of every sample's crop window, drawn once per batch: the fused

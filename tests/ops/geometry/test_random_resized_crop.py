@@ -219,3 +219,17 @@ def test_windows_are_drawn_once_per_batch(monkeypatch):
             np.testing.assert_array_equal(x, y)
     # the next batch (new sample ids) has new windows
     assert any(not np.array_equal(a, b) for a, b in zip(*outs[True][:2], strict=True))
+
+
+def test_output_shapes_follow_the_input_shapes_from_batch_to_batch():
+    """The output shapes remembered for the last batch of input shapes change with them."""
+    rng = np.random.default_rng(5)
+    rgb = [rng.integers(0, 256, (9, 7, 3), dtype=np.uint8) for _ in range(2)]
+    gray = [rng.integers(0, 256, (6, 11, 1), dtype=np.uint8) for _ in range(2)]
+    runs = run_op(lambda fn, x: fn.random_resized_crop(x, size=(4, 5), seed=3),
+                  [[rgb], [gray], [rgb]], layouts=["HWC"], iterations=3)
+    assert [[o.shape for o in out] for (out,) in runs] == \
+        [[(4, 5, 3)] * 2, [(4, 5, 1)] * 2, [(4, 5, 3)] * 2]
+    for (out,), batch in zip(runs, (rgb, gray, rgb), strict=True):
+        for o, x in zip(out, batch, strict=True):     # a resampled crop stays within the input
+            assert x.min() <= o.min() and o.max() <= x.max()
