@@ -36,7 +36,9 @@ from dali.ops.geometry import _resize_common
 LAYOUTS = ("HWC", "FHWC", "CHW", "FCHW", "CFHW", "DHWC", "FDHWC", "CDHW", "FCDHW", "CFDHW")
 _MODES = ("default", "stretch", "not_larger", "not_smaller")
 _ZERO_EXTENT = np.float32(0.0005)        # half the width a zero-extent region is widened to
-_CACHE_SIZE = 4096                       # entries of each geometry memo
+_CACHE_SIZE = 4096                       # entries of the per-axis and per-sample memos
+_BATCH_CACHE_SIZE = 8                    # batches of input shapes remembered (each entry holds
+                                         # a whole batch's plan: random crops never repeat)
 
 
 @_registry.register
@@ -139,7 +141,9 @@ class Resize(_operator.Operator, _roles.RegionProducer, _roles.RegionConsumer):
             bounds = tuple(np.array([g[k] for g in geometry], np.float64).reshape(-1, 2)
                            for k in (0, 1))
         if key is not None:
-            self._remember(self._batch_cache, [(key, (shapes, geometry, bounds))])
+            if len(self._batch_cache) >= _BATCH_CACHE_SIZE:
+                self._batch_cache.clear()
+            self._batch_cache[key] = shapes, geometry, bounds
             return list(shapes), list(geometry), bounds
         return shapes, geometry, bounds
 
