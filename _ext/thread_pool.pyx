@@ -172,7 +172,11 @@ cdef run_largest_first(ThreadPool pool, item_fn fn, void* ctx, sizes, double ns_
     the caller when it is None (or when the items' cost, `ns_per_element` per unit of size, is
     too small to wake a thread; see `run`)."""
     cdef Py_ssize_t n = len(sizes)
+    cdef int64_t first = 0
     if n == 0:
+        return
+    if n == 1:                        # the caller runs it: no order or cost to work out
+        _run_interruptible(NULL, fn, ctx, &first, 1)
         return
     sizes = np.asarray(sizes, dtype=np.int64)
     cdef const int64_t[::1] order = np.argsort(-sizes, kind="stable").astype(np.int64)
