@@ -1,4 +1,4 @@
-"""Command line: `python -m dali demo [--out FILE]`."""
+"""Command line: `python -m dali demo [--out FILE]` (also installed as the `dali` command)."""
 
 import argparse
 import pathlib
@@ -23,6 +23,9 @@ def main(argv=None):
         _demo.main(args.out, args.batch_size, args.num_threads, args.seed)
     elif args.command == "docs":
         folder = pathlib.Path(args.dir)
+        if not (folder / "differences.md").is_file():
+            parser.error(f"{folder}/differences.md not found: `docs` regenerates the docs of a "
+                         "dali checkout; run it in the repository's root or pass --dir")
         (folder / "operators.md").write_text(_docgen.operator_reference())
         differences = folder / "differences.md"
         differences.write_text(_docgen.with_ignored_arguments(differences.read_text()))

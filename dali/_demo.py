@@ -1,8 +1,8 @@
 """`python -m dali demo`: the Getting Started pipeline on the photographs shipped in the package.
 
 Reads the images with `fn.readers.file` (shuffled, seeded), decodes them, rotates each by a random
-angle, resizes to a common size, prints the batch summary and writes a contact sheet PNG of the
-augmented outputs.
+angle, resizes to a common size, prints a short summary of the batch (shapes, labels, angles)
+and writes a contact sheet PNG of the augmented outputs.
 """
 
 from __future__ import annotations
@@ -68,13 +68,16 @@ def main(out="dali_demo.png", batch_size=12, num_threads=2, seed=42):
     pipe.build()
     images, labels, angles = pipe.run()
     elapsed = time.perf_counter() - start
-    print(images)
-    print(labels)
-    print(f"reader: {pipe.reader_meta('Reader')}")
-    print(f"images dense: {images.is_dense_tensor()}, labels dense: {labels.is_dense_tensor()}")
-    print(f"first sample: shape {images.at(0).shape}, dtype {images.at(0).dtype}, "
-          f"from {images[0].source_info()!r}")
-    print(f"built and ran one batch of {len(images)} in {elapsed * 1000:.0f} ms")
+    shapes = sorted({tuple(s) for s in images.shape()})
+    print(f"a batch of {len(images)} images ({images.at(0).dtype}, layout {images.layout()}), "
+          f"{len(shapes)} distinct shapes from {shapes[0]} to {shapes[-1]}")
+    print(f"labels: {labels.as_array().ravel().tolist()} "
+          f"(classes: {', '.join(class_names)})")
+    print(f"angles: {', '.join(f'{float(angles.at(i)):+.1f}' for i in range(len(angles)))}")
+    meta = pipe.reader_meta("Reader")
+    print(f"reader: epoch of {meta['epoch_size']} files; first sample from "
+          f"{pathlib.Path(images[0].source_info()).name}")
+    print(f"built and ran one batch in {elapsed * 1000:.0f} ms")
     sheet = contact_sheet([images.at(i) for i in range(len(images))],
                           [int(labels.at(i)[0]) for i in range(len(labels))],
                           [float(angles.at(i)) for i in range(len(angles))], class_names)

@@ -15,9 +15,10 @@ def test_demo_prints_the_batch_and_writes_the_contact_sheet(tmp_path, capsys):
     out = tmp_path / "sheet.png"
     assert cli.main(["demo", "--out", str(out), "--seed", "3"]) == 0
     text = capsys.readouterr().out
-    assert "TensorListCPU(" in text and 'layout="HWC"' in text and "num_samples=12" in text
-    assert "'epoch_size': 12" in text
-    assert "images dense: False, labels dense: True" in text
+    assert "a batch of 12 images (uint8, layout HWC)" in text
+    assert "reader: epoch of 12 files" in text
+    assert f"contact sheet: {out.resolve()}" in text
+    assert len(text.splitlines()) == 6          # a summary, not the pixels
     sheet = cv2.imread(str(out))
     assert sheet.shape == (3 * (160 + 22), 4 * 160, 3)
     assert (sheet < 250).mean() > 0.3          # mostly photographs, not background
@@ -38,3 +39,11 @@ def test_demo_warns_when_built_without_libjpeg_turbo(monkeypatch):
     assert _demo.build_warning() is None
     monkeypatch.setattr(_ext, "has_libjpeg_turbo", lambda: False)
     assert "without libjpeg-turbo" in _demo.build_warning()
+
+
+def test_docs_outside_a_checkout_says_what_it_needs(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["docs", "--dir", str(tmp_path)])
+    assert "differences.md not found: `docs` regenerates the docs of a dali checkout" in \
+        capsys.readouterr().err
+    assert not (tmp_path / "operators.md").exists()
