@@ -55,6 +55,7 @@ class WindowPolicy:
             raise ValueError(f"argument `random_aspect_ratio` must be positive, got "
                              f"{self.aspect}")
         self.attempts = max(0, int(args["num_attempts"]))
+        self._fixed = None   # (sizes key, `_shape_terms`) of the last batch's image sizes
 
     def draws_per_sample(self):
         return 2 * self.attempts + 2
@@ -64,7 +65,12 @@ class WindowPolicy:
         n = len(heights)
         draws = np.asarray(ws.uniform_flat(self.draws_per_sample()), dtype=np.float64)
         draws = draws.reshape(n, self.draws_per_sample())
-        return crop_windows(heights, widths, draws, self.area, self.aspect, self.attempts)
+        height = np.asarray(heights, dtype=np.int64)
+        width = np.asarray(widths, dtype=np.int64)
+        key = (height.tobytes(), width.tobytes())
+        if self._fixed is None or self._fixed[0] != key:
+            self._fixed = key, _shape_terms(height, width, self.area, self.aspect)
+        return _draw_windows(self._fixed[1], draws, self.area, self.aspect, self.attempts)
 
 
 def crop_window(height, width, draws, area, aspect, num_attempts):
@@ -89,9 +95,14 @@ def crop_windows(heights, widths, draws, area, aspect, num_attempts):
     -------
     (n, 4) int64 array of (y, x, h, w).
     """
-    height = np.asarray(heights, dtype=np.int64)
-    width = np.asarray(widths, dtype=np.int64)
-    draws = np.asarray(draws, dtype=np.float64)
+    fixed = _shape_terms(np.asarray(heights, dtype=np.int64), np.asarray(widths, dtype=np.int64),
+                         area, aspect)
+    return _draw_windows(fixed, np.asarray(draws, dtype=np.float64), area, aspect, num_attempts)
+
+
+def _shape_terms(height, width, area, aspect):
+    """What a batch's windows take from its image sizes alone (no draws): remembered by the
+    caller while the sizes repeat."""
     h_img, w_img = height.astype(_F32), width.astype(_F32)
     area_lo, area_hi = _F32(area[0]), _F32(area[1])
     ar_lo, ar_hi = _F32(aspect[0]), _F32(aspect[1])
@@ -100,29 +111,42 @@ def crop_windows(heights, widths, draws, area, aspect, num_attempts):
     max_h = np.maximum(1, (w_img * (_F32(1) / ar_lo)).astype(np.int64))
     too_wide = (height * max_w).astype(_F32) < min_area      # even the widest is too small
     too_tall = ~too_wide & ((width * max_h).astype(_F32) < min_area)
-
     h, w = _fallback(height, width, area_hi, ar_lo, ar_hi, max_w, max_h)
+    # The window when no attempt succeeds, or when an attempt cannot (too wide or too tall).
+    h = np.minimum(np.where(too_wide, height, np.where(too_tall, max_h, h)), height)
+    w = np.minimum(np.where(too_wide, max_w, np.where(too_tall, width, w)), width)
+    free = ~(too_wide | too_tall)
+    pixels = (height * width).astype(_F32)[:, None]
+    return height, width, h, w, free, pixels, np.arange(len(height)), height[:, None], \
+        width[:, None]
+
+
+def _draw_windows(fixed, draws, area, aspect, num_attempts):
+    height, width, h, w, free, pixels, rows, height_col, width_col = fixed
     if num_attempts > 0:
+        area_lo, area_hi = _F32(area[0]), _F32(area[1])
+        ar_lo, ar_hi = _F32(aspect[0]), _F32(aspect[1])
+        log_lo, log_hi = np.log(ar_lo), np.log(ar_hi)
         a = draws[:, 0:2 * num_attempts:2].astype(_F32)
         r = draws[:, 1:2 * num_attempts:2].astype(_F32)
-        log_lo, log_hi = np.log(ar_lo), np.log(ar_hi)
-        target = (area_lo + a * (area_hi - area_lo)) * (height * width).astype(_F32)[:, None]
+        target = (area_lo + a * (area_hi - area_lo)) * pixels
         ratio = np.exp(log_lo + r * (log_hi - log_lo))
         aw = np.maximum(1, _round(np.sqrt(target * ratio)))
         ah = np.maximum(1, _round(np.sqrt(target / ratio)))
         aspect_ok = aw.astype(_F32) / ah.astype(_F32)
-        ok = (aw <= width[:, None]) & (ah <= height[:, None]) & (ar_lo <= aspect_ok) & \
+        ok = (aw <= width_col) & (ah <= height_col) & (ar_lo <= aspect_ok) & \
             (aspect_ok <= ar_hi)
         first = np.argmax(ok, axis=1)
-        found = ok[np.arange(len(first)), first]
-        h = np.where(found, ah[np.arange(len(first)), first], h)
-        w = np.where(found, aw[np.arange(len(first)), first], w)
-    h = np.where(too_wide, height, np.where(too_tall, max_h, h))
-    w = np.where(too_wide, max_w, np.where(too_tall, width, w))
-    h, w = np.minimum(h, height), np.minimum(w, width)
-    y = np.minimum((draws[:, -2] * (height - h + 1)).astype(np.int64), height - h)
-    x = np.minimum((draws[:, -1] * (width - w + 1)).astype(np.int64), width - w)
-    return np.stack([y, x, h, w], axis=1)
+        found = ok[rows, first] & free
+        # A successful attempt fits the image: no clamp to (height, width) needed.
+        h = np.where(found, ah[rows, first], h)
+        w = np.where(found, aw[rows, first], w)
+    out = np.empty((len(height), 4), np.int64)
+    out[:, 2], out[:, 3] = h, w
+    dh, dw = height - h, width - w
+    out[:, 0] = np.minimum((draws[:, -2] * (dh + 1)).astype(np.int64), dh)
+    out[:, 1] = np.minimum((draws[:, -1] * (dw + 1)).astype(np.int64), dw)
+    return out
 
 
 def _round(x):
