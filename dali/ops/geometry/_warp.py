@@ -57,6 +57,10 @@ class Warp(_operator.Operator):
 
     def setup(self):
         check_args(self)
+        # (key, output shapes (read-only), matrices) of the last batch whose outputs depend
+        # only on its input shapes (constant angle or matrix, no `size`): see `memo_plan`
+        self._memo = None
+        self._fills = {}          # input dtype -> `fill_for` (a constant argument)
 
     def check_input(self, ws):
         """Validate the input; return its layout, the output dtype and the per-sample output
@@ -68,19 +72,44 @@ class Warp(_operator.Operator):
         sized = ws.arg_given("size") and (ws.is_arg_input("size") or len(self.args["size"]))
         return layout, dtype, sizes(ws) if sized else None
 
-    def plan(self, ws, layout, dtype, out_hw, matrices):
-        """The Plan of a warp: outputs of spatial extents `out_hw` ((n, 2)), and what the run
-        needs."""
+    def out_shapes(self, ws, layout, out_hw):
+        """The output shapes ((n, ndim) int64): the input's with spatial extents `out_hw`."""
         shapes = np.array(tensors.storage_of(ws.inputs[0]).shapes)
         h = layout.index("H")
         shapes[:, h:h + 2] = out_hw
+        return shapes
+
+    def plan(self, ws, layout, dtype, out_hw, matrices, shapes=None):
+        """The Plan of a warp: outputs of spatial extents `out_hw` ((n, 2)) or of `shapes`,
+        and what the run needs."""
+        if shapes is None:
+            shapes = self.out_shapes(ws, layout, out_hw)
+        in_dtype = tensors.storage_of(ws.inputs[0]).dtype
+        fill = self._fills.get(in_dtype, False)
+        if fill is False:
+            fill = self._fills[in_dtype] = fill_for(in_dtype, self.args["fill_value"])
         return _operator.Plan([_operator.OutputDesc(shapes, dtype, layout)],
-                              matrices=matrices, interp=interp(self))
+                              matrices=matrices, interp=interp(self), fill=fill)
+
+    def memo_plan(self, ws, layout, dtype, make):
+        """The Plan of a batch whose output shapes and matrices depend only on its layout and
+        input shapes: `make()` gives them ((n, 2) output extents, (n, 6) matrices), called
+        only when the input shapes differ from the last batch's."""
+        in_shapes = tensors.storage_of(ws.inputs[0]).shapes
+        key = (layout, in_shapes.shape, in_shapes.tobytes())
+        memo = self._memo
+        if memo is None or memo[0] != key:
+            out_hw, matrices = make()
+            shapes = self.out_shapes(ws, layout, out_hw)
+            shapes.flags.writeable = False
+            matrices = np.ascontiguousarray(matrices, dtype=np.float32)
+            matrices.flags.writeable = False
+            memo = self._memo = key, shapes, matrices
+        return self.plan(ws, layout, dtype, None, memo[2], memo[1])
 
     def run_cpu(self, ws, plan):
         _kernel.warp_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
-                           plan.matrices, plan.interp,
-                           fill_for(ws.input_dtype(0), self.args["fill_value"]))
+                           plan.matrices, plan.interp, plan.fill)
 
 
 def check_args(op):

@@ -50,6 +50,14 @@ class Rotate(_warp.Warp):
 
     def infer(self, ws):
         layout, dtype, out_hw = self.check_input(ws)
+        if out_hw is None and not ws.is_arg_input("angle"):
+            # a constant angle: sizes and matrices remembered for the last batch's shapes
+            return self.memo_plan(ws, layout, dtype, lambda: self._geometry(ws, layout, None))
+        out_hw, matrices = self._geometry(ws, layout, out_hw)
+        return self.plan(ws, layout, dtype, out_hw, matrices)
+
+    def _geometry(self, ws, layout, out_hw):
+        """The (n, 2) output extents (`out_hw` unless None) and (n, 6) matrices."""
         angles = ws.arg_array("angle", np.float64)
         bad = np.flatnonzero(~np.isfinite(angles))
         if len(bad):
@@ -58,7 +66,7 @@ class Rotate(_warp.Warp):
         in_hw = np.asarray(ws.input_storage(0).shapes)[:, h:h + 2]
         if out_hw is None:
             out_hw = in_hw if self.args["keep_size"] else rotated_sizes(in_hw, angles)
-        return self.plan(ws, layout, dtype, out_hw, rotation_matrices(angles, in_hw, out_hw))
+        return out_hw, rotation_matrices(angles, in_hw, out_hw)
 
 
 def rotated_sizes(in_hw, angles):

@@ -39,6 +39,12 @@ class WarpAffine(_warp.Warp):
 
     def infer(self, ws):
         layout, dtype, out_hw = self.check_input(ws)
+        if out_hw is None and len(ws.inputs) == 1 and ws.arg_given("matrix") and \
+                not ws.is_arg_input("matrix"):
+            # a constant matrix: remembered with the output shapes for the last batch's shapes
+            h = layout.index("H")
+            return self.memo_plan(ws, layout, dtype, lambda: (
+                np.asarray(ws.input_storage(0).shapes)[:, h:h + 2], self.matrices(ws)))
         if out_hw is None:
             h = layout.index("H")
             out_hw = np.asarray(ws.input_storage(0).shapes)[:, h:h + 2]
