@@ -37,6 +37,7 @@ class PeekImageShape(_operator.Operator):
                 f"Operator PeekImageShape can return the output as one of the following: "
                 f"int32, uint32, int64, uint64, float or double; requested: "
                 f"{np.dtype(_types.to_numpy_type(self.args['dtype'])).name}")
+        self._dtype = _types.dtype_of(self.args["dtype"])
 
     def infer(self, ws):
         if ws.input_dtype(0) != np.uint8 or ws.inputs[0].ndim() != 1:
@@ -45,17 +46,19 @@ class PeekImageShape(_operator.Operator):
         batch = _decode.inspect(self, ws, Image.ANY_DATA, self.args["adjust_orientation"],
                                 probe=False)
         return _operator.Plan(
-            [_operator.OutputDesc([(3,)] * len(batch), _types.dtype_of(self.args["dtype"]), "",
-                                  ndim=1)], batch=batch)
+            [_operator.OutputDesc([(3,)] * len(batch), self._dtype, "", ndim=1)], batch=batch)
 
     def run_cpu(self, ws, plan):
         batch = plan.batch
+        if not len(batch):
+            return
         image_type = self.args["image_type"]
+        out = ws.outputs[0].dense()
+        out[:, 0] = batch.height
+        out[:, 1] = batch.width
         if image_type == Image.GRAY:
-            channels = np.ones(len(batch), np.int64)
+            out[:, 2] = 1
         elif image_type == Image.ANY_DATA:
-            channels = batch.source_channels
+            out[:, 2] = batch.source_channels
         else:
-            channels = np.full(len(batch), 3, np.int64)
-        if len(batch):
-            ws.outputs[0].dense()[...] = np.stack([batch.height, batch.width, channels], axis=1)
+            out[:, 2] = 3
