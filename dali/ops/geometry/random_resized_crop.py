@@ -60,12 +60,13 @@ class RandomResizedCrop(_operator.Operator, _roles.RegionProducer, _roles.Region
             raise self.error(f"argument `size` must not be negative, got {self._size}")
         h_axis, w_axis = layout.index("H"), layout.index("W")
         in_shapes = ws.input_storage(0).shapes
-        heights, widths = in_shapes[:, h_axis].tolist(), in_shapes[:, w_axis].tolist()
-        for i, (h, w) in enumerate(zip(heights, widths, strict=True)):
-            if h == 0 or w == 0:
-                raise ws.sample_error(i, f"cannot crop an image of shape "
-                                         f"{tuple(in_shapes[i].tolist())}: its height and "
-                                         "width must be positive")
+        heights, widths = in_shapes[:, h_axis], in_shapes[:, w_axis]
+        empty = np.flatnonzero((heights == 0) | (widths == 0))
+        if len(empty):
+            i = int(empty[0])
+            raise ws.sample_error(i, f"cannot crop an image of shape "
+                                     f"{tuple(in_shapes[i].tolist())}: its height and "
+                                     "width must be positive")
         shapes = self._out_shapes(in_shapes, h_axis, w_axis)
         windows = self._windows(ws, heights, widths)
         corners = windows[:, :2].astype(np.float64)
@@ -89,7 +90,8 @@ class RandomResizedCrop(_operator.Operator, _roles.RegionProducer, _roles.Region
         """(y, x, h, w) of every sample's crop window, drawn once per batch: the fused
         producer's `input_regions` and this operator's `infer` both ask for them, with
         workspaces of the same epoch and sample ids."""
-        key = (ws.epoch, ws.sample_ids.tobytes(), tuple(heights), tuple(widths))
+        key = (ws.epoch, ws.sample_ids.tobytes(), np.asarray(heights, np.int64).tobytes(),
+               np.asarray(widths, np.int64).tobytes())
         windows = self._window_memo.get(key)
         if windows is None:
             windows = self._policy.windows(ws, heights, widths)
