@@ -47,6 +47,8 @@ def _common_args():
 
 class _Displacement(_operator.Operator):
     mode = ""
+    _consts = None      # input type -> (dtype, interp, fill), see `_constants`
+    _masks = None       # batch size -> a constant `mask` as an array
 
     def infer(self, ws):
         tl = ws.inputs[0]
@@ -54,14 +56,34 @@ class _Displacement(_operator.Operator):
         if tl.dtype not in _TYPES:
             raise self.error(f"Unexpected input type {_types.type_name(tl.dtype)}",
                              RuntimeError)
+        consts = self._consts.get(tl.dtype) if self._consts is not None else None
+        if consts is None:
+            consts = self._constants(tl.dtype)
+        dtype, interp, fill = consts
+        if ws.is_arg_input("mask"):
+            mask = ws.arg_array("mask", np.int32)
+        else:       # a constant mask: one read-only array per batch size
+            mask = self._masks.get(ws.batch_size)
+            if mask is None:
+                mask = ws.arg_array("mask", np.int32)
+                mask.flags.writeable = False
+                self._masks[ws.batch_size] = mask
+        return _operator.Plan(
+            [_operator.OutputDesc(ws.input_storage(0).shapes, dtype, layout)],
+            interp=interp, fill=fill, mask=mask)
+
+    def _constants(self, in_type):
+        """(numpy dtype, interpolation, fill) for inputs of `in_type`, checked and
+        remembered (they depend only on constant arguments)."""
         interp = Interp(self.args["interp_type"])
         if interp not in (Interp.INTERP_NN, Interp.INTERP_LINEAR):
             raise self.error("Unsupported interpolation type, only NN and LINEAR are "
                              "supported for this operation", RuntimeError)
-        dtype = _types.dtype_of(tl.dtype)
-        return _operator.Plan(
-            [_operator.OutputDesc(ws.input_storage(0).shapes, dtype, layout)],
-            interp=int(interp), fill=self._fill(dtype), mask=ws.arg_array("mask", np.int32))
+        dtype = _types.dtype_of(in_type)
+        if self._consts is None:
+            self._consts, self._masks = {}, {}
+        consts = self._consts[in_type] = dtype, int(interp), self._fill(dtype)
+        return consts
 
     def _fill(self, dtype):
         fill = float(np.float32(self.args["fill_value"]))
@@ -99,7 +121,7 @@ class Water(_Displacement):
 
     def _wave(self):
         a = self.args
-        return [a["ampl_x"], a["freq_x"], a["phase_x"], a["ampl_y"], a["freq_y"], a["phase_y"]]
+        return (a["ampl_x"], a["freq_x"], a["phase_x"], a["ampl_y"], a["freq_y"], a["phase_y"])
 
 
 @_registry.register
