@@ -316,16 +316,15 @@ def warp_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matrices, in
                          "with one 6-element matrix each")
     if n == 0:
         return
-    in_shapes, out_shapes = np.asarray(src.shapes), np.asarray(dst.shapes)
-    if not (np.array_equal(in_shapes[:, -1], out_shapes[:, -1]) and
-            np.array_equal(in_shapes[:, :nd - 3], out_shapes[:, :nd - 3])):
-        raise ValueError("input and output must have the same frames and channels")
-    cdef const int64_t[:, ::1] ish = np.ascontiguousarray(in_shapes, dtype=np.int64)
-    cdef const int64_t[:, ::1] osh = np.ascontiguousarray(out_shapes, dtype=np.int64)
+    cdef const int64_t[:, ::1] ish = np.ascontiguousarray(src.shapes, dtype=np.int64)
+    cdef const int64_t[:, ::1] osh = np.ascontiguousarray(dst.shapes, dtype=np.int64)
     cdef const int64_t[::1] src_off = src.offsets
     cdef const int64_t[::1] dst_off = dst.offsets
-    frames = in_shapes[:, 0] if nd == 4 else np.ones(n, dtype=np.int64)
-    cdef Py_ssize_t total = int(frames.sum())
+    cdef Py_ssize_t total = 0
+    for i in range(n):          # the same frames and channels; the number of frames
+        if ish[i, nd - 1] != osh[i, nd - 1] or (nd == 4 and ish[i, 0] != osh[i, 0]):
+            raise ValueError("input and output must have the same frames and channels")
+        total += ish[i, 0] if nd == 4 else 1
     keep = []
     cdef Job* jobs = <Job*>job_array(total, sizeof(Job), keep)
     sizes = np.empty(total, dtype=np.int64)
