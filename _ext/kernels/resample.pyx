@@ -309,6 +309,13 @@ _KINDS = {np.dtype(np.uint8): cnp.NPY_UINT8, np.dtype(np.int16): cnp.NPY_INT16,
 
 cdef int array_kind(object a, str what) except -1:
     """The NPY type number of the numpy array `a` (a supported sample type), else TypeError."""
+    cdef int t
+    if cnp.PyArray_Check(a) and cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>a):
+        # The usual case without hashing the dtype (the types of `_KINDS`, native order).
+        t = cnp.PyArray_TYPE(<cnp.ndarray>a)
+        if t == cnp.NPY_UINT8 or t == cnp.NPY_INT16 or t == cnp.NPY_UINT16 or \
+                t == cnp.NPY_FLOAT32:
+            return t
     kind = _KINDS.get(a.dtype)
     if kind is None:
         raise TypeError(f"unsupported {what} type {a.dtype}")

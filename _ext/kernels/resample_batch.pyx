@@ -227,6 +227,7 @@ def resample_batch(ThreadPool pool, list srcs, list dsts, list windows,
         for NN.
     """
     cdef Py_ssize_t n = len(srcs), i, d
+    cdef int f
     cdef Batch2D batch
     cdef Sample2D* s
     cdef cnp.ndarray src, dst
@@ -282,7 +283,8 @@ def resample_batch(ThreadPool pool, list srcs, list dsts, list windows,
             if s.out_size[d] > 0x7fffffff or s.in_size[d] > 0x7fffffff:
                 raise ValueError(f"sample {i}: unsupported extents")
         s.min_filter, s.mag_filter = filters[i, 0], filters[i, 1]
-        for f in (s.min_filter, s.mag_filter):
+        for d in range(2):
+            f = s.min_filter if d == 0 else s.mag_filter
             if not 0 <= f < N_INTERP or (f != 0 and batch.tables[f].data == NULL):
                 raise ValueError(f"sample {i}: no kernel for filter {f}")
         s.antialias = antialias
