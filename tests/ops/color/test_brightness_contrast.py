@@ -26,10 +26,12 @@ def reference(x, dtype=None, brightness=1.0, brightness_shift=0.0, contrast=1.0,
     y = x.astype(F32) * (b * c) + add
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
-        y = np.where(np.isnan(y), 0, y)
-        y = np.clip(np.where(y >= 0, np.floor(y + F32(0.5)), np.ceil(y - F32(0.5))),
+        # Rounded half away from zero in float64: y + 0.5 in float32 is itself rounded (to
+        # even) once |y| >= 2**23 and would move integral values by one.
+        y = np.where(np.isnan(y), 0, y).astype(np.float64)
+        y = np.clip(np.where(y >= 0, np.floor(y + 0.5), np.ceil(y - 0.5)),
                     float(info.min), float(info.max))
-        return y.astype(np.float64).astype(dtype)
+        return y.astype(dtype)
     return y.astype(dtype)
 
 
