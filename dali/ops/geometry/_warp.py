@@ -31,6 +31,7 @@ _OUTPUTS = {
     np.dtype(np.int32): (np.int32, np.float32),
     np.dtype(np.float32): (np.uint8, np.int16, np.int32, np.float32),
 }
+_OUTPUTS = {k: tuple(np.dtype(t) for t in v) for k, v in _OUTPUTS.items()}
 
 
 def common_args():
@@ -143,7 +144,7 @@ def output_dtype(op, in_dtype) -> np.dtype:
     in_dtype = np.dtype(in_dtype)
     wanted = op.args["dtype"]
     out = in_dtype if wanted is None else _types.dtype_of(T(wanted))
-    if in_dtype not in _OUTPUTS or out not in [np.dtype(t) for t in _OUTPUTS[in_dtype]]:
+    if in_dtype not in _OUTPUTS or out not in _OUTPUTS[in_dtype]:
         raise op.error(f"Unsupported input/output types for the operator: {in_dtype.name} -> "
                        f"{out.name}. Supported: uint8, int16 and int32 to the same type or "
                        "float; float to uint8, int16, int32 or float.", TypeError)
