@@ -13,14 +13,14 @@ from dali._ext.buffer_pool cimport BufferPool
 
 
 cdef class BatchStorage:
-    cdef readonly object base           # Buffer lease or ndarray owning the bytes; None if per-sample
+    cdef readonly object base           # Buffer lease or ndarray owning the bytes; None: per sample
     cdef readonly object dtype          # numpy dtype of every sample
     cdef readonly Py_ssize_t num_samples
     cdef readonly int ndim
-    cdef readonly object shapes         # int64 ndarray (num_samples, ndim), read-only, may be shared
+    cdef readonly object shapes         # int64 (num_samples, ndim), read-only, may be shared
     cdef readonly object offsets        # int64 ndarray (num_samples,) of byte offsets, or None
     cdef char* data                     # start of `base` when contiguous
-    cdef list _samples                  # cached per-sample ndarrays (views into base when contiguous)
+    cdef list _samples                  # cached per-sample ndarrays (views into base if contiguous)
     cdef object _uniform                # the common sample shape (tuple), False, or None: unknown
     cdef object _dense                  # cached (num_samples, *shape) view of a uniform batch
     cdef Py_ssize_t _nbytes             # bytes of all samples; -1 until known

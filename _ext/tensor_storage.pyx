@@ -42,7 +42,8 @@ def _as_shapes(shapes, Py_ssize_t ndim=-1):
         if arr.size == 0:
             arr = arr.reshape(0, max(ndim, 0))
         else:
-            raise ValueError(f"sample shapes must be a list of tuples of equal length, got {shapes!r}")
+            raise ValueError(
+                f"sample shapes must be a list of tuples of equal length, got {shapes!r}")
     if (arr < 0).any():
         raise ValueError(f"negative extent in sample shapes {shapes!r}")
     arr.setflags(write=False)
@@ -362,7 +363,7 @@ cdef class BatchStorage:
             flags = cnp.NPY_ARRAY_CARRAY_RO
         Py_INCREF(descr)   # PyArray_NewFromDescr steals it
         arr = PyArray_NewFromDescr(np.ndarray, descr, nd, dims, NULL,
-                                       self.data + offset, flags, <object>NULL)
+                                   self.data + offset, flags, <object>NULL)
         cnp.set_array_base(arr, self.base)
         return arr
 
