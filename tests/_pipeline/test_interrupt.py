@@ -162,12 +162,13 @@ while True:
 
 def test_async_background_iterations_stop_at_exit():
     """After an uncaught Ctrl-C the queued background iterations are abandoned: the process
-    ends within two batch times (interpreter shutdown included), not after the four prefetched
-    iterations (as it did before the thread pool stopped for shutdown)."""
+    ends within three batch times (interpreter shutdown included, with room for a loaded
+    machine), not after the four prefetched iterations (as it did before the thread pool
+    stopped for shutdown)."""
     tests = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     proc = subprocess.run([sys.executable, "-c", _EXIT_SCRIPT.format(tests=tests)],
                           capture_output=True, text=True, timeout=60)
     end = time.time()
     assert proc.returncode != 0 and "KeyboardInterrupt" in proc.stderr, proc.stderr
     batch_time, sent = map(float, proc.stdout.split())
-    assert end - sent < 2 * batch_time, (end - sent, batch_time)
+    assert end - sent < 3 * batch_time, (end - sent, batch_time)
