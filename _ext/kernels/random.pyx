@@ -129,6 +129,29 @@ cdef _run(ThreadPool pool, item_fn fn, _Ctx* ctx, int64_t[::1] sizes, int64_t n,
     run_largest_first(pool, fn, ctx, np.asarray(sizes)[:n], ns_per_element)
 
 
+cdef class _Chunks:
+    """How the samples of a batch are cut into work items of at most `chunk` elements: the
+    element counts, where the samples are (offsets into one buffer, or per-sample arrays) and
+    the number of items."""
+    cdef int64_t[::1] counts
+    cdef list samples
+    cdef const int64_t[::1] offsets
+    cdef int64_t chunk, total_jobs
+
+
+cdef _Chunks _chunks(BatchStorage out, int64_t chunk):
+    cdef _Chunks ch = _Chunks.__new__(_Chunks)
+    ch.counts = np.empty(out.num_samples, np.int64)
+    ch.chunk = chunk
+    ch.samples = None
+    if out.data != NULL and out.offsets is not None:
+        ch.offsets = out.offsets
+    else:
+        ch.samples = out.samples()
+    ch.total_jobs = _layout(out, chunk, ch.counts, ch.samples)
+    return ch
+
+
 def draw_batch(ThreadPool pool, BatchStorage out, uint64_t key, sample_ids, uint32_t stream,
                mode, a, b=None, end=None):
     """Fill every sample of `out` (its dtype one of float32/64, bool, 8-64-bit integers) with
@@ -143,15 +166,12 @@ def draw_batch(ThreadPool pool, BatchStorage out, uint64_t key, sample_ids, uint
     cdef const double[::1] pe = pa if end is None else np.ascontiguousarray(end, np.float64)
     if sid.shape[0] != n or pa.shape[0] != n or pb.shape[0] != n or pe.shape[0] != n:
         raise ValueError("draw_batch: one sample id and parameter per sample expected")
-    cdef int64_t[::1] counts = np.empty(n, np.int64)
-    cdef int64_t chunk = CHUNK
-    cdef list samples = None
-    cdef const int64_t[::1] offsets = None
-    if out.data != NULL and out.offsets is not None:
-        offsets = out.offsets
-    else:
-        samples = out.samples()
-    cdef int64_t total_jobs = _layout(out, chunk, counts, samples)
+    cdef _Chunks ch = _chunks(out, CHUNK)
+    cdef int64_t[::1] counts = ch.counts
+    cdef int64_t chunk = ch.chunk
+    cdef list samples = ch.samples
+    cdef const int64_t[::1] offsets = ch.offsets
+    cdef int64_t total_jobs = ch.total_jobs
     cdef Py_ssize_t itemsize = out.dtype.itemsize
     keep = []
     cdef _Ctx ctx
@@ -199,15 +219,12 @@ def beta_batch(ThreadPool pool, BatchStorage out, uint64_t key, sample_ids, alph
     cdef const double[::1] pb = np.ascontiguousarray(beta, dtype=np.float64)
     if sid.shape[0] != n or pa.shape[0] != n or pb.shape[0] != n:
         raise ValueError("beta_batch: one sample id and parameter per sample expected")
-    cdef int64_t[::1] counts = np.empty(n, np.int64)
-    cdef int64_t chunk = BETA_CHUNK
-    cdef list samples = None
-    cdef const int64_t[::1] offsets = None
-    if out.data != NULL and out.offsets is not None:
-        offsets = out.offsets
-    else:
-        samples = out.samples()
-    cdef int64_t total_jobs = _layout(out, chunk, counts, samples)
+    cdef _Chunks ch = _chunks(out, BETA_CHUNK)
+    cdef int64_t[::1] counts = ch.counts
+    cdef int64_t chunk = ch.chunk
+    cdef list samples = ch.samples
+    cdef const int64_t[::1] offsets = ch.offsets
+    cdef int64_t total_jobs = ch.total_jobs
     cdef Py_ssize_t itemsize = out.dtype.itemsize
     keep = []
     cdef _Ctx ctx
