@@ -475,6 +475,18 @@ def linear(cnp.ndarray src, cnp.ndarray dst, mat, offset):
                  np.asarray(offset, np.float32)[None])
 
 
+cdef Batch* _conversion_batch(conversion, int red, list keep) except NULL:
+    """The Batch of a colour space conversion (a key of `CONVERSIONS`; `red` 0 or 2), alive
+    as long as `keep`."""
+    cdef int code = CONVERSIONS[conversion]
+    if red not in (0, 2):
+        raise ValueError("red must be 0 or 2")
+    cdef Batch* b = <Batch*>job_array(1, sizeof(Batch), keep)
+    b.cin, b.cout = _CHANNELS[code]
+    b.conversion, b.red = code, red
+    return b
+
+
 def convert_space_batch(ThreadPool pool, list srcs, list dsts, conversion, int red=0):
     """Convert the uint8 pixels of every sample (see the module docstring), as `linear_batch`
     runs its samples.
@@ -489,13 +501,8 @@ def convert_space_batch(ThreadPool pool, list srcs, list dsts, conversion, int r
     red : int
         Index of the red channel on the RGB/BGR side: 0 (RGB) or 2 (BGR).
     """
-    cdef int code = CONVERSIONS[conversion]
-    if red not in (0, 2):
-        raise ValueError("red must be 0 or 2")
     keep = []
-    cdef Batch* b = <Batch*>job_array(1, sizeof(Batch), keep)
-    b.cin, b.cout = _CHANNELS[code]
-    b.conversion, b.red = code, red
+    cdef Batch* b = _conversion_batch(conversion, red, keep)
     _run_lists(pool, srcs, dsts, b, None, -1, keep)
 
 
@@ -503,13 +510,8 @@ def convert_space_storage(ThreadPool pool, BatchStorage src, BatchStorage dst, c
                           int red=0):
     """`convert_space_batch` on whole batches (dst contiguous), without Python per
     sample."""
-    cdef int code = CONVERSIONS[conversion]
-    if red not in (0, 2):
-        raise ValueError("red must be 0 or 2")
     keep = []
-    cdef Batch* b = <Batch*>job_array(1, sizeof(Batch), keep)
-    b.cin, b.cout = _CHANNELS[code]
-    b.conversion, b.red = code, red
+    cdef Batch* b = _conversion_batch(conversion, red, keep)
     _run_storage(pool, src, dst, b, None, -1, keep)
 
 
