@@ -1,6 +1,6 @@
 """The `operators` section of bench.report: every operator alone, on dali and on real DALI.
 
-For each case of bench/operators.py, input set ("image", "small") and backend, two pipelines
+For each case of bench/cases/, input set ("image", "small") and backend, two pipelines
 are built once (batch 64, num_threads=2, device_id=None, the same seed): the operator fed by
 `external_source`, and the baseline (the same sources alone, see `OpCase.baseline`).  Both
 are synchronous (`exec_async=False, exec_pipelined=False`): with prefetching, batches computed
@@ -19,7 +19,7 @@ import gc
 import statistics
 import time
 
-from bench import backends, measure, operators, pipelines
+from bench import backends, measure, opcase, operators, pipelines
 
 MAX_ITERATIONS = 400
 FLOOR_MS = 0.01     # below this a time is not told apart from zero
@@ -48,8 +48,8 @@ def _per_batch(pipe, iterations):
 
 def _prepare(backend, case, size, warmup, window):
     """(operator pipeline, baseline pipeline, iterations per measurement) or raises."""
-    op = pipelines.build(backend, operators.op_graph(case, size), sync=True)
-    base = pipelines.build(backend, operators.baseline_graph(case, size), sync=True)
+    op = pipelines.build(backend, opcase.op_graph(case, size), sync=True)
+    base = pipelines.build(backend, opcase.baseline_graph(case, size), sync=True)
     for pipe in (base, op):
         for _ in range(max(1, warmup)):
             t = _per_batch(pipe, 1)
@@ -100,10 +100,10 @@ def measure_all(loaded, log, *, repeats, warmup, window, only=None):
         case = operators.CASES.get(name)
         if case is None:
             out[name] = None
-            log(f"  {name}: no case in bench/operators.py")
+            log(f"  {name}: no case in bench/cases/")
             continue
         out[name] = {}
-        for size in operators.SIZES:
+        for size in opcase.SIZES:
             r = measure_case(loaded, case, size, repeats, warmup, window)
             out[name][size] = r
             log(f"  {name:38s} {size:5s} " + "  ".join(
@@ -143,11 +143,11 @@ def table(results, labels=("dali", "DALI")):
     """The markdown table of `measure_all`'s results, with notes for every "n/a"."""
     ours, peer = labels
     head = ["operator"]
-    for size in operators.SIZES:
+    for size in opcase.SIZES:
         head += [f"{size}: {ours} ms", f"{peer} ms", "ratio"]
-    rows = ["| " + " | ".join(head) + " |", "|---|" + "---:|---:|---:|" * len(operators.SIZES)]
-    notes, slower, measured = {}, dict.fromkeys(operators.SIZES, 0), dict.fromkeys(
-        operators.SIZES, 0)
+    rows = ["| " + " | ".join(head) + " |", "|---|" + "---:|---:|---:|" * len(opcase.SIZES)]
+    notes, slower, measured = {}, dict.fromkeys(opcase.SIZES, 0), dict.fromkeys(
+        opcase.SIZES, 0)
 
     def cell(name, size, label, v):
         if isinstance(v, list):
@@ -159,13 +159,13 @@ def table(results, labels=("dali", "DALI")):
 
     for name, per_size in results.items():
         if per_size is None:
-            key = ("dali", "no case in bench/operators.py")
+            key = ("dali", "no case in bench/cases/")
             notes.setdefault(key, []).append(name)
             rows.append(f"| {name} | " + " | ".join(
                 [f"n/a [{list(notes).index(key) + 1}]"] + ["—"] * 5) + " |")
             continue
         cells = [name]
-        for size in operators.SIZES:
+        for size in opcase.SIZES:
             r = per_size.get(size, {})
             a, b = r.get(ours), r.get(peer)
             ratio = _ratio(a, b)
@@ -178,7 +178,7 @@ def table(results, labels=("dali", "DALI")):
         rows.append("| " + " | ".join(cells) + " |")
     lines = ["\n".join(rows), ""]
     lines.append("Slower than DALI (ratio > 1.0, marked ▲): " + "; ".join(
-        f"{size}: {slower[size]} of {measured[size]}" for size in operators.SIZES) + ".")
+        f"{size}: {slower[size]} of {measured[size]}" for size in opcase.SIZES) + ".")
     if notes:
         lines += ["", "n/a:", ""]
         for i, ((label, why), where) in enumerate(notes.items(), 1):
@@ -193,7 +193,7 @@ def section(results, repeats, window):
         "external_source of a prepared batch → the operator, minus the same sources alone, "
         "synchronous pipelines (no prefetching) "
         f"(median over {repeats} interleaved repeats of about {1e3 * window:.0f} ms each); "
-        "inputs per bench/operators.py: image = 224×224×3 uint8 (or the operator's natural "
+        "inputs per bench/opcase.py: image = 224×224×3 uint8 (or the operator's natural "
         "input at that size), small = 8×8×3. ratio = dali / DALI (lower is better); — where a "
         f"side is n/a or within noise (its median is below {FLOOR_MS} ms or below twice the "
         "median absolute deviation of its repeats; negative times are such noise).", "",

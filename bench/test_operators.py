@@ -1,4 +1,4 @@
-"""Every operator alone (bench/operators.py): the operator fed by an external_source of a
+"""Every operator alone (bench/cases/): the operator fed by an external_source of a
 prepared batch, for the "image" and "small" input sets, on dali and on real DALI.
 
 Each round is one batch of 64 through the operator pipeline; pytest-benchmark groups the rows
@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from bench import backends, operator_report, operators
+from bench import backends, opcase, operator_report, operators
 from bench.suite import require
 
 ROUNDS = 30
@@ -33,18 +33,18 @@ def _median_batch_time(pipe, rounds):
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # the deprecated aliases
-@pytest.mark.parametrize("size", operators.SIZES)
+@pytest.mark.parametrize("size", opcase.SIZES)
 @pytest.mark.parametrize("case", operators.CASE_LIST, ids=lambda c: c.name)
 def test_operator(benchmark, backend, make_pipeline, case, size):
     require(backend, case.needs)
     try:
-        pipe = make_pipeline(operators.op_graph(case, size), sync=True)
+        pipe = make_pipeline(opcase.op_graph(case, size), sync=True)
         pipe.run()
     except Exception as e:
         if backend.name == backends.OURS:
             raise
         pytest.skip(f"real DALI cannot run this case: {operator_report.reason(e)}")
-    base = make_pipeline(operators.baseline_graph(case, size), sync=True)
+    base = make_pipeline(opcase.baseline_graph(case, size), sync=True)
     for _ in range(WARMUP):
         base.run()
     baseline = _median_batch_time(base, BASELINE_ROUNDS)

@@ -1,4 +1,4 @@
-"""The per-operator benchmark (bench/operators.py) covers every public operator, and each of
+"""The per-operator benchmark (bench/cases/) covers every public operator, and each of
 its cases builds and runs on dali for both input sets (small batches: a smoke test, no timing).
 """
 
@@ -13,15 +13,15 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from bench import backends, operator_report, operators, pipelines  # noqa: E402
+from bench import backends, opcase, operator_report, operators, pipelines  # noqa: E402
 
 DALI = backends.load(backends.OURS)
 
 
 def test_every_public_operator_has_a_case():
     missing = sorted(set(operators.public_operators()) - set(operators.CASES))
-    assert not missing, (f"no benchmark case in bench/operators.py for: {', '.join(missing)} "
-                         "(add one to CASE_LIST)")
+    assert not missing, (f"no benchmark case in bench/cases/ for: {', '.join(missing)} "
+                         "(add one to the CASE_LIST of its family in bench/cases/)")
 
 
 def test_rows_cover_operators_and_cases():
@@ -34,12 +34,12 @@ def test_rows_cover_operators_and_cases():
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # the deprecated aliases
-@pytest.mark.parametrize("size", operators.SIZES)
+@pytest.mark.parametrize("size", opcase.SIZES)
 @pytest.mark.parametrize("case", operators.CASE_LIST, ids=lambda c: c.name)
 def test_case_runs_on_dali(case, size):
     if case.op and not backends.has_operator(DALI, case.op):
         pytest.skip(f"dali has no fn.{case.op}")
-    for graph in (operators.op_graph(case, size, 1), operators.baseline_graph(case, size, 1)):
+    for graph in (opcase.op_graph(case, size, 1), opcase.baseline_graph(case, size, 1)):
         pipe = pipelines.build(DALI, graph, batch_size=1, num_threads=1)
         out = pipe.run()
         assert len(out[0]) == 1
@@ -47,12 +47,12 @@ def test_case_runs_on_dali(case, size):
 
 def test_input_sets():
     for kind in ("u8", "f32", "jpeg", "boxes", "points", "labels", "frames"):
-        image, _ = operators.batch(kind, "image", 3)
-        small, _ = operators.batch(kind, "small", 3)
+        image, _ = opcase.batch(kind, "image", 3)
+        small, _ = opcase.batch(kind, "small", 3)
         assert len(image) == len(small) == 3
-    assert operators.batch("u8", "image", 1)[0][0].shape == (224, 224, 3)
-    assert operators.batch("u8", "small", 1)[0][0].shape == (8, 8, 3)
-    boxes = operators.batch("boxes", "image", 64)[0]
+    assert opcase.batch("u8", "image", 1)[0][0].shape == (224, 224, 3)
+    assert opcase.batch("u8", "small", 1)[0][0].shape == (8, 8, 3)
+    boxes = opcase.batch("boxes", "image", 64)[0]
     assert all(b.shape[1] == 4 and 20 <= b.shape[0] <= 50 for b in boxes)
 
 
@@ -67,7 +67,7 @@ def test_measure_and_table():
     text = operator_report.table(results)
     assert "| copy | 2.10 | 1.00 | **2.10** ▲ | 0.010 | n/a [1] | — |" in text
     assert "1. DALI: no fn.copy — copy (small)" in text
-    assert "2. dali: no case in bench/operators.py — zzz" in text
+    assert "2. dali: no case in bench/cases/ — zzz" in text
 
 
 def test_ratio_only_out_of_noise():
