@@ -108,3 +108,31 @@ def test_open_files_failures(paths, tmp_path):
     opened = files.open_files([str(paths[2])])
     del opened
     assert _open_fds() == before
+
+
+def test_read_ranges(tmp_path):
+    a, b = tmp_path / "a.bin", tmp_path / "b.bin"
+    data_a, data_b = bytes(range(200)), bytes(range(100, 0, -1))
+    a.write_bytes(data_a)
+    b.write_bytes(data_b)
+    paths = [str(a), str(a), None, str(b), str(a)]
+    offsets = [10, 150, 0, 0, 0]
+    outs = [np.empty(n, np.uint8) for n in (5, 50, 0, 100, 3)]
+    assert files.read_ranges(paths, offsets, outs) is None
+    assert outs[0].tobytes() == data_a[10:15]
+    assert outs[1].tobytes() == data_a[150:200]
+    assert outs[3].tobytes() == data_b
+    assert outs[4].tobytes() == data_a[:3]
+
+
+def test_read_ranges_failures(tmp_path):
+    a = tmp_path / "a.bin"
+    a.write_bytes(bytes(10))
+    assert files.read_ranges([str(a)], [8], [np.empty(5, np.uint8)]) == (0, 0, 2)
+    missing = files.read_ranges([str(a), str(tmp_path / "no")], [0, 0],
+                                [np.empty(1, np.uint8), np.empty(1, np.uint8)])
+    assert missing == (1, errno.ENOENT, 0)
+    with pytest.raises(ValueError, match="negative offset"):
+        files.read_ranges([str(a)], [-1], [np.empty(1, np.uint8)])
+    with pytest.raises(ValueError, match="one offset and one buffer"):
+        files.read_ranges([str(a)], [0, 1], [np.empty(1, np.uint8)])
