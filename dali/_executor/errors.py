@@ -8,6 +8,8 @@ docs/executor.md, "Errors").
 
 from __future__ import annotations
 
+import functools
+
 from dali._graph import origin
 
 _LISTED = 16                  # samples named in a message before "... and N more"
@@ -38,6 +40,12 @@ class SampleError(Exception):
 class PipelineError(RuntimeError):
     """An operator failed while the pipeline ran.
 
+    The error raised is of a subclass that also derives from the class of the operator's own
+    exception where that is a plain built-in one (`ValueError` for an integer division by zero,
+    `OverflowError` for an out-of-range constant, as DALI raises them), so `except ValueError`
+    written against DALI catches it, and so does `except RuntimeError`, DALI's class for the
+    rest.
+
     Attributes
     ----------
     operator : str
@@ -51,6 +59,8 @@ class PipelineError(RuntimeError):
     batch_source_info : list of str
         The source_info of every sample of the lost batch (empty strings where unknown).
     """
+
+    __str__ = RuntimeError.__str__      # the message as is, also where KeyError is mixed in
 
     def __init__(self, message, operator=None, sample=None, source_info="", failed_samples=(),
                  batch_source_info=()):
@@ -92,8 +102,7 @@ def operator_error(spec, exc, sample=None, source_info="", batch_info=None, batc
     backend = {"cpu": "CPU", "gpu": "GPU", "mixed": "Mixed"}[spec.device]
     where = origin.format_stack(spec.origin) if spec.origin else "  (unknown location)"
     what = str(exc) if not isinstance(exc, SampleError) else exc.args[0]
-    if not isinstance(exc, (SampleError, ValueError, RuntimeError, OSError)) or \
-            type(exc).__module__ not in ("builtins", __name__):
+    if not isinstance(exc, SampleError) and type(exc) not in (ValueError, RuntimeError):
         what = f"{type(exc).__name__}: {what}"
     if sample is not None:
         what += f"\n(in sample {sample} of the batch"
@@ -109,7 +118,32 @@ def operator_error(spec, exc, sample=None, source_info="", batch_info=None, batc
            f"{where}\nencountered:\n{what}\n{_lost(infos, batch_size)}"
            "The pipeline stays usable: the next run() returns the next batch.")
     failed = tuple(i for i, _ in failures) or ((sample,) if sample is not None else ())
-    return PipelineError(msg, spec.name, sample, source_info, failed, infos)
+    cause = exc.exc_type if isinstance(exc, SampleError) else type(exc)
+    return error_class(cause)(msg, spec.name, sample, source_info, failed, infos)
+
+
+# built-in classes an operator error keeps (the ones DALI raises, and their plain relatives);
+# others (OSError and its subclasses, with their own constructor) give a plain PipelineError
+_KEPT = (ValueError, TypeError, OverflowError, ZeroDivisionError, ArithmeticError, IndexError,
+         KeyError, LookupError, NotImplementedError, AttributeError, AssertionError)
+
+
+@functools.cache
+def error_class(cause):
+    """The PipelineError class for an operator exception of class `cause`: one deriving from
+    both PipelineError and `cause` where `cause` is one of the built-in classes kept, else
+    PipelineError."""
+    if cause not in _KEPT:
+        return PipelineError
+    return type(f"PipelineError_{cause.__name__}", (PipelineError, cause),
+                {"__module__": __name__, "__qualname__": "PipelineError",
+                 "__doc__": f"A PipelineError that is also a {cause.__name__}."})
+    try:
+        return type(f"PipelineError_{cause.__name__}", (PipelineError, cause),
+                    {"__module__": __name__, "__qualname__": "PipelineError",
+                     "__doc__": f"A PipelineError that is also a {cause.__name__}."})
+    except TypeError:          # instance layout conflict (OSError, StopIteration, ...)
+        return PipelineError
 
 
 def shorten(text, limit=_INFO_CHARS):

@@ -5,9 +5,9 @@ tolerance)."""
 import pathlib
 
 import cv2
+import decoder_images as images
 import numpy as np
 import pytest
-from decoders import images
 
 import dali
 from dali import fn, pipeline_def, types

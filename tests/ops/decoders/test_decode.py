@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import decoder_images as images
 import numpy as np
 import pytest
 
@@ -9,8 +10,6 @@ from dali import fn, pipeline_def
 from dali._executor.errors import PipelineError
 from dali.ops.decoders import _decode
 from dali.types import DALIImageType as Image
-
-from . import images
 
 
 def test_broken_headers_name_the_sample():

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import decoder_images as images
 import numpy as np
 import pytest
 
 from dali import fn, ops, pipeline_def
-
-from . import images
 
 ALIASES = [
     ("image_decoder", "decoders.image", {}),

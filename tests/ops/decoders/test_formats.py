@@ -5,12 +5,11 @@ from __future__ import annotations
 import struct
 
 import cv2
+import decoder_images as images
 import numpy as np
 import pytest
 
 from dali.ops.decoders import _formats
-
-from . import images
 
 
 @pytest.mark.parametrize("name", sorted(images.variants()))

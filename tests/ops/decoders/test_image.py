@@ -4,6 +4,7 @@ EXIF orientation, errors, arguments, threads and the OpenCV fallback for JPEGs."
 from __future__ import annotations
 
 import cv2
+import decoder_images as images
 import numpy as np
 import pytest
 from pipeline_utils import run_op
@@ -11,8 +12,6 @@ from pipeline_utils import run_op
 from dali import fn, pipeline_def, types
 from dali._executor.errors import PipelineError
 from dali.ops.decoders import _convert, _decode
-
-from . import images
 
 OUTPUT_TYPES = ["RGB", "BGR", "GRAY", "YCbCr", "ANY_DATA"]
 

@@ -3,14 +3,13 @@ arguments, errors and the oracle."""
 
 from __future__ import annotations
 
+import decoder_images as images
 import numpy as np
 import pytest
 from pipeline_utils import run_op
 
 from dali import fn, pipeline_def, types
 from dali._executor.errors import PipelineError
-
-from . import images
 
 PHOTOS = list(images.photos().values())
 LARGE = [images.with_orientation("JPEG", 6, images.rgb(250, 300)),

@@ -4,14 +4,13 @@ argument checks and the oracle."""
 
 from __future__ import annotations
 
+import decoder_images as images
 import numpy as np
 import pytest
 from pipeline_utils import run_op
 
 from dali import fn, pipeline_def, types
 from dali.ops.decoders import _decode
-
-from . import images
 
 SIZES = [(61, 47), (200, 300), (333, 500), (500, 375), (1, 50), (40, 60), (17, 1000),
          (256, 256)] * 4

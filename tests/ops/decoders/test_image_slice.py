@@ -3,6 +3,7 @@ exact crops of the full decode, errors and the oracle."""
 
 from __future__ import annotations
 
+import decoder_images as images
 import numpy as np
 import pytest
 from pipeline_utils import run_op
@@ -10,8 +11,6 @@ from pipeline_utils import run_op
 from dali import fn, pipeline_def
 from dali._executor.errors import PipelineError
 from dali.ops import _slice_window
-
-from . import images
 
 H, W = 101, 77
 RNG = np.random.default_rng(0)

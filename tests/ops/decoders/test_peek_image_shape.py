@@ -4,14 +4,13 @@ input checks and the oracle."""
 from __future__ import annotations
 
 import cv2
+import decoder_images as images
 import numpy as np
 import pytest
 from pipeline_utils import run_op
 
 from dali import fn, pipeline_def, types
 from dali._executor.errors import PipelineError
-
-from . import images
 
 
 def peek(samples, real=False, **kwargs):

@@ -260,8 +260,10 @@ def test_int_literals_outside_int32_fail_when_run(value):
 
     p = pipe()
     p.build()
-    with pytest.raises(PipelineError, match=f"Integer constant {value} out of range for int32"):
+    with pytest.raises(PipelineError, match=f"Integer constant {value} out of range for int32") \
+            as info:
         p.run()
+    assert isinstance(info.value, OverflowError)  # DALI's class
     assert one(lambda a: a + (-2 ** 31), np.array([1], np.int64)).tolist() == [1 - 2 ** 31]
 
 
@@ -270,8 +272,10 @@ def test_integer_division_by_zero_names_the_sample(build):
     good = np.array([5, 7], np.int32)
     for batches in ([[good, good], [np.array([1, 2], np.int32), np.array([3, 0], np.int32)]],
                     [[good, good[:1]], [np.array([1, 2], np.int32), np.array([0], np.int32)]]):
-        with pytest.raises(PipelineError, match=r"Integer division by zero.*\n.*sample 1"):
+        with pytest.raises(PipelineError, match=r"Integer division by zero.*\n.*sample 1") \
+                as info:
             values(build, *batches)
+        assert isinstance(info.value, ValueError)  # DALI's class
     _fails(lambda a: a // 0, good, match="Integer division by zero")
     assert one(lambda a: a / 0, good).tolist() == [np.inf, np.inf]
 
