@@ -1,0 +1,11 @@
+"""Intensity operators: lookup tables, histogram equalisation, JPEG artefacts, CLAHE, debayering."""
+
+from bench.opcase import OpCase
+
+INVERT = list(range(256))
+
+CASE_LIST = [
+    OpCase("lookup_table", "lookup_table",
+           lambda fn, types, x, size: fn.lookup_table(
+               x, keys=INVERT, values=[255.0 - k for k in INVERT], dtype=types.UINT8)),
+]
