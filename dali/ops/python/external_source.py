@@ -282,7 +282,7 @@ class ExternalSource(_operator.Operator, _roles.Source):
         elif self.args["repeat_last"] and self._last is not None:
             current = self._last
         else:
-            raise RuntimeError(
+            raise IndexError(        # DALI's class ("Attempted to peek the data batch ...")
                 "No data was provided to the external source. Give it a `source`, or call "
                 "pipe.feed_input(name, data) (or run(name=data)) before each iteration.")
         for k, tl in enumerate(current):

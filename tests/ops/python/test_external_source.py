@@ -686,8 +686,10 @@ def test_named_inputs_need_prefetch_depth_one(api):
 
 def test_missing_feed_is_an_error():
     p = make(DALI_API, name="x", prefetch_queue_depth=1)
-    with pytest.raises(PipelineError, match="No data was provided to the external source"):
+    with pytest.raises(PipelineError, match="No data was provided to the external source") \
+            as info:
         p.run()
+    assert isinstance(info.value, IndexError)  # DALI's class
 
 
 def test_repeat_last():
