@@ -1,0 +1,29 @@
+"""Run an operator on several inputs with their own layouts and get the output's layout."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+
+def run_layouts(build, batches, layouts=None, real=False):
+    """(samples, layout) of the single output of build(fn, *nodes), run once: one
+    external_source per batch in `batches`, with the layouts `layouts` (default none)."""
+    pkg = importlib.import_module("nvidia.dali" if real else "dali")
+    layouts = layouts or [None] * len(batches)
+
+    @pkg.pipeline_def(batch_size=len(batches[0]), num_threads=2, device_id=None)
+    def pipe():
+        nodes = [pkg.fn.external_source(source=_returning(b), layout=lay)
+                 for b, lay in zip(batches, layouts, strict=True)]
+        return build(pkg.fn, *nodes)
+
+    p = pipe()
+    p.build()
+    (tl,) = p.run()
+    return [np.array(t) for t in tl], tl.layout()
+
+
+def _returning(batch):
+    return lambda: batch
