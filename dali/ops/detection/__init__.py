@@ -1,0 +1,1 @@
+"""Detection: bounding boxes (flips, pastes, rotations, random crops) and anchor encoding."""

@@ -1,0 +1,106 @@
+"""Box helpers shared by the detection operators: input checks, the boxes of a batch as one
+(boxes, coordinates) array, box layouts ("xyXY", "xyWH", ...) and overlaps.
+
+Boxes of all samples lie back to back in the batch's storage, so the operators work on the
+whole batch at once, as one (total boxes, k) array; `box_counts` gives the number of boxes of
+each sample, and per-sample arguments are spread over the boxes with `per_box`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_F32 = np.float32
+_STARTS, _ENDS, _SIZES = "xyz", "XYZ", "WHD"
+
+
+def check_float(op, ws, k=0):
+    """The input `k` must hold float32 boxes."""
+    if ws.input_dtype(k) != np.float32:
+        raise op.error(f"bounding boxes must be float32, got {ws.input_dtype(k)}", RuntimeError)
+
+
+def box_counts(op, ws, storage, k):
+    """Number of `k`-number boxes of each sample, read as flat runs of boxes (the size of
+    every sample must be a multiple of `k`)."""
+    shapes = storage.shapes
+    sizes = np.prod(shapes, axis=1) if storage.ndim else np.ones(len(shapes), np.int64)
+    bad = np.flatnonzero(sizes % k)
+    if len(bad):
+        raise ws.sample_error(int(bad[0]), f"the size of the bounding box tensor must be a "
+                                           f"multiple of {k}, got {int(sizes[bad[0]])}")
+    return sizes // k
+
+
+def flag(op, ws, name, counts):
+    """A per-sample int flag argument: a Python bool when constant, else one bool per box."""
+    if name is None:
+        return False
+    if not ws.is_arg_input(name):
+        return op.args[name] != 0
+    return per_box(ws.arg_array(name, np.int32) != 0, counts)
+
+
+def per_box(values, counts):
+    """Per-sample `values` spread over the boxes (a scalar when they are all equal)."""
+    if len(values) and (values == values[0]).all():
+        return values[0]
+    return np.repeat(values, counts)
+
+
+def per_box_arg(op, ws, name, counts, dtype=_F32):
+    """A per-sample scalar argument: a scalar when constant, else one value per box."""
+    if not ws.is_arg_input(name):
+        return dtype(op.args[name])
+    return per_box(ws.arg_array(name, dtype), counts)
+
+
+def parse_layout(op, layout, ndim):
+    """Column indices of a box layout: (starts, ends, sizes) lists of `ndim` entries each (an
+    entry is None when the layout gives the other form of that axis)."""
+    if len(layout) != 2 * ndim:
+        raise op.error(f'`bbox_layout` "{layout}" does not match boxes of {2 * ndim} '
+                       f'coordinates', RuntimeError)
+    starts, ends, sizes = [], [], []
+    for d in range(ndim):
+        s, e, z = _STARTS[d], _ENDS[d], _SIZES[d]
+        if s not in layout or (e in layout) == (z in layout):
+            raise op.error(f'`bbox_layout` "{layout}" must hold "{s}" and one of "{e}" or '
+                           f'"{z}"', RuntimeError)
+        starts.append(layout.index(s))
+        ends.append(layout.index(e) if e in layout else None)
+        sizes.append(layout.index(z) if z in layout else None)
+    return starts, ends, sizes
+
+
+def to_corners(boxes, layout_cols):
+    """(lo, hi): (m, ndim) float32 start and end corners of boxes in the parsed layout."""
+    starts, ends, sizes = layout_cols
+    lo = boxes[:, starts]
+    hi = np.empty_like(lo)
+    for d, (e, z) in enumerate(zip(ends, sizes, strict=True)):
+        hi[:, d] = boxes[:, e] if e is not None else lo[:, d] + boxes[:, z]
+    return lo, hi
+
+
+def from_corners(lo, hi, layout_cols):
+    """Boxes in the parsed layout from their corners."""
+    starts, ends, sizes = layout_cols
+    out = np.empty((lo.shape[0], 2 * lo.shape[1]), _F32)
+    for d, (s, e, z) in enumerate(zip(starts, ends, sizes, strict=True)):
+        out[:, s] = lo[:, d]
+        if e is not None:
+            out[:, e] = hi[:, d]
+        else:
+            out[:, z] = hi[:, d] - lo[:, d]
+    return out
+
+
+def volumes(lo, hi):
+    """Area (volume) of boxes given by corners, over the last axis."""
+    return np.prod(np.maximum(hi - lo, 0), axis=-1)
+
+
+def intersections(lo_a, hi_a, lo_b, hi_b):
+    """Area of the intersection of boxes (broadcast over leading axes)."""
+    return np.prod(np.maximum(np.minimum(hi_a, hi_b) - np.maximum(lo_a, lo_b), 0), axis=-1)
