@@ -5,7 +5,7 @@
 # twice (`*_t` and `*_out_t`, same members) for kernels whose input and output types vary
 # independently.  The element conversions (`load`, `store`) are in convert.pxd, which accepts
 # every type listed here.
-from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 from dali._ext.kernels.convert cimport half
 
@@ -61,3 +61,17 @@ ctypedef fused numeric_out_t:
     int32_t
     uint32_t
     float
+
+# Every integer type, float and double (one_hot's class indices, the reductions); wider than
+# what convert.pxd's load/store take.
+ctypedef fused number_t:
+    int8_t
+    uint8_t
+    int16_t
+    uint16_t
+    int32_t
+    uint32_t
+    int64_t
+    uint64_t
+    float
+    double
