@@ -176,7 +176,7 @@ class Schema:
         Path under `dali.fn`, e.g. "resize" or "readers.file".
     inputs : int or (int, int)
         Number of positional inputs, or its (min, max); max -1 means unbounded.
-    outputs : int or callable(args) -> int
+    outputs : int or callable(args) -> int or callable(args, num_inputs) -> int
     devices : tuple of str
         Backends: "cpu", "gpu", "mixed".
     args : list of Arg
@@ -200,7 +200,7 @@ class Schema:
 
     name: str
     inputs: int | tuple[int, int] = 1
-    outputs: int | Callable[[dict], int] = 1
+    outputs: int | Callable[..., int] = 1
     devices: tuple[str, ...] = ("cpu",)
     args: list[Arg] = field(default_factory=list)
     doc: str = ""
@@ -265,8 +265,14 @@ class Schema:
             out[target] = out.pop(k)
         return out
 
-    def num_outputs(self, args: dict) -> int:
-        return self.outputs(args) if callable(self.outputs) else self.outputs
+    def num_outputs(self, args: dict, num_inputs: int | None = None) -> int:
+        """The number of outputs; a callable `outputs` taking two parameters also gets the
+        number of positional inputs (outputs that exist only with an optional input)."""
+        if not callable(self.outputs):
+            return self.outputs
+        if len(inspect.signature(self.outputs).parameters) > 1:
+            return self.outputs(args, num_inputs)
+        return self.outputs(args)
 
     # -- generated signature and doc ----------------------------------------------------------
     def signature(self, with_self=False) -> inspect.Signature:

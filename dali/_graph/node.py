@@ -51,7 +51,7 @@ class OpNode:
         self._pipeline = weakref.ref(pipeline) if pipeline is not None else None
         self.extra = {}
         out_device = "gpu" if device in ("gpu", "mixed") else "cpu"
-        n = impl.schema.num_outputs(args)
+        n = impl.schema.num_outputs(args, len(self.inputs))
         self.outputs = [
             data_node.DataNode(name if n == 1 else f"{name}[{i}]", out_device, self, i)
             for i in range(n)]
