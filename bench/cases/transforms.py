@@ -1,0 +1,34 @@
+"""Affine transforms (fn.transforms.*): matrices composed with a per-sample input transform.
+
+The "affine" input is one 2x3 float32 matrix per sample (the same for both input sets: these
+operators never see pixels), so the rows measure the per-batch cost of building and composing
+64 small matrices.
+"""
+
+import numpy as np
+
+from bench import opcase
+from bench.opcase import OpCase, unary
+
+
+@opcase.input_kind("affine")
+def _affine(size, batch_size):
+    rng = np.random.default_rng(3)
+    return [np.hstack([np.eye(2), rng.normal(size=(2, 1))]).astype(np.float32)
+            + rng.normal(scale=0.1, size=(2, 3)).astype(np.float32)
+            for _ in range(batch_size)], None
+
+
+CASE_LIST = [
+    unary("transforms.translation", kind="affine", op="transforms.translation",
+          offset=[3.0, -2.0]),
+    unary("transforms.scale", kind="affine", op="transforms.scale", scale=[1.5, 0.5],
+          center=[112.0, 112.0]),
+    unary("transforms.rotation", kind="affine", op="transforms.rotation", angle=30.0,
+          center=[112.0, 112.0]),
+    unary("transforms.shear", kind="affine", op="transforms.shear", angles=[10.0, -5.0]),
+    unary("transforms.crop", kind="affine", op="transforms.crop", from_start=[10.0, 20.0],
+          from_end=[200.0, 210.0], to_start=[0.0, 0.0], to_end=[1.0, 1.0]),
+    OpCase("transforms.combine", "transforms.combine",
+           lambda fn, types, m, size: fn.transforms.combine(m, m, m), ("affine",)),
+]
