@@ -1,6 +1,6 @@
 """Intensity operators: lookup tables, histogram equalisation, JPEG artefacts, CLAHE, debayering."""
 
-from bench.opcase import OpCase
+from bench.opcase import OpCase, unary
 
 INVERT = list(range(256))
 
@@ -8,4 +8,5 @@ CASE_LIST = [
     OpCase("lookup_table", "lookup_table",
            lambda fn, types, x, size: fn.lookup_table(
                x, keys=INVERT, values=[255.0 - k for k in INVERT], dtype=types.UINT8)),
+    unary("equalize"),
 ]

@@ -1,5 +1,8 @@
 """fn.lookup_table: integer inputs mapped through a table of keys/values with a default."""
 
+import json
+import pathlib
+
 import numpy as np
 import pytest
 from pipeline_utils import run_op
@@ -133,3 +136,19 @@ def test_against_dali(seed):
     for o, r in zip(ours[0], real[0], strict=True):
         assert o.dtype == r.dtype
         np.testing.assert_array_equal(o, r)
+
+
+def _lut_goldens():
+    data = np.load(pathlib.Path(__file__).resolve().parents[2] / "goldens" / "intensity.npz")
+    names = sorted({k[:-len("_input")] for k in data.files if k.startswith("lut_")
+                    and k.endswith("_input")})
+    return [(data[f"{n}_input"], json.loads(str(data[f"{n}_args"])), data[f"{n}_output"])
+            for n in names]
+
+
+@pytest.mark.parametrize("x, kwargs, expected", _lut_goldens())
+def test_goldens(x, kwargs, expected):
+    kwargs = {k: getattr(types, v) if k == "dtype" else v for k, v in kwargs.items()}
+    (out,) = run_op(lambda fn, x: fn.lookup_table(x, **kwargs), [[x]])
+    assert out[0].dtype == expected.dtype
+    np.testing.assert_array_equal(out[0], expected)

@@ -1,0 +1,50 @@
+"""fn.equalize: per-channel histogram equalisation of uint8 images and videos.
+
+Each channel of each image (of each frame of a video) is equalised on its own, with OpenCV's
+equalizeHist rule, which is what DALI's CPU backend applies: for a channel whose smallest value
+`v0` occurs `k` times among `n` pixels, lut[v] = round(float(cdf(v) - k) * 255 / (n - k)),
+and a channel of one value is left as it is.  The nogil batch kernel is
+`dali._ext.kernels.histogram.equalize_batch`, one work item per sample.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dali import _operator, _registry, _types
+from dali._ext.kernels import histogram as _kernel
+from dali._schema import Schema
+from dali.ops import _layouts
+
+LAYOUTS = ("HW", "HWC", "CHW", "FHW", "FHWC", "FCHW")
+
+
+@_registry.register
+class Equalize(_operator.Operator):
+    schema = Schema(
+        "equalize", inputs=1, outputs=1, devices=("cpu",),
+        doc="Performs grayscale/per-channel histogram equalization.\n\n"
+            "The supported inputs are images and videos of uint8 type, with layouts "
+            + ", ".join(LAYOUTS) + ".")
+
+    def infer(self, ws):
+        tl = ws.inputs[0]
+        storage = ws.input_storage(0)
+        if storage.dtype != np.uint8:
+            name = _types.type_name(_types.dali_type_of(storage.dtype))
+            raise self.error(f"Unsupported input type for equalize operator: {name}. "
+                             "Expected input type: `uint8_t`.", TypeError)
+        layout = _layouts.image_layout(self, tl, LAYOUTS)
+        uniform = storage.uniform_shape
+        shapes = [uniform] * storage.num_samples if uniform is not None else storage.shapes
+        return _operator.Plan([_operator.OutputDesc(shapes, np.uint8, layout, storage.ndim)],
+                              layout=layout)
+
+    def run_cpu(self, ws, plan):
+        storage = ws.input_storage(0)
+        shapes = np.asarray(storage.shapes, np.int64).reshape(storage.num_samples, -1)
+        layout = plan.layout
+        pixels = shapes[:, layout.index("H")] * shapes[:, layout.index("W")]
+        channels = shapes[:, -1] if layout.endswith("C") else np.ones_like(pixels)
+        planes = np.prod(shapes, axis=1) // np.maximum(pixels * channels, 1)
+        _kernel.equalize_batch(ws.thread_pool, storage, ws.outputs[0], planes, pixels, channels)
