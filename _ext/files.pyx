@@ -8,7 +8,10 @@ time of reading a small file.  `sizes` and `read_into` look paths up twice, hold
 open in between (for batches larger than the reader wants to keep open at once).
 
 `read_ranges` reads byte ranges of files (records of a tar shard, a RecordIO or TFRecord file,
-the region of a .npy), opening each file once for a run of ranges in the same file."""
+the region of a .npy), opening each file once for a run of ranges in the same file.
+`read_heads` reads the first bytes and the size of each file (a header to parse), and
+`read_regions` an N-D region of an array stored in each file, run by run (the .npy reader's
+region of interest)."""
 import os
 
 cimport numpy as cnp
@@ -16,8 +19,8 @@ import numpy as np
 
 from libc.errno cimport EINTR, errno
 from libc.stdint cimport int64_t, uint8_t
-from libc.stdlib cimport free, malloc
-from libc.string cimport strcmp
+from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memcpy, strcmp
 from posix.fcntl cimport O_CLOEXEC, O_RDONLY, open
 from posix.stat cimport fstat, stat, struct_stat
 from posix.uio cimport iovec, readv
@@ -319,3 +322,250 @@ def read_ranges(list paths, offsets, list outs):
 def open_files(list paths):
     """`OpenFiles` of `paths` (None paths are skipped)."""
     return OpenFiles(paths)
+
+
+def read_heads(list paths, Py_ssize_t n):
+    """The first `n` bytes and the size of each file, without the GIL (for readers that parse
+    a header before reading a file's data: the .npy reader).  Returns (heads, got, sizes,
+    None): `heads` a (len(paths), n) uint8 array, `got` the bytes read into each row (less
+    than `n` for a shorter file), `sizes` the files' sizes; or (None, None, None,
+    (index, errno)) for the first file that cannot be opened, examined or read."""
+    cdef Py_ssize_t count = len(paths), i
+    cdef list keep = []
+    cdef int fd
+    cdef struct_stat st
+    if n < 1:
+        raise ValueError("n must be positive")
+    cdef cnp.ndarray[cnp.uint8_t, ndim=2] heads = np.empty((count, n), np.uint8)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] got = np.zeros(count, np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] sizes = np.zeros(count, np.int64)
+    cdef Entry* es = _entries(paths, keep)
+    try:
+        with nogil:
+            for i in range(count):
+                if es[i].path == NULL:
+                    continue
+                fd = open(es[i].path, O_RDONLY | O_CLOEXEC)
+                if fd < 0 or fstat(fd, &st) != 0:
+                    es[i].err = errno
+                    if fd >= 0:
+                        close(fd)
+                    break
+                sizes[i] = st.st_size
+                es[i].out = &heads[i, 0]
+                es[i].size = min(<int64_t>n, <int64_t>st.st_size)
+                _pread(&es[i], fd, 0)
+                close(fd)
+                got[i] = es[i].got
+                if es[i].err:
+                    break
+        for i in range(count):
+            if es[i].err:
+                return None, None, None, (i, es[i].err)
+        return heads, got, sizes, None
+    finally:
+        free(es)
+
+
+cdef enum:
+    _MAX_DIMS = 32
+    _GAP = 8192               # bytes between runs below which the span is read, not skipped
+    _WINDOW = 4 << 20         # bytes of the window the span is read through
+
+
+cdef struct Region:
+    int ndim
+    int64_t offset            # of the array's data in the file
+    int64_t esize
+    int64_t shape[_MAX_DIMS]  # of the array as stored (C order)
+    int64_t lo[_MAX_DIMS]     # the part read, within `shape`
+    int64_t hi[_MAX_DIMS]
+    int64_t dshape[_MAX_DIMS]  # of the destination
+    int64_t at[_MAX_DIMS]     # where `lo` lands in the destination
+
+
+cdef int64_t _pread_all(int fd, uint8_t* buf, int64_t size, int64_t offset,
+                        int* err) noexcept nogil:
+    """Bytes of `fd` read from `offset` into buf: `size`, or fewer where the file ends."""
+    cdef int64_t got = 0
+    cdef Py_ssize_t r
+    while got < size:
+        r = pread(fd, buf + got, <size_t>(size - got), offset + got)
+        if r < 0 and errno == EINTR:
+            continue
+        if r < 0:
+            err[0] = errno
+            break
+        if r == 0:
+            break
+        got += r
+    return got
+
+
+cdef int _region_read(int fd, const Region* r, uint8_t* dst, uint8_t* window, int* err,
+                      int64_t* end) noexcept nogil:
+    """Copy the part [lo, hi) of the stored array into dst (C-contiguous, `dshape`, the part
+    at `at`): one pread per contiguous run of the file, or, where the runs lie closer than
+    _GAP bytes on average, the span they cover read through `window` and the runs copied out
+    of it.  Returns 0, or -1 with *err set or, where the file ended early, *end the bytes it
+    has."""
+    cdef int d = r.ndim, k, j
+    cdef int64_t sstride[_MAX_DIMS]
+    cdef int64_t dstride[_MAX_DIMS]
+    cdef int64_t idx[_MAX_DIMS]
+    cdef int64_t run, runs = 1, first, last, s, t, wlo = 0, whi = 0, want, got
+    cdef bint through_window
+    s = t = r.esize
+    for j in range(d - 1, -1, -1):
+        sstride[j] = s
+        dstride[j] = t
+        s *= r.shape[j]
+        t *= r.dshape[j]
+        if r.hi[j] <= r.lo[j]:
+            return 0
+    # axes after k are read whole, in the file and in dst: a run is [lo[k], hi[k]) of axis k
+    k = d - 1
+    while k > 0 and r.lo[k] == 0 and r.hi[k] == r.shape[k] and r.dshape[k] == r.shape[k]:
+        k -= 1
+    run = r.esize if d == 0 else (r.hi[k] - r.lo[k]) * sstride[k]
+    for j in range(k):
+        runs *= r.hi[j] - r.lo[j]
+        idx[j] = r.lo[j]
+    first = last = r.offset
+    for j in range(d):
+        first += r.lo[j] * sstride[j]
+        last += (r.hi[j] - 1) * sstride[j]
+    last += r.esize
+    through_window = (runs > 1 and run <= _WINDOW
+                      and (last - first) - runs * run <= runs * <int64_t>_GAP)
+    while runs > 0:
+        s = r.offset
+        t = 0
+        for j in range(d):
+            if j < k:
+                s += idx[j] * sstride[j]
+                t += (idx[j] - r.lo[j] + r.at[j]) * dstride[j]
+            else:
+                s += r.lo[j] * sstride[j]
+                t += r.at[j] * dstride[j]
+        if through_window:
+            if s + run > whi:
+                want = min(<int64_t>_WINDOW, last - s)
+                got = _pread_all(fd, window, want, s, err)
+                if err[0] or got != want:
+                    end[0] = s + got
+                    return -1
+                wlo = s
+                whi = s + want
+            memcpy(dst + t, window + (s - wlo), <size_t>run)
+        else:
+            got = _pread_all(fd, dst + t, run, s, err)
+            if err[0] or got != run:
+                end[0] = s + got
+                return -1
+        j = k - 1
+        while j >= 0:
+            idx[j] += 1
+            if idx[j] < r.hi[j]:
+                break
+            idx[j] = r.lo[j]
+            j -= 1
+        runs -= 1
+    return 0
+
+
+def read_regions(list paths, list outs, offsets, esizes, shapes, lo, hi, dshapes, at):
+    """Read a region of an array stored in each file (C order, from byte `offsets[i]`,
+    elements of `esizes[i]` bytes, shape `shapes[i]`): the part [lo[i], hi[i]) into outs[i]
+    (a C-contiguous uint8 array of the bytes of shape `dshapes[i]`), placed at `at[i]`;
+    the rest of outs[i] is left as it is.  The shapes and corners are (n, ndim) int64
+    arrays.  Reads only the runs of the region (or, for runs close together, the span they
+    cover), without the GIL.  Returns None, or (index, errno, end) for the first file that
+    failed: errno of the failing call, or 0 with `end` the bytes the file has (it ends
+    early)."""
+    cdef Py_ssize_t n = len(paths), i
+    cdef int d, j, fd
+    cdef int64_t vol
+    cdef list keep = []
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] offs = np.ascontiguousarray(offsets, np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] es_ = np.ascontiguousarray(esizes, np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=2] sh = np.ascontiguousarray(shapes, np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=2] lo_ = np.ascontiguousarray(lo, np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=2] hi_ = np.ascontiguousarray(hi, np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=2] ds = np.ascontiguousarray(dshapes, np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=2] at_ = np.ascontiguousarray(at, np.int64)
+    cdef cnp.ndarray out
+    cdef bint mismatch = len(outs) != n or offs.shape[0] != n or es_.shape[0] != n
+    for a in (sh, lo_, hi_, ds, at_):
+        mismatch |= a.shape[0] != n or a.shape[1] != sh.shape[1]
+    if mismatch:
+        raise ValueError("one path, buffer, offset, element size and region per file")
+    d = sh.shape[1]
+    if d > _MAX_DIMS:
+        raise ValueError(f"at most {_MAX_DIMS} dimensions, not {d}")
+    cdef Region* rs = <Region*>malloc(max(n, 1) * sizeof(Region))
+    cdef uint8_t** dsts = <uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
+    cdef uint8_t* window = NULL
+    cdef int* errs = NULL
+    cdef int64_t* ends = NULL
+    cdef Entry* es = NULL
+    try:
+        if rs == NULL or dsts == NULL:
+            raise MemoryError()
+        for i in range(n):
+            out = outs[i]
+            if out.dtype != np.uint8 or not out.flags.c_contiguous or not out.flags.writeable:
+                raise ValueError(f"buffer {i} must be a writable C-contiguous uint8 array")
+            if offs[i] < 0 or es_[i] < 1:
+                raise ValueError(f"file {i}: negative offset or element size below 1")
+            rs[i].ndim = d
+            rs[i].offset = offs[i]
+            rs[i].esize = es_[i]
+            vol = es_[i]
+            for j in range(d):
+                rs[i].shape[j] = sh[i, j]
+                rs[i].lo[j] = lo_[i, j]
+                rs[i].hi[j] = hi_[i, j]
+                rs[i].dshape[j] = ds[i, j]
+                rs[i].at[j] = at_[i, j]
+                if not (0 <= lo_[i, j] and hi_[i, j] <= sh[i, j] and 0 <= at_[i, j]
+                        and ds[i, j] >= 0
+                        and (hi_[i, j] <= lo_[i, j] or at_[i, j] + hi_[i, j] - lo_[i, j]
+                             <= ds[i, j])):
+                    raise ValueError(f"file {i}: the region does not fit the array or the "
+                                     "buffer")
+                vol *= ds[i, j]
+            if out.size != vol:
+                raise ValueError(f"buffer {i} has {out.size} bytes, not {vol}")
+            dsts[i] = <uint8_t*>cnp.PyArray_DATA(out)
+        es = _entries(paths, keep)
+        errs = <int*>calloc(max(n, 1), sizeof(int))
+        ends = <int64_t*>calloc(max(n, 1), sizeof(int64_t))
+        window = <uint8_t*>malloc(_WINDOW)
+        if errs == NULL or ends == NULL or window == NULL:
+            raise MemoryError()
+        with nogil:
+            for i in range(n):
+                if es[i].path == NULL:
+                    continue
+                fd = open(es[i].path, O_RDONLY | O_CLOEXEC)
+                if fd < 0:
+                    errs[i] = errno
+                    ends[i] = -1
+                    break
+                j = _region_read(fd, &rs[i], dsts[i], window, &errs[i], &ends[i])
+                close(fd)
+                if j != 0:
+                    es[i].err = -1
+                    break
+        for i in range(n):
+            if es[i].path != NULL and (errs[i] or es[i].err):
+                return i, errs[i], ends[i]
+        return None
+    finally:
+        free(rs)
+        free(dsts)
+        free(window)
+        free(errs)
+        free(ends)
+        free(es)

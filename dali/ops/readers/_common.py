@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
+import weakref
+
 from dali import _operator, _roles
 from dali._schema import Arg
 from dali._types import DALIDataType as T
@@ -46,12 +50,21 @@ class Reader(_operator.Operator, _roles.Reader):
 
     Subclasses implement `list_entries() -> list` (called once, at build or, with `lazy_init`,
     at the first run) and may pass `reshuffle_seed` through `loader_options()`.
+
+    Readers that read ahead implement `read(entries)` (called on the reader's own thread) and
+    take each batch's entries and the future of what `read` returned from `next_read(n)`,
+    which keeps `prefetch_queue_depth` batches submitted ahead.
     """
 
     loader = None
 
     def setup(self):
         a = self.args
+        if a["prefetch_queue_depth"] < 1:
+            raise RuntimeError(f"prefetch_queue_depth must be at least 1, got "
+                               f"{a['prefetch_queue_depth']}")
+        self._ahead = collections.deque()      # (entries, future of read(entries))
+        self._worker = None
         if a["num_shards"] < 1 or not 0 <= a["shard_id"] < a["num_shards"]:
             raise RuntimeError("num_shards needs to be greater than shard_id")
         if a["random_shuffle"] and a["initial_fill"] < 1:
@@ -88,3 +101,32 @@ class Reader(_operator.Operator, _roles.Reader):
     def reader_meta(self):
         self._prepare()
         return self.loader.meta()
+
+    # -- reading ahead -----------------------------------------------------------------------
+    def read(self, entries):
+        raise NotImplementedError
+
+    def next_read(self, n):
+        """(entries, future of `read(entries)`) of the next `n` samples: the batch read ahead
+        when it has that size, else submitted now; then tops the queue of batches read ahead
+        up to `prefetch_queue_depth`."""
+        if self._ahead and len(self._ahead[0][0]) == n:
+            done = self._ahead.popleft()
+        else:
+            entries = [e for batch, _ in self._ahead for e in batch]      # keep the order
+            self._ahead.clear()
+            entries += self.next_entries(n - len(entries)) if n > len(entries) else []
+            for k in range(n, len(entries), n):
+                self._ahead.append(self.submit(entries[k:k + n]))
+            done = self.submit(entries[:n])
+        for _ in range(self.args["prefetch_queue_depth"] - len(self._ahead)):
+            self._ahead.append(self.submit(self.next_entries(n)))
+        return done
+
+    def submit(self, entries):
+        """(entries, future of `read(entries)` on the reader's thread)."""
+        if self._worker is None:
+            self._worker = concurrent.futures.ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix=f"dali-{self.spec.name}")
+            weakref.finalize(self, self._worker.shutdown, wait=False)
+        return entries, self._worker.submit(self.read, entries)

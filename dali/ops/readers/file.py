@@ -15,11 +15,8 @@ the pipeline's thread; a file that cannot be read fails the iteration that retur
 
 from __future__ import annotations
 
-import collections
-import concurrent.futures
 import fnmatch
 import os
-import weakref
 
 import numpy as np
 
@@ -92,12 +89,7 @@ class File(_common.Reader):
             raise RuntimeError("shuffle_after_epoch and stick_to_shard cannot be both true")
         if a["shuffle_after_epoch"] and a["random_shuffle"]:
             raise RuntimeError("shuffle_after_epoch and random_shuffle cannot be both true")
-        if a["prefetch_queue_depth"] < 1:
-            raise RuntimeError(f"prefetch_queue_depth must be at least 1, got "
-                               f"{a['prefetch_queue_depth']}")
         self._cache = {} if a["read_ahead"] else None
-        self._ahead = collections.deque()      # (entries, future of (storage, error))
-        self._worker = None
         super().setup()
 
     def loader_options(self):
@@ -175,9 +167,7 @@ class File(_common.Reader):
     # -- one iteration -----------------------------------------------------------------------
     def infer(self, ws):
         n = ws.batch_size
-        entries, done = self._next_read(n)
-        for _ in range(self.args["prefetch_queue_depth"] - len(self._ahead)):
-            self._ahead.append(self._submit(self.next_entries(n)))
+        entries, done = self.next_read(n)
         storage, error = done.result()
         if error is not None:
             raise ws.sample_error(*error, RuntimeError)
@@ -190,26 +180,7 @@ class File(_common.Reader):
         ws.outputs[1].dense()[:, 0] = [label for _, _, label in plan.entries]
         ws.out_source_info = [name for _, name, _ in plan.entries]
 
-    def _next_read(self, n):
-        """The entries of the next `n` samples and the future of their contents: the batch
-        read ahead when it has that size, else read now."""
-        if self._ahead and len(self._ahead[0][0]) == n:
-            return self._ahead.popleft()
-        entries = [e for batch, _ in self._ahead for e in batch]      # keep the order
-        self._ahead.clear()
-        entries += self.next_entries(n - len(entries)) if n > len(entries) else []
-        for k in range(n, len(entries), n):
-            self._ahead.append(self._submit(entries[k:k + n]))
-        return self._submit(entries[:n])
-
-    def _submit(self, entries):
-        if self._worker is None:
-            self._worker = concurrent.futures.ThreadPoolExecutor(
-                max_workers=1, thread_name_prefix=f"dali-{self.spec.name}")
-            weakref.finalize(self, self._worker.shutdown, wait=False)
-        return entries, self._worker.submit(self._read, entries)
-
-    def _read(self, entries):
+    def read(self, entries):
         """(storage, None) of `entries`, or (None, (sample, error message)) for the first
         that cannot be read (on the reader's thread; the files are examined and read in C,
         without the GIL)."""

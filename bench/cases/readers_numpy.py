@@ -1,0 +1,35 @@
+"""readers.numpy: the 64 "image" / "small" uint8 samples saved as .npy files in a temporary
+directory (one batch is one epoch), read whole, and a region of interest of them (rows and
+columns 1/4 to 3/4: "readers.numpy.roi", the bytes of the region only)."""
+
+import atexit
+import pathlib
+import shutil
+import tempfile
+
+import numpy as np
+
+from bench.opcase import OpCase, batch
+
+_ROOTS = {}
+
+
+def npy_root(size):
+    """A directory of the "u8" samples of `size` as .npy files (made once a process)."""
+    if size not in _ROOTS:
+        root = pathlib.Path(tempfile.mkdtemp(prefix=f"dali-bench-npy-{size}-"))
+        atexit.register(shutil.rmtree, root, ignore_errors=True)
+        for i, img in enumerate(batch("u8", size)[0]):
+            np.save(root / f"{i:03d}.npy", img)
+        _ROOTS[size] = str(root)
+    return _ROOTS[size]
+
+
+CASE_LIST = [
+    OpCase("readers.numpy", "readers.numpy",
+           lambda fn, types, size: fn.readers.numpy(file_root=npy_root(size)), (), "idle"),
+    OpCase("readers.numpy.roi", "readers.numpy",
+           lambda fn, types, size: fn.readers.numpy(
+               file_root=npy_root(size), rel_roi_start=[0.25, 0.25], rel_roi_end=[0.75, 0.75],
+               roi_axes=[0, 1]), (), "idle"),
+]

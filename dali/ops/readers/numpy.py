@@ -1,0 +1,400 @@
+"""fn.readers.numpy: arrays from .npy files, whole or a region of interest of each.
+
+Which files (exactly one way): `file_root` alone (the files matching `file_filter` directly in
+it and in its immediate subdirectories, sorted by their path relative to it, "./name" for those
+directly in it, which is also their source info), `file_list` (one path per line, relative to
+`file_root` if given, else to the list's directory) or `files`.  Order, sharding, shuffling and
+padding: `_loader`.
+
+Each batch is read ahead on the reader's thread (as readers.file does), in C without the GIL:
+first the head of every file (`files.read_heads`), whose header is parsed and checked in Python
+(`_npy`; with `cache_header_information` the parsed headers are kept per file), then the array
+data (`files.read_regions`).  With a region of interest (`roi_start` / `rel_roi_start`,
+`roi_end` / `rel_roi_end` / `roi_shape` / `rel_roi_shape`, over `roi_axes`), only the bytes of
+the region are read: one read per contiguous run of it in the file, or, where the runs lie close
+together (rows of an image), the span they cover, read through a bounded window.  Coordinates
+round half away from zero (start = round(start), end = round(start + shape)) as DALI's slicing
+does; `out_of_bounds_policy` "error" rejects a region outside the array, "trim_to_shape" cuts
+it, "pad" fills the outside with `fill_value` (converted with saturation to the array's type).
+Fortran-order files are read in their stored order and transposed into C order.  ROI arguments
+given as argument inputs are known only when the batch runs: that batch is then read on the
+pipeline's thread (still one nogil call).
+
+All samples of a batch must share the type and the number of dimensions (DALI's rule).  The
+output has no layout.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+import os
+
+import numpy as np
+
+from dali import _operator, _registry
+from dali._ext import files
+from dali._ext.kernels.transpose import transpose_array
+from dali._ext.tensor_storage import BatchStorage
+from dali._schema import Arg, Schema
+from dali._types import DALIDataType as T
+from dali.ops import _slice_window
+from dali.ops.readers import _common, _loader, _npy
+
+_STARTS = ("roi_start", "rel_roi_start")
+_ENDS = ("roi_end", "rel_roi_end", "roi_shape", "rel_roi_shape")
+_POLICIES = ("error", "pad", "trim_to_shape")
+_MAX_DIMS = 32
+
+
+@_registry.register
+class Numpy(_common.Reader):
+    schema = Schema(
+        "readers.numpy", inputs=0, outputs=1, devices=("cpu",), random=True,
+        doc="Reads NumPy arrays (.npy files), whole or a region of interest of each.\n\n"
+            "Give exactly one of: `file_root` alone (the files matching `file_filter` in it "
+            "and in its immediate subdirectories, sorted by relative path), `file_list` (a "
+            "text file of paths, one a line) or `files`. The output has the type and shape "
+            "stored in each file (C order, also for Fortran-order files) and no layout; all "
+            "samples of a batch must have the same type and number of dimensions. With a "
+            "region of interest only the bytes of the region are read from the file. The "
+            "sample order, sharding, shuffling buffer and padding are real DALI's.",
+        args=[
+            Arg("file_root", T.STRING, None,
+                doc="Directory of the data: scanned unless `file_list` or `files` is given, "
+                    "else the base of their relative paths."),
+            Arg("file_list", T.STRING, None,
+                doc="A text file with one path a line (relative to `file_root` if given, "
+                    "else to the list's directory). Exclusive with `files`."),
+            Arg("files", T._STRING_VEC, None,
+                doc="Paths of the files to read (relative to `file_root` when it is given). "
+                    "Exclusive with `file_list`."),
+            Arg("file_filter", T.STRING, "*.npy",
+                doc="Glob pattern (case-sensitive) of the file names listed when `file_root` "
+                    "is scanned."),
+            Arg("cache_header_information", T.BOOL, False,
+                doc="Keep each file's parsed header after it is first read (the file is "
+                    "then assumed not to change)."),
+            Arg("roi_start", T._INT32_VEC, None, tensor=True,
+                doc="Start of the region of interest, in elements (over `roi_axes`). "
+                    "Excludes `rel_roi_start`."),
+            Arg("rel_roi_start", T._FLOAT_VEC, None, tensor=True,
+                doc="Start of the region of interest, relative to the extent (0..1)."),
+            Arg("roi_end", T._INT32_VEC, None, tensor=True,
+                doc="End of the region of interest (exclusive), in elements. Excludes "
+                    "`rel_roi_end`, `roi_shape` and `rel_roi_shape`."),
+            Arg("rel_roi_end", T._FLOAT_VEC, None, tensor=True,
+                doc="End of the region of interest, relative to the extent."),
+            Arg("roi_shape", T._INT32_VEC, None, tensor=True,
+                doc="Shape of the region of interest, in elements."),
+            Arg("rel_roi_shape", T._FLOAT_VEC, None, tensor=True,
+                doc="Shape of the region of interest, relative to the extent."),
+            Arg("roi_axes", T._INT32_VEC, [],
+                doc="Dimensions the ROI values refer to, in their order (negative: from the "
+                    "back); empty: all dimensions. A single value applies to every axis."),
+            Arg("out_of_bounds_policy", T.STRING, "error",
+                doc='A region outside the array: "error" (an error), "pad" (filled with '
+                    '`fill_value`) or "trim_to_shape" (cut to the array).'),
+            Arg("fill_value", T.FLOAT, 0.0,
+                doc='Value of the padding with out_of_bounds_policy="pad" (converted to the '
+                    "array's type with saturation)."),
+            Arg("shuffle_after_epoch", T.BOOL, False,
+                doc="Re-permute the whole data set at every epoch (the same permutation on "
+                    "every shard); implies `stick_to_shard`, excludes `random_shuffle`."),
+            Arg("shuffle_after_epoch_seed", T.INT64, None,
+                doc="Seed of the `shuffle_after_epoch` permutations (default: a fixed one)."),
+            Arg("use_o_direct", T.BOOL, False,
+                doc="Read bypassing the system's page cache.",
+                ignored="files are read through the page cache"),
+            Arg("register_buffers", T.BOOL, True,
+                doc="Register the I/O buffers with cuFile (GPU backend only).",
+                ignored="GPU-only (cuFile)"),
+            *_common.loader_args(),
+        ])
+
+    def setup(self):
+        a = self.args
+        given = {k: a[k] is not None for k in ("file_root", "file_list", "files")}
+        if given["files"] and given["file_list"]:
+            raise RuntimeError("File paths can be provided through ``files`` or ``file_list`` "
+                               "but not both.")
+        if not any(given.values()):
+            raise RuntimeError("``file_root`` argument is required when not using ``files`` "
+                               "or ``file_list``.")
+        if a["shuffle_after_epoch"] and a["stick_to_shard"]:
+            raise RuntimeError("shuffle_after_epoch and stick_to_shard cannot be both true")
+        if a["shuffle_after_epoch"] and a["random_shuffle"]:
+            raise RuntimeError("shuffle_after_epoch and random_shuffle cannot be both true")
+        if a["out_of_bounds_policy"] not in _POLICIES:
+            raise RuntimeError(f"Not supported out_of_bounds_policy: "
+                               f"{a['out_of_bounds_policy']}")
+        given = self.spec.given
+        if all(n in given for n in _STARTS):
+            raise RuntimeError('"roi_start" and "rel_roi_start" arguments are mutually '
+                               "exclusive")
+        if sum(n in given for n in _ENDS) > 1:
+            raise RuntimeError('"roi_end", "rel_roi_end", "roi_shape", and "rel_roi_shape" '
+                               "arguments are mutually exclusive")
+        self._roi_names = [n for n in (*_STARTS, *_ENDS) if n in given]
+        self._headers = {} if a["cache_header_information"] else None
+        super().setup()
+
+    def loader_options(self):
+        if not self.args["shuffle_after_epoch"]:
+            return {}
+        seed = self.args["shuffle_after_epoch_seed"]
+        return {"reshuffle_seed": _loader.PRESHUFFLE_SEED if seed is None else seed}
+
+    # -- listing -----------------------------------------------------------------------------
+    def list_entries(self):
+        a = self.args
+        root = a["file_root"]
+        if a["files"] is not None:
+            entries = [(os.path.join(root, f) if root else f, f) for f in a["files"]]
+        elif a["file_list"] is not None:
+            entries = self._from_list(a["file_list"])
+        else:
+            entries = self._scan(root)
+        if not entries:
+            raise RuntimeError("No files found." + (
+                f" (in {root!r} and its subdirectories matching {a['file_filter']!r})"
+                if a["files"] is None and a["file_list"] is None else ""))
+        return entries
+
+    def _scan(self, root):
+        pattern = self.args["file_filter"]
+        try:
+            with os.scandir(root) as it:
+                top = list(it)
+        except OSError as e:
+            raise RuntimeError(f"Failed to open {root}: {e.strerror}") from None
+        names = [f"./{e.name}" for e in top
+                 if not e.is_dir() and fnmatch.fnmatchcase(e.name, pattern)]
+        for d in (e.name for e in top if e.is_dir()):
+            with os.scandir(os.path.join(root, d)) as it:
+                names += [f"{d}/{e.name}" for e in it
+                          if not e.is_dir() and fnmatch.fnmatchcase(e.name, pattern)]
+        return [(os.path.join(root, n[2:] if n.startswith("./") else n), n)
+                for n in sorted(names)]
+
+    def _from_list(self, list_path):
+        try:
+            with open(list_path) as f:
+                names = [line.strip() for line in f.read().splitlines()]
+        except OSError:
+            raise RuntimeError(f"Cannot open: {list_path}") from None
+        base = self.args["file_root"] or os.path.dirname(list_path)
+        return [(os.path.join(base, n), n) for n in names if n]
+
+    # -- one iteration -----------------------------------------------------------------------
+    def infer(self, ws):
+        n = ws.batch_size
+        per_sample = [name for name in self._roi_names if ws.is_arg_input(name)]
+        if per_sample or ws.is_arg_input("roi_axes"):
+            entries = self.next_entries(n)
+            storage, error = self._load(entries, {name: ws.arg(name)
+                                                  for name in self._roi_names})
+        else:
+            entries, done = self.next_read(n)
+            storage, error = done.result()
+        if error is not None:
+            raise ws.sample_error(*error, RuntimeError)
+        return _operator.Plan([_operator.OutputDesc(None, storage.dtype, "",
+                                                    ndim=storage.ndim)],
+                              entries=entries, contents=storage)
+
+    def run_cpu(self, ws, plan):
+        ws.outputs[0] = plan.contents
+        ws.out_source_info = [name for _, name in plan.entries]
+
+    def read(self, entries):
+        return self._load(entries, {name: [self.args[name]] * len(entries)
+                                    for name in self._roi_names})
+
+    def _load(self, entries, roi):
+        """(storage, None) of `entries` with the region of interest given by `roi` (argument
+        name -> per-sample values), or (None, (sample, message)) for the first sample that
+        cannot be read."""
+        headers = self._read_headers(entries)
+        if isinstance(headers, tuple):
+            return None, headers
+        n = len(entries)
+        dtype, ndim = (headers[0][0], len(headers[0][1])) if n else (np.dtype(np.uint8), 0)
+        for i, (dt, shape, _, _) in enumerate(headers):
+            if dt != dtype:
+                return None, (i, f"Inconsistent data: All samples in the batch must have the "
+                                 f"same data type, got {dt} and {dtype}. File: "
+                                 f"{entries[i][1]}")
+            if len(shape) != ndim:
+                return None, (i, f"Inconsistent data: All samples in the batch must have the "
+                                 f"same number of dimensions, got {len(shape)} and {ndim}. "
+                                 f"File: {entries[i][1]}")
+        # per sample: file shape (stored order), part read, destination shape, its position
+        rows = np.zeros((5, n, ndim), np.int64)
+        out_shapes, pads = [], []
+        for i, (_, shape, fortran, _) in enumerate(headers):
+            try:
+                lo, hi, at, out = self._window(shape, roi, i)
+            except ValueError as e:
+                return None, (i, f"{e} File: {entries[i][1]}")
+            out_shapes.append(tuple(out))
+            pads.append(at != [0] * ndim or out != [h - low for low, h in zip(lo, hi, strict=True)])
+            order = slice(None, None, -1) if fortran else slice(None)
+            for k, v in enumerate((shape, lo, hi, out, at)):
+                rows[k, i] = v[order]
+        storage = BatchStorage.allocate(dtype, out_shapes, ndim=ndim)
+        outs = storage.samples()
+        fill = _saturate(self.args["fill_value"], dtype) if any(pads) else None
+        targets = []
+        for i, (_, _, fortran, _) in enumerate(headers):
+            out = np.empty(out_shapes[i][::-1], dtype) if fortran and ndim > 1 else outs[i]
+            if pads[i]:
+                out.fill(fill)
+            targets.append(out.reshape(-1).view(np.uint8))
+        failure = files.read_regions(
+            [os.fsencode(p) for p, _ in entries], targets, [h[3] for h in headers],
+            [dtype.itemsize] * n, rows[0], rows[1], rows[2], rows[3], rows[4])
+        if failure is not None:
+            i, err, end = failure
+            why = os.strerror(err) if err else f"the file ends at byte {end}"
+            return None, (i, f"Failed to read file: {entries[i][1]}: {why}")
+        perm = list(range(ndim))[::-1]
+        for i, (_, _, fortran, _) in enumerate(headers):
+            if fortran and ndim > 1:
+                transpose_array(targets[i].view(dtype).reshape(out_shapes[i][::-1]), outs[i],
+                                perm)
+        return storage, None
+
+    def _read_headers(self, entries):
+        """[(dtype, shape, fortran, data offset)] of `entries`, or (sample, message)."""
+        cache = self._headers
+        found = [cache.get(p) for p, _ in entries] if cache is not None else [None] * len(entries)
+        todo = [i for i, h in enumerate(found) if h is None]
+        if not todo:
+            return found
+        paths = [os.fsencode(entries[i][0]) for i in todo]
+        heads, got, sizes, failure = files.read_heads(paths, _npy.HEAD)
+        if failure is not None:
+            k, err = failure
+            return todo[k], f"Failed to open file: {entries[todo[k]][1]}: {os.strerror(err)}"
+        for k, i in enumerate(todo):
+            try:
+                header = _header(paths[k], heads[k, :got[k]].tobytes(), int(sizes[k]))
+            except _npy.HeaderError as e:
+                return i, f"{e} File: {entries[i][1]}"
+            found[i] = header
+            if cache is not None:
+                cache[entries[i][0]] = header
+        return found
+
+    def _window(self, shape, roi, i):
+        """(lo, hi, at, out shape) lists of sample `i` of `shape`: the part of the array read,
+        where it lands in the output, and the output's shape; ValueError for a bad region."""
+        ndim = len(shape)
+        if not roi:
+            return [0] * ndim, list(shape), [0] * ndim, list(shape)
+        axes = _axes(self.args["roi_axes"], ndim)
+        extent = np.array([shape[k] for k in axes], np.float64)
+        vals = {name: _values(name, roi[name][i], len(axes)) for name in roi}
+        if "roi_start" in vals:
+            start = vals["roi_start"]
+        elif "rel_roi_start" in vals:
+            start = vals["rel_roi_start"] * extent
+        else:
+            start = np.zeros(len(axes))
+        if "roi_end" in vals:
+            end = vals["roi_end"]
+        elif "rel_roi_end" in vals:
+            end = vals["rel_roi_end"] * extent
+        elif "roi_shape" in vals:
+            end = start + vals["roi_shape"]
+        elif "rel_roi_shape" in vals:
+            end = start + vals["rel_roi_shape"] * extent
+        else:
+            end = extent
+        bad = np.flatnonzero(end < start)
+        if len(bad):
+            k = bad[0]
+            raise ValueError(f"end coordinates can't be before start coordinates. Got: "
+                             f"start={start[k]:g} end={end[k]:g}")
+        begin, stop = [0] * ndim, list(shape)
+        for k, b, e in zip(axes, _slice_window._round(start).tolist(),
+                           _slice_window._round(end).tolist(), strict=True):
+            begin[k], stop[k] = b, e
+        policy = self.args["out_of_bounds_policy"]
+        outside = any(b < 0 or e > s for b, e, s in zip(begin, stop, shape, strict=True))
+        if outside and policy == "error":
+            raise ValueError(
+                f"Slice can't be placed out of bounds with current policy. Got: input_shape="
+                f"{_braced(shape)}, slice_anchor={_braced(begin)}, slice_shape="
+                f"{_braced([e - b for b, e in zip(begin, stop, strict=True)])}")
+        lo = [min(max(b, 0), s) for b, s in zip(begin, shape, strict=True)]
+        hi = [min(max(e, 0), s) for e, s in zip(stop, shape, strict=True)]
+        if policy == "trim_to_shape":
+            return lo, hi, [0] * ndim, [h - low for low, h in zip(lo, hi, strict=True)]
+        if any(h <= low for low, h in zip(lo, hi, strict=True)):      # all padding
+            return [0] * ndim, [0] * ndim, [0] * ndim, [e - b for b, e in zip(
+                begin, stop, strict=True)]
+        at = [low - b for low, b in zip(lo, begin, strict=True)]
+        return lo, hi, at, [e - b for b, e in zip(begin, stop, strict=True)]
+
+
+def _header(path, head, size):
+    """(dtype, shape, fortran, data offset) of the file `path` beginning with `head`, `size`
+    bytes long; raises HeaderError."""
+    start, end = _npy.text_span(head)
+    if end > len(head):
+        if end > size:
+            raise _npy.HeaderError(f"Header is corrupted: the file has {size} bytes, the "
+                                   f"header {end}.")
+        buf = np.empty(end, np.uint8)
+        failure = files.read_ranges([path], [0], [buf])
+        if failure is not None:
+            raise _npy.HeaderError(f"Failed to read the header: {os.strerror(failure[1])}")
+        head = buf.tobytes()
+    dtype, shape, fortran = _npy.parse(head[start:end])
+    if len(shape) > _MAX_DIMS:
+        raise _npy.HeaderError(f"Arrays of {len(shape)} dimensions are not supported "
+                               f"({_MAX_DIMS} at most).")
+    need = end + math.prod(shape) * dtype.itemsize
+    if need > size:
+        raise _npy.HeaderError(f"Failed to read file: it has {size} bytes, its header "
+                               f"describes {need}.")
+    return dtype, shape, fortran, end
+
+
+def _axes(roi_axes, ndim):
+    axes = list(range(ndim)) if not roi_axes else list(roi_axes)
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"Axis {a} out of range. Expected range is [{-ndim}, {ndim - 1}] "
+                             f"for a {ndim}D input")
+    axes = [a % ndim for a in axes]
+    for a in axes:
+        if axes.count(a) > 1:
+            raise ValueError(f"Axis index {a} occurs more than once in ``axes`` (might "
+                             "include negative indices referring to the same axis")
+    return axes
+
+
+def _values(name, v, n):
+    v = np.asarray(v, np.float64).reshape(-1)
+    if v.size == 1:
+        return np.full(n, v[0])
+    if v.size != n:
+        raise ValueError(f'Argument "{name}" expected shape {n} but got {v.size} values.')
+    return v
+
+
+def _braced(values):
+    return "{" + ", ".join(str(v) for v in values) + "}"
+
+
+def _saturate(value, dtype):
+    if dtype.kind == "f":
+        return dtype.type(value)
+    if dtype.kind == "b":
+        return bool(value)
+    info = np.iinfo(dtype)
+    return dtype.type(min(max(int(_slice_window._round(np.float64(value))), info.min),
+                          info.max))
