@@ -1,0 +1,138 @@
+"""Tar archives for readers.webdataset: the regular files of an archive, found by walking its
+headers (what DALI's libtar scan and `wds2idx` see).
+
+`members(path)` returns each regular file's name, the offset of its data and its size, in
+archive order.  Ustar prefixes, GNU long names (`L` entries) and pax `path`/`size` records
+(`x` entries) are applied to the entry that follows them; directories, links, devices and
+global pax headers are passed over.  The archive ends at two zero blocks or at the end of the
+file; a header with a wrong checksum, a short header or a member running past the end of the
+file raises `TarError` naming the file and the byte where it happened.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+BLOCK = 512
+_REGULAR = (b"0", b"\0", b"7")
+
+
+class TarError(RuntimeError):
+    """The file is not a tar archive, or is corrupted or truncated."""
+
+
+def _number(field):
+    """A header's numeric field: octal text, or GNU base-256 when the top bit is set."""
+    if field[0] & 0x80:
+        value = int.from_bytes(field[1:], "big")
+        return value - (1 << (8 * len(field) - 8)) if field[0] & 0x40 else value
+    text = field.split(b"\0", 1)[0].strip()
+    return int(text, 8) if text else 0
+
+
+def _checksum_ok(header):
+    stored = header[148:156].split(b"\0", 1)[0].strip()
+    try:
+        expected = int(stored, 8)
+    except ValueError:
+        return False
+    blanked = header[:148] + b" " * 8 + header[156:]
+    unsigned = sum(blanked)
+    signed = unsigned - 256 * sum(1 for b in blanked if b > 127)
+    return expected in (unsigned, signed)
+
+
+def _pax_records(data, path, at):
+    """The key -> value records of a pax extended header."""
+    out = {}
+    pos = 0
+    while pos < len(data) and data[pos] != 0:
+        space = data.find(b" ", pos)
+        try:
+            length = int(data[pos:space])
+        except ValueError:
+            raise TarError(f"corrupted tar file {path}: bad pax header at byte {at}") from None
+        record = data[space + 1:pos + length - 1]          # without the trailing newline
+        key, _, value = record.partition(b"=")
+        out[key.decode("utf-8", "replace")] = value
+        pos += length
+    return out
+
+
+def members(path):
+    """(names, offsets, sizes) of the regular files of the tar archive at `path`: a list of
+    str and two int64 arrays (the offset of each file's data and its size in bytes)."""
+    names, offsets, sizes = [], [], []
+    try:
+        f = open(path, "rb")            # noqa: SIM115 (closed below)
+    except OSError as e:
+        raise TarError(f"cannot open {path}: {e.strerror}") from None
+    with f:
+        end = f.seek(0, 2)
+        pos = 0
+        long_name = None
+        pax = {}
+        zeros = 0
+        while pos < end:
+            f.seek(pos)
+            header = f.read(BLOCK)
+            if len(header) < BLOCK:
+                raise TarError(f"truncated tar file {path}: a header at byte {pos} is cut short")
+            if header.count(0) == BLOCK:
+                zeros += 1
+                if zeros == 2:
+                    break
+                pos += BLOCK
+                continue
+            zeros = 0
+            if not _checksum_ok(header):
+                raise TarError(f"corrupted tar file {path}: bad header checksum at byte {pos}")
+            kind = header[156:157]
+            try:
+                size = _number(header[124:136])
+            except ValueError:
+                raise TarError(f"corrupted tar file {path}: bad size field at byte {pos}") \
+                    from None
+            if "size" in pax and kind not in (b"x", b"g", b"L", b"K"):
+                size = int(pax["size"])
+            data_at = pos + BLOCK
+            if size < 0 or data_at + size > end:
+                raise TarError(f"truncated tar file {path}: the entry at byte {pos} needs "
+                               f"{size} bytes, the file ends {end - data_at} bytes after its "
+                               f"header")
+            pos = data_at + -(-size // BLOCK) * BLOCK
+            if kind in (b"L", b"x"):
+                f.seek(data_at)
+                data = f.read(size)
+                if kind == b"L":
+                    long_name = data.split(b"\0", 1)[0]
+                else:
+                    pax = _pax_records(data, path, data_at)
+                continue
+            if kind in (b"K", b"g"):
+                continue
+            if "path" in pax:
+                raw = pax["path"]
+            elif long_name is not None:
+                raw = long_name
+            else:
+                raw = header[:100].split(b"\0", 1)[0]
+                prefix = header[345:500].split(b"\0", 1)[0]
+                if header[257:265] == b"ustar\x0000" and prefix:
+                    raw = prefix + b"/" + raw
+            long_name = None
+            pax = {}
+            if kind in _REGULAR:
+                names.append(raw.decode("utf-8", "surrogateescape"))
+                offsets.append(data_at)
+                sizes.append(size)
+    return names, np.array(offsets, np.int64), np.array(sizes, np.int64)
+
+
+def split_name(name):
+    """(basename, extension) of a member: the extension is what follows the first dot of the
+    last path component (the whole name when it has no dot, as DALI does)."""
+    dot = name.find(".", name.rfind("/") + 1)
+    if dot < 0:
+        return name, name
+    return name[:dot], name[dot + 1:]

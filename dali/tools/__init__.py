@@ -1,0 +1,1 @@
+"""Command-line tools that ship with dali (`python -m dali.tools.<name>`)."""
