@@ -1,0 +1,1 @@
+"""Input/output: operators that read data named by their inputs (io.file.read)."""
