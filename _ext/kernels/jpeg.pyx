@@ -4,6 +4,7 @@ Built only where libjpeg-turbo's headers are available (setup.py checks); decode
 to OpenCV otherwise.  `decode_roi` decodes one image without the GIL; `decode_batch` decodes
 a whole batch on a `ThreadPool`, largest images first, without taking the GIL at all, and
 reports per-image errors afterwards.  `info_batch` reads the headers of a batch in one call.
+`round_trip_batch` encodes and decodes images (fn.jpeg_compression_distortion, jpeg_encode.h).
 """
 cimport numpy as cnp
 import numpy as np
@@ -23,6 +24,10 @@ cdef extern from "jpeg_codec.h" nogil:
     int dali_jpeg_decode_roi(const uint8_t* data, size_t size, int scale, int x, int y, int w,
                              int h, int color, int fast_idct, uint8_t* out, long out_stride,
                              char* err, size_t errlen)
+
+cdef extern from "jpeg_encode.h" nogil:
+    int dali_jpeg_round_trip(const uint8_t* src, int h, int w, long stride, int quality,
+                             uint8_t* dst, char* err, size_t errlen)
 
 RGB = DALI_JPEG_RGB
 BGR = DALI_JPEG_BGR
@@ -239,3 +244,50 @@ def decode_batch(ThreadPool pool, list samples, const int32_t[:, ::1] regions, l
         elif jobs[i].rc != 0:
             failures.append((i, jobs[i].err.decode(errors="replace")))
     return failures
+
+
+cdef struct RoundTrip:
+    const uint8_t* src
+    uint8_t* dst
+    int h, w, quality, rc
+    char err[ERRLEN]
+
+
+cdef void _round_trip_item(void* ctx, int64_t i) noexcept nogil:
+    cdef RoundTrip* job = (<RoundTrip*>ctx) + i
+    job.rc = dali_jpeg_round_trip(job.src, job.h, job.w, <long>job.w * 3, job.quality, job.dst,
+                                  job.err, ERRLEN)
+
+
+def round_trip_batch(ThreadPool pool, list images, list outs, const int32_t[::1] quality):
+    """outs[i] = images[i] encoded as a JPEG at quality[i] (1..100) and decoded, for every i,
+    on `pool` without the GIL, largest first.  Images and outs are C-contiguous (h, w, 3) uint8
+    arrays of the same shapes.  Raises JpegError naming the first image that failed."""
+    cdef Py_ssize_t n = len(images), i
+    if len(outs) != n or quality.shape[0] != n:
+        raise ValueError("images, outs and quality must have the same length")
+    keep = []
+    cdef RoundTrip* jobs = <RoundTrip*>job_array(n, sizeof(RoundTrip), keep)
+    cdef const uint8_t[:, :, ::1] src
+    cdef uint8_t[:, :, ::1] dst
+    for i in range(n):
+        src = images[i]
+        dst = outs[i]
+        if src.shape[2] != 3 or dst.shape[0] != src.shape[0] or dst.shape[1] != src.shape[1] \
+                or dst.shape[2] != 3:
+            raise ValueError(f"image {i}: (h, w, 3) images and outputs of the same shape needed")
+        if not 1 <= quality[i] <= 100:
+            raise ValueError(f"image {i}: quality {quality[i]} is not in [1, 100]")
+        if src.shape[0] == 0 or src.shape[1] == 0:
+            raise ValueError(f"image {i} is empty")
+        jobs[i].src = &src[0, 0, 0]
+        jobs[i].dst = &dst[0, 0, 0]
+        jobs[i].h = src.shape[0]
+        jobs[i].w = src.shape[1]
+        jobs[i].quality = quality[i]
+    run_largest_first(pool, _round_trip_item, jobs,
+                      [<int64_t>jobs[i].h * jobs[i].w + _FIXED_PIXELS for i in range(n)],
+                      2 * _NS_PER_PIXEL)
+    for i in range(n):
+        if jobs[i].rc != 0:
+            raise JpegError(f"image {i}: {jobs[i].err.decode(errors='replace')}")
