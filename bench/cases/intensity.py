@@ -9,4 +9,5 @@ CASE_LIST = [
            lambda fn, types, x, size: fn.lookup_table(
                x, keys=INVERT, values=[255.0 - k for k in INVERT], dtype=types.UINT8)),
     unary("equalize"),
+    unary("jpeg_compression_distortion", quality=30),
 ]
