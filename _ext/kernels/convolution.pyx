@@ -1,0 +1,431 @@
+"""Convolutions of fn.gaussian_blur, fn.laplacian (separable) and fn.filter (a 2-D window), in
+float32 as DALI's CPU kernels compute them.
+
+A sample is cut into parts: contiguous blocks of 1 to 3 spatial axes (extents `ext`) with `nc`
+interleaved channels (a frame of FHWC, a channel plane of CHW: the caller collapses the
+layout).  Each part is one work item; the items run on the pool, largest first.  A part is
+first read into float32 (`load`), so the passes run on one type.
+
+Separable (`separable_batch`): the output is sum_t scale_t * P_t over `nterms` terms, each P_t
+the input convolved along every spatial axis with its own window, innermost axis first, every
+pass rounded to float32 (DALI's order: the results are bit for bit DALI's).  A pass computes
+out[x] = sum_k w[k] * in[x + k - r] for k = 0..len-1 in that order, starting from 0; indices
+outside the part reflect without repeating the edge (reflect-101, any distance).  The sum is
+`s_0 * P_0`, then `+ s_1 * P_1`, ... and is converted to the output type (`store`: integers
+round half away from zero and saturate).
+
+Filter (`filter_batch`): out[y, x] = sum_i sum_j f[i, j] * in[y - a_i + i, x - a_j + j]
+(correlation, i-major), with the input padded by a border mode (reflect-101, reflect-1001,
+wrap, clamp, constant fill); in "valid" mode the anchor is 0 and the output is smaller.
+"""
+cimport numpy as cnp
+import numpy as np
+
+from libc.math cimport expf
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
+from libc.stdlib cimport free, malloc
+
+from dali._ext.kernels.convert cimport dst_t, half, load, src_t, store
+from dali._ext.tensor_storage cimport BatchStorage
+from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
+
+cnp.import_array()
+
+cdef double _NS_PER_ELEMENT = 2.0    # the cost estimate (per element and tap) the pool gets
+
+cdef enum:
+    MAX_TERMS = 3
+    K_U8, K_I8, K_U16, K_I16, K_U32, K_I32, K_F32, K_F16
+
+cdef enum:
+    REFLECT_101, REFLECT_1001, WRAP, CLAMP, CONSTANT
+
+# the border modes of `filter_batch`, for Python
+BORDER_REFLECT_101, BORDER_REFLECT_1001, BORDER_WRAP, BORDER_CLAMP, BORDER_CONSTANT = range(5)
+
+_KINDS = {np.dtype(np.uint8): K_U8, np.dtype(np.int8): K_I8, np.dtype(np.uint16): K_U16,
+          np.dtype(np.int16): K_I16, np.dtype(np.uint32): K_U32, np.dtype(np.int32): K_I32,
+          np.dtype(np.float32): K_F32, np.dtype(np.float16): K_F16}
+
+
+cdef struct Part:
+    const char* src
+    char* dst
+    int in_kind, out_kind
+    int nd
+    Py_ssize_t ext[3]         # spatial extents of the input part
+    Py_ssize_t out_ext[3]     # of the output part (filter's "valid" mode: smaller)
+    Py_ssize_t nc
+    int nterms
+    const float* win[MAX_TERMS][3]   # separable: window of term t along axis d
+    int win_len[MAX_TERMS][3]
+    float scale[MAX_TERMS]
+    const float* filt         # filter: fh x fw, row-major
+    int fh, fw, ay, ax
+    int border
+    float fill
+    Py_ssize_t out_itemsize
+
+
+def kinds():
+    """The element types the kernels read and write."""
+    return tuple(_KINDS)
+
+
+cdef inline Py_ssize_t _border(Py_ssize_t i, Py_ssize_t n, int mode) noexcept nogil:
+    """The index read for position i of an axis of extent n >= 1 (-1: the fill value)."""
+    cdef Py_ssize_t p
+    if 0 <= i < n:
+        return i
+    if mode == CONSTANT:
+        return -1
+    if mode == CLAMP:
+        return 0 if i < 0 else n - 1
+    if mode == WRAP:
+        i %= n
+        return i + n if i < 0 else i
+    if mode == REFLECT_1001:
+        p = 2 * n
+        i %= p
+        if i < 0:
+            i += p
+        return p - 1 - i if i >= n else i
+    if n == 1:
+        return 0
+    p = 2 * (n - 1)
+    i %= p
+    if i < 0:
+        i = -i
+    return p - i if i >= n else i
+
+
+cdef inline void _load_typed(const src_t* p, float* out, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n):
+        out[i] = load(p + i)
+
+
+cdef inline void _store_typed(dst_t* p, const float* v, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n):
+        store(p + i, v[i])
+
+
+cdef void _load(int kind, const char* p, float* out, Py_ssize_t n) noexcept nogil:
+    if kind == K_U8:
+        _load_typed(<const uint8_t*>p, out, n)
+    elif kind == K_I8:
+        _load_typed(<const int8_t*>p, out, n)
+    elif kind == K_U16:
+        _load_typed(<const uint16_t*>p, out, n)
+    elif kind == K_I16:
+        _load_typed(<const int16_t*>p, out, n)
+    elif kind == K_U32:
+        _load_typed(<const uint32_t*>p, out, n)
+    elif kind == K_I32:
+        _load_typed(<const int32_t*>p, out, n)
+    elif kind == K_F32:
+        _load_typed(<const float*>p, out, n)
+    else:
+        _load_typed(<const half*>p, out, n)
+
+
+cdef void _store(int kind, char* p, const float* v, Py_ssize_t n) noexcept nogil:
+    if kind == K_U8:
+        _store_typed(<uint8_t*>p, v, n)
+    elif kind == K_I8:
+        _store_typed(<int8_t*>p, v, n)
+    elif kind == K_U16:
+        _store_typed(<uint16_t*>p, v, n)
+    elif kind == K_I16:
+        _store_typed(<int16_t*>p, v, n)
+    elif kind == K_U32:
+        _store_typed(<uint32_t*>p, v, n)
+    elif kind == K_I32:
+        _store_typed(<int32_t*>p, v, n)
+    elif kind == K_F32:
+        _store_typed(<float*>p, v, n)
+    else:
+        _store_typed(<half*>p, v, n)
+
+
+cdef void _pass_inner(const float* src, float* dst, Py_ssize_t rows, Py_ssize_t w,
+                      Py_ssize_t nc, const float* win, int n, float* pad) noexcept nogil:
+    """Convolve every row of `rows` x (w x nc) along w; `pad` holds (w + n - 1) * nc."""
+    cdef int r = n // 2, k
+    cdef Py_ssize_t y, x, c, t, len_ = w * nc
+    cdef const float* row
+    cdef float* out
+    cdef float wk
+    for y in range(rows):
+        row = src + y * len_
+        out = dst + y * len_
+        for x in range(-r, w + r):
+            t = _border(x, w, REFLECT_101) * nc
+            for c in range(nc):
+                pad[(x + r) * nc + c] = row[t + c]
+        for t in range(len_):
+            out[t] = 0
+        for k in range(n):
+            wk = win[k]
+            row = pad + k * nc
+            for t in range(len_):
+                out[t] = out[t] + wk * row[t]
+
+
+cdef void _pass_outer(const float* src, float* dst, Py_ssize_t outer, Py_ssize_t h,
+                      Py_ssize_t inner, const float* win, int n) noexcept nogil:
+    """Convolve `outer` blocks of h x inner along h."""
+    cdef int r = n // 2, k
+    cdef Py_ssize_t o, y, t
+    cdef const float* row
+    cdef float* out
+    cdef float wk
+    for o in range(outer):
+        for y in range(h):
+            out = dst + (o * h + y) * inner
+            for t in range(inner):
+                out[t] = 0
+            for k in range(n):
+                wk = win[k]
+                row = src + (o * h + _border(y + k - r, h, REFLECT_101)) * inner
+                for t in range(inner):
+                    out[t] = out[t] + wk * row[t]
+
+
+cdef void _separable(const Part* p) noexcept nogil:
+    cdef Py_ssize_t size = p.nc, d, i, outer, inner, maxw = 0
+    cdef int t, a, n
+    for d in range(p.nd):
+        size *= p.ext[d]
+        if p.win_len[0][d] > maxw:
+            maxw = p.win_len[0][d]
+    if size == 0:
+        return
+    cdef Py_ssize_t w = p.ext[p.nd - 1]
+    cdef Py_ssize_t padn = 0
+    for t in range(p.nterms):
+        n = p.win_len[t][p.nd - 1]
+        if (w + n - 1) * p.nc > padn:
+            padn = (w + n - 1) * p.nc
+    cdef float* buf = <float*>malloc((4 * size + padn) * sizeof(float))
+    if buf == NULL:
+        return
+    cdef float* x = buf
+    cdef float* a_buf = buf + size
+    cdef float* b_buf = buf + 2 * size
+    cdef float* acc = buf + 3 * size
+    cdef float* pad = buf + 4 * size
+    cdef float* cur
+    cdef float* nxt
+    cdef float s
+    _load(p.in_kind, p.src, x, size)
+    for t in range(p.nterms):
+        _pass_inner(x, a_buf, size // (w * p.nc), w, p.nc, p.win[t][p.nd - 1],
+                    p.win_len[t][p.nd - 1], pad)
+        cur, nxt = a_buf, b_buf
+        inner = w * p.nc
+        for a in range(p.nd - 2, -1, -1):
+            outer = size // (inner * p.ext[a])
+            _pass_outer(cur, nxt, outer, p.ext[a], inner, p.win[t][a], p.win_len[t][a])
+            cur, nxt = nxt, cur
+            inner *= p.ext[a]
+        s = p.scale[t]
+        if t == 0:
+            for i in range(size):
+                acc[i] = s * cur[i]
+        else:
+            for i in range(size):
+                acc[i] = acc[i] + s * cur[i]
+    _store(p.out_kind, p.dst, acc, size)
+    free(buf)
+
+
+cdef void _filter(const Part* p) noexcept nogil:
+    cdef Py_ssize_t h = p.ext[0], w = p.ext[1], nc = p.nc
+    cdef Py_ssize_t oh = p.out_ext[0], ow = p.out_ext[1]
+    cdef Py_ssize_t ph = oh + p.fh - 1, pw = ow + p.fw - 1
+    cdef Py_ssize_t y, x, c, t, sy, sx, len_ = ow * nc
+    cdef int i, j
+    if oh * ow * nc == 0:
+        return
+    cdef float* buf = <float*>malloc((h * w * nc + ph * pw * nc + len_) * sizeof(float))
+    if buf == NULL:
+        return
+    cdef float* src = buf
+    cdef float* pad = buf + h * w * nc
+    cdef float* acc = pad + ph * pw * nc
+    cdef float* prow
+    cdef const float* row
+    cdef float f
+    _load(p.in_kind, p.src, src, h * w * nc)
+    for y in range(ph):
+        sy = _border(y - p.ay, h, p.border)
+        prow = pad + y * pw * nc
+        for x in range(pw):
+            sx = _border(x - p.ax, w, p.border)
+            if sy < 0 or sx < 0:
+                for c in range(nc):
+                    prow[x * nc + c] = p.fill
+            else:
+                for c in range(nc):
+                    prow[x * nc + c] = src[(sy * w + sx) * nc + c]
+    for y in range(oh):
+        for t in range(len_):
+            acc[t] = 0
+        for i in range(p.fh):
+            row = pad + (y + i) * pw * nc
+            for j in range(p.fw):
+                f = p.filt[i * p.fw + j]
+                for t in range(len_):
+                    acc[t] = acc[t] + f * row[t + j * nc]
+        _store(p.out_kind, p.dst + y * len_ * p.out_itemsize, acc, len_)
+    free(buf)
+
+
+cdef void _run_separable(void* ctx, int64_t i) noexcept nogil:
+    _separable((<const Part*>ctx) + i)
+
+
+cdef void _run_filter(void* ctx, int64_t i) noexcept nogil:
+    _filter((<const Part*>ctx) + i)
+
+
+def gaussian_window(float sigma, int size):
+    """DALI's Gaussian window of `size` (odd) taps: exp(-x*x * (0.5 / sigma**2)) in float32
+    (expf) for x = -r..r, divided by their sum accumulated in float32 (half, doubled, plus
+    the centre's 1)."""
+    cdef int r = (size - 1) // 2, x
+    cdef float es = <float>0.5 / (sigma * sigma), total = 0
+    out = np.empty(size, np.float32)
+    cdef float[::1] w = out
+    for x in range(-r, 0):
+        w[x + r] = expf(-(<float>(x * x) * es))
+        total += w[x + r]
+    total = total * 2 + 1
+    cdef float scale = 1 / total
+    w[r] = scale
+    for x in range(r):
+        w[x] *= scale
+        w[2 * r - x] = w[x]
+    return out
+
+
+cdef inline int64_t _volume(const int64_t* g) noexcept nogil:
+    # elements of a sample described by a geometry row; -1 for negative entries
+    cdef int64_t v = 1
+    cdef int d
+    for d in range(6):
+        if d != 1:
+            if g[d] < 0:
+                return -1
+            v *= g[d]
+    return v
+
+
+cdef inline int64_t _volume_of(const int64_t* shape, int ndim) noexcept nogil:
+    cdef int64_t v = 1
+    cdef int d
+    for d in range(ndim):
+        v *= shape[d]
+    return v
+
+
+cdef Part* _parts(BatchStorage src, BatchStorage dst, geo, out_geo, list keep,
+                  Py_ssize_t* count) except NULL:
+    """One Part per part of every sample, with its pointers, types and extents."""
+    cdef Py_ssize_t n = src.num_samples, i, k, m = 0, d
+    if dst.num_samples != n or geo.shape != (n, 6) or out_geo.shape != (n, 6):
+        raise ValueError("geometry must be (samples, 6) for as many samples in src and dst")
+    if not (src.is_contiguous and dst.is_contiguous):
+        raise ValueError("the convolution kernels need contiguous batch storage")
+    if src.dtype not in _KINDS or dst.dtype not in _KINDS:
+        raise TypeError(f"unsupported types {src.dtype} -> {dst.dtype}")
+    cdef const int64_t[:, ::1] g = geo
+    cdef const int64_t[:, ::1] og = out_geo
+    cdef const int64_t[:, ::1] ss = np.ascontiguousarray(src.shapes, np.int64)
+    cdef const int64_t[:, ::1] ds = np.ascontiguousarray(dst.shapes, np.int64)
+    cdef Py_ssize_t total = 0
+    for i in range(n):
+        if not 1 <= g[i, 1] <= 3 or og[i, 1] != g[i, 1] or og[i, 0] != g[i, 0]:
+            raise ValueError("every sample needs 1 to 3 data axes")
+        if (_volume(&g[i, 0]) != _volume_of(&ss[i, 0], src.ndim)
+                or _volume(&og[i, 0]) != _volume_of(&ds[i, 0], dst.ndim)):
+            raise ValueError("the geometry does not match the samples")
+        total += g[i, 0]
+    cdef Part* parts = <Part*>job_array(max(total, 1), sizeof(Part), keep)
+    cdef int ik = _KINDS[src.dtype], ok = _KINDS[dst.dtype]
+    cdef Py_ssize_t isz = src.dtype.itemsize, osz = dst.dtype.itemsize, pin, pout
+    cdef const int64_t[::1] src_off = src.offsets
+    cdef const int64_t[::1] dst_off = dst.offsets
+    for i in range(n):
+        pin = g[i, 5]
+        pout = og[i, 5]
+        for d in range(g[i, 1]):
+            pin *= g[i, 2 + d]
+            pout *= og[i, 2 + d]
+        for k in range(g[i, 0]):
+            parts[m].src = src.data + src_off[i] + k * pin * isz
+            parts[m].dst = dst.data + dst_off[i] + k * pout * osz
+            parts[m].in_kind, parts[m].out_kind, parts[m].out_itemsize = ik, ok, osz
+            parts[m].nd = g[i, 1]
+            for d in range(3):
+                parts[m].ext[d] = g[i, 2 + d] if d < g[i, 1] else 1
+                parts[m].out_ext[d] = og[i, 2 + d] if d < g[i, 1] else 1
+            parts[m].nc = g[i, 5]
+            m += 1
+    count[0] = total
+    return parts
+
+
+def separable_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, geometry, windows,
+                    win_index, scales):
+    """dst = sum_t scales[p, t] * (src convolved along each axis with its window), per part.
+
+    Parameters
+    ----------
+    pool : ThreadPool or None
+    src, dst : BatchStorage
+        Contiguous batches of the same shapes; element types from `kinds()`.
+    geometry : int64 (samples, 6)
+        Per sample: number of parts, spatial axes (1..3), three extents (unused ones 1) and
+        interleaved channels; the parts lie back to back in the sample.
+    windows : float32 1-D
+        All the windows (odd lengths).
+    win_index : int64 (parts, terms, 3, 2)
+        Per part, term and axis: offset and length of its window in `windows`.
+    scales : float32 (parts, terms)
+    """
+    keep = []
+    cdef Py_ssize_t total = 0, i, d
+    geo = np.ascontiguousarray(geometry, np.int64)
+    cdef Part* parts = _parts(src, dst, geo, geo, keep, &total)
+    win = np.ascontiguousarray(windows, np.float32).reshape(-1)
+    idx = np.ascontiguousarray(win_index, np.int64)
+    sc = np.ascontiguousarray(scales, np.float32)
+    if idx.ndim != 4 or idx.shape[0] != total or idx.shape[2:] != (3, 2) or not (
+            1 <= idx.shape[1] <= MAX_TERMS) or sc.shape != idx.shape[:2]:
+        raise ValueError("win_index must be (parts, terms, 3, 2) and scales (parts, terms)")
+    cdef int nterms = idx.shape[1], t
+    if total == 0:
+        return
+    cdef const int64_t[:, :, :, ::1] iv = idx
+    cdef const float[:, ::1] sv = sc
+    cdef const float[::1] wv = win
+    cdef int64_t off, length, taps_total
+    taps = np.empty(total, np.int64)
+    cdef int64_t[::1] tv = taps
+    for i in range(total):
+        parts[i].nterms = nterms
+        taps_total = 0
+        for t in range(nterms):
+            parts[i].scale[t] = sv[i, t]
+            for d in range(3):
+                off, length = iv[i, t, d, 0], iv[i, t, d, 1]
+                if length % 2 != 1 or off < 0 or off + length > wv.shape[0]:
+                    raise ValueError("every window must be an odd-sized range of `windows`")
+                parts[i].win[t][d] = &wv[off]
+                parts[i].win_len[t][d] = length
+                taps_total += length
+        tv[i] = taps_total * parts[i].ext[0] * parts[i].ext[1] * parts[i].ext[2] * parts[i].nc
+    run_largest_first(pool, _run_separable, parts, taps, _NS_PER_ELEMENT)

@@ -1,0 +1,1 @@
+"""Convolution filters: `dali.fn.gaussian_blur`, `dali.fn.laplacian`, `dali.fn.filter`."""
