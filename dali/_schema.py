@@ -68,6 +68,9 @@ class Arg:
     ignored : str
         Non-empty for an argument real DALI has that is accepted and has no effect here: why
         (listed in docs/operators.md and docs/differences.md).
+    python_only : bool
+        An argument DALI's Python wrapper takes and its C++ schema does not (external_source's
+        `source`): not written by `Pipeline.serialize`.
     """
 
     name: str
@@ -79,6 +82,7 @@ class Arg:
     deprecated: str = ""
     alias_of: str = ""
     ignored: str = ""
+    python_only: bool = False
 
     def __post_init__(self):
         if self.alias_of and not self.deprecated:
@@ -196,6 +200,9 @@ class Schema:
         Hidden from `dali.fn`/`dali.ops` listings and docs (arithmetic, split/merge, ...).
     no_prune : bool
         Never pruned (e.g. ops with side effects).
+    serializable : bool
+        False for operators DALI refuses to serialize (python_function: it holds a Python
+        callable).
     """
 
     name: str
@@ -209,6 +216,7 @@ class Schema:
     random: bool = False
     internal: bool = False
     no_prune: bool = False
+    serializable: bool = True
     extra_common: list[Arg] = field(default_factory=list)
     positional_args: tuple[str, ...] = ()
     same_batch_inputs: bool = True

@@ -18,7 +18,7 @@ from dali import _roles, _types
 from dali._autograph import conditional
 from dali._executor import executor as _executor_mod
 from dali._graph import context, data_node, dot, graph
-from dali._pipeline import params, scheduler
+from dali._pipeline import params, scheduler, serialization
 from dali.ops import _regions
 
 
@@ -124,6 +124,7 @@ class Pipeline:
         self._input_ops = []
         self._effective_seed = None      # the seed operator seeds derive from, set by build()
         self._definition = None          # how a @pipeline_def made it (for check_parity)
+        self._deserialized = False       # made by deserialize()
         self._condition_stack = None     # with enable_conditionals: dali._autograph.conditional
         self._sched = scheduler.Scheduler(self)
 
@@ -197,6 +198,7 @@ class Pipeline:
         if outs is None:
             with self:
                 outs = self.define_graph()
+            self._outputs = outs          # once: serialize() and build() share the graph
         if outs is None:
             outs = ()
         if not isinstance(outs, (tuple, list)):
@@ -488,13 +490,63 @@ class Pipeline:
         self.build()
         dot.write(self._graph, filename, show_tensors, use_colors)
 
-    # -- not implemented yet ------------------------------------------------------------------
+    # -- serialization (dali._pipeline.serialization) -----------------------------------------
     def serialize(self, define_graph=None, filename=None):
-        raise NotImplementedError("Pipeline.serialize is not implemented yet in dali")
+        """The pipeline definition in DALI's protobuf format (bytes), also written to
+        `filename` when given.  `define_graph` (deprecated) stands for the `define_graph`
+        method."""
+        if define_graph is not None and not callable(define_graph):
+            raise TypeError(
+                "Provided `define_graph` argument is not callable."
+                + (" Didn't you want to write `.serialize(filename=...)`?"
+                   if isinstance(define_graph, str) else ""))
+        if define_graph is not None and self._outputs is None:
+            with self:
+                outs = define_graph()
+            self.set_outputs(*(outs if isinstance(outs, (tuple, list)) else (outs,)))
+        outputs = self._collect_outputs()
+        g = graph.Graph(outputs, self._sinks)
+        g.check()
+        self._check_output_specs(len(outputs))
+        data = serialization.serialize(self, g, outputs, self._seed)
+        if filename is not None:
+            with open(filename, "wb") as f:
+                f.write(data)
+        return data
 
     @classmethod
     def deserialize(cls, serialized_pipeline=None, filename=None, **kwargs):
-        raise NotImplementedError("Pipeline.deserialize is not implemented yet in dali")
+        """A built pipeline from `serialize()`'s bytes (or the file `filename`); `kwargs`
+        override the constructor arguments stored with it."""
+        if (serialized_pipeline is None) == (filename is None):
+            raise ValueError(
+                "serialized_pipeline and filename arguments are mutually exclusive. "
+                "Precisely one of them should be defined.")
+        if filename is not None:
+            with open(filename, "rb") as f:
+                serialized_pipeline = f.read()
+        msg = serialization.parse(serialized_pipeline)
+        params = serialization.pipeline_params(msg)
+        for key, value in zip(("output_dtype", "output_ndim", "output_layout"),
+                              serialization.output_descs(msg), strict=True):
+            params[key] = value
+        params.update(kwargs)
+        pipe = cls(**params)
+        pipe._record_serialized(msg)
+        return pipe
+
+    def deserialize_and_build(self, serialized_pipeline):
+        """Define this pipeline from `serialize()`'s bytes, with this pipeline's own
+        parameters, and build it."""
+        self._record_serialized(serialization.parse(serialized_pipeline))
+
+    def _record_serialized(self, msg):
+        if self._outputs is not None or self._built:
+            raise RuntimeError("The pipeline is already defined: deserialize into a new one.")
+        with self:
+            self.set_outputs(*serialization.record_ops(msg))
+        self.build()
+        self._deserialized = True
 
     def checkpoint(self, filename=None):
         raise NotImplementedError("Pipeline.checkpoint is not implemented yet in dali")

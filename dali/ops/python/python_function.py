@@ -38,7 +38,7 @@ def _outputs_in_pipeline(args):
 class PythonFunction(_operator.Operator):
     schema = Schema(
         "python_function", inputs=(0, -1), outputs=_outputs_in_pipeline, devices=("cpu",),
-        no_prune=True,
+        no_prune=True, serializable=False,
         doc="Executes a Python function on the data.\n\n"
             "The function gets the input samples as numpy arrays (`batch_processing=False`: "
             "called once per sample with one array per input; `batch_processing=True`: called "
