@@ -17,7 +17,7 @@ import os
 cimport numpy as cnp
 import numpy as np
 
-from libc.errno cimport EINTR, errno
+from libc.errno cimport EINTR, ENOMEM, errno
 from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, strcmp
@@ -402,18 +402,23 @@ cdef int64_t _pread_all(int fd, uint8_t* buf, int64_t size, int64_t offset,
     return got
 
 
-cdef int _region_read(int fd, const Region* r, uint8_t* dst, uint8_t* window, int* err,
+cdef int _region_read(const char* path, const Region* r, uint8_t* dst, uint8_t** buf,
+                      int64_t* buf_size, const uint8_t* head, int64_t head_len, int* err,
                       int64_t* end) noexcept nogil:
     """Copy the part [lo, hi) of the stored array into dst (C-contiguous, `dshape`, the part
     at `at`): one pread per contiguous run of the file, or, where the runs lie closer than
-    _GAP bytes on average, the span they cover read through `window` and the runs copied out
-    of it.  Returns 0, or -1 with *err set or, where the file ended early, *end the bytes it
-    has."""
+    _GAP bytes on average, the span they cover read through a window of at most _WINDOW
+    bytes (*buf, of *buf_size bytes, grown as needed) and the runs copied out of it.  A
+    region within the file's first `head_len` bytes, given in `head`, is copied from there
+    without opening the file.  Returns 0, or -1 with *err set or, where the file ended
+    early, *end the bytes it has."""
     cdef int d = r.ndim, k, j
     cdef int64_t sstride[_MAX_DIMS]
     cdef int64_t dstride[_MAX_DIMS]
     cdef int64_t idx[_MAX_DIMS]
     cdef int64_t run, runs = 1, first, last, s, t, wlo = 0, whi = 0, want, got
+    cdef int fd = -1, status = 0
+    cdef uint8_t* window
     cdef bint through_window
     s = t = r.esize
     for j in range(d - 1, -1, -1):
@@ -438,6 +443,24 @@ cdef int _region_read(int fd, const Region* r, uint8_t* dst, uint8_t* window, in
     last += r.esize
     through_window = (runs > 1 and run <= _WINDOW
                       and (last - first) - runs * run <= runs * <int64_t>_GAP)
+    if head != NULL and last <= head_len:
+        through_window = True
+        window = <uint8_t*>head
+        whi = head_len
+    else:
+        if through_window and buf_size[0] < min(<int64_t>_WINDOW, last - first):
+            free(buf[0])
+            buf_size[0] = min(<int64_t>_WINDOW, last - first)
+            buf[0] = <uint8_t*>malloc(buf_size[0])
+            if buf[0] == NULL:
+                buf_size[0] = 0
+                err[0] = ENOMEM
+                return -1
+        window = buf[0]
+        fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0:
+            err[0] = errno
+            return -1
     while runs > 0:
         s = r.offset
         t = 0
@@ -450,11 +473,12 @@ cdef int _region_read(int fd, const Region* r, uint8_t* dst, uint8_t* window, in
                 t += r.at[j] * dstride[j]
         if through_window:
             if s + run > whi:
-                want = min(<int64_t>_WINDOW, last - s)
+                want = min(buf_size[0], last - s)
                 got = _pread_all(fd, window, want, s, err)
                 if err[0] or got != want:
                     end[0] = s + got
-                    return -1
+                    status = -1
+                    break
                 wlo = s
                 whi = s + want
             memcpy(dst + t, window + (s - wlo), <size_t>run)
@@ -462,7 +486,8 @@ cdef int _region_read(int fd, const Region* r, uint8_t* dst, uint8_t* window, in
             got = _pread_all(fd, dst + t, run, s, err)
             if err[0] or got != run:
                 end[0] = s + got
-                return -1
+                status = -1
+                break
         j = k - 1
         while j >= 0:
             idx[j] += 1
@@ -471,20 +496,25 @@ cdef int _region_read(int fd, const Region* r, uint8_t* dst, uint8_t* window, in
             idx[j] = r.lo[j]
             j -= 1
         runs -= 1
-    return 0
+    if fd >= 0:
+        close(fd)
+    return status
 
 
-def read_regions(list paths, list outs, offsets, esizes, shapes, lo, hi, dshapes, at):
+def read_regions(list paths, list outs, offsets, esizes, shapes, lo, hi, dshapes, at,
+                 heads=None, head_sizes=None):
     """Read a region of an array stored in each file (C order, from byte `offsets[i]`,
     elements of `esizes[i]` bytes, shape `shapes[i]`): the part [lo[i], hi[i]) into outs[i]
     (a C-contiguous uint8 array of the bytes of shape `dshapes[i]`), placed at `at[i]`;
     the rest of outs[i] is left as it is.  The shapes and corners are (n, ndim) int64
-    arrays.  Reads only the runs of the region (or, for runs close together, the span they
-    cover), without the GIL.  Returns None, or (index, errno, end) for the first file that
-    failed: errno of the failing call, or 0 with `end` the bytes the file has (it ends
-    early)."""
+    arrays.  `heads` (an (n, k) uint8 array) and `head_sizes` may give the first
+    `head_sizes[i]` bytes of each file (`read_heads`): a region within them is copied from
+    there, without opening the file.  Reads only the runs of the region (or, for runs close
+    together, the span they cover), without the GIL.  Returns None, or (index, errno, end)
+    for the first file that failed: errno of the failing call, or 0 with `end` the bytes the
+    file has (it ends early)."""
     cdef Py_ssize_t n = len(paths), i
-    cdef int d, j, fd
+    cdef int d, j
     cdef int64_t vol
     cdef list keep = []
     cdef cnp.ndarray[cnp.int64_t, ndim=1] offs = np.ascontiguousarray(offsets, np.int64)
@@ -495,6 +525,21 @@ def read_regions(list paths, list outs, offsets, esizes, shapes, lo, hi, dshapes
     cdef cnp.ndarray[cnp.int64_t, ndim=2] ds = np.ascontiguousarray(dshapes, np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=2] at_ = np.ascontiguousarray(at, np.int64)
     cdef cnp.ndarray out
+    cdef cnp.ndarray[cnp.uint8_t, ndim=2] hd = None
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] hs = None
+    cdef uint8_t* head
+    cdef uint8_t* head_base = NULL
+    cdef int64_t head_len, head_row = 0
+    cdef const int64_t* head_lens = NULL
+    if heads is not None:
+        hd = np.ascontiguousarray(heads, np.uint8)
+        hs = np.ascontiguousarray(head_sizes, np.int64)
+        if hd.shape[0] != len(paths) or hs.shape[0] != len(paths) or (
+                len(paths) and (hs.min() < 0 or hs.max() > hd.shape[1])):
+            raise ValueError("one head of at most its row's bytes per path")
+        head_base = <uint8_t*>cnp.PyArray_DATA(hd)
+        head_row = hd.shape[1]
+        head_lens = <const int64_t*>cnp.PyArray_DATA(hs)
     cdef bint mismatch = len(outs) != n or offs.shape[0] != n or es_.shape[0] != n
     for a in (sh, lo_, hi_, ds, at_):
         mismatch |= a.shape[0] != n or a.shape[1] != sh.shape[1]
@@ -506,6 +551,7 @@ def read_regions(list paths, list outs, offsets, esizes, shapes, lo, hi, dshapes
     cdef Region* rs = <Region*>malloc(max(n, 1) * sizeof(Region))
     cdef uint8_t** dsts = <uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
     cdef uint8_t* window = NULL
+    cdef int64_t window_size = 0
     cdef int* errs = NULL
     cdef int64_t* ends = NULL
     cdef Entry* es = NULL
@@ -541,20 +587,19 @@ def read_regions(list paths, list outs, offsets, esizes, shapes, lo, hi, dshapes
         es = _entries(paths, keep)
         errs = <int*>calloc(max(n, 1), sizeof(int))
         ends = <int64_t*>calloc(max(n, 1), sizeof(int64_t))
-        window = <uint8_t*>malloc(_WINDOW)
-        if errs == NULL or ends == NULL or window == NULL:
+        if errs == NULL or ends == NULL:
             raise MemoryError()
         with nogil:
             for i in range(n):
                 if es[i].path == NULL:
                     continue
-                fd = open(es[i].path, O_RDONLY | O_CLOEXEC)
-                if fd < 0:
-                    errs[i] = errno
-                    ends[i] = -1
-                    break
-                j = _region_read(fd, &rs[i], dsts[i], window, &errs[i], &ends[i])
-                close(fd)
+                head = NULL
+                head_len = 0
+                if head_base != NULL:
+                    head = head_base + i * head_row
+                    head_len = head_lens[i]
+                j = _region_read(es[i].path, &rs[i], dsts[i], &window, &window_size, head,
+                                 head_len, &errs[i], &ends[i])
                 if j != 0:
                     es[i].err = -1
                     break

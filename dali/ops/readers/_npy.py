@@ -20,7 +20,8 @@ import numpy as np
 
 MAGIC = b"\x93NUMPY"
 PREFIX = 12                  # bytes that always hold the prefix (version 1 needs 10)
-HEAD = 256                   # bytes read first: numpy pads the prefix and text to 64 or 128
+HEAD = 4096                  # bytes read first: the header (numpy pads it to 64 or 128 bytes)
+#                              and the whole array of a small file, in the same read
 
 # typestr (without byte order) -> numpy dtype, the types the readers return
 _TYPES = {f"{k}{n}": np.dtype(f"{k}{n}") for k, sizes in

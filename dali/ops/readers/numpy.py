@@ -150,7 +150,8 @@ class Numpy(_common.Reader):
         a = self.args
         root = a["file_root"]
         if a["files"] is not None:
-            entries = [(os.path.join(root, f) if root else f, f) for f in a["files"]]
+            entries = [(os.fsencode(os.path.join(root, f) if root else f), f)
+                       for f in a["files"]]
         elif a["file_list"] is not None:
             entries = self._from_list(a["file_list"])
         else:
@@ -174,7 +175,7 @@ class Numpy(_common.Reader):
             with os.scandir(os.path.join(root, d)) as it:
                 names += [f"{d}/{e.name}" for e in it
                           if not e.is_dir() and fnmatch.fnmatchcase(e.name, pattern)]
-        return [(os.path.join(root, n[2:] if n.startswith("./") else n), n)
+        return [(os.fsencode(os.path.join(root, n[2:] if n.startswith("./") else n)), n)
                 for n in sorted(names)]
 
     def _from_list(self, list_path):
@@ -184,7 +185,7 @@ class Numpy(_common.Reader):
         except OSError:
             raise RuntimeError(f"Cannot open: {list_path}") from None
         base = self.args["file_root"] or os.path.dirname(list_path)
-        return [(os.path.join(base, n), n) for n in names if n]
+        return [(os.fsencode(os.path.join(base, n)), n) for n in names if n]
 
     # -- one iteration -----------------------------------------------------------------------
     def infer(self, ws):
@@ -209,83 +210,105 @@ class Numpy(_common.Reader):
 
     def read(self, entries):
         return self._load(entries, {name: [self.args[name]] * len(entries)
-                                    for name in self._roi_names})
+                                    for name in self._roi_names}, constant=True)
 
-    def _load(self, entries, roi):
+    def _load(self, entries, roi, constant=False):
         """(storage, None) of `entries` with the region of interest given by `roi` (argument
-        name -> per-sample values), or (None, (sample, message)) for the first sample that
-        cannot be read."""
-        headers = self._read_headers(entries)
-        if isinstance(headers, tuple):
+        name -> per-sample values, the same for all samples when `constant`), or (None,
+        (sample, message)) for the first sample that cannot be read."""
+        headers, heads = self._read_headers(entries)
+        if heads is None:
             return None, headers
         n = len(entries)
         dtype, ndim = (headers[0][0], len(headers[0][1])) if n else (np.dtype(np.uint8), 0)
-        for i, (dt, shape, _, _) in enumerate(headers):
-            if dt != dtype:
-                return None, (i, f"Inconsistent data: All samples in the batch must have the "
-                                 f"same data type, got {dt} and {dtype}. File: "
-                                 f"{entries[i][1]}")
-            if len(shape) != ndim:
-                return None, (i, f"Inconsistent data: All samples in the batch must have the "
-                                 f"same number of dimensions, got {len(shape)} and {ndim}. "
-                                 f"File: {entries[i][1]}")
-        # per sample: file shape (stored order), part read, destination shape, its position
-        rows = np.zeros((5, n, ndim), np.int64)
-        out_shapes, pads = [], []
-        for i, (_, shape, fortran, _) in enumerate(headers):
-            try:
-                lo, hi, at, out = self._window(shape, roi, i)
-            except ValueError as e:
-                return None, (i, f"{e} File: {entries[i][1]}")
-            out_shapes.append(tuple(out))
-            pads.append(at != [0] * ndim or out != [h - low for low, h in zip(lo, hi, strict=True)])
-            order = slice(None, None, -1) if fortran else slice(None)
-            for k, v in enumerate((shape, lo, hi, out, at)):
-                rows[k, i] = v[order]
-        storage = BatchStorage.allocate(dtype, out_shapes, ndim=ndim)
+        # per sample: (file shape (stored order), part read, destination shape, its position),
+        # the output shape, whether it is padded; computed once per header when `constant`
+        found, memo = [], {}
+        for i, header in enumerate(headers):
+            plan = memo.get(header)
+            if plan is None:
+                try:
+                    plan = self._plan(header, dtype, ndim, roi, i)
+                except ValueError as e:
+                    return None, (i, f"{e} File: {entries[i][1]}")
+                if constant:
+                    memo[header] = plan
+            found.append(plan)
+        rows = np.array([p[0] for p in found], np.int64).reshape(n, 5, ndim).transpose(1, 0, 2)
+        storage = BatchStorage.allocate(dtype, [p[1] for p in found], ndim=ndim)
         outs = storage.samples()
-        fill = _saturate(self.args["fill_value"], dtype) if any(pads) else None
+        fill = _saturate(self.args["fill_value"], dtype)
         targets = []
-        for i, (_, _, fortran, _) in enumerate(headers):
-            out = np.empty(out_shapes[i][::-1], dtype) if fortran and ndim > 1 else outs[i]
-            if pads[i]:
+        for i, (_, out_shape, fortran, padded) in enumerate(found):
+            out = np.empty(out_shape[::-1], dtype) if fortran else outs[i]
+            if padded:
                 out.fill(fill)
             targets.append(out.reshape(-1).view(np.uint8))
         failure = files.read_regions(
-            [os.fsencode(p) for p, _ in entries], targets, [h[3] for h in headers],
-            [dtype.itemsize] * n, rows[0], rows[1], rows[2], rows[3], rows[4])
+            [p for p, _ in entries], targets, [h[3] for h in headers], [dtype.itemsize] * n,
+            *rows, *heads)
         if failure is not None:
             i, err, end = failure
             why = os.strerror(err) if err else f"the file ends at byte {end}"
             return None, (i, f"Failed to read file: {entries[i][1]}: {why}")
         perm = list(range(ndim))[::-1]
-        for i, (_, _, fortran, _) in enumerate(headers):
-            if fortran and ndim > 1:
-                transpose_array(targets[i].view(dtype).reshape(out_shapes[i][::-1]), outs[i],
-                                perm)
+        for i, (_, out_shape, fortran, _) in enumerate(found):
+            if fortran:
+                transpose_array(targets[i].view(dtype).reshape(out_shape[::-1]), outs[i], perm)
         return storage, None
 
+    def _plan(self, header, dtype, ndim, roi, i):
+        """(rows, output shape, transposed, padded) of sample `i` with `header`: rows are the
+        file's shape in stored order, the part read, the destination shape and where the part
+        lands in it, as `files.read_regions` takes them."""
+        dt, shape, fortran, _ = header
+        if dt != dtype:
+            raise ValueError(f"Inconsistent data: All samples in the batch must have the same "
+                             f"data type, got {dt} and {dtype}.")
+        if len(shape) != ndim:
+            raise ValueError(f"Inconsistent data: All samples in the batch must have the same "
+                             f"number of dimensions, got {len(shape)} and {ndim}.")
+        lo, hi, at, out = self._window(shape, roi, i)
+        padded = at != [0] * ndim or out != [h - low for low, h in zip(lo, hi, strict=True)]
+        fortran = fortran and ndim > 1
+        order = slice(None, None, -1) if fortran else slice(None)
+        rows = [list(v)[order] for v in (shape, lo, hi, out, at)]
+        return rows, tuple(out), fortran, padded
+
     def _read_headers(self, entries):
-        """[(dtype, shape, fortran, data offset)] of `entries`, or (sample, message)."""
+        """([(dtype, shape, fortran, data offset)] of `entries`, (heads, their sizes): the
+        first bytes of the files read, for `files.read_regions`), or ((sample, message),
+        None).  Files that begin with the same bytes up to the end of the header (arrays of
+        one type and shape) share one parsed header."""
         cache = self._headers
         found = [cache.get(p) for p, _ in entries] if cache is not None else [None] * len(entries)
         todo = [i for i, h in enumerate(found) if h is None]
         if not todo:
-            return found
-        paths = [os.fsencode(entries[i][0]) for i in todo]
+            return found, ()
+        paths = [entries[i][0] for i in todo]
         heads, got, sizes, failure = files.read_heads(paths, _npy.HEAD)
         if failure is not None:
             k, err = failure
-            return todo[k], f"Failed to open file: {entries[todo[k]][1]}: {os.strerror(err)}"
+            return (todo[k], f"Failed to open file: {entries[todo[k]][1]}: "
+                             f"{os.strerror(err)}"), None
+        shared = None
         for k, i in enumerate(todo):
-            try:
-                header = _header(paths[k], heads[k, :got[k]].tobytes(), int(sizes[k]))
-            except _npy.HeaderError as e:
-                return i, f"{e} File: {entries[i][1]}"
+            if shared is not None:
+                header = shared
+            else:
+                try:
+                    header = _header(paths[k], heads[k, :_npy.PREFIX].tobytes(), heads[k],
+                                     int(got[k]), int(sizes[k]))
+                except _npy.HeaderError as e:
+                    return (i, f"{e} File: {entries[i][1]}"), None
+                if k == 0:
+                    shared = _shared(header, heads, got, sizes)
             found[i] = header
             if cache is not None:
                 cache[entries[i][0]] = header
-        return found
+        if len(todo) < len(entries):           # some headers were cached: no heads for them
+            return found, ()
+        return found, (heads, got)
 
     def _window(self, shape, roi, i):
         """(lo, hi, at, out shape) lists of sample `i` of `shape`: the part of the array read,
@@ -339,11 +362,24 @@ class Numpy(_common.Reader):
         return lo, hi, at, [e - b for b, e in zip(begin, stop, strict=True)]
 
 
-def _header(path, head, size):
-    """(dtype, shape, fortran, data offset) of the file `path` beginning with `head`, `size`
-    bytes long; raises HeaderError."""
-    start, end = _npy.text_span(head)
-    if end > len(head):
+def _shared(header, heads, got, sizes):
+    """`header` (of the first file) when every file begins with the same bytes up to the end
+    of its header and is long enough for its data, else None."""
+    end = header[3]
+    need = end + math.prod(header[1]) * header[0].itemsize
+    if end > heads.shape[1] or got.min() < end or sizes.min() < need:
+        return None
+    return header if (heads[:, :end] == heads[0, :end]).all() else None
+
+
+def _header(path, prefix, head, got, size):
+    """(dtype, shape, fortran, data offset) of the file `path`, `size` bytes long, whose first
+    `got` bytes are in `head` (the first of them also in the bytes `prefix`); raises
+    HeaderError."""
+    start, end = _npy.text_span(prefix[:got])
+    if end <= got:
+        head = head[:end].tobytes()
+    else:
         if end > size:
             raise _npy.HeaderError(f"Header is corrupted: the file has {size} bytes, the "
                                    f"header {end}.")
