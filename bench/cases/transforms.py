@@ -1,8 +1,8 @@
-"""Affine transforms (fn.transforms.*): matrices composed with a per-sample input transform.
+"""Affine transforms (fn.transforms.*) and their application to points (coord_transform).
 
 The "affine" input is one 2x3 float32 matrix per sample (the same for both input sets: these
 operators never see pixels), so the rows measure the per-batch cost of building and composing
-64 small matrices.
+64 small matrices.  coord_transform maps the "points" input with a constant 2x3 matrix.
 """
 
 import numpy as np
@@ -29,6 +29,7 @@ CASE_LIST = [
     unary("transforms.shear", kind="affine", op="transforms.shear", angles=[10.0, -5.0]),
     unary("transforms.crop", kind="affine", op="transforms.crop", from_start=[10.0, 20.0],
           from_end=[200.0, 210.0], to_start=[0.0, 0.0], to_end=[1.0, 1.0]),
+    unary("coord_transform", kind="points", MT=[0.9, 0.1, 0.05, -0.1, 1.1, 0.02]),
     OpCase("transforms.combine", "transforms.combine",
            lambda fn, types, m, size: fn.transforms.combine(m, m, m), ("affine",)),
 ]

@@ -211,6 +211,12 @@ def _row_repeats(own, frames):
     return np.repeat(np.where(own == 1, frames, 1), own)
 
 
+def radians(degrees):
+    """Angles in radians, converted in float32 as DALI does (`deg * float(pi / 180)`: cos(90
+    degrees) is then -4.37e-8, not 6e-17), as float64."""
+    return (degrees.astype(np.float32) * np.float32(np.pi / 180)).astype(np.float64)
+
+
 def homogeneous(mats, ndim):
     """(parts, ndim + 1, ndim + 1) matrices from (parts, ndim, ndim + 1) ones."""
     out = np.zeros((len(mats), ndim + 1, ndim + 1))

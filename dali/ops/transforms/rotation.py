@@ -38,7 +38,7 @@ class Rotation(_matrix.Transform):
         return 3 if ws.arg_given("axis") else 2
 
     def matrices(self, ws, plan):
-        rad = np.deg2rad(self.values(ws, "angle", plan, 1)[:, 0])
+        rad = _matrix.radians(self.values(ws, "angle", plan, 1)[:, 0])
         cos, sin = np.cos(rad), np.sin(rad)
         if plan.ndim == 2:
             a = np.stack([cos, -sin, sin, cos], axis=1).reshape(-1, 2, 2)

@@ -58,7 +58,7 @@ class Shear(_matrix.Transform):
         n = plan.ndim
         factors = self.values(ws, self._source, plan, n * (n - 1), repeat=False)
         if self._source == "angles":
-            factors = np.tan(np.deg2rad(factors))
+            factors = np.tan(_matrix.radians(factors))
         a = np.broadcast_to(np.eye(n), (plan.parts, n, n)).copy()
         off = ~np.eye(n, dtype=bool)
         a[:, off] = factors
