@@ -10,4 +10,5 @@ CASE_LIST = [
                x, keys=INVERT, values=[255.0 - k for k in INVERT], dtype=types.UINT8)),
     unary("equalize"),
     unary("jpeg_compression_distortion", quality=30),
+    unary("clahe", tiles_x=4, tiles_y=4, clip_limit=2.0),
 ]

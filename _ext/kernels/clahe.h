@@ -1,0 +1,131 @@
+// Contrast limited adaptive histogram equalisation of one uint8 channel (fn.clahe), computed
+// as OpenCV's CLAHE does it for 8-bit images, which is what DALI's CPU operator runs:
+//
+// - the image is cut into tiles_x x tiles_y tiles; when its size is not a multiple of the
+//   grid in both directions, it is first extended at the bottom and right by
+//   (tiles - size % tiles) rows and columns (both directions, even one that divides), mirrored
+//   without repeating the edge (BORDER_REFLECT_101), and the tiles cover the extended image;
+// - each tile's 256-bin histogram is clipped at int(clip_limit * tile_area / 256) (at least
+//   1; no clipping when clip_limit <= 0), the excess spread evenly and the remainder one by
+//   one every 256 / remainder bins from bin 0; lut[v] = round(float(cdf(v)) * (255.f / area));
+// - every pixel of the original image blends the luts of its four nearest tile centres
+//   bilinearly, in float, and is rounded half to even.
+#ifndef DALI_CLAHE_H_
+#define DALI_CLAHE_H_
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+// OpenCV's borderInterpolate for BORDER_REFLECT_101 (p >= 0).
+static inline int64_t dali_clahe_reflect(int64_t p, int64_t len) {
+  if (len == 1) return 0;
+  while (p >= len || p < 0) p = p < 0 ? -p : 2 * (len - 1) - p;
+  return p;
+}
+
+static inline uint8_t dali_clahe_round(float v) {
+  const long r = lrintf(v);
+  return static_cast<uint8_t>(r < 0 ? 0 : (r > 255 ? 255 : r));
+}
+
+// One channel: pixel (y, x) at src[y * src_row + x * src_px], written to dst likewise (dst
+// may be src).  0 on success, -1 when out of memory.
+static int dali_clahe_channel(const uint8_t* src, int64_t src_row, int64_t src_px,
+                              uint8_t* dst, int64_t dst_row, int64_t dst_px, int64_t h,
+                              int64_t w, int tiles_x, int tiles_y, float clip_limit) {
+  const bool exact = h % tiles_y == 0 && w % tiles_x == 0;
+  const int64_t ext_h = exact ? h : h + tiles_y - h % tiles_y;
+  const int64_t ext_w = exact ? w : w + tiles_x - w % tiles_x;
+  const int64_t tile_h = ext_h / tiles_y, tile_w = ext_w / tiles_x;
+  const int64_t area = tile_h * tile_w;
+  const int64_t ntiles = static_cast<int64_t>(tiles_x) * tiles_y;
+  uint8_t* lut = static_cast<uint8_t*>(malloc(ntiles * 256 + ext_w * sizeof(int64_t)));
+  float* xw = static_cast<float*>(malloc(w * 2 * sizeof(float) + w * 2 * sizeof(int)));
+  if (lut == nullptr || xw == nullptr) {
+    free(lut);
+    free(xw);
+    return -1;
+  }
+  int64_t* col = reinterpret_cast<int64_t*>(lut + ntiles * 256);  // source column of each
+  for (int64_t x = 0; x < ext_w; x++) col[x] = dali_clahe_reflect(x, w) * src_px;
+  int64_t limit = 0;
+  if (clip_limit > 0.f) {
+    limit = static_cast<int64_t>(static_cast<double>(clip_limit) * area / 256.0);
+    if (limit < 1) limit = 1;
+  }
+  const float lut_scale = 255.f / static_cast<float>(area);
+  int64_t hist[256];
+  for (int ty = 0; ty < tiles_y; ty++) {
+    for (int tx = 0; tx < tiles_x; tx++) {
+      memset(hist, 0, sizeof(hist));
+      for (int64_t y = ty * tile_h; y < (ty + 1) * tile_h; y++) {
+        const uint8_t* row = src + dali_clahe_reflect(y, h) * src_row;
+        for (int64_t x = tx * tile_w; x < (tx + 1) * tile_w; x++) hist[row[col[x]]]++;
+      }
+      if (limit > 0) {
+        int64_t clipped = 0;
+        for (int i = 0; i < 256; i++) {
+          if (hist[i] > limit) {
+            clipped += hist[i] - limit;
+            hist[i] = limit;
+          }
+        }
+        const int64_t batch = clipped / 256;
+        int64_t residual = clipped - batch * 256;
+        for (int i = 0; i < 256; i++) hist[i] += batch;
+        if (residual != 0) {
+          const int64_t step = 256 / residual > 1 ? 256 / residual : 1;
+          for (int64_t i = 0; i < 256 && residual > 0; i += step, residual--) hist[i]++;
+        }
+      }
+      uint8_t* l = lut + (static_cast<int64_t>(ty) * tiles_x + tx) * 256;
+      int64_t sum = 0;
+      for (int i = 0; i < 256; i++) {
+        sum += hist[i];
+        l[i] = dali_clahe_round(static_cast<float>(sum) * lut_scale);
+      }
+    }
+  }
+  const float inv_tw = 1.f / static_cast<float>(tile_w);
+  const float inv_th = 1.f / static_cast<float>(tile_h);
+  float* xa = xw;
+  float* xa1 = xw + w;
+  int* ind1 = reinterpret_cast<int*>(xw + 2 * w);
+  int* ind2 = ind1 + w;
+  for (int64_t x = 0; x < w; x++) {
+    const float txf = static_cast<float>(x) * inv_tw - 0.5f;
+    int tx1 = static_cast<int>(floorf(txf));
+    int tx2 = tx1 + 1;
+    xa[x] = txf - static_cast<float>(tx1);
+    xa1[x] = 1.f - xa[x];
+    tx1 = tx1 > 0 ? tx1 : 0;
+    tx2 = tx2 < tiles_x - 1 ? tx2 : tiles_x - 1;
+    ind1[x] = tx1 * 256;
+    ind2[x] = tx2 * 256;
+  }
+  for (int64_t y = 0; y < h; y++) {
+    const float tyf = static_cast<float>(y) * inv_th - 0.5f;
+    int ty1 = static_cast<int>(floorf(tyf));
+    int ty2 = ty1 + 1;
+    const float ya = tyf - static_cast<float>(ty1), ya1 = 1.f - ya;
+    ty1 = ty1 > 0 ? ty1 : 0;
+    ty2 = ty2 < tiles_y - 1 ? ty2 : tiles_y - 1;
+    const uint8_t* plane1 = lut + static_cast<int64_t>(ty1) * tiles_x * 256;
+    const uint8_t* plane2 = lut + static_cast<int64_t>(ty2) * tiles_x * 256;
+    const uint8_t* s = src + y * src_row;
+    uint8_t* d = dst + y * dst_row;
+    for (int64_t x = 0; x < w; x++) {
+      const int v = s[x * src_px];
+      const float res = (plane1[ind1[x] + v] * xa1[x] + plane1[ind2[x] + v] * xa[x]) * ya1 +
+                        (plane2[ind1[x] + v] * xa1[x] + plane2[ind2[x] + v] * xa[x]) * ya;
+      d[x * dst_px] = dali_clahe_round(res);
+    }
+  }
+  free(lut);
+  free(xw);
+  return 0;
+}
+
+#endif  // DALI_CLAHE_H_

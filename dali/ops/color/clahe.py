@@ -1,0 +1,87 @@
+"""fn.clahe: contrast limited adaptive histogram equalisation of uint8 HWC images.
+
+DALI's CPU operator runs OpenCV's CLAHE; so does this one, bit for bit, in the nogil batch
+kernel `dali._ext.kernels.clahe` (the algorithm is described in clahe.h): one channel images
+are equalised as they are, RGB images either channel by channel (`luma_only=False`) or, by
+default, on the L channel of OpenCV's 8-bit CIE Lab conversion, converted back to RGB
+afterwards.  The two colour conversions are OpenCV's (cv2.cvtColor, one call for a batch of
+images of one shape).  `bins` has no effect on the CPU, in DALI as here: 256 bins.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from dali import _operator, _registry
+from dali._ext.kernels import clahe as _kernel
+from dali._schema import REQUIRED, Arg, Schema
+from dali._types import DALIDataType as T
+from dali.ops import _layouts
+
+
+@_registry.register
+class Clahe(_operator.Operator):
+    schema = Schema(
+        "clahe", inputs=1, outputs=1, devices=("cpu",),
+        doc="Contrast Limited Adaptive Histogram Equalization (CLAHE).\n\n"
+            "The image is divided into `tiles_x` x `tiles_y` tiles whose histograms are "
+            "clipped and equalised; each pixel blends the lookup tables of its four nearest "
+            "tiles bilinearly (OpenCV's algorithm).  Takes grayscale (1-channel) and RGB "
+            "(3-channel) uint8 images in HWC layout; for RGB, by default only the luminance "
+            "(L of CIE Lab) is equalised.",
+        args=[Arg("tiles_x", T.INT32, REQUIRED,
+                  doc="Number of tiles along the image width. Must be positive."),
+              Arg("tiles_y", T.INT32, REQUIRED,
+                  doc="Number of tiles along the image height. Must be positive."),
+              Arg("clip_limit", T.FLOAT, REQUIRED,
+                  doc="Relative clip limit: a tile's histogram bins are clipped at "
+                      "`clip_limit * tile_area / bins` (at least 1); 0 or less: no clipping."),
+              Arg("bins", T.INT32, 256,
+                  ignored="the CPU operator always uses 256 bins, in DALI as here",
+                  doc="Number of histogram bins (GPU only)."),
+              Arg("luma_only", T.BOOL, True,
+                  doc="For RGB inputs, apply CLAHE to the luminance (L of CIE Lab) only; "
+                      "otherwise to each channel independently.")])
+
+    def setup(self):
+        for name in ("tiles_x", "tiles_y"):
+            if self.args[name] < 1:
+                raise self.error(f"`{name}` must be positive, got {self.args[name]}.")
+
+    def infer(self, ws):
+        tl = ws.inputs[0]
+        storage = ws.input_storage(0)
+        layout = _layouts.image_layout(self, tl, ("HWC",))
+        if storage.dtype != np.uint8:
+            raise self.error("ClaheCPU currently supports only uint8 input.", TypeError)
+        channels = np.asarray(storage.shapes)[:, 2]
+        for i in np.flatnonzero((channels != 1) & (channels != 3)):
+            raise ws.sample_error(int(i), "ClaheCPU supports 1 or 3 channels.")
+        uniform = storage.uniform_shape
+        shapes = [uniform] * storage.num_samples if uniform is not None else storage.shapes
+        return _operator.Plan([_operator.OutputDesc(shapes, np.uint8, layout, 3)])
+
+    def run_cpu(self, ws, plan):
+        args = (self.args["tiles_x"], self.args["tiles_y"], self.args["clip_limit"])
+        images, outs = ws.input_samples(0), ws.output_samples(0)
+        if not self.args["luma_only"]:
+            _kernel.clahe_batch(ws.thread_pool, images, outs, True, *args)
+            return
+        storage = ws.input_storage(0)
+        uniform = storage.uniform_shape
+        if uniform is not None and uniform[2] == 3 and storage.is_contiguous:
+            # one image of all the batch's rows for each colour conversion
+            w = uniform[1]
+            lab = cv2.cvtColor(storage.dense().reshape(-1, w, 3), cv2.COLOR_RGB2Lab)
+            labs = list(lab.reshape(-1, *uniform))
+            _kernel.clahe_batch(ws.thread_pool, labs, labs, False, *args)
+            cv2.cvtColor(lab, cv2.COLOR_Lab2RGB, dst=ws.outputs[0].dense().reshape(-1, w, 3))
+            return
+        labs = [cv2.cvtColor(x, cv2.COLOR_RGB2Lab) if x.shape[2] == 3 else x for x in images]
+        dsts = [lab if x.shape[2] == 3 else o for x, lab, o in zip(images, labs, outs,
+                                                                    strict=True)]
+        _kernel.clahe_batch(ws.thread_pool, labs, dsts, False, *args)
+        for x, lab, o in zip(images, labs, outs, strict=True):
+            if x.shape[2] == 3:
+                cv2.cvtColor(lab, cv2.COLOR_Lab2RGB, dst=o)
