@@ -1,12 +1,24 @@
-"""Arguments and behaviour every reader shares (DALI's `LoaderBase`)."""
+"""Arguments and behaviour every reader shares (DALI's `LoaderBase`), reading ahead, and
+`on_error` (not in DALI 2.4) for the readers that declare it.
+
+`on_error="skip"`: a sample that cannot be read (missing, unreadable, truncated, corrupt file)
+is dropped and the batch is completed with the next samples of the loader, so batches stay full
+and the epoch goes on; the batch read ahead is read again without the bad sample (errors are
+rare: the cost of a re-read does not matter).  Each skipped sample is listed with the reason in
+`reader_meta()["skipped"]` (a key only with "skip"), and once per epoch (an epoch: a shard's worth of samples taken
+from the loader, skipped ones included) a warning gives the count.  A skipped sample counts
+in its epoch, so an epoch returns each good sample once and the bad ones never.
+"""
 
 from __future__ import annotations
 
 import collections
 import concurrent.futures
+import warnings
 import weakref
 
 from dali import _operator, _roles
+from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg
 from dali._types import DALIDataType as T
 from dali.ops.readers import _loader
@@ -45,15 +57,27 @@ def loader_args():
     ]
 
 
+def on_error_arg():
+    """`on_error`, for the readers that implement it (see the module docstring)."""
+    return Arg("on_error", T.STRING, "raise",
+               doc='A sample that cannot be read: "raise" (the error, as DALI does) or "skip" '
+                   "(replaced by the next sample; `reader_meta()[\"skipped\"]` lists the "
+                   "skipped samples with the reason, and a warning gives their count once "
+                   "per epoch). Not in DALI 2.4.")
+
+
 class Reader(_operator.Operator, _roles.Reader):
     """A source operator driven by a `Loader`; subclasses list the entries and load them.
 
     Subclasses implement `list_entries() -> list` (called once, at build or, with `lazy_init`,
     at the first run) and may pass `reshuffle_seed` through `loader_options()`.
 
-    Readers that read ahead implement `read(entries)` (called on the reader's own thread) and
-    take each batch's entries and the future of what `read` returned from `next_read(n)`,
-    which keeps `prefetch_queue_depth` batches submitted ahead.
+    Readers that read ahead implement `read(entries) -> (storage, None)` or `(None, (index,
+    message))` for the first entry that cannot be read (called on the reader's own thread),
+    and take each batch from `next_batch(ws)`: its entries and storage, read ahead
+    (`prefetch_queue_depth` batches are kept submitted) and, with `on_error="skip"`,
+    completed after skipped samples.  `entry_name(entry)` names an entry in errors and in
+    `reader_meta()["skipped"]`.
     """
 
     loader = None
@@ -65,6 +89,12 @@ class Reader(_operator.Operator, _roles.Reader):
                                f"{a['prefetch_queue_depth']}")
         self._ahead = collections.deque()      # (entries, future of read(entries))
         self._worker = None
+        self._skip = a.get("on_error", "raise") == "skip"
+        if a.get("on_error", "raise") not in ("raise", "skip"):
+            raise RuntimeError(f'on_error must be "raise" or "skip", got {a["on_error"]!r}')
+        self._skipped = []                   # (entry name, reason)
+        self._taken = 0                      # samples taken from the loader (skipped included)
+        self._epoch_skips = 0
         if a["num_shards"] < 1 or not 0 <= a["shard_id"] < a["num_shards"]:
             raise RuntimeError("num_shards needs to be greater than shard_id")
         if a["random_shuffle"] and a["initial_fill"] < 1:
@@ -100,11 +130,71 @@ class Reader(_operator.Operator, _roles.Reader):
 
     def reader_meta(self):
         self._prepare()
-        return self.loader.meta()
+        meta = self.loader.meta()
+        if self._skip:
+            meta["skipped"] = [{"sample": name, "reason": why} for name, why in self._skipped]
+        return meta
+
+    def entry_name(self, entry):
+        return entry[1]
 
     # -- reading ahead -----------------------------------------------------------------------
     def read(self, entries):
         raise NotImplementedError
+
+    def next_batch(self, ws):
+        """(entries, storage) of the next batch of `ws.batch_size` samples (see the class
+        docstring); raises the error of a sample that cannot be read unless skipping."""
+        n = ws.batch_size
+        entries, done = self.next_read(n)
+        entries, storage, error, skipped = done.result()
+        parts = [(entries, storage)]
+        have = len(entries)
+        while error is None and have < n:          # skipped samples: take the next ones
+            self._note_skipped(skipped)
+            entries, storage, error, skipped = self.read_skipping(self.next_entries(n - have))
+            parts.append((entries, storage))
+            have += len(entries)
+        self._note_skipped(skipped)
+        if error is not None:
+            i, message = error
+            raise ws.sample_error(have - len(parts[-1][0]) + i, message, RuntimeError)
+        self._count_epoch(n)
+        if len(parts) == 1:
+            return parts[0]
+        entries = [e for part, _ in parts for e in part]
+        samples = [x for _, st in parts if st is not None for x in st.samples()]
+        return entries, BatchStorage.from_arrays(samples)
+
+    def read_skipping(self, entries):
+        """(entries read, storage, error, skipped): `read(entries)`, leaving out the entries
+        that fail when skipping (`skipped`: (entry, reason) of each), else with the first
+        failure as `error` ((index, message))."""
+        skipped = []
+        while entries:
+            storage, error = self.read(entries)
+            if error is None or not self._skip:
+                return entries, storage, error, skipped
+            i, message = error
+            skipped.append((entries[i], message))
+            entries = entries[:i] + entries[i + 1:]
+        return entries, None, None, skipped
+
+    def _note_skipped(self, skipped):
+        self._skipped += [(self.entry_name(e), why) for e, why in skipped]
+        self._epoch_skips += len(skipped)
+        self._taken += len(skipped)
+
+    def _count_epoch(self, n):
+        self._taken += n
+        epoch = self.loader.per_shard
+        if self._taken >= epoch:
+            if self._epoch_skips:
+                warnings.warn(f"{self.spec.display_name}: {self._epoch_skips} sample(s) that "
+                              "could not be read were skipped in this epoch (see "
+                              "reader_meta()['skipped'])", RuntimeWarning, stacklevel=2)
+            self._taken -= epoch
+            self._epoch_skips = 0
 
     def next_read(self, n):
         """(entries, future of `read(entries)`) of the next `n` samples: the batch read ahead
@@ -129,4 +219,4 @@ class Reader(_operator.Operator, _roles.Reader):
             self._worker = concurrent.futures.ThreadPoolExecutor(
                 max_workers=1, thread_name_prefix=f"dali-{self.spec.name}")
             weakref.finalize(self, self._worker.shutdown, wait=False)
-        return entries, self._worker.submit(self.read, entries)
+        return entries, self._worker.submit(self.read_skipping, entries)

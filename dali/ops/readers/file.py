@@ -68,6 +68,7 @@ class File(_common.Reader):
             Arg("shuffle_after_epoch_seed", T.INT64, None,
                 doc="Seed of the `shuffle_after_epoch` permutations (default: a fixed one)."),
             *_common.loader_args(),
+            _common.on_error_arg(),
         ])
 
     def setup(self):
@@ -167,10 +168,7 @@ class File(_common.Reader):
     # -- one iteration -----------------------------------------------------------------------
     def infer(self, ws):
         n = ws.batch_size
-        entries, done = self.next_read(n)
-        storage, error = done.result()
-        if error is not None:
-            raise ws.sample_error(*error, RuntimeError)
+        entries, storage = self.next_batch(ws)
         return _operator.Plan([_operator.OutputDesc(None, np.uint8, "", ndim=1),
                                _operator.OutputDesc([(1,)] * n, np.int32, "")],
                               entries=entries, contents=storage)

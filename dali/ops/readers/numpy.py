@@ -18,7 +18,7 @@ does; `out_of_bounds_policy` "error" rejects a region outside the array, "trim_t
 it, "pad" fills the outside with `fill_value` (converted with saturation to the array's type).
 Fortran-order files are read in their stored order and transposed into C order.  ROI arguments
 given as argument inputs are known only when the batch runs: that batch is then read on the
-pipeline's thread (still one nogil call).
+pipeline's thread (still one nogil call), and `on_error="skip"` is not supported with them.
 
 All samples of a batch must share the type and the number of dimensions (DALI's rule).  The
 output has no layout.
@@ -110,6 +110,7 @@ class Numpy(_common.Reader):
                 doc="Register the I/O buffers with cuFile (GPU backend only).",
                 ignored="GPU-only (cuFile)"),
             *_common.loader_args(),
+            _common.on_error_arg(),
         ])
 
     def setup(self):
@@ -191,15 +192,18 @@ class Numpy(_common.Reader):
     def infer(self, ws):
         n = ws.batch_size
         per_sample = [name for name in self._roi_names if ws.is_arg_input(name)]
-        if per_sample or ws.is_arg_input("roi_axes"):
+        if per_sample:
+            if self._skip:
+                raise self.error('on_error="skip" is not supported with the region of interest '
+                                 f"given as argument inputs ({', '.join(per_sample)})",
+                                 NotImplementedError)
             entries = self.next_entries(n)
             storage, error = self._load(entries, {name: ws.arg(name)
                                                   for name in self._roi_names})
+            if error is not None:
+                raise ws.sample_error(*error, RuntimeError)
         else:
-            entries, done = self.next_read(n)
-            storage, error = done.result()
-        if error is not None:
-            raise ws.sample_error(*error, RuntimeError)
+            entries, storage = self.next_batch(ws)
         return _operator.Plan([_operator.OutputDesc(None, storage.dtype, "",
                                                     ndim=storage.ndim)],
                               entries=entries, contents=storage)

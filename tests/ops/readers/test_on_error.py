@@ -1,0 +1,106 @@
+"""on_error="skip" of the readers (readers.file, readers.numpy): bad samples are replaced by
+the next ones, each good sample comes once an epoch, reader_meta lists the skipped ones and a
+warning gives their count once per epoch; "raise" (the default) fails as DALI does."""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+from dali import fn, pipeline_def
+
+
+def _pipe(reader, batch_size, **kwargs):
+    @pipeline_def(batch_size=batch_size, num_threads=1, device_id=None, seed=3)
+    def pipe():
+        out = reader(name="R", **kwargs)
+        first = out[0] if isinstance(out, (list, tuple)) else out
+        return first, first.source_info()
+    p = pipe()
+    p.build()
+    return p
+
+
+def _names(p, iterations):
+    out = []
+    for _ in range(iterations):
+        data, si = p.run()
+        out.append([bytes(np.array(si[i])).decode() for i in range(len(si))])
+    return out
+
+
+@pytest.fixture(scope="module")
+def npy_set(tmp_path_factory):
+    """1000 .npy files, 3 of them corrupt (a bad header, truncated, empty)."""
+    root = tmp_path_factory.mktemp("skip")
+    bad = {"0137.npy", "0500.npy", "0999.npy"}
+    for i in range(1000):
+        name = f"{i:04d}.npy"
+        with open(root / name, "wb") as f:
+            np.save(f, np.full((2, 3), i, np.int32))
+    raw = (root / "0137.npy").read_bytes()
+    (root / "0137.npy").write_bytes(raw[:10] + b"garbage" + raw[17:])
+    (root / "0500.npy").write_bytes(raw[:-4])
+    (root / "0999.npy").write_bytes(b"")
+    return str(root), bad
+
+
+@pytest.mark.parametrize("kwargs", [dict(), dict(random_shuffle=True, initial_fill=64),
+                                    dict(prefetch_queue_depth=3)])
+def test_an_epoch_returns_every_good_sample_once(npy_set, kwargs):
+    root, bad = npy_set
+    p = _pipe(fn.readers.numpy, 32, file_root=root, on_error="skip", **kwargs)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        names = [n for batch in _names(p, 31) for n in batch]     # 992 samples: 997 good
+        assert len(names) == 992 and len(set(names)) == 992
+        good = {f"./{i:04d}.npy" for i in range(1000)} - {f"./{b}" for b in bad}
+        assert set(names) <= good
+        rest = _names(p, 1)[0]               # 5 more good samples end the epoch
+        assert set(names) | set(rest[:5]) == good
+        skipped = p.reader_meta("R")["skipped"]
+        assert sorted(s["sample"] for s in skipped) == sorted(f"./{b}" for b in bad)
+        reasons = {s["sample"]: s["reason"] for s in skipped}
+        assert "Header is corrupted" in reasons["./0137.npy"]
+        assert "0500.npy" in reasons["./0500.npy"]
+        counts = [str(w.message) for w in caught if "skipped in this epoch" in str(w.message)]
+        assert len(counts) == 1 and "3 sample(s)" in counts[0]
+        _names(p, 31)                        # the second epoch: the same three, once more
+        counts = [str(w.message) for w in caught if "skipped in this epoch" in str(w.message)]
+        assert len(counts) == 2
+        assert len(p.reader_meta("R")["skipped"]) == 6
+
+
+def test_raise_is_the_default(npy_set):
+    root, _ = npy_set
+    p = _pipe(fn.readers.numpy, 200, file_root=root)
+    with pytest.raises(RuntimeError, match="0137.npy"):
+        p.run()
+
+
+def test_file_reader_skips_missing_files(tmp_path):
+    names = [f"{i}.bin" for i in range(10)]
+    for n in names:
+        (tmp_path / n).write_bytes(n.encode())
+    os.remove(tmp_path / "4.bin")
+    os.remove(tmp_path / "5.bin")
+    p = _pipe(fn.readers.file, 4, file_root=str(tmp_path), files=names, on_error="skip")
+    with pytest.warns(RuntimeWarning, match=r"2 sample\(s\) that could not be read"):
+        got = [n for batch in _names(p, 2) for n in batch]
+    assert got == ["0.bin", "1.bin", "2.bin", "3.bin", "6.bin", "7.bin", "8.bin", "9.bin"]
+    skipped = p.reader_meta("R")["skipped"]
+    assert [s["sample"] for s in skipped] == ["4.bin", "5.bin"]
+    assert "No such file" in skipped[0]["reason"]
+    p = _pipe(fn.readers.file, 4, file_root=str(tmp_path), files=names)
+    p.run()
+    with pytest.raises(RuntimeError, match="4.bin"):
+        p.run()
+
+
+def test_bad_on_error_value(tmp_path):
+    (tmp_path / "a.bin").write_bytes(b"a")
+    with pytest.raises(RuntimeError, match='on_error must be "raise" or "skip"'):
+        _pipe(fn.readers.file, 1, file_root=str(tmp_path), files=["a.bin"], on_error="ignore")
