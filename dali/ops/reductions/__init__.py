@@ -1,0 +1,1 @@
+"""Reductions over some axes of every sample (`dali.fn.reductions.*`)."""
