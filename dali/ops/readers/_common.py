@@ -2,12 +2,14 @@
 `on_error` (not in DALI 2.4) for the readers that declare it.
 
 `on_error="skip"`: a sample that cannot be read (missing, unreadable, truncated, corrupt file)
-is dropped and the batch is completed with the next samples of the loader, so batches stay full
-and the epoch goes on; the batch read ahead is read again without the bad sample (errors are
-rare: the cost of a re-read does not matter).  Each skipped sample is listed with the reason in
-`reader_meta()["skipped"]` (a key only with "skip"), and once per epoch (an epoch: a shard's worth of samples taken
-from the loader, skipped ones included) a warning gives the count.  A skipped sample counts
-in its epoch, so an epoch returns each good sample once and the bad ones never.
+is dropped and the batch is completed with the next samples in order (those of the batches read
+ahead, which are then read again, else the loader's), so batches stay full and the epoch goes
+on; a batch with a bad sample is read again without it (errors are rare: the cost of re-reads
+does not matter).  Each skipped sample is listed with the reason in
+`reader_meta()["skipped"]` (a key only with "skip"), and once per epoch (an epoch: a shard's
+worth of samples taken from the loader, skipped ones included) a warning gives the count.  A
+skipped sample counts in its epoch, so an epoch returns each good sample once and the bad ones
+never.
 """
 
 from __future__ import annotations
@@ -152,7 +154,7 @@ class Reader(_operator.Operator, _roles.Reader):
         have = len(entries)
         while error is None and have < n:          # skipped samples: take the next ones
             self._note_skipped(skipped)
-            entries, storage, error, skipped = self.read_skipping(self.next_entries(n - have))
+            entries, storage, error, skipped = self.read_skipping(self._take(n - have, n))
             parts.append((entries, storage))
             have += len(entries)
         self._note_skipped(skipped)
@@ -165,6 +167,17 @@ class Reader(_operator.Operator, _roles.Reader):
         entries = [e for part, _ in parts for e in part]
         samples = [x for _, st in parts if st is not None for x in st.samples()]
         return entries, BatchStorage.from_arrays(samples)
+
+    def _take(self, k, n):
+        """The next `k` entries in order: those of the batches read ahead first (the rest of
+        them submitted again, `n` a batch), then the loader's."""
+        queued = [e for batch, _ in self._ahead for e in batch]
+        self._ahead.clear()
+        taken = queued[:k] + (self.next_entries(k - len(queued)) if k > len(queued) else [])
+        rest = queued[k:]
+        for j in range(0, len(rest), n):
+            self._ahead.append(self.submit(rest[j:j + n]))
+        return taken
 
     def read_skipping(self, entries):
         """(entries read, storage, error, skipped): `read(entries)`, leaving out the entries

@@ -81,13 +81,15 @@ def test_raise_is_the_default(npy_set):
         p.run()
 
 
-def test_file_reader_skips_missing_files(tmp_path):
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_file_reader_skips_missing_files(tmp_path, depth):
     names = [f"{i}.bin" for i in range(10)]
     for n in names:
         (tmp_path / n).write_bytes(n.encode())
     os.remove(tmp_path / "4.bin")
     os.remove(tmp_path / "5.bin")
-    p = _pipe(fn.readers.file, 4, file_root=str(tmp_path), files=names, on_error="skip")
+    p = _pipe(fn.readers.file, 4, file_root=str(tmp_path), files=names, on_error="skip",
+              prefetch_queue_depth=depth)
     with pytest.warns(RuntimeWarning, match=r"2 sample\(s\) that could not be read"):
         got = [n for batch in _names(p, 2) for n in batch]
     assert got == ["0.bin", "1.bin", "2.bin", "3.bin", "6.bin", "7.bin", "8.bin", "9.bin"]
