@@ -75,7 +75,7 @@ def windows(op, ws, shapes, layout):
     out = []
     for i, shape in enumerate(shapes):
         extent = np.asarray(shape, dtype=np.float64)
-        axes = _axes(op, ws, i, layout)
+        axes = _axes(op, ws, i, layout, len(shape))
         if positional:
             lo, hi = _positional(op, ws, i, extent[axes])
         else:
@@ -88,11 +88,13 @@ def windows(op, ws, shapes, layout):
 
 
 def window_arrays(op, ws, shapes, layout):
-    """`windows` as two int64 arrays (n, ndim), starts and ends: computed for all samples at
-    once when the slice comes from named arguments given as constants or uniform argument
-    inputs (the values and errors `windows` gives), else sample by sample."""
-    ndim = len(layout)
-    shapes = np.asarray(shapes, np.int64).reshape(-1, ndim)
+    """`windows` as two int64 arrays (n, ndim), starts and ends (ndim: of `shapes` when it
+    is an (n, ndim) array, else of `layout`): computed for all samples at once when the
+    slice comes from named arguments given as constants or uniform argument inputs (the
+    values and errors `windows` gives), else sample by sample."""
+    shapes = np.asarray(shapes, np.int64)
+    ndim = shapes.shape[1] if shapes.ndim == 2 else len(layout)
+    shapes = shapes.reshape(-1, ndim)
     if len(shapes) and len(ws.inputs) != 3:
         fast = _named_arrays(op, ws, shapes, layout)
         if fast is not None:
@@ -108,7 +110,7 @@ def _named_arrays(op, ws, shapes, layout):
     per_sample_axes = not (ws.arg_given("axis_names") or not ws.arg_given("axes"))
     if not given or (per_sample_axes and ws.is_arg_input("axes")):
         return None
-    axes = _axes(op, ws, 0, layout)
+    axes = _axes(op, ws, 0, layout, shapes.shape[1])
     extent = shapes[:, axes].astype(np.float64)
     rows = {}
     for name in given:
@@ -142,7 +144,7 @@ def _named_arrays(op, ws, shapes, layout):
     return start, end
 
 
-def _axes(op, ws, i, layout):
+def _axes(op, ws, i, layout, ndim):
     if ws.arg_given("axis_names") or not ws.arg_given("axes"):
         names = op.args["axis_names"]
         missing = [c for c in names if c not in layout]
@@ -151,7 +153,6 @@ def _axes(op, ws, i, layout):
                                   RuntimeError)
         return np.array([layout.index(c) for c in names], np.int64)
     axes = np.asarray(ws.arg("axes")[i], np.int64).reshape(-1)
-    ndim = len(layout)
     bad = axes[(axes < -ndim) | (axes >= ndim)]
     if len(bad):
         raise ws.sample_error(i, f"Axis {bad[0]} out of range. Expected range is [{-ndim}, "

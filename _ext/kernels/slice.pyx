@@ -1,0 +1,162 @@
+"""Copies an N-D window of every sample of a batch, placed anywhere relative to the sample
+(the part outside given by a border policy), converting the element type if asked: the kernel
+of fn.slice, fn.pad and fn.paste.
+
+`slice_batch(pool, src, dst, anchors, policy, fill, channel_axis)` writes every output sample
+in full: element `p` of output sample i is source element `anchors[i] + p` where that lies
+inside the source, else what `policy` says (see slice.h): CONSTANT the fill value (of the
+channel, when `fill` has one value per channel), EDGE the nearest edge element, REFLECT_1001
+the mirror image repeating the edge, REFLECT_101 the mirror image without repeating it, WRAP
+the source repeated.  The output type is the input's (bytes are copied) or uint8, float16 or
+float (saturating at the type's finite limits and truncating, as DALI's slice kernels do).
+Samples larger than `_TILE_BYTES` are split along their outermost axis; all work items run in
+one nogil call on the pool, largest first.
+"""
+cimport numpy as cnp
+import numpy as np
+
+from libc.stdint cimport int64_t
+from libcpp.vector cimport vector
+
+from dali._ext.tensor_storage cimport BatchStorage
+from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
+
+cnp.import_array()
+
+CONSTANT, EDGE, REFLECT_1001, REFLECT_101, WRAP = range(5)
+_TYPES = {np.dtype(t): k for k, t in enumerate(
+    (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.uint64, np.int64,
+     np.float16, np.float32, np.float64))}
+_CONVERTED = (np.dtype(np.uint8), np.dtype(np.float16), np.dtype(np.float32))
+
+cdef int64_t _TILE_BYTES = 256 * 1024   # work items of at least this size (or whole samples)
+cdef double _NS_PER_BYTE = 0.3          # the cost estimate the pool gets
+
+
+cdef struct _Ctx:
+    run_fn fn
+    Job* jobs
+
+
+cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
+    cdef _Ctx* c = <_Ctx*>ctx
+    c.fn(c.jobs + i)
+
+
+def slice_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, anchors,
+                int policy=CONSTANT, fill=None, int channel_axis=-1, cast=None):
+    """Fill every sample of `dst` with the window of its `src` sample that starts at `anchors`.
+
+    Parameters
+    ----------
+    pool : ThreadPool or None
+        Where the work items run (None: on the caller).
+    src, dst : BatchStorage
+        Contiguous batches with the same number of samples and dimensions; dst's type is
+        src's or uint8, float16 or float.
+    anchors : array_like (num_samples, ndim)
+        Where each output sample starts in source coordinates (anywhere).
+    policy : int
+        CONSTANT, EDGE, REFLECT_1001, REFLECT_101 or WRAP: what lies outside the source.
+        Other than CONSTANT, a source must not be empty along an axis its window covers.
+    fill : array (num_samples, k) of dst's type, or None (zeros)
+        The CONSTANT values: one (k = 1) or one per channel (k = extent of `channel_axis` in
+        every output sample).
+    channel_axis : int
+        The axis whose index picks the fill value when k > 1.
+    cast : array_like (num_samples,) of bool, or None
+        Samples converted with plain C++ casts (integers wrap, float to uint8 through int32,
+        float16 overflows to infinity) instead of saturating: what DALI does when it pads
+        with per-channel fill values.
+    """
+    if not (src.is_contiguous and dst.is_contiguous):
+        raise ValueError("slice_batch needs contiguous batch storage")
+    cdef Py_ssize_t n = src.num_samples, i, k, count = 0
+    cdef int ndim = src.ndim
+    if dst.num_samples != n or dst.ndim != ndim:
+        raise ValueError("source and destination must have the same number of samples and "
+                         "dimensions")
+    if ndim > MAX_DIMS:
+        raise ValueError(f"at most {MAX_DIMS} dimensions, got {ndim}")
+    if not CONSTANT <= policy <= WRAP:
+        raise ValueError(f"unknown policy {policy}")
+    in_type, out_type = np.dtype(src.dtype), np.dtype(dst.dtype)
+    if in_type not in _TYPES:
+        raise ValueError(f"unsupported input type {in_type}")
+    if out_type != in_type and out_type not in _CONVERTED:
+        raise ValueError(f"cannot convert {in_type} to {out_type}")
+    cdef run_fn fn = pick(_TYPES[in_type], -1 if out_type == in_type else _TYPES[out_type],
+                          in_type.itemsize)
+    cdef const int64_t[:, ::1] in_shape = np.ascontiguousarray(
+        src.shapes, dtype=np.int64).reshape(n, ndim)
+    out_np = np.ascontiguousarray(dst.shapes, dtype=np.int64).reshape(n, ndim)
+    cdef const int64_t[:, ::1] out_shape = out_np
+    anchors = np.ascontiguousarray(anchors, dtype=np.int64)
+    if anchors.shape != (n, ndim):
+        raise ValueError(f"anchors must have shape ({n}, {ndim}), got {anchors.shape}")
+    cdef const int64_t[:, ::1] at = anchors
+    fill = np.zeros((n, 1), out_type) if fill is None else np.ascontiguousarray(fill, out_type)
+    if fill.ndim != 2 or fill.shape[0] != n or fill.shape[1] < 1:
+        raise ValueError(f"fill must have shape ({n}, k), got {fill.shape}")
+    cdef Py_ssize_t nfill = fill.shape[1]
+    if nfill > 1 and n:
+        if not 0 <= channel_axis < ndim or (out_np[:, channel_axis] != nfill).any():
+            raise ValueError("per-channel fill values need a channel axis with as many "
+                             "channels in every output sample")
+    if policy != CONSTANT and n:
+        covered = (out_np > 0).all(axis=1)[:, None] & (np.asarray(in_shape) == 0)
+        if covered.any():
+            raise ValueError("only the CONSTANT policy fills a window over an empty source")
+    cdef const cnp.uint8_t[::1] casts = np.zeros(n, np.uint8) if cast is None else \
+        np.ascontiguousarray(cast, dtype=np.uint8)
+    if casts.shape[0] != n:
+        raise ValueError(f"cast must have {n} values, got {casts.shape[0]}")
+    if n == 0:
+        return
+    cdef const char* fill_data = <const char*>cnp.PyArray_DATA(fill)
+    cdef int64_t fill_stride = fill.strides[0]
+    cdef const int64_t[::1] src_off = src.offsets
+    cdef const int64_t[::1] dst_off = dst.offsets
+    cdef int64_t out_size = out_type.itemsize, nbytes
+    cdef vector[Sample] samples
+    samples.resize(n)
+    sizes_np = np.empty(n, np.int64)
+    tiles_np = np.empty(n, np.int64)
+    cdef int64_t[::1] sample_bytes = sizes_np
+    cdef int64_t[::1] tiles = tiles_np
+    with nogil:
+        for i in range(n):
+            setup(&samples[i], ndim, &in_shape[i, 0] if ndim else NULL,
+                  &out_shape[i, 0] if ndim else NULL, &at[i, 0] if ndim else NULL, policy,
+                  channel_axis)
+            samples[i].src = src.data + src_off[i]
+            samples[i].dst = dst.data + dst_off[i]
+            samples[i].fill = fill_data + i * fill_stride
+            samples[i].nfill = nfill
+            samples[i].cast = casts[i] != 0
+            nbytes = out_size
+            for k in range(ndim):
+                nbytes *= out_shape[i, k]
+            sample_bytes[i] = nbytes
+            tiles[i] = 0 if nbytes == 0 else min(samples[i].extent[0],
+                                                 max(1, nbytes // _TILE_BYTES))
+            count += tiles[i]
+    keep = []
+    cdef Job* jobs = <Job*>job_array(count, sizeof(Job), keep)
+    job_sizes = np.empty(count, np.int64)
+    cdef int64_t[::1] size_view = job_sizes
+    cdef int64_t e
+    count = 0
+    with nogil:
+        for i in range(n):
+            e = samples[i].extent[0]
+            for k in range(tiles[i]):
+                jobs[count].s = &samples[i]
+                jobs[count].lo = e * k // tiles[i]
+                jobs[count].hi = e * (k + 1) // tiles[i]
+                size_view[count] = sample_bytes[i] // tiles[i]
+                count += 1
+    cdef _Ctx ctx
+    ctx.fn = fn
+    ctx.jobs = jobs
+    run_largest_first(pool, _run_job, &ctx, job_sizes, _NS_PER_BYTE)

@@ -1,0 +1,102 @@
+"""Regenerate slicing.npz with real NVIDIA DALI: fn.slice (fractional windows and their
+rounding, positional anchor/shape inputs, border policies, output types) and the other
+slicing/pasting operators.
+
+The npz holds `cases` (a JSON list of [operator, keyword arguments, input layout]; a string
+"DT:NAME" stands for `types.DALIDataType.NAME`), `{k}_in{j}_{i}` (sample i of positional input
+j of case k) and `{k}_out_{i}` (sample i of its output).
+Run: `python tests/goldens/make_slicing.py`.
+"""
+import json
+import pathlib
+
+import numpy as np
+from nvidia.dali import fn, pipeline_def, types
+
+RNG = np.random.default_rng(21)
+U8 = [RNG.integers(0, 256, (13, 17, 3), dtype=np.uint8),
+      RNG.integers(0, 256, (10, 6, 3), dtype=np.uint8)]
+F32 = [(RNG.random((9, 11, 2)) * 600 - 100).astype(np.float32),
+       (RNG.random((5, 8, 2)) * 600 - 100).astype(np.float32)]
+VEC = [np.arange(7, dtype=np.int16), np.arange(4, dtype=np.int16) * 3]
+
+
+def _f32(*rows):
+    return [np.array(r, np.float32) for r in rows]
+
+
+def _i32(*rows):
+    return [np.array(r, np.int32) for r in rows]
+
+
+# [operator, kwargs, layout, positional inputs]
+CASES = [
+    # halves and values just off them, relative to extents 13/17 and 10/6
+    ["slice", {"rel_start": [0.25, 0.5], "rel_shape": [0.5, 0.25]}, "HWC", [U8]],
+    ["slice", {"rel_start": [0.1, 0.7], "rel_end": [0.9, 0.95]}, "HWC", [U8]],
+    ["slice", {"start": [1, 2], "shape": [5, 3]}, "HWC", [U8]],
+    ["slice", {"start": [2], "end": [5], "axis_names": "H"}, "HWC", [U8]],
+    ["slice", {"rel_start": [0.3, 0.2], "rel_shape": [0.3, 0.3], "axes": [0, 1]}, "HWC", [U8]],
+    ["slice", {}, "HWC", [U8, _f32([0.15, 0.35], [0.25, 0.05]), _f32([0.5, 0.45], [0.75, 0.5])]],
+    ["slice", {"normalized_anchor": False, "normalized_shape": False}, "HWC",
+     [U8, _f32([1.5, 2.5], [0.5, 3.49]), _f32([4.5, 3.5], [2.5, 1.5])]],
+    ["slice", {"normalized_shape": False}, "HWC",
+     [U8, _f32([0.1, 0.2], [0.5, 0.3]), _f32([4.5, 3.5], [2.5, 1.5])]],
+    ["slice", {}, "HWC", [U8, _i32([1, 2], [3, 0]), _i32([4, 5], [2, 6])]],
+    ["slice", {"start": [-3, -2], "end": [20, 15], "out_of_bounds_policy": "pad",
+               "fill_values": [7, 300, -2]}, "HWC", [U8]],
+    ["slice", {"start": [-3, -2], "end": [20, 15], "out_of_bounds_policy": "trim_to_shape"},
+     "HWC", [U8]],
+    ["slice", {"start": [-5, -4], "end": [22, 15], "out_of_bounds_policy": "edge"}, "HWC", [U8]],
+    ["slice", {"start": [-5, -4], "end": [22, 15], "out_of_bounds_policy": "reflect"}, "HWC",
+     [U8]],
+    ["slice", {"start": [-5, -4], "end": [22, 15], "out_of_bounds_policy": "reflect_101"},
+     "HWC", [U8]],
+    ["slice", {"start": [-5, -4], "end": [22, 15], "out_of_bounds_policy": "wrap"}, "HWC", [U8]],
+    ["slice", {"start": [-2, -1], "end": [12, 7], "out_of_bounds_policy": "pad",
+               "fill_values": [1.5, -3.25], "dtype": "DT:UINT8"}, "HWC", [F32]],
+    ["slice", {"start": [1, 1], "end": [4, 4], "dtype": "DT:FLOAT16"}, "HWC", [F32]],
+    ["slice", {"start": [1, 1], "end": [4, 4], "dtype": "DT:FLOAT"}, "HWC", [U8]],
+    ["slice", {"start": [-3], "end": [9], "axes": [0], "out_of_bounds_policy": "reflect_101"},
+     "", [VEC]],
+    ["slice", {"rel_start": [0.5], "rel_end": [0.9], "axes": [-1]}, "", [VEC]],
+]
+
+
+def _value(v):
+    return getattr(types.DALIDataType, v[3:]) if isinstance(v, str) and v.startswith("DT:") \
+        else v
+
+
+def _returning(batch):
+    return lambda: batch
+
+
+def _run(op, kwargs, layout, inputs):
+    @pipeline_def(batch_size=len(inputs[0]), num_threads=1, device_id=None)
+    def pipe():
+        nodes = [fn.external_source(source=_returning(b), layout=layout if j == 0 else None)
+                 for j, b in enumerate(inputs)]
+        return getattr(fn, op)(*nodes, **{k: _value(v) for k, v in kwargs.items()})
+
+    p = pipe()
+    p.build()
+    (tl,) = p.run()
+    return [np.array(t) for t in tl]
+
+
+def main():
+    data = {"cases": np.array(json.dumps([c[:3] for c in CASES]))}
+    for k, (op, kwargs, layout, inputs) in enumerate(CASES):
+        for j, batch in enumerate(inputs):
+            for i, x in enumerate(batch):
+                data[f"{k}_in{j}_{i}"] = x
+        for i, y in enumerate(_run(op, kwargs, layout, inputs)):
+            data[f"{k}_out_{i}"] = y
+    out = pathlib.Path(__file__).with_name("slicing.npz")
+    np.savez_compressed(out, **data)
+    print(f"wrote {out} ({out.stat().st_size} bytes)")
+
+
+if __name__ == "__main__":
+    main()
