@@ -35,8 +35,31 @@ class Source:
         """Called when the pipeline starts epoch `epoch_idx` (after `reset()`)."""
 
 
+class Checkpointable:
+    """An operator with state a checkpoint keeps (`Pipeline.checkpoint`, see
+    `dali._pipeline.checkpointing`): positions and counters, never data.
+
+    The executor asks for `checkpoint_state()` after every iteration, on the thread that ran
+    it: the state must be the one *after the batches its runs have returned*, whatever was
+    read or fed ahead.  A pipeline restored from a checkpoint calls `restore_state` once, after
+    `setup()` and before the first iteration.  Random operators need none: their draws are
+    keyed by the pipeline's counters, which the checkpoint keeps.
+    """
+
+    def checkpoint_state(self) -> dict | None:
+        """A JSON-able dict of plain numbers (None: nothing to keep, e.g. a source whose
+        callback has no position)."""
+        raise NotImplementedError
+
+    def restore_state(self, state: dict) -> None:
+        """Take back a state `checkpoint_state` returned (validated: raise ValueError naming
+        what is wrong)."""
+        raise NotImplementedError
+
+
 class Reader:
-    """An operator that reads a data set in shards and epochs (fn.readers.*)."""
+    """An operator that reads a data set in shards and epochs (fn.readers.*).  A reader must
+    also be `Checkpointable` for a pipeline with `enable_checkpointing=True` to use it."""
 
     def reader_meta(self) -> dict:
         """DALI's reader metadata: epoch_size, epoch_size_padded, number_of_shards, shard_id,

@@ -42,6 +42,19 @@ def contiguous(tl):
     return tensors.TensorListCPU._wrap(tl._storage.contiguous(), tl._layout, tl._source_info)
 
 
+class Snapshot:
+    """The executor's state after an iteration (what a checkpoint keeps): its counters and
+    the state of each operator (None for operators without state), in graph order."""
+
+    __slots__ = ("iteration", "epoch", "samples", "op_states")
+
+    def __init__(self, iteration, epoch, samples, op_states):
+        self.iteration = iteration
+        self.epoch = epoch
+        self.samples = samples
+        self.op_states = op_states
+
+
 class Executor:
     """Runs the nodes of a `Graph` (see the module docstring).
 
@@ -122,6 +135,19 @@ class Executor:
         finally:            # a failed iteration still used its samples: the next one goes on
             self.iteration += 1
             self._samples_seen += bs
+
+    # -- checkpoints (dali._pipeline.checkpointing) ------------------------------------------
+    def snapshot(self):
+        """The state after the iterations run so far: counters and operator states."""
+        return Snapshot(self.iteration, self.epoch, self._samples_seen,
+                        [op.checkpoint_state() if isinstance(op, _roles.Checkpointable)
+                         else None for op in self.ops])
+
+    def restore(self, snapshot):
+        """Take back the counters of `snapshot` (operator states: `checkpointing.restore`)."""
+        self.iteration = snapshot.iteration
+        self.epoch = snapshot.epoch
+        self._samples_seen = snapshot.samples
 
     # -- statistics ---------------------------------------------------------------------------
     def memory_statistics(self):

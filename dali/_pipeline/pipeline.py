@@ -18,7 +18,7 @@ from dali import _roles, _types
 from dali._autograph import conditional
 from dali._executor import executor as _executor_mod
 from dali._graph import context, data_node, dot, graph
-from dali._pipeline import params, scheduler, serialization
+from dali._pipeline import checkpointing, params, scheduler, serialization
 from dali.ops import _regions
 
 
@@ -100,9 +100,8 @@ class Pipeline:
         self._default_cuda_stream_priority = default_cuda_stream_priority
         self._enable_memory_stats = enable_memory_stats
         self._enable_checkpointing = enable_checkpointing
-        if checkpoint is not None:
-            raise NotImplementedError(
-                "Pipeline(checkpoint=...): restoring from checkpoints is not implemented yet")
+        self._checkpoint = checkpointing.decode(checkpoint) if checkpoint is not None else None
+        self._restored = False
         params.py_workers(py_num_workers, py_start_method)
         params.executor_enum("stream_policy", stream_policy, params.StreamPolicy)
         params.executor_enum("concurrency", concurrency, params.OperatorConcurrency)
@@ -228,12 +227,27 @@ class Pipeline:
             raise RuntimeError(
                 "You are trying to create a GPU DALI pipeline while CUDA is not available. "
                 "Please install CUDA or set `device_id = None` in Pipeline constructor.")
-        if self._seed is not None:
+        if self._checkpoint is not None:          # its draws continue the checkpointed ones
+            self._effective_seed = self._checkpoint.seed
+        elif self._seed is not None:
             self._effective_seed = self._seed
         else:
             self._effective_seed = int(np.random.SeedSequence().entropy % (2 ** 31))
         self._executor = self._make_executor(self._effective_seed)
+        if self._enable_checkpointing:
+            checkpointing.check_operators(self._executor.ops)
+        if self._checkpoint is not None:
+            self._restore(self._checkpoint)
+        if self._enable_checkpointing:
+            self._sched.snapshot = self._executor.snapshot()
         self._built = True
+
+    def _restore(self, restored):
+        checkpointing.restore(restored, self._executor.ops)
+        self._executor.restore(restored.snapshot)
+        self._sched.consumer_iter = restored.consumer_iter
+        self._sched.epoch_idx = self._sched.consumer_epoch_idx = restored.epoch_idx
+        self._restored = True
 
     def _make_executor(self, seed):
         """Collect, check and prune the graph; returns its executor, set up."""
@@ -417,6 +431,8 @@ class Pipeline:
         call returns the one after the failed batch."""
         if self._sched.reset():
             self._executor.new_epoch()
+            if self._enable_checkpointing:
+                self._sched.snapshot = self._executor.snapshot()
 
     def empty(self):
         return self._sched.empty()
@@ -548,8 +564,21 @@ class Pipeline:
         self.build()
         self._deserialized = True
 
+    # -- checkpoints (dali._pipeline.checkpointing) ------------------------------------------
     def checkpoint(self, filename=None):
-        raise NotImplementedError("Pipeline.checkpoint is not implemented yet in dali")
+        """The pipeline's state after the batches consumed so far, as checkpoint bytes (also
+        written to `filename` when given); `Pipeline(checkpoint=...)` restores it."""
+        if not self._enable_checkpointing:
+            raise RuntimeError("Cannot save the checkpoint. The `enable_checkpointing` was not "
+                               "specified when creating the pipeline")
+        self.build()
+        data = checkpointing.encode([op.spec.name for op in self._executor.ops],
+                                    self._sched.snapshot, self._sched.consumer_iter,
+                                    self._sched.epoch_idx, self._effective_seed)
+        if filename is not None:
+            with open(filename, "wb") as f:
+                f.write(data)
+        return data
 
     def start_py_workers(self):
         """Parallel external source workers are not used: callbacks run in this process."""
@@ -590,7 +619,8 @@ class Pipeline:
 
     @property
     def is_restored_from_checkpoint(self):
-        return False
+        """Whether the pipeline was built from a checkpoint (True from `build()` on)."""
+        return self._restored
 
     @property
     def num_outputs(self):

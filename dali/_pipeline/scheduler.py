@@ -20,6 +20,9 @@ This is DALI's Python scheduling, kept exactly (reference §2):
 * With `exec_async=True` iterations run on a background thread, in order, while the consumer
   works: the queue holds futures, and `outputs()` waits for the oldest.  Python callbacks still
   run on the caller's thread, before their iteration is queued.
+* With checkpointing, each queued iteration carries the executor's snapshot taken right after
+  it ran (on the thread that ran it); `outputs()` keeps the snapshot of the batch it returns,
+  so `snapshot` is the state after the batches consumed, never the ones prefetched.
 """
 
 from __future__ import annotations
@@ -44,7 +47,8 @@ class Scheduler:
         self.consumer_iter = 0
         self.consumer_epoch_idx = 0
         self.batches_to_consume = 0
-        self.ready = collections.deque()
+        self.ready = collections.deque()      # (future, [snapshot]) per queued iteration
+        self.snapshot = None                  # executor state after the last batch consumed
         self._worker = None
 
     # -- API style ----------------------------------------------------------------------------
@@ -92,7 +96,14 @@ class Scheduler:
 
     def _produce(self):
         """Run (or queue) one iteration; counted once its future is in the queue."""
-        run = self._pipe._executor.run
+        ex = self._pipe._executor
+        run, held = ex.run, [None]
+        if self._pipe._enable_checkpointing:
+            def run():
+                try:
+                    return ex.run()
+                finally:
+                    held[0] = ex.snapshot()
         if self._pipe.exec_async and self._pipe._background_runs:
             future = self._background().submit(run)
         else:
@@ -101,7 +112,7 @@ class Scheduler:
                 future.set_result(run())
             except Exception as e:  # delivered by the outputs() call for this iteration
                 future.set_exception(e)
-        self.ready.append(future)
+        self.ready.append((future, held))
         self.batches_to_consume += 1
 
     def _background(self):
@@ -121,7 +132,12 @@ class Scheduler:
             return self._pop()
 
     def _pop(self):
-        return tuple(self._pipe._check_outputs(self.ready.popleft().result()))
+        future, held = self.ready.popleft()
+        try:
+            return tuple(self._pipe._check_outputs(future.result()))
+        finally:
+            if held[0] is not None:
+                self.snapshot = held[0]
 
     def release_outputs(self):
         with self.check_api(_types.PipelineAPIType.SCHEDULED):

@@ -58,7 +58,7 @@ def _outputs(args):
 
 
 @_registry.register
-class ExternalSource(_operator.Operator, _roles.Source):
+class ExternalSource(_operator.Operator, _roles.Source, _roles.Checkpointable):
     schema = Schema(
         "external_source", inputs=0, outputs=_outputs, devices=("cpu", "gpu"),
         positional_args=("source", "num_outputs"),
@@ -136,6 +136,7 @@ class ExternalSource(_operator.Operator, _roles.Source):
         self.batch = a["batch"] if a["batch"] is not None else not parallel
         self.cycle = _cycle_mode(a["cycle"], spec.display_name)
         self._iteration = 0
+        self._consumed = 0                  # callback batches the executor took this epoch
         self._iterator = None
         self._exhausted = False
         self._mode = _source_mode(self.source, self.batch, a["cycle"], spec.display_name) \
@@ -211,6 +212,27 @@ class ExternalSource(_operator.Operator, _roles.Source):
 
     def reset_callback(self, epoch_idx):
         self._iteration = 0
+        self._consumed = 0
+
+    # -- checkpoints --------------------------------------------------------------------------
+    def source_kind(self):
+        """How DALI's checkpoint warning names the kind of `source`."""
+        return {"iterable": "SourceKind.ITERABLE", "call0": "parameterless callable",
+                "call1": "callable"}.get(self._mode, "no callback")
+
+    def checkpoint_state(self):
+        """The iteration the callback is at, for a one-argument callback (its argument says
+        where it is); None for the others, whose position is the user's."""
+        if self._mode != "call1":
+            return None
+        return {"iteration": self._consumed}
+
+    def restore_state(self, state):
+        iteration = state.get("iteration")
+        if type(iteration) is not int or iteration < 0:
+            raise ValueError(f"{self.spec.display_name}: the checkpointed iteration is "
+                             f"{iteration!r}, not a non-negative integer")
+        self._iteration = self._consumed = iteration
 
     # -- feeding ------------------------------------------------------------------------------
     def feed(self, data, layout=None, output=None):
@@ -280,6 +302,7 @@ class ExternalSource(_operator.Operator, _roles.Source):
         if self._fed:
             current = self._fed.popleft()
             self._last = current             # kept across iterations for `repeat_last`
+            self._consumed += 1
         elif self.args["repeat_last"] and self._last is not None:
             current = self._last
         else:
