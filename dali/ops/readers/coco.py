@@ -1,0 +1,399 @@
+"""fn.readers.coco: COCO images (encoded bytes) with their boxes, labels, polygons and ids.
+
+The annotations come from the JSON file (parsed with the standard library's `json`, the way
+DALI's loader reads it) or from a directory of preprocessed annotations that DALI (or this
+reader, `save_preprocessed_annotations`) wrote.  Images are listed by ascending image id, or in
+the order of `images`; an annotation is kept when both sides of its box reach `size_threshold`
+(and, without `include_iscrowd`, when it is not a crowd); `skip_empty` drops images without a
+kept annotation.  Class ids are remapped to 1, 2, ... in the order the categories are listed
+unless `avoid_class_remapping` (an id missing from the categories maps to 0, as in DALI).  The
+data set is held as arrays: per image the first row and number of its boxes, polygons and
+vertices; all boxes (float32, ltrb/ratio applied), labels, polygons (mask index and vertex
+range within the image) and vertices.  A batch gathers its rows with one fancy index per
+output.  Outputs: images (uint8, 1-D), boxes (M, 4) float32, labels (M,) int32, then polygons
+(P, 3) int32 and vertices (V, 2) float32 with `polygon_masks`, then image ids (1,) int32 with
+`image_ids`.  Order, sharding, shuffling and padding: `_loader` (as for readers.file: the list is
+permuted once with DALI's fixed seed when `random_shuffle` is set); `shuffle_after_epoch` is
+not implemented (DALI's COCO permutations are not readers.file's).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from dali import _operator, _registry
+from dali._ext import files
+from dali._ext.tensor_storage import BatchStorage
+from dali._schema import Arg, Schema
+from dali._types import DALIDataType as T
+from dali.ops.readers import _common
+
+
+def _n_outputs(args):
+    return 3 + 2 * bool(args.get("polygon_masks") or args.get("masks")) + \
+        bool(args.get("pixelwise_masks")) + \
+        bool(args.get("image_ids") or args.get("save_img_ids"))
+
+
+# the preprocessed annotation files: name -> (dtype, values per record)
+_PREPROCESSED = {
+    "offsets": ("offsets.dat", np.int32, 1), "boxes": ("boxes.dat", np.float32, 1),
+    "labels": ("labels.dat", np.int32, 1), "counts": ("counts.dat", np.int32, 1),
+    "polygons": ("polygon_data.dat", np.int32, 3),
+    "poly_offset": ("polygon_offset.dat", np.int64, 1),
+    "poly_count": ("polygons_count.dat", np.int64, 1),
+    "vertices": ("vertices.dat", np.float32, 2),
+    "vert_offset": ("vertices_offset.dat", np.int64, 1),
+    "vert_count": ("vertices_count.dat", np.int64, 1),
+    "original_ids": ("original_ids.dat", np.int32, 1),
+}
+_POLYGON_KEYS = ("polygons", "poly_offset", "poly_count", "vertices", "vert_offset",
+                 "vert_count")
+
+
+def _rows(offsets, counts):
+    """The row indices of samples whose rows are [offsets[i], offsets[i] + counts[i])."""
+    total = int(counts.sum())
+    starts = np.repeat(offsets - np.cumsum(counts) + counts, counts)
+    return starts + np.arange(total, dtype=np.int64)
+
+
+@_registry.register
+class Coco(_common.Reader):
+    schema = Schema(
+        "readers.coco", inputs=0, outputs=_n_outputs, devices=("cpu",), random=True,
+        doc="Reads a COCO data set: the images (encoded bytes) of `file_root` with their "
+            "bounding boxes and labels from `annotations_file`, optionally the masks' polygons "
+            "and the image ids. Outputs: images, bounding_boxes, labels, "
+            "((polygons, vertices) | (pixelwise_masks)), (image_ids). The sample order, "
+            "sharding, shuffling buffer and padding are real DALI's.",
+        args=[
+            Arg("file_root", T.STRING, None, doc="Directory of the images."),
+            Arg("annotations_file", T.STRING, "", doc="The JSON annotations file."),
+            Arg("preprocessed_annotations", T.STRING, "",
+                doc="Directory of preprocessed annotations (see "
+                    "`save_preprocessed_annotations`), read instead of `annotations_file`."),
+            Arg("meta_files_path", T.STRING, None, alias_of="preprocessed_annotations"),
+            Arg("images", T._STRING_VEC, None,
+                doc="The images to read, in this order (duplicates give copies), named as in "
+                    "the annotations file; default: every image, by ascending id."),
+            Arg("ltrb", T.BOOL, False,
+                doc="Boxes as [left, top, right, bottom] instead of [x, y, width, height]."),
+            Arg("ratio", T.BOOL, False,
+                doc="Box and polygon coordinates relative to the image's width and height."),
+            Arg("size_threshold", T.FLOAT, 0.1,
+                doc="Objects whose box is narrower or lower than this (pixels) are left out."),
+            Arg("skip_empty", T.BOOL, False, doc="Leave out images without objects."),
+            Arg("include_iscrowd", T.BOOL, True,
+                doc="Keep the annotations marked `iscrowd=1`."),
+            Arg("avoid_class_remapping", T.BOOL, False,
+                doc="Return the category ids as in the file instead of 1..number of "
+                    "categories in the order they are listed."),
+            Arg("polygon_masks", T.BOOL, False,
+                doc="Add the outputs polygons ([mask index, first vertex, end vertex] rows) "
+                    "and vertices ([x, y] rows)."),
+            Arg("masks", T.BOOL, False,
+                deprecated="Use ``polygon_masks`` instead. Note that the polygon format has "
+                           "changed ``mask_id, start_coord, end_coord`` to ``mask_id, "
+                           "start_vertex, end_vertex``.",
+                doc="Polygon masks in the legacy format (vertex ranges counted in "
+                    "coordinates, i.e. doubled)."),
+            Arg("pixelwise_masks", T.BOOL, False, implemented=False,
+                doc="Add an output of pixel-wise masks (HWC int32, the object's label per "
+                    "pixel)."),
+            Arg("image_ids", T.BOOL, False, doc="Add an output of the image ids."),
+            Arg("save_img_ids", T.BOOL, None, alias_of="image_ids"),
+            Arg("save_preprocessed_annotations", T.BOOL, False,
+                doc="Write the preprocessed annotations to "
+                    "`save_preprocessed_annotations_dir` (DALI's binary format)."),
+            Arg("dump_meta_files", T.BOOL, None, alias_of="save_preprocessed_annotations"),
+            Arg("save_preprocessed_annotations_dir", T.STRING, "",
+                doc="Directory the preprocessed annotations are written to."),
+            Arg("dump_meta_files_path", T.STRING, None,
+                alias_of="save_preprocessed_annotations_dir"),
+            Arg("shuffle_after_epoch", T.BOOL, False, implemented=False,
+                doc="Re-permute the whole data set at every epoch (the same permutation on "
+                    "every shard); excludes `stick_to_shard` and `random_shuffle`."),
+            Arg("shuffle_after_epoch_seed", T.INT64, None, implemented=False,
+                doc="Seed of the `shuffle_after_epoch` permutations (default: a fixed one)."),
+            *_common.loader_args(),
+        ])
+
+    def setup(self):
+        a = self.args
+        if a["file_root"] is None:
+            raise RuntimeError("``file_root`` argument is required when not using ``files`` "
+                               "or ``file_list``.")
+        if a["preprocessed_annotations"]:
+            if a["annotations_file"]:
+                raise RuntimeError('When reading data from preprocessed annotation files, '
+                                   '"annotations_file" is not supported.')
+            if a["images"] is not None:
+                raise RuntimeError('When reading data from preprocessed annotation files, '
+                                   '"images" is not supported.')
+        self._polygons = bool(a["polygon_masks"] or a["masks"])
+        super().setup()
+
+    # -- the annotations ---------------------------------------------------------------------
+    def list_entries(self):
+        a = self.args
+        if a["preprocessed_annotations"]:
+            names, data = self._load_preprocessed(a["preprocessed_annotations"])
+        else:
+            names, data = self._parse_json(a["annotations_file"])
+            if a["save_preprocessed_annotations"]:
+                self._save_preprocessed(a["save_preprocessed_annotations_dir"], names, data)
+        if not names:
+            raise RuntimeError("No files found.")
+        self._names = names
+        self._data = data
+        self._paths = [os.fsencode(os.path.join(a["file_root"], n)) for n in names]
+        return list(range(len(names)))
+
+    def _parse_json(self, path):
+        a = self.args
+        try:
+            with open(path, "rb") as f:
+                doc = json.load(f)
+        except OSError:
+            raise RuntimeError(f'Could not open JSON annotations file: "{path}"') from None
+        except (ValueError, RecursionError) as e:
+            raise RuntimeError(f'Error parsing JSON annotations file "{path}": {e}') from None
+        if not isinstance(doc, dict):
+            raise RuntimeError(f'Error parsing JSON annotations file "{path}": the top level '
+                               f"is not an object")
+        infos = [i for i in doc.get("images", ()) if isinstance(i, dict)]
+        categories = {}
+        for c in doc.get("categories", ()):
+            if not isinstance(c, dict):
+                continue
+            if "id" not in c:
+                raise RuntimeError("Missing category ID in the JSON annotations file")
+            categories.setdefault(int(c["id"]), len(categories) + 1)
+        names = a["images"]
+        if names is None:
+            names = [i.get("file_name", "") for i in sorted(infos, key=lambda i: i.get("id", 0))]
+        by_name = {n: None for n in names}
+        by_id = {}
+        for info in infos:
+            name = info.get("file_name", "")
+            if name in by_name:
+                by_name[name] = info
+                by_id[info.get("id")] = []
+        threshold = np.float32(a["size_threshold"])
+        for ann in doc.get("annotations", ()):
+            if not isinstance(ann, dict) or ann.get("image_id") not in by_id:
+                continue
+            if not a["include_iscrowd"] and ann.get("iscrowd", 0) != 0:
+                continue
+            box = ann.get("bbox", [0, 0, 0, 0])
+            if not isinstance(box, list) or len(box) != 4:
+                got = len(box) if isinstance(box, list) else 0
+                raise RuntimeError(f"Invalid COCO annotation: `bbox` must contain exactly 4 "
+                                   f"values, got {got}.")
+            box = np.array(box, np.float32)
+            if not (box[2] >= threshold and box[3] >= threshold):
+                continue
+            by_id[ann["image_id"]].append((ann, box))
+        return self._flatten(names, by_name, by_id, categories)
+
+    def _flatten(self, names, by_name, by_id, categories):
+        a = self.args
+        remap = not a["avoid_class_remapping"]
+        kept, offsets, counts, ids = [], [], [], []
+        boxes, labels = [], []
+        polygons, vertices, poly_offset, poly_count, vert_offset, vert_count = \
+            [], [], [], [], [], []
+        for name in names:
+            info = by_name.get(name)
+            if info is None:
+                continue
+            anns = by_id[info.get("id")]
+            if a["skip_empty"] and not anns:
+                continue
+            width = np.float32(info.get("width", 1))
+            height = np.float32(info.get("height", 1))
+            poly_offset.append(len(polygons))
+            vert_offset.append(len(vertices))
+            first_vertex = len(vertices)
+            for m, (ann, box) in enumerate(anns):
+                cat = int(ann.get("category_id", 0))
+                labels.append(categories.get(cat, 0) if remap else cat)
+                if a["ltrb"]:
+                    box = np.array([box[0], box[1], box[0] + box[2], box[1] + box[3]],
+                                   np.float32)
+                if a["ratio"]:
+                    box = box / np.array([width, height, width, height], np.float32)
+                boxes.append(box)
+                segm = ann.get("segmentation")
+                if not self._polygons or not isinstance(segm, list):
+                    continue
+                for poly in segm:
+                    coords = np.array(poly, np.float32).reshape(-1, 2)
+                    if a["ratio"]:
+                        coords = coords / np.array([width, height], np.float32)
+                    start = len(vertices) - first_vertex
+                    polygons.append((m, start, start + len(coords)))
+                    vertices.extend(coords)
+            poly_count.append(len(polygons) - poly_offset[-1])
+            vert_count.append(len(vertices) - vert_offset[-1])
+            offsets.append(sum(counts))
+            counts.append(len(anns))
+            ids.append(int(info.get("id", 0)))
+            kept.append(name)
+        data = {
+            "offsets": np.array(offsets, np.int64), "counts": np.array(counts, np.int64),
+            "boxes": np.array(boxes, np.float32).reshape(-1, 4),
+            "labels": np.array(labels, np.int32), "original_ids": np.array(ids, np.int32),
+            "polygons": np.array(polygons, np.int32).reshape(-1, 3),
+            "vertices": np.array(vertices, np.float32).reshape(-1, 2),
+            "poly_offset": np.array(poly_offset, np.int64),
+            "poly_count": np.array(poly_count, np.int64),
+            "vert_offset": np.array(vert_offset, np.int64),
+            "vert_count": np.array(vert_count, np.int64),
+        }
+        return kept, data
+
+    def _wanted(self):
+        keys = ["offsets", "boxes", "labels", "counts"]
+        keys += list(_POLYGON_KEYS) if self._polygons else []
+        keys += ["original_ids"] if self.args["image_ids"] else []
+        return keys
+
+    def _save_preprocessed(self, directory, names, data):
+        for key in self._wanted():
+            filename, dtype, width = _PREPROCESSED[key]
+            values = np.ascontiguousarray(data[key], dtype).reshape(-1, width)
+            if not len(values):
+                continue          # DALI writes no file for an empty table
+            path = os.path.join(directory, filename)
+            try:
+                with open(path, "wb") as f:
+                    f.write(np.uint32(len(values)).tobytes() + values.tobytes())
+            except OSError as e:
+                raise RuntimeError(f"CocoReader meta file error while saving: {path} "
+                                   f"({e.strerror})") from None
+        path = os.path.join(directory, "filenames.dat")
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("".join(n + "\n" for n in names))
+        except OSError as e:
+            raise RuntimeError(f"CocoReader meta file error while saving: {path} "
+                               f"({e.strerror})") from None
+
+    def _load_preprocessed(self, directory):
+        data = {}
+        for key in self._wanted():
+            filename, dtype, width = _PREPROCESSED[key]
+            path = os.path.join(directory, filename)
+            try:
+                with open(path, "rb") as f:
+                    raw = f.read()
+            except OSError:
+                raw = b""                            # DALI: a missing file is an empty table
+            values = np.empty(0, dtype)
+            if raw:
+                n = int(np.frombuffer(raw[:4], np.uint32)[0]) if len(raw) >= 4 else -1
+                need = 4 + n * width * np.dtype(dtype).itemsize
+                if n < 0 or len(raw) < need:
+                    raise RuntimeError(f"Error reading from path: {path}. The file has "
+                                       f"{len(raw)} bytes but its header announces {need}.")
+                values = np.frombuffer(raw, dtype, n * width, 4)
+            data[key] = values.reshape(-1, width) if width > 1 else values
+        data["boxes"] = data["boxes"].reshape(-1, 4)
+        for key in ("offsets", "counts", "poly_offset", "poly_count", "vert_offset",
+                    "vert_count"):
+            data[key] = data.get(key, np.empty(0, np.int64)).astype(np.int64)
+        try:
+            with open(os.path.join(directory, "filenames.dat"), encoding="utf-8") as f:
+                names = f.read().split()
+        except OSError:
+            names = []
+        n = len(names)
+        for key in ("offsets", "counts") + (_POLYGON_KEYS[1:3] + _POLYGON_KEYS[4:]
+                                             if self._polygons else ()):
+            if len(data[key]) < n:
+                raise RuntimeError(f"The preprocessed annotations in {directory} are "
+                                   f"inconsistent: {len(data[key])} entries in "
+                                   f"{_PREPROCESSED[key][0]} for {n} images")
+        self._check_ranges(directory, data, n)
+        return names, data
+
+    def _check_ranges(self, directory, data, n):
+        checks = [("offsets", "counts", "boxes"), ("offsets", "counts", "labels")]
+        if self._polygons:
+            checks += [("poly_offset", "poly_count", "polygons"),
+                       ("vert_offset", "vert_count", "vertices")]
+        for off, cnt, table in checks:
+            o, c = data[off][:n], data[cnt][:n]
+            if n and ((o < 0).any() or (c < 0).any() or (o + c > len(data[table])).any()):
+                raise RuntimeError(f"The preprocessed annotations in {directory} are "
+                                   f"inconsistent: {_PREPROCESSED[off][0]} and "
+                                   f"{_PREPROCESSED[cnt][0]} point outside "
+                                   f"{_PREPROCESSED[table][0]}")
+
+    # -- one iteration -----------------------------------------------------------------------
+    def infer(self, ws):
+        ids = np.array(self.next_entries(ws.batch_size), np.int64)
+        d = self._data
+        counts = d["counts"][ids]
+        descs = [_operator.OutputDesc(None, np.uint8, "", ndim=1),
+                 _operator.OutputDesc(None, np.float32, "", ndim=2),
+                 _operator.OutputDesc(None, np.int32, "", ndim=1)]
+        if self._polygons:
+            descs += [_operator.OutputDesc(None, np.int32, "", ndim=2),
+                      _operator.OutputDesc(None, np.float32, "", ndim=2)]
+        if self.args["image_ids"]:
+            descs.append(_operator.OutputDesc([(1,)] * len(ids), np.int32, ""))
+        return _operator.Plan(descs, ids=ids, counts=counts)
+
+    def run_cpu(self, ws, plan):
+        ids, d = plan.ids, self._data
+        ws.outputs[0] = self._read_images(ws, ids)
+        rows = _rows(d["offsets"][ids], plan.counts)
+        ws.outputs[1] = self._gather(d["boxes"], rows, plan.counts, 4)
+        ws.outputs[2] = self._gather(d["labels"], rows, plan.counts, 0)
+        k = 3
+        if self._polygons:
+            counts = d["poly_count"][ids]
+            polygons = d["polygons"][_rows(d["poly_offset"][ids], counts)]
+            if self.args["masks"] and not self.args["polygon_masks"]:
+                polygons = polygons * np.array([1, 2, 2], np.int32)
+            ws.outputs[3] = self._gather(polygons, None, counts, 3)
+            counts = d["vert_count"][ids]
+            ws.outputs[4] = self._gather(d["vertices"], _rows(d["vert_offset"][ids], counts),
+                                         counts, 2)
+            k = 5
+        if self.args["image_ids"]:
+            ws.outputs[k].dense()[:, 0] = d["original_ids"][ids]
+        ws.out_source_info = [self._names[i] for i in ids.tolist()]
+
+    @staticmethod
+    def _gather(table, rows, counts, width):
+        """Storage of the samples' rows of `table` (all of it when `rows` is None)."""
+        shapes = counts.reshape(-1, 1) if not width else \
+            np.stack([counts, np.full_like(counts, width)], axis=1)
+        storage = BatchStorage.allocate(table.dtype, shapes, ndim=2 if width else 1)
+        flat = storage.flat()
+        if flat.size:
+            flat[...] = (table if rows is None else table[rows]).reshape(-1)
+        return storage
+
+    def _read_images(self, ws, ids):
+        paths = [self._paths[i] for i in ids.tolist()]
+        opened = files.open_files(paths)
+        if opened.failure is not None:
+            i, err = opened.failure
+            raise ws.sample_error(i, f"cannot read {os.fsdecode(paths[i])}: "
+                                     f"{os.strerror(err)}", RuntimeError)
+        storage = BatchStorage.allocate(np.uint8, opened.sizes.reshape(-1, 1), ndim=1)
+        failure = opened.read_into(storage.samples())
+        if failure is not None:
+            i, err, got = failure
+            raise ws.sample_error(i, f"cannot read {os.fsdecode(paths[i])}: "
+                                     + (os.strerror(err) if err else "it changed while it "
+                                        "was read"), RuntimeError)
+        return storage
