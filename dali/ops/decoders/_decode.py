@@ -66,6 +66,7 @@ def mixed_only(name, type_, default, what):
 def decoder_args():
     """The arguments every image decoder has."""
     return [
+        on_error_arg(),
         Arg("output_type", T.IMAGE_TYPE, Image.RGB,
             doc="Color space of the output: RGB, BGR, GRAY (one channel), YCbCr (ITU-R BT.601, "
                 "computed from the decoded RGB) or ANY_DATA (the image's own channels: gray, "
@@ -103,6 +104,42 @@ def decoder_args():
                          "discouraged.")
           for name in ("memory_stats", "split_stages", "use_chunk_allocator")),
     ]
+
+
+def on_error_arg():
+    return Arg("on_error", T.STRING, "raise",
+               doc='An image that cannot be decoded: "raise" (the error, as DALI does) or "skip" '
+                   "(the decoder's input must be a reader's first output: the reader checks "
+                   "each image it reads by decoding it, on its own thread, and replaces the "
+                   "bad ones by the next samples, listed in its `reader_meta()[\"skipped\"]`; "
+                   "each image is decoded twice). Not in DALI 2.4.")
+
+
+def undecodable(spec, samples, output_type, adjust_orientation=True):
+    """{index: reason} of the 1-D uint8 encoded `samples` that a decoder of `spec` cannot
+    decode (bad header, above the pixel limit, or failing when decoded whole, on the calling
+    thread into scratch memory)."""
+    batch, failures = _read_headers(samples, output_type, adjust_orientation)
+    bad = {i: f"{spec.display_name}: not a valid image: {message}" for i, message in failures}
+    limit = max_pixels()
+    for i in np.flatnonzero(batch.stored[:, 0] * batch.stored[:, 1] > limit).tolist():
+        bad[i] = f"{spec.display_name}: the image has more than {limit} pixels"
+    good = [i for i in range(len(batch)) if i not in bad]
+    if good:
+        one = batch.subset(good)
+        try:
+            decode(_Serial(spec), one, whole_images(one), None, np.dtype(np.uint8))
+        except _errors.SampleError as e:
+            bad.update({good[k]: f"{spec.display_name}: {message}" for k, message in e.failures})
+    return bad
+
+
+@dataclass
+class _Serial:
+    """What `decode` needs of a workspace, to decode on the calling thread."""
+
+    spec: object
+    thread_pool: object = None
 
 
 def check_args(op):

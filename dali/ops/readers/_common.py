@@ -6,10 +6,15 @@ is dropped and the batch is completed with the next samples in order (those of t
 ahead, which are then read again, else the loader's), so batches stay full and the epoch goes
 on; a batch with a bad sample is read again without it (errors are rare: the cost of re-reads
 does not matter).  Each skipped sample is listed with the reason in
-`reader_meta()["skipped"]` (a key only with "skip"), and once per epoch (an epoch: a shard's
+`reader_meta()["skipped"]` (a key only when skipping), and once per epoch (an epoch: a shard's
 worth of samples taken from the loader, skipped ones included) a warning gives the count.  A
 skipped sample counts in its epoch, so an epoch returns each good sample once and the bad ones
 never.
+
+Decoders with `on_error="skip"` whose input is a reader's first output register a validator
+with that reader (`add_validator`): the reader then runs it on each batch it has read, on its
+own thread, and skips the samples it rejects the same way (whatever its own `on_error`), so
+the labels and other outputs stay with their samples.
 """
 
 from __future__ import annotations
@@ -94,13 +99,17 @@ class Reader(_operator.Operator, _roles.Reader):
         self._skip = a.get("on_error", "raise") == "skip"
         if a.get("on_error", "raise") not in ("raise", "skip"):
             raise RuntimeError(f'on_error must be "raise" or "skip", got {a["on_error"]!r}')
+        self._validators = []
         self._skipped = []                   # (entry name, reason)
         self._taken = 0                      # samples taken from the loader (skipped included)
-        self._epoch_skips = 0
+        self._epoch_end = 0                  # ... when the current epoch ends
+        self._pending = []                   # where the skipped samples of this epoch were
         if a["num_shards"] < 1 or not 0 <= a["shard_id"] < a["num_shards"]:
             raise RuntimeError("num_shards needs to be greater than shard_id")
         if a["random_shuffle"] and a["initial_fill"] < 1:
             raise RuntimeError(f"initial_fill must be at least 1, got {a['initial_fill']}")
+        if getattr(self.spec, "node", None) is not None:
+            self.spec.node.extra["reader"] = weakref.ref(self)
         if not a["lazy_init"]:
             self._prepare()
 
@@ -133,7 +142,7 @@ class Reader(_operator.Operator, _roles.Reader):
     def reader_meta(self):
         self._prepare()
         meta = self.loader.meta()
-        if self._skip:
+        if self._skip or self._validators:
             meta["skipped"] = [{"sample": name, "reason": why} for name, why in self._skipped]
         return meta
 
@@ -153,15 +162,15 @@ class Reader(_operator.Operator, _roles.Reader):
         parts = [(entries, storage)]
         have = len(entries)
         while error is None and have < n:          # skipped samples: take the next ones
-            self._note_skipped(skipped)
+            self._note_skipped(entries, skipped)
             entries, storage, error, skipped = self.read_skipping(self._take(n - have, n))
             parts.append((entries, storage))
             have += len(entries)
-        self._note_skipped(skipped)
+        self._note_skipped(entries, skipped)
         if error is not None:
             i, message = error
             raise ws.sample_error(have - len(parts[-1][0]) + i, message, RuntimeError)
-        self._count_epoch(n)
+        self._count_epochs()
         if len(parts) == 1:
             return parts[0]
         entries = [e for part, _ in parts for e in part]
@@ -179,35 +188,55 @@ class Reader(_operator.Operator, _roles.Reader):
             self._ahead.append(self.submit(rest[j:j + n]))
         return taken
 
+    def add_validator(self, check):
+        """Skip the samples of output 0 that `check(samples) -> {index: reason}` rejects."""
+        self._validators.append(check)
+
     def read_skipping(self, entries):
         """(entries read, storage, error, skipped): `read(entries)`, leaving out the entries
-        that fail when skipping (`skipped`: (entry, reason) of each), else with the first
-        failure as `error` ((index, message))."""
+        that fail when skipping and those a validator rejects (`skipped`: (entry, reason,
+        index in `entries`) of each), else with the first failure as `error` ((index,
+        message))."""
         skipped = []
+        where = list(range(len(entries)))
         while entries:
             storage, error = self.read(entries)
-            if error is None or not self._skip:
+            if error is None:
+                bad = {}
+                for check in self._validators:
+                    bad.update(check(storage.samples()))
+                if not bad:
+                    return entries, storage, None, skipped
+                skipped += [(entries[i], bad[i], where[i]) for i in sorted(bad)]
+                kept = [i for i in range(len(entries)) if i not in bad]
+                if not kept:
+                    return [], None, None, skipped
+                samples = storage.samples()
+                return ([entries[i] for i in kept],
+                        BatchStorage.from_arrays([samples[i] for i in kept]), None, skipped)
+            if not self._skip:
                 return entries, storage, error, skipped
             i, message = error
-            skipped.append((entries[i], message))
+            skipped.append((entries[i], message, where.pop(i)))
             entries = entries[:i] + entries[i + 1:]
         return entries, None, None, skipped
 
-    def _note_skipped(self, skipped):
-        self._skipped += [(self.entry_name(e), why) for e, why in skipped]
-        self._epoch_skips += len(skipped)
-        self._taken += len(skipped)
+    def _note_skipped(self, entries, skipped):
+        """Account for a read run of the loader's samples: `entries` kept, `skipped` not."""
+        self._skipped += [(self.entry_name(e), why) for e, why, _ in skipped]
+        self._pending += [self._taken + k for _, _, k in skipped]
+        self._taken += len(entries) + len(skipped)
 
-    def _count_epoch(self, n):
-        self._taken += n
-        epoch = self.loader.per_shard
-        if self._taken >= epoch:
-            if self._epoch_skips:
-                warnings.warn(f"{self.spec.display_name}: {self._epoch_skips} sample(s) that "
-                              "could not be read were skipped in this epoch (see "
-                              "reader_meta()['skipped'])", RuntimeWarning, stacklevel=2)
-            self._taken -= epoch
-            self._epoch_skips = 0
+    def _count_epochs(self):
+        """Warn of the skipped samples of each epoch that the samples taken have finished."""
+        while self._taken >= self._epoch_end + self.loader.per_shard:
+            self._epoch_end += self.loader.per_shard
+            count = sum(k < self._epoch_end for k in self._pending)
+            if count:
+                warnings.warn(f"{self.spec.display_name}: {count} sample(s) that could not be "
+                              "read were skipped in this epoch (see reader_meta()['skipped'])",
+                              RuntimeWarning, stacklevel=2)
+            self._pending = [k for k in self._pending if k >= self._epoch_end]
 
     def next_read(self, n):
         """(entries, future of `read(entries)`) of the next `n` samples: the batch read ahead
