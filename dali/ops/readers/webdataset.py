@@ -28,7 +28,7 @@ from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali._types import dtype_of
-from dali.ops.readers import _common, _tar
+from dali.ops.readers import _common, _in_order, _tar
 
 _SUPPORTED = (T.UINT8, T.UINT16, T.UINT32, T.UINT64, T.INT8, T.INT16, T.INT32, T.INT64,
               T.FLOAT16, T.FLOAT, T.FLOAT64)
@@ -112,7 +112,7 @@ def scan_archive(path):
 
 
 @_registry.register
-class Webdataset(_common.Reader):
+class Webdataset(_in_order.InOrderReader):
     schema = Schema(
         "readers.webdataset", inputs=0, outputs=lambda args: len(args["ext"]),
         devices=("cpu",), random=True,
@@ -179,21 +179,6 @@ class Webdataset(_common.Reader):
         self._dtypes = [dtype_of(t) for t in dtypes]
         self._paths = [os.fsencode(p) for p in a["paths"]]
         super().setup()
-
-    def _prepare(self):
-        """The base class's loader, without the fixed pre-permutation `random_shuffle` gives
-        readers.file: DALI's webdataset loader fills its shuffle buffer in archive order."""
-        args = self.args
-        if self.loader is not None or not args["random_shuffle"]:
-            super()._prepare()
-            return
-        self.args = {**args, "random_shuffle": False}
-        try:
-            super()._prepare()
-        finally:
-            self.args = args
-        self.loader.shuffle = True
-        self.loader.fill = args["initial_fill"]
 
     # -- the index -----------------------------------------------------------------------------
     def list_entries(self):
