@@ -30,3 +30,4 @@ cdef class Plan:
     cdef tuple output_slots        # slots of the pipeline outputs
     cdef list slot_edges           # the DataNode of each slot (for captures)
     cdef public bint memory_stats  # record output sizes per operator
+    cdef public list events        # None, or per node run (node, start_ns, end_ns, cpu_ns, bytes)

@@ -13,10 +13,13 @@ by `bytes_per_sample_hint`), `run_cpu(ws, plan)` fills them, and any error comes
 `PipelineError` naming the operator, its line and sample.
 
 Each node also counts its runs and time (monotonic clock, nanoseconds) and, when the pipeline
-asks for memory statistics, the largest sizes of its outputs.
+asks for memory statistics, the largest sizes of its outputs.  While `Plan.events` is a list
+(the profiler, `dali._pipeline.profiler`) every node run appends one event: the node's index,
+its start and end (monotonic ns), the CPU time the process spent meanwhile (all threads) and
+the bytes of its outputs.
 """
 from libc.stdint cimport int64_t
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+from posix.time cimport CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID, clock_gettime, timespec
 
 from dali._ext.tensor_storage cimport BatchStorage, allocate_batch
 from dali._ext.workspace cimport WorkspaceBase
@@ -36,6 +39,19 @@ cdef inline int64_t _now_ns() noexcept nogil:
     cdef timespec t
     clock_gettime(CLOCK_MONOTONIC, &t)
     return <int64_t>t.tv_sec * 1000000000 + t.tv_nsec
+
+
+cdef inline int64_t _cpu_ns() noexcept nogil:
+    cdef timespec t
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
+    return <int64_t>t.tv_sec * 1000000000 + t.tv_nsec
+
+
+cdef Py_ssize_t _nbytes(list tls) except -1:
+    cdef Py_ssize_t total = 0
+    for tl in tls:
+        total += (<BatchStorage>tl._storage).nbytes
+    return total
 
 
 cdef Py_ssize_t _ndim(desc) except? -2:
@@ -290,6 +306,7 @@ cdef class Plan:
         for i, np_ in enumerate(self.nodes):
             np_.free_after = tuple(sorted(frees[i]))
         self.memory_stats = False
+        self.events = None
 
     def run(self, Py_ssize_t batch_size, root_ids, long long iteration, long long epoch,
             thread_pool, Py_ssize_t max_batch_size, bint capture=False):
@@ -303,9 +320,11 @@ cdef class Plan:
         cdef list tls, ids, outs, out_ids
         cdef dict args
         cdef NodePlan node
-        cdef Py_ssize_t i, n, s
-        cdef int64_t t0, dt
+        cdef Py_ssize_t i, n, s, k = -1
+        cdef int64_t t0, dt, c0 = 0
+        cdef list events = self.events
         for node in self.nodes:
+            k += 1
             n = len(node.in_slots)
             tls = [None] * n
             ids = [None] * n
@@ -320,11 +339,15 @@ cdef class Plan:
             else:
                 args = {}
             out_ids = []
+            if events is not None:
+                c0 = _cpu_ns()
             t0 = _now_ns()
             outs = _execute(node.op, node.spec, node.is_cpu, node.same_batch_inputs, tls, ids,
                             args, batch_size, root_ids, iteration, epoch, thread_pool,
                             node.hints, max_batch_size, out_ids)
             dt = _now_ns() - t0
+            if events is not None:
+                events.append((k, t0, t0 + dt, _cpu_ns() - c0, _nbytes(outs)))
             node.runs += 1
             node.total_ns += dt
             if dt > node.max_ns:

@@ -18,7 +18,7 @@ from dali import _roles, _types
 from dali._autograph import conditional
 from dali._executor import executor as _executor_mod
 from dali._graph import context, data_node, dot, graph
-from dali._pipeline import checkpointing, params, scheduler, serialization
+from dali._pipeline import checkpointing, params, profiler, scheduler, serialization
 from dali.ops import _regions
 
 
@@ -499,6 +499,16 @@ class Pipeline:
         if reset:
             self._executor.reset_timing()
         return result
+
+    def profile(self, iterations=100, warmup=5, progress=True, svg=None):
+        """Run `warmup` + `iterations` batches and report where the time goes (an extension,
+        not in DALI; `dali._pipeline.profiler`): per operator p50/p99 time, share, busy
+        threads and bytes, and a verdict naming the bottleneck.  `svg`: also draw it there.
+        Returns a `ProfileReport` (print it for the table)."""
+        report = profiler.profile(self, iterations, warmup, progress)
+        if svg is not None:
+            report.write_svg(svg)
+        return report
 
     def save_graph_to_dot_file(self, filename, show_tensors=False, show_ids=None,
                                use_colors=False):
