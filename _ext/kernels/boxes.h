@@ -1,0 +1,278 @@
+/* The crop window search of fn.random_bbox_crop, one sample per call (boxes.pyx runs the
+ * samples of a batch on the pool).
+ *
+ * A sample's draws are uniform [0, 1) numbers with 32 random bits from its Philox stream:
+ * draw j is word j % 4 of block j / 4 with counter (sample id low, sample id high, stream,
+ * j / 4), divided by 2^32 (one block makes 4 draws: the draws cost less than the windows).
+ * A round takes one draw (the outcome: a threshold, or "no crop" as the last option) and then
+ * 2 * ndim draws per attempt (ndim for the size, ndim for the anchor), whether or not the
+ * attempt is rejected early, so the sequence is fixed by the seed.
+ *
+ * Window of an attempt, relative to the image:
+ * - fixed size (`crop_size` in pixels of `in_size`): anchor = first + min(floor(u * (span +
+ *   1)), span) pixels, where first = min(0, size - crop) and span = |size - crop|;
+ * - otherwise the x size is smin + u0 * (smax - smin); the others follow from an aspect ratio
+ *   drawn uniformly in the (x, d) range, in pixels of `in_size` (all 1 when not given):
+ *   size_d = size_x * px_x / (ratio * px_d).  Rejected when a size leaves [smin, smax] or (3-D)
+ *   y/z leaves its range; the anchor is u1 * (1 - size).
+ * A window is valid when the boxes' overlap (IoU or intersection / box area) reaches the
+ * threshold for every box (`all_boxes`) or for one, and at least one box survives (centre in
+ * the window, or intersection / box area >= prune when prune >= 0, with some intersection).
+ * A sample without boxes takes any window.
+ */
+#ifndef DALI_EXT_KERNELS_BOXES_H_
+#define DALI_EXT_KERNELS_BOXES_H_
+
+#include <math.h>
+#include <stdint.h>
+
+#include "philox_blocks.h"
+
+enum { DALI_BOX_FOUND = 0, DALI_BOX_NO_CROP = 1, DALI_BOX_BEST = 2, DALI_BOX_GAVE_UP = 3 };
+
+typedef struct {
+    const float* lo;            /* every box's start corner, (boxes, ndim) */
+    const float* hi;            /* and end corner */
+    int ndim;
+    uint64_t key;
+    uint32_t stream;
+    const double* thresholds;
+    int n_thresholds;
+    int no_crop;                /* "no crop" is one more outcome */
+    int num_attempts;
+    int64_t limit;              /* attempts in all */
+    int keep_best;              /* track the best window (for when the attempts run out) */
+    int iou;                    /* IoU, else intersection / box area */
+    int all_boxes;
+    double prune;               /* < 0: centre inside */
+    double smin, smax;
+    double aspect[6];           /* (min, max) of x/y, x/z, y/z */
+    int fixed;
+} dali_box_params;
+
+typedef struct {
+    const dali_box_params* p;
+    int64_t sample_id;
+    int64_t first, count;       /* the sample's boxes */
+    double in_size[3];          /* pixels (1 when not given) */
+    double crop_size[3];        /* fixed window size in pixels */
+    float crop_lo[3], crop_hi[3];
+    double anchor[3];           /* fixed size: the anchor in pixels */
+    int status;
+    double best;
+} dali_box_job;
+
+enum { DALI_BOX_RNG_BLOCKS = 8 };   /* Philox blocks made at a time (SIMD, philox_blocks.h) */
+
+typedef struct {
+    uint64_t key;
+    uint32_t c0, c1, stream;
+    int64_t base;               /* draw index of v[0] (-1: nothing made yet) */
+    int64_t pos;                /* draw index of the next draw */
+    double v[4 * DALI_BOX_RNG_BLOCKS];
+} dali_box_rng;
+
+static inline double dali_box_u01(dali_box_rng* r) {
+    if (r->base < 0 || r->pos >= r->base + 4 * DALI_BOX_RNG_BLOCKS) {
+        uint32_t w[4 * DALI_BOX_RNG_BLOCKS];
+        r->base = r->pos - r->pos % 4;
+        dali_philox_blocks(r->key, r->c0, r->c1, r->stream, (uint32_t)(r->base / 4),
+                           DALI_BOX_RNG_BLOCKS, w);
+        for (int k = 0; k < 4 * DALI_BOX_RNG_BLOCKS; k++)
+            r->v[k] = (double)w[k] * (1.0 / 4294967296.0);
+    }
+    return r->v[r->pos++ - r->base];
+}
+
+/* The largest IoU any allowed window can have with every box of the sample: a window's area
+ * is at least smin^ndim (or fixed), and IoU <= min(areas) / max(areas). */
+static double dali_box_iou_bound(const dali_box_job* j) {
+    const dali_box_params* p = j->p;
+    int nd = p->ndim;
+    double window = 1.0, bound = 1.0;
+    for (int d = 0; d < nd; d++)
+        window *= p->fixed ? j->crop_size[d] / j->in_size[d] : p->smin;
+    if (window <= 0)
+        return 1.0;
+    for (int64_t b = j->first; b < j->first + j->count; b++) {
+        double area = 1.0;
+        for (int d = 0; d < nd; d++)
+            area *= (double)p->hi[b * nd + d] - (double)p->lo[b * nd + d];
+        double r = area < window ? area / window : (p->fixed ? window / area : 1.0);
+        if (r < bound)
+            bound = r;
+    }
+    return bound;
+}
+
+/* The window of one attempt from its 2 * ndim draws; 0 when its aspect ratio is rejected. */
+static int dali_box_window(const dali_box_job* j, const double* u, float* lo, float* hi,
+                           double* anchor) {
+    const dali_box_params* p = j->p;
+    int nd = p->ndim;
+    if (p->fixed) {
+        for (int d = 0; d < nd; d++) {
+            double size = j->in_size[d], crop = j->crop_size[d];
+            double first = size < crop ? size - crop : 0.0, span = fabs(size - crop);
+            double a = first + fmin(floor(u[nd + d] * (span + 1.0)), span);
+            anchor[d] = a;
+            lo[d] = (float)(a / size);
+            hi[d] = (float)((a + crop) / size);
+        }
+        return 1;
+    }
+    double shape[3];
+    shape[0] = p->smin + u[0] * (p->smax - p->smin);
+    int ok = 1;
+    for (int d = 1; d < nd; d++) {
+        double rmin = p->aspect[2 * (d - 1)], rmax = p->aspect[2 * (d - 1) + 1];
+        double ratio = rmin + u[d] * (rmax - rmin);
+        double den = ratio * j->in_size[d];
+        shape[d] = shape[0] * j->in_size[0] / (den > 1e-30 ? den : 1e-30);
+    }
+    for (int d = 0; d < nd; d++)
+        ok &= shape[d] >= p->smin && shape[d] <= p->smax;
+    if (nd == 3) {
+        double den = shape[2] * j->in_size[2];
+        double ratio = shape[1] * j->in_size[1] / (den > 1e-30 ? den : 1e-30);
+        ok &= ratio >= p->aspect[4] * (1 - 1e-6) && ratio <= p->aspect[5] * (1 + 1e-6);
+    }
+    if (!ok)
+        return 0;
+    for (int d = 0; d < nd; d++) {
+        float s = (float)fmin(shape[d], 1.0);
+        lo[d] = (float)(u[nd + d] * (double)(1.0f - s));
+        hi[d] = lo[d] + s;
+    }
+    return 1;
+}
+
+/* Whether the window is valid; `score` gets the smallest (all_boxes) or largest overlap, over
+ * every box when `full` (else it may stop at the first box that decides). */
+static int dali_box_check(const dali_box_job* j, const float* wlo, const float* whi,
+                          double threshold, int full, double* score) {
+    const dali_box_params* p = j->p;
+    int nd = p->ndim;
+    if (j->count == 0) {
+        *score = 1.0;
+        return 1;
+    }
+    double warea = 1.0;
+    for (int d = 0; d < nd; d++)
+        warea *= (double)whi[d] - (double)wlo[d];
+    double s = p->all_boxes ? INFINITY : -INFINITY;
+    int passed = p->all_boxes, kept = 0;
+    for (int64_t b = j->first; b < j->first + j->count; b++) {
+        const float* lo = p->lo + b * nd;
+        const float* hi = p->hi + b * nd;
+        double inter = 1.0, area = 1.0;
+        int centre = 1;
+        for (int d = 0; d < nd; d++) {
+            double a = lo[d] > wlo[d] ? lo[d] : wlo[d];
+            double e = hi[d] < whi[d] ? hi[d] : whi[d];
+            inter *= e > a ? e - a : 0.0;
+            area *= hi[d] > lo[d] ? (double)hi[d] - (double)lo[d] : 0.0;
+            float c = (lo[d] + hi[d]) * 0.5f;
+            centre &= c >= wlo[d] && c <= whi[d];
+        }
+        double frac = area > 0 ? inter / area : 0.0;
+        double m;
+        if (p->iou) {
+            double uni = area + warea - inter;
+            m = uni > 0 ? inter / uni : 0.0;
+        } else {
+            m = frac;
+        }
+        kept |= p->prune < 0 ? centre : (frac >= p->prune && inter > 0);
+        if (p->all_boxes) {
+            if (m < s)
+                s = m;
+            if (m < threshold) {
+                passed = 0;
+                if (!full)
+                    break;
+            }
+        } else {
+            if (m > s)
+                s = m;
+            if (m >= threshold)
+                passed = 1;
+            if (passed && kept && !full)
+                break;
+        }
+    }
+    *score = s;
+    return passed && kept;
+}
+
+static void dali_box_search(dali_box_job* j) {
+    const dali_box_params* p = j->p;
+    int nd = p->ndim;
+    dali_box_rng r;
+    r.key = p->key;
+    r.c0 = (uint32_t)j->sample_id;
+    r.c1 = (uint32_t)((uint64_t)j->sample_id >> 32);
+    r.stream = p->stream;
+    r.base = -1;
+    r.pos = 0;
+    /* A threshold no window can reach for every box (IoU) fails its round whatever the draws:
+     * the round's draws are skipped (the sequence stays the same). */
+    double reach = p->iou && p->all_boxes && !p->keep_best ? dali_box_iou_bound(j) : 2.0;
+    int n_options = p->n_thresholds + (p->no_crop ? 1 : 0);
+    int64_t used = 0;
+    float wlo[3], whi[3];
+    double anchor[3] = {0.0, 0.0, 0.0}, u[6], score;
+    j->best = -INFINITY;
+    for (int d = 0; d < nd; d++) {
+        j->crop_lo[d] = 0.0f;
+        j->crop_hi[d] = 1.0f;
+        j->anchor[d] = 0.0;
+    }
+    while (used < p->limit) {
+        int option = (int)(dali_box_u01(&r) * n_options);
+        if (option >= n_options)
+            option = n_options - 1;
+        if (option == p->n_thresholds) {
+            for (int d = 0; d < nd; d++) {
+                j->crop_lo[d] = 0.0f;
+                j->crop_hi[d] = 1.0f;
+            }
+            j->status = DALI_BOX_NO_CROP;
+            return;
+        }
+        double threshold = p->thresholds[option];
+        if (threshold > reach * (1 + 1e-9)) {
+            int64_t n = p->limit - used < p->num_attempts ? p->limit - used : p->num_attempts;
+            used += n;
+            r.pos += 2 * nd * n;
+            continue;
+        }
+        for (int a = 0; a < p->num_attempts && used < p->limit; a++, used++) {
+            for (int k = 0; k < 2 * nd; k++)
+                u[k] = dali_box_u01(&r);
+            if (!dali_box_window(j, u, wlo, whi, anchor))
+                continue;
+            int valid = dali_box_check(j, wlo, whi, threshold, p->keep_best, &score);
+            if (p->keep_best && score > j->best) {
+                j->best = score;
+                for (int d = 0; d < nd; d++) {
+                    j->crop_lo[d] = wlo[d];
+                    j->crop_hi[d] = whi[d];
+                    j->anchor[d] = anchor[d];
+                }
+            }
+            if (valid) {
+                for (int d = 0; d < nd; d++) {
+                    j->crop_lo[d] = wlo[d];
+                    j->crop_hi[d] = whi[d];
+                    j->anchor[d] = anchor[d];
+                }
+                j->status = DALI_BOX_FOUND;
+                return;
+            }
+        }
+    }
+    j->status = p->keep_best ? DALI_BOX_BEST : DALI_BOX_GAVE_UP;
+}
+
+#endif  /* DALI_EXT_KERNELS_BOXES_H_ */

@@ -1,0 +1,50 @@
+# The crop window search of fn.random_bbox_crop (boxes.h): one job per sample, reading the
+# corners of all the batch's boxes, drawing from the sample's Philox stream and writing the
+# window found (relative corners, and the anchor in pixels for a fixed size), how it was found
+# and the best overlap seen.
+from libc.stdint cimport int64_t, uint32_t, uint64_t
+
+
+cdef extern from "boxes.h" nogil:
+    enum:
+        DALI_BOX_FOUND
+        DALI_BOX_NO_CROP
+        DALI_BOX_BEST
+        DALI_BOX_GAVE_UP
+
+    ctypedef struct dali_box_params:
+        const float* lo
+        const float* hi
+        int ndim
+        uint64_t key
+        uint32_t stream
+        const double* thresholds
+        int n_thresholds
+        int no_crop
+        int num_attempts
+        int64_t limit
+        int keep_best
+        int iou
+        int all_boxes
+        double prune
+        double smin, smax
+        double aspect[6]
+        int fixed
+
+    ctypedef struct dali_box_job:
+        const dali_box_params* p
+        int64_t sample_id
+        int64_t first, count
+        double in_size[3]
+        double crop_size[3]
+        float crop_lo[3]
+        float crop_hi[3]
+        double anchor[3]
+        int status
+        double best
+
+    void dali_box_search(dali_box_job* job)
+
+
+cdef extern from "philox_blocks.h" nogil:
+    void dali_philox_detect()
