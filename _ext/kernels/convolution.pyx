@@ -17,17 +17,26 @@ round half away from zero and saturate).
 Filter (`filter_batch`): out[y, x] = sum_i sum_j f[i, j] * in[y - a_i + i, x - a_j + j]
 (correlation, i-major), with the input padded by a border mode (reflect-101, reflect-1001,
 wrap, clamp, constant fill); in "valid" mode the anchor is 0 and the output is smaller.
+Integer outputs round halves to even (DALI's CPU filter is OpenCV's filter2D, cvRound).
 """
 cimport numpy as cnp
 import numpy as np
 
-from libc.math cimport expf
+from libc.math cimport expf, rintf
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
 
 from dali._ext.kernels.convert cimport dst_t, half, load, src_t, store
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
+
+cdef extern from "convolution.h" nogil:
+    void dali_conv_sum(float* out, const float** src, const float* w, int ntaps, int64_t n)
+    void dali_conv_store_u8(uint8_t* dst, const float* v, int64_t n)
+    void dali_conv_store_i8(int8_t* dst, const float* v, int64_t n)
+    void dali_conv_store_u16(uint16_t* dst, const float* v, int64_t n)
+    void dali_conv_store_i16(int16_t* dst, const float* v, int64_t n)
 
 cnp.import_array()
 
@@ -64,7 +73,7 @@ cdef struct Part:
     int fh, fw, ay, ax
     int border
     float fill
-    Py_ssize_t out_itemsize
+    Py_ssize_t in_itemsize, out_itemsize
 
 
 def kinds():
@@ -132,13 +141,13 @@ cdef void _load(int kind, const char* p, float* out, Py_ssize_t n) noexcept nogi
 
 cdef void _store(int kind, char* p, const float* v, Py_ssize_t n) noexcept nogil:
     if kind == K_U8:
-        _store_typed(<uint8_t*>p, v, n)
+        dali_conv_store_u8(<uint8_t*>p, v, n)
     elif kind == K_I8:
-        _store_typed(<int8_t*>p, v, n)
+        dali_conv_store_i8(<int8_t*>p, v, n)
     elif kind == K_U16:
-        _store_typed(<uint16_t*>p, v, n)
+        dali_conv_store_u16(<uint16_t*>p, v, n)
     elif kind == K_I16:
-        _store_typed(<int16_t*>p, v, n)
+        dali_conv_store_i16(<int16_t*>p, v, n)
     elif kind == K_U32:
         _store_typed(<uint32_t*>p, v, n)
     elif kind == K_I32:
@@ -149,67 +158,66 @@ cdef void _store(int kind, char* p, const float* v, Py_ssize_t n) noexcept nogil
         _store_typed(<half*>p, v, n)
 
 
+cdef void _pad_edges(float* row, Py_ssize_t w, Py_ssize_t nc, Py_ssize_t lo, Py_ssize_t total,
+                     int border, float fill) noexcept nogil:
+    """Fill pixels [0, lo) and [lo + w, total) of a row whose pixels [lo, lo + w) hold the
+    input row, by the border mode."""
+    cdef Py_ssize_t x, c, sx
+    for x in range(total):
+        if x == lo:
+            x = lo + w
+            if x >= total:
+                break
+        sx = _border(x - lo, w, border)
+        for c in range(nc):
+            row[x * nc + c] = fill if sx < 0 else row[(lo + sx) * nc + c]
+
+
 cdef void _pass_inner(const float* src, float* dst, Py_ssize_t rows, Py_ssize_t w,
-                      Py_ssize_t nc, const float* win, int n, float* pad) noexcept nogil:
-    """Convolve every row of `rows` x (w x nc) along w; `pad` holds (w + n - 1) * nc."""
+                      Py_ssize_t nc, const float* win, int n, float* pad,
+                      const float** taps) noexcept nogil:
+    """Convolve every row of `rows` x (w x nc) along w; `pad` holds (w + n - 1) * nc floats,
+    `taps` n pointers."""
     cdef int r = n // 2, k
-    cdef Py_ssize_t y, x, c, t, len_ = w * nc
-    cdef const float* row
-    cdef float* out
-    cdef float wk
+    cdef Py_ssize_t y, len_ = w * nc
+    for k in range(n):
+        taps[k] = pad + k * nc
     for y in range(rows):
-        row = src + y * len_
-        out = dst + y * len_
-        for x in range(-r, w + r):
-            t = _border(x, w, REFLECT_101) * nc
-            for c in range(nc):
-                pad[(x + r) * nc + c] = row[t + c]
-        for t in range(len_):
-            out[t] = 0
-        for k in range(n):
-            wk = win[k]
-            row = pad + k * nc
-            for t in range(len_):
-                out[t] = out[t] + wk * row[t]
+        memcpy(pad + r * nc, src + y * len_, len_ * sizeof(float))
+        _pad_edges(pad, w, nc, r, w + n - 1, REFLECT_101, 0)
+        dali_conv_sum(dst + y * len_, taps, win, n, len_)
 
 
 cdef void _pass_outer(const float* src, float* dst, Py_ssize_t outer, Py_ssize_t h,
-                      Py_ssize_t inner, const float* win, int n) noexcept nogil:
-    """Convolve `outer` blocks of h x inner along h."""
+                      Py_ssize_t inner, const float* win, int n,
+                      const float** taps) noexcept nogil:
+    """Convolve `outer` blocks of h x inner along h; `taps` holds n pointers."""
     cdef int r = n // 2, k
-    cdef Py_ssize_t o, y, t
-    cdef const float* row
-    cdef float* out
-    cdef float wk
+    cdef Py_ssize_t o, y
     for o in range(outer):
         for y in range(h):
-            out = dst + (o * h + y) * inner
-            for t in range(inner):
-                out[t] = 0
             for k in range(n):
-                wk = win[k]
-                row = src + (o * h + _border(y + k - r, h, REFLECT_101)) * inner
-                for t in range(inner):
-                    out[t] = out[t] + wk * row[t]
+                taps[k] = src + (o * h + _border(y + k - r, h, REFLECT_101)) * inner
+            dali_conv_sum(dst + (o * h + y) * inner, taps, win, n, inner)
 
 
 cdef void _separable(const Part* p) noexcept nogil:
-    cdef Py_ssize_t size = p.nc, d, i, outer, inner, maxw = 0
-    cdef int t, a, n
+    cdef Py_ssize_t size = p.nc, d, i, outer, inner, padn = 0, maxw = 0
+    cdef int t, a
     for d in range(p.nd):
         size *= p.ext[d]
-        if p.win_len[0][d] > maxw:
-            maxw = p.win_len[0][d]
     if size == 0:
         return
     cdef Py_ssize_t w = p.ext[p.nd - 1]
-    cdef Py_ssize_t padn = 0
     for t in range(p.nterms):
-        n = p.win_len[t][p.nd - 1]
-        if (w + n - 1) * p.nc > padn:
-            padn = (w + n - 1) * p.nc
+        for d in range(p.nd):
+            maxw = max(maxw, p.win_len[t][d])
+        padn = max(padn, (w + p.win_len[t][p.nd - 1] - 1) * p.nc)
     cdef float* buf = <float*>malloc((4 * size + padn) * sizeof(float))
-    if buf == NULL:
+    cdef const float** taps = <const float**>malloc(maxw * sizeof(float*))
+    if buf == NULL or taps == NULL:
+        free(buf)
+        free(taps)
         return
     cdef float* x = buf
     cdef float* a_buf = buf + size
@@ -222,12 +230,12 @@ cdef void _separable(const Part* p) noexcept nogil:
     _load(p.in_kind, p.src, x, size)
     for t in range(p.nterms):
         _pass_inner(x, a_buf, size // (w * p.nc), w, p.nc, p.win[t][p.nd - 1],
-                    p.win_len[t][p.nd - 1], pad)
+                    p.win_len[t][p.nd - 1], pad, taps)
         cur, nxt = a_buf, b_buf
         inner = w * p.nc
         for a in range(p.nd - 2, -1, -1):
             outer = size // (inner * p.ext[a])
-            _pass_outer(cur, nxt, outer, p.ext[a], inner, p.win[t][a], p.win_len[t][a])
+            _pass_outer(cur, nxt, outer, p.ext[a], inner, p.win[t][a], p.win_len[t][a], taps)
             cur, nxt = nxt, cur
             inner *= p.ext[a]
         s = p.scale[t]
@@ -238,6 +246,7 @@ cdef void _separable(const Part* p) noexcept nogil:
             for i in range(size):
                 acc[i] = acc[i] + s * cur[i]
     _store(p.out_kind, p.dst, acc, size)
+    free(taps)
     free(buf)
 
 
@@ -245,42 +254,38 @@ cdef void _filter(const Part* p) noexcept nogil:
     cdef Py_ssize_t h = p.ext[0], w = p.ext[1], nc = p.nc
     cdef Py_ssize_t oh = p.out_ext[0], ow = p.out_ext[1]
     cdef Py_ssize_t ph = oh + p.fh - 1, pw = ow + p.fw - 1
-    cdef Py_ssize_t y, x, c, t, sy, sx, len_ = ow * nc
-    cdef int i, j
+    cdef Py_ssize_t y, t, sy, len_ = ow * nc
+    cdef int i, j, ntaps = p.fh * p.fw
     if oh * ow * nc == 0:
         return
-    cdef float* buf = <float*>malloc((h * w * nc + ph * pw * nc + len_) * sizeof(float))
-    if buf == NULL:
+    cdef float* pad = <float*>malloc((ph * pw * nc + len_) * sizeof(float))
+    cdef const float** taps = <const float**>malloc(ntaps * sizeof(float*))
+    if pad == NULL or taps == NULL:
+        free(pad)
+        free(taps)
         return
-    cdef float* src = buf
-    cdef float* pad = buf + h * w * nc
     cdef float* acc = pad + ph * pw * nc
     cdef float* prow
-    cdef const float* row
-    cdef float f
-    _load(p.in_kind, p.src, src, h * w * nc)
     for y in range(ph):
         sy = _border(y - p.ay, h, p.border)
         prow = pad + y * pw * nc
-        for x in range(pw):
-            sx = _border(x - p.ax, w, p.border)
-            if sy < 0 or sx < 0:
-                for c in range(nc):
-                    prow[x * nc + c] = p.fill
-            else:
-                for c in range(nc):
-                    prow[x * nc + c] = src[(sy * w + sx) * nc + c]
+        if sy < 0:
+            for t in range(pw * nc):
+                prow[t] = p.fill
+        else:
+            _load(p.in_kind, p.src + sy * w * nc * p.in_itemsize, prow + p.ax * nc, w * nc)
+            _pad_edges(prow, w, nc, p.ax, pw, p.border, p.fill)
     for y in range(oh):
-        for t in range(len_):
-            acc[t] = 0
         for i in range(p.fh):
-            row = pad + (y + i) * pw * nc
             for j in range(p.fw):
-                f = p.filt[i * p.fw + j]
-                for t in range(len_):
-                    acc[t] = acc[t] + f * row[t + j * nc]
+                taps[i * p.fw + j] = pad + ((y + i) * pw + j) * nc
+        dali_conv_sum(acc, taps, p.filt, ntaps, len_)
+        if p.out_kind != K_F32:               # OpenCV's rounding: halves to even
+            for t in range(len_):
+                acc[t] = rintf(acc[t])
         _store(p.out_kind, p.dst + y * len_ * p.out_itemsize, acc, len_)
-    free(buf)
+    free(taps)
+    free(pad)
 
 
 cdef void _run_separable(void* ctx, int64_t i) noexcept nogil:
@@ -367,7 +372,8 @@ cdef Part* _parts(BatchStorage src, BatchStorage dst, geo, out_geo, list keep,
         for k in range(g[i, 0]):
             parts[m].src = src.data + src_off[i] + k * pin * isz
             parts[m].dst = dst.data + dst_off[i] + k * pout * osz
-            parts[m].in_kind, parts[m].out_kind, parts[m].out_itemsize = ik, ok, osz
+            parts[m].in_kind, parts[m].out_kind = ik, ok
+            parts[m].in_itemsize, parts[m].out_itemsize = isz, osz
             parts[m].nd = g[i, 1]
             for d in range(3):
                 parts[m].ext[d] = g[i, 2 + d] if d < g[i, 1] else 1
@@ -429,3 +435,68 @@ def separable_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, geometr
                 taps_total += length
         tv[i] = taps_total * parts[i].ext[0] * parts[i].ext[1] * parts[i].ext[2] * parts[i].nc
     run_largest_first(pool, _run_separable, parts, taps, _NS_PER_ELEMENT)
+
+
+def filter_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, geometry, out_geometry,
+                 filters, filt_index, anchors, int border, fills):
+    """dst = src correlated with a 2-D filter per part (see the module docstring).
+
+    Parameters
+    ----------
+    pool : ThreadPool or None
+    src, dst : BatchStorage
+        Contiguous batches; element types from `kinds()`.
+    geometry, out_geometry : int64 (samples, 6)
+        As for `separable_batch`, with 2 data axes; the output parts' extents are the input's
+        ("same") or smaller by the filter's extents - 1 ("valid").
+    filters : float32 1-D
+        All the filters, row-major.
+    filt_index : int64 (parts, 3)
+        Per part: offset, height and width of its filter in `filters`.
+    anchors : int64 (parts, 2)
+        Per part: the filter's anchor, within the filter.
+    border : int
+        One of the BORDER_* modes.
+    fills : float32 (parts,)
+        The value of the constant border, per part.
+    """
+    keep = []
+    cdef Py_ssize_t total = 0, i
+    geo = np.ascontiguousarray(geometry, np.int64)
+    out_geo = np.ascontiguousarray(out_geometry, np.int64)
+    cdef Part* parts = _parts(src, dst, geo, out_geo, keep, &total)
+    filt = np.ascontiguousarray(filters, np.float32).reshape(-1)
+    idx = np.ascontiguousarray(filt_index, np.int64)
+    anc = np.ascontiguousarray(anchors, np.int64)
+    fill = np.ascontiguousarray(fills, np.float32)
+    if idx.shape != (total, 3) or anc.shape != (total, 2) or fill.shape != (total,):
+        raise ValueError("filt_index must be (parts, 3), anchors (parts, 2), fills (parts,)")
+    if not REFLECT_101 <= border <= CONSTANT:
+        raise ValueError(f"unknown border mode {border}")
+    if total == 0:
+        return
+    cdef const int64_t[:, ::1] iv = idx
+    cdef const int64_t[:, ::1] av = anc
+    cdef const float[::1] fv = fill
+    cdef const float[::1] wv = filt
+    cost = np.empty(total, np.int64)
+    cdef int64_t[::1] cv = cost
+    cdef Part* p
+    for i in range(total):
+        p = &parts[i]
+        if (p.nd != 2 or iv[i, 1] < 1 or iv[i, 2] < 1 or iv[i, 0] < 0
+                or iv[i, 0] + iv[i, 1] * iv[i, 2] > wv.shape[0]
+                or not 0 <= av[i, 0] < iv[i, 1] or not 0 <= av[i, 1] < iv[i, 2]):
+            raise ValueError("every part needs 2 data axes and a filter range with its anchor "
+                             "inside")
+        if not ((p.out_ext[0] == p.ext[0] and p.out_ext[1] == p.ext[1]) or
+                (p.out_ext[0] == p.ext[0] - iv[i, 1] + 1
+                 and p.out_ext[1] == p.ext[1] - iv[i, 2] + 1)):
+            raise ValueError("the output parts must be as large as the input's or smaller by "
+                             "the filter's extents - 1")
+        p.filt = &wv[iv[i, 0]]
+        p.fh, p.fw = iv[i, 1], iv[i, 2]
+        p.ay, p.ax = av[i, 0], av[i, 1]
+        p.border, p.fill = border, fv[i]
+        cv[i] = p.out_ext[0] * p.out_ext[1] * p.nc * p.fh * p.fw
+    run_largest_first(pool, _run_filter, parts, cost, _NS_PER_ELEMENT)

@@ -1,0 +1,104 @@
+/* The inner loops of the convolution kernels (convolution.pyx), written so that the compiler
+   vectorizes them: the sum of weighted rows (one multiply and one add per tap and element, no
+   fused multiply-add at the -march levels used) and the float -> integer stores. */
+#ifndef DALI_CONVOLUTION_H
+#define DALI_CONVOLUTION_H
+
+#include <stdint.h>
+
+/* out[t] = sum_k w[k] * src[k][t] for t < n, the taps added in order to a sum starting at 0
+   (the same operations as repeated dali_conv_axpy calls), a block of outputs at a time held in
+   registers across all the taps. */
+static inline void dali_conv_sum(float* __restrict out, const float* const* src,
+                                 const float* w, int ntaps, int64_t n) {
+    enum { B = 32 };
+    int64_t t = 0;
+    for (; t + B <= n; t += B) {
+        float acc[B];
+        for (int u = 0; u < B; u++)
+            acc[u] = 0.0f;
+        for (int k = 0; k < ntaps; k++) {
+            const float* __restrict s = src[k] + t;
+            float wk = w[k];
+            for (int u = 0; u < B; u++)
+                acc[u] = acc[u] + wk * s[u];
+        }
+        for (int u = 0; u < B; u++)
+            out[t + u] = acc[u];
+    }
+    for (; t < n; t++) {
+        float a = 0.0f;
+        for (int k = 0; k < ntaps; k++)
+            a = a + w[k] * src[k][t];
+        out[t] = a;
+    }
+}
+
+/* float -> narrow integers as convert.pxd's `store` does it (NaN -> 0, clamp, round half away
+   from zero exactly: truncate, then add the sign where the remainder reaches 0.5).  A loop of
+   `store` calls does not vectorize (its branches; GCC does not if-convert them either), and a
+   sharpening filter's outputs saturate at random places, where branches cost more than the
+   filter: so SSE4.1 four floats at a time, with the same operations in plain C for the rest
+   and for builds without SSE4.1. */
+static inline int32_t dali_conv_round1(float v, float lo, float hi) {
+    float x = v == v ? v : 0.0f;
+    x = x > lo ? x : lo;
+    x = x < hi ? x : hi;
+    int32_t r = (int32_t)x;
+    float rem = x - (float)r;
+    return r + (rem >= 0.5f) - (rem <= -0.5f);
+}
+
+#ifdef __SSE4_1__
+#include <smmintrin.h>
+
+static inline __m128i dali_conv_round4(const float* v, float lo, float hi) {
+    __m128 x = _mm_loadu_ps(v);
+    x = _mm_and_ps(x, _mm_cmpord_ps(x, x));
+    x = _mm_min_ps(_mm_max_ps(x, _mm_set1_ps(lo)), _mm_set1_ps(hi));
+    __m128 t = _mm_round_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    __m128 rem = _mm_sub_ps(x, t);
+    __m128 one = _mm_set1_ps(1.0f);
+    t = _mm_add_ps(t, _mm_and_ps(_mm_cmpge_ps(rem, _mm_set1_ps(0.5f)), one));
+    t = _mm_sub_ps(t, _mm_and_ps(_mm_cmple_ps(rem, _mm_set1_ps(-0.5f)), one));
+    return _mm_cvttps_epi32(t);
+}
+
+#define DALI_CONV_PACK8(a, b, c, d, pack16) \
+    pack16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d))
+#define DALI_CONV_SIMD_8BIT(lo, hi, pack16)                                                 \
+    for (; i + 16 <= n; i += 16) {                                                          \
+        __m128i q = DALI_CONV_PACK8(dali_conv_round4(v + i, lo, hi),                         \
+                                    dali_conv_round4(v + i + 4, lo, hi),                     \
+                                    dali_conv_round4(v + i + 8, lo, hi),                     \
+                                    dali_conv_round4(v + i + 12, lo, hi), pack16);           \
+        _mm_storeu_si128((__m128i*)(dst + i), q);                                            \
+    }
+#define DALI_CONV_SIMD_16BIT(lo, hi, pack32)                                                \
+    for (; i + 8 <= n; i += 8) {                                                            \
+        __m128i q = pack32(dali_conv_round4(v + i, lo, hi), dali_conv_round4(v + i + 4, lo, hi)); \
+        _mm_storeu_si128((__m128i*)(dst + i), q);                                            \
+    }
+#else
+#define DALI_CONV_SIMD_8BIT(lo, hi, pack16)
+#define DALI_CONV_SIMD_16BIT(lo, hi, pack32)
+#endif
+
+#define DALI_CONV_STORE(name, T, lo, hi, simd)                                               \
+    static inline void name(T* __restrict dst, const float* __restrict v, int64_t n) {      \
+        int64_t i = 0;                                                                       \
+        simd                                                                                 \
+        for (; i < n; i++)                                                                   \
+            dst[i] = (T)dali_conv_round1(v[i], (float)(lo), (float)(hi));                    \
+    }
+
+DALI_CONV_STORE(dali_conv_store_u8, uint8_t, 0, 255,
+                DALI_CONV_SIMD_8BIT(0.0f, 255.0f, _mm_packus_epi16))
+DALI_CONV_STORE(dali_conv_store_i8, int8_t, -128, 127,
+                DALI_CONV_SIMD_8BIT(-128.0f, 127.0f, _mm_packs_epi16))
+DALI_CONV_STORE(dali_conv_store_u16, uint16_t, 0, 65535,
+                DALI_CONV_SIMD_16BIT(0.0f, 65535.0f, _mm_packus_epi32))
+DALI_CONV_STORE(dali_conv_store_i16, int16_t, -32768, 32767,
+                DALI_CONV_SIMD_16BIT(-32768.0f, 32767.0f, _mm_packs_epi32))
+
+#endif
