@@ -1,8 +1,21 @@
 """Intensity operators: lookup tables, histogram equalisation, JPEG artefacts, CLAHE, debayering."""
 
+from bench import opcase
 from bench.opcase import OpCase, unary
 
 INVERT = list(range(256))
+
+
+@opcase.input_kind("bayer")
+def _bayer(size, batch_size):
+    """The images as RGGB Bayer mosaics (HW, uint8): each pixel keeps its filter's colour."""
+    out = []
+    for img in opcase.batch("u8", size, batch_size)[0]:
+        mosaic = img[:, :, 1].copy()
+        mosaic[0::2, 0::2] = img[0::2, 0::2, 0]
+        mosaic[1::2, 1::2] = img[1::2, 1::2, 2]
+        out.append(mosaic)
+    return out, "HW"
 
 CASE_LIST = [
     OpCase("lookup_table", "lookup_table",
@@ -11,4 +24,5 @@ CASE_LIST = [
     unary("equalize"),
     unary("jpeg_compression_distortion", quality=30),
     unary("clahe", tiles_x=4, tiles_y=4, clip_limit=2.0),
+    unary("debayer", kind="bayer", blue_position=[1, 1]),
 ]
