@@ -27,6 +27,7 @@ CONSTANT, EDGE, REFLECT_1001, REFLECT_101, WRAP = range(5)
 _TYPES = {np.dtype(t): k for k, t in enumerate(
     (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.uint64, np.int64,
      np.float16, np.float32, np.float64))}
+_TYPES[np.dtype(np.bool_)] = _TYPES[np.dtype(np.uint8)]     # copied as bytes
 _CONVERTED = (np.dtype(np.uint8), np.dtype(np.float16), np.dtype(np.float32))
 
 cdef int64_t _TILE_BYTES = 256 * 1024   # work items of at least this size (or whole samples)

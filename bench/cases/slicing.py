@@ -1,8 +1,10 @@
 """Slicing and pasting operators: fn.slice cuts the central half of each side (relative
-coordinates, inside the image)."""
+coordinates, inside the image); fn.pad adds 8 rows and columns of fill."""
 
-from bench.opcase import unary
+from bench.opcase import SIDE, OpCase, unary
 
 CASE_LIST = [
     unary("slice", rel_start=[0.25, 0.25], rel_shape=[0.5, 0.5]),
+    OpCase("pad", "pad", lambda fn, types, x, size: fn.pad(
+        x, axis_names="HW", shape=(SIDE[size] + 8,) * 2, fill_value=7)),
 ]

@@ -146,13 +146,22 @@ def _named_arrays(op, ws, shapes, layout):
 
 def _axes(op, ws, i, layout, ndim):
     if ws.arg_given("axis_names") or not ws.arg_given("axes"):
-        names = op.args["axis_names"]
-        missing = [c for c in names if c not in layout]
-        if missing:
-            raise ws.sample_error(i, f"Axis '{missing[0]}' is not present in the input layout",
-                                  RuntimeError)
-        return np.array([layout.index(c) for c in names], np.int64)
-    axes = np.asarray(ws.arg("axes")[i], np.int64).reshape(-1)
+        return named_axes(ws, i, op.args["axis_names"], layout)
+    return axis_indices(ws, i, ws.arg("axes")[i], ndim)
+
+
+def named_axes(ws, i, names, layout):
+    """The dimensions of `layout` named by `names`, with DALI's error for a missing one."""
+    missing = [c for c in names if c not in layout]
+    if missing:
+        raise ws.sample_error(i, f"Axis '{missing[0]}' is not present in the input layout",
+                              RuntimeError)
+    return np.array([layout.index(c) for c in names], np.int64)
+
+
+def axis_indices(ws, i, axes, ndim):
+    """`axes` (negative: from the back) as dimension indices, with DALI's range error."""
+    axes = np.asarray(axes, np.int64).reshape(-1)
     bad = axes[(axes < -ndim) | (axes >= ndim)]
     if len(bad):
         raise ws.sample_error(i, f"Axis {bad[0]} out of range. Expected range is [{-ndim}, "

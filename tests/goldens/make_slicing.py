@@ -19,6 +19,9 @@ U8 = [RNG.integers(0, 256, (13, 17, 3), dtype=np.uint8),
 F32 = [(RNG.random((9, 11, 2)) * 600 - 100).astype(np.float32),
        (RNG.random((5, 8, 2)) * 600 - 100).astype(np.float32)]
 VEC = [np.arange(7, dtype=np.int16), np.arange(4, dtype=np.int16) * 3]
+RAGGED = [RNG.integers(0, 100, (3, 5, 2)).astype(np.int32),
+          RNG.integers(0, 100, (6, 2, 2)).astype(np.int32),
+          RNG.integers(0, 100, (1, 4, 2)).astype(np.int32)]
 
 
 def _f32(*rows):
@@ -60,6 +63,14 @@ CASES = [
     ["slice", {"start": [-3], "end": [9], "axes": [0], "out_of_bounds_policy": "reflect_101"},
      "", [VEC]],
     ["slice", {"rel_start": [0.5], "rel_end": [0.9], "axes": [-1]}, "", [VEC]],
+    ["pad", {}, "HWC", [RAGGED]],
+    ["pad", {"fill_value": -1.5, "axis_names": "W"}, "HWC", [RAGGED]],
+    ["pad", {"fill_value": 1e10, "axes": [0, 1], "align": [4, 3]}, "HWC", [RAGGED]],
+    ["pad", {"fill_value": 300.7, "axes": [0, 1], "shape": [7, -1], "align": 2}, "HWC", [U8]],
+    ["pad", {"fill_value": -7.0, "axes": [0, 1], "shape": [1, 1], "align": [5, 4]}, "HWC",
+     [U8]],
+    ["pad", {"fill_value": 1e5, "shape": [8, 20, 4]}, "HWC", [F32]],
+    ["pad", {"fill_value": 2.5}, "", [VEC]],
 ]
 
 

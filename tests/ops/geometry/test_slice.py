@@ -222,3 +222,16 @@ def test_fractional_windows_match_dali(seed):
     real = run_op(build, inputs, layouts=layouts, real=True)[0]
     for o, r in zip(ours, real, strict=True):
         np.testing.assert_array_equal(o, r)
+
+
+def test_windows_follow_the_input_shapes_from_batch_to_batch():
+    rng = np.random.default_rng(6)
+    batches = [[[rng.integers(0, 256, (h, h + 1, 3), dtype=np.uint8) for _ in range(2)]]
+               for h in (8, 8, 12, 8)]
+    outs = run_op(lambda fn, x: fn.slice(x, rel_start=[0.25, 0.5], rel_end=[0.75, 1.0]),
+                  batches, iterations=len(batches), layouts=["HWC"])
+    for (batch,), (out,) in zip(batches, outs, strict=True):
+        for x, o in zip(batch, out, strict=True):
+            h, w = x.shape[:2]
+            top, left = int(np.floor(0.5 * h + 0.5)), int(np.floor(0.25 * w + 0.5))
+            np.testing.assert_array_equal(o, x[top:h, left:int(np.floor(0.75 * w + 0.5))])
