@@ -1,4 +1,4 @@
-"""Readers of container formats (readers.webdataset, readers.coco, ...): each reads a data set
+"""Readers of container formats (webdataset, coco, caffe, caffe2): each reads a data set
 of the "jpeg" samples of the input set (64 files, one batch is one epoch) written once a process
 to a temporary directory, like `opcase.file_root`; the baseline is the idle pipeline."""
 
@@ -66,6 +66,43 @@ def coco_root(size):
     return _DATA[key]
 
 
+def _varint(v):
+    out = bytearray()
+    while True:
+        b, v = v & 0x7F, v >> 7
+        out.append(b | 0x80 if v else b)
+        if not v:
+            return bytes(out)
+
+
+def _field(number, data):
+    return _varint(number << 3 | 2) + _varint(len(data)) + data
+
+
+def lmdb_db(size, kind):
+    """An LMDB of the "jpeg" samples of `size`: Caffe Datum records (`kind` "caffe": data and
+    label) or Caffe2 TensorProtos ("caffe2": a STRING image proto and an INT32 label proto).
+    Needs the `lmdb` package."""
+    key = (kind, size)
+    if key not in _DATA:
+        import lmdb
+
+        path = _root() / f"{kind}-{size}"
+        env = lmdb.open(str(path), map_size=1 << 26)
+        with env.begin(write=True) as txn:
+            for i, buf in enumerate(opcase.batch("jpeg", size)[0]):
+                if kind == "caffe":
+                    value = _field(4, buf.tobytes()) + _varint(5 << 3) + _varint(i % 4)
+                else:
+                    value = (_field(1, _varint(2 << 3) + _varint(4) + _field(6, buf.tobytes()))
+                             + _field(1, _varint(2 << 3) + _varint(2)
+                                      + _field(4, _varint(i % 4))))
+                txn.put(b"%05d" % i, value)
+        env.close()
+        _DATA[key] = str(path)
+    return _DATA[key]
+
+
 CASE_LIST = [
     OpCase("readers.webdataset", "readers.webdataset",
            lambda fn, types, size: tuple(fn.readers.webdataset(paths=wds_archive(size),
@@ -75,5 +112,11 @@ CASE_LIST = [
            lambda fn, types, size: tuple(fn.readers.coco(
                file_root=coco_root(size)[0], annotations_file=coco_root(size)[1],
                polygon_masks=True, image_ids=True, ltrb=True)),
+           (), "idle"),
+    OpCase("readers.caffe", "readers.caffe",
+           lambda fn, types, size: tuple(fn.readers.caffe(path=lmdb_db(size, "caffe"))),
+           (), "idle"),
+    OpCase("readers.caffe2", "readers.caffe2",
+           lambda fn, types, size: tuple(fn.readers.caffe2(path=lmdb_db(size, "caffe2"))),
            (), "idle"),
 ]

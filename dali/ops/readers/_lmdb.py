@@ -1,0 +1,84 @@
+"""LMDB databases for readers.caffe and readers.caffe2 (DALI's LMDB loader): the records of
+every database of `path`, concatenated in path order, each database in key order.
+
+The keys are listed once (one blob of bytes and their offsets, not a Python object per
+record); a batch is read with one read transaction per database it touches.  A database is
+opened once a process (read-only, kept open: `lmdb` refuses a second open of a path).  The `lmdb`
+package is imported when a reader is built (`pip install lmdb`).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+_ENVS = {}       # realpath -> open read-only environment (lmdb opens a path once a process)
+
+
+def _lmdb():
+    try:
+        import lmdb
+    except ImportError:
+        raise ImportError("reading LMDB databases needs the `lmdb` package: "
+                          "pip install lmdb") from None
+    return lmdb
+
+
+class Databases:
+    """The records of the LMDB databases at `paths` (a list of directories)."""
+
+    def __init__(self, paths):
+        lmdb = _lmdb()
+        self.paths = list(paths)
+        self._envs = []
+        keys, ends, self.first = [], [0], [0]
+        for path in self.paths:
+            real = os.path.realpath(path)
+            env = _ENVS.get(real)
+            if env is None:
+                try:
+                    env = lmdb.open(path, readonly=True, lock=False, readahead=False,
+                                    max_readers=126, subdir=True)
+                except lmdb.Error as e:
+                    raise RuntimeError(f"LMDB error opening {path}: {e}") from None
+                _ENVS[real] = env
+            self._envs.append(env)
+            with env.begin(buffers=True) as txn:
+                for key in txn.cursor().iternext(keys=True, values=False):
+                    keys.append(bytes(key))
+                    ends.append(ends[-1] + len(keys[-1]))
+            self.first.append(len(keys))
+        self._keys = b"".join(keys)
+        self._key_ends = np.array(ends, np.int64)
+        self.first = np.array(self.first, np.int64)
+
+    def __len__(self):
+        return int(self.first[-1])
+
+    def key(self, i):
+        return self._keys[self._key_ends[i]:self._key_ends[i + 1]]
+
+    def database_of(self, i):
+        return int(np.searchsorted(self.first, i, side="right")) - 1
+
+    def source_info(self, i):
+        """DALI's source info of record `i`: `<path> at key <key>` (the key up to a NUL)."""
+        key = self.key(i).split(b"\0", 1)[0].decode("utf-8", "replace")
+        return f"{self.paths[self.database_of(i)]} at key {key}"
+
+    def get(self, records):
+        """The values (bytes) of `records` (record indices), in that order."""
+        out = [None] * len(records)
+        by_db = {}
+        for j, i in enumerate(records):
+            by_db.setdefault(self.database_of(i), []).append((j, i))
+        for db, items in by_db.items():
+            with self._envs[db].begin() as txn:
+                for j, i in items:
+                    value = txn.get(self.key(i))
+                    if value is None:
+                        raise RuntimeError(f"{self.paths[db]}: the record at key "
+                                           f"{self.key(i)!r} disappeared")
+                    out[j] = value
+        return out

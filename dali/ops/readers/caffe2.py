@@ -1,0 +1,209 @@
+"""fn.readers.caffe2: samples of Caffe2 LMDB databases.
+
+Each record's value is a Caffe2 `TensorProtos` message: protos 1 (TensorProto: dims 1,
+data_type 2, float_data 3, int32_data 4, byte_data 5, string_data 6, int64_data 10; repeated
+numbers packed or not), parsed by `_protobuf_wire`.  The protos are read in DALI's order: the
+image (STRING: its first string, 1-D; BYTE: raw pixels of dims (H, W[, C])), the label by
+`label_type` (single value, sparse indices made dense with `num_labels`, dense values, or
+sparse indices with weights in the next proto), `additional_inputs` protos (float32, int32 or
+int64), and the int32 box when one proto is left (with `bbox`).  As in DALI, the additional
+protos start one proto later with sparse labels only (not with weighted sparse ones, whose
+weights are then read again as the first additional proto).  Records of the databases of
+`path` are read in path order, each in key order (`_lmdb`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dali import _operator, _registry
+from dali._schema import Arg, Schema
+from dali._types import DALIDataType as T
+from dali.ops.readers import _common, _in_order, _lmdb
+from dali.ops.readers import _protobuf_wire as wire
+
+FLOAT, INT32, BYTE, STRING, INT64 = 1, 2, 3, 4, 10
+SINGLE, SPARSE, DENSE, WEIGHTED_SPARSE, NO_LABEL = range(5)
+_REPEATED = {1: np.int64, 3: np.float32, 4: np.int32, 10: np.int64}
+
+
+class Proto:
+    """One TensorProto: dims, data_type, and its numeric, byte and string data."""
+
+    __slots__ = ("dims", "data_type", "values", "byte_data", "string_data")
+
+    def __init__(self, buf, span):
+        parts = {k: [] for k in _REPEATED}
+        self.data_type = FLOAT
+        self.byte_data = None
+        self.string_data = []
+        for number, kind, value in wire.fields(buf, *span):
+            if number in _REPEATED:
+                dtype = _REPEATED[number]
+                if kind == wire.LENGTH:
+                    parts[number].append(wire.packed(buf, value, dtype))
+                elif kind == wire.VARINT and dtype != np.float32:
+                    convert = wire.as_int32 if dtype == np.int32 else wire.as_int64
+                    parts[number].append(np.array([convert(value)], dtype))
+                elif kind == wire.FIXED32 and dtype == np.float32:
+                    parts[number].append(np.frombuffer(value, "<f4").astype(np.float32))
+            elif number == 2 and kind == wire.VARINT:
+                self.data_type = value
+            elif number == 5 and kind == wire.LENGTH:
+                self.byte_data = value
+            elif number == 6 and kind == wire.LENGTH:
+                self.string_data.append(value)
+        joined = {k: np.concatenate(v) if v else np.empty(0, _REPEATED[k])
+                  for k, v in parts.items()}
+        self.dims = joined[1].tolist()
+        self.values = {FLOAT: joined[3], INT32: joined[4], INT64: joined[10]}
+
+    def data(self):
+        if self.data_type not in self.values:
+            raise ValueError(f"unsupported data type {self.data_type}")
+        return self.values[self.data_type]
+
+
+def _n_outputs(args):
+    return int(args.get("image_available", True)) + int(args.get("label_type", 0) != NO_LABEL) \
+        + int(args.get("additional_inputs", 0)) + int(args.get("bbox", False))
+
+
+@_registry.register
+class Caffe2(_in_order.InOrderReader):
+    schema = Schema(
+        "readers.caffe2", inputs=0, outputs=_n_outputs, devices=("cpu",), random=True,
+        doc="Reads samples of Caffe2 LMDB databases (TensorProtos records): the image, the "
+            "label (by `label_type`), `additional_inputs` tensors and the box, each present "
+            "as configured. The sample order, sharding, shuffling buffer and padding are real "
+            "DALI's. Needs the `lmdb` package.",
+        args=[
+            Arg("path", T._STRING_VEC, None, doc="The Caffe2 LMDB directories."),
+            Arg("image_available", T.BOOL, True, doc="The records hold an image (output 0)."),
+            Arg("label_type", T.INT32, 0,
+                doc="0: a single label; 1: sparse active label indices (a dense 0/1 vector "
+                    "of `num_labels`); 2: a dense label vector; 3: sparse indices with "
+                    "weights (a dense float vector of `num_labels`); 4: no label."),
+            Arg("num_labels", T.INT32, 1, doc="Number of classes of the sparse label types."),
+            Arg("additional_inputs", T.INT32, 0,
+                doc="Number of additional tensors per record, after the label."),
+            Arg("bbox", T.BOOL, False, doc="The records end with a box (4 int32 values)."),
+            *_common.loader_args(),
+        ])
+
+    def setup(self):
+        a = self.args
+        if not a["path"]:
+            raise RuntimeError("Argument 'path' is required.")
+        if not 0 <= a["label_type"] <= NO_LABEL:
+            raise RuntimeError(f"Unsupported label type {a['label_type']}")
+        if a["additional_inputs"] < 0:
+            raise RuntimeError("additional_inputs must not be negative")
+        super().setup()
+
+    def list_entries(self):
+        self._db = _lmdb.Databases(self.args["path"])
+        if not len(self._db):
+            raise RuntimeError(f"No records found in {self.args['path']}.")
+        return list(range(len(self._db)))
+
+    def infer(self, ws):
+        records = self.next_entries(ws.batch_size)
+        values = self._db.get(records)
+        columns = None
+        for i, (record, value) in enumerate(zip(records, values, strict=True)):
+            try:
+                outs = self._parse(value)
+            except (wire.WireError, ValueError, IndexError) as e:
+                raise ws.sample_error(i, f"Error while parsing Caffe2 file: "
+                                         f"{self._db.source_info(record)} (raw data length: "
+                                         f"{len(value)} bytes): {e}", RuntimeError) from None
+            if columns is None:
+                columns = [[] for _ in outs]
+            for col, out in zip(columns, outs, strict=True):
+                col.append(out)
+        descs = []
+        for k, col in enumerate(columns):
+            present = [x for x in col if x is not None]
+            kinds = {(x.dtype, x.ndim) for x in present}
+            if len(kinds) > 1:
+                raise self.error(f"output {k}: the samples of the batch differ in type or "
+                                 f"dimensionality ({sorted(map(str, kinds))})", RuntimeError)
+            dtype, ndim = kinds.pop() if kinds else (np.dtype(np.int32), 1)
+            col[:] = [x if x is not None else np.empty((0,) * ndim, dtype) for x in col]
+            descs.append(_operator.OutputDesc([x.shape for x in col], dtype, "", ndim=ndim))
+        return _operator.Plan(descs, records=records, columns=columns)
+
+    def _parse(self, value):
+        a = self.args
+        protos = [Proto(value, span) for number, kind, span in wire.fields(value)
+                  if number == 1 and kind == wire.LENGTH]
+        outs = []
+        c = 0
+        if a["image_available"]:
+            image = protos[c]
+            if image.data_type == STRING:
+                first, end = image.string_data[0]
+                outs.append(np.frombuffer(value, np.uint8, end - first, first))
+            elif image.data_type == BYTE:
+                dims = image.dims
+                shape = (dims[0], dims[1], dims[2] if len(dims) == 3 else 1)
+                first, end = image.byte_data or (0, 0)
+                if end - first != int(np.prod(shape)):
+                    raise ValueError(f"{end - first} bytes of pixels for a {shape} image")
+                outs.append(np.frombuffer(value, np.uint8, end - first, first).reshape(shape))
+            else:
+                raise ValueError(f"unsupported image data type {image.data_type}")
+            c += 1
+        label_type = a["label_type"]
+        if label_type != NO_LABEL:
+            outs.append(self._label(protos, c, label_type))
+            c += 1
+        start = c + (1 if label_type == SPARSE else 0)      # DALI's (see the module docstring)
+        end = start + a["additional_inputs"]
+        for proto in protos[start:end]:
+            outs.append(proto.data())
+        if len(protos[start:end]) < a["additional_inputs"]:
+            raise ValueError(f"{a['additional_inputs']} additional tensors expected, the "
+                             f"record has {max(0, len(protos) - start)}")
+        if a["bbox"]:
+            if len(protos) == end + 1:
+                box = protos[end]
+                if box.data_type != INT32 or box.values[INT32].size != 4:
+                    raise ValueError("the box must be 4 int32 values")
+                outs.append(box.values[INT32])
+            else:
+                outs.append(None)
+        return outs
+
+    def _label(self, protos, c, label_type):
+        proto = protos[c]
+        if proto.data_type not in (FLOAT, INT32):
+            raise ValueError("Unsupported label data type")
+        data = proto.values[proto.data_type]
+        n = self.args["num_labels"]
+        if label_type == SINGLE:
+            if data.size != 1:
+                raise ValueError(f"a single label expected, the record has {data.size}")
+            return data
+        if label_type == DENSE:
+            return data
+        idx = data.astype(np.int64)
+        if ((idx < 0) | (idx >= n)).any():
+            raise ValueError(f"label index out of range [0, {n})")
+        if label_type == SPARSE:
+            out = np.zeros(n, data.dtype)
+            out[idx] = 1
+            return out
+        weights = protos[c + 1].values[FLOAT]
+        out = np.zeros(n, np.float32)
+        out[idx] = weights[:idx.size]
+        return out
+
+    def run_cpu(self, ws, plan):
+        for k, col in enumerate(plan.columns):
+            for sample, x in zip(ws.outputs[k].samples(), col, strict=True):
+                sample[...] = x
+            if k or not self.args["image_available"]:
+                ws.set_output_meta(k, ws.sample_ids, [""] * len(col))
+        ws.out_source_info = [self._db.source_info(r) for r in plan.records]
