@@ -120,6 +120,12 @@ class Operator:
         return False
 
     @classmethod
+    def output_names(cls, args):
+        """Names of the outputs when a call returns them as a dict keyed by name
+        (readers.tfrecord: one output per feature), else None."""
+        return None
+
+    @classmethod
     def check_call(cls, args, name) -> None:
         """Reject, when the call is recorded, argument combinations the operator cannot take
         (`args`: the given arguments, `name`: the instance name or None)."""
@@ -274,7 +280,11 @@ def call_input_sets(impl, inputs, name, is_set, call_one):
 
 
 def call_result(impl, consts, outputs):
-    """What an operator call returns: None, its only output, or a list of outputs."""
+    """What an operator call returns: None, its only output, a list of outputs, or a dict of
+    them by name (`Operator.output_names`)."""
+    names = impl.output_names(consts)
+    if names is not None:
+        return dict(zip(names, outputs, strict=True))
     if impl.returns_list(consts):
         return list(outputs)
     if not outputs:
