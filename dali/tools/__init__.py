@@ -1,1 +1,1 @@
-"""Command-line tools that ship with dali (`python -m dali.tools.<name>`)."""
+"""Command-line tools: `python -m dali.tools.tfrecord2idx` (index files for readers.tfrecord)."""

@@ -79,8 +79,9 @@ class Reader(_operator.Operator, _roles.Reader):
     Subclasses implement `list_entries() -> list` (called once, at build or, with `lazy_init`,
     at the first run) and may pass `reshuffle_seed` through `loader_options()`.
 
-    Readers that read ahead implement `read(entries) -> (storage, None)` or `(None, (index,
-    message))` for the first entry that cannot be read (called on the reader's own thread),
+    Readers that read ahead implement `read(entries) -> (data, None)` or `(None, (index,
+    message))` for the first entry that cannot be read (data: a BatchStorage, or whatever
+    `first_output`, `subset` and `combine` take) (called on the reader's own thread),
     and take each batch from `next_batch(ws)`: its entries and storage, read ahead
     (`prefetch_queue_depth` batches are kept submitted) and, with `on_error="skip"`,
     completed after skipped samples.  `entry_name(entry)` names an entry in errors and in
@@ -174,8 +175,7 @@ class Reader(_operator.Operator, _roles.Reader):
         if len(parts) == 1:
             return parts[0]
         entries = [e for part, _ in parts for e in part]
-        samples = [x for _, st in parts if st is not None for x in st.samples()]
-        return entries, BatchStorage.from_arrays(samples)
+        return entries, self.combine([st for _, st in parts if st is not None])
 
     def _take(self, k, n):
         """The next `k` entries in order: those of the batches read ahead first (the rest of
@@ -204,22 +204,35 @@ class Reader(_operator.Operator, _roles.Reader):
             if error is None:
                 bad = {}
                 for check in self._validators:
-                    bad.update(check(storage.samples()))
+                    bad.update(check(self.first_output(storage)))
                 if not bad:
                     return entries, storage, None, skipped
                 skipped += [(entries[i], bad[i], where[i]) for i in sorted(bad)]
                 kept = [i for i in range(len(entries)) if i not in bad]
                 if not kept:
                     return [], None, None, skipped
-                samples = storage.samples()
-                return ([entries[i] for i in kept],
-                        BatchStorage.from_arrays([samples[i] for i in kept]), None, skipped)
+                return [entries[i] for i in kept], self.subset(storage, kept), None, skipped
             if not self._skip:
                 return entries, storage, error, skipped
             i, message = error
             skipped.append((entries[i], message, where.pop(i)))
             entries = entries[:i] + entries[i + 1:]
         return entries, None, None, skipped
+
+    # what `read` returned: a BatchStorage (one output read ahead; readers of several outputs
+    # return other objects and override these three)
+    def first_output(self, data):
+        """The samples of output 0 of `data`, for the validators."""
+        return data.samples()
+
+    def subset(self, data, idx):
+        """`data` of the samples `idx` only."""
+        samples = data.samples()
+        return BatchStorage.from_arrays([samples[i] for i in idx])
+
+    def combine(self, parts):
+        """The concatenation of the `read` results `parts`."""
+        return BatchStorage.from_arrays([x for data in parts for x in data.samples()])
 
     def _note_skipped(self, entries, skipped):
         """Account for a read run of the loader's samples: `entries` kept, `skipped` not."""

@@ -8,10 +8,11 @@ them; the reader operator then loads each entry's data.  The order is DALI's exa
   reads on through the following shards (wrapping at N) unless `stick_to_shard`, when it loops
   over its own shard.  An "epoch" is one shard's worth of samples.
 * With `random_shuffle`, the entry list is first permuted with `mt19937(524287)` (the same on
-  every shard and for every seed), `initial_fill` samples are read into a buffer, and each
-  request picks one of the buffered samples of the current epoch at random and refills its slot
-  with the next sample read.  Samples of the next epoch wait in the buffer until the current
-  epoch is used up, so a batch can straddle two epochs but an epoch never repeats a sample.
+  every shard and for every seed; not by the record readers), `initial_fill` samples are read
+  into a buffer, and each request picks one of the buffered samples of the current epoch at
+  random and refills its slot with the next sample read.  Samples of the next epoch wait in the
+  buffer until the current epoch is used up, so a batch can straddle two epochs but an epoch
+  never repeats a sample.
 * With `pad_last_batch`, an exhausted epoch repeats its last sample up to `ceil(N/n)` samples and
   then to the end of the batch, so every shard yields the same number of batches.
 * With `shuffle_after_epoch`, the whole list is re-permuted at the start of every epoch.
@@ -47,11 +48,14 @@ class Loader:
     reshuffle_seed : int or None
         Re-permute the list at every epoch with `mt19937(reshuffle_seed + epoch)`
         (`shuffle_after_epoch`; implies `stick_to_shard`).
+    preshuffle : bool
+        With `random_shuffle`, permute the list first (DALI's file readers); record readers
+        (TFRecord, RecordIO) keep the stored order and only draw from the buffer.
     """
 
     def __init__(self, entries, *, max_batch_size, random_shuffle=False, initial_fill=1024,
                  seed=0, num_shards=1, shard_id=0, stick_to_shard=False, pad_last_batch=False,
-                 reshuffle_seed=None):
+                 reshuffle_seed=None, preshuffle=True):
         self.entries = list(entries)
         self.size = len(self.entries)
         self.max_batch_size = max_batch_size
@@ -64,7 +68,7 @@ class Loader:
         self.reshuffle_seed = reshuffle_seed
         self.per_shard = math.ceil(self.size / num_shards)
         self._engine = _std_random.MinStd0(seed)
-        if random_shuffle:
+        if random_shuffle and preshuffle:
             _std_random.shuffle(self.entries, _std_random.MT19937(PRESHUFFLE_SEED))
         self._list_epoch = 0
         self._cursor = 0

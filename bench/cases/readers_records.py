@@ -1,0 +1,64 @@
+"""Record readers: readers.tfrecord over one TFRecord file (with its index) of the 64 "jpeg"
+samples as Examples {"image/encoded": bytes, "image/class/label": int64}, written by hand
+(one batch is one epoch)."""
+
+import atexit
+import pathlib
+import shutil
+import struct
+import tempfile
+
+from bench.opcase import OpCase, batch
+
+_ROOTS = {}
+
+
+def _varint(v):
+    out = bytearray()
+    while True:
+        b, v = v & 0x7F, v >> 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def _field(no, payload):
+    return _varint(no << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _example(image, label):
+    feats = [(b"image/encoded", _field(1, _field(1, image))),
+             (b"image/class/label", _field(3, _field(1, _varint(label))))]
+    return _field(1, b"".join(_field(1, _field(1, k) + _field(2, v)) for k, v in feats))
+
+
+def tfrecord_files(size):
+    """(tfrecord path, index path) of the "jpeg" samples of `size` (made once a process).  The
+    CRCs are left zero: neither reader checks them."""
+    if size not in _ROOTS:
+        root = pathlib.Path(tempfile.mkdtemp(prefix=f"dali-bench-tfr-{size}-"))
+        atexit.register(shutil.rmtree, root, ignore_errors=True)
+        data, index = bytearray(), []
+        for i, buf in enumerate(batch("jpeg", size)[0]):
+            rec = _example(buf.tobytes(), i % 1000)
+            index.append(f"{len(data)} {len(rec) + 16}\n")
+            data += struct.pack("<Q", len(rec)) + bytes(4) + rec + bytes(4)
+        (root / "data.tfrecord").write_bytes(bytes(data))
+        (root / "data.idx").write_text("".join(index))
+        _ROOTS[size] = (str(root / "data.tfrecord"), str(root / "data.idx"))
+    return _ROOTS[size]
+
+
+def _tfrecord(fn, size):
+    tfrec = __import__(fn.__name__.rsplit(".", 1)[0] + ".tfrecord", fromlist=["x"])
+    path, index = tfrecord_files(size)
+    out = fn.readers.tfrecord(path=path, index_path=index, features={
+        "image/encoded": tfrec.FixedLenFeature((), tfrec.string, ""),
+        "image/class/label": tfrec.FixedLenFeature([1], tfrec.int64, -1)})
+    return out["image/encoded"], out["image/class/label"]
+
+
+CASE_LIST = [
+    OpCase("readers.tfrecord", "readers.tfrecord",
+           lambda fn, types, size: _tfrecord(fn, size), (), "idle"),
+]

@@ -1,0 +1,235 @@
+"""fn.readers.tfrecord: features of tf.train.Example records in TFRecord files, without
+TensorFlow.
+
+`path` lists the TFRecord files and `index_path` one index file for each (lines "offset size"
+of every record, as `python -m dali.tools.tfrecord2idx` or DALI's `tfrecord2idx` writes
+them).  The samples are the records of the files in order; the index is kept as arrays (file,
+offset, size), so a data set of millions of records lists in little memory.  Order, sharding,
+shuffling and padding: `_loader`.
+
+`features` maps names to `dali.tfrecord` features; the call returns a dict of one output per
+feature, in the order given (int64 -> int64, float32 -> float32, string -> the bytes of the
+first value, uint8 1-D), each sample's source info "<path> at index <offset>".  Each batch's
+records are read ahead on the reader's thread as byte ranges (`files.read_ranges`, without the
+GIL); the framing and the Example protobuf are parsed in Python (`_example`).
+
+Differences from DALI, where DALI's behaviour is undefined: a record without a feature gives
+the feature's `default_value` (FixedLenFeature) or an empty array (VarLenFeature) instead of an
+uninitialized scalar, and a fixed-length feature with fewer values than its shape is an error
+instead of uninitialized values.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from dali import _operator, _registry
+from dali import tfrecord as tfrec
+from dali._ext import files
+from dali._ext.tensor_storage import BatchStorage
+from dali._schema import REQUIRED, Arg, Schema
+from dali._types import DALIDataType as T
+from dali.ops.readers import _common, _example
+
+_DTYPES = {tfrec.int64: np.dtype(np.int64), tfrec.float32: np.dtype(np.float32),
+           tfrec.string: np.dtype(np.uint8)}
+_KINDS = {tfrec.int64: _example.INT64S, tfrec.float32: _example.FLOATS,
+          tfrec.string: _example.BYTES}
+
+
+def _num_outputs(args):
+    features = args.get("features")
+    return len(features) if isinstance(features, dict) else 1
+
+
+@_registry.register
+class TFRecord(_common.Reader):
+    schema = Schema(
+        "readers.tfrecord", inputs=0, outputs=_num_outputs, devices=("cpu",), random=True,
+        class_name="TFRecord",
+        doc="Reads features of tf.train.Example records from TFRecord files (TensorFlow is "
+            "not needed).\n\n"
+            "Returns a dict with one output per feature of `features`. Each TFRecord file "
+            "needs an index file (`python -m dali.tools.tfrecord2idx FILE INDEX`). The "
+            "sample order, sharding, shuffling buffer and padding are real DALI's.",
+        args=[
+            Arg("path", T._STRING_VEC, REQUIRED, doc="The TFRecord files."),
+            Arg("index_path", T._STRING_VEC, REQUIRED,
+                doc="One index file per TFRecord file (lines `offset size`)."),
+            Arg("features", T.PYTHON_OBJECT, REQUIRED,
+                doc="dict of (str, dali.tfrecord.Feature): the features to extract, by name "
+                    "(`dali.tfrecord.FixedLenFeature`, `VarLenFeature`)."),
+            Arg("shuffle_after_epoch", T.BOOL, False, implemented=False,
+                doc="Re-permute the order of the files at every epoch (records keep their "
+                    "order within a file)."),
+            Arg("shuffle_after_epoch_seed", T.INT64, None, implemented=False,
+                doc="Seed of the `shuffle_after_epoch` permutations."),
+            Arg("use_o_direct", T.BOOL, False,
+                doc="Read bypassing the system's page cache.",
+                ignored="files are read through the page cache"),
+            *_common.loader_args(),
+            _common.on_error_arg(),
+        ])
+
+    @classmethod
+    def output_names(cls, args):
+        features = args.get("features")
+        return list(features) if isinstance(features, dict) else None
+
+    @classmethod
+    def check_call(cls, args, name):
+        features = args.get("features")
+        if not isinstance(features, dict) or not features:
+            raise TypeError("readers.tfrecord: `features` must be a non-empty dict of "
+                            "(str, dali.tfrecord.Feature)")
+        for key, f in features.items():
+            if not isinstance(key, str) or not isinstance(f, tfrec.Feature):
+                raise TypeError(f"readers.tfrecord: feature {key!r} must be a "
+                                f"dali.tfrecord.Feature (FixedLenFeature or VarLenFeature), "
+                                f"got {type(f).__name__}")
+            if f.dtype == tfrec.string and (f.var_len or f.size != 1):
+                raise TypeError(f"readers.tfrecord: feature {key!r}: tensors of strings are "
+                                "not supported (a string feature is one FixedLenFeature value)")
+
+    def setup(self):
+        a = self.args
+        if len(a["path"]) != len(a["index_path"]):
+            raise RuntimeError(f"readers.tfrecord: {len(a['path'])} files in `path` and "
+                               f"{len(a['index_path'])} in `index_path`: one index per file")
+        self._features = list(a["features"].items())
+        self._wanted = {k for k, _ in self._features}
+        super().setup()
+
+    def loader_options(self):
+        return {"preshuffle": False}
+
+    def list_entries(self):
+        paths, indices = self.args["path"], self.args["index_path"]
+        file_ids, offsets, sizes = [], [], []
+        for k, (path, index) in enumerate(zip(paths, indices, strict=True)):
+            try:
+                with open(index) as f:
+                    table = np.array(f.read().split(), np.int64)
+                size = os.stat(path).st_size
+            except OSError as e:
+                raise RuntimeError(f"readers.tfrecord: cannot read {e.filename}: "
+                                   f"{e.strerror}") from None
+            except ValueError:
+                raise RuntimeError(f"readers.tfrecord: {index} is not an index file (lines "
+                                   "`offset size`)") from None
+            if table.size % 2:
+                raise RuntimeError(f"readers.tfrecord: {index} is not an index file (lines "
+                                   "`offset size`)")
+            table = table.reshape(-1, 2)
+            bad = np.flatnonzero((table[:, 0] < 0) | (table[:, 1] < 16)
+                                 | (table[:, 0] + table[:, 1] > size))
+            if len(bad):
+                off, n = table[bad[0]].tolist()
+                raise RuntimeError(f"readers.tfrecord: {index}: the record at {off} of {n} "
+                                   f"bytes does not fit {path} ({size} bytes)")
+            file_ids.append(np.full(len(table), k, np.int32))
+            offsets.append(table[:, 0])
+            sizes.append(table[:, 1])
+        self._file_ids = np.concatenate(file_ids)
+        self._offsets = np.concatenate(offsets)
+        self._sizes = np.concatenate(sizes)
+        self._paths = [os.fsencode(p) for p in paths]
+        if not len(self._offsets):
+            raise RuntimeError("readers.tfrecord: the index files list no records")
+        return range(len(self._offsets))
+
+    def entry_name(self, entry):
+        return f"{self.args['path'][self._file_ids[entry]]} at index {self._offsets[entry]}"
+
+    # -- one iteration -----------------------------------------------------------------------
+    def infer(self, ws):
+        entries, outputs = self.next_batch(ws)
+        return _operator.Plan(
+            [_operator.OutputDesc(None, _DTYPES[f.dtype], "", ndim=_ndim(f))
+             for _, f in self._features], entries=entries, contents=outputs)
+
+    def run_cpu(self, ws, plan):
+        for k, storage in enumerate(plan.contents):
+            ws.outputs[k] = storage
+        ws.out_source_info = [self.entry_name(e) for e in plan.entries]
+
+    def first_output(self, data):
+        return data[0].samples()
+
+    def subset(self, data, idx):
+        return [super(TFRecord, self).subset(storage, idx) for storage in data]
+
+    def combine(self, parts):
+        return [super(TFRecord, self).combine(list(column)) for column in zip(*parts, strict=True)]
+
+    def read(self, entries):
+        """([storage of each output], None) of the records `entries`, or (None, (index,
+        message))."""
+        idx = np.asarray(entries, np.int64)
+        sizes = self._sizes[idx]
+        records = BatchStorage.allocate(np.uint8, sizes.reshape(-1, 1), ndim=1)
+        raw = records.samples()
+        paths = [self._paths[k] for k in self._file_ids[idx].tolist()]
+        failure = files.read_ranges(paths, self._offsets[idx], raw)
+        if failure is not None:
+            i, err, got = failure
+            why = os.strerror(err) if err else f"the file ends {got} bytes into the record"
+            return None, (i, f"cannot read the record {self.entry_name(entries[i])}: {why}")
+        columns = [[] for _ in self._features]
+        for i, record in enumerate(raw):
+            try:
+                found = _example.parse_example(_example.record_data(record), self._wanted)
+                for column, (name, feature) in zip(columns, self._features, strict=True):
+                    column.append(_values(name, feature, found.get(name)))
+            except _example.ProtoError as e:
+                return None, (i, f"the record {self.entry_name(entries[i])} is corrupt: {e}")
+        return [BatchStorage.from_arrays(c) for c in columns], None
+
+
+def _ndim(feature):
+    if feature.dtype == tfrec.string:
+        return 1
+    if feature.var_len:
+        return 1 + len(feature.partial_shape or ())
+    return len(feature.shape)
+
+
+def _values(name, feature, found):
+    """The sample of `feature` from `found` ((kind, payload) or None: not in the record)."""
+    dtype = _DTYPES[feature.dtype]
+    if found is None or (found[0] == _example.BYTES and not found[1]
+                         and feature.dtype != tfrec.string):
+        if feature.var_len:
+            return np.zeros((0, *(feature.partial_shape or ())), dtype)
+        if feature.dtype == tfrec.string:
+            value = feature.default_value
+            return np.frombuffer(value.encode() if isinstance(value, str) else bytes(value),
+                                 np.uint8)
+        return np.full(feature.shape, feature.default_value, dtype)
+    kind, payload = found
+    if kind != _KINDS[feature.dtype]:
+        raise _example.ProtoError(f"feature {name!r} holds {_example.KIND_NAMES[kind]} "
+                                  f"values, not {tfrec._NAMES[feature.dtype]}")
+    if feature.dtype == tfrec.string:
+        values = _example.bytes_values(payload)
+        if not values:
+            raise _example.ProtoError(f"feature {name!r} has no value")
+        return np.frombuffer(values[0], np.uint8)
+    values = (_example.int64_values(payload) if feature.dtype == tfrec.int64
+              else _example.float_values(payload))
+    if feature.var_len:
+        partial = feature.partial_shape or ()
+        m = int(np.prod(partial)) if partial else 1
+        if m == 0 or values.size % m:
+            raise _example.ProtoError(f"feature {name!r} has {values.size} values, not a "
+                                      f"multiple of the partial shape {list(partial)}")
+        return values.reshape(-1, *partial)
+    if values.size < feature.size:
+        raise _example.ProtoError(f"feature {name!r} has {values.size} values, its shape "
+                                  f"{list(feature.shape)} needs {feature.size}")
+    if values.size > feature.size:
+        raise _example.ProtoError(f"feature {name!r} has {values.size} values, more than its "
+                                  f"shape {list(feature.shape)} holds")
+    return values.reshape(feature.shape)
