@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
+from dali._ext.tensor_storage import BatchStorage
 from pipeline_utils import run_op
 
 from dali._executor.errors import PipelineError
 from dali._ext.kernels import mask as kernel
-from dali._ext.tensor_storage import BatchStorage
 
 
 def _masks(rng, n, dtype=np.uint8):
