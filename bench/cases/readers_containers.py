@@ -1,4 +1,4 @@
-"""Readers of container formats (webdataset, coco, caffe, caffe2): each reads a data set
+"""Readers of container formats (webdataset, coco, caffe, caffe2, sequence): each reads a data set
 of the "jpeg" samples of the input set (64 files, one batch is one epoch) written once a process
 to a temporary directory, like `opcase.file_root`; the baseline is the idle pipeline."""
 
@@ -103,6 +103,20 @@ def lmdb_db(size, kind):
     return _DATA[key]
 
 
+def frame_streams(size):
+    """4 streams of 17 "jpeg" frames of `size` (64 sequences of 2 frames)."""
+    key = ("sequence", size)
+    if key not in _DATA:
+        root = _root() / f"sequence-{size}"
+        jpegs = opcase.batch("jpeg", size)[0]
+        for s in range(4):
+            (root / f"{s}").mkdir(parents=True)
+            for i in range(17):
+                (root / f"{s}" / f"{i:03d}.jpg").write_bytes(jpegs[(17 * s + i) % 64].tobytes())
+        _DATA[key] = str(root)
+    return _DATA[key]
+
+
 CASE_LIST = [
     OpCase("readers.webdataset", "readers.webdataset",
            lambda fn, types, size: tuple(fn.readers.webdataset(paths=wds_archive(size),
@@ -118,5 +132,9 @@ CASE_LIST = [
            (), "idle"),
     OpCase("readers.caffe2", "readers.caffe2",
            lambda fn, types, size: tuple(fn.readers.caffe2(path=lmdb_db(size, "caffe2"))),
+           (), "idle"),
+    OpCase("readers.sequence", "readers.sequence",
+           lambda fn, types, size: fn.readers.sequence(file_root=frame_streams(size),
+                                                       sequence_length=2),
            (), "idle"),
 ]

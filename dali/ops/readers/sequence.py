@@ -1,0 +1,151 @@
+"""fn.readers.sequence: sequences of decoded frames from folders of frame images.
+
+Each immediate subdirectory of `file_root` is a stream; its frames are the files with an image
+extension (any case), in byte-wise order of their paths (DALI globs `file_root/*/*` and sorts).
+A stream of N frames gives the sequences starting at frames 0, step, 2*step, ... that fit:
+`sequence_length` frames `stride` apart.  Each sample is the sequence's frames decoded to
+`image_type` by the image decoders' machinery (`decoders._decode`), stacked as (F, H, W, C)
+uint8, layout FHWC, decoded straight into the output; its frames must share one shape.  The
+sequences are held as one array of frame indices into the list of frame paths.  Order,
+sharding, shuffling and padding: `_loader`.  Real DALI deprecates this reader.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+
+import numpy as np
+
+from dali import _operator, _registry
+from dali._ext import files
+from dali._ext.tensor_storage import BatchStorage
+from dali._schema import REQUIRED, Arg, Schema
+from dali._types import DALIDataType as T
+from dali._types import DALIImageType as Image
+from dali.ops.decoders import _decode
+from dali.ops.readers import _common
+
+IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".pnm", ".ppm", ".pgm",
+                    ".pbm", ".jp2", ".webp")
+_TYPES = (Image.RGB, Image.BGR, Image.GRAY, Image.ANY_DATA)
+
+
+def gather_streams(root):
+    """[(stream directory, [frame paths])] of `root`, as DALI's glob-and-sort finds them."""
+    found = sorted(os.fsencode(p) for p in glob.glob(glob.escape(root) + "/*/*")
+                   if p.lower().endswith(IMAGE_EXTENSIONS) and os.path.isfile(p))
+    streams = {}
+    for path in found:
+        streams.setdefault(os.path.dirname(path), []).append(path)
+    return list(streams.values())
+
+
+def sequences(streams, length, step, stride):
+    """(frame paths, (S, length) int64 array of frame indices) of every sequence that fits."""
+    paths, rows = [], []
+    for frames in streams:
+        base = len(paths)
+        paths += frames
+        starts = np.arange(0, len(frames), step, dtype=np.int64)
+        starts = starts[starts + (length - 1) * stride < len(frames)]
+        rows.append(base + starts[:, None] + stride * np.arange(length, dtype=np.int64))
+    table = np.concatenate(rows) if rows else np.empty((0, length), np.int64)
+    return paths, table
+
+
+@_registry.register
+class Sequence(_common.Reader):
+    schema = Schema(
+        "readers.sequence", inputs=0, outputs=1, devices=("cpu",), random=True,
+        doc="Reads sequences of frames from a directory of streams (one subdirectory of frame "
+            "images per stream): `sequence_length` frames `stride` apart, a new sequence "
+            "every `step` frames, decoded to `image_type`, as FHWC uint8. The sample order, "
+            "sharding, shuffling buffer and padding are real DALI's. Deprecated in DALI.",
+        args=[
+            Arg("file_root", T.STRING, REQUIRED,
+                doc="Directory whose subdirectories are the streams."),
+            Arg("sequence_length", T.INT32, REQUIRED, doc="Frames per sequence."),
+            Arg("step", T.INT32, 1, doc="Distance between the first frames of consecutive "
+                                        "sequences."),
+            Arg("stride", T.INT32, 1, doc="Distance between consecutive frames of a sequence."),
+            Arg("image_type", T.IMAGE_TYPE, Image.RGB,
+                doc="Color space of the output frames (RGB, BGR, GRAY, YCbCr or ANY_DATA)."),
+            *_common.loader_args(),
+        ])
+
+    def setup(self):
+        a = self.args
+        for name in ("sequence_length", "step", "stride"):
+            if a[name] < 1:
+                raise RuntimeError(f"{name} must be positive, got {a[name]}")
+        if a["image_type"] not in _TYPES:
+            raise RuntimeError("Format not supported. Only RGB, BGR, GRAY or ANY_DATA are "
+                               "supported on this operator")
+        super().setup()
+
+    def list_entries(self):
+        a = self.args
+        self._paths, self._table = sequences(gather_streams(a["file_root"]),
+                                             a["sequence_length"], a["step"], a["stride"])
+        return list(range(len(self._table)))
+
+    def infer(self, ws):
+        ids = self.next_entries(ws.batch_size)
+        frames = self._table[ids].reshape(-1)
+        paths = [self._paths[f] for f in frames.tolist()]
+        encoded = self._read(ws, paths)
+        length = self.args["sequence_length"]
+        try:
+            batch = _decode.read_headers(encoded, self.args["image_type"])
+        except _decode.SampleHeaderError as e:
+            raise ws.sample_error(e.index // length, f"cannot decode "
+                                  f"{os.fsdecode(paths[e.index])}: {e}", RuntimeError) from None
+        shapes = _decode.output_shapes(batch)
+        if shapes is None:         # channels known after decoding (ANY_DATA of non-JPEG)
+            return _operator.Plan([_operator.OutputDesc(None, np.uint8, "FHWC", ndim=4)],
+                                  batch=batch, paths=paths)
+        per_sequence = shapes.reshape(len(ids), length, 3)
+        self._check_shapes(ws, per_sequence)
+        out_shapes = np.concatenate([np.full((len(ids), 1), length, np.int64),
+                                     per_sequence[:, 0]], axis=1)
+        return _operator.Plan([_operator.OutputDesc(out_shapes, np.uint8, "FHWC")],
+                              batch=batch, paths=paths)
+
+    @staticmethod
+    def _check_shapes(ws, per_sequence):
+        odd = (per_sequence != per_sequence[:, :1]).any(axis=(1, 2))
+        if odd.any():
+            i = int(np.argmax(odd))
+            raise ws.sample_error(i, f"the frames of a sequence must have one shape, got "
+                                     f"{sorted({tuple(s) for s in per_sequence[i].tolist()})}",
+                                  RuntimeError)
+
+    def run_cpu(self, ws, plan):
+        windows = _decode.whole_images(plan.batch)
+        n = len(plan.paths) // self.args["sequence_length"]
+        if ws.outputs[0] is None:
+            frames = _decode.decode(ws, plan.batch, windows, None, np.uint8)
+            shapes = np.array([f.shape for f in frames], np.int64)
+            self._check_shapes(ws, shapes.reshape(n, -1, 3))
+            ws.outputs[0] = [np.stack(frames[k:k + len(frames) // n])
+                             for k in range(0, len(frames), len(frames) // n)]
+        else:
+            views = [frame for sample in ws.outputs[0].samples() for frame in sample]
+            _decode.decode(ws, plan.batch, windows, BatchStorage.from_samples(views), np.uint8)
+        ws.out_source_info = [""] * n        # as in DALI
+
+    @staticmethod
+    def _read(ws, paths):
+        opened = files.open_files(paths)
+        if opened.failure is not None:
+            i, err = opened.failure
+            raise ws.sample_error(i, f"Failed to read file: {os.fsdecode(paths[i])}: "
+                                     f"{os.strerror(err)}", RuntimeError)
+        storage = BatchStorage.allocate(np.uint8, opened.sizes.reshape(-1, 1), ndim=1)
+        failure = opened.read_into(storage.samples())
+        if failure is not None:
+            i = failure[0]
+            raise ws.sample_error(i, f"Failed to read file: {os.fsdecode(paths[i])}",
+                                  RuntimeError)
+        return list(storage.samples())

@@ -1,0 +1,119 @@
+"""fn.readers.sequence: stream discovery, sequences (step, stride), decoded frames (image_type),
+order over shards, errors."""
+
+from __future__ import annotations
+
+import importlib
+
+import cv2
+import numpy as np
+import pytest
+
+from dali.ops.readers import sequence as seq_module
+
+STREAMS = {"s0": 5, "s1": 3, "s2": 7}
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    """3 streams of 6x8 frames (PNG, and every third frame a JPEG with an upper-case
+    extension), plus files the reader ignores; `frames[stream][i]` is frame i as RGB."""
+    root = tmp_path_factory.mktemp("seq")
+    rng = np.random.default_rng(0)
+    frames = {}
+    for s, n in STREAMS.items():
+        (root / s).mkdir()
+        frames[s] = []
+        for i in range(n):
+            bgr = rng.integers(0, 255, (6, 8, 3), dtype=np.uint8)
+            path = root / s / (f"{i:03d}" + (".JPG" if i % 3 == 0 else ".png"))
+            cv2.imwrite(str(path), bgr)
+            frames[s].append(cv2.cvtColor(cv2.imread(str(path)), cv2.COLOR_BGR2RGB))
+    (root / "s0" / "notes.txt").write_text("not a frame")
+    (root / "top.png").write_bytes((root / "s0" / "001.png").read_bytes())
+    return root, frames
+
+
+def read(root, pkg="dali", iterations=3, batch_size=3, **kwargs):
+    mod = importlib.import_module(pkg)
+    fns = importlib.import_module(pkg + ".fn")
+
+    @mod.pipeline_def(batch_size=batch_size, num_threads=2, device_id=None, seed=3)
+    def pipe():
+        return fns.readers.sequence(file_root=str(root), name="R", **kwargs)
+
+    p = pipe()
+    p.build()
+    out = []
+    for _ in range(iterations):
+        (s,) = p.run()
+        assert s.layout() == "FHWC"
+        out.append([np.array(s[i]) for i in range(len(s))])
+    return out, p.reader_meta("R")
+
+
+def test_sequences_step_and_stride():
+    paths, table = seq_module.sequences([["a0", "a1", "a2", "a3", "a4"], ["b0", "b1", "b2"]],
+                                        2, 2, 2)
+    assert [[paths[f] for f in row] for row in table.tolist()] == [["a0", "a2"], ["a2", "a4"],
+                                                                   ["b0", "b2"]]
+
+
+@pytest.mark.parametrize("length, step, stride", [(2, 1, 1), (3, 2, 1), (2, 2, 3), (7, 1, 1)])
+def test_frames(root, length, step, stride):
+    directory, frames = root
+    want = [np.stack(frames[s][i:i + (length - 1) * stride + 1:stride])
+            for s in STREAMS for i in range(0, STREAMS[s], step)
+            if i + (length - 1) * stride < STREAMS[s]]
+    out, meta = read(directory, iterations=1, batch_size=len(want), sequence_length=length,
+                     step=step, stride=stride)
+    assert meta["epoch_size"] == len(want)
+    for got, expected in zip(out[0], want, strict=True):
+        assert got.shape == (length, 6, 8, 3) and got.dtype == np.uint8
+        np.testing.assert_array_equal(got[:, :, :, :], expected)
+
+
+def test_gray_frames(root):
+    directory, frames = root
+    out, _ = read(directory, iterations=1, batch_size=1, sequence_length=2, stride=2,
+                  image_type=2)                        # GRAY
+    assert out[0][0].shape == (2, 6, 8, 1)
+
+
+def test_errors(root, tmp_path):
+    with pytest.raises(RuntimeError, match="The number of input samples: 0"):
+        read(tmp_path, sequence_length=2)
+    (tmp_path / "s").mkdir()
+    cv2.imwrite(str(tmp_path / "s" / "0.png"), np.zeros((4, 4, 3), np.uint8))
+    cv2.imwrite(str(tmp_path / "s" / "1.png"), np.zeros((5, 4, 3), np.uint8))
+    (tmp_path / "s" / "2.png").write_bytes(b"not a png")
+    with pytest.raises(RuntimeError, match=r"the frames of a sequence must have one shape, got "
+                                           r"\[\(4, 4, 3\), \(5, 4, 3\)\]"):
+        read(tmp_path, sequence_length=2, batch_size=1)
+    with pytest.raises(RuntimeError, match="cannot decode .*2.png"):
+        read(tmp_path, sequence_length=1, batch_size=3)
+    with pytest.raises(RuntimeError, match="stride must be positive"):
+        read(tmp_path, sequence_length=1, stride=0)
+    with pytest.raises(RuntimeError, match="Format not supported. Only RGB, BGR, GRAY or "
+                                           "ANY_DATA are supported on this operator"):
+        read(tmp_path, sequence_length=1, image_type=3)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("kwargs", [
+    {"sequence_length": 2}, {"sequence_length": 2, "step": 2, "stride": 2},
+    {"sequence_length": 3, "random_shuffle": True, "initial_fill": 4},
+    {"sequence_length": 2, "num_shards": 3, "shard_id": 1, "pad_last_batch": True},
+    {"sequence_length": 1, "num_shards": 2, "shard_id": 1, "stick_to_shard": True},
+    {"sequence_length": 2, "image_type": 1}, {"sequence_length": 2, "image_type": 4},
+])
+def test_matches_dali(root, kwargs):
+    pytest.importorskip("nvidia.dali")
+    directory, _ = root
+    mine, meta = read(directory, iterations=5, **kwargs)
+    with pytest.warns(Warning):                       # DALI deprecates the operator
+        theirs, their_meta = read(directory, "nvidia.dali", iterations=5, **kwargs)
+    assert meta == their_meta
+    for a, b in zip(mine, theirs, strict=True):
+        for x, y in zip(a, b, strict=True):
+            np.testing.assert_array_equal(x, y)
