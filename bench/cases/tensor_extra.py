@@ -1,5 +1,6 @@
 """Tensor operators that join, build and rearrange tensors: cat, stack, one_hot, the
-constant fills, shapes, element_extract, sequence_rearrange and the batch permutations."""
+constant fills, shapes, element_extract, sequence_rearrange and the batch permutations
+(permute_batch by the indices of batch_permutation, which the case then includes)."""
 
 import numpy as np
 
@@ -19,4 +20,11 @@ CASE_LIST = [
     unary("zeros_like"),
     unary("ones_like"),
     OpCase("full_like", "full_like", lambda fn, types, x, size: fn.full_like(x, 7)),
+    unary("shapes"),
+    unary("element_extract", kind="frames", element_map=[0]),
+    unary("sequence_rearrange", kind="frames", new_order=[0, 0]),
+    OpCase("permute_batch", "permute_batch",
+           lambda fn, types, x, size: fn.permute_batch(x, indices=fn.batch_permutation())),
+    OpCase("batch_permutation", "batch_permutation",
+           lambda fn, types, size: fn.batch_permutation(), (), "idle"),
 ]

@@ -1,0 +1,52 @@
+"""fn.permute_batch: output sample i is input sample `indices[i]` (a list of batch-size
+entries, or one scalar per sample as an argument input, e.g. from fn.batch_permutation);
+samples may repeat or be left out.  The copies are the nogil `gather` kernel (see `_frames`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dali import _operator, _registry
+from dali._schema import REQUIRED, Arg, Schema
+from dali._types import DALIDataType as T
+from dali.ops.tensor import _frames
+
+
+@_registry.register
+class PermuteBatch(_operator.Operator):
+    schema = Schema(
+        "permute_batch", inputs=1, outputs=1, devices=("cpu",),
+        doc="Returns a batch of the input's samples in the order given by `indices`: output "
+            "sample i is input sample `indices[i]`.",
+        args=[Arg("indices", T._INT32_VEC, REQUIRED, tensor=True,
+                  doc="The input sample of each output sample: a list with one entry per "
+                      "sample, or one scalar per sample as an argument input.")])
+
+    def infer(self, ws):
+        storage = ws.input_storage(0)
+        n = ws.batch_size
+        if ws.is_arg_input("indices"):
+            indices = np.concatenate(ws.arg("indices")).astype(np.int64)
+        else:
+            indices = np.asarray(self.args["indices"], np.int64)
+        if len(indices) != n:
+            raise self.error(f"The number of sample indices {len(indices)} does not match the "
+                             f"current batch size, which is {n}", RuntimeError)
+        bad = np.flatnonzero((indices < 0) | (indices >= storage.num_samples))
+        if bad.size:
+            i = int(bad[0])
+            raise self.error(f"Sample index out of range. indices[{i}] = {int(indices[i])} is "
+                             f"not a valid index for an input batch of {storage.num_samples} "
+                             "tensors.", RuntimeError)
+        shapes = storage.shapes[indices]
+        return _operator.Plan([_operator.OutputDesc(shapes, storage.dtype,
+                                                    ws.inputs[0].layout() or "", storage.ndim)],
+                              indices=indices)
+
+    def run_cpu(self, ws, plan):
+        src = ws.input_storage(0).contiguous()
+        sample_bytes = np.prod(src.shapes, axis=1, dtype=np.int64) * src.dtype.itemsize
+        counts = (sample_bytes[plan.indices] > 0).astype(np.int64)
+        _frames.gather(ws, src, ws.outputs[0], plan.indices, sample_bytes,
+                       np.zeros(int(counts.sum()), np.int64),
+                       np.concatenate([[0], np.cumsum(counts)]))
