@@ -1,0 +1,54 @@
+"""What the noise operators share: the types they take, the output (the input's shape, type
+and layout) and the call of the `dali._ext.kernels.noise` kernel."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dali import _operator
+from dali._ext.kernels import noise as _kernel
+
+TYPES = frozenset(_kernel.types())
+_NAMES = "uint8, int8, uint16, int16, uint32, int32, uint64, int64, float"
+
+
+class Noise(_operator.Operator):
+    """The input with noise added: subclasses give the kernel's mode, per-sample parameters
+    and channel groups."""
+
+    mode = ""
+
+    def infer(self, ws):
+        storage = ws.input_storage(0)
+        dtype = storage.dtype
+        if dtype not in TYPES:
+            name = "float16" if dtype == np.float16 else "double" if dtype == np.float64 \
+                else str(dtype)
+            raise self.error(f"Data type {name} is currently not supported. Supported types "
+                             f"are : {_NAMES}", TypeError)
+        return _operator.Plan([_operator.OutputDesc(storage.shapes, dtype,
+                                                    ws.inputs[0].layout())])
+
+    def params(self, ws, dtype) -> np.ndarray:
+        """float64 (samples, 4): the kernel's parameters of every sample."""
+        raise NotImplementedError
+
+    def groups(self, ws):
+        """int64 (samples, 2) of channels sharing a draw and their stride, or None."""
+        return None
+
+    def run_cpu(self, ws, plan):
+        src = ws.input_storage(0).contiguous()
+        _kernel.noise_batch(ws.thread_pool, src, ws.outputs[0], ws.random_key(), ws.sample_ids,
+                            self.mode, self.params(ws, src.dtype), self.groups(ws))
+
+
+def finite(ws, name) -> np.ndarray:
+    """Per-sample float64 values of argument `name`; raises for NaN/inf naming the sample."""
+    values = ws.arg_array(name, np.float64)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        i = int(bad[0])
+        raise ws.sample_error(i, f"the argument `{name}` must be a finite number, got "
+                                 f"{values[i]}")
+    return values
