@@ -11,8 +11,9 @@ MISSING = ("{} is an operator of NVIDIA DALI 2.4 that dali does not implement ye
 
 
 @pytest.mark.parametrize("module, name, where", [
-    (fn, "slice", "dali.fn.slice"), (fn.readers, "coco", "dali.fn.readers.coco"),
-    (ops, "Slice", "dali.ops.Slice")])
+    (fn, "optical_flow", "dali.fn.optical_flow"),        # NVIDIA's optical flow hardware
+    (fn.readers, "nemo_asr", "dali.fn.readers.nemo_asr"),
+    (ops, "OpticalFlow", "dali.ops.OpticalFlow")])
 def test_dali_operators_dali_lacks_say_so(module, name, where):
     with pytest.raises(AttributeError, match=f"^{re.escape(MISSING.format(where))}$"):
         getattr(module, name)

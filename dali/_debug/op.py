@@ -67,8 +67,9 @@ class DebugOp:
         self.input_kinds = [is_batch(x) for x in inputs]
         nodes = [x for x in inputs if isinstance(x, data_node.DataNode)]
         device = _operator.choose_device(device, nodes)
-        op_id = context.current_pipeline()._next_op_id()
-        self.name = name or f"__{schema.class_name}_{op_id}"
+        pipe = context.current_pipeline()
+        op_id = pipe._next_op_id()
+        self.name = name or pipe.auto_name(schema.class_name)
         self.relation_id = op_id if relation_id is None else relation_id
         self.device = "gpu" if device in ("gpu", "mixed") else "cpu"
         seed = None

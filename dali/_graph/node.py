@@ -38,7 +38,7 @@ class OpNode:
         self.id = op_id
         self.auto_named = name is None
         if name is None:
-            name = (f"__{impl.schema.class_name}_{op_id}" if pipeline is not None
+            name = (pipeline.auto_name(impl.schema.class_name) if pipeline is not None
                     else f"__{impl.schema.class_name}_detached_{op_id}")
         self.name = name
         self.device = device

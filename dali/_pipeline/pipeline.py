@@ -114,6 +114,7 @@ class Pipeline:
         self._stream_policy = stream_policy
         self._concurrency = concurrency
         self._op_ids = 0
+        self._auto_names = 0
         self._outputs = None
         self._sinks = []
         self._built = False
@@ -153,6 +154,13 @@ class Pipeline:
         i = self._op_ids
         self._op_ids += 1
         return i
+
+    def auto_name(self, class_name):
+        """The instance name of an operator created without `name=`: `__<Class>_<k>`, `k`
+        counting this pipeline's unnamed operators, as DALI names them."""
+        k = self._auto_names
+        self._auto_names += 1
+        return f"__{class_name}_{k}"
 
     # -- definition ---------------------------------------------------------------------------
     def define_graph(self):

@@ -266,3 +266,25 @@ def test_mutated_bytes_give_clear_errors_or_a_pipeline():
             assert not isinstance(e, RecursionError)
             outcomes["refused"] += 1
     assert outcomes["refused"] > 300
+
+
+@pytest.mark.oracle
+def test_unnamed_operators_are_numbered_as_dali_numbers_them():
+    import nvidia.dali as real
+
+    def names(pkg):
+        found = []
+
+        @pkg.pipeline_def(batch_size=2, num_threads=1, device_id=None)
+        def pipe():
+            outs = (pkg.fn.random.uniform(name="A"), pkg.fn.random.uniform(),
+                    pkg.fn.random.normal(name="C"), pkg.fn.random.normal())
+            found.extend(o.name for o in outs)
+            return outs
+
+        pipe()
+        pipe()
+        return found
+
+    assert names(real) == names(__import__("dali")) == \
+        ["A", "__Uniform_0", "C", "__Normal_1"] * 2
