@@ -1,6 +1,7 @@
-"""Record readers: readers.tfrecord over one TFRecord file (with its index) of the 64 "jpeg"
-samples as Examples {"image/encoded": bytes, "image/class/label": int64}, written by hand
-(one batch is one epoch)."""
+"""Record readers over the 64 "jpeg" samples written by hand (one batch is one epoch):
+readers.tfrecord over one TFRecord file (with its index) of Examples {"image/encoded": bytes,
+"image/class/label": int64}; readers.mxnet over one RecordIO .rec/.idx pair of MXNet records
+(header with one float label, then the image)."""
 
 import atexit
 import pathlib
@@ -58,7 +59,31 @@ def _tfrecord(fn, size):
     return out["image/encoded"], out["image/class/label"]
 
 
+def recordio_files(size):
+    """(.rec path, .idx path) of the "jpeg" samples of `size` (made once a process)."""
+    key = ("rec", size)
+    if key not in _ROOTS:
+        root = pathlib.Path(tempfile.mkdtemp(prefix=f"dali-bench-rec-{size}-"))
+        atexit.register(shutil.rmtree, root, ignore_errors=True)
+        data, index = bytearray(), []
+        for i, buf in enumerate(batch("jpeg", size)[0]):
+            rec = struct.pack("<IfQQ", 0, float(i % 1000), i, 0) + buf.tobytes()
+            index.append(f"{i}\t{len(data)}\n")
+            data += struct.pack("<II", 0xCED7230A, len(rec)) + rec + bytes(-len(rec) % 4)
+        (root / "data.rec").write_bytes(bytes(data))
+        (root / "data.idx").write_text("".join(index))
+        _ROOTS[key] = (str(root / "data.rec"), str(root / "data.idx"))
+    return _ROOTS[key]
+
+
+def _mxnet(fn, size):
+    path, index = recordio_files(size)
+    return fn.readers.mxnet(path=path, index_path=index)
+
+
 CASE_LIST = [
+    OpCase("readers.mxnet", "readers.mxnet",
+           lambda fn, types, size: _mxnet(fn, size), (), "idle"),
     OpCase("readers.tfrecord", "readers.tfrecord",
            lambda fn, types, size: _tfrecord(fn, size), (), "idle"),
 ]

@@ -3,15 +3,14 @@ TensorFlow.
 
 `path` lists the TFRecord files and `index_path` one index file for each (lines "offset size"
 of every record, as `python -m dali.tools.tfrecord2idx` or DALI's `tfrecord2idx` writes
-them).  The samples are the records of the files in order; the index is kept as arrays (file,
-offset, size), so a data set of millions of records lists in little memory.  Order, sharding,
-shuffling and padding: `_loader`.
+them).  The samples are the records of the files in order (the index and reading: `_records`).
+Order, sharding, shuffling and padding: `_loader`.
 
 `features` maps names to `dali.tfrecord` features; the call returns a dict of one output per
 feature, in the order given (int64 -> int64, float32 -> float32, string -> the bytes of the
 first value, uint8 1-D), each sample's source info "<path> at index <offset>".  Each batch's
-records are read ahead on the reader's thread as byte ranges (`files.read_ranges`, without the
-GIL); the framing and the Example protobuf are parsed in Python (`_example`).
+records are read ahead on the reader's thread; the framing and the Example protobuf are parsed
+in Python (`_example`).
 
 Differences from DALI, where DALI's behaviour is undefined: a record without a feature gives
 the feature's `default_value` (FixedLenFeature) or an empty array (VarLenFeature) instead of an
@@ -21,17 +20,14 @@ instead of uninitialized values.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from dali import _operator, _registry
 from dali import tfrecord as tfrec
-from dali._ext import files
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops.readers import _common, _example
+from dali.ops.readers import _common, _example, _records
 
 _DTYPES = {tfrec.int64: np.dtype(np.int64), tfrec.float32: np.dtype(np.float32),
            tfrec.string: np.dtype(np.uint8)}
@@ -45,7 +41,7 @@ def _num_outputs(args):
 
 
 @_registry.register
-class TFRecord(_common.Reader):
+class TFRecord(_records.RecordReader):
     schema = Schema(
         "readers.tfrecord", inputs=0, outputs=_num_outputs, devices=("cpu",), random=True,
         class_name="TFRecord",
@@ -102,23 +98,19 @@ class TFRecord(_common.Reader):
         self._wanted = {k for k, _ in self._features}
         super().setup()
 
-    def loader_options(self):
-        return {"preshuffle": False}
-
-    def list_entries(self):
+    def index(self):
         paths, indices = self.args["path"], self.args["index_path"]
-        file_ids, offsets, sizes = [], [], []
-        for k, (path, index) in enumerate(zip(paths, indices, strict=True)):
+        sizes = _records.file_sizes(paths, self.spec.display_name)
+        tables = []
+        for path, index, size in zip(paths, indices, sizes, strict=True):
             try:
                 with open(index) as f:
                     table = np.array(f.read().split(), np.int64)
-                size = os.stat(path).st_size
             except OSError as e:
                 raise RuntimeError(f"readers.tfrecord: cannot read {e.filename}: "
                                    f"{e.strerror}") from None
             except ValueError:
-                raise RuntimeError(f"readers.tfrecord: {index} is not an index file (lines "
-                                   "`offset size`)") from None
+                table = np.zeros(1, np.int64)
             if table.size % 2:
                 raise RuntimeError(f"readers.tfrecord: {index} is not an index file (lines "
                                    "`offset size`)")
@@ -129,19 +121,10 @@ class TFRecord(_common.Reader):
                 off, n = table[bad[0]].tolist()
                 raise RuntimeError(f"readers.tfrecord: {index}: the record at {off} of {n} "
                                    f"bytes does not fit {path} ({size} bytes)")
-            file_ids.append(np.full(len(table), k, np.int32))
-            offsets.append(table[:, 0])
-            sizes.append(table[:, 1])
-        self._file_ids = np.concatenate(file_ids)
-        self._offsets = np.concatenate(offsets)
-        self._sizes = np.concatenate(sizes)
-        self._paths = [os.fsencode(p) for p in paths]
-        if not len(self._offsets):
-            raise RuntimeError("readers.tfrecord: the index files list no records")
-        return range(len(self._offsets))
-
-    def entry_name(self, entry):
-        return f"{self.args['path'][self._file_ids[entry]]} at index {self._offsets[entry]}"
+            tables.append(table)
+        return (np.concatenate([np.full(len(t), k, np.int32) for k, t in enumerate(tables)]),
+                np.concatenate([t[:, 0] for t in tables]),
+                np.concatenate([t[:, 1] for t in tables]))
 
     # -- one iteration -----------------------------------------------------------------------
     def infer(self, ws):
@@ -150,33 +133,12 @@ class TFRecord(_common.Reader):
             [_operator.OutputDesc(None, _DTYPES[f.dtype], "", ndim=_ndim(f))
              for _, f in self._features], entries=entries, contents=outputs)
 
-    def run_cpu(self, ws, plan):
-        for k, storage in enumerate(plan.contents):
-            ws.outputs[k] = storage
-        ws.out_source_info = [self.entry_name(e) for e in plan.entries]
-
-    def first_output(self, data):
-        return data[0].samples()
-
-    def subset(self, data, idx):
-        return [super(TFRecord, self).subset(storage, idx) for storage in data]
-
-    def combine(self, parts):
-        return [super(TFRecord, self).combine(list(column)) for column in zip(*parts, strict=True)]
-
     def read(self, entries):
         """([storage of each output], None) of the records `entries`, or (None, (index,
         message))."""
-        idx = np.asarray(entries, np.int64)
-        sizes = self._sizes[idx]
-        records = BatchStorage.allocate(np.uint8, sizes.reshape(-1, 1), ndim=1)
-        raw = records.samples()
-        paths = [self._paths[k] for k in self._file_ids[idx].tolist()]
-        failure = files.read_ranges(paths, self._offsets[idx], raw)
-        if failure is not None:
-            i, err, got = failure
-            why = os.strerror(err) if err else f"the file ends {got} bytes into the record"
-            return None, (i, f"cannot read the record {self.entry_name(entries[i])}: {why}")
+        raw, error = self.read_records(entries)
+        if error is not None:
+            return None, error
         columns = [[] for _ in self._features]
         for i, record in enumerate(raw):
             try:

@@ -1,0 +1,81 @@
+"""What the record readers (readers.tfrecord, readers.mxnet) share: the index of a data set of
+records in files, kept as arrays (file, offset, size of each record; millions of records take
+a few bytes each), reading a batch of records as byte ranges (`files.read_ranges`, without the
+GIL, one open per run of records of the same file), and outputs of several tensors passed
+through the read-ahead machinery of `_common.Reader`.
+
+Record readers keep the records in their stored order under `random_shuffle` (the shuffle
+buffer draws from them; no up-front permutation, as DALI's indexed loaders), and name a
+record "<path> at index <offset>" (its source info).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from dali._ext import files
+from dali._ext.tensor_storage import BatchStorage
+from dali.ops.readers import _common
+
+
+class RecordReader(_common.Reader):
+    """A reader of records listed by `index() -> (file ids, offsets, sizes)` (arrays) over
+    `self.args["path"]`; `read` returns a list of BatchStorage, one per output."""
+
+    def index(self):
+        raise NotImplementedError
+
+    def loader_options(self):
+        return {"preshuffle": False}
+
+    def list_entries(self):
+        file_ids, offsets, sizes = self.index()
+        self._file_ids = np.asarray(file_ids, np.int32)
+        self._offsets = np.asarray(offsets, np.int64)
+        self._sizes = np.asarray(sizes, np.int64)
+        self._paths = [os.fsencode(p) for p in self.args["path"]]
+        if not len(self._offsets):
+            raise RuntimeError(f"{self.spec.display_name}: the index lists no records")
+        return range(len(self._offsets))
+
+    def entry_name(self, entry):
+        return f"{self.args['path'][self._file_ids[entry]]} at index {self._offsets[entry]}"
+
+    def read_records(self, entries):
+        """([1-D uint8 array of each record], None), or (None, (index, message))."""
+        idx = np.asarray(entries, np.int64)
+        sizes = self._sizes[idx]
+        raw = BatchStorage.allocate(np.uint8, sizes.reshape(-1, 1), ndim=1).samples()
+        paths = [self._paths[k] for k in self._file_ids[idx].tolist()]
+        failure = files.read_ranges(paths, self._offsets[idx], raw)
+        if failure is None:
+            return raw, None
+        i, err, got = failure
+        why = os.strerror(err) if err else f"the file ends {got} bytes into the record"
+        return None, (i, f"cannot read the record {self.entry_name(entries[i])}: {why}")
+
+    # several outputs through the read-ahead machinery
+    def first_output(self, data):
+        return data[0].samples()
+
+    def subset(self, data, idx):
+        return [_common.Reader.subset(self, storage, idx) for storage in data]
+
+    def combine(self, parts):
+        return [_common.Reader.combine(self, list(column))
+                for column in zip(*parts, strict=True)]
+
+    def run_cpu(self, ws, plan):
+        for k, storage in enumerate(plan.contents):
+            ws.outputs[k] = storage
+        ws.out_source_info = [self.entry_name(e) for e in plan.entries]
+
+
+def file_sizes(paths, op_name):
+    """Sizes of the files `paths`, or a RuntimeError naming the one that cannot be examined."""
+    try:
+        return [os.stat(p).st_size for p in paths]
+    except OSError as e:
+        raise RuntimeError(f"{op_name}: cannot read {e.filename}: {e.strerror}") from None
