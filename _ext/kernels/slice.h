@@ -46,6 +46,7 @@ struct Sample {
   int64_t nfill;
   bool cast;                               // convert with plain casts (see Cast)
   bool whole;                              // the group is one copy run
+  std::vector<char> pattern;               // per-channel fill of the group, whole periods
 };
 
 struct Job {
@@ -229,6 +230,18 @@ static void fill_run(const Sample* s, Out* dst, int64_t p, int64_t n, int64_t ch
     return;
   }
   int64_t div = s->chan_div, count = s->chan_count;
+  if (!s->pattern.empty()) {               // short period: copy from the repeated pattern
+    const Out* pat = (const Out*)s->pattern.data();
+    int64_t len = (int64_t)(s->pattern.size() / sizeof(Out)), off = p % (div * count);
+    while (n > 0) {
+      int64_t m = len - off < n ? len - off : n;
+      memcpy(dst, pat + off, (size_t)m * sizeof(Out));
+      dst += m;
+      n -= m;
+      off = 0;
+    }
+    return;
+  }
   int64_t k = 0;
   while (k < n) {
     int64_t q = p + k, c = (q / div) % count, len = div - q % div;
@@ -237,6 +250,26 @@ static void fill_run(const Sample* s, Out* dst, int64_t p, int64_t n, int64_t ch
     for (int64_t t = 0; t < len; t++) dst[k + t] = v;
     k += len;
   }
+}
+
+// After `setup` and with `fill`/`nfill` set: when the group holds the channels and their fill
+// values repeat with a short period (an HWC row), lay out whole periods of them (up to about
+// 4 KiB, or a group) for fill_run to copy instead of going value by value.
+static void setup_pattern(Sample* s, int64_t itemsize) {
+  s->pattern.clear();
+  int64_t period = s->chan_div * s->chan_count;
+  if (s->nfill == 1 || s->chan_axis >= 0 || period > 256) return;
+  int64_t group = s->extent[s->ndim - 1], most = 4096 / itemsize;
+  int64_t reps = ((group < most ? group : most) + period - 1) / period;
+  int64_t bytes = period * itemsize, total = reps * bytes;
+  if (total == 0) return;                  // an empty group: nothing to fill
+  s->pattern.resize((size_t)total);
+  char* p = s->pattern.data();
+  for (int64_t j = 0; j < period; j++)
+    memcpy(p + j * itemsize, s->fill + ((j / s->chan_div) % s->chan_count) * itemsize,
+           (size_t)itemsize);
+  for (int64_t done = bytes; done < total; done *= 2)     // double the periods laid out
+    memcpy(p + done, p, (size_t)(total - done < done ? total - done : done));
 }
 
 template <typename Out, typename In>

@@ -26,4 +26,5 @@ cdef extern from "slice.h" namespace "dali_slice" nogil:
 
     void setup(Sample* s, int ndim, const int64_t* in_shape, const int64_t* out_shape,
                const int64_t* anchor, int policy, int channel_axis)
+    void setup_pattern(Sample* s, int64_t itemsize)
     run_fn pick(int in_type, int out_type, int64_t itemsize)

@@ -135,6 +135,7 @@ def slice_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, anchors,
             samples[i].fill = fill_data + i * fill_stride
             samples[i].nfill = nfill
             samples[i].cast = casts[i] != 0
+            setup_pattern(&samples[i], out_size)
             nbytes = out_size
             for k in range(ndim):
                 nbytes *= out_shape[i, k]

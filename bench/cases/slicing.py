@@ -1,5 +1,6 @@
 """Slicing and pasting operators: fn.slice cuts the central half of each side (relative
-coordinates, inside the image); fn.pad adds 8 rows and columns of fill."""
+coordinates, inside the image); fn.pad adds 8 rows and columns of fill; fn.paste puts the
+image on a canvas 1.5 times its size."""
 
 from bench.opcase import SIDE, OpCase, unary
 
@@ -7,4 +8,5 @@ CASE_LIST = [
     unary("slice", rel_start=[0.25, 0.25], rel_shape=[0.5, 0.5]),
     OpCase("pad", "pad", lambda fn, types, x, size: fn.pad(
         x, axis_names="HW", shape=(SIDE[size] + 8,) * 2, fill_value=7)),
+    unary("paste", ratio=1.5, paste_x=0.3, paste_y=0.6, fill_value=[10, 20, 30]),
 ]

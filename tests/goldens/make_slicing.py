@@ -71,6 +71,12 @@ CASES = [
      [U8]],
     ["pad", {"fill_value": 1e5, "shape": [8, 20, 4]}, "HWC", [F32]],
     ["pad", {"fill_value": 2.5}, "", [VEC]],
+    ["paste", {"ratio": 1.7, "paste_x": 0.3, "paste_y": 0.7, "fill_value": [9, 300, -1]},
+     "HWC", [U8]],
+    ["paste", {"ratio": 2.5, "paste_x": 0.77, "paste_y": 0.21, "fill_value": [5]}, "HWC", [U8]],
+    ["paste", {"ratio": 1.0, "min_canvas_size": 15.5, "paste_x": 1.0, "paste_y": 0.0,
+               "fill_value": [1, 2, 3]}, "HWC", [U8]],
+    ["paste", {"ratio": 3.3, "fill_value": [0, 0, 0]}, "", [U8]],
 ]
 
 
