@@ -20,6 +20,7 @@ cdef class NodePlan:
     # statistics
     cdef readonly int64_t runs, total_ns, max_ns
     cdef list memory               # per output [real, max_real, reserved, max_reserved], or None
+    cdef readonly tuple out_meta   # (dtype, ndim, layout) per output of the first run, or None
 
     cdef int _record(self, list tls) except -1
 

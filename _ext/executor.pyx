@@ -12,8 +12,9 @@ mode (called directly): a workspace is filled with C stores, `infer` returns the
 by `bytes_per_sample_hint`), `run_cpu(ws, plan)` fills them, and any error comes back as a
 `PipelineError` naming the operator, its line and sample.
 
-Each node also counts its runs and time (monotonic clock, nanoseconds) and, when the pipeline
-asks for memory statistics, the largest sizes of its outputs.  While `Plan.events` is a list
+Each node also counts its runs and time (monotonic clock, nanoseconds), keeps the type,
+dimensions and layout of its outputs' first batch (`out_meta`, for `Pipeline.save_graph`) and,
+when the pipeline asks for memory statistics, the largest sizes of its outputs.  While `Plan.events` is a list
 (the profiler, `dali._pipeline.profiler`) every node run appends one event: the node's index,
 its start and end (monotonic ns), the CPU time the process spent meanwhile (all threads) and
 the bytes of its outputs.
@@ -214,6 +215,7 @@ cdef class NodePlan:
         self.free_after = ()
         self.hints = tuple(hints)
         self.memory = None
+        self.out_meta = None
 
     def timing(self):
         """{"runs", "total_us", "mean_us", "max_us"} of this operator's runs so far."""
@@ -354,6 +356,9 @@ cdef class Plan:
                 node.max_ns = dt
             if self.memory_stats:
                 node._record(outs)
+            if node.out_meta is None:
+                node.out_meta = tuple((tl._storage.dtype, tl._storage.ndim, tl.layout())
+                                      for tl in outs)
             for i in range(len(node.out_slots)):
                 s = node.out_slots[i]
                 tl_slots[s] = outs[i]

@@ -518,11 +518,25 @@ class Pipeline:
             report.write_svg(svg)
         return report
 
-    def save_graph_to_dot_file(self, filename, show_tensors=False, show_ids=None,
+    def save_graph_to_dot_file(self, filename, *, show_tensors=False, show_ids=None,
                                use_colors=False):
-        """Write the built graph in Graphviz dot format."""
+        """Write the built graph in Graphviz dot format, as DALI writes it (`show_ids` is
+        deprecated and has no effect, as in DALI)."""
         self.build()
+        if show_ids is not None:
+            warnings.warn('The argument "show_ids" is deprecated because it no longer has any '
+                          "effect.\nIt will be removed from future releases.",
+                          DeprecationWarning, stacklevel=2)
         dot.write(self._graph, filename, show_tensors, use_colors)
+
+    def save_graph(self, filename):
+        """Draw the pipeline with Graphviz into `filename` (.svg, .png, .pdf; .dot writes the
+        text): operators with their schema name and time, coloured by device, the slowest
+        marked; edges with the type, dimensions and layout of their data once the pipeline
+        has run.  An extension, not in DALI."""
+        self.build()
+        meta = {node.name: node.out_meta for node in self._executor.plan.nodes}
+        dot.render(dot.annotated(self._graph, meta, self._executor.timing()), filename)
 
     # -- serialization (dali._pipeline.serialization) -----------------------------------------
     def serialize(self, define_graph=None, filename=None):
