@@ -32,6 +32,8 @@ from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 cdef extern from "convolution.h" nogil:
+    int dali_conv_avx2
+    void dali_conv_detect()
     void dali_conv_sum(float* out, const float** src, const float* w, int ntaps, int64_t n)
     void dali_conv_store_u8(uint8_t* dst, const float* v, int64_t n)
     void dali_conv_store_i8(int8_t* dst, const float* v, int64_t n)
@@ -39,6 +41,7 @@ cdef extern from "convolution.h" nogil:
     void dali_conv_store_i16(int16_t* dst, const float* v, int64_t n)
 
 cnp.import_array()
+dali_conv_detect()
 
 cdef double _NS_PER_ELEMENT = 2.0    # the cost estimate (per element and tap) the pool gets
 
@@ -74,6 +77,16 @@ cdef struct Part:
     int border
     float fill
     Py_ssize_t in_itemsize, out_itemsize
+
+
+def avx2(on=None):
+    """Whether the tap sums take the AVX2 path; `on=False` switches it off (on only where the
+    CPU has AVX2).  For tests: both paths give the same results."""
+    global dali_conv_avx2
+    if on is not None:
+        dali_conv_detect()
+        dali_conv_avx2 = dali_conv_avx2 and bool(on)
+    return bool(dali_conv_avx2)
 
 
 def kinds():
@@ -163,11 +176,11 @@ cdef void _pad_edges(float* row, Py_ssize_t w, Py_ssize_t nc, Py_ssize_t lo, Py_
     """Fill pixels [0, lo) and [lo + w, total) of a row whose pixels [lo, lo + w) hold the
     input row, by the border mode."""
     cdef Py_ssize_t x, c, sx
-    for x in range(total):
-        if x == lo:
-            x = lo + w
-            if x >= total:
-                break
+    for x in range(lo):
+        sx = _border(x - lo, w, border)
+        for c in range(nc):
+            row[x * nc + c] = fill if sx < 0 else row[(lo + sx) * nc + c]
+    for x in range(lo + w, total):
         sx = _border(x - lo, w, border)
         for c in range(nc):
             row[x * nc + c] = fill if sx < 0 else row[(lo + sx) * nc + c]

@@ -118,3 +118,25 @@ def test_checks():
         kernel.filter_batch(None, x, BatchStorage.from_arrays([np.zeros((3, 3, 1), F32)]), geo,
                             _geo([(3, 3, 1)]), np.ones(9, F32), np.array([[0, 3, 3]]),
                             np.array([[0, 0]]), kernel.BORDER_WRAP, np.zeros(1, F32))
+
+
+def test_avx2_and_sse_paths_agree():
+    rng = np.random.default_rng(8)
+    shapes = [(31, 45, 3), (7, 70, 1)]
+    xs = [rng.random(s).astype(F32) for s in shapes]
+    f = rng.uniform(-1, 1, (3, 5)).astype(F32)
+    geo = _geo(shapes)
+    outs = []
+    was = kernel.avx2()
+    try:
+        for on in (True, False):
+            kernel.avx2(on)
+            dst = BatchStorage.from_arrays([np.zeros(s, F32) for s in shapes])
+            kernel.filter_batch(None, BatchStorage.from_arrays(xs), dst, geo, geo, f,
+                                np.array([[0, 3, 5]] * 2), np.array([[1, 2]] * 2),
+                                kernel.BORDER_REFLECT_101, np.zeros(2, F32))
+            outs.append(dst.samples())
+    finally:
+        kernel.avx2(was)
+    for a, b in zip(*outs, strict=True):
+        np.testing.assert_array_equal(a, b)
