@@ -1,15 +1,18 @@
-"""readers.numpy: the 64 "image" / "small" uint8 samples saved as .npy files in a temporary
-directory (one batch is one epoch), read whole, and a region of interest of them (rows and
-columns 1/4 to 3/4: "readers.numpy.roi", the bytes of the region only)."""
+""".npy: readers.numpy over the 64 "image" / "small" uint8 samples saved as .npy files in a
+temporary directory (one batch is one epoch), read whole, and a region of interest of them
+(rows and columns 1/4 to 3/4: "readers.numpy.roi", the bytes of the region only);
+decoders.numpy of the same files' bytes ("npy" input kind)."""
 
 import atexit
+import io
 import pathlib
 import shutil
 import tempfile
 
 import numpy as np
 
-from bench.opcase import OpCase, batch
+from bench import opcase
+from bench.opcase import OpCase, batch, unary
 
 _ROOTS = {}
 
@@ -25,7 +28,18 @@ def npy_root(size):
     return _ROOTS[size]
 
 
+@opcase.input_kind("npy")
+def _npy_bytes(size, batch_size):
+    out = []
+    for img in batch("u8", size, batch_size)[0]:
+        f = io.BytesIO()
+        np.save(f, img)
+        out.append(np.frombuffer(f.getvalue(), np.uint8))
+    return out, None
+
+
 CASE_LIST = [
+    unary("decoders.numpy", kind="npy"),
     OpCase("readers.numpy", "readers.numpy",
            lambda fn, types, size: fn.readers.numpy(file_root=npy_root(size)), (), "idle"),
     OpCase("readers.numpy.roi", "readers.numpy",

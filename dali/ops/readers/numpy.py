@@ -38,8 +38,8 @@ from dali._ext.kernels.transpose import transpose_array
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops import _slice_window
-from dali.ops.readers import _common, _loader, _npy
+from dali.ops import _npy, _slice_window
+from dali.ops.readers import _common, _loader
 
 _STARTS = ("roi_start", "rel_roi_start")
 _ENDS = ("roi_end", "rel_roi_end", "roi_shape", "rel_roi_shape")

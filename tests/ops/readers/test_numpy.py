@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dali._ext import files
-from dali.ops.readers import _npy
+from dali.ops import _npy
 
 DTYPES = [np.uint8, np.int8, np.uint16, np.int16, np.int32, np.uint32, np.int64, np.uint64,
           np.float16, np.float32, np.float64, np.bool_]

@@ -1,0 +1,103 @@
+"""fn.decoders.numpy: arrays from serialized .npy files (1-D uint8 samples, as
+`np.save` writes them).
+
+Each header is parsed and checked in Python (`dali.ops._npy`, format version 1.0 only, as
+DALI); the data must be exactly the size the header gives.  With `dtype` the arrays are
+converted (DALI's rounding and saturation) into the output by one call of the cast kernel
+over the batch; without `dtype`, all samples must have the same type.  All samples
+must have the same number of dimensions.  Fortran-order arrays are returned in C order
+(transposed; real DALI's CPU operator needs a GPU for them).  The output has no layout.
+Without a conversion or a transposition nothing is copied: the output samples are the arrays
+as they lie in the input's bytes (views sharing its memory).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dali import _operator, _registry
+from dali._ext.kernels.cast import cast_array, cast_batch
+from dali._ext.kernels.transpose import transpose_array
+from dali._ext.tensor_storage import BatchStorage
+from dali._schema import Arg, Schema
+from dali._types import DALIDataType as T
+from dali._types import to_numpy_type
+from dali.ops import _npy
+
+
+@_registry.register
+class Numpy(_operator.Operator):
+    schema = Schema(
+        "decoders.numpy", inputs=1, outputs=1, devices=("cpu",),
+        doc="Decodes NumPy arrays from the bytes of .npy files (1-D uint8 samples).\n\n"
+            "The output has each array's shape and type (C order, also for Fortran-order "
+            "arrays); all samples must have the same number of dimensions and, unless "
+            "`dtype` is given, the same type. Only .npy format version 1.0 is accepted.",
+        args=[Arg("dtype", T.DATA_TYPE, None,
+                  doc="Convert every array to this type (DALI's rounding and saturation); "
+                      "default: the arrays' own type.")])
+
+    def infer(self, ws):
+        if ws.input_dtype(0) != np.uint8:
+            raise self.error(f"the input must be the bytes of .npy files (uint8), got "
+                             f"{ws.input_dtype(0)}", RuntimeError)
+        arrays = []
+        for i, data in enumerate(ws.input_samples(0)):
+            try:
+                arrays.append(_decode_header(np.ascontiguousarray(data).reshape(-1)))
+            except _npy.HeaderError as e:
+                raise ws.sample_error(i, str(e), RuntimeError) from None
+        given = self.args["dtype"]
+        dtype = np.dtype(to_numpy_type(given)) if given is not None else (
+            arrays[0][0].dtype if arrays else np.dtype(np.uint8))
+        ndim = arrays[0][0].ndim if arrays else 0
+        for i, (a, _) in enumerate(arrays):
+            if given is None and a.dtype != dtype:
+                raise ws.sample_error(i, f"All samples in the dataset must have the same data "
+                                         f"type, got {a.dtype} and {dtype}", RuntimeError)
+            if a.ndim != ndim:
+                raise ws.sample_error(i, f"All samples must have the same number of "
+                                         f"dimensions, got {a.ndim} and {ndim}", RuntimeError)
+        shared = all(a.dtype == dtype and not (fortran and a.ndim > 1) for a, fortran in arrays)
+        shapes = None if shared else [a.shape[::-1] if fortran else a.shape
+                                      for a, fortran in arrays]
+        return _operator.Plan([_operator.OutputDesc(shapes, dtype, "", ndim=ndim)],
+                              arrays=arrays, shared=shared)
+
+    def run_cpu(self, ws, plan):
+        arrays = plan.arrays
+        if plan.shared:                      # the arrays as they lie in the input's bytes
+            ws.outputs[0] = BatchStorage.from_samples([a for a, _ in arrays])
+            return
+        out = ws.outputs[0]
+        if len({a.dtype for a, _ in arrays}) == 1 and not any(f for _, f in arrays):
+            cast_batch(ws.thread_pool, BatchStorage.from_samples([a for a, _ in arrays]), out)
+            return
+        for (a, fortran), dst in zip(arrays, out.samples(), strict=True):
+            if fortran and a.ndim > 1:
+                converted = np.empty(a.shape, dst.dtype)
+                cast_array(a, converted)
+                transpose_array(converted, dst, list(range(a.ndim))[::-1])
+            else:
+                cast_array(a, dst.reshape(a.shape))
+
+
+def _decode_header(data):
+    """(C-contiguous view of the stored array (the transposed shape for Fortran order),
+    fortran) of the bytes of one .npy file; raises HeaderError."""
+    start, end = _npy.text_span(data[:_npy.PREFIX].tobytes())
+    if data[6] != 1:
+        raise _npy.HeaderError("Unsupported numpy file version. Only major version 1 is "
+                               "supported.")
+    if end > len(data):
+        raise _npy.HeaderError(f"the header ends at byte {end}, after the data's {len(data)} "
+                               "bytes")
+    dtype, shape, fortran = _npy.parse(data[start:end].tobytes())
+    need = math.prod(shape) * dtype.itemsize
+    if len(data) - end != need:
+        raise _npy.HeaderError(f"Expected data numpy size {need} bytes does not match the "
+                               f"actual size {len(data) - end} bytes.")
+    stored = shape[::-1] if fortran else shape
+    return data[end:].view(dtype).reshape(stored), fortran
