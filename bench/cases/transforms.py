@@ -2,7 +2,8 @@
 
 The "affine" input is one 2x3 float32 matrix per sample (the same for both input sets: these
 operators never see pixels), so the rows measure the per-batch cost of building and composing
-64 small matrices.  coord_transform maps the "points" input with a constant 2x3 matrix.
+64 small matrices.  coord_transform maps the "points" input with a constant 2x3 matrix;
+experimental.warp_perspective warps the images with a constant homography.
 """
 
 import numpy as np
@@ -30,6 +31,8 @@ CASE_LIST = [
     unary("transforms.crop", kind="affine", op="transforms.crop", from_start=[10.0, 20.0],
           from_end=[200.0, 210.0], to_start=[0.0, 0.0], to_end=[1.0, 1.0]),
     unary("coord_transform", kind="points", MT=[0.9, 0.1, 0.05, -0.1, 1.1, 0.02]),
+    unary("experimental.warp_perspective", op="experimental.warp_perspective",
+          matrix=[0.9, 0.05, 4.0, -0.05, 0.95, 6.0, 0.0002, -0.0001, 1.0]),
     OpCase("transforms.combine", "transforms.combine",
            lambda fn, types, m, size: fn.transforms.combine(m, m, m), ("affine",)),
 ]

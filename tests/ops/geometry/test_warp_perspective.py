@@ -1,0 +1,171 @@
+"""fn.experimental.warp_perspective against OpenCV's warpPerspective (what DALI's CPU operator
+computes), goldens from real DALI and real DALI itself.
+
+The float kernels match OpenCV except where a source position is within rounding of a pixel
+boundary (see _ext/kernels/warp_perspective.h), so comparisons allow a few such pixels; linear
+interpolation of int16 and 2-channel images matches exactly.
+"""
+
+import json
+import pathlib
+
+import cv2
+import numpy as np
+import pytest
+import transforms_utils as tu
+
+from dali import types
+
+GOLDEN = pathlib.Path(__file__).parents[2] / "goldens" / "warp_perspective.npz"
+CV_BORDER = {"constant": cv2.BORDER_CONSTANT, "replicate": cv2.BORDER_REPLICATE,
+             "reflect": cv2.BORDER_REFLECT, "reflect_101": cv2.BORDER_REFLECT_101,
+             "wrap": cv2.BORDER_WRAP}
+SHIFT = {s: np.array([[1, 0, s], [0, 1, s], [0, 0, 1.0]]) for s in (-0.5, 0.5)}
+M1 = [0.9, -0.2, 3.0, 0.1, 1.1, -2.0, -0.002, 0.001, 1.05]
+
+
+def assert_close(out, ref, exact=False, nearest=False):
+    """At most 1% of the values differ (by at most one unit, or 1e-4 relative for float,
+    for linear interpolation); none with `exact`."""
+    assert out.dtype == ref.dtype and out.shape == ref.shape
+    diff = np.abs(out.astype(np.float64) - ref.astype(np.float64))
+    if exact:
+        np.testing.assert_array_equal(out, ref)
+        return
+    bad = diff > (1e-4 * np.abs(ref.astype(np.float64)) if ref.dtype.kind == "f" else 0)
+    assert bad.mean() <= 0.01, f"{bad.sum()} of {bad.size} values differ"
+    if not nearest and ref.dtype.kind != "f":
+        assert diff.max() <= 1
+
+
+def reference(img, m, size=None, interp=cv2.INTER_LINEAR, border="constant", fill=0,
+              origin="corner", inverse=True):
+    m = np.asarray(m, np.float64).reshape(3, 3)
+    if origin == "corner":
+        m = SHIFT[-0.5] @ m @ SHIFT[0.5]
+    h, w = size or img.shape[:2]
+    flags = interp | (cv2.WARP_INVERSE_MAP if inverse else 0)
+    out = cv2.warpPerspective(img, m, (w, h), flags=flags, borderMode=CV_BORDER[border],
+                              borderValue=(fill,) * 4)
+    return out.reshape((h, w) + img.shape[2:])
+
+
+def golden_cases():
+    with np.load(GOLDEN) as g:
+        return list(range(len(json.loads(str(g["cases"])))))
+
+
+@pytest.mark.parametrize("k", golden_cases())
+def test_golden(k):
+    with np.load(GOLDEN) as g:
+        case = json.loads(str(g["cases"]))[k]
+        layouts = json.loads(str(g["layouts"]))
+        batch = [g[f"input_{case['input']}_{i}"] for i in range(2)]
+        expected = [g[f"out_{k}_{i}"] for i in range(2)]
+    args = {a: getattr(types, v) if a == "interp_type" else v for a, v in case["args"].items()}
+    layout = layouts.get(case["input"], "HWC")
+    out, out_layout = tu.run(lambda fn, x: fn.experimental.warp_perspective(x, **args), [batch],
+                             [layout])
+    assert out_layout == layout
+    nearest = args.get("interp_type") == types.INTERP_NN
+    exact = case["input"] in ("i16", "u8c2") and not nearest
+    for o, e in zip(out, expected, strict=True):
+        assert_close(o, e, exact, nearest)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_against_opencv(seed):
+    rng = np.random.default_rng(seed)
+    dtype = [np.uint8, np.uint16, np.int16, np.float32][seed % 4]
+    c = [1, 3, 4, 2][seed % 4]
+    imgs = [rng.integers(0, 200, (int(rng.integers(5, 60)), int(rng.integers(5, 60)), c))
+            .astype(dtype) for _ in range(3)]
+    m = np.eye(3) + rng.normal(scale=[[0.1, 0.1, 3], [0.1, 0.1, 3], [0.002, 0.002, 0]])
+    border = list(CV_BORDER)[seed % 5]
+    interp = [types.INTERP_NN, types.INTERP_LINEAR][seed % 2]
+    out, _ = tu.run(lambda fn, x: fn.experimental.warp_perspective(
+        x, matrix=m.reshape(-1).tolist(), border_mode=border, interp_type=interp,
+        fill_value=[3], size=[21, 33]), [imgs], ["HWC"])
+    cv_interp = cv2.INTER_NEAREST if interp == types.INTERP_NN else cv2.INTER_LINEAR
+    for o, x in zip(out, imgs, strict=True):
+        ref = reference(x, m, (21, 33), cv_interp, border, 3)
+        nearest = interp == types.INTERP_NN
+        assert_close(o, ref, exact=(dtype == np.int16 or c == 2) and not nearest,
+                     nearest=nearest)
+
+
+def test_matrix_input_and_inverse_map():
+    rng = np.random.default_rng(1)
+    imgs = [rng.integers(0, 256, (30, 40, 3)).astype(np.uint8) for _ in range(2)]
+    mats = [np.float32(M1).reshape(3, 3), np.float32(np.eye(3) * [[1.1], [0.9], [1]])]
+    out, _ = tu.run(lambda fn, x, m: fn.experimental.warp_perspective(x, m), [imgs, mats],
+                    ["HWC"])
+    for o, x, m in zip(out, imgs, mats, strict=True):
+        assert_close(o, reference(x, m))
+    out, _ = tu.run(lambda fn, x: fn.experimental.warp_perspective(
+        x, matrix=M1, inverse_map=False, pixel_origin="center"), [imgs], ["HWC"])
+    assert_close(out[0], reference(imgs[0], M1, origin="center", inverse=False))
+
+
+def test_per_frame_matrices():
+    rng = np.random.default_rng(2)
+    seq = [rng.integers(0, 256, (2, 20, 25, 3)).astype(np.uint8)]
+    mats = [np.float32([M1, np.eye(3).reshape(-1)]).reshape(2, 3, 3)]
+    out, layout = tu.run(lambda fn, x, m: fn.experimental.warp_perspective(
+        x, matrix=fn.per_frame(m)), [seq, mats], ["FHWC"])
+    assert layout == "FHWC" and out[0].shape == seq[0].shape
+    assert_close(out[0][0], reference(seq[0][0], M1))
+    np.testing.assert_array_equal(out[0][1], seq[0][1])
+
+
+def test_planar_is_warped_plane_by_plane():
+    rng = np.random.default_rng(3)
+    img = rng.integers(0, 256, (3, 24, 28)).astype(np.uint8)
+    out, layout = tu.run(lambda fn, x: fn.experimental.warp_perspective(
+        x, matrix=M1, fill_value=[40]), [[img]], ["CHW"])
+    assert layout == "CHW"
+    for c in range(3):
+        assert_close(out[0][c], reference(img[c], M1, fill=40))
+
+
+@pytest.mark.parametrize("kwargs, layout, x, exc, message", [
+    ({}, "HWC", np.zeros((4, 4, 3), np.uint8), RuntimeError,
+     'Argument "matrix" expected shape 3 x 3 but got 0 values'),
+    ({"matrix": M1[:6]}, "HWC", np.zeros((4, 4, 3), np.uint8), RuntimeError,
+     'Argument "matrix" expected shape 3 x 3 but got 6 values'),
+    ({"matrix": M1, "border_mode": "foo"}, "HWC", np.zeros((4, 4, 3), np.uint8),
+     RuntimeError, "Invalid border_mode argument: foo"),
+    ({"matrix": M1, "fill_value": [1, 2]}, "HWC", np.zeros((4, 4, 3), np.uint8),
+     RuntimeError, "Number of values provided as a fill_value should match the number of "
+                   "channels.\nNumber of channels: 3. Number of values provided: 2."),
+    ({"matrix": M1, "fill_value": [1, 2, 3]}, "CHW", np.zeros((3, 4, 4), np.uint8),
+     RuntimeError, "Only scalar fill_value can be provided when processing data in planar"),
+    ({"matrix": M1}, "HWC", np.zeros((4, 4, 3), np.int32), TypeError,
+     "Unsupported input type: int32"),
+    ({"matrix": M1}, "HWC", np.zeros((4, 4, 5), np.uint8), RuntimeError,
+     "more than 4 interleaved channels"),
+    ({"matrix": M1}, "WHC", np.zeros((4, 4, 3), np.uint8), ValueError,
+     'The layout "WHC" does not match any of the allowed layouts'),
+    ({"matrix": M1, "interp_type": types.INTERP_CUBIC}, "HWC", np.zeros((4, 4, 3), np.uint8),
+     NotImplementedError, "INTERP_CUBIC is not implemented"),
+    ({"matrix": M1, "interp_type": types.INTERP_LANCZOS3}, "HWC",
+     np.zeros((4, 4, 3), np.uint8), RuntimeError, "Unknown interpolation type: 3"),
+])
+def test_errors(kwargs, layout, x, exc, message):
+    with pytest.raises((exc, RuntimeError), match="warp_perspective") as e:
+        tu.run(lambda fn, v: fn.experimental.warp_perspective(v, **kwargs), [[x]], [layout])
+    assert message in str(e.value)
+
+
+@pytest.mark.oracle
+def test_oracle_size_and_borders():
+    rng = np.random.default_rng(4)
+    imgs = [rng.integers(0, 256, (h, w, 3)).astype(np.uint8) for h, w in ((40, 50), (33, 21))]
+    for border in CV_BORDER:
+        def build(fn, x, border=border):
+            return fn.experimental.warp_perspective(x, matrix=M1, size=[25, 61],
+                                                    border_mode=border)
+        ours, _ = tu.run(build, [imgs], ["HWC"])
+        real, _ = tu.run(build, [imgs], ["HWC"], real=True)
+        for o, r in zip(ours, real, strict=True):
+            assert_close(o, r)
