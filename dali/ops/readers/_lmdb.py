@@ -56,29 +56,25 @@ class Databases:
     def __len__(self):
         return int(self.first[-1])
 
-    def key(self, i):
-        return self._keys[self._key_ends[i]:self._key_ends[i + 1]]
-
-    def database_of(self, i):
-        return int(np.searchsorted(self.first, i, side="right")) - 1
-
-    def source_info(self, i):
-        """DALI's source info of record `i`: `<path> at key <key>` (the key up to a NUL)."""
-        key = self.key(i).split(b"\0", 1)[0].decode("utf-8", "replace")
-        return f"{self.paths[self.database_of(i)]} at key {key}"
-
-    def get(self, records):
-        """The values (bytes) of `records` (record indices), in that order."""
-        out = [None] * len(records)
-        by_db = {}
-        for j, i in enumerate(records):
-            by_db.setdefault(self.database_of(i), []).append((j, i))
-        for db, items in by_db.items():
+    def read(self, records):
+        """(values, source infos) of `records` (record indices): each value's bytes, and
+        DALI's source info `<path> at key <key>` (the key up to a NUL)."""
+        rec = np.asarray(records, np.int64)
+        dbs = (np.searchsorted(self.first, rec, side="right") - 1).tolist()
+        starts = self._key_ends[rec].tolist()
+        ends = self._key_ends[rec + 1].tolist()
+        blob = self._keys
+        keys = [blob[a:b] for a, b in zip(starts, ends, strict=True)]
+        values = [None] * len(keys)
+        for db in set(dbs):
             with self._envs[db].begin() as txn:
-                for j, i in items:
-                    value = txn.get(self.key(i))
-                    if value is None:
-                        raise RuntimeError(f"{self.paths[db]}: the record at key "
-                                           f"{self.key(i)!r} disappeared")
-                    out[j] = value
-        return out
+                for j, (d, key) in enumerate(zip(dbs, keys, strict=True)):
+                    if d == db:
+                        values[j] = txn.get(key)
+                        if values[j] is None:
+                            raise RuntimeError(f"{self.paths[db]}: the record at key {key!r} "
+                                               f"disappeared")
+        paths = self.paths
+        shown = [k.split(b"\0", 1)[0].decode("utf-8", "replace") for k in keys]
+        infos = [f"{paths[d]} at key {k}" for d, k in zip(dbs, shown, strict=True)]
+        return values, infos

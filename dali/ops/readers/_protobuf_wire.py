@@ -37,18 +37,24 @@ def fields(buf, start=0, end=None):
     end = len(buf) if end is None else end
     pos = start
     while pos < end:
-        key, pos = varint(buf, pos, end)
+        key = buf[pos]                       # one-byte varints (the usual keys) inline
+        if key < 0x80:
+            pos += 1
+        else:
+            key, pos = varint(buf, pos, end)
         number, kind = key >> 3, key & 7
         if number == 0:
             raise WireError("field number 0")
-        if kind == VARINT:
-            value, pos = varint(buf, pos, end)
-        elif kind == LENGTH:
-            size, pos = varint(buf, pos, end)
-            if pos + size > end:
-                raise WireError(f"field {number} runs past the end of the message")
-            value = (pos, pos + size)
-            pos += size
+        if kind == VARINT or kind == LENGTH:
+            if pos < end and buf[pos] < 0x80:
+                value = buf[pos]
+                pos += 1
+            else:
+                value, pos = varint(buf, pos, end)
+            if kind == LENGTH:
+                if pos + value > end:
+                    raise WireError(f"field {number} runs past the end of the message")
+                value, pos = (pos, pos + value), pos + value
         elif kind in (FIXED32, FIXED64):
             width = 4 if kind == FIXED32 else 8
             if pos + width > end:

@@ -70,28 +70,28 @@ class Caffe(_in_order.InOrderReader):
 
     def infer(self, ws):
         records = self.next_entries(ws.batch_size)
-        values = self._db.get(records)
+        values, infos = self._db.read(records)
         images, labels, descs = [], [], []
         want_image, want_label = self.args["image_available"], self.args["label_available"]
-        for i, (record, value) in enumerate(zip(records, values, strict=True)):
+        for i, value in enumerate(values):
             try:
                 data, shape, label = parse_datum(value)
             except wire.WireError as e:
                 raise ws.sample_error(i, f"Error while parsing Caffe file: "
-                                         f"{self._db.source_info(record)} (raw data length: "
+                                         f"{infos[i]} (raw data length: "
                                          f"{len(value)} bytes): {e}.", RuntimeError) from None
             if want_image:
                 if data is None:
-                    raise ws.sample_error(i, f"{self._db.source_info(record)} has no image "
+                    raise ws.sample_error(i, f"{infos[i]} has no image "
                                              f"data", RuntimeError)
                 size = data[1] - data[0]
                 if shape is not None and int(np.prod(shape)) != size:
-                    raise ws.sample_error(i, f"{self._db.source_info(record)}: {size} bytes "
+                    raise ws.sample_error(i, f"{infos[i]}: {size} bytes "
                                              f"of pixels for a {shape} image", RuntimeError)
                 images.append((value, data, shape or (size,)))
             if want_label:
                 if label is None:
-                    raise ws.sample_error(i, f"{self._db.source_info(record)} has no label",
+                    raise ws.sample_error(i, f"{infos[i]} has no label",
                                           RuntimeError)
                 labels.append(label)
         if want_image:
@@ -103,7 +103,7 @@ class Caffe(_in_order.InOrderReader):
                                               ndim=ndims.pop()))
         if want_label:
             descs.append(_operator.OutputDesc([(1,)] * len(records), np.int32, ""))
-        return _operator.Plan(descs, records=records, images=images, labels=labels)
+        return _operator.Plan(descs, infos=infos, images=images, labels=labels)
 
     def run_cpu(self, ws, plan):
         k = 0
@@ -115,5 +115,5 @@ class Caffe(_in_order.InOrderReader):
             k = 1
         if self.args["label_available"]:
             ws.outputs[k].dense()[:, 0] = plan.labels
-            ws.set_output_meta(k, ws.sample_ids, [""] * len(plan.records))   # as in DALI
-        ws.out_source_info = [self._db.source_info(r) for r in plan.records]
+            ws.set_output_meta(k, ws.sample_ids, [""] * len(plan.infos))   # as in DALI
+        ws.out_source_info = plan.infos

@@ -24,44 +24,58 @@ from dali.ops.readers import _protobuf_wire as wire
 
 FLOAT, INT32, BYTE, STRING, INT64 = 1, 2, 3, 4, 10
 SINGLE, SPARSE, DENSE, WEIGHTED_SPARSE, NO_LABEL = range(5)
-_REPEATED = {1: np.int64, 3: np.float32, 4: np.int32, 10: np.int64}
+_REPEATED = {3: np.float32, 4: np.int32, 10: np.int64}
+_DATA_FIELD = {FLOAT: 3, INT32: 4, INT64: 10}
 
 
 class Proto:
-    """One TensorProto: dims, data_type, and its numeric, byte and string data."""
+    """One TensorProto: its dims and data_type, and the raw occurrences of its other fields
+    (decoded when asked for)."""
 
-    __slots__ = ("dims", "data_type", "values", "byte_data", "string_data")
+    __slots__ = ("buf", "dims", "data_type", "found")
 
     def __init__(self, buf, span):
-        parts = {k: [] for k in _REPEATED}
+        self.buf = buf
         self.data_type = FLOAT
-        self.byte_data = None
-        self.string_data = []
+        self.dims = []
+        self.found = {}
         for number, kind, value in wire.fields(buf, *span):
-            if number in _REPEATED:
-                dtype = _REPEATED[number]
-                if kind == wire.LENGTH:
-                    parts[number].append(wire.packed(buf, value, dtype))
-                elif kind == wire.VARINT and dtype != np.float32:
-                    convert = wire.as_int32 if dtype == np.int32 else wire.as_int64
-                    parts[number].append(np.array([convert(value)], dtype))
-                elif kind == wire.FIXED32 and dtype == np.float32:
-                    parts[number].append(np.frombuffer(value, "<f4").astype(np.float32))
-            elif number == 2 and kind == wire.VARINT:
+            if number == 2 and kind == wire.VARINT:
                 self.data_type = value
-            elif number == 5 and kind == wire.LENGTH:
-                self.byte_data = value
-            elif number == 6 and kind == wire.LENGTH:
-                self.string_data.append(value)
-        joined = {k: np.concatenate(v) if v else np.empty(0, _REPEATED[k])
-                  for k, v in parts.items()}
-        self.dims = joined[1].tolist()
-        self.values = {FLOAT: joined[3], INT32: joined[4], INT64: joined[10]}
+            elif number == 1:
+                self.dims += ([wire.as_int64(value)] if kind == wire.VARINT else
+                              wire.packed(buf, value, np.int64).tolist())
+            else:
+                self.found.setdefault(number, []).append((kind, value))
+
+    def numbers(self, number):
+        """The values of repeated numeric field `number` (3: float, 4: int32, 10: int64),
+        packed or not."""
+        dtype = _REPEATED[number]
+        parts = []
+        for kind, value in self.found.get(number, ()):
+            if kind == wire.LENGTH:
+                parts.append(wire.packed(self.buf, value, dtype))
+            elif kind == wire.VARINT and dtype != np.float32:
+                convert = wire.as_int32 if dtype == np.int32 else wire.as_int64
+                parts.append(np.array([convert(value)], dtype))
+            elif kind == wire.FIXED32 and dtype == np.float32:
+                parts.append(np.frombuffer(value, "<f4").astype(np.float32))
+        if len(parts) == 1:
+            return parts[0]
+        return np.concatenate(parts) if parts else np.empty(0, dtype)
+
+    def span(self, number, first=False):
+        """(first, end) of length-delimited field `number` (its last occurrence, or its
+        first with `first`), or None."""
+        spans = [v for k, v in self.found.get(number, ()) if k == wire.LENGTH]
+        return (spans[0] if first else spans[-1]) if spans else None
 
     def data(self):
-        if self.data_type not in self.values:
+        field = _DATA_FIELD.get(self.data_type)
+        if field is None:
             raise ValueError(f"unsupported data type {self.data_type}")
-        return self.values[self.data_type]
+        return self.numbers(field)
 
 
 def _n_outputs(args):
@@ -109,14 +123,14 @@ class Caffe2(_in_order.InOrderReader):
 
     def infer(self, ws):
         records = self.next_entries(ws.batch_size)
-        values = self._db.get(records)
+        values, infos = self._db.read(records)
         columns = None
-        for i, (record, value) in enumerate(zip(records, values, strict=True)):
+        for i, value in enumerate(values):
             try:
                 outs = self._parse(value)
             except (wire.WireError, ValueError, IndexError) as e:
                 raise ws.sample_error(i, f"Error while parsing Caffe2 file: "
-                                         f"{self._db.source_info(record)} (raw data length: "
+                                         f"{infos[i]} (raw data length: "
                                          f"{len(value)} bytes): {e}", RuntimeError) from None
             if columns is None:
                 columns = [[] for _ in outs]
@@ -132,7 +146,7 @@ class Caffe2(_in_order.InOrderReader):
             dtype, ndim = kinds.pop() if kinds else (np.dtype(np.int32), 1)
             col[:] = [x if x is not None else np.empty((0,) * ndim, dtype) for x in col]
             descs.append(_operator.OutputDesc([x.shape for x in col], dtype, "", ndim=ndim))
-        return _operator.Plan(descs, records=records, columns=columns)
+        return _operator.Plan(descs, infos=infos, columns=columns)
 
     def _parse(self, value):
         a = self.args
@@ -143,12 +157,12 @@ class Caffe2(_in_order.InOrderReader):
         if a["image_available"]:
             image = protos[c]
             if image.data_type == STRING:
-                first, end = image.string_data[0]
+                first, end = image.span(6, first=True) or (0, 0)
                 outs.append(np.frombuffer(value, np.uint8, end - first, first))
             elif image.data_type == BYTE:
                 dims = image.dims
                 shape = (dims[0], dims[1], dims[2] if len(dims) == 3 else 1)
-                first, end = image.byte_data or (0, 0)
+                first, end = image.span(5) or (0, 0)
                 if end - first != int(np.prod(shape)):
                     raise ValueError(f"{end - first} bytes of pixels for a {shape} image")
                 outs.append(np.frombuffer(value, np.uint8, end - first, first).reshape(shape))
@@ -169,9 +183,10 @@ class Caffe2(_in_order.InOrderReader):
         if a["bbox"]:
             if len(protos) == end + 1:
                 box = protos[end]
-                if box.data_type != INT32 or box.values[INT32].size != 4:
+                values = box.numbers(4)
+                if box.data_type != INT32 or values.size != 4:
                     raise ValueError("the box must be 4 int32 values")
-                outs.append(box.values[INT32])
+                outs.append(values)
             else:
                 outs.append(None)
         return outs
@@ -180,7 +195,7 @@ class Caffe2(_in_order.InOrderReader):
         proto = protos[c]
         if proto.data_type not in (FLOAT, INT32):
             raise ValueError("Unsupported label data type")
-        data = proto.values[proto.data_type]
+        data = proto.data()
         n = self.args["num_labels"]
         if label_type == SINGLE:
             if data.size != 1:
@@ -195,7 +210,7 @@ class Caffe2(_in_order.InOrderReader):
             out = np.zeros(n, data.dtype)
             out[idx] = 1
             return out
-        weights = protos[c + 1].values[FLOAT]
+        weights = protos[c + 1].numbers(3)
         out = np.zeros(n, np.float32)
         out[idx] = weights[:idx.size]
         return out
@@ -206,4 +221,4 @@ class Caffe2(_in_order.InOrderReader):
                 sample[...] = x
             if k or not self.args["image_available"]:
                 ws.set_output_meta(k, ws.sample_ids, [""] * len(col))
-        ws.out_source_info = [self._db.source_info(r) for r in plan.records]
+        ws.out_source_info = plan.infos
