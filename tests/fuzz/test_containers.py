@@ -75,3 +75,34 @@ def test_index_parse_or_refuse(tmp_path, seed):
             continue
         assert starts[-1] == len(components) and len(lines) == len(starts) - 1
         assert all(offset % 512 == 0 for _, offset, _, _ in components)
+
+
+def _protobuf_seeds():
+    datum = (b"\x08\x03\x10\x02\x18\x02" + b"\x22\x0c" + bytes(range(12)) + b"\x28\x07"
+             + b"\x38\x00")
+    proto = (b"\x08\x02\x08\x02\x10\x02" + b"\x22\x03\x01\x80\x01" + b"\x1a\x08" + bytes(8)
+             + b"\x52\x02\x05\x06" + b"\x32\x03abc" + b"\x2a\x02xy")
+    return [datum, b"\x0a" + bytes([len(proto)]) + proto]
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_protobuf_records_parse_or_refuse(seed):
+    from dali.ops.readers import _protobuf_wire as wire
+    from dali.ops.readers import caffe, caffe2
+
+    for base in _protobuf_seeds():
+        for data in _mutants(base, 300, seed):
+            try:
+                span, shape, _ = caffe.parse_datum(data)
+                if span is not None:
+                    assert 0 <= span[0] <= span[1] <= len(data)
+                for number, kind, value in wire.fields(data):
+                    if number == 1 and kind == wire.LENGTH:
+                        proto = caffe2.Proto(data, value)
+                        for field in (3, 4, 10):
+                            proto.numbers(field)
+                        for field in (5, 6):
+                            got = proto.span(field)
+                            assert got is None or 0 <= got[0] <= got[1] <= len(data)
+            except wire.WireError:
+                continue

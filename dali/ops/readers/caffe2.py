@@ -42,9 +42,10 @@ class Proto:
         for number, kind, value in wire.fields(buf, *span):
             if number == 2 and kind == wire.VARINT:
                 self.data_type = value
-            elif number == 1:
-                self.dims += ([wire.as_int64(value)] if kind == wire.VARINT else
-                              wire.packed(buf, value, np.int64).tolist())
+            elif number == 1 and kind == wire.VARINT:
+                self.dims.append(wire.as_int64(value))
+            elif number == 1 and kind == wire.LENGTH:
+                self.dims += wire.packed(buf, value, np.int64).tolist()
             else:
                 self.found.setdefault(number, []).append((kind, value))
 
