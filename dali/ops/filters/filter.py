@@ -117,9 +117,9 @@ class Filter(_operator.Operator):
         shapes = np.asarray(storage.shapes, np.int64).reshape(len(tl), -1)
         geo = _convolution.geometry(shapes, axes)
         counts = geo[:, 0]
-        filters = _per_sample_rows(self, ws, 1, "filter", counts, shapes, seq)
-        fshape = np.array([f.shape for f in filters], np.int64).reshape(-1, 2)
         sample = np.repeat(np.arange(len(tl)), counts)
+        flat, index = self._filters(ws, filt_store, counts, shapes, seq, sample)
+        fshape = index[:, 1:]
         empty = np.flatnonzero((fshape == 0).any(axis=1))
         if empty.size:
             raise ws.sample_error(int(sample[empty[0]]), "The filter is empty.")
@@ -140,28 +140,41 @@ class Filter(_operator.Operator):
             out_shapes = shapes.copy()
             d0 = int(axes.frames) + int(axes.channels_first)
             out_shapes[:, d0:d0 + 2] = out_geo[:, 2:4]
+            out_shapes = [tuple(s) for s in out_shapes]
             if len(sample):        # per-frame filters of one sample must agree in "valid"
                 first = np.repeat(np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
                 if (fshape != fshape[first]).any():
                     raise self.error("In \"valid\" mode the filters of a sample's frames must "
                                      "have the same shape.")
         else:
-            out_shapes = shapes
+            out_shapes = storage.shapes
         fills = np.zeros(len(sample), np.float32)
         if len(ws.inputs) > 2 and self.args["border"] == "constant":
             fills = np.array([np.asarray(v).reshape(()) for v in _per_sample_rows(
                 self, ws, 2, "fill value", counts, shapes, seq)], np.float32).reshape(-1)
-        flat = (np.concatenate([f.reshape(-1) for f in filters]) if filters
-                else np.zeros(0, np.float32))
-        index = np.empty((len(filters), 3), np.int64)
-        index[:, 1:] = fshape
-        sizes = fshape[:, 0] * fshape[:, 1]
-        index[:, 0] = np.cumsum(sizes) - sizes
         layout = tl.layout()
-        return _operator.Plan([_operator.OutputDesc([tuple(s) for s in out_shapes], out,
-                                                    layout)],
+        return _operator.Plan([_operator.OutputDesc(out_shapes, out, layout)],
                               geometry=geo, out_geometry=out_geo, filters=flat, index=index,
                               anchors=anchors, fills=fills)
+
+    def _filters(self, ws, store, counts, shapes, seq, sample):
+        """(all filters flat, (parts, 3) offset, height, width of every part's filter)."""
+        per_frame = seq and (ws.inputs[1].layout() or "").startswith("F")
+        dense = None if per_frame else store.dense()
+        if dense is not None:          # one filter shape: no copy, no per-sample Python
+            fh, fw = dense.shape[1:]
+            index = np.empty((len(sample), 3), np.int64)
+            index[:, 0] = sample * (fh * fw)
+            index[:, 1], index[:, 2] = fh, fw
+            return dense.reshape(-1), index
+        filters = _per_sample_rows(self, ws, 1, "filter", counts, shapes, seq)
+        index = np.empty((len(filters), 3), np.int64)
+        index[:, 1:] = np.array([f.shape for f in filters], np.int64).reshape(-1, 2)
+        sizes = index[:, 1] * index[:, 2]
+        index[:, 0] = np.cumsum(sizes) - sizes
+        flat = (np.concatenate([f.reshape(-1) for f in filters]) if filters
+                else np.zeros(0, np.float32))
+        return flat, index
 
     def _anchors(self, ws, fshape, geo, axes, shapes, sample, valid):
         if valid:
