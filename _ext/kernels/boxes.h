@@ -275,4 +275,100 @@ static void dali_box_search(dali_box_job* j) {
     j->status = p->keep_best ? DALI_BOX_BEST : DALI_BOX_GAVE_UP;
 }
 
+/* ---- fn.box_encoder: SSD matching of a sample's boxes to the anchors ----------------------
+ * IoU in float32.  For every box, the anchor with the highest IoU (the last one on ties) is
+ * forced to it (IoU taken as 2); every anchor takes the box with the highest IoU (the last one
+ * on ties) and is matched when that IoU exceeds `criteria`.  A matched anchor gets the box as
+ * (cx, cy, w, h), or with `offset` the normalised offsets
+ * ((cx_b - cx_a) / w_a - mean) / std, (log(w_b / w_a) - mean) / std (the (cx, cy, w, h) of
+ * boxes and anchors multiplied by `scale`) and the box's label; the others get the anchor (cx, cy, w, h), or zeros with `offset`,
+ * and label 0. */
+typedef struct {
+    const float* anchors;       /* (M, 4) ltrb */
+    const float* centers;       /* (M, 4) the anchors as (cx, cy, w, h) (times `scale` with
+                                 * `offset`) */
+    int64_t num_anchors;
+    float criteria;
+    int offset;
+    float scale;
+    float means[4], stds[4];
+} dali_encode_params;
+
+typedef struct {
+    const dali_encode_params* p;
+    const float* boxes;         /* (N, 4) ltrb */
+    const int32_t* labels;      /* one per box, `label_stride` apart */
+    int64_t label_stride;
+    int64_t count;
+    float* out_boxes;           /* (M, 4) */
+    int32_t* out_labels;        /* (M,) */
+    float* best;                /* scratch, M */
+} dali_encode_job;
+
+static inline float dali_encode_iou(const float* a, const float* b) {
+    float l = a[0] > b[0] ? a[0] : b[0], t = a[1] > b[1] ? a[1] : b[1];
+    float r = a[2] < b[2] ? a[2] : b[2], d = a[3] < b[3] ? a[3] : b[3];
+    if (r <= l || d <= t)
+        return 0.0f;
+    float inter = (r - l) * (d - t);
+    float uni = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter;
+    return uni > 0 ? inter / uni : 0.0f;
+}
+
+static void dali_encode_run(const dali_encode_job* j) {
+    const dali_encode_params* p = j->p;
+    int64_t m_count = p->num_anchors;
+    int32_t* idx = j->out_labels;           /* the best box of each anchor, then the labels */
+    for (int64_t m = 0; m < m_count; m++) {
+        j->best[m] = -1.0f;
+        idx[m] = -1;
+    }
+    for (int64_t n = 0; n < j->count; n++) {
+        const float* box = j->boxes + 4 * n;
+        float top = -1.0f;
+        int64_t forced = 0;
+        for (int64_t m = 0; m < m_count; m++) {
+            float iou = dali_encode_iou(box, p->anchors + 4 * m);
+            if (iou >= top) {
+                top = iou;
+                forced = m;
+            }
+            if (iou >= j->best[m]) {
+                j->best[m] = iou;
+                idx[m] = (int32_t)n;
+            }
+        }
+        if (m_count > 0) {
+            j->best[forced] = 2.0f;
+            idx[forced] = (int32_t)n;
+        }
+    }
+    for (int64_t m = 0; m < m_count; m++) {
+        float* out = j->out_boxes + 4 * m;
+        const float* a = p->centers + 4 * m;
+        if (idx[m] < 0 || !(j->best[m] > p->criteria)) {
+            for (int k = 0; k < 4; k++)
+                out[k] = p->offset ? 0.0f : a[k];
+            idx[m] = 0;
+            continue;
+        }
+        const float* box = j->boxes + 4 * idx[m];
+        float c[4] = {0.5f * (box[0] + box[2]), 0.5f * (box[1] + box[3]), box[2] - box[0],
+                      box[3] - box[1]};
+        if (p->offset)
+            for (int k = 0; k < 4; k++)
+                c[k] *= p->scale;
+        if (p->offset) {
+            out[0] = ((c[0] - a[0]) / a[2] - p->means[0]) / p->stds[0];
+            out[1] = ((c[1] - a[1]) / a[3] - p->means[1]) / p->stds[1];
+            out[2] = (logf(c[2] / a[2]) - p->means[2]) / p->stds[2];
+            out[3] = (logf(c[3] / a[3]) - p->means[3]) / p->stds[3];
+        } else {
+            for (int k = 0; k < 4; k++)
+                out[k] = c[k];
+        }
+        idx[m] = j->labels[idx[m] * j->label_stride];
+    }
+}
+
 #endif  /* DALI_EXT_KERNELS_BOXES_H_ */

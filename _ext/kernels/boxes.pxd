@@ -1,8 +1,9 @@
-# The crop window search of fn.random_bbox_crop (boxes.h): one job per sample, reading the
-# corners of all the batch's boxes, drawing from the sample's Philox stream and writing the
-# window found (relative corners, and the anchor in pixels for a fixed size), how it was found
-# and the best overlap seen.
-from libc.stdint cimport int64_t, uint32_t, uint64_t
+# Bounding-box kernels (boxes.h).  The crop window search of fn.random_bbox_crop: one job per
+# sample, reading the corners of all the batch's boxes, drawing from the sample's Philox stream
+# and writing the window found (relative corners, and the anchor in pixels for a fixed size),
+# how it was found and the best overlap seen.  The SSD encoding of fn.box_encoder: one job per
+# sample, matching its boxes to the anchors and writing the encoded boxes and labels.
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 
 
 cdef extern from "boxes.h" nogil:
@@ -44,6 +45,28 @@ cdef extern from "boxes.h" nogil:
         double best
 
     void dali_box_search(dali_box_job* job)
+
+    ctypedef struct dali_encode_params:
+        const float* anchors
+        const float* centers
+        int64_t num_anchors
+        float criteria
+        int offset
+        float scale
+        float means[4]
+        float stds[4]
+
+    ctypedef struct dali_encode_job:
+        const dali_encode_params* p
+        const float* boxes
+        const int32_t* labels
+        int64_t label_stride
+        int64_t count
+        float* out_boxes
+        int32_t* out_labels
+        float* best
+
+    void dali_encode_run(const dali_encode_job* job)
 
 
 cdef extern from "philox_blocks.h" nogil:

@@ -1,16 +1,18 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True
-"""Bounding-box kernels: the crop window search of fn.random_bbox_crop.
+"""Bounding-box kernels: the crop window search of fn.random_bbox_crop and the SSD encoding of
+fn.box_encoder (boxes.h states both).
 
-`crop_search` finds one window per sample (boxes.h states the rules and the order of the
-draws) in one nogil call on the pool, one work item per sample, largest (most boxes) first.
-Each sample draws from its own Philox stream (key, sample id, stream), so the windows do not
-depend on the number of threads.
+`crop_search` finds one window per sample in one nogil call on the pool, one work item per
+sample, largest (most boxes) first.  Each sample draws from its own Philox stream (key, sample
+id, stream), so the windows do not depend on the number of threads.  `encode_batch` matches
+every sample's boxes to the anchors, one work item per sample.
 """
 cimport numpy as cnp
 import numpy as np
 
-from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 
+from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 cnp.import_array()
@@ -19,8 +21,15 @@ dali_philox_detect()
 cdef double _NS_PER_BOX = 60.0     # the cost estimate the pool gets, per box and attempt
 
 
+cdef double _NS_PER_PAIR = 3.0     # box_encoder: per (box, anchor) pair
+
+
 cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
     dali_box_search((<dali_box_job*>ctx) + i)
+
+
+cdef void _run_encode(void* ctx, int64_t i) noexcept nogil:
+    dali_encode_run((<dali_encode_job*>ctx) + i)
 
 
 def crop_search(ThreadPool pool, lo, hi, counts, sample_ids, uint64_t key, uint32_t stream,
@@ -143,3 +152,82 @@ def crop_search(ThreadPool pool, lo, hi, counts, sample_ids, uint64_t key, uint3
         st[i] = jobs[i].status
         bst[i] = jobs[i].best
     return crop_lo, crop_hi, anchor, status, best
+
+
+def encode_batch(ThreadPool pool, BatchStorage boxes, BatchStorage labels, anchors, centers,
+                 float criteria, bint offset, float scale, means, stds, BatchStorage out_boxes,
+                 BatchStorage out_labels):
+    """SSD encoding of every sample (boxes.h).
+
+    Parameters
+    ----------
+    pool : ThreadPool or None
+    boxes, labels : BatchStorage
+        Contiguous float32 boxes, (N, 4) per sample, and int32 labels, N or more per sample
+        (the first value of each of N equal rows is a box's label).
+    anchors, centers : (M, 4) float32 arrays
+        The anchors as ltrb and as (cx, cy, w, h) (scaled by `scale` with `offset`).
+    criteria, offset, scale, means, stds : the matching threshold and the encoding.
+    out_boxes, out_labels : BatchStorage
+        Contiguous float32 (M, 4) and int32 (M,) outputs, one per sample.
+    """
+    cdef const float[:, ::1] anc = np.ascontiguousarray(anchors, np.float32).reshape(-1, 4)
+    cdef const float[:, ::1] cen = np.ascontiguousarray(centers, np.float32).reshape(-1, 4)
+    cdef Py_ssize_t m = anc.shape[0], n = boxes.num_samples, i, k
+    if cen.shape[0] != m:
+        raise ValueError("anchors and centers must have the same number of rows")
+    for st in (boxes, labels, out_boxes, out_labels):
+        if not st.is_contiguous or st.num_samples != n:
+            raise ValueError(f"every batch must be contiguous with {n} samples")
+    if boxes.dtype != np.float32 or out_boxes.dtype != np.float32 or \
+            labels.dtype != np.int32 or out_labels.dtype != np.int32:
+        raise ValueError("boxes must be float32 and labels int32")
+    bshapes = np.asarray(boxes.shapes).reshape(n, -1)
+    counts = bshapes[:, 0] if boxes.ndim else np.zeros(n, np.int64)
+    if boxes.ndim != 2 or (n and (bshapes[:, 1] != 4).any()):
+        raise ValueError("boxes must be (N, 4) per sample")
+    lsizes = np.prod(np.asarray(labels.shapes).reshape(n, -1), axis=1)
+    if (lsizes < counts).any():
+        raise ValueError("every box needs a label")
+    strides = np.where(counts > 0, lsizes // np.maximum(counts, 1), 1)
+    osizes = np.prod(np.asarray(out_boxes.shapes).reshape(n, -1), axis=1)
+    lout = np.prod(np.asarray(out_labels.shapes).reshape(n, -1), axis=1)
+    if (osizes != 4 * m).any() or (lout != m).any():
+        raise ValueError(f"the outputs must hold {m} boxes and labels per sample")
+    mean = np.asarray(means, np.float32)
+    std = np.asarray(stds, np.float32)
+    if mean.shape != (4,) or std.shape != (4,):
+        raise ValueError("means and stds must have 4 values")
+    scratch = np.empty((n, max(m, 1)), np.float32)
+    cdef float[:, ::1] sc = scratch
+    cdef dali_encode_params params
+    params.anchors = &anc[0, 0] if m else NULL
+    params.centers = &cen[0, 0] if m else NULL
+    params.num_anchors = m
+    params.criteria = criteria
+    params.offset = offset
+    params.scale = scale
+    for k in range(4):
+        params.means[k] = mean[k]
+        params.stds[k] = std[k]
+    keep = []
+    cdef dali_encode_job* jobs = <dali_encode_job*>job_array(max(n, 1), sizeof(dali_encode_job),
+                                                             keep)
+    cdef const int64_t[::1] boff = boxes.offsets
+    cdef const int64_t[::1] loff = labels.offsets
+    cdef const int64_t[::1] obo = out_boxes.offsets
+    cdef const int64_t[::1] olo = out_labels.offsets
+    cdef const int64_t[::1] cnt = np.ascontiguousarray(counts, np.int64)
+    cdef const int64_t[::1] stride = np.ascontiguousarray(strides, np.int64)
+    work = (counts + 1) * m
+    for i in range(n):
+        jobs[i].p = &params
+        jobs[i].boxes = <const float*>(boxes.data + boff[i])
+        jobs[i].labels = <const int32_t*>(labels.data + loff[i])
+        jobs[i].label_stride = stride[i]
+        jobs[i].count = cnt[i]
+        jobs[i].out_boxes = <float*>(out_boxes.data + obo[i])
+        jobs[i].out_labels = <int32_t*>(out_labels.data + olo[i])
+        jobs[i].best = &sc[i, 0]
+    if n:
+        run_largest_first(pool, _run_encode, jobs, work, _NS_PER_PAIR)

@@ -14,6 +14,26 @@ def _box_labels(size, batch_size):
     return [rng.integers(1, 81, len(b)).astype(np.int32) for b in boxes], None
 
 
+def _ssd_anchors():
+    """The 8732 ltrb anchors of SSD300 (feature maps 38 ... 1, as in DALI's SSD example)."""
+    out = []
+    sizes, steps = [38, 19, 10, 5, 3, 1], [8, 16, 32, 64, 100, 300]
+    scales, ratios = [21, 45, 99, 153, 207, 261, 315], [[2], [2, 3], [2, 3], [2, 3], [2], [2]]
+    for k, (f, step) in enumerate(zip(sizes, steps, strict=True)):
+        s1, s2 = scales[k] / 300, (scales[k] * scales[k + 1]) ** 0.5 / 300
+        shapes = [(s1, s1), (s2, s2)]
+        for r in ratios[k]:
+            shapes += [(s1 * r ** 0.5, s1 / r ** 0.5), (s1 / r ** 0.5, s1 * r ** 0.5)]
+        for i in range(f):
+            for j in range(f):
+                cx, cy = (j + 0.5) * step / 300, (i + 0.5) * step / 300
+                out += [(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2) for w, h in shapes]
+    return np.clip(np.array(out, np.float32), 0, 1).ravel().tolist()
+
+
+SSD_ANCHORS = _ssd_anchors()
+
+
 def _ssd_crop(fn, types, boxes, labels, size):
     # the SSD example's crop (DALI's docs/examples/use_cases/pytorch/single_stage_detector)
     return tuple(fn.random_bbox_crop(boxes, labels, aspect_ratio=[0.5, 2.0],
@@ -26,4 +46,8 @@ CASE_LIST = [
     unary("bb_flip", kind="boxes", ltrb=True, vertical=1),
     unary("bbox_paste", kind="boxes", ratio=2.0, paste_x=0.25, paste_y=0.75, ltrb=True),
     OpCase("random_bbox_crop", "random_bbox_crop", _ssd_crop, ("boxes", "box_labels")),
+    OpCase("box_encoder", "box_encoder",
+           lambda fn, types, boxes, labels, size: tuple(fn.box_encoder(
+               boxes, labels, anchors=SSD_ANCHORS, criteria=0.5, offset=True, scale=1.0,
+               stds=[0.1, 0.1, 0.2, 0.2])), ("boxes", "box_labels")),
 ]

@@ -1,5 +1,5 @@
 """Regenerate detection.npz with real NVIDIA DALI: outputs of the deterministic detection
-operators (fn.bb_flip, fn.bbox_paste) on small batches of boxes.
+operators (fn.bb_flip, fn.bbox_paste, fn.box_encoder) on small batches of boxes.
 
 The npz holds, per operator `op`: `{op}_in{j}_{i}` (sample i of input j), `{op}_cases` (a JSON
 list of keyword arguments) and `{op}_{c}_{k}_{i}` (output k of case c, sample i).
@@ -26,10 +26,22 @@ def boxes(rng, counts, ltrb=True):
 def inputs():
     rng = np.random.default_rng(2024)
     flat = [*boxes(rng, [5, 0, 3]), rng.uniform(0, 0.5, (2, 8)).astype(np.float32)]
+    boxes_ltrb = boxes(rng, [6, 0, 13])
+    labels = [np.arange(1, len(b) + 1, dtype=np.int32) for b in boxes_ltrb]
+    # two identical boxes and an anchor equal to them: the ties of the matching
+    boxes_ltrb[2][5] = boxes_ltrb[2][4]
     return {
         "bb_flip": [flat],
         "bbox_paste": [flat],
+        "box_encoder": [boxes_ltrb, labels],
     }
+
+
+def anchors():
+    rng = np.random.default_rng(7)
+    a = boxes(rng, [120])[0]
+    a[17] = inputs()["box_encoder"][0][2][4]
+    return [float(v) for v in a.ravel()]
 
 
 CASES = {
@@ -38,6 +50,9 @@ CASES = {
     "bbox_paste": [{"ratio": 2.0}, {"ratio": 1.5, "paste_x": 0.1, "paste_y": 0.9},
                    {"ratio": 3.7, "paste_x": 1.0, "paste_y": 0.0, "ltrb": True},
                    {"ratio": 1.0, "ltrb": True}],
+    "box_encoder": [{}, {"criteria": 0.3}, {"offset": True},
+                    {"offset": True, "scale": 300.0, "criteria": 0.45,
+                     "means": [0.1, -0.2, 0.05, 0.3], "stds": [0.1, 0.1, 0.2, 0.2]}],
 }
 
 
@@ -63,8 +78,9 @@ def main():
         for j, b in enumerate(batches):
             for i, x in enumerate(b):
                 data[f"{op}_in{j}_{i}"] = x
-        data[f"{op}_cases"] = np.array(json.dumps(CASES[op]))
-        for c, kwargs in enumerate(CASES[op]):
+        cases = [dict(kw, anchors=anchors()) if op == "box_encoder" else kw for kw in CASES[op]]
+        data[f"{op}_cases"] = np.array(json.dumps(cases))
+        for c, kwargs in enumerate(cases):
             for k, out in enumerate(run(op, batches, kwargs)):
                 for i, x in enumerate(out):
                     data[f"{op}_{c}_{k}_{i}"] = x
