@@ -11,6 +11,7 @@ import struct
 import numpy as np
 import pytest
 
+from dali._ext import records
 from dali.ops import _npy
 from dali.ops.readers import _example, mxnet
 from dali.tools import tfrecord2idx
@@ -63,21 +64,25 @@ def test_npy_headers_parse_or_refuse(seed):
 def test_example_records_parse_or_refuse(seed):
     seed_record = tfrecord([example({"image": b"abcdef" * 5, "label": [3, -1],
                                      "box": [0.5, 0.25], "name": ["x", "yz"]})])
-    names = {"image", "label", "box", "name"}
+    names = [b"image", b"label", b"box", b"name"]
     for data in _mutants(seed_record, 400, seed):
-        try:
-            found = _example.parse_example(_example.record_data(data), names)
-            for kind, payload in found.values():
+        spans, error = records.example_spans([np.frombuffer(data, np.uint8)], names)
+        if error is not None:
+            assert error[0] == 0 and isinstance(error[1], str)
+            continue
+        for kind, start, stop in spans[0].tolist():
+            assert 0 <= start <= stop <= len(data) and kind in (0, 1, 2, 3)
+            payload = data[start:stop]
+            try:
                 if kind == _example.BYTES:
                     values = _example.bytes_values(payload)
                     assert all(len(v) <= len(data) for v in values)
                 elif kind == _example.FLOATS:
                     assert _example.float_values(payload).dtype == np.float32
-                else:
+                elif kind == _example.INT64S:
                     assert _example.int64_values(payload).dtype == np.int64
-        except _example.ProtoError:
-            continue
-        assert set(found) <= names
+            except _example.ProtoError:
+                continue
 
 
 @pytest.mark.parametrize("seed", range(3))

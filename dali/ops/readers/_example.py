@@ -4,7 +4,9 @@ A TFRecord record is `length` (uint64 LE), a masked crc32c of the length (4 byte
 bytes of data and a masked crc32c of the data (4 bytes).  As in DALI, the CRCs are not checked;
 the length must match the record's size in the index.
 
-The data is an `Example` message; only these parts of the protobuf wire format matter:
+`dali._ext.records.example_spans` checks the framing and walks the Example of each record of a
+batch in C, finding the span of each wanted feature's value list; this module decodes the
+values of such a list.  Only these parts of the protobuf wire format matter:
 
     Example  { Features features = 1; }
     Features { map<string, Feature> feature = 1; }     // entries: { key = 1; value = 2; }
@@ -15,12 +17,10 @@ The data is an `Example` message; only these parts of the protobuf wire format m
     Int64List { repeated int64 value = 1; }            // packed or not (varints)
 
 Unknown fields are skipped (wire types 0, 1, 2, 5); groups, truncated messages and varints
-longer than 10 bytes are a `ProtoError`.
+longer than 10 bytes are errors (`ProtoError` here).
 """
 
 from __future__ import annotations
-
-import struct
 
 import numpy as np
 
@@ -31,18 +31,6 @@ KIND_NAMES = {BYTES: "bytes", FLOATS: "float", INT64S: "int64"}
 
 class ProtoError(ValueError):
     """A record or message that cannot be parsed; the message says why."""
-
-
-def record_data(record):
-    """The data of one framed TFRecord record (bytes-like, the whole record)."""
-    if len(record) < 16:
-        raise ProtoError(f"a TFRecord record of {len(record)} bytes is shorter than its "
-                         "framing (16 bytes)")
-    (length,) = struct.unpack_from("<Q", record, 0)
-    if length + 16 != len(record):
-        raise ProtoError(f"the record's length field says {length} bytes of data, its index "
-                         f"entry {len(record) - 16}")
-    return record[12:12 + length]
 
 
 def _varint(buf, pos, end):
@@ -83,40 +71,6 @@ def _fields(buf, pos, end):
             raise ProtoError("truncated message")
         yield no, wire, None, pos, stop
         pos = stop
-
-
-def parse_example(data, wanted):
-    """{name: (kind, payload)} of the features of an Example (bytes) whose names are in
-    `wanted` (a set of str): `kind` is BYTES, FLOATS or INT64S, `payload` the bytes of the
-    list message."""
-    buf = memoryview(data)
-    found = {}
-    for no, wire, _, start, stop in _fields(buf, 0, len(buf)):
-        if no != 1 or wire != 2:
-            continue
-        for fno, fwire, _, fstart, fstop in _fields(buf, start, stop):
-            if fno != 1 or fwire != 2:
-                continue
-            name = value = None
-            for eno, ewire, _, estart, estop in _fields(buf, fstart, fstop):
-                if eno == 1 and ewire == 2:
-                    try:
-                        name = bytes(buf[estart:estop]).decode()
-                    except UnicodeDecodeError:
-                        raise ProtoError("a feature name is not UTF-8") from None
-                elif eno == 2 and ewire == 2:
-                    value = (estart, estop)
-            if name in wanted:
-                found[name] = _feature(buf, *value) if value is not None else (BYTES, b"")
-    return found
-
-
-def _feature(buf, start, stop):
-    kind, payload = BYTES, b""                     # an empty Feature: no values
-    for no, wire, _, s, e in _fields(buf, start, stop):
-        if no in (BYTES, FLOATS, INT64S) and wire == 2:
-            kind, payload = no, buf[s:e]
-    return kind, payload
 
 
 def bytes_values(payload):

@@ -9,8 +9,9 @@ Order, sharding, shuffling and padding: `_loader`.
 `features` maps names to `dali.tfrecord` features; the call returns a dict of one output per
 feature, in the order given (int64 -> int64, float32 -> float32, string -> the bytes of the
 first value, uint8 1-D), each sample's source info "<path> at index <offset>".  Each batch's
-records are read ahead on the reader's thread; the framing and the Example protobuf are parsed
-in Python (`_example`).
+records are read ahead on the reader's thread; the framing and the Example protobuf are walked
+in C without the GIL (`dali._ext.records`), the values of the wanted lists decoded from their
+spans (`_example`).
 
 Differences from DALI, where DALI's behaviour is undefined: a record without a feature gives
 the feature's `default_value` (FixedLenFeature) or an empty array (VarLenFeature) instead of an
@@ -24,6 +25,7 @@ import numpy as np
 
 from dali import _operator, _registry
 from dali import tfrecord as tfrec
+from dali._ext import records
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
@@ -95,7 +97,7 @@ class TFRecord(_records.RecordReader):
             raise RuntimeError(f"readers.tfrecord: {len(a['path'])} files in `path` and "
                                f"{len(a['index_path'])} in `index_path`: one index per file")
         self._features = list(a["features"].items())
-        self._wanted = {k for k, _ in self._features}
+        self._names = [k.encode() for k, _ in self._features]
         super().setup()
 
     def index(self):
@@ -137,14 +139,18 @@ class TFRecord(_records.RecordReader):
         """([storage of each output], None) of the records `entries`, or (None, (index,
         message))."""
         raw, error = self.read_records(entries)
+        if error is None:
+            spans, error = records.example_spans(raw, self._names)
         if error is not None:
-            return None, error
+            i, message = error
+            return None, (i, f"the record {self.entry_name(entries[i])} is corrupt: {message}")
         columns = [[] for _ in self._features]
-        for i, record in enumerate(raw):
+        for i, (record, found) in enumerate(zip(raw, spans.tolist(), strict=True)):
+            view = memoryview(record)
             try:
-                found = _example.parse_example(_example.record_data(record), self._wanted)
-                for column, (name, feature) in zip(columns, self._features, strict=True):
-                    column.append(_values(name, feature, found.get(name)))
+                for column, (name, feature), (kind, s, e) in zip(
+                        columns, self._features, found, strict=True):
+                    column.append(_values(name, feature, (kind, view[s:e]) if kind else None))
             except _example.ProtoError as e:
                 return None, (i, f"the record {self.entry_name(entries[i])} is corrupt: {e}")
         return [BatchStorage.from_arrays(c) for c in columns], None
@@ -161,8 +167,7 @@ def _ndim(feature):
 def _values(name, feature, found):
     """The sample of `feature` from `found` ((kind, payload) or None: not in the record)."""
     dtype = _DTYPES[feature.dtype]
-    if found is None or (found[0] == _example.BYTES and not found[1]
-                         and feature.dtype != tfrec.string):
+    if found is None:
         if feature.var_len:
             return np.zeros((0, *(feature.partial_shape or ())), dtype)
         if feature.dtype == tfrec.string:

@@ -1,0 +1,178 @@
+"""The structure of tf.train.Example records, walked in C without the GIL (readers.tfrecord):
+for each record of a batch, the TFRecord framing is checked and, for each wanted feature, the
+span of its value list (BytesList / FloatList / Int64List message) in the record is found.
+The values themselves are decoded by `dali.ops.readers._example` from those spans (small
+lists; a string feature is one slice).  The wire format and the rules are `_example`'s."""
+
+cimport numpy as cnp
+import numpy as np
+
+from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcmp
+
+cnp.import_array()
+
+
+cdef int64_t _varint(const uint8_t* b, int64_t* pos, int64_t end,
+                     const char** err) noexcept nogil:
+    cdef uint64_t result = 0
+    cdef int shift = 0
+    cdef uint8_t c
+    while True:
+        if pos[0] >= end:
+            err[0] = "truncated varint"
+            return 0
+        c = b[pos[0]]
+        pos[0] += 1
+        if shift < 64:
+            result |= (<uint64_t>(c & 0x7F)) << shift
+        if not c & 0x80:
+            return <int64_t>result
+        shift += 7
+        if shift >= 70:
+            err[0] = "varint longer than 10 bytes"
+            return 0
+
+
+cdef int _field(const uint8_t* b, int64_t* pos, int64_t end, int* no, int* wire,
+                int64_t* start, int64_t* stop, const char** err) noexcept nogil:
+    """The next field of b[pos:end]: number, wire type and payload span (for varints, the
+    span of the varint).  Returns -1 with *err set on malformed input."""
+    cdef int64_t key = _varint(b, pos, end, err), n
+    if err[0] != NULL:
+        return -1
+    no[0] = <int>(key >> 3)
+    wire[0] = <int>(key & 7)
+    start[0] = pos[0]
+    if wire[0] == 0:
+        _varint(b, pos, end, err)
+        stop[0] = pos[0]
+        return -1 if err[0] != NULL else 0
+    if wire[0] == 2:
+        n = _varint(b, pos, end, err)
+        if err[0] != NULL:
+            return -1
+        if n < 0 or n > end - pos[0]:
+            err[0] = "truncated message"
+            return -1
+        start[0] = pos[0]
+        stop[0] = pos[0] + n
+    elif wire[0] == 1:
+        stop[0] = pos[0] + 8
+    elif wire[0] == 5:
+        stop[0] = pos[0] + 4
+    else:
+        err[0] = "unsupported wire type"
+        return -1
+    if stop[0] > end:
+        err[0] = "truncated message"
+        return -1
+    pos[0] = stop[0]
+    return 0
+
+
+cdef int _record(const uint8_t* b, int64_t n, int k, const char** names,
+                 const int64_t* name_lens, int64_t* out, const char** err) noexcept nogil:
+    """Fill out[3 j .. 3 j + 2] = (kind, start, stop) of wanted feature j (kind 0: not in the
+    record or an empty Feature).  Returns -1 with *err set on malformed input."""
+    cdef int64_t length = 0, pos, end, fpos, fstart, fstop, epos, estart, estop
+    cdef int64_t vpos, vstart, vstop, s, e, ns, ne, vs, ve
+    cdef int no, wire, j, i
+    cdef bint has_name, has_value
+    for j in range(3 * k):
+        out[j] = 0
+    if n < 16:
+        err[0] = "a record shorter than its framing (16 bytes)"
+        return -1
+    for i in range(8):
+        length |= (<int64_t>b[i]) << (8 * i)
+    if length < 0 or length != n - 16:
+        err[0] = "the record's length field does not match its index entry"
+        return -1
+    pos = 12
+    end = 12 + length
+    while pos < end:
+        if _field(b, &pos, end, &no, &wire, &s, &e, err) < 0:
+            return -1
+        if no != 1 or wire != 2:
+            continue
+        fpos = s
+        while fpos < e:
+            if _field(b, &fpos, e, &no, &wire, &fstart, &fstop, err) < 0:
+                return -1
+            if no != 1 or wire != 2:
+                continue
+            has_name = has_value = False
+            epos = fstart
+            ns = ne = vs = ve = 0
+            while epos < fstop:
+                if _field(b, &epos, fstop, &no, &wire, &estart, &estop, err) < 0:
+                    return -1
+                if no == 1 and wire == 2:
+                    has_name = True
+                    ns, ne = estart, estop
+                elif no == 2 and wire == 2:
+                    has_value = True
+                    vs, ve = estart, estop
+            if not has_name:
+                continue
+            for j in range(k):
+                if name_lens[j] == ne - ns and memcmp(names[j], b + ns, <size_t>(ne - ns)) == 0:
+                    out[3 * j] = 0
+                    if has_value:
+                        vpos = vs
+                        while vpos < ve:
+                            if _field(b, &vpos, ve, &no, &wire, &vstart, &vstop, err) < 0:
+                                return -1
+                            if 1 <= no <= 3 and wire == 2:
+                                out[3 * j] = no
+                                out[3 * j + 1] = vstart
+                                out[3 * j + 2] = vstop
+                    break
+    return 0
+
+
+def example_spans(list records, list names):
+    """(spans, None): an int64 array (len(records), len(names), 3) of (kind, start, stop) of
+    each wanted feature's value list in each record (kind 1 bytes, 2 float, 3 int64; 0: not
+    in the record); or (None, (index, message)) for the first malformed record.  `records`
+    are C-contiguous uint8 arrays (whole framed records), `names` bytes."""
+    cdef Py_ssize_t n = len(records), i
+    cdef int k = len(names), j
+    cdef cnp.ndarray[cnp.int64_t, ndim=3] spans = np.zeros((n, k, 3), np.int64)
+    cdef const char** cnames = <const char**>malloc(max(k, 1) * sizeof(char*))
+    cdef int64_t* lens = <int64_t*>malloc(max(k, 1) * sizeof(int64_t))
+    cdef const uint8_t** data = <const uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
+    cdef int64_t* sizes = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
+    cdef const char* err = NULL
+    cdef Py_ssize_t failed = -1
+    cdef int64_t* out = <int64_t*>cnp.PyArray_DATA(spans)
+    cdef cnp.ndarray r
+    try:
+        if cnames == NULL or lens == NULL or data == NULL or sizes == NULL:
+            raise MemoryError()
+        for j in range(k):
+            if type(names[j]) is not bytes:
+                raise TypeError("feature names must be bytes")
+            cnames[j] = <const char*>names[j]
+            lens[j] = len(names[j])
+        for i in range(n):
+            r = records[i]
+            if r.dtype != np.uint8 or not r.flags.c_contiguous:
+                raise ValueError(f"record {i} must be a C-contiguous uint8 array")
+            data[i] = <const uint8_t*>cnp.PyArray_DATA(r)
+            sizes[i] = r.size
+        with nogil:
+            for i in range(n):
+                if _record(data[i], sizes[i], k, cnames, lens, out + 3 * k * i, &err) < 0:
+                    failed = i
+                    break
+        if failed >= 0:
+            return None, (failed, (<bytes>err).decode())
+        return spans, None
+    finally:
+        free(cnames)
+        free(lens)
+        free(data)
+        free(sizes)
