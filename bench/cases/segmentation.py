@@ -18,4 +18,5 @@ def _mask(size, batch_size):
 
 CASE_LIST = [
     unary("segmentation.random_mask_pixel", kind="mask", foreground=1),
+    unary("segmentation.random_object_bbox", kind="mask", format="box"),
 ]
