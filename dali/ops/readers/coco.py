@@ -65,6 +65,7 @@ def _rows(offsets, counts):
 class Coco(_common.Reader):
     schema = Schema(
         "readers.coco", inputs=0, outputs=_n_outputs, devices=("cpu",), random=True,
+        class_name="COCO",
         doc="Reads a COCO data set: the images (encoded bytes) of `file_root` with their "
             "bounding boxes and labels from `annotations_file`, optionally the masks' polygons "
             "and the image ids. Outputs: images, bounding_boxes, labels, "
