@@ -31,8 +31,10 @@
 #include <stdint.h>
 
 #include <algorithm>
-#ifdef __SSE2__
-#include <emmintrin.h>
+#include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#define DALI_WP_X86 1
+#include <immintrin.h>
 #endif
 
 enum { DALI_WP_U8 = 0, DALI_WP_U16 = 1, DALI_WP_I16 = 2, DALI_WP_F32 = 3 };
@@ -209,7 +211,7 @@ static inline int floor_int(float v) {
 
 static inline int round_int(float v) {      // halves to even
     if (!(v >= -2147483648.f && v < 2147483648.f)) return INT_MIN;
-#ifdef __SSE2__
+#ifdef DALI_WP_X86
     return _mm_cvtss_si32(_mm_set_ss(v));
 #else
     return (int)lrintf(v);
@@ -225,9 +227,39 @@ template <> inline uint16_t store_f32<uint16_t>(float v) {
     return (uint16_t)std::min(std::max(round_int(v), 0), 65535);
 }
 
+#ifdef DALI_WP_X86
+// The linear blend of one 3- or 4-channel uint8 pixel with the channels in the lanes of one
+// vector: the scalar code's operations lane by lane (fused multiply-adds, rounding to nearest
+// even, saturation), so the result is the same bit for bit.
+__attribute__((target("avx2,fma")))
+static inline void lerp_u8x4(const uint8_t* p0, const uint8_t* p1, int cn, uint8_t* out,
+                             float fx, float fy) {
+    int32_t b[4];
+    memcpy(&b[0], p0, 4);
+    memcpy(&b[1], p0 + cn, 4);
+    memcpy(&b[2], p1, 4);
+    memcpy(&b[3], p1 + cn, 4);
+    __m128 p00 = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(b[0])));
+    __m128 p01 = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(b[1])));
+    __m128 p10 = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(b[2])));
+    __m128 p11 = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(b[3])));
+    __m128 vx = _mm_set1_ps(fx);
+    __m128 v0 = _mm_fmadd_ps(vx, _mm_sub_ps(p01, p00), p00);
+    __m128 v1 = _mm_fmadd_ps(vx, _mm_sub_ps(p11, p10), p10);
+    __m128 v = _mm_fmadd_ps(_mm_set1_ps(fy), _mm_sub_ps(v1, v0), v0);
+    __m128i i = _mm_cvtps_epi32(v);
+    i = _mm_packus_epi16(_mm_packs_epi32(i, i), i);
+    int32_t r = _mm_cvtsi128_si32(i);
+    memcpy(out, &r, (size_t)cn);
+}
+#else
+static inline void lerp_u8x4(const uint8_t*, const uint8_t*, int, uint8_t*, float, float) {}
+#endif
+
 // One output row of the float kernels; `fmaf` is an instruction where the caller is built for
-// FMA (warp_rows_f32_fma) and glibc's correctly rounded function otherwise.
-template <typename T>
+// FMA (warp_rows_f32_fma, which also blends 3- and 4-channel uint8 pixels as vectors) and
+// glibc's correctly rounded function otherwise.
+template <typename T, bool kVector>
 __attribute__((always_inline, optimize("fp-contract=off")))
 static inline void row_f32(const dali_wp_job* j, int64_t y) {
     const T* src = (const T*)j->src;
@@ -269,6 +301,11 @@ static inline void row_f32(const dali_wp_job* j, int64_t y) {
         if ((unsigned)ix < (unsigned)(w - 1) && (unsigned)iy < (unsigned)(h - 1)) {
             const T* p0 = src + iy * row + (int64_t)ix * cn;
             const T* p1 = p0 + row;
+            if (kVector && cn >= 3 && (ix + 2 < w || iy + 2 < h)) {
+                // the 4-byte loads read one byte past p11 with 3 channels: not at the last pixel
+                lerp_u8x4((const uint8_t*)p0, (const uint8_t*)p1, cn, (uint8_t*)out, fx, fy);
+                continue;
+            }
             for (int k = 0; k < cn; k++) {
                 float v0 = fmaf(fx, (float)p0[k + cn] - (float)p0[k], (float)p0[k]);
                 float v1 = fmaf(fx, (float)p1[k + cn] - (float)p1[k], (float)p1[k]);
@@ -295,20 +332,24 @@ static inline void row_f32(const dali_wp_job* j, int64_t y) {
     }
 }
 
+#ifdef DALI_WP_X86
 template <typename T>
-__attribute__((target("fma"), optimize("fp-contract=off")))
+__attribute__((target("avx2,fma"), optimize("fp-contract=off")))
 static void warp_rows_f32_fma(const dali_wp_job* j) {
-    for (int64_t y = j->y0; y < j->y1; y++) row_f32<T>(j, y);
+    for (int64_t y = j->y0; y < j->y1; y++) row_f32<T, sizeof(T) == 1>(j, y);
 }
+#endif
 
 template <typename T>
 __attribute__((optimize("fp-contract=off")))
 static void warp_rows_f32(const dali_wp_job* j) {
-    if (__builtin_cpu_supports("fma")) {
+#ifdef DALI_WP_X86
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
         warp_rows_f32_fma<T>(j);
         return;
     }
-    for (int64_t y = j->y0; y < j->y1; y++) row_f32<T>(j, y);
+#endif
+    for (int64_t y = j->y0; y < j->y1; y++) row_f32<T, false>(j, y);
 }
 
 }  // namespace dali_wp
