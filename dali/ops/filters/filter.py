@@ -149,6 +149,9 @@ class Filter(_operator.Operator):
         else:
             out_shapes = storage.shapes
         fills = np.zeros(len(sample), np.float32)
+        if len(ws.inputs) > 2 and ws.input_dtype(2) != storage.dtype:
+            raise self.error(f"The fill_value must have the input's type ({storage.dtype}), got "
+                             f"{ws.input_dtype(2)}.", TypeError)
         if len(ws.inputs) > 2 and self.args["border"] == "constant":
             fills = np.array([np.asarray(v).reshape(()) for v in _per_sample_rows(
                 self, ws, 2, "fill value", counts, shapes, seq)], np.float32).reshape(-1)
