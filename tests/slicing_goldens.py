@@ -19,21 +19,30 @@ def cases(op):
     """[(case index, kwargs, layout)] of operator `op`."""
     with np.load(PATH) as data:
         listed = json.loads(str(data["cases"]))
-    return [(k, kwargs, layout) for k, (name, kwargs, layout) in enumerate(listed)
+    return [(k, kwargs, layout) for k, (name, kwargs, layout, _) in enumerate(listed)
             if name == op]
 
 
 def replay(op, k, kwargs, layout):
     """(dali's outputs, DALI's recorded outputs) of case `k`."""
     with np.load(PATH) as data:
+        names = json.loads(str(data["cases"]))[k][3]
+        arg_inputs = {n: [data[f"{k}_arg_{n}_{i}"] for i in range(_count(data, f"{k}_arg_{n}_"))]
+                      for n in names}
         inputs, j = [], 0
         while f"{k}_in{j}_0" in data:
             inputs.append([data[f"{k}_in{j}_{i}"] for i in range(_count(data, f"{k}_in{j}_"))])
             j += 1
         expected = [data[f"{k}_out_{i}"] for i in range(_count(data, f"{k}_out_"))]
     kwargs = {n: _value(v) for n, v in kwargs.items()}
-    out = run_op(lambda fn, *x: getattr(fn, op)(*x, **kwargs), inputs,
-                 layouts=[layout or None] + [None] * (len(inputs) - 1))[0]
+    npos = len(inputs)
+
+    def build(fn, *x):
+        args = dict(zip(names, x[npos:], strict=True))
+        return getattr(fn, op)(*x[:npos], **kwargs, **args)
+
+    out = run_op(build, inputs + [arg_inputs[n] for n in names],
+                 layouts=[layout or None] + [None] * (npos + len(names) - 1))[0]
     return out, expected
 
 

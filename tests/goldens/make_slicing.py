@@ -2,9 +2,10 @@
 rounding, positional anchor/shape inputs, border policies, output types) and the other
 slicing/pasting operators.
 
-The npz holds `cases` (a JSON list of [operator, keyword arguments, input layout]; a string
-"DT:NAME" stands for `types.DALIDataType.NAME`), `{k}_in{j}_{i}` (sample i of positional input
-j of case k) and `{k}_out_{i}` (sample i of its output).
+The npz holds `cases` (a JSON list of [operator, keyword arguments, input layout, names of
+argument inputs]; a string "DT:NAME" stands for `types.DALIDataType.NAME`), `{k}_in{j}_{i}`
+(sample i of positional input j of case k), `{k}_arg_{name}_{i}` (sample i of its argument
+input `name`) and `{k}_out_{i}` (sample i of its output).
 Run: `python tests/goldens/make_slicing.py`.
 """
 import json
@@ -19,6 +20,7 @@ U8 = [RNG.integers(0, 256, (13, 17, 3), dtype=np.uint8),
 F32 = [(RNG.random((9, 11, 2)) * 600 - 100).astype(np.float32),
        (RNG.random((5, 8, 2)) * 600 - 100).astype(np.float32)]
 VEC = [np.arange(7, dtype=np.int16), np.arange(4, dtype=np.int16) * 3]
+MATCHING = [RNG.integers(0, 256, (9, 11, 3), dtype=np.uint8) for _ in range(3)]
 RAGGED = [RNG.integers(0, 100, (3, 5, 2)).astype(np.int32),
           RNG.integers(0, 100, (6, 2, 2)).astype(np.int32),
           RNG.integers(0, 100, (1, 4, 2)).astype(np.int32)]
@@ -32,7 +34,9 @@ def _i32(*rows):
     return [np.array(r, np.int32) for r in rows]
 
 
-# [operator, kwargs, layout, positional inputs]
+NONE = np.zeros((0, 2))        # no regions
+
+# [operator, kwargs, layout, positional inputs(, argument inputs)]
 CASES = [
     # halves and values just off them, relative to extents 13/17 and 10/6
     ["slice", {"rel_start": [0.25, 0.5], "rel_shape": [0.5, 0.25]}, "HWC", [U8]],
@@ -77,6 +81,15 @@ CASES = [
     ["paste", {"ratio": 1.0, "min_canvas_size": 15.5, "paste_x": 1.0, "paste_y": 0.0,
                "fill_value": [1, 2, 3]}, "HWC", [U8]],
     ["paste", {"ratio": 3.3, "fill_value": [0, 0, 0]}, "", [U8]],
+    ["multi_paste", {"output_size": [12, 15]}, "HWC", [U8, U8[::-1]],
+     {"out_anchors": _i32([[0, 0], [4, 5]], [[2, 3], [0, 0]]),
+      "shapes": _i32([[5, 6], [8, 6]], [[4, 4], [7, 2]])}],
+    ["multi_paste", {}, "HWC", [MATCHING],
+     {"in_ids": _i32([1, 0, 2], [2], []),
+      "in_anchors_rel": _f32([[0.1, 0.2], [0.3, 0.45], [0.5, 0.5]], [[0.25, 0.7]], NONE),
+      "out_anchors_rel": _f32([[0.0, 0.0], [0.37, 0.11], [0.6, 0.6]], [[0.5, 0.125]], NONE),
+      "shapes_rel": _f32([[0.5, 0.5], [0.3, 0.5], [0.4, 0.4]], [[0.5, 0.3]], NONE)}],
+    ["multi_paste", {"in_ids": [0, 1], "dtype": "DT:UINT8"}, "HWC", [F32[:1] * 2]],
 ]
 
 
@@ -89,12 +102,13 @@ def _returning(batch):
     return lambda: batch
 
 
-def _run(op, kwargs, layout, inputs):
+def _run(op, kwargs, layout, inputs, arg_inputs):
     @pipeline_def(batch_size=len(inputs[0]), num_threads=1, device_id=None)
     def pipe():
         nodes = [fn.external_source(source=_returning(b), layout=layout if j == 0 else None)
                  for j, b in enumerate(inputs)]
-        return getattr(fn, op)(*nodes, **{k: _value(v) for k, v in kwargs.items()})
+        args = {k: fn.external_source(source=_returning(b)) for k, b in arg_inputs.items()}
+        return getattr(fn, op)(*nodes, **{k: _value(v) for k, v in kwargs.items()}, **args)
 
     p = pipe()
     p.build()
@@ -103,12 +117,16 @@ def _run(op, kwargs, layout, inputs):
 
 
 def main():
-    data = {"cases": np.array(json.dumps([c[:3] for c in CASES]))}
-    for k, (op, kwargs, layout, inputs) in enumerate(CASES):
+    cases = [(*c[:4], c[4] if len(c) > 4 else {}) for c in CASES]
+    data = {"cases": np.array(json.dumps([[*c[:3], sorted(c[4])] for c in cases]))}
+    for k, (op, kwargs, layout, inputs, arg_inputs) in enumerate(cases):
         for j, batch in enumerate(inputs):
             for i, x in enumerate(batch):
                 data[f"{k}_in{j}_{i}"] = x
-        for i, y in enumerate(_run(op, kwargs, layout, inputs)):
+        for name, batch in arg_inputs.items():
+            for i, x in enumerate(batch):
+                data[f"{k}_arg_{name}_{i}"] = x
+        for i, y in enumerate(_run(op, kwargs, layout, inputs, arg_inputs)):
             data[f"{k}_out_{i}"] = y
     out = pathlib.Path(__file__).with_name("slicing.npz")
     np.savez_compressed(out, **data)
