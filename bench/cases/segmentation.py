@@ -53,4 +53,5 @@ CASE_LIST = [
            lambda fn, types, ids, polygons, vertices, size: fn.segmentation.select_masks(
                ids, polygons, vertices, reindex_masks=True),
            ("mask_ids", "polygons", "vertices")),
+    unary("roi_random_crop", crop_shape=[4, 4], roi_start=[2, 2], roi_shape=[3, 3]),
 ]
