@@ -279,10 +279,10 @@ static void dali_box_search(dali_box_job* j) {
  * IoU in float32.  For every box, the anchor with the highest IoU (the last one on ties) is
  * forced to it (IoU taken as 2); every anchor takes the box with the highest IoU (the last one
  * on ties) and is matched when that IoU exceeds `criteria`.  A matched anchor gets the box as
- * (cx, cy, w, h), or with `offset` the normalised offsets
- * ((cx_b - cx_a) / w_a - mean) / std, (log(w_b / w_a) - mean) / std (the (cx, cy, w, h) of
- * boxes and anchors multiplied by `scale`) and the box's label; the others get the anchor (cx, cy, w, h), or zeros with `offset`,
- * and label 0. */
+ * (cx, cy, w, h), or with `offset` the normalised offsets ((cx_b - cx_a) / w_a - mean) / std,
+ * (log(w_b / w_a) - mean) / std (the (cx, cy, w, h) of boxes and anchors multiplied by
+ * `scale`), and the box's label; the others get the anchor as (cx, cy, w, h), or zeros with
+ * `offset`, and label 0. */
 typedef struct {
     const float* anchors;       /* (M, 4) ltrb */
     const float* centers;       /* (M, 4) the anchors as (cx, cy, w, h) (times `scale` with
@@ -368,6 +368,82 @@ static void dali_encode_run(const dali_encode_job* j) {
                 out[k] = c[k];
         }
         idx[m] = j->labels[idx[m] * j->label_stride];
+    }
+}
+
+/* ---- fn.bbox_rotate: boxes of one sample rotated onto the output canvas -------------------
+ * In float64: corners about the image centre (pixels), rotated (x' = c x + s y,
+ * y' = -s x + c y), their bounding box ("expand"), or the box's own size (swapped for an odd
+ * number of quarter turns, "fixed") or the mean of both ("halfway") about the same centre, on
+ * the canvas centre, clipped to it; `keep` is 0 when less than `threshold` of the area is left.
+ */
+enum { DALI_ROT_EXPAND = 0, DALI_ROT_HALFWAY = 1, DALI_ROT_FIXED = 2 };
+
+typedef struct {
+    const float* src;           /* (count, 4) boxes, xyXY or xyWH */
+    float* dst;                 /* (count, 4) in the same layout */
+    uint8_t* keep;              /* (count,) */
+    int64_t count;
+    double c, s;                /* cosine and sine of the angle */
+    double h, w, out_h, out_w;  /* image and canvas sizes in pixels */
+    int swap;                   /* odd number of quarter turns */
+} dali_rot_job;
+
+static void dali_rot_run(const dali_rot_job* j, int xywh, int normalized, int mode,
+                         double threshold) {
+    double c = j->c, s = j->s;
+    for (int64_t b = 0; b < j->count; b++) {
+        const float* in = j->src + 4 * b;
+        double x0 = in[0], y0 = in[1];
+        double x1 = xywh ? x0 + (double)in[2] : in[2], y1 = xywh ? y0 + (double)in[3] : in[3];
+        if (normalized) {
+            x0 *= j->w;
+            x1 *= j->w;
+            y0 *= j->h;
+            y1 *= j->h;
+        }
+        x0 -= j->w / 2;
+        x1 -= j->w / 2;
+        y0 -= j->h / 2;
+        y1 -= j->h / 2;
+        double a0 = c * x0, a1 = c * x1, b0 = s * y0, b1 = s * y1;
+        double d0 = -s * x0, d1 = -s * x1, e0 = c * y0, e1 = c * y1;
+        double lo[2] = {fmin(a0, a1) + fmin(b0, b1), fmin(d0, d1) + fmin(e0, e1)};
+        double hi[2] = {fmax(a0, a1) + fmax(b0, b1), fmax(d0, d1) + fmax(e0, e1)};
+        if (mode != DALI_ROT_EXPAND) {
+            double own[2] = {x1 - x0, y1 - y0};
+            if (j->swap) {
+                double t = own[0];
+                own[0] = own[1];
+                own[1] = t;
+            }
+            for (int k = 0; k < 2; k++) {
+                double centre = (lo[k] + hi[k]) / 2;
+                double half = (mode == DALI_ROT_FIXED ? own[k] : (own[k] + hi[k] - lo[k]) / 2) / 2;
+                lo[k] = centre - half;
+                hi[k] = centre + half;
+            }
+        }
+        double size[2] = {j->out_w, j->out_h};
+        double area = 1.0, left = 1.0;
+        for (int k = 0; k < 2; k++) {
+            lo[k] += size[k] / 2;
+            hi[k] += size[k] / 2;
+            area *= hi[k] - lo[k];
+            lo[k] = fmin(fmax(lo[k], 0.0), size[k]);
+            hi[k] = fmin(fmax(hi[k], 0.0), size[k]);
+            left *= hi[k] - lo[k];
+            if (normalized) {
+                lo[k] /= size[k];
+                hi[k] /= size[k];
+            }
+        }
+        j->keep[b] = left >= threshold * area;
+        float* out = j->dst + 4 * b;
+        out[0] = (float)lo[0];
+        out[1] = (float)lo[1];
+        out[2] = (float)(xywh ? hi[0] - lo[0] : hi[0]);
+        out[3] = (float)(xywh ? hi[1] - lo[1] : hi[1]);
     }
 }
 

@@ -2,8 +2,9 @@
 # sample, reading the corners of all the batch's boxes, drawing from the sample's Philox stream
 # and writing the window found (relative corners, and the anchor in pixels for a fixed size),
 # how it was found and the best overlap seen.  The SSD encoding of fn.box_encoder: one job per
-# sample, matching its boxes to the anchors and writing the encoded boxes and labels.
-from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+# sample, matching its boxes to the anchors and writing the encoded boxes and labels.  The
+# rotation of fn.bbox_rotate: one job per sample, writing the moved boxes and which to keep.
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 
 cdef extern from "boxes.h" nogil:
@@ -67,6 +68,23 @@ cdef extern from "boxes.h" nogil:
         float* best
 
     void dali_encode_run(const dali_encode_job* job)
+
+    enum:
+        DALI_ROT_EXPAND
+        DALI_ROT_HALFWAY
+        DALI_ROT_FIXED
+
+    ctypedef struct dali_rot_job:
+        const float* src
+        float* dst
+        uint8_t* keep
+        int64_t count
+        double c, s
+        double h, w, out_h, out_w
+        int swap
+
+    void dali_rot_run(const dali_rot_job* job, int xywh, int normalized, int mode,
+                      double threshold)
 
 
 cdef extern from "philox_blocks.h" nogil:

@@ -5,12 +5,13 @@ fn.box_encoder (boxes.h states both).
 `crop_search` finds one window per sample in one nogil call on the pool, one work item per
 sample, largest (most boxes) first.  Each sample draws from its own Philox stream (key, sample
 id, stream), so the windows do not depend on the number of threads.  `encode_batch` matches
-every sample's boxes to the anchors, one work item per sample.
+every sample's boxes to the anchors, one work item per sample.  `rotate_boxes` moves the boxes
+of fn.bbox_rotate (a few flops a box: one nogil loop on the caller).
 """
 cimport numpy as cnp
 import numpy as np
 
-from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
@@ -231,3 +232,68 @@ def encode_batch(ThreadPool pool, BatchStorage boxes, BatchStorage labels, ancho
         jobs[i].best = &sc[i, 0]
     if n:
         run_largest_first(pool, _run_encode, jobs, work, _NS_PER_PAIR)
+
+
+_ROT_MODES = {"expand": DALI_ROT_EXPAND, "halfway": DALI_ROT_HALFWAY, "fixed": DALI_ROT_FIXED}
+
+
+def rotate_boxes(src, counts, cos, sin, in_hw, out_hw, swap, bint xywh, bint normalized,
+                 str mode, double threshold):
+    """The boxes of fn.bbox_rotate (boxes.h).
+
+    Parameters
+    ----------
+    src : (boxes, 4) float32 array
+        The boxes of all samples, sample after sample.
+    counts : (n,) int64 array
+        Boxes per sample.
+    cos, sin : (n,) float64 arrays
+        The cosine and sine of each sample's angle.
+    in_hw, out_hw : (n, 2) float64 arrays
+        Image and canvas sizes in pixels.
+    swap : (n,) bool array
+        Odd numbers of quarter turns ("fixed" and "halfway" swap the box's sides).
+
+    Returns
+    -------
+    (dst, keep): (boxes, 4) float32 moved boxes, (boxes,) bool.
+    """
+    cdef const float[:, ::1] s_v = np.ascontiguousarray(src, np.float32).reshape(-1, 4)
+    cdef const int64_t[::1] cnt = np.ascontiguousarray(counts, np.int64)
+    cdef Py_ssize_t n = cnt.shape[0], i
+    cdef const double[::1] c_v = np.ascontiguousarray(cos, np.float64)
+    cdef const double[::1] sn_v = np.ascontiguousarray(sin, np.float64)
+    cdef const double[:, ::1] ih = np.ascontiguousarray(in_hw, np.float64).reshape(-1, 2)
+    cdef const double[:, ::1] oh = np.ascontiguousarray(out_hw, np.float64).reshape(-1, 2)
+    cdef const uint8_t[::1] sw = np.ascontiguousarray(swap, np.uint8)
+    if not (c_v.shape[0] == sn_v.shape[0] == ih.shape[0] == oh.shape[0] == sw.shape[0] == n):
+        raise ValueError("the per-sample arrays must have one entry per sample")
+    if np.sum(counts) != s_v.shape[0]:
+        raise ValueError(f"the box counts must add up to the {s_v.shape[0]} boxes")
+    if mode not in _ROT_MODES:
+        raise ValueError(f"unknown mode {mode!r}")
+    cdef int m = _ROT_MODES[mode]
+    dst = np.empty((s_v.shape[0], 4), np.float32)
+    keep = np.empty(s_v.shape[0], bool)
+    cdef float[:, ::1] d_v = dst
+    cdef uint8_t[::1] k_v = keep.view(np.uint8)
+    cdef dali_rot_job job
+    cdef int64_t first = 0
+    with nogil:
+        for i in range(n):
+            if cnt[i] == 0:
+                continue
+            job.src = &s_v[first, 0]
+            job.dst = &d_v[first, 0]
+            job.keep = &k_v[first]
+            job.count = cnt[i]
+            job.c = c_v[i]
+            job.s = sn_v[i]
+            job.h = ih[i, 0]
+            job.w = ih[i, 1]
+            job.out_h = oh[i, 0]
+            job.out_w = oh[i, 1]
+            job.swap = sw[i]
+            dali_rot_run(&job, xywh, normalized, m, threshold)
+            first += cnt[i]
+    return dst, keep

@@ -4,7 +4,7 @@
 import numpy as np
 
 from bench import opcase
-from bench.opcase import OpCase, unary
+from bench.opcase import SIDE, OpCase, unary
 
 
 @opcase.input_kind("box_labels")
@@ -50,4 +50,8 @@ CASE_LIST = [
            lambda fn, types, boxes, labels, size: tuple(fn.box_encoder(
                boxes, labels, anchors=SSD_ANCHORS, criteria=0.5, offset=True, scale=1.0,
                stds=[0.1, 0.1, 0.2, 0.2])), ("boxes", "box_labels")),
+    OpCase("bbox_rotate", "bbox_rotate",
+           lambda fn, types, boxes, labels, size: tuple(fn.bbox_rotate(
+               boxes, labels, angle=15.0, input_shape=[SIDE[size], SIDE[size]],
+               keep_size=True)), ("boxes", "box_labels")),
 ]

@@ -1,5 +1,6 @@
 """Regenerate detection.npz with real NVIDIA DALI: outputs of the deterministic detection
-operators (fn.bb_flip, fn.bbox_paste, fn.box_encoder) on small batches of boxes.
+operators (fn.bb_flip, fn.bbox_paste, fn.box_encoder, fn.bbox_rotate) on small batches of
+boxes.
 
 The npz holds, per operator `op`: `{op}_in{j}_{i}` (sample i of input j), `{op}_cases` (a JSON
 list of keyword arguments) and `{op}_{c}_{k}_{i}` (output k of case c, sample i).
@@ -34,6 +35,7 @@ def inputs():
         "bb_flip": [flat],
         "bbox_paste": [flat],
         "box_encoder": [boxes_ltrb, labels],
+        "bbox_rotate": [boxes_ltrb, [x.reshape(-1, 1) for x in labels]],
     }
 
 
@@ -53,6 +55,12 @@ CASES = {
     "box_encoder": [{}, {"criteria": 0.3}, {"offset": True},
                     {"offset": True, "scale": 300.0, "criteria": 0.45,
                      "means": [0.1, -0.2, 0.05, 0.3], "stds": [0.1, 0.1, 0.2, 0.2]}],
+    "bbox_rotate": [{"angle": 30.0, "input_shape": [120, 200]},
+                    {"angle": -100.0, "input_shape": [120, 200], "mode": "fixed"},
+                    {"angle": 215.0, "input_shape": [120, 200], "mode": "halfway"},
+                    {"angle": 41.0, "input_shape": [120, 200], "keep_size": True,
+                     "remove_threshold": 0.5},
+                    {"angle": 12.0, "input_shape": [90, 60, 3], "size": [50, 70]}],
 }
 
 
