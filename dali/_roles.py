@@ -34,6 +34,10 @@ class Source:
     def reset_callback(self, epoch_idx):
         """Called when the pipeline starts epoch `epoch_idx` (after `reset()`)."""
 
+    def drop_fed(self):
+        """Forget the batches fed and not taken yet (a checkpoint restored in place)."""
+        raise NotImplementedError
+
 
 class Checkpointable:
     """An operator with state a checkpoint keeps (`Pipeline.checkpoint`, see

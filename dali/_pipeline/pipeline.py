@@ -603,14 +603,49 @@ class Pipeline:
         if not self._enable_checkpointing:
             raise RuntimeError("Cannot save the checkpoint. The `enable_checkpointing` was not "
                                "specified when creating the pipeline")
-        self.build()
-        data = checkpointing.encode([op.spec.name for op in self._executor.ops],
-                                    self._sched.snapshot, self._sched.consumer_iter,
-                                    self._sched.epoch_idx, self._effective_seed)
+        data = self._get_checkpoint()
         if filename is not None:
             with open(filename, "wb") as f:
                 f.write(data)
         return data
+
+    def _restore_in_place(self, data):
+        """Take back checkpoint `data` in this built pipeline (a framework iterator's
+        `load_state_dict`): queued batches are dropped, and the operators are made again
+        when the checkpoint's pipeline seed differs from this pipeline's."""
+        if not self._enable_checkpointing:
+            raise RuntimeError("Restoring a checkpoint needs enable_checkpointing=True")
+        restored = checkpointing.decode(data)
+        self.build()
+        self._sched.drop_queued()
+        if restored.seed != self._effective_seed:
+            self._effective_seed = restored.seed
+            self._executor = self._make_executor(restored.seed)
+            checkpointing.check_operators(self._executor.ops)
+        else:
+            for op in self._input_ops:
+                op.drop_fed()
+        self._checkpoint = restored
+        self._restore(restored)
+        self._sched.snapshot = self._executor.snapshot()
+
+    def _get_checkpoint(self, iterator_data=""):
+        """checkpoint() with a framework iterator's position (`iterator_data`, JSON)."""
+        self.build()
+        return checkpointing.encode([op.spec.name for op in self._executor.ops],
+                                    self._sched.snapshot, self._sched.consumer_iter,
+                                    self._sched.epoch_idx, self._effective_seed, iterator_data)
+
+    @property
+    def _iterator_data(self):
+        """The framework iterator's position stored in the checkpoint this pipeline was
+        restored from ("" otherwise)."""
+        return self._checkpoint.iterator_data if self._checkpoint is not None else ""
+
+    def _check_api_type_scope(self, api):
+        """Context manager: use the pipeline with scheduling API `api` (DALI's hook for
+        framework iterators; mixing APIs raises)."""
+        return self._sched.check_api(api)
 
     def start_py_workers(self):
         """Parallel external source workers are not used: callbacks run in this process."""

@@ -161,6 +161,16 @@ class Scheduler:
     def empty(self):
         return self.batches_to_consume == 0
 
+    def drop_queued(self):
+        """Forget the queued iterations (waiting for those running) and start as a new epoch
+        would: the next schedule_run prefetches again."""
+        while self.ready:
+            future, _ = self.ready.popleft()
+            concurrent.futures.wait([future])
+        self.batches_to_consume = 0
+        self.first_iter = True
+        self.last_iter = False
+
 
 class _ApiScope:
     def __init__(self, sched):

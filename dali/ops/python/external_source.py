@@ -214,6 +214,10 @@ class ExternalSource(_operator.Operator, _roles.Source, _roles.Checkpointable):
         self._iteration = 0
         self._consumed = 0
 
+    def drop_fed(self):
+        """Forget the batches fed and not yet taken (a checkpoint restored in place)."""
+        self._fed.clear()
+
     # -- checkpoints --------------------------------------------------------------------------
     def source_kind(self):
         """How DALI's checkpoint warning names the kind of `source`."""
