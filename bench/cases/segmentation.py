@@ -54,4 +54,6 @@ CASE_LIST = [
                ids, polygons, vertices, reindex_masks=True),
            ("mask_ids", "polygons", "vertices")),
     unary("roi_random_crop", crop_shape=[4, 4], roi_start=[2, 2], roi_shape=[3, 3]),
+    OpCase("random_crop_generator", "random_crop_generator",
+           lambda fn, types, x, size: list(fn.random_crop_generator(x.shape())), ("u8",)),
 ]
