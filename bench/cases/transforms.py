@@ -3,13 +3,15 @@
 The "affine" input is one 2x3 float32 matrix per sample (the same for both input sets: these
 operators never see pixels), so the rows measure the per-batch cost of building and composing
 64 small matrices.  coord_transform maps the "points" input with a constant 2x3 matrix;
-experimental.warp_perspective warps the images with a constant homography.
+experimental.warp_perspective warps the images with a constant homography;
+resize_crop_mirror (and its deprecated alias) resizes to half size, crops the central quarter
+of the original size and mirrors.
 """
 
 import numpy as np
 
 from bench import opcase
-from bench.opcase import OpCase, unary
+from bench.opcase import SIDE, OpCase, half, unary
 
 
 @opcase.input_kind("affine")
@@ -33,6 +35,9 @@ CASE_LIST = [
     unary("coord_transform", kind="points", MT=[0.9, 0.1, 0.05, -0.1, 1.1, 0.02]),
     unary("experimental.warp_perspective", op="experimental.warp_perspective",
           matrix=[0.9, 0.05, 4.0, -0.05, 0.95, 6.0, 0.0002, -0.0001, 1.0]),
+    *(OpCase(name, name, lambda fn, types, x, size, name=name: getattr(fn, name)(
+        x, size=(half(size),) * 2, crop=(SIDE[size] // 4,) * 2, mirror=1))
+      for name in ("resize_crop_mirror", "fast_resize_crop_mirror")),
     OpCase("transforms.combine", "transforms.combine",
            lambda fn, types, m, size: fn.transforms.combine(m, m, m), ("affine",)),
 ]
