@@ -157,11 +157,16 @@ def _op_defs(node):
             if not schema.arg_map[k].python_only and v is not None}
     if schema.name == "external_source" and node.args.get("num_outputs") is not None:
         return [_external_source_def(node, args, i) for i in range(len(node.outputs))]
+    # an operator whose arguments DALI's format spells its own way encodes them itself
+    # (`serialized_args(args) -> {name: Argument dict}`, replacing those arguments)
+    custom = getattr(node.impl, "serialized_args", None)
+    encoded = custom(args) if custom is not None else {}
     return [{
         "name": schema.dali_schema_name, "input": inputs,
         "output": [_io(o) for o in node.outputs],
         "args": _common_args(node, not node.auto_named)
-        + [_encoded_arg(node, k, v) for k, v in args.items()] + _origin_args(node),
+        + [_encoded_arg(node, k, v) for k, v in args.items() if k not in encoded]
+        + list(encoded.values()) + _origin_args(node),
         "inst_name": node.name, "logical_id": node.relation_id}]
 
 
@@ -266,6 +271,9 @@ def record_ops(msg):
         schema = impl.schema
         kwargs = {}
         device = "cpu"
+        # the counterpart of `serialized_args`: `from_dali_args(kwargs)` gets the Argument
+        # dicts of the arguments named in `dali_args_raw` and returns the call's arguments
+        raw = getattr(impl, "dali_args_raw", ())
         for arg in op["args"]:
             name = arg["name"]
             if name == "device":
@@ -273,7 +281,9 @@ def record_ops(msg):
             elif name.startswith("_") or name in _INTERNAL_ARGS:
                 continue
             else:
-                kwargs[name] = _value(arg)
+                kwargs[name] = arg if name in raw else _value(arg)
+        if raw:
+            kwargs = impl.from_dali_args(kwargs)
         inputs = []
         for io in op["input"]:
             if io["name"] not in tensors:
@@ -287,6 +297,8 @@ def record_ops(msg):
             kwargs["dtype"] = T(kwargs["dtype"])
         out = _operator.call(impl, inputs, {**kwargs, "device": device,
                                             "name": op["inst_name"] or None})
+        if isinstance(out, dict):                 # outputs by name (Operator.output_names)
+            out = list(out.values())
         outs = out if isinstance(out, list) else ([] if out is None else [out])
         if len(outs) != len(op["output"]):
             raise ValueError(f"operator {op['inst_name']!r} ({op['name']}) has {len(outs)} "
