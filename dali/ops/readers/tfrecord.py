@@ -42,9 +42,16 @@ def _num_outputs(args):
     return len(features) if isinstance(features, dict) else 1
 
 
+class _Schema(Schema):
+    @property
+    def dali_schema_name(self):
+        """DALI's Python wrapper of readers.tfrecord calls the internal `_TFRecord`."""
+        return "readers___TFRecord"
+
+
 @_registry.register
 class TFRecord(_records.RecordReader):
-    schema = Schema(
+    schema = _Schema(
         "readers.tfrecord", inputs=0, outputs=_num_outputs, devices=("cpu",), random=True,
         class_name="TFRecord",
         doc="Reads features of tf.train.Example records from TFRecord files (TensorFlow is "
@@ -75,6 +82,26 @@ class TFRecord(_records.RecordReader):
     def output_names(cls, args):
         features = args.get("features")
         return list(features) if isinstance(features, dict) else None
+
+    # DALI's serialized form: `feature_names` (strings) and `features` (Arguments of type
+    # "TFRecord": type, has_shape (a fixed-length feature), shape, default_value); the partial
+    # shape of a VarLenFeature goes in `shape` (DALI leaves it out).
+    dali_args_raw = ("features",)
+
+    @classmethod
+    def serialized_args(cls, args):
+        features = args["features"]
+        return {"feature_names": _arg("feature_names", "string", list(features)),
+                "features": {"name": "features", "type": "TFRecord", "is_vector": True,
+                             "extra_args": [_feature_arg(f"element {i}", f)
+                                            for i, f in enumerate(features.values())]}}
+
+    @classmethod
+    def from_dali_args(cls, kwargs):
+        names, raw = kwargs.pop("feature_names"), kwargs.pop("features")
+        kwargs["features"] = dict(zip(names, (_feature_of(e) for e in raw["extra_args"]),
+                                      strict=True))
+        return kwargs
 
     @classmethod
     def check_call(cls, args, name):
@@ -154,6 +181,40 @@ class TFRecord(_records.RecordReader):
             except _example.ProtoError as e:
                 return None, (i, f"the record {self.entry_name(entries[i])} is corrupt: {e}")
         return [BatchStorage.from_arrays(c) for c in columns], None
+
+
+_ARG_FIELDS = {"int64": "ints", "float": "floats", "string": "strings", "bool": "bools"}
+_DEFAULT_KINDS = {tfrec.int64: "int64", tfrec.float32: "float", tfrec.string: "string"}
+
+
+def _arg(name, kind, values, vector=None):
+    """An Argument dict: one value, or a vector of `values` (a list)."""
+    if isinstance(values, list) and vector is not False:
+        return {"name": name, "type": kind, "is_vector": True,
+                "extra_args": [_arg(f"element {i}", kind, v) for i, v in enumerate(values)]}
+    values = values if isinstance(values, list) else [values]
+    return {"name": name, "type": kind if values else "", "is_vector": False,
+            _ARG_FIELDS[kind]: values}
+
+
+def _feature_arg(name, f):
+    shape = list(f.partial_shape or ()) if f.var_len else list(f.shape)
+    return {"name": name, "type": "TFRecord", "is_vector": False, "extra_args": [
+        _arg("type", "int64", f.dtype), _arg("has_shape", "bool", not f.var_len),
+        _arg("shape", "int64", shape, vector=False),
+        _arg("default_value", _DEFAULT_KINDS[f.dtype], f.default_value)]}
+
+
+def _feature_of(arg):
+    """The dali.tfrecord.Feature of a serialized "TFRecord" Argument."""
+    fields = {a["name"]: a for a in arg["extra_args"]}
+    dtype = fields["type"]["ints"][0]
+    shape = fields["shape"].get("ints", [])
+    default = fields["default_value"][_ARG_FIELDS[_DEFAULT_KINDS[dtype]]][0]
+    if fields["has_shape"]["bools"][0]:
+        return tfrec.FixedLenFeature(shape, dtype, default)
+    return tfrec.VarLenFeature(shape, dtype, default) if shape else \
+        tfrec.VarLenFeature(dtype, default)
 
 
 def _ndim(feature):

@@ -225,3 +225,23 @@ def test_example_parser_packed_and_unpacked():
         assert _example.float_values(rec[sb:eb]).tolist() == [0.5, -1.0]
         assert [bytes(v) for v in _example.bytes_values(rec[sc:ec])] == [b"x", b"yz"]
     assert _spans(tfrecord([example({"a": [1]})]), [b"b"]) == [[0, 0, 0]]
+
+
+def test_serialized_pipeline_keeps_the_features(data):
+    import dali
+    from dali import fn
+    from dali import tfrecord as tfrec
+
+    @dali.pipeline_def(batch_size=3, num_threads=1, device_id=None)
+    def pipe():
+        out = fn.readers.tfrecord(path=data[0], index_path=data[1], features=features(tfrec))
+        return tuple(out.values())
+
+    original = pipe()
+    back = dali.Pipeline.deserialize(original.serialize())
+    original.build()
+    back.build()
+    for a, b in zip(original.run(), back.run(), strict=True):
+        for x, y in zip(a, b, strict=True):
+            assert np.array(x).dtype == np.array(y).dtype
+            np.testing.assert_array_equal(np.array(x), np.array(y))
