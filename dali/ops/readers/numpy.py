@@ -136,6 +136,8 @@ class Numpy(_common.Reader):
         if sum(n in given for n in _ENDS) > 1:
             raise RuntimeError('"roi_end", "rel_roi_end", "roi_shape", and "rel_roi_shape" '
                                "arguments are mutually exclusive")
+        if a["use_o_direct"] and not a["dont_use_mmap"]:
+            raise RuntimeError("Cannot use use_o_direct with ``dont_use_mmap=False``.")
         self._roi_names = [n for n in (*_STARTS, *_ENDS) if n in given]
         self._headers = {} if a["cache_header_information"] else None
         super().setup()

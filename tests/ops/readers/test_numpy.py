@@ -341,3 +341,12 @@ def test_order_data_and_meta_match_the_oracle(many, kwargs):
         for x, y in zip(a, b, strict=True):
             assert x.dtype == y.dtype
             np.testing.assert_array_equal(x, y)
+
+
+def test_use_o_direct_needs_dont_use_mmap(tmp_path):
+    root = _bad_files(tmp_path)
+    with pytest.raises(RuntimeError, match="Cannot use use_o_direct with ``dont_use_mmap=False``"):
+        read(batch_size=1, file_root=root, files=["good.npy"], use_o_direct=True)
+    (batch, _), = read(batch_size=1, file_root=root, files=["good.npy"], use_o_direct=True,
+                       dont_use_mmap=True)[0]
+    np.testing.assert_array_equal(batch[0], np.arange(10))
