@@ -98,6 +98,10 @@ class WarpPerspective(_operator.Operator):
         if not planar and (channels > 4).any():
             raise self.error(f"Images with more than 4 interleaved channels are not "
                              f"supported, got {int(channels.max())}", RuntimeError)
+        empty = np.flatnonzero((shapes[:, h:h + 2] == 0).any(axis=1))
+        if empty.size:
+            raise ws.sample_error(int(empty[0]), f"cannot warp an empty image (shape "
+                                                 f"{shapes[empty[0]].tolist()})", RuntimeError)
         if (shapes[:, h:h + 2] > 32767).any():
             raise self.error("Images wider or taller than 32767 pixels are not supported",
                              RuntimeError)

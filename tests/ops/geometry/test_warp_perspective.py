@@ -144,6 +144,8 @@ def test_planar_is_warped_plane_by_plane():
      "Unsupported input type: int32"),
     ({"matrix": M1}, "HWC", np.zeros((4, 4, 5), np.uint8), RuntimeError,
      "more than 4 interleaved channels"),
+    ({"matrix": M1}, "HWC", np.zeros((0, 4, 3), np.uint8), RuntimeError,
+     "cannot warp an empty image"),
     ({"matrix": M1}, "WHC", np.zeros((4, 4, 3), np.uint8), ValueError,
      'The layout "WHC" does not match any of the allowed layouts'),
     ({"matrix": M1, "interp_type": types.INTERP_CUBIC}, "HWC", np.zeros((4, 4, 3), np.uint8),
