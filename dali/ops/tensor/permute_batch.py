@@ -1,6 +1,9 @@
 """fn.permute_batch: output sample i is input sample `indices[i]` (a list of batch-size
 entries, or one scalar per sample as an argument input, e.g. from fn.batch_permutation);
-samples may repeat or be left out.  The copies are the nogil `gather` kernel (see `_frames`)."""
+samples may repeat or be left out.  The source info follows the samples; the sample ids (which
+random operators downstream draw by) stay those of the positions, so two copies of a sample
+are still augmented independently.  The copies are the nogil `gather` kernel (see
+`_frames`)."""
 
 from __future__ import annotations
 
@@ -50,3 +53,4 @@ class PermuteBatch(_operator.Operator):
         _frames.gather(ws, src, ws.outputs[0], plan.indices, sample_bytes,
                        np.zeros(int(counts.sum()), np.int64),
                        np.concatenate([[0], np.cumsum(counts)]))
+        ws.set_output_meta(0, ws.sample_ids, [ws.source_info(i) for i in plan.indices.tolist()])

@@ -1,13 +1,17 @@
 """fn.permute_batch: constant and argument-input indices against NumPy, repeated and dropped
 samples, empty samples, errors, and real DALI."""
 
+import pathlib
+
 import numpy as np
 import pytest
 from layout_utils import run_layouts
 
+from dali import fn, pipeline_def
 from dali._executor.errors import PipelineError
 
 RNG = np.random.default_rng(53)
+IMAGES = pathlib.Path(__file__).parents[3] / "dali" / "data" / "images"
 
 
 def _batch(dtype=np.uint8, n=5):
@@ -44,6 +48,19 @@ def test_errors(indices, match):
     with pytest.raises(PipelineError, match=match) as e:
         run_layouts(lambda fn, x: fn.permute_batch(x, indices=indices), [_batch(n=3)])
     assert "fn.permute_batch" in str(e.value)
+
+
+def test_source_info_follows_the_samples():
+    @pipeline_def(batch_size=3, num_threads=1, device_id=None)
+    def pipe():
+        x, _ = fn.readers.file(file_root=str(IMAGES))
+        return fn.permute_batch(x, indices=[2, 0, 0]), x
+
+    p = pipe()
+    p.build()
+    out, src = p.run()
+    assert [out[i].source_info() for i in range(3)] == [src[i].source_info() for i in (2, 0, 0)]
+    assert src[0].source_info()
 
 
 @pytest.mark.oracle
