@@ -243,7 +243,7 @@ class Numpy(_common.Reader):
         rows = np.array([p[0] for p in found], np.int64).reshape(n, 5, ndim).transpose(1, 0, 2)
         storage = BatchStorage.allocate(dtype, [p[1] for p in found], ndim=ndim)
         outs = storage.samples()
-        fill = _saturate(self.args["fill_value"], dtype)
+        fill = _saturate(self.args["fill_value"], dtype) if any(p[3] for p in found) else None
         targets = []
         for i, (_, out_shape, fortran, padded) in enumerate(found):
             out = np.empty(out_shape[::-1], dtype) if fortran else outs[i]
