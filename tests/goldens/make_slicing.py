@@ -90,6 +90,15 @@ CASES = [
       "out_anchors_rel": _f32([[0.0, 0.0], [0.37, 0.11], [0.6, 0.6]], [[0.5, 0.125]], NONE),
       "shapes_rel": _f32([[0.5, 0.5], [0.3, 0.5], [0.4, 0.4]], [[0.5, 0.3]], NONE)}],
     ["multi_paste", {"in_ids": [0, 1], "dtype": "DT:UINT8"}, "HWC", [F32[:1] * 2]],
+    ["erase", {"anchor": [1, 2, 5, 0], "shape": [3, 4, 2, 20], "fill_value": [9, 300, -1.5]},
+     "HWC", [U8]],
+    ["erase", {"anchor": [0.15, 0.25, 0.7, 0.05], "shape": [0.3, 0.45, 0.33, 0.29],
+               "normalized": True}, "HWC", [U8]],
+    ["erase", {"anchor": [2.5, 3.5], "shape": [2.5, 1.5], "centered_anchor": True,
+               "normalized_anchor": False, "fill_value": [-7.25]}, "HWC", [F32]],
+    ["erase", {"anchor": [0.3, 4], "shape": [0.4, 3.3], "axis_names": "WH",
+               "normalized_anchor": True}, "HWC", [U8]],
+    ["erase", {"anchor": [1.7, -3], "shape": [2.6, 5.5], "axes": [0]}, "", [VEC]],
 ]
 
 

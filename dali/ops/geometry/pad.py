@@ -4,8 +4,8 @@ of `align`.
 
 For each padded axis, the output extent is the requested one (`shape`, where positive; else
 the batch's largest extent along that axis), at least the sample's own, rounded up to a
-multiple of `align`.  The fill value is converted to the sample type by a plain C cast of the
-float32 value (integers wrap; out of range of the integer a float goes through, the minimum).
+multiple of `align`.  The fill value is converted to the sample type by a plain C cast
+(`dali.ops._c_cast`).
 The copy is one nogil call of the slice kernel (window at the origin, constant border).
 """
 
@@ -17,7 +17,7 @@ from dali import _operator, _registry, tensors
 from dali._ext.kernels import slice as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops import _slice_window
+from dali.ops import _c_cast, _slice_window
 
 
 @_registry.register
@@ -84,7 +84,7 @@ class Pad(_operator.Operator):
                 out[i, axes] = _extents(ws, in_shape[i:i + 1, axes], largest[axes], *rows,
                                         first=i)[0]
         dtype = np.dtype(storage.dtype)
-        fill = _cast(ws.arg_array("fill_value", np.float32), dtype).reshape(n, 1)
+        fill = _c_cast.c_cast(ws.arg_array("fill_value", np.float32), dtype).reshape(n, 1)
         out.flags.writeable = fill.flags.writeable = False
         return _operator.Plan([_operator.OutputDesc(out, dtype, layout)], fill=fill)
 
@@ -141,22 +141,3 @@ def _extents(ws, extent, largest, shape, align, first=0):
                                   "Values of `align` argument must be positive.", RuntimeError)
         want = -(-want // align) * align
     return want
-
-
-def _cast(values, dtype):
-    """float32 `values` as `dtype` the way a C cast does on x86-64: integers take the value
-    truncated through int32 (int64 for 64-bit and uint32 types), which is the type's minimum
-    when out of its range or NaN, then wrap."""
-    values = np.asarray(values, np.float32)
-    if dtype.kind == "b":
-        return values != 0
-    if dtype.kind == "f":
-        with np.errstate(over="ignore"):
-            return values.astype(dtype)
-    wide = np.float64(values)
-    bits = 64 if dtype.itemsize == 8 or dtype == np.uint32 else 32
-    lo = -2.0 ** (bits - 1)
-    with np.errstate(invalid="ignore"):
-        ok = (wide >= lo) & (wide < -lo)
-        as_int = np.where(ok, np.trunc(np.where(ok, wide, 0)), lo).astype(np.int64)
-    return as_int.astype(dtype)
