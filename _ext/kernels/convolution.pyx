@@ -15,7 +15,8 @@ outside the part reflect without repeating the edge (reflect-101, any distance).
 round half away from zero and saturate).
 
 Filter (`filter_batch`): out[y, x] = sum_i sum_j f[i, j] * in[y - a_i + i, x - a_j + j]
-(correlation, i-major), with the input padded by a border mode (reflect-101, reflect-1001,
+(correlation, i-major, zero taps skipped as OpenCV's filter2D skips them), with the input
+padded by a border mode (reflect-101, reflect-1001,
 wrap, clamp, constant fill); in "valid" mode the anchor is 0 and the output is smaller.
 Integer outputs round halves to even (DALI's CPU filter is OpenCV's filter2D, cvRound).
 """
@@ -268,17 +269,24 @@ cdef void _filter(const Part* p) noexcept nogil:
     cdef Py_ssize_t oh = p.out_ext[0], ow = p.out_ext[1]
     cdef Py_ssize_t ph = oh + p.fh - 1, pw = ow + p.fw - 1
     cdef Py_ssize_t y, t, sy, len_ = ow * nc
-    cdef int i, j, ntaps = p.fh * p.fw
+    cdef int i, j, ntaps = 0
     if oh * ow * nc == 0:
         return
-    cdef float* pad = <float*>malloc((ph * pw * nc + len_) * sizeof(float))
-    cdef const float** taps = <const float**>malloc(ntaps * sizeof(float*))
+    cdef float* pad = <float*>malloc((ph * pw * nc + len_ + p.fh * p.fw) * sizeof(float))
+    cdef const float** taps = <const float**>malloc(p.fh * p.fw * sizeof(float*))
     if pad == NULL or taps == NULL:
         free(pad)
         free(taps)
         return
     cdef float* acc = pad + ph * pw * nc
+    cdef float* weights = acc + len_
     cdef float* prow
+    for i in range(p.fh):                  # zero taps skipped, as OpenCV's filter2D does
+        for j in range(p.fw):
+            if p.filt[i * p.fw + j] != 0:
+                weights[ntaps] = p.filt[i * p.fw + j]
+                taps[ntaps] = pad + (i * pw + j) * nc
+                ntaps += 1
     for y in range(ph):
         sy = _border(y - p.ay, h, p.border)
         prow = pad + y * pw * nc
@@ -289,10 +297,9 @@ cdef void _filter(const Part* p) noexcept nogil:
             _load(p.in_kind, p.src + sy * w * nc * p.in_itemsize, prow + p.ax * nc, w * nc)
             _pad_edges(prow, w, nc, p.ax, pw, p.border, p.fill)
     for y in range(oh):
-        for i in range(p.fh):
-            for j in range(p.fw):
-                taps[i * p.fw + j] = pad + ((y + i) * pw + j) * nc
-        dali_conv_sum(acc, taps, p.filt, ntaps, len_)
+        dali_conv_sum(acc, taps, weights, ntaps, len_)
+        for t in range(ntaps):
+            taps[t] += pw * nc
         if p.out_kind != K_F32:               # OpenCV's rounding: halves to even
             for t in range(len_):
                 acc[t] = rintf(acc[t])
