@@ -54,4 +54,7 @@ CASE_LIST = [
            lambda fn, types, boxes, labels, size: tuple(fn.bbox_rotate(
                boxes, labels, angle=15.0, input_shape=[SIDE[size], SIDE[size]],
                keep_size=True)), ("boxes", "box_labels")),
+    OpCase("ssd_random_crop", "ssd_random_crop",
+           lambda fn, types, image, boxes, labels, size: tuple(fn.ssd_random_crop(
+               image, boxes, labels, num_attempts=10)), ("u8", "boxes", "box_labels")),
 ]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dali._ext.tensor_storage import BatchStorage
+
 _F32 = np.float32
 _STARTS, _ENDS, _SIZES = "xyz", "XYZ", "WHD"
 
@@ -104,3 +106,41 @@ def volumes(lo, hi):
 def intersections(lo_a, hi_a, lo_b, hi_b):
     """Area of the intersection of boxes (broadcast over leading axes)."""
     return np.prod(np.maximum(np.minimum(hi_a, hi_b) - np.maximum(lo_a, lo_b), 0), axis=-1)
+
+
+def crop(lo, hi, counts, crop_lo, crop_hi, nocrop, prune=None):
+    """Boxes (corners `lo`, `hi`, `counts` per sample) against per-sample relative windows.
+
+    Returns (new_lo, new_hi, keep, kept): the corners clamped to their window and relative to
+    it, which boxes survive (centre in the window, or with `prune` at least that fraction of
+    the area in it, and some of it; every box of a `nocrop` sample) and how many per sample.
+    """
+    n = len(counts)
+    wlo, whi = np.repeat(crop_lo, counts, axis=0), np.repeat(crop_hi, counts, axis=0)
+    if prune is None:
+        centre = (lo + hi) * _F32(0.5)
+        keep = ((centre >= wlo) & (centre <= whi)).all(axis=-1)
+    else:
+        inter = intersections(wlo, whi, lo, hi)
+        area = volumes(lo, hi)
+        frac = np.divide(inter, area, out=np.zeros_like(inter), where=area > 0)
+        keep = (frac >= prune) & (inter > 0)
+    keep |= np.repeat(nocrop, counts)
+    size = whi - wlo
+    new_lo = (np.clip(lo, wlo, whi) - wlo) / size
+    new_hi = (np.clip(hi, wlo, whi) - wlo) / size
+    kept = np.bincount(np.repeat(np.arange(n), counts)[keep], minlength=n)
+    return new_lo, new_hi, keep, kept
+
+
+def kept_rows(rows, keep, kept, ndim):
+    """A new batch of the `keep` rows of `rows` (the rows of all samples, back to back),
+    `kept[i]` of them in sample i; samples of `ndim` dimensions (rows of 1-D samples are
+    scalars)."""
+    shapes = np.empty((len(kept), ndim), np.int64)
+    shapes[:, 0] = kept
+    shapes[:, 1:] = rows.shape[1:] if ndim > 1 else ()
+    out = BatchStorage.allocate(rows.dtype, shapes, ndim=ndim)
+    picked = rows[keep]
+    out.flat().reshape(picked.shape)[...] = picked
+    return out

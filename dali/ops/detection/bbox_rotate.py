@@ -18,7 +18,6 @@ import numpy as np
 
 from dali import _operator, _registry
 from dali._ext.kernels import boxes
-from dali._ext.tensor_storage import BatchStorage
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _rotation
@@ -153,13 +152,8 @@ class BboxRotate(_operator.Operator):
             a["bbox_normalized"], a["mode"], a["remove_threshold"])
         kept = np.bincount(np.repeat(np.arange(len(counts)), counts)[keep],
                            minlength=len(counts))
-        out = BatchStorage.allocate(np.dtype(_F32), np.stack([kept, np.full_like(kept, 4)], 1))
-        out.flat().reshape(-1, 4)[...] = boxes_out[keep]
-        ws.outputs[0] = out
+        ws.outputs[0] = _boxes.kept_rows(boxes_out, keep, kept, 2)
         if plan.labels is not None:
             st, flat = plan.labels
-            shapes = np.array(st.shapes)
-            shapes[:, 0] = kept
-            lab = BatchStorage.allocate(np.dtype(np.int32), shapes, ndim=st.ndim)
-            lab.flat()[...] = flat[keep]
-            ws.outputs[1] = lab
+            rows = flat.reshape(-1, 1) if st.ndim == 2 else flat
+            ws.outputs[1] = _boxes.kept_rows(rows, keep, kept, st.ndim)

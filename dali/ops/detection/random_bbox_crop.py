@@ -35,7 +35,6 @@ import numpy as np
 
 from dali import _operator, _registry
 from dali._ext.kernels import boxes
-from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops.detection import _boxes
@@ -276,53 +275,29 @@ class RandomBboxCrop(_operator.Operator):
                           f"(best_metric={max(metric, 0.0):g})", stacklevel=2)
         return crop_lo, crop_hi, anchor, status == _NO_CROP
 
-    def _keep(self, wlo, whi, blo, bhi, inter, area):
-        """Which boxes survive a window: centre inside, or enough of the area inside."""
-        prune = self.args["bbox_prune_threshold"]
-        if prune is None:
-            centre = (blo + bhi) * _F32(0.5)
-            return ((centre >= wlo) & (centre <= whi)).all(axis=-1)
-        frac = np.divide(inter, area, out=np.zeros_like(inter), where=area > 0)
-        return (frac >= prune) & (inter > 0)
-
     # -- outputs ------------------------------------------------------------------------------
     def _outputs(self, ws, plan, src, lo, hi, crop_lo, crop_hi, anchors, nocrop):
         ndim, counts = plan.ndim, plan.counts
         n = len(counts)
-        crop_size = plan.sizes[1]
-        anchor, shape = ws.outputs[0].flat().reshape(n, ndim), ws.outputs[1].flat().reshape(
-            n, ndim)
+        anchor = ws.outputs[0].flat().reshape(n, ndim)
+        shape = ws.outputs[1].flat().reshape(n, ndim)
         if self.fixed:
-            shape[...] = crop_size
+            shape[...] = plan.sizes[1]
             anchor[...] = anchors
         else:
             anchor[...] = crop_lo
             shape[...] = crop_hi - crop_lo
-        wlo, whi = np.repeat(crop_lo, counts, axis=0), np.repeat(crop_hi, counts, axis=0)
-        inter = _boxes.intersections(wlo, whi, lo, hi)
-        keep = self._keep(wlo, whi, lo, hi, inter, _boxes.volumes(lo, hi))
-        keep |= np.repeat(nocrop, counts)
-        size = whi - wlo
-        new_lo = (np.clip(lo, wlo, whi) - wlo) / size
-        new_hi = (np.clip(hi, wlo, whi) - wlo) / size
+        new_lo, new_hi, keep, kept = _boxes.crop(lo, hi, counts, crop_lo, crop_hi, nocrop,
+                                                 self.args["bbox_prune_threshold"])
         boxes = _boxes.from_corners(new_lo, new_hi, plan.cols)
         same = np.repeat(nocrop, counts)
         boxes[same] = src[same]
-        kept = np.bincount(np.repeat(np.arange(n), counts)[keep], minlength=n)
-        out = BatchStorage.allocate(np.dtype(_F32), np.stack([kept, np.full(n, 2 * ndim)], 1))
-        out.flat().reshape(-1, 2 * ndim)[...] = boxes[keep]
-        ws.outputs[2] = out
+        ws.outputs[2] = _boxes.kept_rows(boxes, keep, kept, 2)
         k = 3
         if plan.labels is not None:
             storage, flat = plan.labels
-            shapes = np.array(storage.shapes)
-            shapes[:, 0] = kept
-            lab = BatchStorage.allocate(np.dtype(np.int32), shapes, ndim=storage.ndim)
-            lab.flat().reshape(flat[keep].shape)[...] = flat[keep]
-            ws.outputs[k] = lab
+            ws.outputs[k] = _boxes.kept_rows(flat, keep, kept, storage.ndim)
             k += 1
         if self.args["output_bbox_indices"]:
             index = np.arange(len(keep)) - np.repeat(np.cumsum(counts) - counts, counts)
-            idx = BatchStorage.allocate(np.dtype(np.int32), kept[:, None])
-            idx.flat()[...] = index[keep]
-            ws.outputs[k] = idx
+            ws.outputs[k] = _boxes.kept_rows(index.astype(np.int32), keep, kept, 1)
