@@ -36,10 +36,10 @@ def _num_outputs(args, num_inputs=1):
 
 
 @_registry.register
-class RandomObjectBbox(_operator.Operator):
+class RandomObjectBBox(_operator.Operator):
     schema = Schema(
         "segmentation.random_object_bbox", inputs=1, outputs=_num_outputs, devices=("cpu",),
-        random=True,
+        random=True, class_name="RandomObjectBBox",
         doc="Randomly selects an object from a mask and returns its bounding box.\n\n"
             "The input is a labeled segmentation map (bool or integers of up to 32 bits). "
             "With probability `foreground_prob` a label is selected (uniformly or by "

@@ -21,9 +21,10 @@ from dali._types import DALIDataType as T
 
 
 @_registry.register
-class RoiRandomCrop(_operator.Operator):
+class ROIRandomCrop(_operator.Operator):
     schema = Schema(
         "roi_random_crop", inputs=(0, 1), outputs=1, devices=("cpu",), random=True,
+        class_name="ROIRandomCrop",
         doc="Produces a fixed shape cropping window, randomly placed so that as much of the "
             "provided region of interest (ROI) is contained in it.\n\n"
             "If the ROI is bigger than the cropping window, the window is a subwindow of the "
