@@ -125,6 +125,7 @@ class Pipeline:
         self._effective_seed = None      # the seed operator seeds derive from, set by build()
         self._definition = None          # how a @pipeline_def made it (for check_parity)
         self._deserialized = False       # made by deserialize()
+        self._worker_pool = None         # parallel external sources' workers
         self._condition_stack = None     # with enable_conditionals: dali._autograph.conditional
         self._sched = scheduler.Scheduler(self)
 
@@ -242,6 +243,7 @@ class Pipeline:
         else:
             self._effective_seed = int(np.random.SeedSequence().entropy % (2 ** 31))
         self._executor = self._make_executor(self._effective_seed)
+        self._start_workers()
         if self._enable_checkpointing:
             checkpointing.check_operators(self._executor.ops)
         if self._checkpoint is not None:
@@ -647,8 +649,26 @@ class Pipeline:
         framework iterators; mixing APIs raises)."""
         return self._sched.check_api(api)
 
+    def _start_workers(self):
+        """The worker processes of the parallel external sources (dali.ops.python._workers)."""
+        parallel = [op for op in self._input_ops if op.parallel_kind is not None]
+        if not parallel:
+            return
+        from dali.ops.python import _workers
+
+        pool = _workers.WorkerPool(
+            [(op.source, op.num_outputs, bool(op.args["batch_info"]), op.parallel_kind,
+              op.cycle) for op in parallel], self._py_num_workers, self._py_start_method,
+            [op.args["prefetch_queue_depth"] for op in parallel], self._max_batch_size,
+            self._py_callback_pickler)
+        for i, op in enumerate(parallel):
+            op.pool, op.pool_index = pool, i
+        self._worker_pool = pool
+
     def start_py_workers(self):
-        """Parallel external source workers are not used: callbacks run in this process."""
+        """Start the worker processes of the parallel external sources (`build()` does it
+        too)."""
+        self.build()
 
     def external_source_shm_statistics(self):
         return {"capacities": [], "per_sample_capacities": []}

@@ -78,7 +78,6 @@ def twins(body, **kw):
             experimental.pipeline_def(body, debug=True)(**args))
 
 
-@pytest.mark.filterwarnings("ignore:.*parallel=True is accepted:RuntimeWarning")
 @pytest.mark.parametrize("kind", sorted(SOURCES))
 def test_debug_mode_reads_every_source_kind_like_graph_mode(kind):
     def body():

@@ -22,16 +22,16 @@ as an operator error.  Lists of `layout`/`dtype`/`ndim` are split over the outpu
 splits them: missing entries leave an output undeclared, extra ones are ignored.
 
 The callbacks run on the main thread before each iteration (see the pipeline's `_iter_setup`);
-the operator itself only pops the fed batches in order.  `parallel=True` is accepted and runs
-the callbacks in this process, with a RuntimeWarning that says so: the results are the same,
-only the worker pool is missing.
+the operator itself only pops the fed batches in order.  With `parallel=True` they run in the
+pipeline's worker processes instead (`dali.ops.python._workers`): per sample (`SampleInfo`,
+the default), or per batch (`batch=True`: `BatchInfo` or the iteration, or a generator
+function), `prefetch_queue_depth` batches ahead; the batches arrive in shared memory.
 """
 
 from __future__ import annotations
 
 import collections
 import inspect
-import warnings
 
 import numpy as np
 
@@ -128,11 +128,6 @@ class ExternalSource(_operator.Operator, _roles.Source, _roles.Checkpointable):
         self.source = a["source"]
         self.has_callback = self.source is not None
         parallel = a["parallel"]
-        if parallel:
-            warnings.warn(f"{spec.display_name}{_where(spec)}: parallel=True is accepted but the "
-                          "source runs in the main process (dali has no worker processes yet); "
-                          "the data is the same, the speed-up is missing", RuntimeWarning,
-                          stacklevel=2)
         self.batch = a["batch"] if a["batch"] is not None else not parallel
         self.cycle = _cycle_mode(a["cycle"], spec.display_name)
         self._iteration = 0
@@ -145,6 +140,10 @@ class ExternalSource(_operator.Operator, _roles.Source, _roles.Checkpointable):
         self._dtypes = [None if d is None or _types.to_dali_type(d) == T.NO_TYPE
                         else _types.to_dali_type(d) for d in self._per_output(a["dtype"])]
         self._ndims = [None if n is None else int(n) for n in self._per_output(a["ndim"])]
+        self.pool = None                     # the pipeline's WorkerPool, with parallel=True
+        self.pool_index = None
+        self.parallel_kind = _parallel_kind(self._mode, self.batch, spec.display_name) \
+            if parallel and self.has_callback else None
 
     def setup(self):
         """The declared metadata, checked at build as DALI checks it."""
@@ -168,6 +167,10 @@ class ExternalSource(_operator.Operator, _roles.Source, _roles.Checkpointable):
     # -- callbacks (main thread, before each iteration) ---------------------------------------
     def callback_batch(self, epoch_idx):
         """The next batch from the source; raises StopIteration at the end of data."""
+        if self.pool is not None:
+            outs = self.pool.batch(self.pool_index, self._iteration, epoch_idx)
+            self._iteration += 1
+            return outs[0] if self.num_outputs == 1 else tuple(outs)
         mode = self._mode
         bs = self.spec.max_batch_size
         if mode == "iterable" and self.batch:
@@ -213,6 +216,8 @@ class ExternalSource(_operator.Operator, _roles.Source, _roles.Checkpointable):
     def reset_callback(self, epoch_idx):
         self._iteration = 0
         self._consumed = 0
+        if self.pool is not None:
+            self.pool.forget(self.pool_index)
 
     def drop_fed(self):
         """Forget the batches fed and not yet taken (a checkpoint restored in place)."""
@@ -398,6 +403,21 @@ def _source_mode(source, batch, cycle, name):
         return "iterable"
     raise TypeError(f"{name}: `source` must be a callable, an iterable or a generator "
                     f"function, got {type(source).__name__}")
+
+
+def _parallel_kind(mode, batch, name):
+    """How a parallel source runs in the workers: "samples", "batch" or "generator"; DALI's
+    TypeError for the sources it cannot run there."""
+    if mode == "call1":
+        return "batch" if batch else "samples"
+    if mode == "iterable" and batch:
+        return "generator"
+    raise TypeError(
+        f"{name}: with parallel=True the source must be a callable taking one argument "
+        "(SampleInfo, or BatchInfo/the iteration with batch=True), or a generator function "
+        "with batch=True; got "
+        + ("a callable without arguments" if mode == "call0" else
+           "an iterable with batch=False" if mode == "iterable" else str(mode)))
 
 
 def _positional_count(source, name):

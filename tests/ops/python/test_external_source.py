@@ -146,9 +146,7 @@ def test_per_sample_several_outputs(api):
 
 
 def test_parallel_defaults_to_per_sample_calls():
-    with pytest.warns(RuntimeWarning, match=r"parallel=True is accepted but the source runs in "
-                                            r"the main process"):
-        p = make(DALI_API, lambda si: np.array([si.idx_in_epoch]), bs=3, parallel=True)
+    p = make(DALI_API, lambda si: np.array([si.idx_in_epoch]), bs=3, parallel=True)
     assert run_all(p, 2) == [[[0], [1], [2]], [[3], [4], [5]]]
 
 
