@@ -264,48 +264,60 @@ cdef void _separable(const Part* p) noexcept nogil:
     free(buf)
 
 
+cdef void _filter_row(const Part* p, Py_ssize_t y, Py_ssize_t pw, float* prow) noexcept nogil:
+    """Padded row y (input row y - anchor, through the border) as float32."""
+    cdef Py_ssize_t t, w = p.ext[1], nc = p.nc
+    cdef Py_ssize_t sy = _border(y - p.ay, p.ext[0], p.border)
+    if sy < 0:
+        for t in range(pw * nc):
+            prow[t] = p.fill
+    else:
+        _load(p.in_kind, p.src + sy * w * nc * p.in_itemsize, prow + p.ax * nc, w * nc)
+        _pad_edges(prow, w, nc, p.ax, pw, p.border, p.fill)
+
+
 cdef void _filter(const Part* p) noexcept nogil:
-    cdef Py_ssize_t h = p.ext[0], w = p.ext[1], nc = p.nc
-    cdef Py_ssize_t oh = p.out_ext[0], ow = p.out_ext[1]
-    cdef Py_ssize_t ph = oh + p.fh - 1, pw = ow + p.fw - 1
-    cdef Py_ssize_t y, t, sy, len_ = ow * nc
+    """Output row y reads padded rows y..y+fh-1, kept in a ring of fh rows (in cache)."""
+    cdef Py_ssize_t nc = p.nc, oh = p.out_ext[0], ow = p.out_ext[1]
+    cdef Py_ssize_t pw = ow + p.fw - 1, y, t, len_ = ow * nc, rowlen = pw * nc
     cdef int i, j, ntaps = 0
     if oh * ow * nc == 0:
         return
-    cdef float* pad = <float*>malloc((ph * pw * nc + len_ + p.fh * p.fw) * sizeof(float))
+    cdef float* ring = <float*>malloc((p.fh * rowlen + len_ + p.fh * p.fw) * sizeof(float))
     cdef const float** taps = <const float**>malloc(p.fh * p.fw * sizeof(float*))
-    if pad == NULL or taps == NULL:
-        free(pad)
+    cdef int* tap_row = <int*>malloc(p.fh * p.fw * sizeof(int))
+    cdef Py_ssize_t* tap_col = <Py_ssize_t*>malloc(p.fh * p.fw * sizeof(Py_ssize_t))
+    if ring == NULL or taps == NULL or tap_row == NULL or tap_col == NULL:
+        free(ring)
         free(taps)
+        free(tap_row)
+        free(tap_col)
         return
-    cdef float* acc = pad + ph * pw * nc
+    cdef float* acc = ring + p.fh * rowlen
     cdef float* weights = acc + len_
-    cdef float* prow
     for i in range(p.fh):                  # zero taps skipped, as OpenCV's filter2D does
         for j in range(p.fw):
             if p.filt[i * p.fw + j] != 0:
                 weights[ntaps] = p.filt[i * p.fw + j]
-                taps[ntaps] = pad + (i * pw + j) * nc
+                tap_row[ntaps] = i
+                tap_col[ntaps] = j * nc
                 ntaps += 1
-    for y in range(ph):
-        sy = _border(y - p.ay, h, p.border)
-        prow = pad + y * pw * nc
-        if sy < 0:
-            for t in range(pw * nc):
-                prow[t] = p.fill
-        else:
-            _load(p.in_kind, p.src + sy * w * nc * p.in_itemsize, prow + p.ax * nc, w * nc)
-            _pad_edges(prow, w, nc, p.ax, pw, p.border, p.fill)
+    for i in range(p.fh - 1):
+        _filter_row(p, i, pw, ring + i * rowlen)
     for y in range(oh):
-        dali_conv_sum(acc, taps, weights, ntaps, len_)
+        i = (y + p.fh - 1) % p.fh
+        _filter_row(p, y + p.fh - 1, pw, ring + i * rowlen)
         for t in range(ntaps):
-            taps[t] += pw * nc
+            taps[t] = ring + ((y + tap_row[t]) % p.fh) * rowlen + tap_col[t]
+        dali_conv_sum(acc, taps, weights, ntaps, len_)
         if p.out_kind != K_F32:               # OpenCV's rounding: halves to even
             for t in range(len_):
                 acc[t] = rintf(acc[t])
         _store(p.out_kind, p.dst + y * len_ * p.out_itemsize, acc, len_)
+    free(tap_col)
+    free(tap_row)
     free(taps)
-    free(pad)
+    free(ring)
 
 
 cdef void _run_separable(void* ctx, int64_t i) noexcept nogil:
