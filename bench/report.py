@@ -35,11 +35,11 @@ import time
 import cv2
 import numpy as np
 
-from bench import backends, corpus, measure, operator_report, pipelines
+from bench import backends, corpus, features, measure, operator_report, pipelines
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "RESULTS.md"
 BEGIN, END = "<!-- bench.report:begin -->", "<!-- bench.report:end -->"
-SECTIONS = ("images", "executor", "conditionals", "memory", "operators")
+SECTIONS = ("images", "executor", "conditionals", "memory", "features", "operators")
 CHAIN_LENGTHS = (10, 40)
 
 
@@ -380,6 +380,15 @@ def render(command, sections, s, root, started, elapsed, commit="unknown"):
     if "memory" in sections:
         parts += ["### Memory (P2, each backend in its own process)", "",
                   memory_table(sections["memory"], s), ""]
+    if "features" in sections:
+        f = sections["features"]
+        parts += ["### Pipeline features", "",
+                  "Parallel external_source (a per-sample Python source of ~1 ms CPU a sample, "
+                  f"batch {features.SOURCE_BATCH}, forked workers):", "",
+                  features.parallel_source_table(f["parallel_source"]), "",
+                  f"Profiler overhead on P2 ({s.image_iterations} batches per measurement):",
+                  "", features.profiler_table(f["profiler"]), "",
+                  "Checkpoints:", "", features.checkpoint_table(f["checkpoints"]), ""]
     if "operators" in sections:
         parts += [operator_report.section(sections["operators"], s.repeats, s.op_window)]
     return "\n".join(parts)
@@ -432,6 +441,12 @@ def main(argv=None):
             results[section] = measure_executor(loaded, s, log)
         elif section == "conditionals":
             results[section] = measure_conditionals(loaded, str(root), s, log)
+        elif section == "features":
+            results[section] = {
+                "parallel_source": features.measure_parallel_source(loaded, s.repeats, log),
+                "profiler": features.measure_profiler_overhead(str(root), s.repeats,
+                                                               s.image_iterations, log),
+                "checkpoints": features.measure_checkpoints(log)}
         elif section == "operators":
             results[section] = operator_report.measure_all(
                 loaded, log, repeats=s.repeats, warmup=s.warmup, window=s.op_window,

@@ -1,0 +1,134 @@
+"""The "features" section of `python -m bench.report`: what the pipeline-level features cost.
+
+- Parallel external_source: a per-sample Python source doing about 1 ms of CPU work a sample
+  (a NumPy-free loop), batch 16, in 1 and 2 worker processes, samples/s on dali and on real
+  DALI in the same run (target: >= 1.8x from 1 to 2 workers on 2 cores, >= 1.0x DALI).
+- Profiler overhead: P2 (the training pipeline) with the executor's event recording on, as
+  `Pipeline.profile` runs it, against off (target < 2%).
+- Checkpoints: the size of a checkpoint and the time to take it and to build a pipeline from
+  it, for a pipeline of random operators and sources.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from bench import backends, measure, pipelines
+
+SOURCE_BATCH = 16
+SOURCE_ITERATIONS = 12
+
+
+def busy_sample(info):
+    """About 1 ms of pure-Python work, then a small array."""
+    total = 0
+    for i in range(25000):
+        total += i * i % 7
+    return np.array([info.idx_in_epoch, total], np.int64)
+
+
+def _source_rate(backend, workers, iterations):
+    @backend.pipeline_def(batch_size=SOURCE_BATCH, num_threads=1, device_id=None,
+                          py_num_workers=workers, py_start_method="fork",
+                          prefetch_queue_depth=2)
+    def pipe():
+        return backend.fn.external_source(source=busy_sample, parallel=True, batch=False,
+                                          prefetch_queue_depth=2)
+
+    p = pipe()
+    p.build()
+    t = measure.pipeline_timing(p, iterations, warmup=2)
+    del p
+    measure.settle(0.2)
+    return t.rate
+
+
+def measure_parallel_source(loaded, repeats, log):
+    """{label: {workers: [samples/s per repeat]}}."""
+    out = {b.label: {1: [], 2: []} for b in loaded}
+    for r in range(repeats):
+        for b in loaded:
+            for workers in (1, 2):
+                rate = _source_rate(b, workers, SOURCE_ITERATIONS)
+                out[b.label][workers].append(rate)
+                log(f"  parallel source {b.label}, {workers} worker(s), repeat {r}: "
+                    f"{rate:.0f} samples/s")
+    return out
+
+
+def parallel_source_table(res):
+    rows = ["| backend | 1 worker (samples/s) | 2 workers (samples/s) | speed-up | target |",
+            "|---|---:|---:|---:|---:|"]
+    for label, by in res.items():
+        one, two = float(np.median(by[1])), float(np.median(by[2]))
+        rows.append(f"| {label} | {one:.0f} | {two:.0f} | {two / one:.2f}x | >= 1.8x |")
+    if len(res) == 2:
+        ours, theirs = (float(np.median(v[2])) for v in res.values())
+        rows.append(f"\n2 workers, dali / DALI: **{ours / theirs:.2f}x** (target >= 1.0x)")
+    return "\n".join(rows)
+
+
+def measure_profiler_overhead(root, repeats, iterations, log):
+    """P2 batches/s with and without the profiler's event recording, interleaved."""
+    ours = backends.load(backends.OURS)
+    pipe = pipelines.build(ours, pipelines.training, root=root)
+    rates = {"off": [], "on": []}
+    for r in range(repeats):
+        for mode in ("off", "on"):
+            pipe._executor.plan.events = [] if mode == "on" else None
+            t = measure.pipeline_timing(pipe, iterations, warmup=2)
+            rates[mode].append(t.rate)
+            log(f"  profiler {mode}, repeat {r}: {rates[mode][-1]:.0f} images/s")
+    pipe._executor.plan.events = None
+    return rates
+
+
+def profiler_table(rates):
+    off, on = float(np.median(rates["off"])), float(np.median(rates["on"]))
+    return ("| recording | images/s (median) |\n|---|---:|\n"
+            f"| off | {off:.1f} |\n| on (Pipeline.profile) | {on:.1f} |\n\n"
+            f"Overhead: **{100 * (off - on) / off:+.2f}%** (target < 2%; runs interleaved, so "
+            "a negative figure is noise).")
+
+
+def _checkpointed(backend, checkpoint=None):
+    def source(info):
+        return [np.full((4,), info.iteration, np.int32) for _ in range(8)]
+
+    @backend.pipeline_def(batch_size=8, num_threads=1, device_id=None, seed=3,
+                          enable_checkpointing=True)
+    def pipe():
+        x = backend.fn.external_source(source=source, batch_info=True)
+        noise = backend.fn.random.normal(x, dtype=backend.types.FLOAT)
+        return noise, backend.fn.random.uniform(range=[0, 1]), backend.fn.random.coin_flip()
+
+    return pipe(checkpoint=checkpoint) if checkpoint is not None else pipe()
+
+
+def measure_checkpoints(log):
+    ours = backends.load(backends.OURS)
+    p = _checkpointed(ours)
+    for _ in range(5):
+        p.run()
+    t0 = time.perf_counter()
+    data = p.checkpoint()
+    save = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    again = _checkpointed(ours, data)
+    again.build()
+    restore = time.perf_counter() - t0
+    log(f"  checkpoint: {len(data)} bytes, save {1e3 * save:.2f} ms, restore {1e3 * restore:.1f}"
+        " ms")
+    return {"bytes": len(data), "save_ms": 1e3 * save, "restore_ms": 1e3 * restore}
+
+
+def checkpoint_table(res):
+    return ("| checkpoint of | bytes | checkpoint() (ms) | build from it (ms) |\n"
+            "|---|---:|---:|---:|\n"
+            f"| external_source + random.normal + random.uniform + random.coin_flip | "
+            f"{res['bytes']} | {res['save_ms']:.2f} | {res['restore_ms']:.1f} |\n\n"
+            "Random operators keep no state of their own (their draws are keyed by seed, "
+            "epoch and sample), so the size does not grow with the data; readers are not "
+            "checkpointable yet.")
