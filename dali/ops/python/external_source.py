@@ -80,10 +80,10 @@ class ExternalSource(_operator.Operator, _roles.Source, _roles.Checkpointable):
             Arg("batch_info", T.BOOL, False, python_only=True,
                 doc="Call a one-argument batch callback with BatchInfo instead of an int."),
             Arg("parallel", T.BOOL, False, python_only=True,
-                doc="Run the source in worker processes. Accepted, with a RuntimeWarning: "
-                    "callbacks run in this process (same results, no worker pool yet)."),
+                doc="Run the source in the pipeline's `py_num_workers` worker processes "
+                    "(docs/parallel_sources.md)."),
             Arg("prefetch_queue_depth", T.INT32, 1, python_only=True,
-                doc="Used with parallel=True."),
+                doc="With parallel=True: batches the workers compute ahead."),
             Arg("no_copy", T.BOOL, False,
                 doc="Wrap the fed arrays without copying (they must stay unchanged)."),
             Arg("repeat_last", T.BOOL, False,
