@@ -99,6 +99,10 @@ CASES = [
     ["erase", {"anchor": [0.3, 4], "shape": [0.4, 3.3], "axis_names": "WH",
                "normalized_anchor": True}, "HWC", [U8]],
     ["erase", {"anchor": [1.7, -3], "shape": [2.6, 5.5], "axes": [0]}, "", [VEC]],
+    ["grid_mask", {"tile": 4}, "HWC", [U8]],
+    ["grid_mask", {"tile": 5, "ratio": 0.3, "angle": 0.7, "shift_x": 1.5, "shift_y": -2.25},
+     "HWC", [U8]],
+    ["grid_mask", {"tile": 3, "ratio": 0.6, "angle": -2.0, "shift_x": 100.5}, "", [F32]],
 ]
 
 
