@@ -26,6 +26,7 @@ import numpy as np
 
 from dali import _operator, _registry
 from dali._ext import files
+from dali._ext.kernels import coco_masks
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
@@ -52,6 +53,41 @@ _PREPROCESSED = {
 }
 _POLYGON_KEYS = ("polygons", "poly_offset", "poly_count", "vertices", "vert_offset",
                  "vert_count")
+
+
+def _rle_size(segm):
+    size = segm.get("size")
+    h, w = (size[0], size[1]) if isinstance(size, list) and len(size) >= 2 else (-1, -1)
+    if not (isinstance(h, int) and isinstance(w, int) and h > 0 and w > 0):
+        raise RuntimeError("Invalid or missing mask sizes")
+    return h, w
+
+
+def _rle_counts(segm):
+    """The run lengths of an RLE segmentation: a list of counts, or the COCO API's compressed
+    string (6-bit groups from '0', deltas against the count two back)."""
+    counts = segm.get("counts")
+    if isinstance(counts, list) and counts:
+        return np.array(counts, np.int64).astype(np.uint32)
+    if not isinstance(counts, str) or not counts:
+        raise RuntimeError("Missing or invalid ``counts`` attribute.")
+    out = []
+    p, n = 0, len(counts)
+    while p < n:
+        x = k = 0
+        more = True
+        while more:
+            c = (ord(counts[p]) - 48) if p < n else 0
+            x |= (c & 0x1F) << (5 * k)
+            more = bool(c & 0x20)
+            p += 1
+            k += 1
+            if not more and c & 0x10:
+                x |= -1 << (5 * k)
+        if len(out) > 2:
+            x += out[-2]
+        out.append(x & 0xFFFFFFFF)
+    return np.array(out, np.uint32)
 
 
 def _rows(offsets, counts):
@@ -102,9 +138,10 @@ class Coco(_common.Reader):
                            "start_vertex, end_vertex``.",
                 doc="Polygon masks in the legacy format (vertex ranges counted in "
                     "coordinates, i.e. doubled)."),
-            Arg("pixelwise_masks", T.BOOL, False, implemented=False,
-                doc="Add an output of pixel-wise masks (HWC int32, the object's label per "
-                    "pixel)."),
+            Arg("pixelwise_masks", T.BOOL, False,
+                doc="Add an output of pixel-wise masks: (height, width, 1) int32, layout HWC, "
+                    "each pixel the label of its object (0: background), rasterised from the "
+                    "polygons and RLEs as DALI does. Exclusive with `polygon_masks`."),
             Arg("image_ids", T.BOOL, False, doc="Add an output of the image ids."),
             Arg("save_img_ids", T.BOOL, None, alias_of="image_ids"),
             Arg("save_preprocessed_annotations", T.BOOL, False,
@@ -136,6 +173,15 @@ class Coco(_common.Reader):
                 raise RuntimeError('When reading data from preprocessed annotation files, '
                                    '"images" is not supported.')
         self._polygons = bool(a["polygon_masks"] or a["masks"])
+        if self._polygons and a["pixelwise_masks"]:
+            raise RuntimeError("``pixelwise_masks`` and ``polygon_masks`` are mutually "
+                               "exclusive")
+        if a["pixelwise_masks"] and (a["preprocessed_annotations"] or
+                                     a["save_preprocessed_annotations"]):
+            raise NotImplementedError(
+                f"{self.spec.display_name}: preprocessed annotations with pixelwise_masks "
+                f"are not implemented")
+        self._segmentation = self._polygons or bool(a["pixelwise_masks"])
         super().setup()
 
     # -- the annotations ---------------------------------------------------------------------
@@ -208,6 +254,8 @@ class Coco(_common.Reader):
         boxes, labels = [], []
         polygons, vertices, poly_offset, poly_count, vert_offset, vert_count = \
             [], [], [], [], [], []
+        rle_objects, rle_dims, rle_counts, rle_offset, rle_count, heights, widths = \
+            [], [], [], [], [], [], []
         for name in names:
             info = by_name.get(name)
             if info is None:
@@ -219,6 +267,7 @@ class Coco(_common.Reader):
             height = np.float32(info.get("height", 1))
             poly_offset.append(len(polygons))
             vert_offset.append(len(vertices))
+            rle_offset.append(len(rle_objects))
             first_vertex = len(vertices)
             for m, (ann, box) in enumerate(anns):
                 cat = int(ann.get("category_id", 0))
@@ -230,7 +279,12 @@ class Coco(_common.Reader):
                     box = box / np.array([width, height, width, height], np.float32)
                 boxes.append(box)
                 segm = ann.get("segmentation")
-                if not self._polygons or not isinstance(segm, list):
+                if a["pixelwise_masks"] and isinstance(segm, dict):
+                    rle_objects.append(m)
+                    rle_dims.append(_rle_size(segm))
+                    rle_counts.append(_rle_counts(segm))
+                    continue
+                if not self._segmentation or not isinstance(segm, list):
                     continue
                 for poly in segm:
                     coords = np.array(poly, np.float32).reshape(-1, 2)
@@ -240,6 +294,9 @@ class Coco(_common.Reader):
                     polygons.append((m, start, start + len(coords)))
                     vertices.extend(coords)
             poly_count.append(len(polygons) - poly_offset[-1])
+            rle_count.append(len(rle_objects) - rle_offset[-1])
+            heights.append(int(info.get("height", 0)))
+            widths.append(int(info.get("width", 0)))
             vert_count.append(len(vertices) - vert_offset[-1])
             offsets.append(sum(counts))
             counts.append(len(anns))
@@ -255,6 +312,14 @@ class Coco(_common.Reader):
             "poly_count": np.array(poly_count, np.int64),
             "vert_offset": np.array(vert_offset, np.int64),
             "vert_count": np.array(vert_count, np.int64),
+            "rle_objects": np.array(rle_objects, np.int32),
+            "rle_dims": np.array(rle_dims, np.int64).reshape(-1, 2),
+            "rle_starts": np.cumsum([0] + [len(c) for c in rle_counts], dtype=np.int64),
+            "rle_data": (np.concatenate(rle_counts).astype(np.uint32) if rle_counts
+                         else np.empty(0, np.uint32)),
+            "rle_offset": np.array(rle_offset, np.int64),
+            "rle_count": np.array(rle_count, np.int64),
+            "heights": np.array(heights, np.int64), "widths": np.array(widths, np.int64),
         }
         return kept, data
 
@@ -347,6 +412,11 @@ class Coco(_common.Reader):
         if self._polygons:
             descs += [_operator.OutputDesc(None, np.int32, "", ndim=2),
                       _operator.OutputDesc(None, np.float32, "", ndim=2)]
+        if self.args["pixelwise_masks"]:
+            shapes = np.stack([d["heights"][ids], d["widths"][ids], np.ones_like(ids)], axis=1)
+            if (shapes < 0).any():
+                raise self.error("an image has a negative width or height", RuntimeError)
+            descs.append(_operator.OutputDesc(shapes, np.int32, "HWC"))
         if self.args["image_ids"]:
             descs.append(_operator.OutputDesc([(1,)] * len(ids), np.int32, ""))
         return _operator.Plan(descs, ids=ids, counts=counts)
@@ -368,9 +438,37 @@ class Coco(_common.Reader):
             ws.outputs[4] = self._gather(d["vertices"], _rows(d["vert_offset"][ids], counts),
                                          counts, 2)
             k = 5
+        if self.args["pixelwise_masks"]:
+            self._paint(ws, ws.outputs[k], ids, rows, plan.counts)
+            k += 1
         if self.args["image_ids"]:
             ws.outputs[k].dense()[:, 0] = d["original_ids"][ids]
         ws.out_source_info = [self._names[i] for i in ids.tolist()]
+
+    def _paint(self, ws, out, ids, label_rows, label_counts):
+        d = self._data
+
+        def starts(counts):
+            return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+
+        poly_counts, vert_counts = d["poly_count"][ids], d["vert_count"][ids]
+        rle_counts = d["rle_count"][ids]
+        rles = _rows(d["rle_offset"][ids], rle_counts)
+        lengths = d["rle_starts"][rles + 1] - d["rle_starts"][rles]
+        coco_masks.masks_batch(
+            ws.thread_pool, out, (d["labels"][label_rows], starts(label_counts)),
+            (d["polygons"][_rows(d["poly_offset"][ids], poly_counts)], starts(poly_counts)),
+            (self._absolute(ids, d["vertices"][_rows(d["vert_offset"][ids], vert_counts)],
+                            vert_counts), starts(vert_counts)),
+            (d["rle_objects"][rles], d["rle_dims"][rles], starts(lengths),
+             d["rle_data"][_rows(d["rle_starts"][rles], lengths)], starts(rle_counts)))
+
+    def _absolute(self, ids, vertices, counts):
+        if not self.args["ratio"]:
+            return vertices
+        d = self._data
+        size = np.stack([d["widths"][ids], d["heights"][ids]], axis=1).astype(np.float32)
+        return vertices * np.repeat(size, counts, axis=0)
 
     @staticmethod
     def _gather(table, rows, counts, width):

@@ -243,3 +243,105 @@ def test_preprocessed_files_match_dali(coco, tmp_path):
          save_preprocessed_annotations_dir=str(tmp_path / "dali"), **kwargs)
     mine = {p.name: p.read_bytes() for p in (tmp_path / "mine").iterdir()}
     assert mine == {p.name: p.read_bytes() for p in (tmp_path / "dali").iterdir()}
+
+
+# -- pixel-wise masks --------------------------------------------------------------------------
+GOLDEN_MASKS = pathlib.Path(__file__).resolve().parents[2] / "goldens" / "coco_masks.npz"
+
+
+def test_pixelwise_masks_golden(tmp_path):
+    golden = np.load(GOLDEN_MASKS)
+    doc = json.loads(str(golden["annotations"]))
+    (tmp_path / "ann.json").write_text(json.dumps(doc))
+    for info in doc["images"]:
+        (tmp_path / info["file_name"]).write_bytes(b"x")
+    for c, kwargs in enumerate(json.loads(str(golden["cases"]))):
+        (out,), _ = read(tmp_path, file_root=str(tmp_path),
+                         annotations_file=str(tmp_path / "ann.json"), batch_size=5,
+                         pixelwise_masks=True, **kwargs)
+        masks = out[3]
+        assert len(masks) == 5
+        for i, m in enumerate(masks):
+            want = golden[f"{c}_{i}"]
+            assert m.dtype == np.int32 and m.shape == want.shape
+            np.testing.assert_array_equal(m, want)
+    # the last image's smallest label has no mask: DALI's combination paints nothing
+    assert not golden["0_4"].any()
+
+
+def test_pixelwise_mask_of_a_rectangle(coco, tmp_path):
+    doc = {"images": [{"id": 1, "file_name": "a.jpg", "width": 12, "height": 10}],
+           "categories": [{"id": 4}],
+           "annotations": [{"image_id": 1, "category_id": 4, "bbox": [2, 3, 6, 4],
+                            "segmentation": [[2, 3, 8, 3, 8, 7, 2, 7]]}]}
+    (tmp_path / "ann.json").write_text(json.dumps(doc))
+    (out,), _ = read(coco, annotations_file=str(tmp_path / "ann.json"), batch_size=1,
+                     pixelwise_masks=True)
+    mask = out[3][0]
+    want = np.zeros((10, 12, 1), np.int32)
+    want[3:7, 2:8] = 1       # the COCO API's rasterisation: the pixels x in [2, 8), y in [3, 7)
+    np.testing.assert_array_equal(mask, want)
+
+
+@pytest.mark.parametrize("segmentation, message", [
+    ({"size": [0, 5], "counts": [5]}, "Invalid or missing mask sizes"),
+    ({"size": [5, 5]}, "Missing or invalid ``counts`` attribute."),
+])
+def test_bad_rle(coco, tmp_path, segmentation, message):
+    doc = {"images": [{"id": 1, "file_name": "a.jpg", "width": 5, "height": 5}],
+           "annotations": [{"image_id": 1, "category_id": 1, "bbox": [0, 0, 2, 2],
+                            "segmentation": segmentation}]}
+    (tmp_path / "ann.json").write_text(json.dumps(doc))
+    with pytest.raises(RuntimeError, match=message):
+        read(coco, annotations_file=str(tmp_path / "ann.json"), pixelwise_masks=True)
+
+
+def test_pixelwise_argument_errors(coco, tmp_path):
+    with pytest.raises(RuntimeError, match="``pixelwise_masks`` and ``polygon_masks`` are "
+                                           "mutually exclusive"):
+        read(coco, pixelwise_masks=True, polygon_masks=True)
+    with pytest.raises(NotImplementedError, match="preprocessed annotations with "
+                                                  "pixelwise_masks"):
+        read(coco, pixelwise_masks=True, save_preprocessed_annotations=True,
+             save_preprocessed_annotations_dir=str(tmp_path))
+
+
+def _rle_string(counts):
+    out = []
+    for i, x in enumerate(counts):
+        x = int(x) - (int(counts[i - 2]) if i > 2 else 0)
+        more = True
+        while more:
+            c = x & 0x1F
+            x >>= 5
+            more = x != -1 if c & 0x10 else x != 0
+            out.append(chr((c | 0x20 if more else c) + 48))
+    return "".join(out)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", range(6))
+def test_pixelwise_masks_match_dali(tmp_path, seed):
+    pytest.importorskip("nvidia.dali")
+    rng = np.random.default_rng(100 + seed)
+    root = random_coco(tmp_path, rng, n_images=6)
+    doc = json.loads((root / "ann.json").read_text())
+    sizes = {i["id"]: (i["height"], i["width"]) for i in doc["images"]}
+    for ann in doc["annotations"]:
+        if rng.random() < 0.3:
+            h, w = sizes[ann["image_id"]]
+            flat = (rng.random((h, w)) < 0.5).T.reshape(-1).astype(np.int8)
+            bounds = np.concatenate([[0], np.flatnonzero(np.diff(flat)) + 1, [flat.size]])
+            counts = ([0] if flat[0] else []) + np.diff(bounds).tolist()
+            ann["segmentation"] = {"size": [h, w], "counts": _rle_string(counts)
+                                   if rng.random() < 0.5 else counts}
+    (root / "ann.json").write_text(json.dumps(doc))
+    kwargs = {"pixelwise_masks": True, "ratio": seed % 3 == 2, "size_threshold": 0.0,
+              "avoid_class_remapping": bool(seed % 2), "image_ids": True}
+    mine, _ = read(root, iterations=2, batch_size=3, **kwargs)
+    theirs, _ = read(root, "nvidia.dali", iterations=2, batch_size=3, **kwargs)
+    for a, b in zip(mine, theirs, strict=True):
+        for x, y in zip(a, b, strict=True):
+            for s, t in zip(x, y, strict=True):
+                assert s.dtype == t.dtype and s.shape == t.shape
+                np.testing.assert_array_equal(s, t)
