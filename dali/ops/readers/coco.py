@@ -13,8 +13,8 @@ range within the image) and vertices.  A batch gathers its rows with one fancy i
 output.  Outputs: images (uint8, 1-D), boxes (M, 4) float32, labels (M,) int32, then polygons
 (P, 3) int32 and vertices (V, 2) float32 with `polygon_masks`, then image ids (1,) int32 with
 `image_ids`.  Order, sharding, shuffling and padding: `_loader` (as for readers.file: the list is
-permuted once with DALI's fixed seed when `random_shuffle` is set); `shuffle_after_epoch` is
-not implemented (DALI's COCO permutations are not readers.file's).
+permuted once with DALI's fixed seed when `random_shuffle` is set, and re-permuted at every
+epoch with `shuffle_after_epoch`, as readers.file is).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from dali._ext.kernels import coco_masks
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops.readers import _common
+from dali.ops.readers import _common, _loader
 
 
 def _n_outputs(args):
@@ -152,10 +152,10 @@ class Coco(_common.Reader):
                 doc="Directory the preprocessed annotations are written to."),
             Arg("dump_meta_files_path", T.STRING, None,
                 alias_of="save_preprocessed_annotations_dir"),
-            Arg("shuffle_after_epoch", T.BOOL, False, implemented=False,
+            Arg("shuffle_after_epoch", T.BOOL, False,
                 doc="Re-permute the whole data set at every epoch (the same permutation on "
                     "every shard); excludes `stick_to_shard` and `random_shuffle`."),
-            Arg("shuffle_after_epoch_seed", T.INT64, None, implemented=False,
+            Arg("shuffle_after_epoch_seed", T.INT64, None,
                 doc="Seed of the `shuffle_after_epoch` permutations (default: a fixed one)."),
             *_common.loader_args(),
         ])
@@ -182,7 +182,17 @@ class Coco(_common.Reader):
                 f"{self.spec.display_name}: preprocessed annotations with pixelwise_masks "
                 f"are not implemented")
         self._segmentation = self._polygons or bool(a["pixelwise_masks"])
+        if a["shuffle_after_epoch"] and a["stick_to_shard"]:
+            raise RuntimeError("shuffle_after_epoch and stick_to_shard cannot be both true")
+        if a["shuffle_after_epoch"] and a["random_shuffle"]:
+            raise RuntimeError("shuffle_after_epoch and random_shuffle cannot be both true")
         super().setup()
+
+    def loader_options(self):
+        if not self.args["shuffle_after_epoch"]:
+            return {}
+        seed = self.args["shuffle_after_epoch_seed"]
+        return {"reshuffle_seed": _loader.PRESHUFFLE_SEED if seed is None else seed}
 
     # -- the annotations ---------------------------------------------------------------------
     def list_entries(self):

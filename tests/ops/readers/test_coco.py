@@ -138,6 +138,31 @@ def test_truncated_or_inconsistent_preprocessed_files(coco, tmp_path):
         read(coco, preprocessed_annotations=str(tmp_path))
 
 
+def test_shuffle_after_epoch_permutes_as_readers_file(tmp_path):
+    """DALI's COCO reader re-permutes its image list as readers.file does its file list."""
+    from dali import fn, pipeline_def
+
+    root = random_coco(tmp_path, np.random.default_rng(0))
+    names = [i["file_name"] for i in sorted(json.loads((root / "ann.json").read_text())["images"],
+                                            key=lambda i: i["id"])]
+
+    @pipeline_def(batch_size=4, num_threads=1, device_id=None, seed=7)
+    def files():
+        data, _ = fn.readers.file(file_root=str(root / "imgs"), files=names,
+                                  shuffle_after_epoch=True, shuffle_after_epoch_seed=3)
+        return data.source_info()
+
+    p = files()
+    p.build()
+    want = [[bytes(np.array(x)).decode() for x in p.run()[0]] for _ in range(6)]
+    got, _ = read(root, iterations=6, shuffle_after_epoch=True, shuffle_after_epoch_seed=3)
+    assert [[bytes(x).decode() for x in it[-1]] for it in got] == want
+    assert sorted(sum(want[:3], [])[:len(names)]) == sorted(names)     # a permutation
+    with pytest.raises(RuntimeError, match="shuffle_after_epoch and random_shuffle cannot be "
+                                           "both true"):
+        read(root, shuffle_after_epoch=True, random_shuffle=True)
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"file_root": None}, "``file_root`` argument is required"),
     ({"annotations_file": "nope.json"}, 'Could not open JSON annotations file: "nope.json"'),
