@@ -14,6 +14,7 @@ import numpy as np
 from libc.stdint cimport int64_t
 from libc.string cimport memcpy, memset
 
+from dali._ext.kernels.batch_shapes cimport sample_bytes
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
@@ -55,6 +56,13 @@ cdef bint _all_zero(const char* p, int64_t n) noexcept nogil:
     return True
 
 
+cdef int64_t[::1] _bytes(BatchStorage b):
+    """The size in bytes of every sample."""
+    cdef int64_t[::1] out = np.empty(b.num_samples, np.int64)
+    sample_bytes(np.ascontiguousarray(b.shapes, np.int64), b.dtype.itemsize, out)
+    return out
+
+
 def fill_batch(ThreadPool pool, BatchStorage src, BatchStorage dst):
     """Fill every sample of `dst` with its pattern repeated.
 
@@ -76,12 +84,10 @@ def fill_batch(ThreadPool pool, BatchStorage src, BatchStorage dst):
         raise ValueError(f"{src.num_samples} patterns for {n} samples")
     if src.dtype != dst.dtype:
         raise ValueError(f"the patterns are {src.dtype}, the destination {dst.dtype}")
-    itemsize = dst.dtype.itemsize
-    pat_bytes = np.prod(src.shapes, axis=1, dtype=np.int64) * itemsize
+    cdef int64_t[::1] plen = _bytes(src)
+    cdef int64_t[::1] dlen = _bytes(dst)
     if src.num_samples == 1:
-        pat_bytes = np.repeat(pat_bytes, n)
-    cdef const int64_t[::1] plen = pat_bytes
-    cdef const int64_t[::1] dlen = np.prod(dst.shapes, axis=1, dtype=np.int64) * itemsize
+        plen = np.full(n, plen[0], np.int64)
     for i in range(n):
         if (dlen[i] % plen[i] if plen[i] else dlen[i]) != 0:
             raise ValueError(f"sample {i}: {dlen[i]} bytes are not a multiple of the pattern's "

@@ -14,6 +14,7 @@ import numpy as np
 from libc.stdint cimport int64_t
 from libc.string cimport memcpy
 
+from dali._ext.kernels.batch_shapes cimport sample_bytes
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
@@ -35,6 +36,13 @@ cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
     cdef int64_t k
     for k in range(j.count):
         memcpy(j.dst + k * j.frame_bytes, j.src + j.frames[k] * j.frame_bytes, j.frame_bytes)
+
+
+cdef int64_t[::1] _bytes(BatchStorage b):
+    """The size in bytes of every sample."""
+    cdef int64_t[::1] out = np.empty(b.num_samples, np.int64)
+    sample_bytes(np.ascontiguousarray(b.shapes, np.int64), b.dtype.itemsize, out)
+    return out
 
 
 def gather_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, sources, frame_bytes,
@@ -69,12 +77,13 @@ def gather_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, sources, f
     cdef const int64_t[::1] st = np.ascontiguousarray(start, np.int64)
     if srcs.shape[0] != n or fbytes.shape[0] != m or st.shape[0] != n + 1:
         raise ValueError(f"sources must have {n} entries, frame_bytes {m} and start {n + 1}")
-    if n and (st[0] != 0 or st[n] != fr.shape[0] or (np.diff(st) < 0).any()):
+    if n and (st[0] != 0 or st[n] != fr.shape[0]):
         raise ValueError("start must rise from 0 to the number of frames")
-    itemsize = src.dtype.itemsize
-    src_bytes = np.prod(src.shapes, axis=1, dtype=np.int64) * itemsize
-    cdef const int64_t[::1] sbytes = src_bytes
-    cdef const int64_t[::1] dbytes = np.prod(dst.shapes, axis=1, dtype=np.int64) * itemsize
+    for i in range(n):
+        if st[i + 1] < st[i]:
+            raise ValueError("start must rise from 0 to the number of frames")
+    cdef int64_t[::1] sbytes = _bytes(src)
+    cdef int64_t[::1] dbytes = _bytes(dst)
     cdef int64_t s, f, k, length
     for i in range(m):
         if (sbytes[i] % fbytes[i] if fbytes[i] else sbytes[i]) != 0:
@@ -98,7 +107,7 @@ def gather_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, sources, f
     cdef const int64_t[::1] soff = np.ascontiguousarray(src.offsets, np.int64)
     cdef const int64_t[::1] doff = np.ascontiguousarray(dst.offsets, np.int64)
     cdef Job* jobs = <Job*>job_array(n, sizeof(Job), keep)
-    sizes = np.asarray(dbytes, dtype=np.int64)
+    sizes = np.asarray(dbytes)
     with nogil:
         for i in range(n):
             s = srcs[i]

@@ -14,6 +14,7 @@ import numpy as np
 from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
+from dali._ext.kernels.batch_shapes cimport volume
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
@@ -113,19 +114,24 @@ def join_batch(ThreadPool pool, list srcs, BatchStorage dst, outer, inner):
     cdef const int64_t[:, ::1] widths = np.ascontiguousarray(inner, dtype=np.int64)
     if rows.shape[0] != n or widths.shape[0] != n or widths.shape[1] != k:
         raise ValueError(f"outer must have shape ({n},) and inner ({n}, {k})")
-    itemsize = dst.dtype.itemsize
-    src_bytes = np.asarray(outer, dtype=np.int64)[:, None] * np.asarray(inner, dtype=np.int64)
+    cdef int64_t itemsize = dst.dtype.itemsize, total
+    cdef const int64_t[:, ::1] shapes
     for q in range(k):
         s = srcs[q]
         if not s.is_contiguous or s.num_samples != n or s.dtype.itemsize != itemsize:
             raise ValueError(f"source {q} is not contiguous or differs from the destination in "
                              "samples or element size")
-        if not np.array_equal(np.prod(s.shapes, axis=1, dtype=np.int64) * itemsize,
-                              src_bytes[:, q]):
-            raise ValueError(f"source {q}: the sample sizes do not match outer * inner")
-    if not np.array_equal(np.prod(dst.shapes, axis=1, dtype=np.int64) * itemsize,
-                          src_bytes.sum(axis=1)):
-        raise ValueError("the destination's sample sizes do not match the sources'")
+        shapes = np.ascontiguousarray(s.shapes, np.int64)
+        for i in range(n):
+            if volume(shapes, i) * itemsize != rows[i] * widths[i, q]:
+                raise ValueError(f"source {q}: the sample sizes do not match outer * inner")
+    shapes = np.ascontiguousarray(dst.shapes, np.int64)
+    for i in range(n):
+        total = 0
+        for q in range(k):
+            total += widths[i, q]
+        if volume(shapes, i) * itemsize != rows[i] * total:
+            raise ValueError("the destination's sample sizes do not match the sources'")
     if n == 0 or k == 0:
         return
     keep = []

@@ -23,6 +23,7 @@ from libc.stdint cimport (
 )
 from libc.string cimport memset
 
+from dali._ext.kernels.batch_shapes cimport volume
 from dali._ext.kernels.fused_types cimport number_t
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
@@ -124,14 +125,6 @@ cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
         _hot(<const double*>j.src, j)
 
 
-cdef int64_t _volume(const int64_t[:, ::1] shapes, Py_ssize_t i) noexcept:
-    cdef int64_t v = 1
-    cdef Py_ssize_t d
-    for d in range(shapes.shape[1]):
-        v *= shapes[i, d]
-    return v
-
-
 def one_hot_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, outer, inner,
                   int64_t num_classes, uint64_t on, uint64_t off):
     """Write the one-hot encoding of every source sample into `dst`.
@@ -170,9 +163,9 @@ def one_hot_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, outer, in
     cdef const int64_t[:, ::1] src_shapes = np.ascontiguousarray(src.shapes, np.int64)
     cdef const int64_t[:, ::1] dst_shapes = np.ascontiguousarray(dst.shapes, np.int64)
     for i in range(n):
-        if _volume(src_shapes, i) != rows[i] * cols[i]:
+        if volume(src_shapes, i) != rows[i] * cols[i]:
             raise ValueError("the source's sample sizes do not match outer * inner")
-        if _volume(dst_shapes, i) != rows[i] * cols[i] * num_classes:
+        if volume(dst_shapes, i) != rows[i] * cols[i] * num_classes:
             raise ValueError("the destination's sample sizes do not match outer * "
                              "num_classes * inner")
     if n == 0:
