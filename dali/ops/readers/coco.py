@@ -11,7 +11,9 @@ data set is held as arrays: per image the first row and number of its boxes, pol
 vertices; all boxes (float32, ltrb/ratio applied), labels, polygons (mask index and vertex
 range within the image) and vertices.  A batch gathers its rows with one fancy index per
 output.  Outputs: images (uint8, 1-D), boxes (M, 4) float32, labels (M,) int32, then polygons
-(P, 3) int32 and vertices (V, 2) float32 with `polygon_masks`, then image ids (1,) int32 with
+(P, 3) int32 and vertices (V, 2) float32 with `polygon_masks`, or the pixel-wise mask (H, W, 1)
+int32 with `pixelwise_masks` (painted by the `coco_masks` kernel from the polygons and the RLE
+segmentations, which are kept as one array of run lengths), then image ids (1,) int32 with
 `image_ids`.  Order, sharding, shuffling and padding: `_loader` (as for readers.file: the list is
 permuted once with DALI's fixed seed when `random_shuffle` is set, and re-permuted at every
 epoch with `shuffle_after_epoch`, as readers.file is).
@@ -50,7 +52,13 @@ _PREPROCESSED = {
     "vert_offset": ("vertices_offset.dat", np.int64, 1),
     "vert_count": ("vertices_count.dat", np.int64, 1),
     "original_ids": ("original_ids.dat", np.int32, 1),
+    "rle_objects": ("masks_rles_idx.dat", np.int32, 1),
+    "rle_offset": ("masks_offset.dat", np.int64, 1),
+    "rle_count": ("mask_count.dat", np.int64, 1),
+    "heights": ("heights.dat", np.int32, 1), "widths": ("widths.dat", np.int32, 1),
 }
+_MASK_KEYS = ("rle_objects", "rle_offset", "rle_count", "heights", "widths")
+_RLES_FILE = "masks_rles.dat"       # per RLE: uint64 h, w, m, then m uint32 counts
 _POLYGON_KEYS = ("polygons", "poly_offset", "poly_count", "vertices", "vert_offset",
                  "vert_count")
 
@@ -176,11 +184,6 @@ class Coco(_common.Reader):
         if self._polygons and a["pixelwise_masks"]:
             raise RuntimeError("``pixelwise_masks`` and ``polygon_masks`` are mutually "
                                "exclusive")
-        if a["pixelwise_masks"] and (a["preprocessed_annotations"] or
-                                     a["save_preprocessed_annotations"]):
-            raise NotImplementedError(
-                f"{self.spec.display_name}: preprocessed annotations with pixelwise_masks "
-                f"are not implemented")
         self._segmentation = self._polygons or bool(a["pixelwise_masks"])
         if a["shuffle_after_epoch"] and a["stick_to_shard"]:
             raise RuntimeError("shuffle_after_epoch and stick_to_shard cannot be both true")
@@ -335,7 +338,8 @@ class Coco(_common.Reader):
 
     def _wanted(self):
         keys = ["offsets", "boxes", "labels", "counts"]
-        keys += list(_POLYGON_KEYS) if self._polygons else []
+        keys += list(_POLYGON_KEYS) if self._segmentation else []
+        keys += list(_MASK_KEYS) if self.args["pixelwise_masks"] else []
         keys += ["original_ids"] if self.args["image_ids"] else []
         return keys
 
@@ -345,17 +349,24 @@ class Coco(_common.Reader):
             values = np.ascontiguousarray(data[key], dtype).reshape(-1, width)
             if not len(values):
                 continue          # DALI writes no file for an empty table
-            path = os.path.join(directory, filename)
-            try:
-                with open(path, "wb") as f:
-                    f.write(np.uint32(len(values)).tobytes() + values.tobytes())
-            except OSError as e:
-                raise RuntimeError(f"CocoReader meta file error while saving: {path} "
-                                   f"({e.strerror})") from None
-        path = os.path.join(directory, "filenames.dat")
+            self._write(os.path.join(directory, filename),
+                        np.uint32(len(values)).tobytes() + values.tobytes())
+        parts = {"filenames.dat": "".join(n + "\n" for n in names).encode("utf-8")}
+        if self.args["pixelwise_masks"] and len(data["rle_objects"]):
+            starts = data["rle_starts"]
+            blob = [np.uint32(len(data["rle_objects"])).tobytes()]
+            for k, (h, w) in enumerate(data["rle_dims"].tolist()):
+                counts = data["rle_data"][starts[k]:starts[k + 1]]
+                blob += [np.array([h, w, len(counts)], np.uint64).tobytes(), counts.tobytes()]
+            parts[_RLES_FILE] = b"".join(blob)
+        for filename, blob in parts.items():
+            self._write(os.path.join(directory, filename), blob)
+
+    @staticmethod
+    def _write(path, blob):
         try:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write("".join(n + "\n" for n in names))
+            with open(path, "wb") as f:
+                f.write(blob)
         except OSError as e:
             raise RuntimeError(f"CocoReader meta file error while saving: {path} "
                                f"({e.strerror})") from None
@@ -381,16 +392,19 @@ class Coco(_common.Reader):
             data[key] = values.reshape(-1, width) if width > 1 else values
         data["boxes"] = data["boxes"].reshape(-1, 4)
         for key in ("offsets", "counts", "poly_offset", "poly_count", "vert_offset",
-                    "vert_count"):
+                    "vert_count", "rle_offset", "rle_count", "heights", "widths"):
             data[key] = data.get(key, np.empty(0, np.int64)).astype(np.int64)
+        if self.args["pixelwise_masks"]:
+            self._load_rles(os.path.join(directory, _RLES_FILE), data)
         try:
             with open(os.path.join(directory, "filenames.dat"), encoding="utf-8") as f:
                 names = f.read().split()
         except OSError:
             names = []
         n = len(names)
-        for key in ("offsets", "counts") + (_POLYGON_KEYS[1:3] + _POLYGON_KEYS[4:]
-                                             if self._polygons else ()):
+        for key in ("offsets", "counts") + \
+                (_POLYGON_KEYS[1:3] + _POLYGON_KEYS[4:] if self._segmentation else ()) + \
+                (_MASK_KEYS[1:] if self.args["pixelwise_masks"] else ()):
             if len(data[key]) < n:
                 raise RuntimeError(f"The preprocessed annotations in {directory} are "
                                    f"inconsistent: {len(data[key])} entries in "
@@ -398,9 +412,46 @@ class Coco(_common.Reader):
         self._check_ranges(directory, data, n)
         return names, data
 
+    @staticmethod
+    def _load_rles(path, data):
+        """The RLEs of masks_rles.dat into data's rle_dims, rle_starts and rle_data."""
+        try:
+            with open(path, "rb") as f:
+                raw = f.read()
+        except OSError:
+            raw = b""
+        dims, counts, starts = [], [], [0]
+        if raw:
+            def short():
+                return RuntimeError(f"Error reading from path: {path}. The file ends inside "
+                                    f"its RLE {len(dims)}.")
+            if len(raw) < 4:
+                raise short()
+            pos = 4
+            for _ in range(int(np.frombuffer(raw, np.uint32, 1)[0])):
+                if pos + 24 > len(raw):
+                    raise short()
+                h, w, m = np.frombuffer(raw, np.uint64, 3, pos).tolist()
+                pos += 24
+                if pos + 4 * m > len(raw):
+                    raise short()
+                counts.append(np.frombuffer(raw, np.uint32, m, pos))
+                pos += 4 * m
+                dims.append((h, w))
+                starts.append(starts[-1] + m)
+        data["rle_dims"] = np.array(dims, np.int64).reshape(-1, 2)
+        data["rle_starts"] = np.array(starts, np.int64)
+        data["rle_data"] = np.concatenate(counts) if counts else np.empty(0, np.uint32)
+
     def _check_ranges(self, directory, data, n):
         checks = [("offsets", "counts", "boxes"), ("offsets", "counts", "labels")]
-        if self._polygons:
+        if self.args["pixelwise_masks"]:
+            checks.append(("rle_offset", "rle_count", "rle_objects"))
+            if len(data["rle_objects"]) != len(data["rle_dims"]):
+                raise RuntimeError(f"The preprocessed annotations in {directory} are "
+                                   f"inconsistent: {len(data['rle_objects'])} entries in "
+                                   f"masks_rles_idx.dat for {len(data['rle_dims'])} RLEs")
+        if self._segmentation:
             checks += [("poly_offset", "poly_count", "polygons"),
                        ("vert_offset", "vert_count", "vertices")]
         for off, cnt, table in checks:

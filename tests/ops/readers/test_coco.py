@@ -321,14 +321,59 @@ def test_bad_rle(coco, tmp_path, segmentation, message):
         read(coco, annotations_file=str(tmp_path / "ann.json"), pixelwise_masks=True)
 
 
-def test_pixelwise_argument_errors(coco, tmp_path):
+def test_pixelwise_argument_errors(coco):
     with pytest.raises(RuntimeError, match="``pixelwise_masks`` and ``polygon_masks`` are "
                                            "mutually exclusive"):
         read(coco, pixelwise_masks=True, polygon_masks=True)
-    with pytest.raises(NotImplementedError, match="preprocessed annotations with "
-                                                  "pixelwise_masks"):
-        read(coco, pixelwise_masks=True, save_preprocessed_annotations=True,
-             save_preprocessed_annotations_dir=str(tmp_path))
+
+
+def _golden_data_set(tmp_path):
+    golden = np.load(GOLDEN_MASKS)
+    doc = json.loads(str(golden["annotations"]))
+    (tmp_path / "ann.json").write_text(json.dumps(doc))
+    for info in doc["images"]:
+        (tmp_path / info["file_name"]).write_bytes(b"x")
+    return {"file_root": str(tmp_path), "annotations_file": str(tmp_path / "ann.json"),
+            "batch_size": 5, "pixelwise_masks": True}
+
+
+def test_pixelwise_preprocessed_round_trip(tmp_path):
+    kwargs = _golden_data_set(tmp_path)
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    (direct,), _ = read(tmp_path, save_preprocessed_annotations=True,
+                        save_preprocessed_annotations_dir=str(saved), **kwargs)
+    assert {"masks_rles.dat", "masks_rles_idx.dat", "masks_offset.dat", "mask_count.dat",
+            "heights.dat", "widths.dat", "polygon_data.dat"} <= {p.name for p in saved.iterdir()}
+    del kwargs["annotations_file"]
+    (loaded,), _ = read(tmp_path, preprocessed_annotations=str(saved), **kwargs)
+    for a, b in zip(direct, loaded, strict=True):
+        for x, y in zip(a, b, strict=True):
+            np.testing.assert_array_equal(x, y)
+    rles = saved / "masks_rles.dat"
+    rles.write_bytes(rles.read_bytes()[:-2])
+    with pytest.raises(RuntimeError, match=f"Error reading from path: {rles}. The file ends "
+                                           "inside its RLE"):
+        read(tmp_path, preprocessed_annotations=str(saved), **kwargs)
+
+
+@pytest.mark.oracle
+def test_pixelwise_preprocessed_files_match_dali(tmp_path):
+    pytest.importorskip("nvidia.dali")
+    kwargs = _golden_data_set(tmp_path)
+    for pkg in ("dali", "nvidia.dali"):
+        (tmp_path / pkg).mkdir()
+        read(tmp_path, pkg, save_preprocessed_annotations=True,
+             save_preprocessed_annotations_dir=str(tmp_path / pkg), **kwargs)
+    mine = {p.name: p.read_bytes() for p in (tmp_path / "dali").iterdir()}
+    assert mine == {p.name: p.read_bytes() for p in (tmp_path / "nvidia.dali").iterdir()}
+    del kwargs["annotations_file"]
+    (theirs,), _ = read(tmp_path, "nvidia.dali", preprocessed_annotations=str(tmp_path / "dali"),
+                        **kwargs)
+    (ours,), _ = read(tmp_path, preprocessed_annotations=str(tmp_path / "nvidia.dali"), **kwargs)
+    for a, b in zip(ours, theirs, strict=True):
+        for x, y in zip(a, b, strict=True):
+            np.testing.assert_array_equal(x, y)
 
 
 def _rle_string(counts):
