@@ -45,8 +45,11 @@ def test_matches_the_oracle():
     rng = np.random.default_rng(3)
     samples = [enc(rng.standard_normal((3, 4 + i)).astype(np.float32)) for i in range(3)]
     for kwargs in ({}, {"dtype": 6}):                 # INT32
-        ours, = run_op(lambda fn, x: fn.decoders.numpy(x, **kwargs), [samples])
-        theirs, = run_op(lambda fn, x: fn.decoders.numpy(x, **kwargs), [samples], real=True)
+        def build(fn, x, kwargs=kwargs):
+            return fn.decoders.numpy(x, **kwargs)
+
+        ours, = run_op(build, [samples])
+        theirs, = run_op(build, [samples], real=True)
         for a, b in zip(ours, theirs, strict=True):
             assert a.dtype == b.dtype
             np.testing.assert_array_equal(a, b)
