@@ -4,6 +4,7 @@
 #ifndef DALI_CONVOLUTION_H
 #define DALI_CONVOLUTION_H
 
+#include <math.h>
 #include <stdint.h>
 
 /* out[t] = sum_k w[k] * src[k][t] for t < n, the taps added in order to a sum starting at 0
@@ -150,6 +151,21 @@ static inline __m128i dali_conv_round4(const float* v, float lo, float hi) {
         for (; i < n; i++)                                                                   \
             dst[i] = (T)dali_conv_round1(v[i], (float)(lo), (float)(hi));                    \
     }
+
+/* int64 (DALI's gaussian_blur and laplacian take it) the same way in double precision. */
+static inline void dali_conv_store_i64(int64_t* dst, const float* v, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        double x = v[i] == v[i] ? (double)v[i] : 0.0;
+        if (x <= -9223372036854775808.0) {
+            dst[i] = INT64_MIN;
+        } else if (x >= 9223372036854775807.0) {
+            dst[i] = INT64_MAX;
+        } else {
+            double t = trunc(x), rem = x - t;
+            dst[i] = (int64_t)t + (rem >= 0.5) - (rem <= -0.5);
+        }
+    }
+}
 
 DALI_CONV_STORE(dali_conv_store_u8, uint8_t, 0, 255,
                 DALI_CONV_SIMD_8BIT(0.0f, 255.0f, _mm_packus_epi16))

@@ -40,6 +40,7 @@ cdef extern from "convolution.h" nogil:
     void dali_conv_store_i8(int8_t* dst, const float* v, int64_t n)
     void dali_conv_store_u16(uint16_t* dst, const float* v, int64_t n)
     void dali_conv_store_i16(int16_t* dst, const float* v, int64_t n)
+    void dali_conv_store_i64(int64_t* dst, const float* v, int64_t n)
 
 cnp.import_array()
 dali_conv_detect()
@@ -48,7 +49,7 @@ cdef double _NS_PER_ELEMENT = 2.0    # the cost estimate (per element and tap) t
 
 cdef enum:
     MAX_TERMS = 3
-    K_U8, K_I8, K_U16, K_I16, K_U32, K_I32, K_F32, K_F16
+    K_U8, K_I8, K_U16, K_I16, K_U32, K_I32, K_F32, K_F16, K_I64, K_F64
 
 cdef enum:
     REFLECT_101, REFLECT_1001, WRAP, CLAMP, CONSTANT
@@ -58,7 +59,8 @@ BORDER_REFLECT_101, BORDER_REFLECT_1001, BORDER_WRAP, BORDER_CLAMP, BORDER_CONST
 
 _KINDS = {np.dtype(np.uint8): K_U8, np.dtype(np.int8): K_I8, np.dtype(np.uint16): K_U16,
           np.dtype(np.int16): K_I16, np.dtype(np.uint32): K_U32, np.dtype(np.int32): K_I32,
-          np.dtype(np.float32): K_F32, np.dtype(np.float16): K_F16}
+          np.dtype(np.float32): K_F32, np.dtype(np.float16): K_F16,
+          np.dtype(np.int64): K_I64, np.dtype(np.float64): K_F64}
 
 
 cdef struct Part:
@@ -91,7 +93,8 @@ def avx2(on=None):
 
 
 def kinds():
-    """The element types the kernels read and write."""
+    """The element types the kernels read and write (int64 and float64 computed in float32
+    like the others)."""
     return tuple(_KINDS)
 
 
@@ -134,6 +137,24 @@ cdef inline void _store_typed(dst_t* p, const float* v, Py_ssize_t n) noexcept n
         store(p + i, v[i])
 
 
+ctypedef fused wide_t:
+    int64_t
+    double
+
+
+cdef inline void _load_wide(const wide_t* p, float* out, Py_ssize_t n) noexcept nogil:
+    # int64 and float64 are computed in float32 too
+    cdef Py_ssize_t i
+    for i in range(n):
+        out[i] = <float>p[i]
+
+
+cdef inline void _store_f64(double* p, const float* v, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n):
+        p[i] = v[i]
+
+
 cdef void _load(int kind, const char* p, float* out, Py_ssize_t n) noexcept nogil:
     if kind == K_U8:
         _load_typed(<const uint8_t*>p, out, n)
@@ -149,8 +170,12 @@ cdef void _load(int kind, const char* p, float* out, Py_ssize_t n) noexcept nogi
         _load_typed(<const int32_t*>p, out, n)
     elif kind == K_F32:
         _load_typed(<const float*>p, out, n)
-    else:
+    elif kind == K_F16:
         _load_typed(<const half*>p, out, n)
+    elif kind == K_I64:
+        _load_wide(<const int64_t*>p, out, n)
+    else:
+        _load_wide(<const double*>p, out, n)
 
 
 cdef void _store(int kind, char* p, const float* v, Py_ssize_t n) noexcept nogil:
@@ -168,8 +193,12 @@ cdef void _store(int kind, char* p, const float* v, Py_ssize_t n) noexcept nogil
         _store_typed(<int32_t*>p, v, n)
     elif kind == K_F32:
         _store_typed(<float*>p, v, n)
-    else:
+    elif kind == K_F16:
         _store_typed(<half*>p, v, n)
+    elif kind == K_I64:
+        dali_conv_store_i64(<int64_t*>p, v, n)
+    else:
+        _store_f64(<double*>p, v, n)
 
 
 cdef void _pad_edges(float* row, Py_ssize_t w, Py_ssize_t nc, Py_ssize_t lo, Py_ssize_t total,

@@ -122,7 +122,8 @@ def check_dtype(op, in_dtype, dtype, kinds):
     """The output numpy type: the input's when `dtype` is None, else it must be the input's or
     float32 (DALI's rule); the input type must be one the kernels take."""
     if in_dtype not in kinds:
-        raise op.error(f"Unsupported data type: {in_dtype}.", TypeError)
+        name = {"float64": "double", "float32": "float"}.get(str(in_dtype), str(in_dtype))
+        raise op.error(f"Unsupported data type: {name}.", TypeError)
     if dtype is None:
         return in_dtype
     out = np.dtype(dtype)

@@ -22,7 +22,7 @@ from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops.filters import _convolution
 
-_KINDS = frozenset(_kernel.kinds())
+_KINDS = frozenset(_kernel.kinds()) - {np.dtype(np.float64)}      # as DALI's laplacian
 MAX_WINDOW = 31
 _ONE = np.ones((1, 6), np.int64)       # the geometry of one part
 

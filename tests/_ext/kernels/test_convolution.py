@@ -109,8 +109,8 @@ def test_checks():
         kernel.separable_batch(None, x, y, _geo([(4, 5, 1)]), np.ones(1, F32), idx,
                                np.ones((1, 1), F32))
     with pytest.raises(TypeError, match="unsupported types"):
-        kernel.separable_batch(None, BatchStorage.from_arrays([np.zeros((4, 4, 1))]), y, geo,
-                               np.ones(1, F32), idx, np.ones((1, 1), F32))
+        wide = BatchStorage.from_arrays([np.zeros((4, 4, 1), np.uint64)])
+        kernel.separable_batch(None, wide, y, geo, np.ones(1, F32), idx, np.ones((1, 1), F32))
     with pytest.raises(ValueError, match="anchor"):
         kernel.filter_batch(None, x, y, geo, geo, np.ones(9, F32), np.array([[0, 3, 3]]),
                             np.array([[3, 0]]), kernel.BORDER_WRAP, np.zeros(1, F32))

@@ -148,3 +148,23 @@ def test_errors(kw, layout, shape, match):
         run_op(lambda fn, x: fn.gaussian_blur(x, **kw), [[np.zeros(shape, np.uint8)]],
                layouts=[layout])
     assert "gaussian_blur" in str(e.value)
+
+
+def test_bool_is_not_supported():
+    with pytest.raises(PipelineError, match="Unsupported data type: bool"):
+        run_op(lambda fn, x: fn.gaussian_blur(x, sigma=1.0), [[np.zeros((4, 4, 1), np.bool_)]],
+               layouts=["HWC"])
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("dtype", [np.int64, np.float64])
+def test_oracle_wide_types_within_float32_rounding(dtype):
+    """int64 and float64 are computed in float32 here: equal to DALI's within its rounding."""
+    rng = np.random.default_rng(2)
+    imgs = [(rng.random((9, 11, 2)) * 1000).astype(dtype) for _ in range(2)]
+    ours, = run_op(lambda fn, x: fn.gaussian_blur(x, sigma=1.3), [imgs], layouts=["HWC"])
+    real, = run_op(lambda fn, x: fn.gaussian_blur(x, sigma=1.3), [imgs], layouts=["HWC"],
+                   real=True)
+    for a, b in zip(ours, real, strict=True):
+        assert a.dtype == b.dtype == dtype
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1)

@@ -81,7 +81,7 @@ def test_golden(k):
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int32, np.float32])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int32, np.int64, np.float32])
 def test_oracle(dtype):
     rng = np.random.default_rng(11)
     imgs = [(rng.random((rng.integers(1, 25), rng.integers(1, 25), 3)) * 200).astype(dtype)
@@ -112,3 +112,8 @@ def test_errors(kw, match):
         run_op(lambda fn, x: fn.laplacian(x, **kw), [[np.zeros((5, 5, 3), np.uint8)]],
                layouts=["HWC"])
     assert "laplacian" in str(e.value)
+
+
+def test_float64_is_not_supported():
+    with pytest.raises(PipelineError, match="Unsupported data type: double"):
+        run_op(lambda fn, x: fn.laplacian(x), [[np.zeros((5, 5, 1))]], layouts=["HWC"])
