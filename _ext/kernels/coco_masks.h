@@ -26,8 +26,15 @@ struct Rle {
     std::vector<uint32_t> cnts;
 };
 
-inline void from_poly(const float* xy, int64_t k, int64_t h, int64_t w, Rle* out) {
+// Polygons whose upsampled outline would exceed this many points are refused (coordinates far
+// outside any image; the COCO API would overflow or exhaust memory).
+const int64_t kMaxOutline = int64_t(1) << 27;
+
+// false when the polygon is refused (see kMaxOutline).
+inline bool from_poly(const float* xy, int64_t k, int64_t h, int64_t w, Rle* out) {
     const double scale = 5;
+    for (int64_t j = 0; j < 2 * k; j++)
+        if (!(std::fabs(scale * xy[j]) < 1e9)) return false;
     std::vector<int> x(k + 1), y(k + 1);
     for (int64_t j = 0; j < k; j++) x[j] = static_cast<int>(scale * xy[j * 2] + .5);
     for (int64_t j = 0; j < k; j++) y[j] = static_cast<int>(scale * xy[j * 2 + 1] + .5);
@@ -36,6 +43,7 @@ inline void from_poly(const float* xy, int64_t k, int64_t h, int64_t w, Rle* out
     int64_t m = 0;
     for (int64_t j = 0; j < k; j++)
         m += std::max(std::abs(x[j] - x[j + 1]), std::abs(y[j] - y[j + 1])) + 1;
+    if (m > kMaxOutline) return false;
     std::vector<int> u(m), v(m);
     m = 0;
     for (int64_t j = 0; j < k; j++) {
@@ -100,6 +108,7 @@ inline void from_poly(const float* xy, int64_t k, int64_t h, int64_t w, Rle* out
             if (j < a.size()) out->cnts.back() += a[j++];
         }
     }
+    return true;
 }
 
 // The union of `rles` (all of the same size), as the COCO API's rleMerge.
@@ -158,7 +167,7 @@ struct Sample {
     const int64_t* rle_starts;    // (n + 1) offsets into rle_counts
     const uint32_t* rle_counts;
     int32_t* out;                 // h * w
-    int error;                    // 1: a label is negative
+    int error;                    // 1: a label is negative, 3: a polygon is refused
 };
 
 inline void paint(Sample* s) {
@@ -175,7 +184,10 @@ inline void paint(Sample* s) {
         const int32_t* poly = s->polygons + 3 * p;
         int label = s->labels[poly[0]];
         Rle r;
-        from_poly(s->vertices + 2 * poly[1], poly[2] - poly[1], h, w, &r);
+        if (!from_poly(s->vertices + 2 * poly[1], poly[2] - poly[1], h, w, &r)) {
+            s->error = 3;
+            return;
+        }
         from_polygons[label].push_back(std::move(r));
     }
     std::vector<Rle> R(*labels.rbegin() + 1);
@@ -255,7 +267,8 @@ inline void paint(Sample* s) {
 
 }  // namespace dali_coco
 
-// paint() without exceptions: 0, 1 (a negative label) or 2 (out of memory).
+// paint() without exceptions: 0, 1 (a negative label), 2 (out of memory) or 3 (a polygon
+// whose coordinates are out of range).
 inline int dali_coco_paint(dali_coco::Sample* s) {
     try {
         s->error = 0;

@@ -124,5 +124,8 @@ def masks_batch(ThreadPool pool, BatchStorage out, labels, polygons, vertices, r
     for i in range(n):
         if jobs[i].error == 1:
             raise ValueError(f"sample {i}: negative labels cannot be painted")
+        if jobs[i].error == 3:
+            raise ValueError(f"sample {i}: polygon coordinates out of range (|x|, |y| must "
+                             f"stay below 2e8 and an outline below {2 ** 27 // 5} pixels)")
         if jobs[i].error:
             raise MemoryError("masks_batch: out of memory")

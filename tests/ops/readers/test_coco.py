@@ -415,3 +415,18 @@ def test_pixelwise_masks_match_dali(tmp_path, seed):
             for s, t in zip(x, y, strict=True):
                 assert s.dtype == t.dtype and s.shape == t.shape
                 np.testing.assert_array_equal(s, t)
+
+
+def test_pixelwise_refuses_far_away_polygons_and_negative_labels(coco, tmp_path):
+    doc = {"images": [{"id": 1, "file_name": "a.jpg", "width": 8, "height": 8}],
+           "annotations": [{"image_id": 1, "category_id": -3, "bbox": [0, 0, 2, 2],
+                            "segmentation": [[0, 0, 4e8, 0, 4, 4]]}]}
+    (tmp_path / "ann.json").write_text(json.dumps(doc))
+    with pytest.raises(RuntimeError, match="polygon coordinates out of range"):
+        read(coco, annotations_file=str(tmp_path / "ann.json"), batch_size=1,
+             pixelwise_masks=True)
+    doc["annotations"][0]["segmentation"] = [[0, 0, 4, 0, 4, 4]]
+    (tmp_path / "ann.json").write_text(json.dumps(doc))
+    with pytest.raises(RuntimeError, match="negative labels cannot be painted"):
+        read(coco, annotations_file=str(tmp_path / "ann.json"), batch_size=1,
+             pixelwise_masks=True, avoid_class_remapping=True)
