@@ -65,6 +65,9 @@ class Reduction(_operator.Operator):
                              RuntimeError)
         dtype = self.args.get("dtype")
         self.dtype = None if dtype is None else _types.dtype_of(T(dtype))
+        # (input shape array, (ndim, layout, type), (OutputDesc, reduced flags)) of the last
+        # batch: a repeated batch shape is usually the same (read-only) shape array
+        self._memo = None
 
     def _out_type(self, src):
         op = self.op
@@ -116,8 +119,25 @@ class Reduction(_operator.Operator):
         src = storage.dtype
         if src not in _INPUT_TYPES:
             raise self.error(f"Unsupported input type: {_name(src)}", RuntimeError)
-        ndim = storage.ndim
         layout = ws.inputs[0].layout() or ""
+        key = (storage.ndim, layout, src)
+        memo = self._memo
+        if memo is not None and memo[0] is storage.shapes and memo[1] == key:
+            desc, reduced = memo[2]
+        else:
+            desc, reduced = self._output(storage, layout)
+            self._memo = (storage.shapes, key, (desc, reduced))
+        mean = None
+        if len(ws.inputs) > 1:
+            mean = ws.input_storage(1).contiguous()
+            if mean.dtype != _F32:
+                raise self.error(f"The mean must be of type float, not {_name(mean.dtype)}",
+                                 RuntimeError)
+        return _operator.Plan([desc], reduced=reduced, mean=mean)
+
+    def _output(self, storage, layout):
+        """The OutputDesc and the reduced-axis flags for input `storage`."""
+        ndim = storage.ndim
         reduced = np.zeros(ndim, np.bool_)
         reduced[self._axes(ndim, layout)] = True
         if self.args["keep_dims"]:
@@ -126,16 +146,10 @@ class Reduction(_operator.Operator):
         else:
             shapes = storage.shapes[:, ~reduced]
             out_layout = "".join(c for c, r in zip(layout, reduced) if not r)  # noqa: B905
-        mean = None
-        if len(ws.inputs) > 1:
-            mean = ws.input_storage(1).contiguous()
-            if mean.dtype != _F32:
-                raise self.error(f"The mean must be of type float, not {_name(mean.dtype)}",
-                                 RuntimeError)
-        return _operator.Plan(
-            [_operator.OutputDesc(np.ascontiguousarray(shapes, np.int64), self._out_type(src),
-                                  out_layout, shapes.shape[1])],
-            reduced=reduced, mean=mean)
+        shapes = np.ascontiguousarray(shapes, np.int64)
+        shapes.setflags(write=False)
+        return (_operator.OutputDesc(shapes, self._out_type(storage.dtype), out_layout,
+                                     shapes.shape[1]), reduced)
 
     def run_cpu(self, ws, plan):
         _kernel.reduce_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],

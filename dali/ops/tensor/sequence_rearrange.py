@@ -25,6 +25,7 @@ class SequenceRearrange(_operator.Operator):
     def setup(self):
         if "new_order" not in self.spec.arg_inputs and not self.args["new_order"]:
             raise self.error("Empty result sequences are not allowed.", RuntimeError)
+        self._memo = None       # (input shape array, plan values) for a constant new_order
 
     def infer(self, ws):
         storage = ws.input_storage(0)
@@ -34,6 +35,21 @@ class SequenceRearrange(_operator.Operator):
             self, ws.inputs[0],
             "Expected sequence as the input, where outermost dimension represents frames "
             'dimension `F`, got data with layout = "{layout}".')
+        constant = not ws.is_arg_input("new_order")
+        memo = self._memo
+        if constant and memo is not None and memo[0] is storage.shapes:
+            shapes, frames, start = memo[1]
+        else:
+            shapes, frames, start = self._frames(ws, storage)
+            if constant:
+                self._memo = (storage.shapes, (shapes, frames, start))
+        return _operator.Plan([_operator.OutputDesc(shapes, storage.dtype, layout,
+                                                    storage.ndim)],
+                              frames=frames, start=start)
+
+    def _frames(self, ws, storage):
+        """The output shapes, the input frame of every output frame and where each sample's
+        frames start."""
         rows = ws.arg_rows("new_order", np.int64)
         if rows is not None:
             counts = np.full(ws.batch_size, rows.shape[1], np.int64)
@@ -55,9 +71,8 @@ class SequenceRearrange(_operator.Operator):
                              f"is: {int(frames[k])}.", RuntimeError)
         shapes = storage.shapes.copy()
         shapes[:, 0] = counts
-        return _operator.Plan([_operator.OutputDesc(shapes, storage.dtype, layout,
-                                                    storage.ndim)],
-                              frames=frames, start=start)
+        shapes.setflags(write=False)
+        return shapes, frames, start
 
     def run_cpu(self, ws, plan):
         src = ws.input_storage(0).contiguous()

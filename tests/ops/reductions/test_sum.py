@@ -4,6 +4,7 @@ DALI."""
 import numpy as np
 import pytest
 from layout_utils import run_layouts
+from pipeline_utils import run_op
 from reduction_utils import check_dali, check_random, random_batch
 
 from dali import types
@@ -77,3 +78,12 @@ def test_shapes_and_layouts(kwargs, want_shape, want_layout):
                               [[np.ones((2, 3, 4), np.float32)]], ["HWC"])
     assert out[0].shape == want_shape and layout == want_layout
     assert out[0].sum() == 24
+
+
+def test_shapes_changing_between_iterations():
+    its = [[[np.ones((2, 3, 4), np.uint8)] * 2], [[np.ones((5, 1, 4), np.uint8)] * 2],
+           [[np.ones((2, 3, 4), np.uint8)] * 2]]
+    outs = run_op(lambda fn, x: fn.reductions.sum(x, axes=[0, 1]), its, iterations=3)
+    for it, (out,) in zip(its, outs, strict=True):
+        for o, x in zip(out, it[0], strict=True):
+            np.testing.assert_array_equal(o, x.sum(axis=(0, 1)))

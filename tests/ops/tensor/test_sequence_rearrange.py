@@ -4,6 +4,7 @@ errors, and real DALI."""
 import numpy as np
 import pytest
 from layout_utils import run_layouts
+from pipeline_utils import run_op
 
 from dali._executor.errors import PipelineError
 
@@ -72,3 +73,14 @@ def test_matches_dali():
     for o, t in zip(ours[0], theirs[0], strict=True):
         assert o.dtype == t.dtype
         np.testing.assert_array_equal(o, t)
+
+
+def test_sequence_lengths_changing_between_iterations():
+    its = [[[np.arange(4 * 6, dtype=np.uint8).reshape(4, 6)]], [[np.zeros((2, 6), np.uint8)]],
+           [[np.arange(4 * 6, dtype=np.uint8).reshape(4, 6)]]]
+    outs = run_op(lambda fn, x: fn.sequence_rearrange(x, new_order=[1, 0]), its, iterations=3)
+    for it, (out,) in zip(its, outs, strict=True):
+        np.testing.assert_array_equal(out[0], it[0][0][[1, 0]])
+    with pytest.raises(PipelineError, match="input_sequence_length = 1"):
+        run_op(lambda fn, x: fn.sequence_rearrange(x, new_order=[1, 0]),
+               [[[np.zeros((2, 6), np.uint8)]], [[np.zeros((1, 6), np.uint8)]]], iterations=2)
