@@ -5,28 +5,13 @@ and warns (DeprecationWarning) when a pipeline using it is built."""
 
 from __future__ import annotations
 
-import dataclasses
-import warnings
+import functools
 
-from dali import _registry
+from dali.ops import _aliases
 from dali.ops.decoders import image, image_crop, image_random_crop, image_slice
 from dali.ops.decoders import peek_image_shape as peek
 
-
-def _alias(name, impl, why):
-    target = impl.schema
-    note = (f"Deprecated alias of `fn.{target.name}` ({why}); use that instead.\n\n")
-
-    def setup(self):
-        warnings.warn(f"`dali.fn.{name}` is now deprecated. Use `dali.fn.{target.name}` "
-                      "instead.", DeprecationWarning, stacklevel=2)
-        impl.setup(self)
-
-    schema = dataclasses.replace(target, name=name, class_name=None, doc=note + target.doc)
-    cls = type(schema.class_name, (impl,), {"schema": schema, "setup": setup,
-                                            "__module__": __name__,
-                                            "__doc__": f"Deprecated `fn.{name}`."})
-    return _registry.register(cls)
+_alias = functools.partial(_aliases.deprecated_alias, module=__name__)
 
 
 _RENAMED = "the decoders moved to `fn.decoders` in DALI 1.0"
