@@ -22,7 +22,9 @@ CASE_LIST = [
            lambda fn, types, x, size: fn.lookup_table(
                x, keys=INVERT, values=[255.0 - k for k in INVERT], dtype=types.UINT8)),
     unary("equalize"),
+    unary("experimental.equalize"),
     unary("jpeg_compression_distortion", quality=30),
     unary("clahe", tiles_x=4, tiles_y=4, clip_limit=2.0),
     unary("debayer", kind="bayer", blue_position=[1, 1]),
+    unary("experimental.debayer", kind="bayer", blue_position=[1, 1]),
 ]

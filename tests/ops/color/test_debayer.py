@@ -143,3 +143,11 @@ def test_bad_algorithm(algorithm, message):
     with pytest.raises(RuntimeError, match=f"debayer: {message}"):
         run_op(lambda fn, x: fn.debayer(x, blue_position=[0, 0], algorithm=algorithm),
                [[np.zeros((4, 4), np.uint8)]], layouts=["HW"])
+
+
+def test_deprecated_experimental_name():
+    x = np.random.default_rng(4).integers(0, 256, (6, 8), dtype=np.uint8)
+    with pytest.warns(DeprecationWarning, match="fn.experimental.debayer` is now deprecated"):
+        (out,) = run_op(lambda fn, x: fn.experimental.debayer(x, blue_position=[0, 1]), [[x]],
+                        layouts=["HW"])
+    np.testing.assert_array_equal(out[0], reference(x, (0, 1)))

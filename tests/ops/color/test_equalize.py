@@ -118,3 +118,11 @@ def test_bad_layout():
     with pytest.raises(PipelineError, match='equalize: The layout "WHC" does not match'):
         run_op(lambda fn, x: fn.equalize(x), [[np.zeros((4, 4, 3), np.uint8)]],
                layouts=["WHC"])
+
+
+def test_deprecated_experimental_name():
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 100, (6, 7, 3), dtype=np.uint8)
+    with pytest.warns(DeprecationWarning, match="fn.experimental.equalize` is now deprecated"):
+        (out,) = run_op(lambda fn, x: fn.experimental.equalize(x), [[x]], layouts=["HWC"])
+    np.testing.assert_array_equal(out[0], reference(x, "HWC"))
