@@ -137,37 +137,43 @@ static void dali_noise_run(const DaliNoiseBatch* bt, const DaliNoiseJob* j) {
         dali_philox_blocks(bt->key, lo_id, hi_id, 0, (uint32_t)(q0 / 2), nb, w0);
         if (bt->mode != DALI_NOISE_GAUSSIAN)
             dali_philox_blocks(bt->key, lo_id, hi_id, 1, (uint32_t)(q0 / 2), nb, w1);
-        for (int64_t k = 0; k < m; k++) {
-            int64_t q = q0 + k;
-            int64_t e = (q / inner) * nc * inner + q % inner;
-            if (bt->mode == DALI_NOISE_GAUSSIAN) {
-                const uint32_t* b = w0 + 4 * (k / 2);
+        if (bt->mode == DALI_NOISE_GAUSSIAN) {
+            for (int64_t k = 0; k < m; k += 2) {    /* both normals of block k / 2 */
+                const uint32_t* b = w0 + 2 * k;
                 double u1 = 1.0 - dali_draw_u01(b[0], b[1]);
                 double u2 = dali_draw_u01(b[2], b[3]);
                 double rad = sqrt(-2.0 * log(u1));
-                double z = rad * ((k & 1) ? sin(6.283185307179586 * u2)
-                                          : cos(6.283185307179586 * u2));
-                float noise = (float)(j->a + j->b * z);
-                float x = (float)dali_noise_load(bt->dtype, j->src, e);
-                dali_noise_store(bt, j->dst, e, (double)(x + noise), 0);
-            } else {
-                double u = dali_draw_u01(w0[2 * k], w0[2 * k + 1]);
-                double v = dali_draw_u01(w1[2 * k], w1[2 * k + 1]);
-                for (int64_t c = 0; c < nc; c++) {
-                    int64_t i = e + c * inner;
-                    if (bt->mode == DALI_NOISE_SALT) {
-                        if (u < j->a)
-                            dali_noise_store(bt, j->dst, i, v < j->b ? j->c : j->d, 1);
-                        else
-                            memcpy(j->dst + i * bt->itemsize, j->src + i * bt->itemsize,
-                                   (size_t)bt->itemsize);
-                    } else {
-                        float f = (float)j->a, x = (float)dali_noise_load(bt->dtype, j->src, i);
-                        float lam = f == 0.0f ? 0.0f : x / f;
-                        lam = lam > 0.0f ? lam : 0.0f;
-                        float k_ = (float)dali_noise_poisson(bt->key, sid, q, lam, u, v);
-                        dali_noise_store(bt, j->dst, i, (double)(k_ * f), 0);
-                    }
+                double z[2] = {rad * cos(6.283185307179586 * u2),
+                               rad * sin(6.283185307179586 * u2)};
+                for (int64_t h = 0; h < 2 && k + h < m; h++) {
+                    int64_t q = q0 + k + h, i = (q / inner) * nc * inner + q % inner;
+                    float noise = (float)(j->a + j->b * z[h]);
+                    float x = (float)dali_noise_load(bt->dtype, j->src, i);
+                    dali_noise_store(bt, j->dst, i, (double)(x + noise), 0);
+                }
+            }
+            done += m;
+            continue;
+        }
+        for (int64_t k = 0; k < m; k++) {
+            int64_t q = q0 + k;
+            int64_t e = (q / inner) * nc * inner + q % inner;
+            double u = dali_draw_u01(w0[2 * k], w0[2 * k + 1]);
+            double v = dali_draw_u01(w1[2 * k], w1[2 * k + 1]);
+            for (int64_t c = 0; c < nc; c++) {
+                int64_t i = e + c * inner;
+                if (bt->mode == DALI_NOISE_SALT) {
+                    if (u < j->a)
+                        dali_noise_store(bt, j->dst, i, v < j->b ? j->c : j->d, 1);
+                    else
+                        memcpy(j->dst + i * bt->itemsize, j->src + i * bt->itemsize,
+                               (size_t)bt->itemsize);
+                } else {
+                    float f = (float)j->a, x = (float)dali_noise_load(bt->dtype, j->src, i);
+                    float lam = f == 0.0f ? 0.0f : x / f;
+                    lam = lam > 0.0f ? lam : 0.0f;
+                    float k_ = (float)dali_noise_poisson(bt->key, sid, q, lam, u, v);
+                    dali_noise_store(bt, j->dst, i, (double)(k_ * f), 0);
                 }
             }
         }
