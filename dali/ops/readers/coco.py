@@ -14,9 +14,10 @@ output.  Outputs: images (uint8, 1-D), boxes (M, 4) float32, labels (M,) int32, 
 (P, 3) int32 and vertices (V, 2) float32 with `polygon_masks`, or the pixel-wise mask (H, W, 1)
 int32 with `pixelwise_masks` (painted by the `coco_masks` kernel from the polygons and the RLE
 segmentations, which are kept as one array of run lengths), then image ids (1,) int32 with
-`image_ids`.  Order, sharding, shuffling and padding: `_loader` (as for readers.file: the list is
-permuted once with DALI's fixed seed when `random_shuffle` is set, and re-permuted at every
-epoch with `shuffle_after_epoch`, as readers.file is).
+`image_ids`.  The images are read ahead on the reader's thread (`_common.Reader.next_batch`).
+Order, sharding, shuffling and padding: `_loader` (as for readers.file: the list is permuted
+once with DALI's fixed seed when `random_shuffle` is set, and re-permuted at every epoch with
+`shuffle_after_epoch`).
 """
 
 from __future__ import annotations
@@ -464,7 +465,8 @@ class Coco(_common.Reader):
 
     # -- one iteration -----------------------------------------------------------------------
     def infer(self, ws):
-        ids = np.array(self.next_entries(ws.batch_size), np.int64)
+        entries, images = self.next_batch(ws)         # read ahead on the reader's thread
+        ids = np.array(entries, np.int64)
         d = self._data
         counts = d["counts"][ids]
         descs = [_operator.OutputDesc(None, np.uint8, "", ndim=1),
@@ -480,11 +482,11 @@ class Coco(_common.Reader):
             descs.append(_operator.OutputDesc(shapes, np.int32, "HWC"))
         if self.args["image_ids"]:
             descs.append(_operator.OutputDesc([(1,)] * len(ids), np.int32, ""))
-        return _operator.Plan(descs, ids=ids, counts=counts)
+        return _operator.Plan(descs, ids=ids, counts=counts, images=images)
 
     def run_cpu(self, ws, plan):
         ids, d = plan.ids, self._data
-        ws.outputs[0] = self._read_images(ws, ids)
+        ws.outputs[0] = plan.images
         rows = _rows(d["offsets"][ids], plan.counts)
         ws.outputs[1] = self._gather(d["boxes"], rows, plan.counts, 4)
         ws.outputs[2] = self._gather(d["labels"], rows, plan.counts, 0)
@@ -542,18 +544,21 @@ class Coco(_common.Reader):
             flat[...] = (table if rows is None else table[rows]).reshape(-1)
         return storage
 
-    def _read_images(self, ws, ids):
-        paths = [self._paths[i] for i in ids.tolist()]
+    def entry_name(self, entry):
+        return self._names[entry]
+
+    def read(self, entries):
+        """(storage of the images' bytes, None), or (None, (index, message)) for the first
+        that cannot be read (on the reader's thread)."""
+        paths = [self._paths[i] for i in entries]
         opened = files.open_files(paths)
         if opened.failure is not None:
             i, err = opened.failure
-            raise ws.sample_error(i, f"cannot read {os.fsdecode(paths[i])}: "
-                                     f"{os.strerror(err)}", RuntimeError)
+            return None, (i, f"cannot read {os.fsdecode(paths[i])}: {os.strerror(err)}")
         storage = BatchStorage.allocate(np.uint8, opened.sizes.reshape(-1, 1), ndim=1)
         failure = opened.read_into(storage.samples())
         if failure is not None:
-            i, err, got = failure
-            raise ws.sample_error(i, f"cannot read {os.fsdecode(paths[i])}: "
-                                     + (os.strerror(err) if err else "it changed while it "
-                                        "was read"), RuntimeError)
-        return storage
+            i, err, _ = failure
+            return None, (i, f"cannot read {os.fsdecode(paths[i])}: "
+                             + (os.strerror(err) if err else "it changed while it was read"))
+        return storage, None
