@@ -310,6 +310,7 @@ def test_order_golden(shards, kwargs, want):
     {"num_shards": 3, "shard_id": 1, "stick_to_shard": True},
     {"num_shards": 3, "shard_id": 0, "stick_to_shard": True, "pad_last_batch": True},
     {"random_shuffle": True}, {"random_shuffle": True, "initial_fill": 3, "seed": 11},
+    {"random_shuffle": True, "initial_fill": 6, "lazy_init": True},
     {"random_shuffle": True, "initial_fill": 4, "num_shards": 2, "shard_id": 1,
      "pad_last_batch": True},
 ])
