@@ -13,6 +13,9 @@ from libc.string cimport memcmp
 
 cnp.import_array()
 
+cdef enum:
+    _W = 5                    # values per feature in the spans
+
 
 cdef int64_t _varint(const uint8_t* b, int64_t* pos, int64_t end,
                      const char** err) noexcept nogil:
@@ -74,13 +77,15 @@ cdef int _field(const uint8_t* b, int64_t* pos, int64_t end, int* no, int* wire,
 
 cdef int _record(const uint8_t* b, int64_t n, int k, const char** names,
                  const int64_t* name_lens, int64_t* out, const char** err) noexcept nogil:
-    """Fill out[3 j .. 3 j + 2] = (kind, start, stop) of wanted feature j (kind 0: not in the
-    record or an empty Feature).  Returns -1 with *err set on malformed input."""
+    """Fill out[W j .. W j + 4] = (kind, start, stop, first start, first stop) of wanted
+    feature j: its value list and, for a bytes list, its first value (kind 0: not in the record
+    or an empty Feature; first stop < first start: a bytes list without values).  Returns -1
+    with *err set on malformed input."""
     cdef int64_t length = 0, pos, end, fpos, fstart, fstop, epos, estart, estop
     cdef int64_t vpos, vstart, vstop, s, e, ns, ne, vs, ve
     cdef int no, wire, j, i
     cdef bint has_name, has_value
-    for j in range(3 * k):
+    for j in range(_W * k):
         out[j] = 0
     if n < 16:
         err[0] = "a record shorter than its framing (16 bytes)"
@@ -119,28 +124,47 @@ cdef int _record(const uint8_t* b, int64_t n, int k, const char** names,
                 continue
             for j in range(k):
                 if name_lens[j] == ne - ns and memcmp(names[j], b + ns, <size_t>(ne - ns)) == 0:
-                    out[3 * j] = 0
+                    out[_W * j] = 0
                     if has_value:
                         vpos = vs
                         while vpos < ve:
                             if _field(b, &vpos, ve, &no, &wire, &vstart, &vstop, err) < 0:
                                 return -1
                             if 1 <= no <= 3 and wire == 2:
-                                out[3 * j] = no
-                                out[3 * j + 1] = vstart
-                                out[3 * j + 2] = vstop
+                                out[_W * j] = no
+                                out[_W * j + 1] = vstart
+                                out[_W * j + 2] = vstop
+                    if out[_W * j] == 1 and _first(b, out + _W * j, err) < 0:
+                        return -1
                     break
     return 0
 
 
+cdef int _first(const uint8_t* b, int64_t* out, const char** err) noexcept nogil:
+    """out[3], out[4] = the span of the first value of the bytes list at out[1]..out[2]
+    (out[4] = -1 when it has none)."""
+    cdef int64_t pos = out[1], s, e
+    cdef int no, wire
+    out[4] = -1
+    while pos < out[2]:
+        if _field(b, &pos, out[2], &no, &wire, &s, &e, err) < 0:
+            return -1
+        if no == 1 and wire == 2:
+            out[3] = s
+            out[4] = e
+            return 0
+    return 0
+
+
 def example_spans(list records, list names):
-    """(spans, None): an int64 array (len(records), len(names), 3) of (kind, start, stop) of
-    each wanted feature's value list in each record (kind 1 bytes, 2 float, 3 int64; 0: not
-    in the record); or (None, (index, message)) for the first malformed record.  `records`
-    are C-contiguous uint8 arrays (whole framed records), `names` bytes."""
+    """(spans, None): an int64 array (len(records), len(names), 5) of (kind, start, stop,
+    first start, first stop) of each wanted feature in each record: the span of its value list
+    (kind 1 bytes, 2 float, 3 int64; 0: not in the record) and, for bytes, of its first value
+    (first stop -1: none); or (None, (index, message)) for the first malformed record.
+    `records` are C-contiguous uint8 arrays (whole framed records), `names` bytes."""
     cdef Py_ssize_t n = len(records), i
     cdef int k = len(names), j
-    cdef cnp.ndarray[cnp.int64_t, ndim=3] spans = np.zeros((n, k, 3), np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=3] spans = np.zeros((n, k, _W), np.int64)
     cdef const char** cnames = <const char**>malloc(max(k, 1) * sizeof(char*))
     cdef int64_t* lens = <int64_t*>malloc(max(k, 1) * sizeof(int64_t))
     cdef const uint8_t** data = <const uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
@@ -165,7 +189,7 @@ def example_spans(list records, list names):
             sizes[i] = r.size
         with nogil:
             for i in range(n):
-                if _record(data[i], sizes[i], k, cnames, lens, out + 3 * k * i, &err) < 0:
+                if _record(data[i], sizes[i], k, cnames, lens, out + _W * k * i, &err) < 0:
                     failed = i
                     break
         if failed >= 0:

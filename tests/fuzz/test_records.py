@@ -70,8 +70,9 @@ def test_example_records_parse_or_refuse(seed):
         if error is not None:
             assert error[0] == 0 and isinstance(error[1], str)
             continue
-        for kind, start, stop in spans[0].tolist():
+        for kind, start, stop, first, last in spans[0].tolist():
             assert 0 <= start <= stop <= len(data) and kind in (0, 1, 2, 3)
+            assert kind != 1 or last == -1 or start <= first <= last <= stop
             payload = data[start:stop]
             try:
                 if kind == _example.BYTES:

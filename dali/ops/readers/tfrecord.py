@@ -171,16 +171,27 @@ class TFRecord(_records.RecordReader):
         if error is not None:
             i, message = error
             return None, (i, f"the record {self.entry_name(entries[i])} is corrupt: {message}")
-        columns = [[] for _ in self._features]
-        for i, (record, found) in enumerate(zip(raw, spans.tolist(), strict=True)):
-            view = memoryview(record)
-            try:
-                for column, (name, feature), (kind, s, e) in zip(
-                        columns, self._features, found, strict=True):
-                    column.append(_values(name, feature, (kind, view[s:e]) if kind else None))
-            except _example.ProtoError as e:
-                return None, (i, f"the record {self.entry_name(entries[i])} is corrupt: {e}")
-        return [BatchStorage.from_arrays(c) for c in columns], None
+        outputs = []
+        for j, (name, feature) in enumerate(self._features):
+            if feature.dtype == tfrec.string:
+                storage, error = _strings(name, feature, raw, spans[:, j])
+                if error is not None:
+                    i, message = error
+                    return None, (i, f"the record {self.entry_name(entries[i])} is corrupt: "
+                                     f"{message}")
+                outputs.append(storage)
+                continue
+            column = []
+            for i, (record, (kind, s, e, _, _)) in enumerate(
+                    zip(raw, spans[:, j].tolist(), strict=True)):
+                try:
+                    column.append(_values(name, feature,
+                                          (kind, memoryview(record)[s:e]) if kind else None))
+                except _example.ProtoError as err:
+                    return None, (i, f"the record {self.entry_name(entries[i])} is corrupt: "
+                                     f"{err}")
+            outputs.append(BatchStorage.from_arrays(column))
+        return outputs, None
 
 
 _ARG_FIELDS = {"int64": "ints", "float": "floats", "string": "strings", "bool": "bools"}
@@ -223,6 +234,31 @@ def _ndim(feature):
     if feature.var_len:
         return 1 + len(feature.partial_shape or ())
     return len(feature.shape)
+
+
+def _strings(name, feature, raw, spans):
+    """(storage, None) of a string feature: the first value of each record's bytes list
+    (spans: (n, 5) of the feature in the records), gathered into one batch; or (None,
+    (index, message))."""
+    kinds, first, stop = spans[:, 0], spans[:, 3], spans[:, 4]
+    missing = kinds == 0
+    wrong = np.flatnonzero(~missing & (kinds != _example.BYTES))
+    if len(wrong):
+        i = int(wrong[0])
+        return None, (i, f"feature {name!r} holds {_example.KIND_NAMES[int(kinds[i])]} "
+                         "values, not string")
+    empty = np.flatnonzero(~missing & (stop < 0))
+    if len(empty):
+        return None, (int(empty[0]), f"feature {name!r} has no value")
+    default = feature.default_value
+    default = np.frombuffer(default.encode() if isinstance(default, str) else bytes(default),
+                            np.uint8)
+    sizes = np.where(missing, len(default), stop - first)
+    storage = BatchStorage.allocate(np.uint8, sizes.reshape(-1, 1), ndim=1)
+    for out, record, s, e, m in zip(storage.samples(), raw, first.tolist(), stop.tolist(),
+                                    missing.tolist(), strict=True):
+        out[...] = default if m else record[s:e]
+    return storage, None
 
 
 def _values(name, feature, found):

@@ -219,12 +219,14 @@ def test_example_parser_packed_and_unpacked():
     for packed in (True, False):
         rec = tfrecord([example({"a": [1, -2, 2**62], "b": [0.5, -1.0], "c": [b"x", b"yz"]},
                                 packed)])
-        (ka, sa, ea), (kb, sb, eb), (kc, sc, ec) = _spans(rec, [b"a", b"b", b"c"])
+        (ka, sa, ea, _, _), (kb, sb, eb, _, _), (kc, sc, ec, fc, gc) = _spans(
+            rec, [b"a", b"b", b"c"])
+        assert rec[fc:gc] == b"x"
         assert (ka, kb, kc) == (_example.INT64S, _example.FLOATS, _example.BYTES)
         assert _example.int64_values(rec[sa:ea]).tolist() == [1, -2, 2**62]
         assert _example.float_values(rec[sb:eb]).tolist() == [0.5, -1.0]
         assert [bytes(v) for v in _example.bytes_values(rec[sc:ec])] == [b"x", b"yz"]
-    assert _spans(tfrecord([example({"a": [1]})]), [b"b"]) == [[0, 0, 0]]
+    assert _spans(tfrecord([example({"a": [1]})]), [b"b"]) == [[0, 0, 0, 0, 0]]
 
 
 def test_serialized_pipeline_keeps_the_features(data):
