@@ -28,6 +28,7 @@ from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 
 FORMATS = ("anchor_shape", "start_end", "box")
+_NO_CLASS = -(1 << 40)        # no label (int32 values) is this
 
 
 def _num_outputs(args, num_inputs=1):
@@ -114,23 +115,29 @@ class RandomObjectBBox(_operator.Operator):
         background = self._backgrounds(ws, classes)
         thresholds = self._thresholds(ws, ndim)
         counts, rows = _kernel.label_batch(ws.thread_pool, storage, background)
-        starts = np.concatenate([[0], np.cumsum(counts)])
         u = ws.uniform_flat(3).reshape(n, 3)
         fg = u[:, 0] < ws.arg_array("foreground_prob", np.float64)
+        # the candidate blobs of the whole batch, as a mask over its rows, narrowed step by step
+        sample = np.repeat(np.arange(n), counts)
+        extent = rows[:, 2 + ndim:] - rows[:, 2:2 + ndim]
+        cand = fg[sample] & (extent >= thresholds[sample]).all(axis=1)
+        if not self.args["ignore_class"]:
+            chosen = self._classes(ws, sample, rows[:, 0], cand, classes, weights, u[:, 1])
+            cand &= rows[:, 0] == chosen[sample]
+        if self.args["k_largest"] is not None:
+            idx = np.flatnonzero(cand)
+            order = idx[np.lexsort((-rows[idx, 1], sample[idx]))]   # by sample, largest first
+            rank = np.arange(len(order)) - np.searchsorted(sample[order], sample[order])
+            cand[:] = False
+            cand[order[rank < self.args["k_largest"]]] = True
+        idx = np.flatnonzero(cand)
+        m = np.bincount(sample[idx], minlength=n)
+        has = m > 0
+        first = np.cumsum(m) - m
+        pick = idx[first[has] + np.minimum((u[has, 2] * m[has]).astype(np.int64), m[has] - 1)]
         lo, hi = np.zeros((n, ndim), np.int64), shapes.copy()
         label = background.copy()
-        for i in np.flatnonzero(fg & (counts > 0)):
-            blobs = rows[starts[i]:starts[i + 1]]
-            blobs = blobs[((blobs[:, 2 + ndim:] - blobs[:, 2:2 + ndim]) >= thresholds[i])
-                          .all(axis=1)]
-            if not self.args["ignore_class"]:
-                blobs = self._class_blobs(ws, i, blobs, classes, weights, u[i, 1])
-            if len(blobs):
-                k = self.args["k_largest"]
-                if k is not None:
-                    blobs = blobs[np.argsort(-blobs[:, 1], kind="stable")[:k]]
-                row = blobs[min(int(u[i, 2] * len(blobs)), len(blobs) - 1)]
-                label[i], lo[i], hi[i] = row[0], row[2:2 + ndim], row[2 + ndim:]
+        label[has], lo[has], hi[has] = rows[pick, 0], rows[pick, 2:2 + ndim], rows[pick, 2 + ndim:]
         self._write(ws, lo, hi, label)
 
     def _backgrounds(self, ws, classes):
@@ -152,25 +159,38 @@ class RandomObjectBBox(_operator.Operator):
             out.append(np.broadcast_to(np.asarray(t, np.int64), (ndim,)))
         return np.array(out, np.int64).reshape(ws.batch_size, ndim)
 
-    def _class_blobs(self, ws, i, blobs, classes, weights, u):
-        """The blobs of the class drawn for sample i (none: the background box)."""
-        if classes is not None:
-            labels = np.asarray(classes[i], np.int64)
-        elif weights is not None:
-            labels = np.arange(1, weights[i].size + 1)
-        else:
-            labels = np.unique(blobs[:, 0])
-        w = np.ones(len(labels)) if weights is None else np.asarray(weights[i], np.float64)
-        if w.shape != labels.shape:
-            raise ws.sample_error(i, "If both ``classes`` and ``class_weights`` are provided, "
-                                     f"their shapes must match. Got: {labels.size} and "
-                                     f"{w.size} values")
-        present = np.isin(labels, blobs[:, 0]) & (w > 0)
-        if not present.any():
-            return blobs[:0]
-        cdf = np.cumsum(np.where(present, w, 0.0))
-        c = min(int(np.searchsorted(cdf, u * cdf[-1], side="right")), len(cdf) - 1)
-        return blobs[blobs[:, 0] == labels[c]]
+    def _classes(self, ws, sample, labels, cand, classes, weights, u):
+        """The class drawn for every sample among its classes with candidate blobs (a value
+        no label has where there is none)."""
+        n = ws.batch_size
+        chosen = np.full(n, _NO_CLASS, np.int64)
+        if classes is None and weights is None:   # uniform over the labels present
+            key = np.unique((sample[cand] << 33) + (labels[cand] + (1 << 32)))
+            owner = key >> 33
+            count = np.bincount(owner, minlength=n)
+            has = count > 0
+            first = np.cumsum(count) - count
+            c = first[has] + np.minimum((u[has] * count[has]).astype(np.int64), count[has] - 1)
+            chosen[has] = (key[c] & ((1 << 33) - 1)) - (1 << 32)
+            return chosen
+        starts = np.searchsorted(sample, np.arange(n + 1))
+        for i in range(n):
+            sl = slice(starts[i], starts[i + 1])
+            if classes is not None:
+                ids = np.asarray(classes[i], np.int64)
+            elif weights is not None:
+                ids = np.arange(1, weights[i].size + 1)
+            w = np.ones(len(ids)) if weights is None else np.asarray(weights[i], np.float64)
+            if w.shape != ids.shape:
+                raise ws.sample_error(i, "If both ``classes`` and ``class_weights`` are "
+                                         f"provided, their shapes must match. Got: {ids.size} "
+                                         f"and {w.size} values")
+            present = np.isin(ids, labels[sl][cand[sl]]) & (w > 0)
+            if present.any():
+                cdf = np.cumsum(np.where(present, w, 0.0))
+                c = min(int(np.searchsorted(cdf, u[i] * cdf[-1], side="right")), len(cdf) - 1)
+                chosen[i] = ids[c]
+        return chosen
 
     def _write(self, ws, lo, hi, label):
         fmt = self.args["format"]
