@@ -52,8 +52,11 @@ cdef extern from "warp_perspective.h" nogil:
         double fill[4]
         int type, interp, border
     void dali_wp_run(const dali_wp_job* j)
+    int dali_wp_fma "dali_wp::dali_wp_fma"
+    void dali_wp_detect "dali_wp::dali_wp_detect"() noexcept nogil
 
 cnp.import_array()
+dali_wp_detect()
 
 cdef double _NS_PER_ELEMENT = 4.0     # the cost estimate (per output value) the pool gets
 
@@ -371,6 +374,17 @@ def warp_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matrices, in
 PERSPECTIVE_TYPES = {np.dtype(np.uint8): 0, np.dtype(np.uint16): 1, np.dtype(np.int16): 2,
                      np.dtype(np.float32): 3}
 cdef int64_t _BAND = 65536            # output elements per work item (at least; whole rows)
+
+
+def perspective_fma(on=None):
+    """Whether the perspective float kernels take their AVX2/FMA path (found at import: the
+    CPU has both); `on` switches it (off, or on where the CPU has it), so tests can compare
+    both paths."""
+    global dali_wp_fma
+    if on is not None:
+        dali_wp_detect()
+        dali_wp_fma = dali_wp_fma and bool(on)
+    return bool(dali_wp_fma)
 
 
 cdef void _run_perspective_job(void* ctx, int64_t i) noexcept nogil:

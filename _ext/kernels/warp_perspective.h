@@ -332,19 +332,29 @@ static inline void row_f32(const dali_wp_job* j, int64_t y) {
     }
 }
 
+// Whether the float kernels take their AVX2/FMA path (set by dali_wp_detect where the CPU has
+// both; tests switch it off to compare with the plain path, which fmaf makes bit-identical).
+static int dali_wp_fma = 0;
+
 #ifdef DALI_WP_X86
+static void dali_wp_detect(void) {
+    dali_wp_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
 template <typename T>
 __attribute__((target("avx2,fma"), optimize("fp-contract=off")))
 static void warp_rows_f32_fma(const dali_wp_job* j) {
     for (int64_t y = j->y0; y < j->y1; y++) row_f32<T, sizeof(T) == 1>(j, y);
 }
+#else
+static void dali_wp_detect(void) {}
 #endif
 
 template <typename T>
 __attribute__((optimize("fp-contract=off")))
 static void warp_rows_f32(const dali_wp_job* j) {
 #ifdef DALI_WP_X86
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    if (dali_wp_fma) {
         warp_rows_f32_fma<T>(j);
         return;
     }
