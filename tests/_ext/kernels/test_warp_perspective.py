@@ -4,10 +4,10 @@ give the single-call result."""
 
 import numpy as np
 import pytest
+from dali._ext.tensor_storage import BatchStorage
 
 from dali._ext import thread_pool
 from dali._ext.kernels import warp
-from dali._ext.tensor_storage import BatchStorage
 
 M = [0.9, 0.05, 4.0, -0.05, 0.95, 6.0, 0.0002, -0.0001, 1.0]
 
