@@ -14,15 +14,13 @@ data only (no volumes) of uint8, int16, uint16 or float32.  The kernel is
 
 from __future__ import annotations
 
-import dataclasses
-import warnings
-
 import numpy as np
 
 from dali import _operator, _registry, _types, tensors
 from dali._ext.kernels import convolution as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
+from dali.ops import _aliases
 from dali.ops.filters import _convolution
 
 _KINDS = frozenset(np.dtype(t) for t in (np.uint8, np.int16, np.uint16, np.float32))
@@ -199,14 +197,5 @@ class Filter(_operator.Operator):
                              plan.anchors, _BORDERS[self.args["border"]], plan.fills)
 
 
-@_registry.register
-class ExperimentalFilter(Filter):
-    schema = dataclasses.replace(
-        Filter.schema, name="experimental.filter", class_name=None,
-        doc="Deprecated alias of `fn.filter` (its features moved out of `experimental`); use "
-            "that instead.\n\n" + _DOC)
-
-    def setup(self):
-        warnings.warn("`dali.fn.experimental.filter` is now deprecated. Use `dali.fn.filter` "
-                      "instead.", DeprecationWarning, stacklevel=2)
-        super().setup()
+ExperimentalFilter = _aliases.deprecated_alias(
+    "experimental.filter", Filter, "its features moved out of `experimental`", __name__)
