@@ -1,15 +1,30 @@
-"""The structure of tf.train.Example records, walked in C without the GIL (readers.tfrecord):
-for each record of a batch, the TFRecord framing is checked and, for each wanted feature, the
-span of its value list (BytesList / FloatList / Int64List message) in the record is found.
-The values themselves are decoded by `dali.ops.readers._example` from those spans (small
-lists; a string feature is one slice).  The wire format and the rules are `_example`'s."""
+"""tf.train.Example records parsed in C without the GIL (readers.tfrecord), without TensorFlow
+or protobuf.
+
+A TFRecord record is `length` (uint64 LE), a masked crc32c of the length (4 bytes), `length`
+bytes of data and a masked crc32c of the data (4 bytes).  As in DALI, the CRCs are not checked;
+the length must match the record's size in the index.  The data is an `Example`; only these
+parts of the protobuf wire format matter:
+
+    Example  { Features features = 1; }
+    Features { map<string, Feature> feature = 1; }     // entries: { key = 1; value = 2; }
+    Feature  { oneof { BytesList bytes_list = 1; FloatList float_list = 2;
+                       Int64List int64_list = 3; } }
+    BytesList { repeated bytes value = 1; }
+    FloatList { repeated float value = 1; }            // packed or not
+    Int64List { repeated int64 value = 1; }            // packed or not (varints)
+
+Unknown fields are skipped (wire types 0, 1, 2, 5); groups, truncated messages and varints
+longer than 10 bytes are errors.  `example_spans` finds, in each record of a batch, the span
+of each wanted feature's value list (and a bytes list's first value); `numbers` decodes the
+float or int64 values of one feature over the batch."""
 
 cimport numpy as cnp
 import numpy as np
 
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcmp
+from libc.string cimport memcmp, memcpy
 
 cnp.import_array()
 
@@ -200,3 +215,88 @@ def example_spans(list records, list names):
         free(lens)
         free(data)
         free(sizes)
+
+
+cdef int64_t _numbers(const uint8_t* b, int64_t pos, int64_t end, int kind, void* out,
+                      const char** err) noexcept nogil:
+    """Decode the values of the FloatList (kind 2, into float32) or Int64List (kind 3, into
+    int64) message b[pos:end], packed or not, into out; returns their count, -1 on error."""
+    cdef int64_t count = 0, s, e, p
+    cdef int no, wire
+    cdef float* f = <float*>out
+    cdef int64_t* q = <int64_t*>out
+    while pos < end:
+        if _field(b, &pos, end, &no, &wire, &s, &e, err) < 0:
+            return -1
+        if no != 1:
+            continue
+        if kind == 2 and (wire == 2 or wire == 5):
+            if (e - s) % 4:
+                err[0] = "a packed float list is not a whole number of floats"
+                return -1
+            memcpy(f + count, b + s, <size_t>(e - s))
+            count += (e - s) // 4
+        elif kind == 3 and wire == 0:
+            p = s
+            q[count] = _varint(b, &p, e, err)
+            if err[0] != NULL:
+                return -1
+            count += 1
+        elif kind == 3 and wire == 2:
+            p = s
+            while p < e:
+                q[count] = _varint(b, &p, e, err)
+                if err[0] != NULL:
+                    return -1
+                count += 1
+        else:
+            err[0] = "a value of the wrong wire type"
+            return -1
+    return count
+
+
+def numbers(list records, spans, int kind):
+    """(values, counts, None): the values of one numeric feature in each record, back to back
+    (float32 for kind 2, int64 for kind 3) and how many each record has (records whose span
+    has another kind count 0), from `spans` (n, 5) of `example_spans`; or (None, None,
+    (index, message)) for a malformed list."""
+    cdef Py_ssize_t n = len(records), i
+    cdef cnp.ndarray[cnp.int64_t, ndim=2] sp = np.ascontiguousarray(spans, np.int64)
+    if sp.shape[0] != n or sp.shape[1] != _W or kind not in (2, 3):
+        raise ValueError("one row of spans per record, and kind 2 or 3")
+    cdef int64_t bound = 0, total = 0, got
+    for i in range(n):
+        if sp[i, 0] == kind:
+            bound += sp[i, 2] - sp[i, 1]
+    values = np.empty(bound, np.float32 if kind == 2 else np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] counts = np.zeros(n, np.int64)
+    cdef const uint8_t** data = <const uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
+    cdef char* out = <char*>cnp.PyArray_DATA(values)
+    cdef Py_ssize_t esize = 4 if kind == 2 else 8
+    cdef const char* err = NULL
+    cdef Py_ssize_t failed = -1
+    cdef cnp.ndarray r
+    try:
+        if data == NULL:
+            raise MemoryError()
+        for i in range(n):
+            r = records[i]
+            if r.dtype != np.uint8 or not r.flags.c_contiguous or sp[i, 2] > r.size or \
+                    sp[i, 1] < 0 or sp[i, 1] > sp[i, 2]:
+                raise ValueError(f"record {i}: not a uint8 record holding its span")
+            data[i] = <const uint8_t*>cnp.PyArray_DATA(r)
+        with nogil:
+            for i in range(n):
+                if sp[i, 0] != kind:
+                    continue
+                got = _numbers(data[i], sp[i, 1], sp[i, 2], kind, out + total * esize, &err)
+                if got < 0:
+                    failed = i
+                    break
+                counts[i] = got
+                total += got
+        if failed >= 0:
+            return None, None, (failed, (<bytes>err).decode())
+        return values[:total], counts, None
+    finally:
+        free(data)

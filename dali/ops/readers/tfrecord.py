@@ -9,9 +9,9 @@ Order, sharding, shuffling and padding: `_loader`.
 `features` maps names to `dali.tfrecord` features; the call returns a dict of one output per
 feature, in the order given (int64 -> int64, float32 -> float32, string -> the bytes of the
 first value, uint8 1-D), each sample's source info "<path> at index <offset>".  Each batch's
-records are read ahead on the reader's thread; the framing and the Example protobuf are walked
-in C without the GIL (`dali._ext.records`), the values of the wanted lists decoded from their
-spans (`_example`).
+records are read ahead on the reader's thread; the framing and the Example protobuf are parsed
+in C without the GIL (`dali._ext.records`: the spans of the wanted features, then the values
+of each feature over the batch).
 
 Differences from DALI, where DALI's behaviour is undefined: a record without a feature gives
 the feature's `default_value` (FixedLenFeature) or an empty array (VarLenFeature) instead of an
@@ -21,6 +21,8 @@ instead of uninitialized values.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from dali import _operator, _registry
@@ -29,12 +31,13 @@ from dali._ext import records
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops.readers import _common, _example, _records
+from dali.ops.readers import _common, _records
 
 _DTYPES = {tfrec.int64: np.dtype(np.int64), tfrec.float32: np.dtype(np.float32),
            tfrec.string: np.dtype(np.uint8)}
-_KINDS = {tfrec.int64: _example.INT64S, tfrec.float32: _example.FLOATS,
-          tfrec.string: _example.BYTES}
+_BYTES, _FLOATS, _INT64S = 1, 2, 3            # the kinds of Feature's value lists
+_KINDS = {tfrec.int64: _INT64S, tfrec.float32: _FLOATS, tfrec.string: _BYTES}
+_KIND_NAMES = {_BYTES: "bytes", _FLOATS: "float", _INT64S: "int64"}
 
 
 def _num_outputs(args):
@@ -173,24 +176,13 @@ class TFRecord(_records.RecordReader):
             return None, (i, f"the record {self.entry_name(entries[i])} is corrupt: {message}")
         outputs = []
         for j, (name, feature) in enumerate(self._features):
-            if feature.dtype == tfrec.string:
-                storage, error = _strings(name, feature, raw, spans[:, j])
-                if error is not None:
-                    i, message = error
-                    return None, (i, f"the record {self.entry_name(entries[i])} is corrupt: "
-                                     f"{message}")
-                outputs.append(storage)
-                continue
-            column = []
-            for i, (record, (kind, s, e, _, _)) in enumerate(
-                    zip(raw, spans[:, j].tolist(), strict=True)):
-                try:
-                    column.append(_values(name, feature,
-                                          (kind, memoryview(record)[s:e]) if kind else None))
-                except _example.ProtoError as err:
-                    return None, (i, f"the record {self.entry_name(entries[i])} is corrupt: "
-                                     f"{err}")
-            outputs.append(BatchStorage.from_arrays(column))
+            fill = _strings if feature.dtype == tfrec.string else _numbers
+            storage, error = fill(name, feature, raw, spans[:, j])
+            if error is not None:
+                i, message = error
+                return None, (i, f"the record {self.entry_name(entries[i])} is corrupt: "
+                                 f"{message}")
+            outputs.append(storage)
         return outputs, None
 
 
@@ -236,17 +228,25 @@ def _ndim(feature):
     return len(feature.shape)
 
 
+def _wrong_kind(name, feature, kinds):
+    """(index, message) of the first record whose feature holds another type, or None."""
+    wrong = np.flatnonzero((kinds != 0) & (kinds != _KINDS[feature.dtype]))
+    if not len(wrong):
+        return None
+    i = int(wrong[0])
+    return i, (f"feature {name!r} holds {_KIND_NAMES[int(kinds[i])]} values, not "
+               f"{tfrec._NAMES[feature.dtype]}")
+
+
 def _strings(name, feature, raw, spans):
     """(storage, None) of a string feature: the first value of each record's bytes list
     (spans: (n, 5) of the feature in the records), gathered into one batch; or (None,
     (index, message))."""
     kinds, first, stop = spans[:, 0], spans[:, 3], spans[:, 4]
+    error = _wrong_kind(name, feature, kinds)
+    if error is not None:
+        return None, error
     missing = kinds == 0
-    wrong = np.flatnonzero(~missing & (kinds != _example.BYTES))
-    if len(wrong):
-        i = int(wrong[0])
-        return None, (i, f"feature {name!r} holds {_example.KIND_NAMES[int(kinds[i])]} "
-                         "values, not string")
     empty = np.flatnonzero(~missing & (stop < 0))
     if len(empty):
         return None, (int(empty[0]), f"feature {name!r} has no value")
@@ -261,39 +261,43 @@ def _strings(name, feature, raw, spans):
     return storage, None
 
 
-def _values(name, feature, found):
-    """The sample of `feature` from `found` ((kind, payload) or None: not in the record)."""
-    dtype = _DTYPES[feature.dtype]
-    if found is None:
-        if feature.var_len:
-            return np.zeros((0, *(feature.partial_shape or ())), dtype)
-        if feature.dtype == tfrec.string:
-            value = feature.default_value
-            return np.frombuffer(value.encode() if isinstance(value, str) else bytes(value),
-                                 np.uint8)
-        return np.full(feature.shape, feature.default_value, dtype)
-    kind, payload = found
-    if kind != _KINDS[feature.dtype]:
-        raise _example.ProtoError(f"feature {name!r} holds {_example.KIND_NAMES[kind]} "
-                                  f"values, not {tfrec._NAMES[feature.dtype]}")
-    if feature.dtype == tfrec.string:
-        values = _example.bytes_values(payload)
-        if not values:
-            raise _example.ProtoError(f"feature {name!r} has no value")
-        return np.frombuffer(values[0], np.uint8)
-    values = (_example.int64_values(payload) if feature.dtype == tfrec.int64
-              else _example.float_values(payload))
+def _numbers(name, feature, raw, spans):
+    """(storage, None) of an int64 or float32 feature over the records, or (None, (index,
+    message)); a record without it gets the default (FixedLenFeature) or nothing."""
+    kinds = spans[:, 0]
+    error = _wrong_kind(name, feature, kinds)
+    if error is not None:
+        return None, error
+    values, counts, error = records.numbers(raw, spans, _KINDS[feature.dtype])
+    if error is not None:
+        return None, error
+    missing = kinds == 0
     if feature.var_len:
         partial = feature.partial_shape or ()
-        m = int(np.prod(partial)) if partial else 1
-        if m == 0 or values.size % m:
-            raise _example.ProtoError(f"feature {name!r} has {values.size} values, not a "
-                                      f"multiple of the partial shape {list(partial)}")
-        return values.reshape(-1, *partial)
-    if values.size < feature.size:
-        raise _example.ProtoError(f"feature {name!r} has {values.size} values, its shape "
-                                  f"{list(feature.shape)} needs {feature.size}")
-    if values.size > feature.size:
-        raise _example.ProtoError(f"feature {name!r} has {values.size} values, more than its "
-                                  f"shape {list(feature.shape)} holds")
-    return values.reshape(feature.shape)
+        m = math.prod(partial) if partial else 1
+        bad = np.flatnonzero(counts % m) if m else np.flatnonzero(counts)
+        if len(bad) or m == 0:
+            i = int(bad[0]) if len(bad) else 0
+            return None, (i, f"feature {name!r} has {counts[i]} values, not a multiple of the "
+                             f"partial shape {list(partial)}")
+        shapes = np.concatenate([(counts // max(m, 1)).reshape(-1, 1),
+                                 np.tile(np.array(partial, np.int64), (len(raw), 1))], axis=1)
+        storage = BatchStorage.allocate(_DTYPES[feature.dtype], shapes, ndim=1 + len(partial))
+        storage.flat()[:] = values
+        return storage, None
+    bad = np.flatnonzero(~missing & (counts != feature.size))
+    if len(bad):
+        i = int(bad[0])
+        relation = "more than its shape" if counts[i] > feature.size else "its shape"
+        need = "holds" if counts[i] > feature.size else f"needs {feature.size}"
+        return None, (i, f"feature {name!r} has {counts[i]} values, {relation} "
+                         f"{list(feature.shape)} {need}")
+    storage = BatchStorage.allocate(_DTYPES[feature.dtype], [feature.shape] * len(raw),
+                                    ndim=len(feature.shape))
+    if missing.any():
+        flat = storage.flat().reshape(len(raw), -1)
+        flat[missing] = feature.default_value
+        flat[~missing] = values.reshape(-1, feature.size)
+    else:
+        storage.flat()[:] = values
+    return storage, None

@@ -11,7 +11,6 @@ import pytest
 from record_files import example, tfrecord, write_tfrecord
 
 from dali._ext import records
-from dali.ops.readers import _example
 from dali.tools import tfrecord2idx
 
 
@@ -219,13 +218,15 @@ def test_example_parser_packed_and_unpacked():
     for packed in (True, False):
         rec = tfrecord([example({"a": [1, -2, 2**62], "b": [0.5, -1.0], "c": [b"x", b"yz"]},
                                 packed)])
+        raw = [np.frombuffer(rec, np.uint8)]
         (ka, sa, ea, _, _), (kb, sb, eb, _, _), (kc, sc, ec, fc, gc) = _spans(
             rec, [b"a", b"b", b"c"])
-        assert rec[fc:gc] == b"x"
-        assert (ka, kb, kc) == (_example.INT64S, _example.FLOATS, _example.BYTES)
-        assert _example.int64_values(rec[sa:ea]).tolist() == [1, -2, 2**62]
-        assert _example.float_values(rec[sb:eb]).tolist() == [0.5, -1.0]
-        assert [bytes(v) for v in _example.bytes_values(rec[sc:ec])] == [b"x", b"yz"]
+        assert (ka, kb, kc) == (3, 2, 1) and rec[fc:gc] == b"x"
+        spans, _ = records.example_spans(raw, [b"a", b"b"])
+        values, counts, error = records.numbers(raw, spans[:, 0], 3)
+        assert error is None and values.tolist() == [1, -2, 2**62] and counts.tolist() == [3]
+        values, counts, error = records.numbers(raw, spans[:, 1], 2)
+        assert values.dtype == np.float32 and values.tolist() == [0.5, -1.0]
     assert _spans(tfrecord([example({"a": [1]})]), [b"b"]) == [[0, 0, 0, 0, 0]]
 
 
