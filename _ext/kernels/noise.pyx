@@ -9,6 +9,7 @@ import numpy as np
 
 from libc.stdint cimport int64_t, uint64_t
 
+from dali._ext.kernels import random as _random
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
@@ -53,17 +54,7 @@ _DTYPES = {np.dtype(np.float32): DALI_DT_F32, np.dtype(np.uint8): DALI_DT_U8,
            np.dtype(np.int64): DALI_DT_I64}
 
 
-def _clamp_range(dtype):
-    if dtype.kind not in "iu":
-        return 0.0, 0.0
-    info = np.iinfo(dtype)
-    hi = np.float64(info.max)
-    if int(hi) > info.max:          # the 64-bit maxima: the largest double below them
-        hi = np.nextafter(hi, 0.0)
-    return float(info.min), float(hi)
-
-
-_CLAMP = {t: _clamp_range(t) for t in _DTYPES}
+_CLAMP = {t: _random._clamp_range(t) for t in _DTYPES}    # fn.random's integer ranges
 
 ctypedef struct _Ctx:
     DaliNoiseBatch batch
