@@ -5,7 +5,8 @@ operators never see pixels), so the rows measure the per-batch cost of building 
 64 small matrices.  coord_transform maps the "points" input with a constant 2x3 matrix;
 experimental.warp_perspective warps the images with a constant homography;
 resize_crop_mirror (and its deprecated alias) resizes to half size, crops the central quarter
-of the original size and mirrors.
+of the original size and mirrors; tensor_resize (and its experimental alias) halves the images'
+first two axes.
 """
 
 import numpy as np
@@ -38,6 +39,9 @@ CASE_LIST = [
     *(OpCase(name, name, lambda fn, types, x, size, name=name: getattr(fn, name)(
         x, size=(half(size),) * 2, crop=(SIDE[size] // 4,) * 2, mirror=1))
       for name in ("resize_crop_mirror", "fast_resize_crop_mirror")),
+    *(OpCase(name, name, lambda fn, types, x, size, name=name: opcase.op_fn(fn, name)(
+        x, sizes=(half(size),) * 2, axes=[0, 1]))
+      for name in ("tensor_resize", "experimental.tensor_resize")),
     OpCase("transforms.combine", "transforms.combine",
            lambda fn, types, m, size: fn.transforms.combine(m, m, m), ("affine",)),
 ]

@@ -14,7 +14,7 @@ from dali._schema import Arg
 from dali._types import DALIDataType as T
 
 MODES = ("default", "stretch", "not_larger", "not_smaller")
-_ZERO_EXTENT = np.float32(0.0005)        # half the width a zero-extent region is widened to
+ZERO_EXTENT = np.float32(0.0005)        # half the width a zero-extent region is widened to
 
 
 def size_args():
@@ -105,7 +105,7 @@ class SizeLogic:
         for d in range(n):
             if lo[d] == hi[d] and in_sizes[d] > 0:
                 c = np.float32(lo[d])
-                lo[d], hi[d] = float(c - _ZERO_EXTENT), float(c + _ZERO_EXTENT)
+                lo[d], hi[d] = float(c - ZERO_EXTENT), float(c + ZERO_EXTENT)
         return lo, hi
 
     def _requested(self, ws, i, spatial):
