@@ -22,7 +22,7 @@ float or int64 values of one feature over the batch."""
 cimport numpy as cnp
 import numpy as np
 
-from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp, memcpy
 
@@ -300,3 +300,55 @@ def numbers(list records, spans, int kind):
         return values[:total], counts, None
     finally:
         free(data)
+
+
+def recordio_spans(list records):
+    """MXNet RecordIO records of one part (continuation flag 0) parsed in C: an int64 array
+    (n, 4) of (image start, image stop, label start, label count) per record (labels: float32
+    from `label start`; count 0: the one label of the header, at byte 12), or -1 in the first
+    column for a record split in parts or malformed (`dali.ops.readers.mxnet` parses those and
+    says what is wrong)."""
+    cdef Py_ssize_t n = len(records), i
+    cdef cnp.ndarray[cnp.int64_t, ndim=2] out = np.full((n, 4), -1, np.int64)
+    cdef const uint8_t** data = <const uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
+    cdef int64_t* sizes = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
+    cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)
+    cdef cnp.ndarray r
+    try:
+        if data == NULL or sizes == NULL:
+            raise MemoryError()
+        for i in range(n):
+            r = records[i]
+            if r.dtype != np.uint8 or not r.flags.c_contiguous:
+                raise ValueError(f"record {i} must be a C-contiguous uint8 array")
+            data[i] = <const uint8_t*>cnp.PyArray_DATA(r)
+            sizes[i] = r.size
+        with nogil:
+            for i in range(n):
+                _recordio(data[i], sizes[i], o + 4 * i)
+        return out
+    finally:
+        free(data)
+        free(sizes)
+
+
+cdef void _recordio(const uint8_t* b, int64_t n, int64_t* out) noexcept nogil:
+    cdef uint32_t magic, lrec, flag
+    cdef int64_t length, end
+    cdef uint32_t nlabels
+    if n < 8:
+        return
+    memcpy(&magic, b, 4)
+    memcpy(&lrec, b + 4, 4)
+    flag = lrec >> 29
+    length = lrec & ((1 << 29) - 1)
+    if magic != <uint32_t>0xCED7230AU or flag != 0 or 8 + length > n or length < 24:
+        return
+    memcpy(&nlabels, b + 8, 4)
+    end = 8 + 24 + 4 * <int64_t>nlabels
+    if end > 8 + length:
+        return
+    out[0] = end
+    out[1] = 8 + length
+    out[2] = 8 + 24 if nlabels else 12
+    out[3] = nlabels

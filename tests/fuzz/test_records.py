@@ -92,6 +92,10 @@ def test_recordio_records_parse_or_refuse(seed):
              + bytes(-len(second) % 4))
     for seed_record in (recordio([mx_record(2.5, b"image bytes")])[0], split):
         for data in _mutants(seed_record, 200, seed):
+            (start, stop, at, count), = records.recordio_spans(
+                [np.frombuffer(data, np.uint8)]).tolist()
+            assert start == -1 or (0 <= start <= stop <= len(data)
+                                   and at + 4 * max(count, 1) <= start)
             try:
                 labels, image = mxnet.split_record(mxnet.record_data(data))
             except mxnet.RecordError:

@@ -21,6 +21,7 @@ import struct
 import numpy as np
 
 from dali import _operator, _registry
+from dali._ext import records
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
@@ -132,16 +133,32 @@ class MXNet(_records.RecordReader):
                               entries=entries, contents=outputs)
 
     def read(self, entries):
-        """([images, labels], None) of the records `entries`, or (None, (index, message))."""
+        """([images, labels], None) of the records `entries`, or (None, (index, message)).
+        Records of one part are located in C (`records.recordio_spans`), the others parsed
+        here."""
         raw, error = self.read_records(entries)
         if error is not None:
             return None, error
-        images, labels = [], []
-        for i, record in enumerate(raw):
+        spans = records.recordio_spans(raw)
+        whole = spans[:, 0] >= 0
+        parsed = {}
+        for i in np.flatnonzero(~whole).tolist():
             try:
-                label, image = split_record(record_data(record))
+                parsed[i] = split_record(record_data(raw[i]))
             except RecordError as e:
                 return None, (i, f"the record {self.entry_name(entries[i])} is corrupt: {e}")
-            images.append(np.frombuffer(image, np.uint8))
-            labels.append(label)
-        return [BatchStorage.from_arrays(images), BatchStorage.from_arrays(labels)], None
+        starts, stops, label_at, counts = spans.T
+        image_sizes = np.where(whole, stops - starts, 0)
+        label_sizes = np.where(whole, np.maximum(counts, 1), 0)
+        for i, (label, image) in parsed.items():
+            image_sizes[i], label_sizes[i] = len(image), len(label)
+        images = BatchStorage.allocate(np.uint8, image_sizes.reshape(-1, 1), ndim=1)
+        labels = BatchStorage.allocate(np.float32, label_sizes.reshape(-1, 1), ndim=1)
+        for i, (record, image, label, (s, e, at, k)) in enumerate(zip(
+                raw, images.samples(), labels.samples(), spans.tolist(), strict=True)):
+            if s < 0:
+                label[...], image[...] = parsed[i][0], np.frombuffer(parsed[i][1], np.uint8)
+                continue
+            image[...] = record[s:e]
+            label.view(np.uint8)[...] = record[at:at + 4 * max(k, 1)]
+        return [images, labels], None
