@@ -17,7 +17,8 @@ parts of the protobuf wire format matter:
 Unknown fields are skipped (wire types 0, 1, 2, 5); groups, truncated messages and varints
 longer than 10 bytes are errors.  `example_spans` finds, in each record of a batch, the span
 of each wanted feature's value list (and a bytes list's first value); `numbers` decodes the
-float or int64 values of one feature over the batch."""
+float or int64 values of one feature over the batch.  `recordio_spans` locates the labels and
+the image of MXNet RecordIO records (readers.mxnet)."""
 
 cimport numpy as cnp
 import numpy as np
