@@ -1,11 +1,13 @@
 """fn.batch_permutation: a random permutation of the sample indices of the batch,
 one int32 scalar per sample (the `indices` of fn.permute_batch).
 
-One uniform double per sample (stream 0) drives it:
-- by default the indices are the samples ordered by their draws (a uniformly random
+One uniform double per sample and round drives it:
+- by default the indices are the samples ordered by their draws (stream 0: a uniformly random
   permutation);
-- `no_fixed_points` makes it a random cycle over the whole batch (Sattolo's shuffle, draw i
-  picking the partner of position i), so no sample keeps its place (a batch of one gives 0);
+- `no_fixed_points` draws such permutations (streams 0, 1, ...) until one leaves no sample in
+  its place, which makes it uniform over those permutations (about e rounds on average); after
+  `_ROUNDS` failed rounds (probability below 1e-6) it takes a random cycle over the whole
+  batch instead (Sattolo's shuffle).  A batch of one gives 0;
 - `allow_repetitions` makes each index an independent uniform pick in [0, batch_size), and
   with `no_fixed_points` a pick among the other indices.
 """
@@ -17,6 +19,8 @@ import numpy as np
 from dali import _operator, _registry
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
+
+_ROUNDS = 32
 
 
 @_registry.register
@@ -46,12 +50,26 @@ class BatchPermutation(_operator.Operator):
                 pick += pick >= np.arange(n)
             out = pick
         elif derange:
-            out = np.arange(n)
-            for i in range(n - 1, 0, -1):       # Sattolo: j < i, a single cycle
-                j = min(int(u[i] * i), i - 1)
-                out[i], out[j] = out[j], out[i]
+            out = _derangement(ws, u)
         else:
             out = np.argsort(u, kind="stable")
         dense = ws.outputs[0].dense()
         if dense is not None and n:
             dense.reshape(-1)[:] = out
+
+
+def _derangement(ws, u):
+    """A permutation of [0, n) without fixed points, from the draws `u` of stream 0 and, where
+    needed, of further streams."""
+    n = len(u)
+    positions = np.arange(n)
+    for r in range(_ROUNDS):
+        out = np.argsort(u if r == 0 else ws.uniform_flat(1, stream=r), kind="stable")
+        if (out != positions).all():
+            return out
+    u = ws.uniform_flat(1, stream=_ROUNDS)
+    out = positions.copy()
+    for i in range(n - 1, 0, -1):           # Sattolo: j < i, a single cycle
+        j = min(int(u[i] * i), i - 1)
+        out[i], out[j] = out[j], out[i]
+    return out

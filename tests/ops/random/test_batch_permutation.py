@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 from pipeline_utils import run_graph
 
+from dali.ops.random import batch_permutation
+
 
 def _draws(batch_size, iterations=1, seed=123, num_threads=1, **kwargs):
     outs = run_graph(lambda fn: fn.batch_permutation(**kwargs), batch_size=batch_size,
@@ -48,3 +50,22 @@ def test_uniform_over_many_draws(kwargs):
     expected = 600 / (5 if "no_fixed_points" in kwargs else 6)
     mask = ~np.eye(6, dtype=bool) if "no_fixed_points" in kwargs else np.ones((6, 6), bool)
     assert (np.abs(counts[mask] - expected) < 6 * np.sqrt(expected)).all()
+
+
+def test_no_fixed_points_is_uniform_over_derangements():
+    rows = _draws(4, 450, seed=2, no_fixed_points=True)
+    found = {}
+    for r in map(tuple, rows):
+        found[r] = found.get(r, 0) + 1
+    assert len(found) == 9                       # the 9 derangements of 4, e.g. (1, 0, 3, 2)
+    assert all(abs(c - 50) < 6 * np.sqrt(50) for c in found.values())
+
+
+def test_fallback_after_failed_rounds_is_a_single_cycle(monkeypatch):
+    monkeypatch.setattr(batch_permutation, "_ROUNDS", 0)
+    for row in _draws(7, 20, seed=3, no_fixed_points=True):
+        seen, i = set(), 0
+        while i not in seen:
+            seen.add(i)
+            i = row[i]
+        assert len(seen) == 7
