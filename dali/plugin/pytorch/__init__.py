@@ -25,7 +25,7 @@ from dali.plugin.base_iterator import LastBatchPolicy, _DaliBaseIterator
 from dali.plugin.pytorch import fn  # noqa: F401  (dali.plugin.pytorch.fn.torch_python_function)
 
 __all__ = ["DALIGenericIterator", "DALIClassificationIterator", "DALIRaggedIterator",
-           "LastBatchPolicy", "feed_ndarray", "to_torch_type"]
+           "LastBatchPolicy", "feed_ndarray", "shard_info", "to_torch_type"]
 
 to_torch_type = {
     types.DALIDataType.FLOAT: torch.float32,
@@ -58,6 +58,22 @@ def feed_ndarray(dali_tensor, arr, cuda_stream=None):
                            "tensor")
     dali_tensor.copy_to_external(arr.data_ptr())
     return arr
+
+
+def shard_info():
+    """`(shard_id, num_shards)` for this process's pipeline (an addition to DALI's API): the
+    rank and world size of `torch.distributed` when it is initialised, else those `torchrun`
+    sets in the environment (RANK, WORLD_SIZE), else (0, 1).  Pass them to the reader:
+    `fn.readers.file(..., shard_id=shard_id, num_shards=num_shards)`."""
+    import os
+
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+        return int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    return 0, 1
 
 
 def _torch(tensor):
