@@ -256,9 +256,45 @@ static inline void lerp_u8x4(const uint8_t* p0, const uint8_t* p1, int cn, uint8
 static inline void lerp_u8x4(const uint8_t*, const uint8_t*, int, uint8_t*, float, float) {}
 #endif
 
+const int kChunk = 256;          // positions computed ahead by positions8
+
+struct Positions {               // of kChunk output pixels: floor and fraction of X/W, Y/W
+    int ix[kChunk], iy[kChunk];
+    float fx[kChunk], fy[kChunk];
+};
+
+#ifdef DALI_WP_X86
+// The source positions of output pixels x0 .. x0 + n - 1 of a row, 8 at a time, as row_f32
+// computes them one by one: X / W and Y / W with X = fma(m0, x, mx) and so on, floor (a
+// truncation of the floored value: out of range and NaN give INT_MIN, as floor_int) and
+// fraction.
+__attribute__((target("avx2,fma")))
+static inline void positions8(Positions* pos, int64_t x0, int64_t n, float m0, float m3,
+                              float m6, float mx, float my, float mw) {
+    const __m256 step = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
+    for (int64_t k = 0; k < n; k += 8) {   // kChunk is a multiple of 8: no overrun
+        __m256 xf = _mm256_add_ps(_mm256_set1_ps((float)(x0 + k)), step);
+        __m256 sw = _mm256_fmadd_ps(_mm256_set1_ps(m6), xf, _mm256_set1_ps(mw));
+        __m256 sx = _mm256_div_ps(_mm256_fmadd_ps(_mm256_set1_ps(m0), xf, _mm256_set1_ps(mx)),
+                                  sw);
+        __m256 sy = _mm256_div_ps(_mm256_fmadd_ps(_mm256_set1_ps(m3), xf, _mm256_set1_ps(my)),
+                                  sw);
+        __m256i ix = _mm256_cvttps_epi32(_mm256_floor_ps(sx));
+        __m256i iy = _mm256_cvttps_epi32(_mm256_floor_ps(sy));
+        _mm256_storeu_si256((__m256i*)&pos->ix[k], ix);
+        _mm256_storeu_si256((__m256i*)&pos->iy[k], iy);
+        _mm256_storeu_ps(&pos->fx[k], _mm256_sub_ps(sx, _mm256_cvtepi32_ps(ix)));
+        _mm256_storeu_ps(&pos->fy[k], _mm256_sub_ps(sy, _mm256_cvtepi32_ps(iy)));
+    }
+}
+#else
+static inline void positions8(Positions*, int64_t, int64_t, float, float, float, float, float,
+                              float) {}
+#endif
+
 // One output row of the float kernels; `fmaf` is an instruction where the caller is built for
-// FMA (warp_rows_f32_fma, which also blends 3- and 4-channel uint8 pixels as vectors) and
-// glibc's correctly rounded function otherwise.
+// FMA (warp_rows_f32_fma, which also computes the positions 8 at a time and blends 3- and
+// 4-channel uint8 pixels as vectors: kVector) and glibc's correctly rounded function otherwise.
 template <typename T, bool kVector>
 __attribute__((always_inline, optimize("fp-contract=off")))
 static inline void row_f32(const dali_wp_job* j, int64_t y) {
@@ -292,16 +328,31 @@ static inline void row_f32(const dali_wp_job* j, int64_t y) {
     const float yf = (float)y;
     const float mx = (float)M[1] * yf + (float)M[2], my = (float)M[4] * yf + (float)M[5];
     const float mw = (float)M[7] * yf + (float)M[8];
+    Positions pos;
     for (int64_t x = 0; x < ow; x++, out += cn) {
-        float xf = (float)x;
-        float sw = fmaf(m6, xf, mw);
-        float sx = fmaf(m0, xf, mx) / sw, sy = fmaf(m3, xf, my) / sw;
-        int ix = floor_int(sx), iy = floor_int(sy);
-        float fx = sx - (float)ix, fy = sy - (float)iy;
+        int64_t at = x % kChunk;
+        int ix, iy;
+        float fx, fy;
+        if (kVector) {          // 8 positions at a time, the same operations as below
+            if (at == 0) positions8(&pos, x, std::min<int64_t>(kChunk, ow - x), m0, m3, m6,
+                                    mx, my, mw);
+            ix = pos.ix[at];
+            iy = pos.iy[at];
+            fx = pos.fx[at];
+            fy = pos.fy[at];
+        } else {
+            float xf = (float)x;
+            float sw = fmaf(m6, xf, mw);
+            float sx = fmaf(m0, xf, mx) / sw, sy = fmaf(m3, xf, my) / sw;
+            ix = floor_int(sx);
+            iy = floor_int(sy);
+            fx = sx - (float)ix;
+            fy = sy - (float)iy;
+        }
         if ((unsigned)ix < (unsigned)(w - 1) && (unsigned)iy < (unsigned)(h - 1)) {
             const T* p0 = src + iy * row + (int64_t)ix * cn;
             const T* p1 = p0 + row;
-            if (kVector && cn >= 3 && (ix + 2 < w || iy + 2 < h)) {
+            if (kVector && sizeof(T) == 1 && cn >= 3 && (ix + 2 < w || iy + 2 < h)) {
                 // the 4-byte loads read one byte past p11 with 3 channels: not at the last pixel
                 lerp_u8x4((const uint8_t*)p0, (const uint8_t*)p1, cn, (uint8_t*)out, fx, fy);
                 continue;
@@ -344,7 +395,7 @@ static void dali_wp_detect(void) {
 template <typename T>
 __attribute__((target("avx2,fma"), optimize("fp-contract=off")))
 static void warp_rows_f32_fma(const dali_wp_job* j) {
-    for (int64_t y = j->y0; y < j->y1; y++) row_f32<T, sizeof(T) == 1>(j, y);
+    for (int64_t y = j->y0; y < j->y1; y++) row_f32<T, true>(j, y);
 }
 #else
 static void dali_wp_detect(void) {}
