@@ -302,73 +302,91 @@ typedef struct {
     int64_t count;
     float* out_boxes;           /* (M, 4) */
     int32_t* out_labels;        /* (M,) */
-    float* best;                /* scratch, M */
+    float* scratch;             /* 7 * count floats */
+    int64_t* forced;            /* count */
 } dali_encode_job;
 
-static inline float dali_encode_iou(const float* a, const float* b) {
-    float l = a[0] > b[0] ? a[0] : b[0], t = a[1] > b[1] ? a[1] : b[1];
-    float r = a[2] < b[2] ? a[2] : b[2], d = a[3] < b[3] ? a[3] : b[3];
-    if (r <= l || d <= t)
-        return 0.0f;
-    float inter = (r - l) * (d - t);
-    float uni = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter;
-    return uni > 0 ? inter / uni : 0.0f;
+/* The output row of anchor m: box n matched (n >= 0), or unmatched. */
+static inline void dali_encode_write(const dali_encode_job* j, int64_t m, int64_t n) {
+    const dali_encode_params* p = j->p;
+    float* out = j->out_boxes + 4 * m;
+    const float* a = p->centers + 4 * m;
+    if (n < 0) {
+        for (int k = 0; k < 4; k++)
+            out[k] = p->offset ? 0.0f : a[k];
+        j->out_labels[m] = 0;
+        return;
+    }
+    const float* box = j->boxes + 4 * n;
+    float c[4] = {0.5f * (box[0] + box[2]), 0.5f * (box[1] + box[3]), box[2] - box[0],
+                  box[3] - box[1]};
+    if (p->offset) {
+        for (int k = 0; k < 4; k++)
+            c[k] *= p->scale;
+        out[0] = ((c[0] - a[0]) / a[2] - p->means[0]) / p->stds[0];
+        out[1] = ((c[1] - a[1]) / a[3] - p->means[1]) / p->stds[1];
+        out[2] = (logf(c[2] / a[2]) - p->means[2]) / p->stds[2];
+        out[3] = (logf(c[3] / a[3]) - p->means[3]) / p->stds[3];
+    } else {
+        for (int k = 0; k < 4; k++)
+            out[k] = c[k];
+    }
+    j->out_labels[m] = j->labels[n * j->label_stride];
 }
 
+/* Anchors outer, boxes inner (the boxes, as columns in `scratch`, stay in L1 and their IoUs
+ * with one anchor vectorize); each box's best anchor is tracked on the way and forced at the
+ * end, in box order (a later box forcing the same anchor wins, as in DALI). */
 static void dali_encode_run(const dali_encode_job* j) {
     const dali_encode_params* p = j->p;
-    int64_t m_count = p->num_anchors;
-    int32_t* idx = j->out_labels;           /* the best box of each anchor, then the labels */
-    for (int64_t m = 0; m < m_count; m++) {
-        j->best[m] = -1.0f;
-        idx[m] = -1;
-    }
-    for (int64_t n = 0; n < j->count; n++) {
+    int64_t n_count = j->count;
+    float* bl = j->scratch;
+    float* bt = bl + n_count;
+    float* br = bt + n_count;
+    float* bb = br + n_count;
+    float* barea = bb + n_count;
+    float* iou = barea + n_count;
+    float* top = iou + n_count;
+    int64_t* forced = j->forced;
+    for (int64_t n = 0; n < n_count; n++) {
         const float* box = j->boxes + 4 * n;
-        float top = -1.0f;
-        int64_t forced = 0;
-        for (int64_t m = 0; m < m_count; m++) {
-            float iou = dali_encode_iou(box, p->anchors + 4 * m);
-            if (iou >= top) {
-                top = iou;
-                forced = m;
-            }
-            if (iou >= j->best[m]) {
-                j->best[m] = iou;
-                idx[m] = (int32_t)n;
-            }
-        }
-        if (m_count > 0) {
-            j->best[forced] = 2.0f;
-            idx[forced] = (int32_t)n;
-        }
+        bl[n] = box[0];
+        bt[n] = box[1];
+        br[n] = box[2];
+        bb[n] = box[3];
+        barea[n] = (box[2] - box[0]) * (box[3] - box[1]);
+        top[n] = -1.0f;
+        forced[n] = 0;
     }
-    for (int64_t m = 0; m < m_count; m++) {
-        float* out = j->out_boxes + 4 * m;
-        const float* a = p->centers + 4 * m;
-        if (idx[m] < 0 || !(j->best[m] > p->criteria)) {
-            for (int k = 0; k < 4; k++)
-                out[k] = p->offset ? 0.0f : a[k];
-            idx[m] = 0;
-            continue;
+    for (int64_t m = 0; m < p->num_anchors; m++) {
+        const float* a = p->anchors + 4 * m;
+        float a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+        float aarea = (a2 - a0) * (a3 - a1);
+        for (int64_t n = 0; n < n_count; n++) {
+            float w = (br[n] < a2 ? br[n] : a2) - (bl[n] > a0 ? bl[n] : a0);
+            float h = (bb[n] < a3 ? bb[n] : a3) - (bt[n] > a1 ? bt[n] : a1);
+            float inter = (w > 0.0f ? w : 0.0f) * (h > 0.0f ? h : 0.0f);
+            float uni = barea[n] + aarea - inter;
+            iou[n] = inter > 0.0f && uni > 0.0f ? inter / uni : 0.0f;
         }
-        const float* box = j->boxes + 4 * idx[m];
-        float c[4] = {0.5f * (box[0] + box[2]), 0.5f * (box[1] + box[3]), box[2] - box[0],
-                      box[3] - box[1]};
-        if (p->offset)
-            for (int k = 0; k < 4; k++)
-                c[k] *= p->scale;
-        if (p->offset) {
-            out[0] = ((c[0] - a[0]) / a[2] - p->means[0]) / p->stds[0];
-            out[1] = ((c[1] - a[1]) / a[3] - p->means[1]) / p->stds[1];
-            out[2] = (logf(c[2] / a[2]) - p->means[2]) / p->stds[2];
-            out[3] = (logf(c[3] / a[3]) - p->means[3]) / p->stds[3];
-        } else {
-            for (int k = 0; k < 4; k++)
-                out[k] = c[k];
+        float best = -1.0f;
+        int64_t pick = -1;
+        for (int64_t n = 0; n < n_count; n++) {
+            float v = iou[n];
+            if (v >= best) {
+                best = v;
+                pick = n;
+            }
+            if (v >= top[n]) {
+                top[n] = v;
+                forced[n] = m;
+            }
         }
-        idx[m] = j->labels[idx[m] * j->label_stride];
+        dali_encode_write(j, m, pick >= 0 && best > p->criteria ? pick : -1);
     }
+    if (p->num_anchors > 0)
+        for (int64_t n = 0; n < n_count; n++)
+            dali_encode_write(j, forced[n], n);
 }
 
 /* ---- fn.bbox_rotate: boxes of one sample rotated onto the output canvas -------------------

@@ -65,7 +65,8 @@ cdef extern from "boxes.h" nogil:
         int64_t count
         float* out_boxes
         int32_t* out_labels
-        float* best
+        float* scratch
+        int64_t* forced
 
     void dali_encode_run(const dali_encode_job* job)
 

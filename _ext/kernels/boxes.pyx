@@ -199,8 +199,11 @@ def encode_batch(ThreadPool pool, BatchStorage boxes, BatchStorage labels, ancho
     std = np.asarray(stds, np.float32)
     if mean.shape != (4,) or std.shape != (4,):
         raise ValueError("means and stds must have 4 values")
-    scratch = np.empty((n, max(m, 1)), np.float32)
-    cdef float[:, ::1] sc = scratch
+    total = int(np.sum(counts))
+    scratch = np.empty(7 * total + 1, np.float32)
+    forced = np.empty(total + 1, np.int64)
+    cdef float[::1] sc = scratch
+    cdef int64_t[::1] fo = forced
     cdef dali_encode_params params
     params.anchors = &anc[0, 0] if m else NULL
     params.centers = &cen[0, 0] if m else NULL
@@ -221,6 +224,7 @@ def encode_batch(ThreadPool pool, BatchStorage boxes, BatchStorage labels, ancho
     cdef const int64_t[::1] cnt = np.ascontiguousarray(counts, np.int64)
     cdef const int64_t[::1] stride = np.ascontiguousarray(strides, np.int64)
     work = (counts + 1) * m
+    cdef int64_t first = 0
     for i in range(n):
         jobs[i].p = &params
         jobs[i].boxes = <const float*>(boxes.data + boff[i])
@@ -229,7 +233,9 @@ def encode_batch(ThreadPool pool, BatchStorage boxes, BatchStorage labels, ancho
         jobs[i].count = cnt[i]
         jobs[i].out_boxes = <float*>(out_boxes.data + obo[i])
         jobs[i].out_labels = <int32_t*>(out_labels.data + olo[i])
-        jobs[i].best = &sc[i, 0]
+        jobs[i].scratch = &sc[7 * first]
+        jobs[i].forced = &fo[first]
+        first += cnt[i]
     if n:
         run_largest_first(pool, _run_encode, jobs, work, _NS_PER_PAIR)
 
