@@ -130,5 +130,4 @@ def checkpoint_table(res):
             f"| external_source + random.normal + random.uniform + random.coin_flip | "
             f"{res['bytes']} | {res['save_ms']:.2f} | {res['restore_ms']:.1f} |\n\n"
             "Random operators keep no state of their own (their draws are keyed by seed, "
-            "epoch and sample), so the size does not grow with the data; readers are not "
-            "checkpointable yet.")
+            "epoch and sample), so the size does not grow with the data.")

@@ -64,12 +64,12 @@ def _assert_resumes(make, steps, cuts=None):
 
 
 _IMPLS = _registry.all_operators()
-_RANDOM_CASES = [c for c in operators.CASE_LIST if c.op and _IMPLS[c.op].schema.random
-                 and not issubclass(_IMPLS[c.op], _roles.Reader)]
+_STATEFUL_CASES = [c for c in operators.CASE_LIST if c.op and (
+    _IMPLS[c.op].schema.random or issubclass(_IMPLS[c.op], _roles.Reader))]
 
 
-@pytest.mark.parametrize("case", _RANDOM_CASES, ids=lambda c: c.name)
-def test_every_random_operator_resumes_exactly(case):
+@pytest.mark.parametrize("case", _STATEFUL_CASES, ids=lambda c: c.name)
+def test_every_random_operator_and_reader_resumes_exactly(case):
     graph = opcase.op_graph(case, "small", 4)
 
     def make(**kwargs):
@@ -210,3 +210,47 @@ def test_sources_without_a_position_warn_at_build():
     texts = [str(w.message) for w in record]
     assert any("with parameterless callable as a 'source'" in t for t in texts)
     assert any("with SourceKind.ITERABLE as a 'source'" in t for t in texts)
+
+
+@pytest.fixture(scope="module")
+def numbered_files(tmp_path_factory):
+    """13 one-byte files in two class folders."""
+    root = tmp_path_factory.mktemp("numbered")
+    for i in range(13):
+        d = root / f"c{i % 2}"
+        d.mkdir(exist_ok=True)
+        (d / f"{i:02d}.jpg").write_bytes(bytes([i]))      # the reader lists images only
+    return str(root)
+
+
+@pytest.mark.parametrize("options", [
+    {"random_shuffle": True, "initial_fill": 5},
+    {"random_shuffle": True, "initial_fill": 3, "num_shards": 3, "shard_id": 1,
+     "pad_last_batch": True},
+    {"num_shards": 2, "shard_id": 1, "stick_to_shard": True},
+    {"shuffle_after_epoch": True},
+    {"random_shuffle": True, "prefetch_queue_depth": 3, "read_ahead": True},
+], ids=["shuffle", "shards-pad", "stick", "reshuffle", "read-ahead"])
+def test_file_reader_resumes_across_epochs(numbered_files, options):
+    def make(**kwargs):
+        @pipeline_def(batch_size=3, num_threads=1, device_id=None, seed=21, **kwargs)
+        def pipe():
+            data, labels = fn.readers.file(file_root=numbered_files, **options)
+            return data, labels, fn.random.uniform(range=[0, 1])
+
+        return pipe()
+
+    cps = _assert_resumes(make, 14, cuts=range(0, 14, 1))
+    assert len(cps[-1]) < 2048
+
+
+def test_reader_state_is_a_few_numbers(numbered_files):
+    @pipeline_def(batch_size=3, num_threads=1, device_id=None, enable_checkpointing=True)
+    def pipe():
+        return fn.readers.file(file_root=numbered_files, random_shuffle=True, name="R")[1]
+
+    p = pipe()
+    for _ in range(7):
+        p.run()
+    state = p._executor.by_name["R"].checkpoint_state()
+    assert state == {"calls": [[3, 7]], "taken": 21, "epoch_end": 13, "pending": []}

@@ -73,7 +73,7 @@ def on_error_arg():
                    "per epoch). Not in DALI 2.4.")
 
 
-class Reader(_operator.Operator, _roles.Reader):
+class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
     """A source operator driven by a `Loader`; subclasses list the entries and load them.
 
     Subclasses implement `list_entries() -> list` (called once, at build or, with `lazy_init`,
@@ -103,6 +103,7 @@ class Reader(_operator.Operator, _roles.Reader):
         self._validators = []
         self._skipped = []                   # (entry name, reason)
         self._taken = 0                      # samples taken from the loader (skipped included)
+        self._reads_ahead = False            # batches come from next_batch (reading ahead)
         self._epoch_end = 0                  # ... when the current epoch ends
         self._pending = []                   # where the skipped samples of this epoch were
         if a["num_shards"] < 1 or not 0 <= a["shard_id"] < a["num_shards"]:
@@ -133,6 +134,37 @@ class Reader(_operator.Operator, _roles.Reader):
     def list_entries(self):
         raise NotImplementedError
 
+    # -- checkpoints ---------------------------------------------------------------------------
+    def _consumed(self):
+        """Loader entries behind the batches returned so far: those taken for them when
+        reading ahead (skipped ones included), else every entry drawn."""
+        if self._reads_ahead:
+            return self._taken
+        return sum(size * count for size, count in self.loader.calls) if self.loader else 0
+
+    def checkpoint_state(self):
+        """The loader calls behind the batches returned, and the skip accounting."""
+        self._prepare()
+        taken = self._consumed()
+        return {"calls": self.loader.calls_for(taken), "taken": taken,
+                "epoch_end": self._epoch_end, "pending": list(self._pending)}
+
+    def restore_state(self, state):
+        try:
+            calls, taken = state["calls"], state["taken"]
+            epoch_end, pending = state["epoch_end"], state["pending"]
+        except (KeyError, TypeError):
+            raise ValueError(f"{self.spec.display_name}: the checkpointed reader state is "
+                             f"incomplete: {state!r}") from None
+        self._ahead.clear()
+        self.loader = None
+        self._prepare()
+        self.loader.replay(calls)
+        if sum(size * count for size, count in calls) != taken:
+            raise ValueError(f"{self.spec.display_name}: the checkpointed loader calls do not "
+                             f"add up to {taken} samples")
+        self._taken, self._epoch_end, self._pending = taken, epoch_end, list(pending)
+
     def loader_options(self):
         return {}
 
@@ -158,6 +190,7 @@ class Reader(_operator.Operator, _roles.Reader):
         """(entries, storage) of the next batch of `ws.batch_size` samples (see the class
         docstring); raises the error of a sample that cannot be read unless skipping."""
         n = ws.batch_size
+        self._reads_ahead = True
         entries, done = self.next_read(n)
         entries, storage, error, skipped = done.result()
         parts = [(entries, storage)]

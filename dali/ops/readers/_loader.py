@@ -16,6 +16,10 @@ them; the reader operator then loads each entry's data.  The order is DALI's exa
 * With `pad_last_batch`, an exhausted epoch repeats its last sample up to `ceil(N/n)` samples and
   then to the end of the batch, so every shard yields the same number of batches.
 * With `shuffle_after_epoch`, the whole list is re-permuted at the start of every epoch.
+
+Checkpoints: the loader's position is a function of the sequence of its `next_batch` calls,
+which it keeps as runs of [size, count] (a handful of numbers: one run per batch size used);
+a restored loader replays the calls that drew the samples consumed, drawing without reading.
 """
 
 from __future__ import annotations
@@ -79,6 +83,7 @@ class Loader:
         self._segments = []          # [start, end) of each epoch's samples in the ring buffer
         self._returned = 0
         self._last = None
+        self.calls = []              # [size, count] runs of next_batch calls (checkpoints)
 
     # -- sequential reading ------------------------------------------------------------------
     def _start(self, shard):
@@ -146,7 +151,39 @@ class Loader:
 
     def next_batch(self, n):
         """The entries of the next batch of `n` samples."""
+        if self.calls and self.calls[-1][0] == n:
+            self.calls[-1][1] += 1
+        else:
+            self.calls.append([n, 1])
         return [self.next_one(k == 0) for k in range(n)]
+
+    # -- checkpoints ---------------------------------------------------------------------------
+    def calls_for(self, taken):
+        """The calls of `next_batch` that drew the first `taken` entries, as [size, count]
+        runs (the last call cut short where `taken` ends inside it): with `replay`, the
+        loader's position after them, without reading anything."""
+        out, left = [], taken
+        for size, count in self.calls:
+            if left <= 0:
+                break
+            whole = min(count, left // size)
+            if whole:
+                out.append([size, whole])
+                left -= whole * size
+            if whole < count and left > 0:
+                out.append([left, 1])
+                left = 0
+        if left > 0:
+            raise ValueError(f"the loader drew fewer than {taken} entries")
+        return out
+
+    def replay(self, calls):
+        """Draw (and drop) the entries of `calls` (from `calls_for`)."""
+        for size, count in calls:
+            if type(size) is not int or type(count) is not int or size < 1 or count < 0:
+                raise ValueError(f"bad loader calls in the checkpoint: {[size, count]}")
+            for _ in range(count):
+                self.next_batch(size)
 
     def meta(self):
         """`Pipeline.reader_meta()` of this reader (DALI's keys; the flags as ints)."""
