@@ -424,27 +424,31 @@ def warp_perspective_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, 
     cdef const double[:, ::1] fv = np.ascontiguousarray(fills, dtype=np.float64)
     if m.shape[1] != 9 or fv.shape[1] != 4:
         raise ValueError("matrices must be (parts, 9) and fills (rows, 4)")
-    item = src.dtype.itemsize
-    sample, so, do = im[:, 0], im[:, 1], im[:, 2]
-    h, w, c, oh, ow, part, fill = (im[:, k] for k in range(3, 10))
-    if len(im) and (
-            (sample < 0).any() or (sample >= min(src.num_samples, dst.num_samples)).any()
-            or (part < 0).any() or (part >= m.shape[0]).any()
-            or (fill < 0).any() or (fill >= fv.shape[0]).any()
-            or (c < 1).any() or (c > 4).any() or (h < 1).any() or (w < 1).any()
-            or (oh < 0).any() or (ow < 0).any() or (so < 0).any() or (do < 0).any()
-            or (h * w * c >= 2 ** 31).any() or (w > 32767).any() or (h > 32767).any()):
-        raise ValueError("invalid image descriptions")
-    src_bytes = np.prod(src.shapes, axis=1) * item
-    dst_bytes = np.prod(dst.shapes, axis=1) * item
-    if len(im) and ((so + h * w * c * item > src_bytes[sample]).any() or
-                    (do + oh * ow * c * item > dst_bytes[sample]).any()):
-        raise ValueError("an image lies outside its sample")
-    rows_per_item = np.maximum(1, _BAND // np.maximum(ow * c, 1))
-    bands = np.where(oh > 0, (oh + rows_per_item - 1) // rows_per_item, 0)
     cdef const int64_t[:, ::1] iv = im
-    cdef const int64_t[::1] nb = bands
-    cdef Py_ssize_t count = int(bands.sum()), i, b, k, at = 0
+    cdef const int64_t[:, ::1] ssh = np.ascontiguousarray(src.shapes, dtype=np.int64)
+    cdef const int64_t[:, ::1] dsh = np.ascontiguousarray(dst.shapes, dtype=np.int64)
+    cdef Py_ssize_t n = min(src.num_samples, dst.num_samples), i, b, k, d, at = 0, count = 0
+    cdef int64_t item = src.dtype.itemsize, sbytes, dbytes, rows
+    nb_array = np.empty(iv.shape[0], np.int64)
+    cdef int64_t[::1] nb = nb_array
+    for i in range(iv.shape[0]):        # one typed pass: sizes, indices and extents checked
+        if not (0 <= iv[i, 0] < n and 0 <= iv[i, 8] < m.shape[0] and 0 <= iv[i, 9] < fv.shape[0]
+                and 1 <= iv[i, 5] <= 4 and iv[i, 3] >= 1 and iv[i, 4] >= 1 and iv[i, 6] >= 0
+                and iv[i, 7] >= 0 and iv[i, 1] >= 0 and iv[i, 2] >= 0
+                and iv[i, 3] * iv[i, 4] * iv[i, 5] < 2 ** 31):
+            raise ValueError(f"invalid image description {list(iv[i])}")
+        sbytes = item
+        dbytes = item
+        for d in range(ssh.shape[1]):
+            sbytes *= ssh[iv[i, 0], d]
+        for d in range(dsh.shape[1]):
+            dbytes *= dsh[iv[i, 0], d]
+        if iv[i, 1] + iv[i, 3] * iv[i, 4] * iv[i, 5] * item > sbytes or \
+                iv[i, 2] + iv[i, 6] * iv[i, 7] * iv[i, 5] * item > dbytes:
+            raise ValueError(f"image {i} lies outside its sample")
+        rows = max(1, _BAND // max(iv[i, 7] * iv[i, 5], 1))
+        nb[i] = (iv[i, 6] + rows - 1) // rows
+        count += nb[i]
     if count == 0:
         return
     keep = []

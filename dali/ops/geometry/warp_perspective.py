@@ -81,7 +81,9 @@ class WarpPerspective(_operator.Operator):
                              "(INTERP_NN and INTERP_LINEAR are).", NotImplementedError)
         if interp not in (Interp.INTERP_NN, Interp.INTERP_LINEAR):
             raise self.error(f"Unknown interpolation type: {int(interp)}", RuntimeError)
-        self._constant = None       # (batch size, matrices) of a constant `matrix`
+        self._constant = None       # the matrices of a constant `matrix`
+        self._memo = None           # (layout, type, input shapes) and `plan_parts` of the
+                                    # last batch, when no argument is an input
 
     def infer(self, ws):
         tl = ws.inputs[0]
@@ -91,6 +93,23 @@ class WarpPerspective(_operator.Operator):
             raise self.error(f"Unsupported input type: {dtype}. Supported: uint8, uint16, "
                              "int16, float.", TypeError)
         shapes = np.asarray(ws.input_storage(0).shapes)
+        key = None
+        if len(ws.inputs) == 1 and not ws.arg_inputs:
+            # constant matrix and size: the plan depends only on the layout and input shapes
+            key = (layout, dtype, shapes.shape, shapes.tobytes())
+        if key is None or self._memo is None or self._memo[0] != key:
+            parts = self.plan_parts(ws, layout, dtype, shapes)
+            if key is not None:
+                self._memo = key, parts
+        else:
+            parts = self._memo[1]
+        out, images, mats, fills = parts
+        return _operator.Plan([_operator.OutputDesc(out, dtype, layout)], images=images,
+                              mats=mats, fills=fills)
+
+    def plan_parts(self, ws, layout, dtype, shapes):
+        """(output shapes, image rows, matrices, fill rows) of a batch of input `shapes`
+        (read-only arrays: a memo may hand them to later batches)."""
         h = layout.index("H")
         planar = "C" in layout and layout.index("C") < h
         channels = shapes[:, layout.index("C")] if "C" in layout else np.ones(len(shapes),
@@ -109,11 +128,13 @@ class WarpPerspective(_operator.Operator):
         out = shapes.copy()
         if ws.arg_given("size") and (ws.is_arg_input("size") or len(self.args["size"])):
             out[:, h:h + 2] = _warp.sizes(ws)
+        out.flags.writeable = False
         mats = self.matrices(ws, frames)
         fills = self.fills(dtype, channels, planar)
         images = _images(shapes, out, layout, dtype.itemsize, frames, mats.shape[0] > 1)
-        return _operator.Plan([_operator.OutputDesc(out, dtype, layout)], images=images,
-                              mats=mats, fills=fills)
+        for a in (images, mats, fills):
+            a.flags.writeable = False
+        return out, images, mats, fills
 
     def run_cpu(self, ws, plan):
         _kernel.warp_perspective_batch(

@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 import pytest
 import transforms_utils as tu
+from pipeline_utils import run_op
 
 from dali import types
 
@@ -171,3 +172,15 @@ def test_oracle_size_and_borders():
         real, _ = tu.run(build, [imgs], ["HWC"], real=True)
         for o, r in zip(ours, real, strict=True):
             assert_close(o, r)
+
+
+def test_batches_of_other_shapes_get_their_own_plan():
+    """The plan of a constant matrix is remembered per batch of input shapes only."""
+    rng = np.random.default_rng(6)
+    batches = [[[rng.integers(0, 256, (h, w, 3)).astype(np.uint8) for h, w in shapes]]
+               for shapes in (((20, 30), (31, 22)), ((20, 30), (31, 22)), ((12, 40), (9, 9)))]
+    outs = run_op(lambda fn, x: fn.experimental.warp_perspective(x, matrix=M1), batches,
+                  iterations=3, layouts=["HWC"])
+    for (batch,), (out,) in zip(batches, outs, strict=True):
+        for o, x in zip(out, batch, strict=True):
+            assert_close(o, reference(x, M1))
