@@ -157,7 +157,8 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
             raise ValueError(f"{self.spec.display_name}: the checkpointed reader state is "
                              f"incomplete: {state!r}") from None
         self._ahead.clear()
-        self.loader = None
+        if self.loader is not None and self.loader.calls:    # restored in place: start over
+            self.loader = None
         self._prepare()
         self.loader.replay(calls)
         if sum(size * count for size, count in calls) != taken:
