@@ -71,8 +71,21 @@ class Transform(_operator.Operator):
         frames = self.frames(ws, sources)
         return self.output_plan(ws, ndim, frames)
 
+    def setup(self):
+        self._single = None     # (ndim, (1, ndim + 1, ndim + 1) matrix) of constant arguments
+
+    def own_matrices(self, ws, plan):
+        """`matrices`, or with constant arguments and no sequence one matrix for every
+        sample (computed once per number of dimensions)."""
+        if ws.arg_inputs or plan.frames is not None:
+            return self.matrices(ws, plan)
+        if self._single is None or self._single[0] != plan.ndim:
+            one = _operator.Plan([], ndim=plan.ndim, frames=None, parts=1)
+            self._single = plan.ndim, self.matrices(ws, one)
+        return self._single[1]
+
     def run_cpu(self, ws, plan):
-        m = self.matrices(ws, plan)
+        m = self.own_matrices(ws, plan)
         if len(ws.inputs):
             t = homogeneous(input_parts(ws, 0, plan), plan.ndim)
             m = t @ m if self.args["reverse_order"] else m @ t
@@ -237,7 +250,8 @@ def linear(a, t=None):
 
 
 def store(ws, plan, m):
-    """Writes the (parts, n + 1, n + 1) matrices' top n rows to the output as float32."""
+    """Writes the (parts or 1, n + 1, n + 1) matrices' top n rows to the output as
+    float32."""
     n = plan.ndim
     out = ws.outputs[0].flat().reshape(-1, n, n + 1)
     out[...] = m[:, :n]

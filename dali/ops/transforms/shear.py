@@ -39,6 +39,7 @@ class Shear(_matrix.Transform):
     frame_args = ("shear", "angles", "center")
 
     def setup(self):
+        super().setup()
         if ("shear" in self.spec.given) == ("angles" in self.spec.given):
             raise self.error("One and only one of the following arguments is expected: "
                              "``shear`` or ``angles``", RuntimeError)

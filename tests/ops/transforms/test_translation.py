@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import transforms_utils as tu
+from pipeline_utils import run_op
 
 
 def reference(offset):
@@ -88,3 +89,15 @@ def test_oracle_per_frame_with_plain_input():
     tu.assert_same_as_dali(
         lambda fn, m, o: fn.transforms.translation(m, offset=fn.per_frame(o),
                                                    reverse_order=True), [mats, offs])
+
+
+def test_constant_offset_over_several_batches():
+    """The matrix of constant arguments is computed once; each batch composes its inputs."""
+    rng = np.random.default_rng(9)
+    batches = [[[rng.normal(size=(2, 3)).astype(np.float32) for _ in range(n)]]
+               for n in (3, 2, 4)]
+    outs = run_op(lambda fn, m: fn.transforms.translation(m, offset=[1.5, -2]), batches,
+                  iterations=3, batch_size=4)
+    for (batch,), (out,) in zip(batches, outs, strict=True):
+        for o, m in zip(out, batch, strict=True):
+            np.testing.assert_allclose(o, tu.compose(reference([1.5, -2]), m), rtol=1e-6)
