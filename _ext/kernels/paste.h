@@ -1,5 +1,5 @@
-// The C loop of the multi-paste kernel (_ext/kernels/paste.pyx): an output sample is zeroed,
-// then its regions (row blocks of source samples) are copied into it in order, so a later
+// The C loop of the multi-paste kernel (_ext/kernels/paste.pyx): an output sample is zeroed
+// (unless a region covers all of it), then its regions (row blocks of source samples) are copied into it in order, so a later
 // region overwrites an earlier one where they overlap.
 #ifndef DALI_EXT_KERNELS_PASTE_H_
 #define DALI_EXT_KERNELS_PASTE_H_
@@ -24,7 +24,13 @@ typedef struct {
 } dali_paste_job;
 
 static void dali_paste_run(const dali_paste_job* job) {
-    memset(job->dst, 0, (size_t)job->dst_bytes);
+    int covered = 0;                 /* a region spans the whole output: no zeros show */
+    for (int64_t r = 0; r < job->count; r++) {
+        const dali_paste_region* g = job->regions + r;
+        covered |= g->dst_offset == 0 && g->row_bytes == job->dst_row &&
+                   g->rows * job->dst_row == job->dst_bytes;
+    }
+    if (!covered) memset(job->dst, 0, (size_t)job->dst_bytes);
     for (int64_t r = 0; r < job->count; r++) {
         const dali_paste_region* g = job->regions + r;
         const char* s = g->src;

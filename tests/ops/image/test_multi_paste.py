@@ -153,3 +153,13 @@ def test_relative_regions_match_dali(seed):
     real = run_op(build, inputs, layouts=layouts, real=True)[0]
     for o, r in zip(ours, real, strict=True):
         np.testing.assert_array_equal(o, r)
+
+
+def test_canvas_follows_the_input_shapes_from_batch_to_batch():
+    batches = [[[np.full((h, h + 1, 1), 5, np.uint8), np.full((h, h + 1, 1), 6, np.uint8)]]
+               for h in (3, 3, 6, 3)]
+    outs = run_op(lambda fn, x: fn.multi_paste(x, in_ids=[1, 0]), batches,
+                  iterations=len(batches), layouts=["HWC"])
+    for (batch,), (out,) in zip(batches, outs, strict=True):
+        for o in out:
+            np.testing.assert_array_equal(o, batch[0])

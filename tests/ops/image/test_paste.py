@@ -96,3 +96,11 @@ def test_matches_dali(seed):
     real = run_op(build, [xs], layouts=["HWC"], real=True)[0]
     for o, r in zip(ours, real, strict=True):
         np.testing.assert_array_equal(o, r)
+
+
+def test_canvas_follows_the_input_shapes_from_batch_to_batch():
+    batches = [[[np.full((h, h + 2, 3), 5, np.uint8)]] for h in (3, 3, 8, 3)]
+    outs = run_op(lambda fn, x: fn.paste(x, ratio=1.5, fill_value=[1]), batches,
+                  iterations=len(batches), layouts=["HWC"])
+    for (batch,), (out,) in zip(batches, outs, strict=True):
+        np.testing.assert_array_equal(out[0], reference(batch[0], 1.5, fill=(1, 1, 1)))
