@@ -168,3 +168,16 @@ def test_oracle_wide_types_within_float32_rounding(dtype):
     for a, b in zip(ours, real, strict=True):
         assert a.dtype == b.dtype == dtype
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1)
+
+
+@pytest.mark.oracle
+def test_oracle_per_frame_sigma_on_channel_first_video():
+    rng = np.random.default_rng(1)
+    seq = rng.random((3, 2, 9, 10)).astype(F32)
+    sig = np.array([0.5, 1.0, 2.0], F32)
+
+    def build(fn, x, s):
+        return fn.gaussian_blur(x, sigma=fn.per_frame(s))
+    ours, = run_op(build, [[seq], [sig]], layouts=["FCHW", None])
+    real, = run_op(build, [[seq], [sig]], layouts=["FCHW", None], real=True)
+    np.testing.assert_array_equal(ours[0], real[0])
