@@ -10,15 +10,5 @@ from dali.ops.readers import _common
 class InOrderReader(_common.Reader):
     """A `_common.Reader` whose loader shuffles in its buffer only."""
 
-    def _prepare(self):
-        args = self.args
-        if self.loader is not None or not args["random_shuffle"]:
-            super()._prepare()
-            return
-        self.args = {**args, "random_shuffle": False}
-        try:
-            super()._prepare()
-        finally:
-            self.args = args
-        self.loader.shuffle = True
-        self.loader.fill = args["initial_fill"]
+    def loader_options(self):
+        return {"preshuffle": False}
