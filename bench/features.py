@@ -6,7 +6,10 @@
 - Profiler overhead: P2 (the training pipeline) with the executor's event recording on, as
   `Pipeline.profile` runs it, against off (target < 2%).
 - Checkpoints: the size of a checkpoint and the time to take it and to build a pipeline from
-  it, for a pipeline of random operators and sources.
+  it, for a pipeline of random operators and sources and for a reader of a million entries.
+- PyTorch iterator (where torch is installed): P2 images/s through DALIClassificationIterator
+  (torch tensors) against `pipe.run()` (torchvision's DataLoader doing P2's work is in the
+  images section).
 """
 
 from __future__ import annotations
@@ -167,3 +170,43 @@ def checkpoint_table(rows):
         "epoch and sample) and a reader keeps its loader's call runs, so the size does not "
         "grow with the data; building from a checkpoint costs a fresh build plus replaying "
         "the consumed samples' draws (no reads).")
+
+
+def measure_torch_iterator(root, repeats, iterations, log):
+    """P2 images/s through DALIClassificationIterator and through pipe.run(), interleaved;
+    None where torch is not installed."""
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        return None
+    from dali.plugin.pytorch import DALIClassificationIterator
+
+    ours = backends.load(backends.OURS)
+    rates = {"pipe.run()": [], "DALIClassificationIterator": []}
+    plain = pipelines.build(ours, pipelines.training, root=root)
+    wrapped = DALIClassificationIterator(pipelines.build(ours, pipelines.training, root=root),
+                                         reader_name="Reader", auto_reset=True)
+
+    def next_batch():
+        try:
+            next(wrapped)
+        except StopIteration:
+            next(wrapped)
+
+    for _ in range(repeats):
+        rates["pipe.run()"].append(measure.pipeline_timing(plain, iterations, warmup=2).rate)
+        for _ in range(2):
+            next_batch()
+        rates["DALIClassificationIterator"].append(
+            measure.timed(next_batch, iterations, plain.max_batch_size).rate)
+        log(f"  P2 pipe.run() {rates['pipe.run()'][-1]:.0f}, iterator "
+            f"{rates['DALIClassificationIterator'][-1]:.0f} images/s")
+    return rates
+
+
+def torch_iterator_table(rates):
+    if rates is None:
+        return "(torch is not installed)"
+    rows = ["| P2 through | images/s (median) |", "|---|---:|"]
+    rows += [f"| {k} | {float(np.median(v)):.1f} |" for k, v in rates.items()]
+    return "\n".join(rows)

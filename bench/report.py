@@ -388,7 +388,8 @@ def render(command, sections, s, root, started, elapsed, commit="unknown"):
                   features.parallel_source_table(f["parallel_source"]), "",
                   f"Profiler overhead on P2 ({s.image_iterations} batches per measurement):",
                   "", features.profiler_table(f["profiler"]), "",
-                  "Checkpoints:", "", features.checkpoint_table(f["checkpoints"]), ""]
+                  "Checkpoints:", "", features.checkpoint_table(f["checkpoints"]), "",
+                  "PyTorch iterator:", "", features.torch_iterator_table(f["torch"]), ""]
     if "operators" in sections:
         parts += [operator_report.section(sections["operators"], s.repeats, s.op_window)]
     return "\n".join(parts)
@@ -446,7 +447,9 @@ def main(argv=None):
                 "parallel_source": features.measure_parallel_source(loaded, s.repeats, log),
                 "profiler": features.measure_profiler_overhead(str(root), s.repeats,
                                                                s.image_iterations, log),
-                "checkpoints": features.measure_checkpoints(log)}
+                "checkpoints": features.measure_checkpoints(log),
+                "torch": features.measure_torch_iterator(str(root), s.repeats,
+                                                         s.image_iterations, log)}
         elif section == "operators":
             results[section] = operator_report.measure_all(
                 loaded, log, repeats=s.repeats, warmup=s.warmup, window=s.op_window,
