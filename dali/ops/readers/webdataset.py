@@ -10,7 +10,8 @@ of `ext[k]` (the first such component; a component may fill several outputs), as
 refused (`missing_component_behavior`), DALI's way: the test counts matching components, not
 filled outputs.  The data set is held as arrays (per sample its archive; per sample and
 output the data offset, the size and where the file's name is), and each batch's byte ranges
-are read without the GIL (`files.read_ranges`).  Each output's source info is
+are read without the GIL (`files.read_ranges`), ahead on the reader's thread
+(`_common.Reader.next_batch`).  Each output's source info is
 `<archive>:<offset>:<file name>` ("" for an empty output).  Order, sharding, shuffling and
 padding: `_loader`.
 """
@@ -255,25 +256,38 @@ class Webdataset(_in_order.InOrderReader):
 
     # -- one iteration -----------------------------------------------------------------------
     def infer(self, ws):
-        ids = np.array(self.next_entries(ws.batch_size), np.int64)
+        entries, data = self.next_batch(ws)           # read ahead on the reader's thread
         return _operator.Plan([_operator.OutputDesc(None, dt, "", ndim=1)
-                               for dt in self._dtypes], ids=ids)
+                               for dt in self._dtypes], data=data)
 
     def run_cpu(self, ws, plan):
-        ids = plan.ids
+        storages, infos = plan.data
+        for k, (storage, info) in enumerate(zip(storages, infos, strict=True)):
+            ws.outputs[k] = storage
+            ws.set_output_meta(k, ws.sample_ids, info)
+        ws.out_source_info = infos[0]
+
+    def entry_name(self, entry):
+        return f"sample {entry} of the data set ({self.args['paths'][self._shard[entry]]})"
+
+    def read(self, entries):
+        """((a storage per output, the source infos per output), None), or (None, (index,
+        message)) for the first sample that cannot be read (on the reader's thread: the
+        byte ranges are read without the GIL)."""
+        ids = np.asarray(entries, np.int64)
         sizes = self._size[ids]
         offsets = self._offset[ids]
         shards = self._shard[ids]
-        n, n_out = sizes.shape
+        n_out = sizes.shape[1]
         present = sizes >= 0
         if self.args["index_paths"]:
             limits = np.array(self._archive_sizes, np.int64)[shards]
             outside = present & (offsets >= limits[:, None])
             if outside.any():
                 i = int(np.argwhere(outside)[0, 0])
-                raise ws.sample_error(i, str(_index_error(
+                return None, (i, str(_index_error(
                     self.args["index_paths"][shards[i]], int(self._line[ids[i]]),
-                    "offset is outside of the archive file")), RuntimeError)
+                    "offset is outside of the archive file")))
         byte_sizes = np.maximum(sizes, 0)
         storages = [BatchStorage.allocate(np.uint8, byte_sizes[:, k:k + 1], ndim=1)
                     for k in range(n_out)]
@@ -285,22 +299,31 @@ class Webdataset(_in_order.InOrderReader):
         failure = files.read_ranges(paths, offsets[present], outs) if outs else None
         if failure is not None:
             j, err, got = failure
-            i = where[j][0]
-            path = self.args["paths"][shards[i]]
+            path = self.args["paths"][shards[where[j][0]]]
             detail = os.strerror(err) if err else \
                 f"the archive ends {got} bytes into a {outs[j].size}-byte component"
-            raise ws.sample_error(i, f"Error reading from a file {path}: {detail}",
-                                  RuntimeError)
+            return None, (where[j][0], f"Error reading from a file {path}: {detail}")
         for k in range(n_out):
-            st = storages[k]
             if self._dtypes[k] != np.uint8:
-                st = st.viewed_as(self._dtypes[k], byte_sizes[:, k:k + 1] //
-                                  self._dtypes[k].itemsize)
-            ws.outputs[k] = st
-            info = self._source_infos(ids, shards, offsets, present, k)
-            ws.set_output_meta(k, ws.sample_ids, info)
-            if k == 0:
-                ws.out_source_info = info
+                storages[k] = storages[k].viewed_as(
+                    self._dtypes[k], byte_sizes[:, k:k + 1] // self._dtypes[k].itemsize)
+        infos = [self._source_infos(ids, shards, offsets, present, k) for k in range(n_out)]
+        return (storages, infos), None
+
+    # several outputs through the read-ahead machinery of _common.Reader
+    def first_output(self, data):
+        return data[0][0].samples()
+
+    def subset(self, data, idx):
+        storages, infos = data
+        return ([_common.Reader.subset(self, st, idx) for st in storages],
+                [[info[i] for i in idx] for info in infos])
+
+    def combine(self, parts):
+        storages = [_common.Reader.combine(self, [p[0][k] for p in parts])
+                    for k in range(len(parts[0][0]))]
+        infos = [[x for p in parts for x in p[1][k]] for k in range(len(parts[0][1]))]
+        return storages, infos
 
     def _source_infos(self, ids, shards, offsets, present, k):
         """Output k's source info of each sample: `<archive>:<offset>:<file name>`, or ""."""
