@@ -3,7 +3,9 @@
 
 Boxes of all samples lie back to back in the batch's storage, so the operators work on the
 whole batch at once, as one (total boxes, k) array; `box_counts` gives the number of boxes of
-each sample, and per-sample arguments are spread over the boxes with `per_box`.
+each sample, and per-sample arguments are spread over the boxes with `per_box`.  The crops
+share `check_inside` (boxes within [0, 1]), `crop` (boxes clamped to and expressed in their
+window, and which survive) and `kept_rows` (the surviving rows as a new batch).
 """
 
 from __future__ import annotations
@@ -22,7 +24,17 @@ def check_float(op, ws, k=0):
         raise op.error(f"bounding boxes must be float32, got {ws.input_dtype(k)}", RuntimeError)
 
 
-def box_counts(op, ws, storage, k):
+def four_column_boxes(op, ws, k=0):
+    """Input `k` must hold float32 [N, 4] boxes per sample: the (n,) box counts."""
+    check_float(op, ws, k)
+    storage = ws.input_storage(k)
+    shapes = storage.shapes
+    if storage.ndim != 2 or (len(shapes) and (shapes[:, 1] != 4).any()):
+        raise op.error("bounding boxes must be [N, 4] per sample", RuntimeError)
+    return shapes[:, 0]
+
+
+def box_counts(ws, storage, k):
     """Number of `k`-number boxes of each sample, read as flat runs of boxes (the size of
     every sample must be a multiple of `k`)."""
     shapes = storage.shapes
@@ -106,6 +118,33 @@ def volumes(lo, hi):
 def intersections(lo_a, hi_a, lo_b, hi_b):
     """Area of the intersection of boxes (broadcast over leading axes)."""
     return np.prod(np.maximum(np.minimum(hi_a, hi_b) - np.maximum(lo_a, lo_b), 0), axis=-1)
+
+
+def labels(op, ws, k, counts):
+    """The int32 labels of input `k`, [N] or [N, 1] per sample with N = `counts`: (storage,
+    rows), rows the labels of all samples as one array (N, or (N, 1), rows)."""
+    if ws.input_dtype(k) != np.int32:
+        raise op.error(f"labels must be int32, got {ws.input_dtype(k)}", RuntimeError)
+    st = ws.input_storage(k).contiguous()
+    shapes = st.shapes
+    if st.ndim not in (1, 2) or (st.ndim == 2 and len(shapes) and (shapes[:, 1] != 1).any()):
+        raise op.error("labels must be [N] or [N, 1] per sample", RuntimeError)
+    bad = np.flatnonzero(shapes[:, 0] != counts)
+    if len(bad):
+        i = int(bad[0])
+        raise ws.sample_error(i, f"the sample has {int(counts[i])} boxes but "
+                                 f"{int(shapes[i, 0])} labels", RuntimeError)
+    return st, st.flat().reshape(-1, 1) if st.ndim == 2 else st.flat()
+
+
+def check_inside(ws, src, lo, hi, counts):
+    """Relative boxes (rows `src`, corners `lo`, `hi`) must lie within [0, 1]."""
+    outside = np.flatnonzero(((lo < 0) | (hi > 1) | (lo > hi)).any(axis=1))
+    if len(outside):
+        b = int(outside[0])
+        i = int(np.searchsorted(np.cumsum(counts), b, side="right"))
+        raise ws.sample_error(i, f"box {src[b].tolist()} is out of bounds [0, 1] (or its end "
+                                 f"is before its start)", RuntimeError)
 
 
 def crop(lo, hi, counts, crop_lo, crop_hi, nocrop, prune=None):

@@ -45,7 +45,7 @@ class BbFlip(_operator.Operator):
             size, counts = 4, shapes[:, 0]
         else:
             size = 6 if _is_3d(shapes) else 4
-            counts = _boxes.box_counts(self, ws, storage, size)
+            counts = _boxes.box_counts(ws, storage, size)
         return _operator.Plan([_operator.OutputDesc(shapes, np.dtype(_F32),
                                                     ws.inputs[0].layout(), storage.ndim)],
                               size=size, counts=counts)

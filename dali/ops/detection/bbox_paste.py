@@ -49,7 +49,7 @@ class BboxPaste(_operator.Operator):
         if storage.ndim == 2 and (shapes[:, 1] == 4).all():
             counts = shapes[:, 0]
         else:
-            counts = _boxes.box_counts(self, ws, storage, 4)
+            counts = _boxes.box_counts(ws, storage, 4)
         if ws.is_arg_input("ratio"):
             ratio = ws.arg_array("ratio", _F32)
             bad = np.flatnonzero(~(ratio > 0))

@@ -83,34 +83,15 @@ class BboxRotate(_operator.Operator):
         self.hw = (layout.index("H"), layout.index("W"))
 
     def infer(self, ws):
-        _boxes.check_float(self, ws)
-        storage = ws.input_storage(0)
-        shapes = storage.shapes
-        if storage.ndim != 2 or (len(shapes) and (shapes[:, 1] != 4).any()):
-            raise self.error("the boxes must be [N, 4] per sample", RuntimeError)
-        counts = shapes[:, 0]
+        counts = _boxes.four_column_boxes(self, ws)
         labels = None
         if len(ws.inputs) > 1:
-            labels = self._labels(ws, counts)
+            labels = _boxes.labels(self, ws, 1, counts)
         descs = [_operator.OutputDesc(None, np.dtype(_F32), ws.inputs[0].layout(), 2)]
         if labels is not None:
             descs.append(_operator.OutputDesc(None, np.dtype(np.int32), ws.inputs[1].layout(),
                                               labels[0].ndim))
         return _operator.Plan(descs, counts=counts, labels=labels, sizes=self._sizes(ws))
-
-    def _labels(self, ws, counts):
-        if ws.input_dtype(1) != np.int32:
-            raise self.error(f"labels must be int32, got {ws.input_dtype(1)}", RuntimeError)
-        st = ws.input_storage(1).contiguous()
-        shapes = st.shapes
-        if st.ndim not in (1, 2) or (st.ndim == 2 and len(shapes) and (shapes[:, 1] != 1).any()):
-            raise self.error("labels must be [N] or [N, 1] per sample", RuntimeError)
-        bad = np.flatnonzero(shapes[:, 0] != counts)
-        if len(bad):
-            i = int(bad[0])
-            raise ws.sample_error(i, f"the sample has {int(counts[i])} boxes but "
-                                     f"{int(shapes[i, 0])} labels", RuntimeError)
-        return st, st.flat()
 
     def _sizes(self, ws):
         """(in_hw, out_hw, angles): (n, 2) float64 image and canvas sizes, (n,) angles."""
@@ -154,6 +135,5 @@ class BboxRotate(_operator.Operator):
                            minlength=len(counts))
         ws.outputs[0] = _boxes.kept_rows(boxes_out, keep, kept, 2)
         if plan.labels is not None:
-            st, flat = plan.labels
-            rows = flat.reshape(-1, 1) if st.ndim == 2 else flat
+            st, rows = plan.labels
             ws.outputs[1] = _boxes.kept_rows(rows, keep, kept, st.ndim)

@@ -20,6 +20,7 @@ from dali import _operator, _registry
 from dali._ext.kernels import boxes
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
+from dali.ops.detection import _boxes
 
 _F32 = np.float32
 
@@ -75,25 +76,18 @@ class BoxEncoder(_operator.Operator):
         self.centers = np.ascontiguousarray(centers)
 
     def infer(self, ws):
-        if ws.input_dtype(0) != _F32:
-            raise self.error(f"bounding boxes must be float32, got {ws.input_dtype(0)}",
-                             RuntimeError)
+        counts = _boxes.four_column_boxes(self, ws)
         if ws.input_dtype(1) != np.int32:
             raise self.error(f"labels must be int32, got {ws.input_dtype(1)}", RuntimeError)
-        box_st = ws.input_storage(0)
-        shapes = box_st.shapes
-        if box_st.ndim != 2 or (len(shapes) and (shapes[:, 1] != 4).any()):
-            raise self.error("bounding boxes must be (N, 4) per sample ([l, t, r, b] rows)",
-                             RuntimeError)
         lab_st = ws.input_storage(1)
-        lsizes = np.prod(lab_st.shapes, axis=1) if lab_st.ndim else np.ones(len(shapes),
+        lsizes = np.prod(lab_st.shapes, axis=1) if lab_st.ndim else np.ones(len(counts),
                                                                            np.int64)
-        bad = np.flatnonzero(lsizes < shapes[:, 0])
+        bad = np.flatnonzero(lsizes < counts)
         if len(bad):
             i = int(bad[0])
-            raise ws.sample_error(i, f"the sample has {int(shapes[i, 0])} boxes but "
+            raise ws.sample_error(i, f"the sample has {int(counts[i])} boxes but "
                                      f"{int(lsizes[i])} labels", RuntimeError)
-        m, n = len(self.anchors), len(shapes)
+        m, n = len(self.anchors), len(counts)
         return _operator.Plan([
             _operator.OutputDesc([(m, 4)] * n, np.dtype(_F32), "", 2),
             _operator.OutputDesc([(m,)] * n, np.dtype(np.int32), "", 1)])

@@ -182,35 +182,18 @@ class RandomBboxCrop(_operator.Operator):
         counts = shapes[:, 0]
         labels = None
         if len(ws.inputs) > 1:
-            labels = self._labels(ws, counts)
+            labels = _boxes.labels(self, ws, 1, counts)
         n = len(counts)
         descs = [_operator.OutputDesc([(ndim,)] * n, np.dtype(_F32), "", 1),
                  _operator.OutputDesc([(ndim,)] * n, np.dtype(_F32), "", 1),
                  _operator.OutputDesc(None, np.dtype(_F32), ws.inputs[0].layout(), 2)]
         if labels is not None:
             descs.append(_operator.OutputDesc(None, np.dtype(np.int32),
-                                              ws.inputs[1].layout(), labels[1].ndim))
+                                              ws.inputs[1].layout(), labels[0].ndim))
         if self.args["output_bbox_indices"]:
             descs.append(_operator.OutputDesc(None, np.dtype(np.int32), "", 1))
         return _operator.Plan(descs, ndim=ndim, cols=cols, counts=counts, labels=labels,
                               sizes=self._sizes(ws, ndim))
-
-    def _labels(self, ws, counts):
-        if ws.input_dtype(1) != np.int32:
-            raise self.error(f"labels must be int32, got {ws.input_dtype(1)}", RuntimeError)
-        lst = ws.input_storage(1).contiguous()
-        shapes = lst.shapes
-        outer = shapes[:, 0] if lst.ndim else np.ones(len(shapes), np.int64)
-        bad = np.flatnonzero(outer != counts)
-        if len(bad):
-            i = int(bad[0])
-            raise ws.sample_error(i, f"the sample has {int(counts[i])} boxes but "
-                                     f"{int(outer[i])} labels", RuntimeError)
-        inner = int(np.prod(shapes[0, 1:])) if lst.ndim > 1 and len(shapes) else 1
-        if lst.ndim > 1 and len(shapes) and (np.prod(shapes[:, 1:], axis=1) != inner).any():
-            raise self.error("labels must have the same shape per box in every sample",
-                             RuntimeError)
-        return lst, lst.flat().reshape((-1,) + tuple(shapes[0, 1:]) if lst.ndim > 1 else -1)
 
     def _sizes(self, ws, ndim):
         """(input sizes, crop sizes) as (n, ndim) float64 arrays in x, y(, z) order, each None
@@ -241,12 +224,7 @@ class RandomBboxCrop(_operator.Operator):
         ndim, counts = plan.ndim, plan.counts
         src = storage.flat().reshape(-1, 2 * ndim)
         lo, hi = _boxes.to_corners(src, plan.cols)
-        outside = np.flatnonzero(((lo < 0) | (hi > 1) | (lo > hi)).any(axis=1))
-        if len(outside):
-            b = int(outside[0])
-            i = int(np.searchsorted(np.cumsum(counts), b, side="right"))
-            raise ws.sample_error(i, f"box {src[b].tolist()} is out of bounds [0, 1] (or its "
-                                     f"end is before its start)", RuntimeError)
+        _boxes.check_inside(ws, src, lo, hi, counts)
         crop_lo, crop_hi, anchor, nocrop = self._search(ws, plan, lo, hi, counts)
         self._outputs(ws, plan, src, lo, hi, crop_lo, crop_hi, anchor, nocrop)
 
@@ -295,8 +273,8 @@ class RandomBboxCrop(_operator.Operator):
         ws.outputs[2] = _boxes.kept_rows(boxes, keep, kept, 2)
         k = 3
         if plan.labels is not None:
-            storage, flat = plan.labels
-            ws.outputs[k] = _boxes.kept_rows(flat, keep, kept, storage.ndim)
+            storage, rows = plan.labels
+            ws.outputs[k] = _boxes.kept_rows(rows, keep, kept, storage.ndim)
             k += 1
         if self.args["output_bbox_indices"]:
             index = np.arange(len(keep)) - np.repeat(np.cumsum(counts) - counts, counts)

@@ -59,43 +59,19 @@ class SsdRandomCrop(_operator.Operator):
         if img.ndim not in (2, 3):
             raise self.error(f"the image must be HWC or HW, got {img.ndim} dimensions",
                              RuntimeError)
-        if ws.input_dtype(1) != _F32:
-            raise self.error(f"bounding boxes must be float32, got {ws.input_dtype(1)}",
-                             RuntimeError)
-        box_st = ws.input_storage(1)
-        shapes = box_st.shapes
-        if box_st.ndim != 2 or (len(shapes) and (shapes[:, 1] != 4).any()):
-            raise self.error("bounding boxes must be (N, 4) per sample ([l, t, r, b] rows)",
-                             RuntimeError)
-        if ws.input_dtype(2) != np.int32:
-            raise self.error(f"labels must be int32, got {ws.input_dtype(2)}", RuntimeError)
-        lab = ws.input_storage(2).contiguous()
-        lshapes = lab.shapes
-        if lab.ndim not in (1, 2) or (lab.ndim == 2 and len(lshapes) and
-                                      (lshapes[:, 1] != 1).any()):
-            raise self.error("labels must be [N] or [N, 1] per sample", RuntimeError)
-        counts = shapes[:, 0]
-        bad = np.flatnonzero(lshapes[:, 0] != counts)
-        if len(bad):
-            i = int(bad[0])
-            raise ws.sample_error(i, f"the sample has {int(counts[i])} boxes but "
-                                     f"{int(lshapes[i, 0])} labels", RuntimeError)
+        counts = _boxes.four_column_boxes(self, ws, 1)
+        lab = _boxes.labels(self, ws, 2, counts)
         return _operator.Plan([
             _operator.OutputDesc(None, ws.input_dtype(0), ws.inputs[0].layout(), img.ndim),
             _operator.OutputDesc(None, np.dtype(_F32), ws.inputs[1].layout(), 2),
-            _operator.OutputDesc(None, np.dtype(np.int32), ws.inputs[2].layout(), lab.ndim)],
+            _operator.OutputDesc(None, np.dtype(np.int32), ws.inputs[2].layout(), lab[0].ndim)],
             counts=counts, labels=lab)
 
     def run_cpu(self, ws, plan):
         counts = plan.counts
         src = ws.input_storage(1).contiguous().flat().reshape(-1, 4)
         lo, hi = src[:, :2], src[:, 2:]
-        outside = np.flatnonzero(((lo < 0) | (hi > 1) | (lo > hi)).any(axis=1))
-        if len(outside):
-            b = int(outside[0])
-            i = int(np.searchsorted(np.cumsum(counts), b, side="right"))
-            raise ws.sample_error(i, f"box {src[b].tolist()} is out of bounds [0, 1] (or its "
-                                     f"end is before its start)", RuntimeError)
+        _boxes.check_inside(ws, src, lo, hi, counts)
         attempts = int(self.args["num_attempts"])
         crop_lo, crop_hi, _, status, _ = boxes.crop_search(
             ws.thread_pool, lo, hi, counts, ws.sample_ids, ws.random_key(), 0,
@@ -111,8 +87,7 @@ class SsdRandomCrop(_operator.Operator):
         out = np.concatenate([new_lo, new_hi], 1).astype(_F32)
         out[np.repeat(nocrop, counts)] = src[np.repeat(nocrop, counts)]
         ws.outputs[1] = _boxes.kept_rows(out, keep, kept, 2)
-        lab = plan.labels
-        rows = lab.flat().reshape(-1, 1) if lab.ndim == 2 else lab.flat()
+        lab, rows = plan.labels
         ws.outputs[2] = _boxes.kept_rows(rows, keep, kept, lab.ndim)
 
     @staticmethod

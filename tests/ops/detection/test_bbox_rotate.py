@@ -151,7 +151,7 @@ def test_required_arguments():
 
 
 @pytest.mark.parametrize("inputs, kwargs, match", [
-    ([[np.zeros((2, 5), F32)]], {}, r"the boxes must be \[N, 4\]"),
+    ([[np.zeros((2, 5), F32)]], {}, r"bounding boxes must be \[N, 4\]"),
     ([[np.zeros((2, 4), np.float64)]], {}, "bounding boxes must be float32"),
     ([[np.zeros((2, 4), F32)], [np.zeros(3, np.int32)]], {}, "2 boxes but 3 labels"),
     ([[np.zeros((2, 4), F32)]], {"input_shape": [10]}, "`input_shape` must have an entry"),

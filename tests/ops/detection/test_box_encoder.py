@@ -143,7 +143,7 @@ def test_argument_errors(kwargs, match):
 @pytest.mark.parametrize("boxes, labels, match", [
     (np.zeros((2, 4), np.float64), np.zeros(2, np.int32), "must be float32, got float64"),
     (np.zeros((2, 4), F32), np.zeros(2, np.int64), "labels must be int32, got int64"),
-    (np.zeros((2, 5), F32), np.zeros(2, np.int32), r"must be \(N, 4\) per sample"),
+    (np.zeros((2, 5), F32), np.zeros(2, np.int32), r"must be \[N, 4\] per sample"),
     (np.zeros((3, 4), F32), np.zeros(2, np.int32), "the sample has 3 boxes but 2 labels"),
 ])
 def test_input_errors(boxes, labels, match):

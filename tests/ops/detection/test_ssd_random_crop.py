@@ -103,7 +103,7 @@ def test_is_deprecated():
 @pytest.mark.parametrize("inputs, match", [
     ([[IMAGES[0][None]], BOXES[:1], LABELS[:1]], "the image must be HWC or HW"),
     ([IMAGES[:1], [BOXES[0].astype(np.float64)], LABELS[:1]], "must be float32, got float64"),
-    ([IMAGES[:1], [np.zeros((2, 5), F32)], [np.zeros(2, np.int32)]], r"must be \(N, 4\)"),
+    ([IMAGES[:1], [np.zeros((2, 5), F32)], [np.zeros(2, np.int32)]], r"must be \[N, 4\]"),
     ([IMAGES[:1], BOXES[:1], [np.zeros(9, np.int32)]], "1 boxes but 9 labels"),
     ([IMAGES[:1], BOXES[:1], [LABELS[0].astype(np.int64)]], "labels must be int32"),
     ([IMAGES[:1], [np.array([[0.5, 0.5, 1.5, 1.0]], F32)], LABELS[:1]], "is out of bounds"),
