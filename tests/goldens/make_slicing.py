@@ -24,6 +24,7 @@ MATCHING = [RNG.integers(0, 256, (9, 11, 3), dtype=np.uint8) for _ in range(3)]
 RAGGED = [RNG.integers(0, 100, (3, 5, 2)).astype(np.int32),
           RNG.integers(0, 100, (6, 2, 2)).astype(np.int32),
           RNG.integers(0, 100, (1, 4, 2)).astype(np.int32)]
+SEQ = [RNG.integers(0, 256, (3, 6, 7, 2), dtype=np.uint8)]
 
 
 def _f32(*rows):
@@ -99,6 +100,8 @@ CASES = [
     ["erase", {"anchor": [0.3, 4], "shape": [0.4, 3.3], "axis_names": "WH",
                "normalized_anchor": True}, "HWC", [U8]],
     ["erase", {"anchor": [1.7, -3], "shape": [2.6, 5.5], "axes": [0]}, "", [VEC]],
+    ["erase", {"anchor": [0.1, 0.2, 0.3], "shape": [0.5, 0.5, 0.5], "normalized": True,
+               "centered_anchor": True, "fill_value": [3, 4]}, "FHWC", [SEQ]],
     ["grid_mask", {"tile": 4}, "HWC", [U8]],
     ["grid_mask", {"tile": 5, "ratio": 0.3, "angle": 0.7, "shift_x": 1.5, "shift_y": -2.25},
      "HWC", [U8]],

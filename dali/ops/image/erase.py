@@ -1,6 +1,7 @@
 """fn.erase: set regions of each sample to `fill_value`.
 
-Regions are given along the axes of `axis_names` (default "HW") or `axes`: `anchor` and
+Regions are given along the axes of `axis_names` or `axes` (neither given: every dimension
+but the layout's C, in layout order, e.g. F, H, W for sequences): `anchor` and
 `shape` hold one value per axis and region, region after region (without `anchor`, regions
 start at 0).
 Coordinates are pixels, or fractions of the extent with `normalized` (or
@@ -28,7 +29,8 @@ class Erase(_operator.Operator):
         "erase", inputs=1, outputs=1, devices=("cpu",),
         doc="Erases one or more regions from the input tensors.\n\n"
             "A region is given by an `anchor` (starting point) and a `shape`, along the "
-            "dimensions of `axis_names` or `axes`; dimensions not listed are erased whole. "
+            "dimensions of `axis_names` or `axes` (default: all but C); dimensions not listed "
+            "are erased whole. "
             "Several regions are listed one after another, e.g. `anchor` = (y0, x0, y1, x1) "
             "and `shape` = (h0, w0, h1, w1) for axis_names=\"HW\".",
         args=[
@@ -40,7 +42,8 @@ class Erase(_operator.Operator):
                 doc="Dimensions the coordinates refer to, as indices; `axis_names` has "
                     "priority."),
             Arg("axis_names", T.TENSOR_LAYOUT, "HW",
-                doc="Dimensions the coordinates refer to, by layout name."),
+                doc="Dimensions the coordinates refer to, by layout name. Neither this nor "
+                    "`axes` given: every dimension but C (H, W for HWC)."),
             Arg("fill_value", T._FLOAT_VEC, [0.0], tensor=True,
                 doc="Value of the erased regions: one, or one per channel (C in the layout)."),
             Arg("normalized", T.BOOL, False,
@@ -86,10 +89,12 @@ class Erase(_operator.Operator):
     def _plan(self, ws, storage, dtype, ndim, layout):
         in_shape = np.asarray(storage.shapes, np.int64).reshape(-1, ndim)
         n = len(in_shape)
-        if ws.arg_given("axis_names") or not ws.arg_given("axes"):
+        if ws.arg_given("axis_names"):
             axes = _slice_window.named_axes(ws, 0, self.args["axis_names"], layout)
-        else:
+        elif ws.arg_given("axes"):
             axes = _slice_window.axis_indices(ws, 0, self.args["axes"], ndim)
+        else:       # DALI's default: every dimension but the channels, in layout order
+            axes = np.array([d for d in range(ndim) if layout[d:d + 1] != "C"], np.int64)
         boxes, starts = self._boxes(ws, in_shape, axes)
         channel = layout.find("C")
         fills = [np.asarray(v, np.float32).reshape(-1) for v in ws.arg("fill_value")]

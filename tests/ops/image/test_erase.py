@@ -81,6 +81,17 @@ def test_per_sample_arguments_and_axes():
         np.testing.assert_array_equal(o, reference(x, [0, 1], a, s, f, 2))
 
 
+@pytest.mark.parametrize("layout, axes", [("FHWC", [0, 1, 2]), ("DHWC", [0, 1, 2]),
+                                          ("CHW", [1, 2]), ("HW", [0, 1])])
+def test_default_axes_are_all_but_channels(layout, axes):
+    shape = (3, 4, 5, 2)[:len(layout)]
+    x = np.arange(np.prod(shape), dtype=np.int16).reshape(shape)
+    anchor, shape = [1, 2, 0][:len(axes)], [2, 2, 3][:len(axes)]
+    (out,) = run_op(lambda fn, a: fn.erase(a, anchor=anchor, shape=shape), [[x]],
+                    layouts=[layout])[0]
+    np.testing.assert_array_equal(out, reference(x, axes, anchor, shape))
+
+
 def test_without_anchor_regions_start_at_zero():
     x = [np.ones((4, 5, 1), np.uint8)]
     (out,) = run_op(lambda fn, a: fn.erase(a, shape=[2, 3]), [x], layouts=["HWC"])[0]
@@ -97,7 +108,7 @@ def test_without_anchor_regions_start_at_zero():
     ({"shape": [1, 2], "fill_value": [1, 2]}, np.ones((4, 5), np.uint8), "HW",
      "Multi-channel fill_values was provided but channel dimension could not be found"),
     ({"shape": [1, 2]}, np.ones((4, 5, 1), bool), "HWC", "Unsupported data type: bool"),
-    ({"shape": [1, 2]}, np.ones((4, 5, 1), np.uint8), None,
+    ({"shape": [1, 2], "axis_names": "HW"}, np.ones((4, 5, 1), np.uint8), None,
      "Axis 'H' is not present in the input layout"),
 ])
 def test_errors(kwargs, x, layout, message):
