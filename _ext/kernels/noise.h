@@ -137,6 +137,8 @@ static void dali_noise_run(const DaliNoiseBatch* bt, const DaliNoiseJob* j) {
         dali_philox_blocks(bt->key, lo_id, hi_id, 0, (uint32_t)(q0 / 2), nb, w0);
         if (bt->mode != DALI_NOISE_GAUSSIAN)
             dali_philox_blocks(bt->key, lo_id, hi_id, 1, (uint32_t)(q0 / 2), nb, w1);
+        /* pixel q0 + k is at element o * nc * inner + x: o, x stepped, not divided per pixel */
+        int64_t o = q0 / inner, x = q0 % inner;
         if (bt->mode == DALI_NOISE_GAUSSIAN) {
             for (int64_t k = 0; k < m; k += 2) {    /* both normals of block k / 2 */
                 const uint32_t* b = w0 + 2 * k;
@@ -146,18 +148,25 @@ static void dali_noise_run(const DaliNoiseBatch* bt, const DaliNoiseJob* j) {
                 double z[2] = {rad * cos(6.283185307179586 * u2),
                                rad * sin(6.283185307179586 * u2)};
                 for (int64_t h = 0; h < 2 && k + h < m; h++) {
-                    int64_t q = q0 + k + h, i = (q / inner) * nc * inner + q % inner;
+                    int64_t i = o * nc * inner + x;
                     float noise = (float)(j->a + j->b * z[h]);
-                    float x = (float)dali_noise_load(bt->dtype, j->src, i);
-                    dali_noise_store(bt, j->dst, i, (double)(x + noise), 0);
+                    float in = (float)dali_noise_load(bt->dtype, j->src, i);
+                    dali_noise_store(bt, j->dst, i, (double)(in + noise), 0);
+                    if (++x == inner) {
+                        x = 0;
+                        o++;
+                    }
                 }
             }
             done += m;
             continue;
         }
         for (int64_t k = 0; k < m; k++) {
-            int64_t q = q0 + k;
-            int64_t e = (q / inner) * nc * inner + q % inner;
+            int64_t q = q0 + k, e = o * nc * inner + x;
+            if (++x == inner) {
+                x = 0;
+                o++;
+            }
             double u = dali_draw_u01(w0[2 * k], w0[2 * k + 1]);
             double v = dali_draw_u01(w1[2 * k], w1[2 * k + 1]);
             for (int64_t c = 0; c < nc; c++) {
@@ -169,8 +178,8 @@ static void dali_noise_run(const DaliNoiseBatch* bt, const DaliNoiseJob* j) {
                         memcpy(j->dst + i * bt->itemsize, j->src + i * bt->itemsize,
                                (size_t)bt->itemsize);
                 } else {
-                    float f = (float)j->a, x = (float)dali_noise_load(bt->dtype, j->src, i);
-                    float lam = f == 0.0f ? 0.0f : x / f;
+                    float f = (float)j->a, in = (float)dali_noise_load(bt->dtype, j->src, i);
+                    float lam = f == 0.0f ? 0.0f : in / f;
                     lam = lam > 0.0f ? lam : 0.0f;
                     float k_ = (float)dali_noise_poisson(bt->key, sid, q, lam, u, v);
                     dali_noise_store(bt, j->dst, i, (double)(k_ * f), 0);
