@@ -5,8 +5,9 @@ height 2, width 3, data 4, label 5, encoded 7).  The image is the `data` bytes a
 (uint8, 1-D) unless the record says `encoded: false`, when it is raw pixels of shape
 (height, width, channels); the label is int32 of shape (1,).  The records of the databases of
 `path` are read in path order, each in key order (`_lmdb`); the image's source info is
-`<path> at key <key>`.  Order, sharding, shuffling and padding: `_loader` (the shuffle buffer
-is filled in stored order, as DALI's LMDB loader does).
+`<path> at key <key>`.  Batches are read and parsed ahead on the reader's thread.  Order,
+sharding, shuffling and padding: `_loader` (the shuffle buffer is filled in stored order, as
+DALI's LMDB loader does).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from dali import _operator, _registry
+from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops.readers import _common, _in_order, _lmdb
@@ -69,51 +71,50 @@ class Caffe(_in_order.InOrderReader):
         return list(range(len(self._db)))
 
     def infer(self, ws):
-        records = self.next_entries(ws.batch_size)
-        values, infos = self._db.read(records)
-        images, labels, descs = [], [], []
+        _, data = self.next_batch(ws)                 # read ahead on the reader's thread
+        return _operator.Plan([_operator.OutputDesc(None, st.dtype, "", ndim=st.ndim)
+                               for st in data[0]], data=data)
+
+    def entry_name(self, entry):
+        return f"record {entry} of {self.args['path']}"
+
+    def read(self, entries):
+        """((a storage per output, their source infos), None), or (None, (index, message))
+        for the first record that cannot be used (on the reader's thread)."""
+        values, infos = self._db.read(entries)
+        images, labels = [], []
         want_image, want_label = self.args["image_available"], self.args["label_available"]
         for i, value in enumerate(values):
             try:
                 data, shape, label = parse_datum(value)
             except wire.WireError as e:
-                raise ws.sample_error(i, f"Error while parsing Caffe file: "
-                                         f"{infos[i]} (raw data length: "
-                                         f"{len(value)} bytes): {e}.", RuntimeError) from None
+                return None, (i, f"Error while parsing Caffe file: {infos[i]} (raw data "
+                                 f"length: {len(value)} bytes): {e}.")
             if want_image:
                 if data is None:
-                    raise ws.sample_error(i, f"{infos[i]} has no image "
-                                             f"data", RuntimeError)
+                    return None, (i, f"{infos[i]} has no image data")
                 size = data[1] - data[0]
                 if shape is not None and int(np.prod(shape)) != size:
-                    raise ws.sample_error(i, f"{infos[i]}: {size} bytes "
-                                             f"of pixels for a {shape} image", RuntimeError)
+                    return None, (i, f"{infos[i]}: {size} bytes of pixels for a {shape} image")
+                if images and len(shape or (size,)) != len(images[0][2]):
+                    return None, (i, "the batch mixes encoded images and raw (encoded: "
+                                     "false) ones")
                 images.append((value, data, shape or (size,)))
             if want_label:
                 if label is None:
-                    raise ws.sample_error(i, f"{infos[i]} has no label",
-                                          RuntimeError)
+                    return None, (i, f"{infos[i]} has no label")
                 labels.append(label)
+        storages, out_infos = [], []
         if want_image:
-            ndims = {len(shape) for _, _, shape in images}
-            if len(ndims) > 1:
-                raise self.error("the batch mixes encoded images and raw (encoded: false) "
-                                 "ones", RuntimeError)
-            descs.append(_operator.OutputDesc([s for _, _, s in images], np.uint8, "",
-                                              ndim=ndims.pop()))
-        if want_label:
-            descs.append(_operator.OutputDesc([(1,)] * len(records), np.int32, ""))
-        return _operator.Plan(descs, infos=infos, images=images, labels=labels)
-
-    def run_cpu(self, ws, plan):
-        k = 0
-        if self.args["image_available"]:
-            out = ws.outputs[0]
-            for sample, (value, (first, end), _) in zip(out.samples(), plan.images,
-                                                        strict=True):
+            out = BatchStorage.allocate(np.uint8, [s for _, _, s in images],
+                                        ndim=len(images[0][2]) if images else 1)
+            for sample, (value, (first, end), _) in zip(out.samples(), images, strict=True):
                 sample.reshape(-1)[...] = np.frombuffer(value, np.uint8, end - first, first)
-            k = 1
-        if self.args["label_available"]:
-            ws.outputs[k].dense()[:, 0] = plan.labels
-            ws.set_output_meta(k, ws.sample_ids, [""] * len(plan.infos))   # as in DALI
-        ws.out_source_info = plan.infos
+            storages.append(out)
+            out_infos.append(infos)
+        if want_label:
+            out = BatchStorage.allocate(np.int32, [(1,)] * len(values), ndim=1)
+            out.dense()[:, 0] = labels
+            storages.append(out)
+            out_infos.append([""] * len(values))        # as in DALI
+        return (storages, out_infos), None

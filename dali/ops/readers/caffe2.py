@@ -9,7 +9,8 @@ sparse indices with weights in the next proto), `additional_inputs` protos (floa
 int64), and the int32 box when one proto is left (with `bbox`).  As in DALI, the additional
 protos start one proto later with sparse labels only (not with weighted sparse ones, whose
 weights are then read again as the first additional proto).  Records of the databases of
-`path` are read in path order, each in key order (`_lmdb`).
+`path` are read in path order, each in key order (`_lmdb`), and parsed ahead on the reader's
+thread.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from dali import _operator, _registry
+from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops.readers import _common, _in_order, _lmdb
@@ -123,31 +125,44 @@ class Caffe2(_in_order.InOrderReader):
         return list(range(len(self._db)))
 
     def infer(self, ws):
-        records = self.next_entries(ws.batch_size)
-        values, infos = self._db.read(records)
+        _, data = self.next_batch(ws)                 # read ahead on the reader's thread
+        return _operator.Plan([_operator.OutputDesc(None, st.dtype, "", ndim=st.ndim)
+                               for st in data[0]], data=data)
+
+    def entry_name(self, entry):
+        return f"record {entry} of {self.args['path']}"
+
+    def read(self, entries):
+        """((a storage per output, their source infos), None), or (None, (index, message))
+        for the first record that cannot be used (on the reader's thread)."""
+        values, infos = self._db.read(entries)
         columns = None
         for i, value in enumerate(values):
             try:
                 outs = self._parse(value)
             except (wire.WireError, ValueError, IndexError) as e:
-                raise ws.sample_error(i, f"Error while parsing Caffe2 file: "
-                                         f"{infos[i]} (raw data length: "
-                                         f"{len(value)} bytes): {e}", RuntimeError) from None
+                return None, (i, f"Error while parsing Caffe2 file: {infos[i]} (raw data "
+                                 f"length: {len(value)} bytes): {e}")
             if columns is None:
                 columns = [[] for _ in outs]
             for col, out in zip(columns, outs, strict=True):
                 col.append(out)
-        descs = []
+        storages, out_infos = [], []
         for k, col in enumerate(columns):
             present = [x for x in col if x is not None]
             kinds = {(x.dtype, x.ndim) for x in present}
             if len(kinds) > 1:
-                raise self.error(f"output {k}: the samples of the batch differ in type or "
-                                 f"dimensionality ({sorted(map(str, kinds))})", RuntimeError)
+                first = next(i for i, x in enumerate(col)
+                             if x is not None and (x.dtype, x.ndim) != (present[0].dtype,
+                                                                        present[0].ndim))
+                return None, (first, f"output {k}: the samples of the batch differ in type "
+                                     f"or dimensionality ({sorted(map(str, kinds))})")
             dtype, ndim = kinds.pop() if kinds else (np.dtype(np.int32), 1)
-            col[:] = [x if x is not None else np.empty((0,) * ndim, dtype) for x in col]
-            descs.append(_operator.OutputDesc([x.shape for x in col], dtype, "", ndim=ndim))
-        return _operator.Plan(descs, infos=infos, columns=columns)
+            storages.append(BatchStorage.from_arrays(
+                [x if x is not None else np.empty((0,) * ndim, dtype) for x in col]))
+            out_infos.append(infos if k == 0 and self.args["image_available"]
+                             else [""] * len(col))
+        return (storages, out_infos), None
 
     def _parse(self, value):
         a = self.args
@@ -215,11 +230,3 @@ class Caffe2(_in_order.InOrderReader):
         out = np.zeros(n, np.float32)
         out[idx] = weights[:idx.size]
         return out
-
-    def run_cpu(self, ws, plan):
-        for k, col in enumerate(plan.columns):
-            for sample, x in zip(ws.outputs[k].samples(), col, strict=True):
-                sample[...] = x
-            if k or not self.args["image_available"]:
-                ws.set_output_meta(k, ws.sample_ids, [""] * len(col))
-        ws.out_source_info = plan.infos

@@ -260,13 +260,6 @@ class Webdataset(_in_order.InOrderReader):
         return _operator.Plan([_operator.OutputDesc(None, dt, "", ndim=1)
                                for dt in self._dtypes], data=data)
 
-    def run_cpu(self, ws, plan):
-        storages, infos = plan.data
-        for k, (storage, info) in enumerate(zip(storages, infos, strict=True)):
-            ws.outputs[k] = storage
-            ws.set_output_meta(k, ws.sample_ids, info)
-        ws.out_source_info = infos[0]
-
     def entry_name(self, entry):
         return f"sample {entry} of the data set ({self.args['paths'][self._shard[entry]]})"
 
@@ -309,21 +302,6 @@ class Webdataset(_in_order.InOrderReader):
                     self._dtypes[k], byte_sizes[:, k:k + 1] // self._dtypes[k].itemsize)
         infos = [self._source_infos(ids, shards, offsets, present, k) for k in range(n_out)]
         return (storages, infos), None
-
-    # several outputs through the read-ahead machinery of _common.Reader
-    def first_output(self, data):
-        return data[0][0].samples()
-
-    def subset(self, data, idx):
-        storages, infos = data
-        return ([_common.Reader.subset(self, st, idx) for st in storages],
-                [[info[i] for i in idx] for info in infos])
-
-    def combine(self, parts):
-        storages = [_common.Reader.combine(self, [p[0][k] for p in parts])
-                    for k in range(len(parts[0][0]))]
-        infos = [[x for p in parts for x in p[1][k]] for k in range(len(parts[0][1]))]
-        return storages, infos
 
     def _source_infos(self, ids, shards, offsets, present, k):
         """Output k's source info of each sample: `<archive>:<offset>:<file name>`, or ""."""
