@@ -91,10 +91,10 @@ class Sequence(_common.Reader):
         return list(range(len(self._table)))
 
     def infer(self, ws):
-        ids = self.next_entries(ws.batch_size)
-        frames = self._table[ids].reshape(-1)
+        ids, data = self.next_batch(ws)               # files read ahead on the reader's thread
+        frames = self._table[np.asarray(ids, np.int64)].reshape(-1)
         paths = [self._paths[f] for f in frames.tolist()]
-        encoded = self._read(ws, paths)
+        encoded = [frame for sequence in data for frame in sequence]
         length = self.args["sequence_length"]
         try:
             batch = _decode.read_headers(encoded, self.args["image_type"])
@@ -135,17 +135,34 @@ class Sequence(_common.Reader):
             _decode.decode(ws, plan.batch, windows, BatchStorage.from_samples(views), np.uint8)
         ws.out_source_info = [""] * n        # as in DALI
 
-    @staticmethod
-    def _read(ws, paths):
+    def entry_name(self, entry):
+        return os.fsdecode(self._paths[self._table[entry, 0]])
+
+    def read(self, entries):
+        """([the encoded frames of each sequence], None), or (None, (index, message)) for the
+        first sequence with a frame that cannot be read (on the reader's thread)."""
+        length = self.args["sequence_length"]
+        paths = [self._paths[f] for f in self._table[np.asarray(entries, np.int64)]
+                 .reshape(-1).tolist()]
         opened = files.open_files(paths)
         if opened.failure is not None:
             i, err = opened.failure
-            raise ws.sample_error(i, f"Failed to read file: {os.fsdecode(paths[i])}: "
-                                     f"{os.strerror(err)}", RuntimeError)
+            return None, (i // length, f"Failed to read file: {os.fsdecode(paths[i])}: "
+                                       f"{os.strerror(err)}")
         storage = BatchStorage.allocate(np.uint8, opened.sizes.reshape(-1, 1), ndim=1)
-        failure = opened.read_into(storage.samples())
+        samples = storage.samples()
+        failure = opened.read_into(samples)
         if failure is not None:
             i = failure[0]
-            raise ws.sample_error(i, f"Failed to read file: {os.fsdecode(paths[i])}",
-                                  RuntimeError)
-        return list(storage.samples())
+            return None, (i // length, f"Failed to read file: {os.fsdecode(paths[i])}")
+        return [samples[k:k + length] for k in range(0, len(samples), length)], None
+
+    # the read result: each sequence's encoded frames
+    def first_output(self, data):
+        return [sequence[0] for sequence in data]
+
+    def subset(self, data, idx):
+        return [data[i] for i in idx]
+
+    def combine(self, parts):
+        return [sequence for part in parts for sequence in part]

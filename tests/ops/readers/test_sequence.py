@@ -117,3 +117,24 @@ def test_matches_dali(root, kwargs):
     for a, b in zip(mine, theirs, strict=True):
         for x, y in zip(a, b, strict=True):
             np.testing.assert_array_equal(x, y)
+
+
+def test_frame_removed_after_listing(tmp_path):
+    from dali import fn, pipeline_def
+
+    (tmp_path / "s").mkdir()
+    for i in range(3):
+        cv2.imwrite(str(tmp_path / "s" / f"{i}.png"), np.zeros((4, 4, 3), np.uint8))
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None, prefetch_queue_depth=1)
+    def pipe():
+        return fn.readers.sequence(file_root=str(tmp_path), sequence_length=2,
+                                   prefetch_queue_depth=1)
+
+    p = pipe()
+    p.build()
+    (tmp_path / "s" / "2.png").unlink()
+    p.run()                                   # 0.png, 1.png (read ahead or not: both exist)
+    with pytest.raises(RuntimeError, match=r"Failed to read file: .*2.png: No such file"):
+        p.run()
+        p.run()
