@@ -161,6 +161,12 @@ static void dali_noise_run(const DaliNoiseBatch* bt, const DaliNoiseJob* j) {
             done += m;
             continue;
         }
+        /* channel-last salt and pepper: the chunk's pixels are one run of elements, copied at
+           once; only the replaced pixels are written after */
+        int block_copy = bt->mode == DALI_NOISE_SALT && inner == 1;
+        if (block_copy)
+            memcpy(j->dst + q0 * nc * bt->itemsize, j->src + q0 * nc * bt->itemsize,
+                   (size_t)(m * nc * bt->itemsize));
         for (int64_t k = 0; k < m; k++) {
             int64_t q = q0 + k, e = o * nc * inner + x;
             if (++x == inner) {
@@ -174,7 +180,7 @@ static void dali_noise_run(const DaliNoiseBatch* bt, const DaliNoiseJob* j) {
                 if (bt->mode == DALI_NOISE_SALT) {
                     if (u < j->a)
                         dali_noise_store(bt, j->dst, i, v < j->b ? j->c : j->d, 1);
-                    else
+                    else if (!block_copy)
                         memcpy(j->dst + i * bt->itemsize, j->src + i * bt->itemsize,
                                (size_t)bt->itemsize);
                 } else {
