@@ -76,7 +76,7 @@ def crop_search(ThreadPool pool, lo, hi, counts, sample_ids, uint64_t key, uint3
     cdef Py_ssize_t n = cnt.shape[0], i, d
     if sid.shape[0] != n:
         raise ValueError("counts and sample_ids must have one entry per sample")
-    if np.sum(counts) != lo_v.shape[0] or (n and min(counts) < 0):
+    if np.sum(cnt) != lo_v.shape[0] or (n and np.min(cnt) < 0):
         raise ValueError(f"the box counts must add up to the {lo_v.shape[0]} boxes")
     thr = np.ascontiguousarray(thresholds, np.float64)
     cdef const double[::1] thr_v = thr

@@ -90,6 +90,9 @@ def parse_layout(op, layout, ndim):
 def to_corners(boxes, layout_cols):
     """(lo, hi): (m, ndim) float32 start and end corners of boxes in the parsed layout."""
     starts, ends, sizes = layout_cols
+    nd = len(starts)
+    if starts == list(range(nd)) and ends == list(range(nd, 2 * nd)):    # xyXY, xyzXYZ
+        return boxes[:, :nd], boxes[:, nd:]
     lo = boxes[:, starts]
     hi = np.empty_like(lo)
     for d, (e, z) in enumerate(zip(ends, sizes, strict=True)):
@@ -100,6 +103,9 @@ def to_corners(boxes, layout_cols):
 def from_corners(lo, hi, layout_cols):
     """Boxes in the parsed layout from their corners."""
     starts, ends, sizes = layout_cols
+    nd = len(starts)
+    if starts == list(range(nd)) and ends == list(range(nd, 2 * nd)):    # xyXY, xyzXYZ
+        return np.concatenate([lo, hi], axis=1).astype(_F32, copy=False)
     out = np.empty((lo.shape[0], 2 * lo.shape[1]), _F32)
     for d, (s, e, z) in enumerate(zip(starts, ends, sizes, strict=True)):
         out[:, s] = lo[:, d]
