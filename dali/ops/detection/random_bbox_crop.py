@@ -167,12 +167,12 @@ class RandomBboxCrop(_operator.Operator):
         if storage.ndim != 2:
             raise self.error(f"Unexpected number of dimensions for bounding boxes input: "
                              f"{storage.ndim}", RuntimeError)
-        coords = np.unique(shapes[:, 1]) if len(shapes) else np.array([4])
-        if len(coords) != 1 or coords[0] % 2 or coords[0] not in (4, 6):
+        coords = int(shapes[0, 1]) if len(shapes) else 4
+        if coords not in (4, 6) or (shapes[:, 1] != coords).any():
             raise self.error(f"Unexpected number of coordinates for bounding boxes: "
-                             f"{coords.tolist()} (4 for 2-D boxes, 6 for 3-D ones)",
-                             RuntimeError)
-        ndim = int(coords[0]) // 2
+                             f"{sorted(set(shapes[:, 1].tolist()))} (4 for 2-D boxes, 6 for "
+                             f"3-D ones, the same in every sample)", RuntimeError)
+        ndim = coords // 2
         layout = self.args["bbox_layout"] or (("xyXY", "xyWH"), ("xyzXYZ", "xyzWHD"))[
             ndim - 2][0 if self.args["ltrb"] else 1]
         cols = _boxes.parse_layout(self, layout, ndim)
