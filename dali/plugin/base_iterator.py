@@ -98,6 +98,7 @@ class _DaliBaseIterator:
                           "Sharding section of the documentation for more details.",
                           Warning, stacklevel=3)
         self._counter = 0
+        self._first_batch = None
         for p in self._pipes:
             with p._check_api_type_scope(_ITERATOR):
                 p.build()
@@ -362,12 +363,30 @@ class _DaliBaseIterator:
                 * self.batch_size
 
     # -- Python iteration ----------------------------------------------------------------------
+    def _prepare(self):
+        """Produce the first batch now when `prepare_first_batch` (subclasses call it at the
+        end of their __init__)."""
+        self._first_batch = None
+        if self._prepare_first_batch:
+            try:
+                self._first_batch = self._batch()
+            except StopIteration:
+                self._report_no_data_in_pipeline()
+
+    def _batch(self):
+        """The next batch in the framework's form (subclasses)."""
+        raise NotImplementedError
+
     def next(self):
         self._ever_consumed = True
         return self.__next__()
 
     def __next__(self):
-        raise NotImplementedError
+        self._ever_consumed = True
+        if self._first_batch is not None:
+            batch, self._first_batch = self._first_batch, None
+            return batch
+        return self._batch()
 
     def __iter__(self):
         if self._counter != 0 and self._ever_consumed:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 
+import labelled_files
 import numpy as np
 import pytest
 
@@ -18,13 +19,7 @@ from dali.plugin.jax import DALIGenericIterator, LastBatchPolicy, data_iterator 
 
 @pytest.fixture(scope="module")
 def file_list(tmp_path_factory):
-    root = tmp_path_factory.mktemp("files")
-    lines = []
-    for i in range(11):
-        (root / f"{i:02d}.bin").write_bytes(bytes([i]))
-        lines.append(f"{i:02d}.bin {i}")
-    (root / "list.txt").write_text("\n".join(lines) + "\n")
-    return str(root), str(root / "list.txt")
+    return labelled_files.write(tmp_path_factory.mktemp("files"), 11)
 
 
 def _labels(file_list, pad, **kwargs):

@@ -5,6 +5,7 @@ state_dict, feed_ndarray and torch_python_function."""
 import importlib
 import math
 
+import labelled_files
 import numpy as np
 import pytest
 
@@ -29,14 +30,7 @@ def _sized(cls, *args, **kwargs):
 
 @pytest.fixture(scope="module")
 def file_list(tmp_path_factory):
-    """11 one-byte files listed with their index as label."""
-    root = tmp_path_factory.mktemp("files")
-    lines = []
-    for i in range(11):
-        (root / f"{i:02d}.bin").write_bytes(bytes([i]))
-        lines.append(f"{i:02d}.bin {i}")
-    (root / "list.txt").write_text("\n".join(lines) + "\n")
-    return str(root), str(root / "list.txt")
+    return labelled_files.write(tmp_path_factory.mktemp("files"), 11)
 
 
 def _pipes(pkg_name, file_list, num_shards, batch_size, pad, stick, shuffle=False):

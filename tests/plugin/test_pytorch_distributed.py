@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 
+import labelled_files
 import pytest
 
 pytest.importorskip("torch")
@@ -16,13 +17,7 @@ WORKER = pathlib.Path(__file__).with_name("distributed_worker.py")
 
 @pytest.fixture(scope="module")
 def file_list(tmp_path_factory):
-    root = tmp_path_factory.mktemp("files")
-    lines = []
-    for i in range(17):
-        (root / f"{i:02d}.bin").write_bytes(bytes([i]))
-        lines.append(f"{i:02d}.bin {i}")
-    (root / "list.txt").write_text("\n".join(lines) + "\n")
-    return str(root), str(root / "list.txt")
+    return labelled_files.write(tmp_path_factory.mktemp("files"), 17)
 
 
 @pytest.mark.slow

@@ -51,19 +51,7 @@ class DALIGenericIterator(_DaliBaseIterator):
         super().__init__(pipelines, size, reader_name, auto_reset, None, last_batch_padded,
                          last_batch_policy, prepare_first_batch)
         self._devices = [_device_of(p, i) for i, p in enumerate(self._pipes)]
-        self._first_batch = None
-        if self._prepare_first_batch:
-            try:
-                self._first_batch = self._batch()
-            except StopIteration:
-                self._report_no_data_in_pipeline()
-
-    def __next__(self):
-        self._ever_consumed = True
-        if self._first_batch is not None:
-            batch, self._first_batch = self._first_batch, None
-            return batch
-        return self._batch()
+        self._prepare()
 
     def _batch(self):
         outputs = self._get_outputs()

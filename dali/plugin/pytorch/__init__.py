@@ -100,19 +100,7 @@ class DALIGenericIterator(_DaliBaseIterator):
         self._output_categories = set(output_map)
         super().__init__(pipelines, size, reader_name, auto_reset, fill_last_batch,
                          last_batch_padded, last_batch_policy, prepare_first_batch)
-        self._first_batch = None
-        if self._prepare_first_batch:
-            try:
-                self._first_batch = self._batch()
-            except StopIteration:
-                self._report_no_data_in_pipeline()
-
-    def __next__(self):
-        self._ever_consumed = True
-        if self._first_batch is not None:
-            batch, self._first_batch = self._first_batch, None
-            return batch
-        return self._batch()
+        self._prepare()
 
     def _convert(self, j, tl):
         return _torch(tl.as_tensor())
@@ -144,12 +132,7 @@ class DALIGenericIterator(_DaliBaseIterator):
             p._restore_in_place(cp)
         self._restore_if_restored()
         self._ever_scheduled = self._ever_consumed = False
-        self._first_batch = None
-        if self._prepare_first_batch:
-            try:
-                self._first_batch = self._batch()
-            except StopIteration:
-                self._report_no_data_in_pipeline()
+        self._prepare()
 
 
 class DALIClassificationIterator(DALIGenericIterator):
