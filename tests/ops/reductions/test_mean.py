@@ -1,28 +1,12 @@
-"""fn.reductions.mean: against NumPy over random shapes, axes and types, and against real
-DALI."""
+"""fn.reductions.mean: its own behaviours (the NumPy and DALI checks are
+in test_reductions.py)."""
 
 import numpy as np
 import pytest
 from layout_utils import run_layouts
-from reduction_utils import check_dali, check_random, random_batch
 
 from dali import types
 from dali._executor.errors import PipelineError
-
-OP = "mean"
-RNG = np.random.default_rng(31053)
-
-
-def test_random_shapes_axes_and_types_equal_numpy():
-    check_random(OP, RNG)
-
-
-@pytest.mark.oracle
-@pytest.mark.parametrize("kwargs", [{}, {"axes": [0, 1]}, {"axis_names": "C", "keep_dims": True},
-                                    {"axes": -1}, {"axes": []}])
-@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32])
-def test_matches_dali(kwargs, dtype):
-    check_dali(OP, kwargs, random_batch(RNG, 3, dtype, high=120), "HWC")
 
 
 def test_integer_output_accumulates_in_it_and_truncates():

@@ -1,29 +1,13 @@
-"""fn.reductions.sum: against NumPy over random shapes, axes and types, and against real
-DALI."""
+"""fn.reductions.sum: its own behaviours (the NumPy and DALI checks are
+in test_reductions.py)."""
 
 import numpy as np
 import pytest
 from layout_utils import run_layouts
 from pipeline_utils import run_op
-from reduction_utils import check_dali, check_random, random_batch
 
 from dali import types
 from dali._executor.errors import PipelineError
-
-OP = "sum"
-RNG = np.random.default_rng(19829)
-
-
-def test_random_shapes_axes_and_types_equal_numpy():
-    check_random(OP, RNG)
-
-
-@pytest.mark.oracle
-@pytest.mark.parametrize("kwargs", [{}, {"axes": [0, 1]}, {"axis_names": "C", "keep_dims": True},
-                                    {"axes": -1}, {"axes": []}])
-@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32])
-def test_matches_dali(kwargs, dtype):
-    check_dali(OP, kwargs, random_batch(RNG, 3, dtype, high=120), "HWC")
 
 
 @pytest.mark.parametrize("dtype, want, want_type", [
