@@ -44,9 +44,18 @@ CHECKPOINT = pb.Message("dali_proto.Checkpoint", [
 _COUNTERS = ("seed", "iteration", "epoch", "samples")
 
 
-def check_operators(ops):
-    """At build with `enable_checkpointing`: readers that cannot be checkpointed are refused
-    (DALI's error); sources whose position cannot be kept warn as in DALI."""
+def check_operators(ops, nodes):
+    """At build with `enable_checkpointing`: operators defined outside the pipeline (graph
+    `nodes` without a pipeline) and readers that cannot be checkpointed are refused (DALI's
+    errors); sources whose position cannot be kept warn as in DALI."""
+    detached = [n.name for n in nodes if n.pipeline is None]
+    if detached:
+        raise RuntimeError(
+            "The pipeline does not support checkpointing because it contains operator(s) that "
+            f"were defined outside the pipeline scope:\n{detached}\nAll operators should be "
+            "defined while the pipeline is set as the current pipeline. This happens "
+            "automatically when defining the pipeline in a function decorated with "
+            "`@pipeline_def`.")
     for op in ops:
         if isinstance(op, _roles.Reader) and not isinstance(op, _roles.Checkpointable):
             raise NotImplementedError(

@@ -245,7 +245,7 @@ class Pipeline:
         self._executor = self._make_executor(self._effective_seed)
         self._start_workers()
         if self._enable_checkpointing:
-            checkpointing.check_operators(self._executor.ops)
+            checkpointing.check_operators(self._executor.ops, self._graph.nodes)
         if self._checkpoint is not None:
             self._restore(self._checkpoint)
         if self._enable_checkpointing:
@@ -623,7 +623,7 @@ class Pipeline:
         if restored.seed != self._effective_seed:
             self._effective_seed = restored.seed
             self._executor = self._make_executor(restored.seed)
-            checkpointing.check_operators(self._executor.ops)
+            checkpointing.check_operators(self._executor.ops, self._graph.nodes)
         else:
             for op in self._input_ops:
                 op.drop_fed()

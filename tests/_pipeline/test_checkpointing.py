@@ -254,3 +254,15 @@ def test_reader_state_is_a_few_numbers(numbered_files):
         p.run()
     state = p._executor.by_name["R"].checkpoint_state()
     assert state == {"calls": [[3, 7]], "taken": 21, "epoch_end": 13, "pending": []}
+
+
+def test_operators_defined_outside_the_pipeline_are_refused():
+    outside = fn.random.uniform()
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, enable_checkpointing=True)
+    def pipe():
+        return outside + 1
+
+    with pytest.raises(RuntimeError, match=r"defined outside the pipeline scope:\n"
+                                           r"\['__Uniform_detached_\d+'\]"):
+        pipe().build()
