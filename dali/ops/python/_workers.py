@@ -29,13 +29,14 @@ import inspect
 import mmap
 import multiprocessing
 import os
-import pickle
 import queue
 import secrets
 import traceback
 import weakref
 
 import numpy as np
+
+from dali.ops.python import _pickler
 
 try:
     import _posixshmem
@@ -338,8 +339,9 @@ def _shutdown(processes, tasks, results, names):
 
 def _pickled(payload, pickler):
     """The sources for "spawn" workers, pickled with `pickler` (DALI's py_callback_pickler:
-    a module with dumps/loads, or (module, dumps kwargs))."""
-    module, kwargs = (pickler if isinstance(pickler, tuple) else (pickler or pickle, {}))
+    a module with dumps/loads, or (module, dumps kwargs)); by default with
+    `dali.ops.python._pickler`, which also sends lambdas and local functions."""
+    module, kwargs = (pickler if isinstance(pickler, tuple) else (pickler or _pickler, {}))
     try:
         return module.__name__, module.dumps(payload, **kwargs)
     except Exception as e:

@@ -133,11 +133,25 @@ def test_nothing_is_left_behind():
     assert _shm_segments() == before
 
 
-def test_spawn_needs_picklable_sources():
+def _local_source(offset):
+    scale = np.int64(3)
+
+    def source(info):                      # a closure over local values, using a module
+        return np.array([info.idx_in_epoch * scale + offset], np.int64)
+    return source
+
+
+def test_spawn_sends_lambdas_and_local_functions():
     p = _pipe(per_sample, method="spawn", workers=1)
     assert [s[:2] for s in _epoch(p)[0][0]] == [[0, 0], [1, 1], [2, 2], [3, 3]]
+    p = _pipe(_local_source(7), method="spawn", workers=2)
+    assert [np.array(t).tolist() for t in p.run()[0]] == [[7], [10], [13], [16]]
+    p = _pipe(lambda info: np.full((2,), info.idx_in_batch, np.uint8), method="spawn",
+              workers=1)
+    assert [np.array(t).tolist() for t in p.run()[0]] == [[0, 0], [1, 1], [2, 2], [3, 3]]
+    lock = __import__("threading").Lock()
     with pytest.raises(RuntimeError, match="cannot be pickled"):
-        _pipe(lambda info: np.zeros(1), method="spawn").build()
+        _pipe(lambda info: lock and np.zeros(1), method="spawn").build()
 
 
 def test_unsupported_setups():
