@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import os
 import warnings
 import weakref
 
@@ -309,3 +310,52 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
                 max_workers=1, thread_name_prefix=f"dali-{self.spec.name}")
             weakref.finalize(self, self._worker.shutdown, wait=False)
         return entries, self._worker.submit(self.read_skipping, entries)
+
+
+# -- what the readers of listed files share (readers.file, readers.numpy) -----------------------
+def shuffle_after_epoch_args():
+    """`shuffle_after_epoch` and its seed (checked by `check_shuffle_after_epoch`, given to the
+    loader by `shuffle_after_epoch_options`)."""
+    return [
+        Arg("shuffle_after_epoch", T.BOOL, False,
+            doc="Re-permute the whole data set at every epoch (the same permutation on "
+                "every shard); implies `stick_to_shard`, excludes `random_shuffle`."),
+        Arg("shuffle_after_epoch_seed", T.INT64, None,
+            doc="Seed of the `shuffle_after_epoch` permutations (default: a fixed one)."),
+    ]
+
+
+def check_file_sources(a):
+    """DALI's checks of `file_root` / `file_list` / `files` (exactly one way to list)."""
+    if a["files"] is not None and a["file_list"] is not None:
+        raise RuntimeError("File paths can be provided through ``files`` or ``file_list`` "
+                           "but not both.")
+    if a["file_root"] is None and a["file_list"] is None and a["files"] is None:
+        raise RuntimeError("``file_root`` argument is required when not using ``files`` "
+                           "or ``file_list``.")
+
+
+def check_shuffle_after_epoch(a):
+    if a["shuffle_after_epoch"] and a["stick_to_shard"]:
+        raise RuntimeError("shuffle_after_epoch and stick_to_shard cannot be both true")
+    if a["shuffle_after_epoch"] and a["random_shuffle"]:
+        raise RuntimeError("shuffle_after_epoch and random_shuffle cannot be both true")
+
+
+def shuffle_after_epoch_options(a):
+    """The loader options of `shuffle_after_epoch` (for `Reader.loader_options`)."""
+    if not a["shuffle_after_epoch"]:
+        return {}
+    seed = a["shuffle_after_epoch_seed"]
+    return {"reshuffle_seed": _loader.PRESHUFFLE_SEED if seed is None else seed}
+
+
+def read_file_list(list_path, base):
+    """The lines of the file list `list_path` and the directory its paths are relative to
+    (`base`, the file_root, if given, else the list's directory)."""
+    try:
+        with open(list_path) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        raise RuntimeError(f"Cannot open: {list_path}") from None
+    return lines, base or os.path.dirname(list_path)

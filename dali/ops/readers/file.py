@@ -25,7 +25,7 @@ from dali._ext import files
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops.readers import _common, _loader
+from dali.ops.readers import _common
 
 _OPEN_AT_ONCE = 256       # batches up to this size are read with one path lookup per file
 DEFAULT_FILTERS = ["*.jpg", "*.jpeg", "*.png", "*.bmp", "*.tif", "*.tiff", "*.pnm", "*.ppm",
@@ -62,42 +62,26 @@ class File(_common.Reader):
                 doc="Match `file_filters` and `dir_filters` case-sensitively."),
             Arg("dir_filters", T._STRING_VEC, None,
                 doc="Glob patterns selecting the subdirectories of `file_root` to scan."),
-            Arg("shuffle_after_epoch", T.BOOL, False,
-                doc="Re-permute the whole data set at every epoch (the same permutation on "
-                    "every shard); implies `stick_to_shard`, excludes `random_shuffle`."),
-            Arg("shuffle_after_epoch_seed", T.INT64, None,
-                doc="Seed of the `shuffle_after_epoch` permutations (default: a fixed one)."),
+            *_common.shuffle_after_epoch_args(),
             *_common.loader_args(),
             _common.on_error_arg(),
         ])
 
     def setup(self):
         a = self.args
-        given = {k: a[k] is not None for k in ("file_root", "file_list", "files")}
-        if given["files"] and given["file_list"]:
-            raise RuntimeError("File paths can be provided through ``files`` or ``file_list`` "
-                               "but not both.")
-        if not any(given.values()):
-            raise RuntimeError("``file_root`` argument is required when not using ``files`` "
-                               "or ``file_list``.")
-        if a["labels"] is not None and not given["files"]:
+        _common.check_file_sources(a)
+        if a["labels"] is not None and a["files"] is None:
             raise RuntimeError("The argument ``labels`` is valid only when file paths are "
                                "provided as ``files`` argument.")
         if a["files"] is not None and a["labels"] is not None and \
                 len(a["labels"]) != len(a["files"]):
             raise RuntimeError(f"Provided {len(a['labels'])} labels for {len(a['files'])} files.")
-        if a["shuffle_after_epoch"] and a["stick_to_shard"]:
-            raise RuntimeError("shuffle_after_epoch and stick_to_shard cannot be both true")
-        if a["shuffle_after_epoch"] and a["random_shuffle"]:
-            raise RuntimeError("shuffle_after_epoch and random_shuffle cannot be both true")
+        _common.check_shuffle_after_epoch(a)
         self._cache = {} if a["read_ahead"] else None
         super().setup()
 
     def loader_options(self):
-        if not self.args["shuffle_after_epoch"]:
-            return {}
-        seed = self.args["shuffle_after_epoch_seed"]
-        return {"reshuffle_seed": _loader.PRESHUFFLE_SEED if seed is None else seed}
+        return _common.shuffle_after_epoch_options(self.args)
 
     # -- listing -----------------------------------------------------------------------------
     def list_entries(self):
@@ -144,12 +128,7 @@ class File(_common.Reader):
         return entries
 
     def _from_list(self, list_path):
-        try:
-            with open(list_path) as f:
-                lines = f.read().splitlines()
-        except OSError:
-            raise RuntimeError(f"Cannot open: {list_path}") from None
-        base = self.args["file_root"] or os.path.dirname(list_path)
+        lines, base = _common.read_file_list(list_path, self.args["file_root"])
         entries = []
         for n, line in enumerate(lines, 1):
             text = line.rstrip()

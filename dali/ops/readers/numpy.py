@@ -39,7 +39,7 @@ from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _npy, _slice_window
-from dali.ops.readers import _common, _loader
+from dali.ops.readers import _common
 
 _STARTS = ("roi_start", "rel_roi_start")
 _ENDS = ("roi_end", "rel_roi_end", "roi_shape", "rel_roi_shape")
@@ -98,11 +98,7 @@ class Numpy(_common.Reader):
             Arg("fill_value", T.FLOAT, 0.0,
                 doc='Value of the padding with out_of_bounds_policy="pad" (converted to the '
                     "array's type with saturation)."),
-            Arg("shuffle_after_epoch", T.BOOL, False,
-                doc="Re-permute the whole data set at every epoch (the same permutation on "
-                    "every shard); implies `stick_to_shard`, excludes `random_shuffle`."),
-            Arg("shuffle_after_epoch_seed", T.INT64, None,
-                doc="Seed of the `shuffle_after_epoch` permutations (default: a fixed one)."),
+            *_common.shuffle_after_epoch_args(),
             Arg("use_o_direct", T.BOOL, False,
                 doc="Read bypassing the system's page cache.",
                 ignored="files are read through the page cache"),
@@ -115,17 +111,8 @@ class Numpy(_common.Reader):
 
     def setup(self):
         a = self.args
-        given = {k: a[k] is not None for k in ("file_root", "file_list", "files")}
-        if given["files"] and given["file_list"]:
-            raise RuntimeError("File paths can be provided through ``files`` or ``file_list`` "
-                               "but not both.")
-        if not any(given.values()):
-            raise RuntimeError("``file_root`` argument is required when not using ``files`` "
-                               "or ``file_list``.")
-        if a["shuffle_after_epoch"] and a["stick_to_shard"]:
-            raise RuntimeError("shuffle_after_epoch and stick_to_shard cannot be both true")
-        if a["shuffle_after_epoch"] and a["random_shuffle"]:
-            raise RuntimeError("shuffle_after_epoch and random_shuffle cannot be both true")
+        _common.check_file_sources(a)
+        _common.check_shuffle_after_epoch(a)
         if a["out_of_bounds_policy"] not in _POLICIES:
             raise RuntimeError(f"Not supported out_of_bounds_policy: "
                                f"{a['out_of_bounds_policy']}")
@@ -143,10 +130,7 @@ class Numpy(_common.Reader):
         super().setup()
 
     def loader_options(self):
-        if not self.args["shuffle_after_epoch"]:
-            return {}
-        seed = self.args["shuffle_after_epoch_seed"]
-        return {"reshuffle_seed": _loader.PRESHUFFLE_SEED if seed is None else seed}
+        return _common.shuffle_after_epoch_options(self.args)
 
     # -- listing -----------------------------------------------------------------------------
     def list_entries(self):
@@ -182,12 +166,8 @@ class Numpy(_common.Reader):
                 for n in sorted(names)]
 
     def _from_list(self, list_path):
-        try:
-            with open(list_path) as f:
-                names = [line.strip() for line in f.read().splitlines()]
-        except OSError:
-            raise RuntimeError(f"Cannot open: {list_path}") from None
-        base = self.args["file_root"] or os.path.dirname(list_path)
+        lines, base = _common.read_file_list(list_path, self.args["file_root"])
+        names = [line.strip() for line in lines]
         return [(os.fsencode(os.path.join(base, n)), n) for n in names if n]
 
     # -- one iteration -----------------------------------------------------------------------
