@@ -5,11 +5,9 @@ The npz holds `cases` (a JSON list of {"input": name, "args": keyword arguments;
 "interp_type" is a type name}), `input_{name}_{i}` and `out_{k}_{i}` (case k, sample i).  Run:
 `python tests/goldens/make_tensor_resize.py`.
 """
-import json
-import pathlib
-
 import numpy as np
-from nvidia.dali import fn, pipeline_def, types
+from _goldens import dali_kwargs, run_graph, write_cases
+from nvidia.dali import fn
 
 RNG = np.random.default_rng(13)
 INPUTS = {
@@ -39,34 +37,15 @@ CASES = [
 ]
 
 
-def dali_kwargs(args):
-    return {k: getattr(types, v) if k == "interp_type" else v for k, v in args.items()}
-
-
 def run(case):
     batch = INPUTS[case["input"]]
-
-    @pipeline_def(batch_size=len(batch), num_threads=1, device_id=None)
-    def pipe():
-        return fn.tensor_resize(fn.external_source(source=lambda: batch),
-                                **dali_kwargs(case["args"]))
-
-    p = pipe()
-    p.build()
-    return [np.array(o) for o in p.run()[0]]
+    return run_graph(lambda: fn.tensor_resize(fn.external_source(source=lambda: batch),
+                                              **dali_kwargs(case["args"], ("interp_type",))),
+                     len(batch))
 
 
 def main():
-    data = {"cases": np.array(json.dumps(CASES))}
-    for name, batch in INPUTS.items():
-        for i, x in enumerate(batch):
-            data[f"input_{name}_{i}"] = x
-    for k, case in enumerate(CASES):
-        for i, o in enumerate(run(case)):
-            data[f"out_{k}_{i}"] = o
-    out = pathlib.Path(__file__).with_name("tensor_resize.npz")
-    np.savez_compressed(out, **data)
-    print(f"wrote {out} ({out.stat().st_size} bytes)")
+    write_cases("tensor_resize.npz", INPUTS, CASES, run)
 
 
 if __name__ == "__main__":

@@ -5,11 +5,9 @@ optionally `input` (the name of an input batch of matrices stored in the npz as
 `input_{name}_{i}`, layout in `layouts`).  The npz holds `cases` (the JSON list) and
 `out_{k}_{i}` (case k, sample i).  Run: `python tests/goldens/make_transforms.py`.
 """
-import json
-import pathlib
-
 import numpy as np
-from nvidia.dali import fn, pipeline_def
+from _goldens import run_graph, write_cases
+from nvidia.dali import fn
 
 RNG = np.random.default_rng(7)
 INPUTS = {
@@ -63,30 +61,19 @@ def build(case, x):
     return op(x, **case["args"]) if x is not None else op(**case["args"])
 
 
-def run(case, batch):
-    @pipeline_def(batch_size=3, num_threads=1, device_id=None)
-    def pipe():
+def run(case):
+    batch = INPUTS.get(case.get("input"))
+
+    def graph():
         x = None
         if batch is not None:
             x = fn.external_source(source=lambda: batch, layout=LAYOUTS.get(case["input"]))
         return build(case, x)
-
-    p = pipe()
-    p.build()
-    return [np.array(o) for o in p.run()[0]]
+    return run_graph(graph, 3)
 
 
 def main():
-    data = {"cases": np.array(json.dumps(CASES)), "layouts": np.array(json.dumps(LAYOUTS))}
-    for name, batch in INPUTS.items():
-        for i, m in enumerate(batch):
-            data[f"input_{name}_{i}"] = m
-    for k, case in enumerate(CASES):
-        for i, o in enumerate(run(case, INPUTS.get(case.get("input")))):
-            data[f"out_{k}_{i}"] = o
-    out = pathlib.Path(__file__).with_name("transforms.npz")
-    np.savez_compressed(out, **data)
-    print(f"wrote {out} ({out.stat().st_size} bytes)")
+    write_cases("transforms.npz", INPUTS, CASES, run, LAYOUTS)
 
 
 if __name__ == "__main__":

@@ -5,11 +5,9 @@ The npz holds `cases` (a JSON list of {"input": name, "layout": ..., "args": key
 arguments; "interp_type" a DALIInterpType name}), `input_{name}_{i}` and `out_{k}_{i}` (case
 k, sample i).  Run: `python tests/goldens/make_warp_perspective.py`.
 """
-import json
-import pathlib
-
 import numpy as np
-from nvidia.dali import fn, pipeline_def, types
+from _goldens import dali_kwargs, run_graph, write_cases
+from nvidia.dali import fn
 
 RNG = np.random.default_rng(5)
 U8 = [RNG.integers(0, 256, (h, w, 3)).astype(np.uint8) for h, w in ((23, 31), (30, 19))]
@@ -47,35 +45,17 @@ CASES += [
 ]
 
 
-def dali_kwargs(args):
-    return {k: getattr(types, v) if k == "interp_type" else v for k, v in args.items()}
-
-
 def run(case):
     batch = INPUTS[case["input"]]
 
-    @pipeline_def(batch_size=len(batch), num_threads=1, device_id=None)
-    def pipe():
-        x = fn.external_source(source=lambda: batch,
-                               layout=LAYOUTS.get(case["input"], "HWC"))
-        return fn.experimental.warp_perspective(x, **dali_kwargs(case["args"]))
-
-    p = pipe()
-    p.build()
-    return [np.array(o) for o in p.run()[0]]
+    def graph():
+        x = fn.external_source(source=lambda: batch, layout=LAYOUTS.get(case["input"], "HWC"))
+        return fn.experimental.warp_perspective(x, **dali_kwargs(case["args"], ("interp_type",)))
+    return run_graph(graph, len(batch))
 
 
 def main():
-    data = {"cases": np.array(json.dumps(CASES)), "layouts": np.array(json.dumps(LAYOUTS))}
-    for name, batch in INPUTS.items():
-        for i, x in enumerate(batch):
-            data[f"input_{name}_{i}"] = x
-    for k, case in enumerate(CASES):
-        for i, o in enumerate(run(case)):
-            data[f"out_{k}_{i}"] = o
-    out = pathlib.Path(__file__).with_name("warp_perspective.npz")
-    np.savez_compressed(out, **data)
-    print(f"wrote {out} ({out.stat().st_size} bytes)")
+    write_cases("warp_perspective.npz", INPUTS, CASES, run, LAYOUTS)
 
 
 if __name__ == "__main__":
