@@ -1,5 +1,6 @@
 """Two processes launched by `torchrun --nproc_per_node=2` (gloo, CPU): per epoch the ranks
-together see every sample exactly once, each rank the same number of batches."""
+together see every sample exactly once, each rank the same number of batches, and every rank
+resumes from its checkpoint."""
 
 import json
 import pathlib
@@ -33,6 +34,7 @@ def test_ranks_together_see_every_sample_once(tmp_path, file_list, shuffle, stic
     assert done.returncode == 0, done.stderr[-3000:]
     ranks = sorted(json.loads(out.read_text()), key=lambda r: r["rank"])
     assert [r["rank"] for r in ranks] == [0, 1]
+    assert all(r["resumed"] for r in ranks)
     for epoch in range(2):
         batches = [r["epochs"][epoch] for r in ranks]
         assert len(batches[0]) == len(batches[1]) == 3           # ceil(9 / 3): padded shards
