@@ -1,16 +1,15 @@
 """fn.coord_transform against a float32 NumPy reference, goldens and real DALI."""
 
-import json
-import pathlib
 
 import numpy as np
 import pytest
 import transforms_utils as tu
+from golden_cases import case_indices, load_case
 
 from dali import types
 from dali._ext.kernels import coord_transform as kernel
 
-GOLDEN = pathlib.Path(__file__).parents[2] / "goldens" / "coord_transform.npz"
+GOLDEN = "coord_transform.npz"
 
 
 def reference(x, m, t, dtype=np.float32):
@@ -28,18 +27,9 @@ def reference(x, m, t, dtype=np.float32):
     return acc.astype(dtype).reshape(x.shape[:-1] + (m.shape[0],))
 
 
-def golden_cases():
-    with np.load(GOLDEN) as g:
-        return list(range(len(json.loads(str(g["cases"])))))
-
-
-@pytest.mark.parametrize("k", golden_cases())
+@pytest.mark.parametrize("k", case_indices(GOLDEN))
 def test_golden(k):
-    with np.load(GOLDEN) as g:
-        case = json.loads(str(g["cases"]))[k]
-        batch = [g[f"input_{case['input']}_{i}"] for i in range(3)]
-        expected = [g[f"out_{k}_{i}"] for i in range(3)]
-    args = {a: getattr(types, v) if a == "dtype" else v for a, v in case["args"].items()}
+    _, args, _, batch, expected = load_case(GOLDEN, k, 3, ("dtype",))
     out, _ = tu.run(lambda fn, x: fn.coord_transform(x, **args), [batch])
     for o, e in zip(out, expected, strict=True):
         assert o.dtype == e.dtype and o.shape == e.shape

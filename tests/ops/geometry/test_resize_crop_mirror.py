@@ -2,50 +2,27 @@
 of the window's source region, goldens from real DALI, and errors."""
 
 import contextlib
-import json
 import math
-import pathlib
 
 import numpy as np
 import pytest
 import transforms_utils as tu
+from golden_cases import assert_near_resampled, case_indices, load_case
 
-from dali import types
-
-GOLDEN = pathlib.Path(__file__).parents[2] / "goldens" / "resize_crop_mirror.npz"
-
-
-def assert_near(out, ref):
-    """As fn.resize's goldens: integers at most 1 off on few values, floats to 1e-4."""
-    assert out.shape == ref.shape and out.dtype == ref.dtype
-    diff = np.abs(out.astype(np.float64) - ref.astype(np.float64))
-    if out.dtype == np.float32:
-        assert diff.max() <= 1e-4 * max(1.0, np.abs(ref).max())
-    else:
-        assert diff.max() <= 1 and (diff > 0).mean() <= 0.025
+GOLDEN = "resize_crop_mirror.npz"
 
 
-def golden_cases():
-    with np.load(GOLDEN) as g:
-        return list(range(len(json.loads(str(g["cases"])))))
-
-
-@pytest.mark.parametrize("k", golden_cases())
+@pytest.mark.parametrize("k", case_indices(GOLDEN))
 def test_golden(k):
-    with np.load(GOLDEN) as g:
-        case = json.loads(str(g["cases"]))[k]
-        layout = json.loads(str(g["layouts"]))[case["input"]]
-        batch = [g[f"input_{case['input']}_{i}"] for i in range(2)]
-        expected = [g[f"out_{k}_{i}"] for i in range(2)]
-    args = {a: getattr(types, v) if a in ("interp_type", "dtype") else v
-            for a, v in case["args"].items()}
+    case, args, layouts, batch, expected = load_case(GOLDEN, k, 2, ("interp_type", "dtype"))
+    layout = layouts[case["input"]]
     with pytest.warns(DeprecationWarning) if case["op"].startswith("fast") \
             else contextlib.nullcontext():
         out, out_layout = tu.run(lambda fn, x: getattr(fn, case["op"])(x, **args), [batch],
                                  [layout])
     assert out_layout == layout
     for o, e in zip(out, expected, strict=True):
-        assert_near(o, e)
+        assert_near_resampled(o, e)
 
 
 def window(out, crop, pos, rounding):
@@ -77,7 +54,7 @@ def test_same_as_resize_of_the_window(seed):
         start[0], end[0] = end[0], start[0]
     ref, _ = tu.run(lambda fn, x: fn.resize(x, size=[ch, cw], roi_start=start, roi_end=end),
                     [[img]], ["HWC"])
-    assert_near(out[0], ref[0])      # the same region up to float rounding of its ends
+    assert_near_resampled(out[0], ref[0])      # the same region up to float rounding of its ends
 
 
 def test_without_crop_is_resize():
@@ -141,4 +118,4 @@ def test_oracle_random_windows():
     ours, _ = tu.run(build, [imgs, pos], ["HWC"])
     real, _ = tu.run(build, [imgs, pos], ["HWC"], real=True)
     for o, r in zip(ours, real, strict=True):
-        assert_near(o, r)
+        assert_near_resampled(o, r)

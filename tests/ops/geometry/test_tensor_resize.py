@@ -1,43 +1,21 @@
 """fn.tensor_resize (and fn.experimental.tensor_resize): goldens from real DALI, a NumPy
 reference for 1-D linear resampling, agreement with fn.resize on images, and errors."""
 
-import json
-import pathlib
 
 import numpy as np
 import pytest
 import transforms_utils as tu
+from golden_cases import assert_near_resampled, case_indices, load_case
 
-from dali import types
-
-GOLDEN = pathlib.Path(__file__).parents[2] / "goldens" / "tensor_resize.npz"
-
-
-def assert_near(out, ref):
-    """As fn.resize's goldens: integers at most 1 off on few values, floats to 1e-4."""
-    assert out.shape == ref.shape and out.dtype == ref.dtype
-    diff = np.abs(out.astype(np.float64) - ref.astype(np.float64))
-    if out.dtype == np.float32:
-        assert diff.max() <= 1e-4 * max(1.0, np.abs(ref).max())
-    else:
-        assert diff.max() <= 1 and (diff > 0).mean() <= 0.025
+GOLDEN = "tensor_resize.npz"
 
 
-def golden_cases():
-    with np.load(GOLDEN) as g:
-        return list(range(len(json.loads(str(g["cases"])))))
-
-
-@pytest.mark.parametrize("k", golden_cases())
+@pytest.mark.parametrize("k", case_indices(GOLDEN))
 def test_golden(k):
-    with np.load(GOLDEN) as g:
-        case = json.loads(str(g["cases"]))[k]
-        batch = [g[f"input_{case['input']}_{i}"] for i in range(2)]
-        expected = [g[f"out_{k}_{i}"] for i in range(2)]
-    args = {a: getattr(types, v) if a == "interp_type" else v for a, v in case["args"].items()}
+    _, args, _, batch, expected = load_case(GOLDEN, k, 2, ("interp_type",))
     out, _ = tu.run(lambda fn, x: fn.tensor_resize(x, **args), [batch])
     for o, e in zip(out, expected, strict=True):
-        assert_near(o, e)
+        assert_near_resampled(o, e)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -115,4 +93,4 @@ def test_oracle_per_sample_sizes():
     real, _ = tu.run(lambda fn, x, s: fn.tensor_resize(x, sizes=s, axes=[0, 1]), [xs, sizes],
                      real=True)
     for o, r in zip(ours, real, strict=True):
-        assert_near(o, r)
+        assert_near_resampled(o, r)

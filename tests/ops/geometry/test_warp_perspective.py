@@ -6,18 +6,17 @@ boundary (see _ext/kernels/warp_perspective.h), so comparisons allow a few such 
 interpolation of int16 and 2-channel images matches exactly.
 """
 
-import json
-import pathlib
 
 import cv2
 import numpy as np
 import pytest
 import transforms_utils as tu
+from golden_cases import case_indices, load_case
 from pipeline_utils import run_op
 
 from dali import types
 
-GOLDEN = pathlib.Path(__file__).parents[2] / "goldens" / "warp_perspective.npz"
+GOLDEN = "warp_perspective.npz"
 CV_BORDER = {"constant": cv2.BORDER_CONSTANT, "replicate": cv2.BORDER_REPLICATE,
              "reflect": cv2.BORDER_REFLECT, "reflect_101": cv2.BORDER_REFLECT_101,
              "wrap": cv2.BORDER_WRAP}
@@ -51,19 +50,9 @@ def reference(img, m, size=None, interp=cv2.INTER_LINEAR, border="constant", fil
     return out.reshape((h, w) + img.shape[2:])
 
 
-def golden_cases():
-    with np.load(GOLDEN) as g:
-        return list(range(len(json.loads(str(g["cases"])))))
-
-
-@pytest.mark.parametrize("k", golden_cases())
+@pytest.mark.parametrize("k", case_indices(GOLDEN))
 def test_golden(k):
-    with np.load(GOLDEN) as g:
-        case = json.loads(str(g["cases"]))[k]
-        layouts = json.loads(str(g["layouts"]))
-        batch = [g[f"input_{case['input']}_{i}"] for i in range(2)]
-        expected = [g[f"out_{k}_{i}"] for i in range(2)]
-    args = {a: getattr(types, v) if a == "interp_type" else v for a, v in case["args"].items()}
+    case, args, layouts, batch, expected = load_case(GOLDEN, k, 2, ("interp_type",))
     layout = layouts.get(case["input"], "HWC")
     out, out_layout = tu.run(lambda fn, x: fn.experimental.warp_perspective(x, **args), [batch],
                              [layout])
