@@ -172,6 +172,19 @@ cdef int _first(const uint8_t* b, int64_t* out, const char** err) noexcept nogil
     return 0
 
 
+cdef int _pointers(list records, const uint8_t** data, int64_t* sizes) except -1:
+    """data[i], sizes[i] = the bytes of records[i] (C-contiguous uint8 arrays; else ValueError)."""
+    cdef Py_ssize_t i
+    cdef cnp.ndarray r
+    for i in range(len(records)):
+        r = records[i]
+        if r.dtype != np.uint8 or not r.flags.c_contiguous:
+            raise ValueError(f"record {i} must be a C-contiguous uint8 array")
+        data[i] = <const uint8_t*>cnp.PyArray_DATA(r)
+        sizes[i] = r.size
+    return 0
+
+
 def example_spans(list records, list names):
     """(spans, None): an int64 array (len(records), len(names), 5) of (kind, start, stop,
     first start, first stop) of each wanted feature in each record: the span of its value list
@@ -188,7 +201,6 @@ def example_spans(list records, list names):
     cdef const char* err = NULL
     cdef Py_ssize_t failed = -1
     cdef int64_t* out = <int64_t*>cnp.PyArray_DATA(spans)
-    cdef cnp.ndarray r
     try:
         if cnames == NULL or lens == NULL or data == NULL or sizes == NULL:
             raise MemoryError()
@@ -197,12 +209,7 @@ def example_spans(list records, list names):
                 raise TypeError("feature names must be bytes")
             cnames[j] = <const char*>names[j]
             lens[j] = len(names[j])
-        for i in range(n):
-            r = records[i]
-            if r.dtype != np.uint8 or not r.flags.c_contiguous:
-                raise ValueError(f"record {i} must be a C-contiguous uint8 array")
-            data[i] = <const uint8_t*>cnp.PyArray_DATA(r)
-            sizes[i] = r.size
+        _pointers(records, data, sizes)
         with nogil:
             for i in range(n):
                 if _record(data[i], sizes[i], k, cnames, lens, out + _W * k * i, &err) < 0:
@@ -314,16 +321,10 @@ def recordio_spans(list records):
     cdef const uint8_t** data = <const uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
     cdef int64_t* sizes = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
     cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)
-    cdef cnp.ndarray r
     try:
         if data == NULL or sizes == NULL:
             raise MemoryError()
-        for i in range(n):
-            r = records[i]
-            if r.dtype != np.uint8 or not r.flags.c_contiguous:
-                raise ValueError(f"record {i} must be a C-contiguous uint8 array")
-            data[i] = <const uint8_t*>cnp.PyArray_DATA(r)
-            sizes[i] = r.size
+        _pointers(records, data, sizes)
         with nogil:
             for i in range(n):
                 _recordio(data[i], sizes[i], o + 4 * i)

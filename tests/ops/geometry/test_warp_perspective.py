@@ -6,7 +6,6 @@ boundary (see _ext/kernels/warp_perspective.h), so comparisons allow a few such 
 interpolation of int16 and 2-channel images matches exactly.
 """
 
-
 import cv2
 import numpy as np
 import pytest
