@@ -249,3 +249,27 @@ def unary(name, kind="u8", op=None, **kwargs):
     """Case: `fn.<op>(x, **kwargs)` with arguments that do not depend on the size."""
     op = op or name
     return OpCase(name, op, lambda fn, types, x, size: op_fn(fn, op)(x, **kwargs), (kind,))
+
+
+class _Renamed:
+    """`fn` in which the operator at `path` is the one at `alias` (other names unchanged)."""
+
+    def __init__(self, fn, path, alias, root=None):
+        self._fn, self._path, self._alias = fn, path.split("."), alias
+        self._root = fn if root is None else root
+
+    def __getattr__(self, name):
+        if name != self._path[0]:
+            return getattr(self._fn, name)
+        if len(self._path) == 1:
+            return op_fn(self._root, self._alias)
+        return _Renamed(getattr(self._fn, name), ".".join(self._path[1:]), self._alias,
+                        self._root)
+
+
+def aliased(case, alias):
+    """The case of deprecated operator `alias`: `case` with its operator called by that name."""
+    return dataclasses.replace(
+        case, name=alias, op=alias,
+        graph=lambda fn, types, *nodes, size: case.graph(_Renamed(fn, case.op, alias), types,
+                                                          *nodes, size=size))

@@ -48,8 +48,9 @@ def _num_outputs(args):
 class _Schema(Schema):
     @property
     def dali_schema_name(self):
-        """DALI's Python wrapper of readers.tfrecord calls the internal `_TFRecord`."""
-        return "readers___TFRecord"
+        """DALI's Python wrapper of readers.tfrecord calls the internal `_TFRecord`
+        ("readers___TFRecord"; the deprecated tfrecord_reader: "_TFRecordReader")."""
+        return "__".join([*self.module, "_" + self.class_name])
 
 
 @_registry.register
