@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import warnings
 
 import numpy as np
 
 from dali import _operator, _registry, _types
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
+from dali.ops import _aliases
 from dali.ops.geometry import _resize_common, _resize_size
 
 LAYOUTS = ("HWC", "FHWC", "CHW", "FCHW", "CFHW", "DHWC", "FDHWC", "CDHW", "FCDHW", "CFDHW")
@@ -140,25 +140,13 @@ class ResizeCropMirror(_resize_size.SizeLogic, _operator.Operator):
         return [int(math.floor(v + 0.5)) for v in values]
 
 
-def _deprecated(impl, name, doc_note, **defaults):
-    """A deprecated alias of `impl` under `name`, with other argument defaults."""
-    target = impl.schema
-    args = [dataclasses.replace(a, default=defaults[a.name]) if a.name in defaults else a
-            for a in target.args]
-    schema = dataclasses.replace(target, name=name, class_name=None, args=args,
-                                 doc=doc_note + target.doc)
-
-    def setup(self):
-        warnings.warn(f"`dali.fn.{name}` is now deprecated. Use `dali.fn.{target.name}` "
-                      "instead.", DeprecationWarning, stacklevel=2)
-        impl.setup(self)
-
-    return _registry.register(type(schema.class_name, (impl,), {
-        "schema": schema, "setup": setup, "__module__": __name__,
-        "__doc__": f"Deprecated `fn.{name}`."}))
+class _NoAntialias(ResizeCropMirror):
+    """ResizeCropMirror with antialiasing off by default (the base of its deprecated alias)."""
+    schema = dataclasses.replace(ResizeCropMirror.schema, args=[
+        dataclasses.replace(a, default=False) if a.name == "antialias" else a
+        for a in ResizeCropMirror.schema.args])
 
 
-FastResizeCropMirror = _deprecated(
-    ResizeCropMirror, "fast_resize_crop_mirror",
-    "Deprecated: use `fn.resize_crop_mirror`. Legacy alias of it with antialiasing disabled "
-    "by default.\n\n", antialias=False)
+FastResizeCropMirror = _aliases.deprecated_alias(
+    "fast_resize_crop_mirror", _NoAntialias,
+    "a legacy alias of it with antialiasing disabled by default", __name__)

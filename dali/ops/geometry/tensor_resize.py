@@ -16,15 +16,14 @@ the image batch kernel in one call (as fn.resize's HWC images).
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import warnings
 
 import numpy as np
 
 from dali import _operator, _registry, _types
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
+from dali.ops import _aliases
 from dali.ops.geometry import _resampling, _resize_common, _resize_size
 
 _ROUNDING = {"round": lambda v: math.trunc(v + math.copysign(0.5, v)),
@@ -259,21 +258,6 @@ def _resample(op, src, dst, lo, hi, min_filter, mag_filter, antialias):
         dst[...] = out
 
 
-def _deprecated(impl, name):
-    target = impl.schema
-    schema = dataclasses.replace(
-        target, name=name, class_name=None,
-        doc="Deprecated alias of `fn.tensor_resize` (it moved out of `experimental`).\n\n"
-            + target.doc)
-
-    def setup(self):
-        warnings.warn(f"`dali.fn.{name}` is now deprecated. Use `dali.fn.{target.name}` "
-                      "instead.", DeprecationWarning, stacklevel=2)
-        impl.setup(self)
-
-    return _registry.register(type(schema.class_name, (impl,), {
-        "schema": schema, "setup": setup, "__module__": __name__,
-        "__doc__": f"Deprecated `fn.{name}`."}))
-
-
-ExperimentalTensorResize = _deprecated(TensorResize, "experimental.tensor_resize")
+ExperimentalTensorResize = _aliases.deprecated_alias(
+    "experimental.tensor_resize", TensorResize, "the operator moved out of `experimental`",
+    __name__)
