@@ -134,6 +134,22 @@ def resample_sample(src, dst, layout, lo, hi, min_filter, mag_filter, antialias,
         dst[...] = out
 
 
+def batch_geometry(in_shapes, layout, sample_plan):
+    """(output shapes, per-sample (lo, hi), bounds) of a batch of `in_shapes` (an (n, ndim)
+    array), `sample_plan(i, shape)` giving sample i's (output shape, (lo, hi)); bounds are lo
+    and hi as float64 (n, k) arrays for the batch kernel (HWC only, else None)."""
+    shapes, geometry = [], []
+    for i, shape in enumerate(map(tuple, in_shapes.tolist())):
+        out_shape, region = sample_plan(i, shape)
+        shapes.append(out_shape)
+        geometry.append(region)
+    bounds = None
+    if geometry and layout == "HWC":
+        bounds = tuple(np.array([g[k] for g in geometry], np.float64).reshape(-1, 2)
+                       for k in (0, 1))
+    return shapes, geometry, bounds
+
+
 def sample_regions(op, ws, shapes, out_shapes, layout, geometry, filters):
     """`input_regions` of resize and random_resized_crop: for each sample, a region that holds
     the input positions its filters read for the output region the operator's own consumer

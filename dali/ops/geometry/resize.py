@@ -92,15 +92,8 @@ class Resize(_resize_size.SizeLogic, _operator.Operator, _roles.RegionProducer,
             hit = self._batch_cache.get(key)
             if hit is not None:
                 return list(hit[0]), list(hit[1]), hit[2]
-        shapes, geometry = [], []
-        for i, shape in enumerate(map(tuple, in_shapes.tolist())):
-            out_shape, region = self._sample_plan(ws, i, layout, shape)
-            shapes.append(out_shape)
-            geometry.append(region)
-        bounds = None
-        if geometry and layout == "HWC":
-            bounds = tuple(np.array([g[k] for g in geometry], np.float64).reshape(-1, 2)
-                           for k in (0, 1))
+        shapes, geometry, bounds = _resize_common.batch_geometry(
+            in_shapes, layout, lambda i, shape: self._sample_plan(ws, i, layout, shape))
         if key is not None:
             if len(self._batch_cache) >= _BATCH_CACHE_SIZE:
                 self._batch_cache.clear()

@@ -80,15 +80,8 @@ class ResizeCropMirror(_resize_size.SizeLogic, _operator.Operator):
         if self._memo is not None and self._memo[0] == key:
             shapes, geometry, bounds = self._memo[1]
         else:
-            shapes, geometry = [], []
-            for i, shape in enumerate(map(tuple, in_shapes.tolist())):
-                out_shape, region = self.sample_plan(ws, i, layout, shape)
-                shapes.append(out_shape)
-                geometry.append(region)
-            bounds = None
-            if geometry and layout == "HWC":
-                bounds = tuple(np.array([g[k] for g in geometry], np.float64).reshape(-1, 2)
-                               for k in (0, 1))
+            shapes, geometry, bounds = _resize_common.batch_geometry(
+                in_shapes, layout, lambda i, shape: self.sample_plan(ws, i, layout, shape))
             if not self.spec.arg_inputs:
                 self._memo = key, (shapes, geometry, bounds)
         return _operator.Plan([_operator.OutputDesc(list(shapes), dtype, layout)],
