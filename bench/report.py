@@ -13,6 +13,7 @@ less sensitive to other processes on the machine.
 Sections: `images` (P1, P2, P2 rrc, P3, the cv2.imdecode ceiling, torchvision's DataLoader when
 installed; P2 also with region fusion off, dali only), `executor` (per-operator overhead in
 graph and debug mode), `conditionals`, `memory` (P2 RSS growth, in a subprocess per backend),
+`ssd` (the SSD300 training pipeline of bench/ssd.py on a generated COCO-style data set),
 `operators` (every operator alone, bench/operator_report.py; `--ops a,b` measures a subset).
 """
 
@@ -30,16 +31,17 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 import cv2
 import numpy as np
 
-from bench import backends, corpus, features, measure, operator_report, pipelines
+from bench import backends, corpus, features, measure, operator_report, pipelines, ssd
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "RESULTS.md"
 BEGIN, END = "<!-- bench.report:begin -->", "<!-- bench.report:end -->"
-SECTIONS = ("images", "executor", "conditionals", "memory", "features", "operators")
+SECTIONS = ("images", "executor", "conditionals", "memory", "features", "ssd", "operators")
 CHAIN_LENGTHS = (10, 40)
 
 
@@ -390,6 +392,11 @@ def render(command, sections, s, root, started, elapsed, commit="unknown"):
                   "", features.profiler_table(f["profiler"]), "",
                   "Checkpoints:", "", features.checkpoint_table(f["checkpoints"]), "",
                   "PyTorch iterator:", "", features.torch_iterator_table(f["torch"]), ""]
+    if "ssd" in sections:
+        parts += ["### SSD training pipeline (batch 64, num_threads=2; bench/ssd.py)", "",
+                  f"{ssd.NUM_IMAGES} generated COCO-style images (300-640 px, 1-6 boxes); "
+                  f"{s.image_iterations} batches per measurement after {s.warmup} warm-up "
+                  "batches; ratio = dali / DALI throughput.", "", ssd.table(sections["ssd"]), ""]
     if "operators" in sections:
         parts += [operator_report.section(sections["operators"], s.repeats, s.op_window)]
     return "\n".join(parts)
@@ -424,7 +431,7 @@ def main(argv=None):
     command = " ".join(["python -m bench.report", *(argv if argv is not None else sys.argv[1:])])
     names = [n for n in backends.NAMES if backends.available(n)]
     loaded = [backends.load(n) for n in names]
-    root = corpus.locate() if set(a.sections) - {"operators"} else "not used"
+    root = corpus.locate() if set(a.sections) - {"operators", "ssd"} else "not used"
     commit = git_commit()
     started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
 
@@ -450,6 +457,10 @@ def main(argv=None):
                 "checkpoints": features.measure_checkpoints(log),
                 "torch": features.measure_torch_iterator(str(root), s.repeats,
                                                          s.image_iterations, log)}
+        elif section == "ssd":
+            with tempfile.TemporaryDirectory(prefix="dali-bench-ssd-") as tmp:
+                results[section] = ssd.measure_ssd(loaded, ssd.data_set(tmp), s.repeats,
+                                                   s.image_iterations, s.warmup, log)
         elif section == "operators":
             results[section] = operator_report.measure_all(
                 loaded, log, repeats=s.repeats, warmup=s.warmup, window=s.op_window,
