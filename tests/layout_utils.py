@@ -7,13 +7,16 @@ import importlib
 import numpy as np
 
 
-def run_layouts(build, batches, layouts=None, real=False):
+def run_layouts(build, batches, layouts=None, real=False, *, batch_size=None, num_threads=2,
+                **pipe_kwargs):
     """(samples, layout) of the single output of build(fn, *nodes), run once: one
-    external_source per batch in `batches`, with the layouts `layouts` (default none)."""
+    external_source per batch in `batches`, with the layouts `layouts` (default none); the
+    batch size is that of the first batch unless given."""
     pkg = importlib.import_module("nvidia.dali" if real else "dali")
     layouts = layouts or [None] * len(batches)
 
-    @pkg.pipeline_def(batch_size=len(batches[0]), num_threads=2, device_id=None)
+    @pkg.pipeline_def(batch_size=batch_size or len(batches[0]), num_threads=num_threads,
+                      device_id=None, **pipe_kwargs)
     def pipe():
         nodes = [pkg.fn.external_source(source=_returning(b), layout=lay)
                  for b, lay in zip(batches, layouts, strict=True)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 
 import numpy as np
+from layout_utils import run_layouts
 
 
 def dali_fn(real=False):
@@ -85,19 +86,5 @@ def run_one(build, *batches, layout=None, real=False, **pipe_kwargs):
 
     Each of `batches` (a list of samples) feeds one external_source; the first gets `layout`.
     """
-    pkg = importlib.import_module("nvidia.dali" if real else "dali")
-
-    @pkg.pipeline_def(batch_size=len(batches[0]), num_threads=1, device_id=None, **pipe_kwargs)
-    def pipe():
-        nodes = [pkg.fn.external_source(source=_returning(b), layout=layout if k == 0 else None)
-                 for k, b in enumerate(batches)]
-        return build(pkg.fn, *nodes)
-
-    p = pipe()
-    p.build()
-    (tl,) = p.run()
-    return [np.array(t) for t in tl], tl.layout()
-
-
-def _returning(batch):
-    return lambda: batch
+    layouts = [layout] + [None] * (len(batches) - 1)
+    return run_layouts(build, list(batches), layouts, real, num_threads=1, **pipe_kwargs)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import pathlib
 
 import numpy as np
+from layout_utils import run_layouts
 
 GOLDEN = pathlib.Path(__file__).with_name("goldens") / "transforms.npz"
 
@@ -14,20 +14,9 @@ GOLDEN = pathlib.Path(__file__).with_name("goldens") / "transforms.npz"
 def run(build, inputs=(), layouts=(), *, batch_size=None, real=False):
     """(samples, layout) of `build(fn, *nodes)`: each of `inputs` (a list of samples) feeds an
     external_source with the layout at the same place in `layouts`."""
-    pkg = importlib.import_module("nvidia.dali" if real else "dali")
-    bs = batch_size or (len(inputs[0]) if inputs else 3)
     layouts = (list(layouts) + [None] * len(inputs))[:len(inputs)]
-
-    @pkg.pipeline_def(batch_size=bs, num_threads=1, device_id=None)
-    def pipe():
-        nodes = [pkg.fn.external_source(source=(lambda b: lambda: b)(batch), layout=lay)
-                 for batch, lay in zip(inputs, layouts, strict=True)]
-        return build(pkg.fn, *nodes)
-
-    p = pipe()
-    p.build()
-    (tl,) = p.run()
-    return [np.array(t) for t in tl], tl.layout()
+    return run_layouts(build, list(inputs), layouts, real, num_threads=1,
+                       batch_size=batch_size or (len(inputs[0]) if inputs else 3))
 
 
 def homogeneous(m):

@@ -2,23 +2,16 @@
 
 import numpy as np
 import pytest
+from layout_utils import run_layouts
 from pipeline_utils import run_op
 
-from dali import fn, pipeline_def
 from dali._executor.errors import PipelineError
 
 X = [np.arange(6, dtype=np.float32).reshape(3, 2), np.ones((1, 2), np.float32)]
 
 
 def _layout(build, layout):
-    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
-    def pipe():
-        return build(fn, fn.external_source(source=lambda: X, layout=layout))
-
-    p = pipe()
-    p.build()
-    (tl,) = p.run()
-    return [np.array(t) for t in tl], tl.layout()
+    return run_layouts(build, [X], [layout], num_threads=1)
 
 
 @pytest.mark.parametrize("layout, kwargs, want", [
