@@ -79,3 +79,19 @@ def file_sizes(paths, op_name):
         return [os.stat(p).st_size for p in paths]
     except OSError as e:
         raise RuntimeError(f"{op_name}: cannot read {e.filename}: {e.strerror}") from None
+
+
+def index_pairs(index, op_name, lines):
+    """The (n, 2) int64 table of the whitespace-separated number pairs of index file `index`
+    (`lines`: its line format, for the error), or a RuntimeError; text that is not numbers
+    counts as one number (an odd count)."""
+    try:
+        with open(index) as f:
+            table = np.array(f.read().split(), np.int64)
+    except OSError as e:
+        raise RuntimeError(f"{op_name}: cannot read {e.filename}: {e.strerror}") from None
+    except ValueError:
+        table = np.zeros(1, np.int64)
+    if table.size % 2:
+        raise RuntimeError(f"{op_name}: {index} is not an index file (lines `{lines}`)")
+    return table.reshape(-1, 2)

@@ -106,17 +106,8 @@ class MXNet(_records.RecordReader):
     def index(self):
         paths, (index,) = self.args["path"], self.args["index_path"]
         ends = np.cumsum(_records.file_sizes(paths, self.spec.display_name))
-        try:
-            with open(index) as f:
-                table = np.array(f.read().split(), np.int64)
-        except OSError as e:
-            raise RuntimeError(f"readers.mxnet: cannot read {e.filename}: {e.strerror}") from None
-        except ValueError:
-            table = np.zeros(1, np.int64)
-        if table.size % 2:
-            raise RuntimeError(f"readers.mxnet: {index} is not an index file (lines "
-                               "`key<TAB>offset`)")
-        starts = np.sort(table.reshape(-1, 2)[:, 1])
+        table = _records.index_pairs(index, "readers.mxnet", "key<TAB>offset")
+        starts = np.sort(table[:, 1])
         file_ids = np.searchsorted(ends, starts, side="right")
         bad = np.flatnonzero((starts < 0) | (file_ids >= len(paths)))
         if len(bad):

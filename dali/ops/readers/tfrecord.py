@@ -136,18 +136,7 @@ class TFRecord(_records.RecordReader):
         sizes = _records.file_sizes(paths, self.spec.display_name)
         tables = []
         for path, index, size in zip(paths, indices, sizes, strict=True):
-            try:
-                with open(index) as f:
-                    table = np.array(f.read().split(), np.int64)
-            except OSError as e:
-                raise RuntimeError(f"readers.tfrecord: cannot read {e.filename}: "
-                                   f"{e.strerror}") from None
-            except ValueError:
-                table = np.zeros(1, np.int64)
-            if table.size % 2:
-                raise RuntimeError(f"readers.tfrecord: {index} is not an index file (lines "
-                                   "`offset size`)")
-            table = table.reshape(-1, 2)
+            table = _records.index_pairs(index, "readers.tfrecord", "offset size")
             bad = np.flatnonzero((table[:, 0] < 0) | (table[:, 1] < 16)
                                  | (table[:, 0] + table[:, 1] > size))
             if len(bad):
