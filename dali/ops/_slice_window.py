@@ -118,21 +118,7 @@ def _named_arrays(op, ws, shapes, layout):
         if v is None or v.shape[1] != len(axes):
             return None
         rows[name] = v
-    lo = np.zeros(extent.shape)
-    if "start" in rows:
-        lo = rows["start"]
-    elif "rel_start" in rows:
-        lo = rows["rel_start"] * extent
-    if "end" in rows:
-        hi = rows["end"]
-    elif "rel_end" in rows:
-        hi = rows["rel_end"] * extent
-    elif "shape" in rows:
-        hi = lo + rows["shape"]
-    elif "rel_shape" in rows:
-        hi = lo + rows["rel_shape"] * extent
-    else:
-        hi = extent
+    lo, hi = region(rows, extent)
     bad = np.argwhere(hi < lo)
     if len(bad):
         i, k = bad[0].tolist()
@@ -177,23 +163,33 @@ def _values(ws, i, name, n):
     return v
 
 
+def region(values, extent):
+    """(lo, hi) of a region over `extent` from the values of the named arguments given among
+    start / rel_start and end / rel_end / shape / rel_shape (absolute, relative to the extent,
+    or a size from lo); the whole extent where none is given.  Elementwise: one sample's
+    (n,) values or a batch's (N, n) rows."""
+    lo = np.zeros(np.shape(extent))
+    if "start" in values:
+        lo = values["start"]
+    elif "rel_start" in values:
+        lo = values["rel_start"] * extent
+    if "end" in values:
+        hi = values["end"]
+    elif "rel_end" in values:
+        hi = values["rel_end"] * extent
+    elif "shape" in values:
+        hi = lo + values["shape"]
+    elif "rel_shape" in values:
+        hi = lo + values["rel_shape"] * extent
+    else:
+        hi = np.array(extent, np.float64)
+    return lo, hi
+
+
 def _named(ws, i, extent):
     n = len(extent)
-    lo = np.zeros(n)
-    if ws.arg_given("start"):
-        lo = _values(ws, i, "start", n)
-    elif ws.arg_given("rel_start"):
-        lo = _values(ws, i, "rel_start", n) * extent
-    if ws.arg_given("end"):
-        hi = _values(ws, i, "end", n)
-    elif ws.arg_given("rel_end"):
-        hi = _values(ws, i, "rel_end", n) * extent
-    elif ws.arg_given("shape"):
-        hi = lo + _values(ws, i, "shape", n)
-    elif ws.arg_given("rel_shape"):
-        hi = lo + _values(ws, i, "rel_shape", n) * extent
-    else:
-        hi = extent.copy()
+    lo, hi = region({name: _values(ws, i, name, n) for name in (*_STARTS, *_ENDS)
+                     if ws.arg_given(name)}, extent)
     bad = np.flatnonzero(hi < lo)
     if len(bad):
         k = bad[0]

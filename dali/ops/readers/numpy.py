@@ -304,23 +304,9 @@ class Numpy(_common.Reader):
             return [0] * ndim, list(shape), [0] * ndim, list(shape)
         axes = _axes(self.args["roi_axes"], ndim)
         extent = np.array([shape[k] for k in axes], np.float64)
-        vals = {name: _values(name, roi[name][i], len(axes)) for name in roi}
-        if "roi_start" in vals:
-            start = vals["roi_start"]
-        elif "rel_roi_start" in vals:
-            start = vals["rel_roi_start"] * extent
-        else:
-            start = np.zeros(len(axes))
-        if "roi_end" in vals:
-            end = vals["roi_end"]
-        elif "rel_roi_end" in vals:
-            end = vals["rel_roi_end"] * extent
-        elif "roi_shape" in vals:
-            end = start + vals["roi_shape"]
-        elif "rel_roi_shape" in vals:
-            end = start + vals["rel_roi_shape"] * extent
-        else:
-            end = extent
+        start, end = _slice_window.region(
+            {name.replace("roi_", ""): _values(name, roi[name][i], len(axes)) for name in roi},
+            extent)
         bad = np.flatnonzero(end < start)
         if len(bad):
             k = bad[0]
