@@ -183,20 +183,28 @@ def batch(kind, size, batch_size=BATCH_SIZE):
     raise ValueError(f"unknown input kind {kind!r}")
 
 
-_ROOTS = {}
+_SCRATCH = {}
+
+
+def scratch_dir(prefix, fill):
+    """What `fill(root)` returns, run once a process per `prefix` on a new temporary directory
+    `root` (named with `prefix`, removed at exit): the data files of the reader cases."""
+    if prefix not in _SCRATCH:
+        root = pathlib.Path(tempfile.mkdtemp(prefix=prefix))
+        atexit.register(shutil.rmtree, root, ignore_errors=True)
+        _SCRATCH[prefix] = fill(root)
+    return _SCRATCH[prefix]
 
 
 def file_root(size):
     """A directory of the "jpeg" samples of `size` in 4 class folders (made once a process)."""
-    if size not in _ROOTS:
-        root = pathlib.Path(tempfile.mkdtemp(prefix=f"dali-bench-ops-{size}-"))
-        atexit.register(shutil.rmtree, root, ignore_errors=True)
+    def fill(root):
         for i, buf in enumerate(batch("jpeg", size)[0]):
             d = root / f"class{i % 4}"
             d.mkdir(exist_ok=True)
             (d / f"{i:03d}.jpg").write_bytes(buf.tobytes())
-        _ROOTS[size] = str(root)
-    return _ROOTS[size]
+        return str(root)
+    return scratch_dir(f"dali-bench-ops-{size}-", fill)
 
 
 # -- graphs --------------------------------------------------------------------------------------

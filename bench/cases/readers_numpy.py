@@ -3,29 +3,21 @@ temporary directory (one batch is one epoch), read whole, and a region of intere
 (rows and columns 1/4 to 3/4: "readers.numpy.roi", the bytes of the region only);
 decoders.numpy of the same files' bytes ("npy" input kind)."""
 
-import atexit
 import io
-import pathlib
-import shutil
-import tempfile
 
 import numpy as np
 
 from bench import opcase
 from bench.opcase import OpCase, batch, unary
 
-_ROOTS = {}
-
 
 def npy_root(size):
     """A directory of the "u8" samples of `size` as .npy files (made once a process)."""
-    if size not in _ROOTS:
-        root = pathlib.Path(tempfile.mkdtemp(prefix=f"dali-bench-npy-{size}-"))
-        atexit.register(shutil.rmtree, root, ignore_errors=True)
+    def fill(root):
         for i, img in enumerate(batch("u8", size)[0]):
             np.save(root / f"{i:03d}.npy", img)
-        _ROOTS[size] = str(root)
-    return _ROOTS[size]
+        return str(root)
+    return opcase.scratch_dir(f"dali-bench-npy-{size}-", fill)
 
 
 @opcase.input_kind("npy")

@@ -3,15 +3,9 @@ readers.tfrecord over one TFRecord file (with its index) of Examples {"image/enc
 "image/class/label": int64}; readers.mxnet over one RecordIO .rec/.idx pair of MXNet records
 (header with one float label, then the image)."""
 
-import atexit
-import pathlib
-import shutil
 import struct
-import tempfile
 
-from bench.opcase import OpCase, batch
-
-_ROOTS = {}
+from bench.opcase import OpCase, batch, scratch_dir
 
 
 def _varint(v):
@@ -36,9 +30,7 @@ def _example(image, label):
 def tfrecord_files(size):
     """(tfrecord path, index path) of the "jpeg" samples of `size` (made once a process).  The
     CRCs are left zero: neither reader checks them."""
-    if size not in _ROOTS:
-        root = pathlib.Path(tempfile.mkdtemp(prefix=f"dali-bench-tfr-{size}-"))
-        atexit.register(shutil.rmtree, root, ignore_errors=True)
+    def fill(root):
         data, index = bytearray(), []
         for i, buf in enumerate(batch("jpeg", size)[0]):
             rec = _example(buf.tobytes(), i % 1000)
@@ -46,8 +38,8 @@ def tfrecord_files(size):
             data += struct.pack("<Q", len(rec)) + bytes(4) + rec + bytes(4)
         (root / "data.tfrecord").write_bytes(bytes(data))
         (root / "data.idx").write_text("".join(index))
-        _ROOTS[size] = (str(root / "data.tfrecord"), str(root / "data.idx"))
-    return _ROOTS[size]
+        return str(root / "data.tfrecord"), str(root / "data.idx")
+    return scratch_dir(f"dali-bench-tfr-{size}-", fill)
 
 
 def _tfrecord(fn, size):
@@ -61,10 +53,7 @@ def _tfrecord(fn, size):
 
 def recordio_files(size):
     """(.rec path, .idx path) of the "jpeg" samples of `size` (made once a process)."""
-    key = ("rec", size)
-    if key not in _ROOTS:
-        root = pathlib.Path(tempfile.mkdtemp(prefix=f"dali-bench-rec-{size}-"))
-        atexit.register(shutil.rmtree, root, ignore_errors=True)
+    def fill(root):
         data, index = bytearray(), []
         for i, buf in enumerate(batch("jpeg", size)[0]):
             rec = struct.pack("<IfQQ", 0, float(i % 1000), i, 0) + buf.tobytes()
@@ -72,8 +61,8 @@ def recordio_files(size):
             data += struct.pack("<II", 0xCED7230A, len(rec)) + rec + bytes(-len(rec) % 4)
         (root / "data.rec").write_bytes(bytes(data))
         (root / "data.idx").write_text("".join(index))
-        _ROOTS[key] = (str(root / "data.rec"), str(root / "data.idx"))
-    return _ROOTS[key]
+        return str(root / "data.rec"), str(root / "data.idx")
+    return scratch_dir(f"dali-bench-rec-{size}-", fill)
 
 
 def _mxnet(fn, size):
