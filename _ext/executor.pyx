@@ -14,10 +14,10 @@ by `bytes_per_sample_hint`), `run_cpu(ws, plan)` fills them, and any error comes
 
 Each node also counts its runs and time (monotonic clock, nanoseconds), keeps the type,
 dimensions and layout of its outputs' first batch (`out_meta`, for `Pipeline.save_graph`) and,
-when the pipeline asks for memory statistics, the largest sizes of its outputs.  While `Plan.events` is a list
-(the profiler, `dali._pipeline.profiler`) every node run appends one event: the node's index,
-its start and end (monotonic ns), the CPU time the process spent meanwhile (all threads) and
-the bytes of its outputs.
+when the pipeline asks for memory statistics, the largest sizes of its outputs.  While
+`Plan.events` is a list (the profiler, `dali._pipeline.profiler`) every node run appends one
+event: the node's index, its start and end (monotonic ns), the CPU time the process spent
+meanwhile (all threads) and the bytes of its outputs.
 """
 from libc.stdint cimport int64_t
 from posix.time cimport CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID, clock_gettime, timespec
