@@ -7,19 +7,21 @@ is "string", "bytes", "bool", "int64", "float" or another Message; `label` is "o
 lists, absent optional ones with their default), `encode` writes the fields a dict has.  Repeated
 scalars are written unpacked, as proto2 does by default, and read packed or unpacked.
 
-Decoding never runs code and checks everything: truncated or malformed input, a wire type that
-does not fit the field, a missing required field, strings that are not UTF-8 and nesting
-deeper than `MAX_DEPTH` raise `DecodeError` (a ValueError) saying what and at which byte.
-Unknown fields are skipped, as protobuf does.
+Decoding (on `dali._protobuf_wire`'s field walker) never runs code and checks everything:
+truncated or malformed input, a wire type that does not fit the field, a missing required
+field, strings that are not UTF-8 and nesting deeper than `MAX_DEPTH` raise `DecodeError` (a
+ValueError) saying what.  Unknown fields are skipped, as protobuf does.
 """
 
 from __future__ import annotations
 
 import struct
 
+from dali import _protobuf_wire as _wire
+
 MAX_DEPTH = 64
 
-_VARINT, _FIXED64, _LEN, _FIXED32 = 0, 1, 2, 5
+_VARINT, _LEN, _FIXED32 = _wire.VARINT, _wire.LENGTH, _wire.FIXED32
 _WIRE = {"string": _LEN, "bytes": _LEN, "bool": _VARINT, "int64": _VARINT, "float": _FIXED32}
 _DEFAULT = {"string": "", "bytes": b"", "bool": False, "int64": 0, "float": 0.0}
 
@@ -114,21 +116,6 @@ def decode(message, data):
     return _decode(message, data, 0, len(data), 0)
 
 
-def _read_varint(data, pos, end):
-    result = shift = 0
-    while True:
-        if pos >= end:
-            raise DecodeError(f"truncated varint at byte {pos}")
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result, pos
-        shift += 7
-        if shift >= 70:
-            raise DecodeError(f"varint longer than 10 bytes at byte {pos}")
-
-
 def _signed(value):
     value &= (1 << 64) - 1
     return value - (1 << 64) if value >= 1 << 63 else value
@@ -141,46 +128,29 @@ def _decode(message, data, pos, end, depth):
     for _, name, _kind, label, default in message.fields.values():
         out[name] = [] if label == "repeated" else default
     seen = set()
-    while pos < end:
-        start = pos
-        key, pos = _read_varint(data, pos, end)
-        number, wire = key >> 3, key & 7
-        if number == 0:
-            raise DecodeError(f"field number 0 at byte {start}")
-        if wire == _VARINT:
-            raw, pos = _read_varint(data, pos, end)
-        elif wire == _FIXED64 or wire == _FIXED32:
-            size = 8 if wire == _FIXED64 else 4
-            if pos + size > end:
-                raise DecodeError(f"truncated fixed-size field at byte {start}")
-            raw, pos = data[pos:pos + size], pos + size
-        elif wire == _LEN:
-            size, pos = _read_varint(data, pos, end)
-            if size > end - pos:
-                raise DecodeError(f"field {number} at byte {start} is {size} bytes long, "
-                                  f"past the end of its message")
-            raw, pos = (pos, pos + size), pos + size
-        else:
-            raise DecodeError(f"unsupported wire type {wire} at byte {start}")
-        spec = message.fields.get(number)
-        if spec is None:
-            continue                     # unknown field: skipped, as protobuf does
-        _, name, kind, label, _ = spec
-        values = _field_values(message, spec, wire, raw, data, start, depth)
-        if label == "repeated":
-            out[name].extend(values)
-        else:
-            out[name] = values[-1]       # the last one wins, as protobuf does
-        seen.add(number)
+    try:
+        for number, wire, raw in _wire.fields(data, pos, end):
+            spec = message.fields.get(number)
+            if spec is None:
+                continue                 # unknown field: skipped, as protobuf does
+            _, name, kind, label, _ = spec
+            values = _field_values(message, spec, wire, raw, data, depth)
+            if label == "repeated":
+                out[name].extend(values)
+            else:
+                out[name] = values[-1]   # the last one wins, as protobuf does
+            seen.add(number)
+    except _wire.WireError as e:
+        raise DecodeError(f"{message.name}: {e}") from None
     for number, name, _, label, _ in message.fields.values():
         if label == "required" and number not in seen:
             raise DecodeError(f"{message.name}.{name} is missing")
     return out
 
 
-def _field_values(message, spec, wire, raw, data, start, depth):
+def _field_values(message, spec, wire, raw, data, depth):
     number, name, kind, label, _ = spec
-    where = f"{message.name}.{name} at byte {start}"
+    where = f"{message.name}.{name}"
     if isinstance(kind, Message):
         if wire != _LEN:
             raise DecodeError(f"{where}: wire type {wire} for a message")
@@ -207,12 +177,12 @@ def _field_values(message, spec, wire, raw, data, start, depth):
 
 
 def _packed(kind, data, pos, end, where):
-    values = []
     if kind == "float":
         if (end - pos) % 4:
             raise DecodeError(f"{where}: packed floats of {end - pos} bytes")
         return list(struct.unpack(f"<{(end - pos) // 4}f", data[pos:end]))
+    values = []
     while pos < end:
-        raw, pos = _read_varint(data, pos, end)
+        raw, pos = _wire.varint(data, pos, end)
         values.append(raw != 0 if kind == "bool" else _signed(raw))
     return values

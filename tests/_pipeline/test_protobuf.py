@@ -49,7 +49,7 @@ def test_packed_repeated_and_unknown_fields_are_read():
 
 
 @pytest.mark.parametrize("data, match", [
-    (b"\x08", "truncated varint at byte 1"),
+    (b"\x08", "test.Outer: truncated varint"),
     (b"\x08" + b"\xff" * 11, "varint longer than 10 bytes"),
     (b"\x1a\x05\x0a\x01", "past the end"),
     (b"\x1a\x00", "test.Inner.name is missing"),
@@ -57,7 +57,7 @@ def test_packed_repeated_and_unknown_fields_are_read():
     (b"\x00\x01", "field number 0"),
     (b"\x0a\x01x", "wire type 2 for a int64"),
     (b"\x1d\x00\x00\x00\x00", "wire type 5 for a message"),
-    (b"\x2d\x00\x00", "truncated fixed-size field"),
+    (b"\x2d\x00\x00", "field 5 runs past the end of the message"),
     (b"\x1a\x03\x0a\x01\xff", "not UTF-8"),
     (b"\x0a\x02ab\x12\x03abc", "packed floats of 3 bytes"),
 ])

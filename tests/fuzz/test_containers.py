@@ -87,7 +87,7 @@ def _protobuf_seeds():
 
 @pytest.mark.parametrize("seed", range(2))
 def test_protobuf_records_parse_or_refuse(seed):
-    from dali.ops.readers import _protobuf_wire as wire
+    from dali import _protobuf_wire as wire
     from dali.ops.readers import caffe, caffe2
 
     for base in _protobuf_seeds():

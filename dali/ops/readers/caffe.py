@@ -15,11 +15,11 @@ from __future__ import annotations
 import numpy as np
 
 from dali import _operator, _registry
+from dali import _protobuf_wire as wire
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops.readers import _common, _in_order, _lmdb
-from dali.ops.readers import _protobuf_wire as wire
 
 
 def parse_datum(buf):

@@ -1,7 +1,8 @@
-"""The protobuf wire format, for the record readers' small messages (Caffe's Datum, Caffe2's
-TensorProtos): `fields(buf)` walks a message's fields without a schema or a protobuf
-dependency; `packed` decodes a packed repeated numeric field.  Malformed input raises
-`WireError` (a ValueError)."""
+"""The protobuf wire format, read without a schema or a protobuf dependency: `fields(buf)` walks
+a message's fields, `packed` decodes a packed repeated numeric field.  Used by the record
+readers for their small messages (Caffe's Datum, Caffe2's TensorProtos) and by
+`dali._pipeline.protobuf`, which decodes DALI's pipeline and checkpoint messages by their
+schemas on top of it.  Malformed input raises `WireError` (a ValueError)."""
 
 from __future__ import annotations
 
