@@ -1,5 +1,6 @@
 """LMDB databases for readers.caffe and readers.caffe2 (DALI's LMDB loader): the records of
-every database of `path`, concatenated in path order, each database in key order.
+every database of `path`, concatenated in path order, each database in key order, and
+`LmdbReader`, what the two readers share (the `path` check, listing, reading ahead).
 
 The keys are listed once (one blob of bytes and their offsets, not a Python object per
 record); a batch is read with one read transaction per database it touches.  A database is
@@ -12,6 +13,9 @@ from __future__ import annotations
 import os
 
 import numpy as np
+
+from dali import _operator
+from dali.ops.readers import _in_order
 
 _ENVS = {}       # realpath -> open read-only environment (lmdb opens a path once a process)
 
@@ -78,3 +82,27 @@ class Databases:
         shown = [k.split(b"\0", 1)[0].decode("utf-8", "replace") for k in keys]
         infos = [f"{paths[d]} at key {k}" for d, k in zip(dbs, shown, strict=True)]
         return values, infos
+
+
+class LmdbReader(_in_order.InOrderReader):
+    """A reader of the records of the LMDB databases of its `path` argument, read ahead on the
+    reader's thread; subclasses parse the records (`read`)."""
+
+    def setup(self):
+        if not self.args["path"]:
+            raise RuntimeError("Argument 'path' is required.")
+        super().setup()
+
+    def list_entries(self):
+        self._db = Databases(self.args["path"])
+        if not len(self._db):
+            raise RuntimeError(f"No records found in {self.args['path']}.")
+        return list(range(len(self._db)))
+
+    def infer(self, ws):
+        _, data = self.next_batch(ws)                 # read ahead on the reader's thread
+        return _operator.Plan([_operator.OutputDesc(None, st.dtype, "", ndim=st.ndim)
+                               for st in data[0]], data=data)
+
+    def entry_name(self, entry):
+        return f"record {entry} of {self.args['path']}"

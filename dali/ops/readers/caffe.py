@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, _registry
 from dali import _protobuf_wire as wire
+from dali import _registry
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops.readers import _common, _in_order, _lmdb
+from dali.ops.readers import _common, _lmdb
 
 
 def parse_datum(buf):
@@ -42,7 +42,7 @@ def parse_datum(buf):
 
 
 @_registry.register
-class Caffe(_in_order.InOrderReader):
+class Caffe(_lmdb.LmdbReader):
     schema = Schema(
         "readers.caffe", inputs=0, devices=("cpu",), random=True,
         outputs=lambda args: int(args.get("image_available", True)) +
@@ -58,25 +58,6 @@ class Caffe(_in_order.InOrderReader):
             Arg("label_available", T.BOOL, True, doc="The records hold a label."),
             *_common.loader_args(),
         ])
-
-    def setup(self):
-        if not self.args["path"]:
-            raise RuntimeError("Argument 'path' is required.")
-        super().setup()
-
-    def list_entries(self):
-        self._db = _lmdb.Databases(self.args["path"])
-        if not len(self._db):
-            raise RuntimeError(f"No records found in {self.args['path']}.")
-        return list(range(len(self._db)))
-
-    def infer(self, ws):
-        _, data = self.next_batch(ws)                 # read ahead on the reader's thread
-        return _operator.Plan([_operator.OutputDesc(None, st.dtype, "", ndim=st.ndim)
-                               for st in data[0]], data=data)
-
-    def entry_name(self, entry):
-        return f"record {entry} of {self.args['path']}"
 
     def read(self, entries):
         """((a storage per output, their source infos), None), or (None, (index, message))

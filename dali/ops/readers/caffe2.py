@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, _registry
 from dali import _protobuf_wire as wire
+from dali import _registry
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops.readers import _common, _in_order, _lmdb
+from dali.ops.readers import _common, _lmdb
 
 FLOAT, INT32, BYTE, STRING, INT64 = 1, 2, 3, 4, 10
 SINGLE, SPARSE, DENSE, WEIGHTED_SPARSE, NO_LABEL = range(5)
@@ -87,7 +87,7 @@ def _n_outputs(args):
 
 
 @_registry.register
-class Caffe2(_in_order.InOrderReader):
+class Caffe2(_lmdb.LmdbReader):
     schema = Schema(
         "readers.caffe2", inputs=0, outputs=_n_outputs, devices=("cpu",), random=True,
         doc="Reads samples of Caffe2 LMDB databases (TensorProtos records): the image, the "
@@ -110,27 +110,11 @@ class Caffe2(_in_order.InOrderReader):
 
     def setup(self):
         a = self.args
-        if not a["path"]:
-            raise RuntimeError("Argument 'path' is required.")
         if not 0 <= a["label_type"] <= NO_LABEL:
             raise RuntimeError(f"Unsupported label type {a['label_type']}")
         if a["additional_inputs"] < 0:
             raise RuntimeError("additional_inputs must not be negative")
         super().setup()
-
-    def list_entries(self):
-        self._db = _lmdb.Databases(self.args["path"])
-        if not len(self._db):
-            raise RuntimeError(f"No records found in {self.args['path']}.")
-        return list(range(len(self._db)))
-
-    def infer(self, ws):
-        _, data = self.next_batch(ws)                 # read ahead on the reader's thread
-        return _operator.Plan([_operator.OutputDesc(None, st.dtype, "", ndim=st.ndim)
-                               for st in data[0]], data=data)
-
-    def entry_name(self, entry):
-        return f"record {entry} of {self.args['path']}"
 
     def read(self, entries):
         """((a storage per output, their source infos), None), or (None, (index, message))
