@@ -97,7 +97,7 @@ def run(pkg, op, iterations=2, batch_size=3, pipeline_seed=3, **kwargs):
     return result, p.reader_meta("R")
 
 
-def same(a, b):
+def assert_same(a, b):
     """Two `run` results hold the same samples (values, dtypes and shapes)."""
     assert len(a) == len(b)
     for x, y in zip(a, b, strict=True):

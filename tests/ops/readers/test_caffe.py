@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from lmdb_utils import datum, run, same, write_db
+from lmdb_utils import assert_same, datum, run, write_db
 
 pytest.importorskip("lmdb")
 
@@ -70,11 +70,12 @@ def test_matches_dali(dbs, kwargs):
     kwargs = {"path": [dbs[0], dbs[0]], "iterations": 5, **kwargs}
     mine, meta = run("dali", "caffe", **kwargs)
     theirs, their_meta = run("nvidia.dali", "caffe", **kwargs)
-    same(mine, theirs)
+    assert_same(mine, theirs)
     assert meta == their_meta
 
 
 @pytest.mark.oracle
 def test_raw_matches_dali(dbs):
     pytest.importorskip("nvidia.dali")
-    same(run("dali", "caffe", path=dbs[1])[0], run("nvidia.dali", "caffe", path=dbs[1])[0])
+    assert_same(run("dali", "caffe", path=dbs[1])[0],
+                run("nvidia.dali", "caffe", path=dbs[1])[0])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from lmdb_utils import run, same, tensor_proto, tensor_protos, write_db
+from lmdb_utils import assert_same, run, tensor_proto, tensor_protos, write_db
 
 pytest.importorskip("lmdb")
 
@@ -90,5 +90,5 @@ def test_matches_dali(db, kwargs):
     kwargs = {"path": db, "iterations": 4, **kwargs}
     mine, meta = run("dali", "caffe2", **kwargs)
     theirs, their_meta = run("nvidia.dali", "caffe2", **kwargs)
-    same(mine, theirs)
+    assert_same(mine, theirs)
     assert meta == their_meta
