@@ -53,6 +53,7 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import functools
+import importlib.util
 import pathlib
 import shutil
 import tempfile
@@ -88,6 +89,9 @@ class OpCase:
     baseline : str
         "source": subtract the pipeline of the same sources; "idle": subtract a pipeline with a
         source of one-byte samples.
+    modules : tuple of str
+        Optional Python modules the case's data or operator needs (e.g. "lmdb"); the case is
+        skipped where one is missing.
     """
 
     name: str
@@ -95,6 +99,11 @@ class OpCase:
     graph: object
     inputs: tuple = ("u8",)
     baseline: str = "source"
+    modules: tuple = ()
+
+    def missing_modules(self):
+        """The optional Python modules the case needs (`modules`) that are not installed."""
+        return [m for m in self.modules if importlib.util.find_spec(m) is None]
 
     @property
     def needs(self):

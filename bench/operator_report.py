@@ -65,6 +65,9 @@ def measure_case(loaded, case, size, repeats, warmup, window):
         if case.op and not backends.has_operator(b, case.op):
             res[b.label] = f"no fn.{case.op}"
             continue
+        if case.missing_modules():
+            res[b.label] = f"needs {', '.join(case.missing_modules())}"
+            continue
         try:
             pipes[b.label] = _prepare(b, case, size, warmup, window)
             res[b.label] = []

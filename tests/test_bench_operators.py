@@ -39,6 +39,8 @@ def test_rows_cover_operators_and_cases():
 def test_case_runs_on_dali(case, size):
     if case.op and not backends.has_operator(DALI, case.op):
         pytest.skip(f"dali has no fn.{case.op}")
+    if case.missing_modules():
+        pytest.skip(f"needs {', '.join(case.missing_modules())}")
     for graph in (opcase.op_graph(case, size, 1), opcase.baseline_graph(case, size, 1)):
         pipe = pipelines.build(DALI, graph, batch_size=1, num_threads=1)
         out = pipe.run()

@@ -221,6 +221,8 @@ def test_dali_runs_what_dali_serialized_and_back(case):
     if case.op and not (backends.has_operator(ours_pkg, case.op)
                         and backends.has_operator(real, case.op)):
         pytest.skip(f"fn.{case.op} is not in both")
+    if case.missing_modules():
+        pytest.skip(f"needs {', '.join(case.missing_modules())}")
     random = bool(case.op) and opcase.op_fn(ours_pkg.fn, case.op)._schema.random
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
