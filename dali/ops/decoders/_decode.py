@@ -25,6 +25,7 @@ fancy upsampling) and for the other formats (OpenCV's codecs, as DALI uses them)
 from __future__ import annotations
 
 import os
+import resource
 from dataclasses import dataclass
 
 import cv2
@@ -275,22 +276,40 @@ def max_pixels() -> int:
 
 
 def check_output_size(op, shapes, dtype):
-    """Refuse a batch whose decoded output could not fit in this machine's memory, before the
-    output is leased."""
+    """Refuse a batch whose decoded output could not fit in this machine's memory, or in what
+    the process's address-space limit (RLIMIT_AS) leaves, before the output is leased."""
     if shapes is None or not len(shapes):
         return
     sizes = np.asarray(shapes, dtype=np.float64).prod(axis=1) * dtype.itemsize  # no overflow
     total = float(sizes.sum())
-    if total > physical_memory():
-        i = int(np.argmax(sizes))
-        raise _errors.SampleError(
-            i, f"{op.spec.display_name}: the decoded batch would take {total:.0f} bytes, more "
-               f"than this machine's {physical_memory()} bytes of memory (the largest image, "
-               f"this one, is {' x '.join(map(str, shapes[i]))})", MemoryError)
+    machine, left = physical_memory(), address_space_left()
+    if total <= machine and (left is None or total <= left):
+        return
+    i = int(np.argmax(sizes))
+    where = (f"this machine's {machine} bytes of memory" if total > machine else
+             f"the {left} bytes the process's address-space limit (RLIMIT_AS) leaves")
+    raise _errors.SampleError(
+        i, f"{op.spec.display_name}: the decoded batch would take {total:.0f} bytes, more than "
+           f"{where} (the largest image, this one, is {' x '.join(map(str, shapes[i]))})",
+        MemoryError)
 
 
 def physical_memory() -> int:
     return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+def address_space_left():
+    """Bytes the process may still map under its RLIMIT_AS, or None without a limit (or where
+    the mapped size cannot be read: Linux's /proc/self/statm)."""
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if limit == resource.RLIM_INFINITY:
+        return None
+    try:
+        with open("/proc/self/statm") as f:
+            mapped = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+    return max(0, limit - mapped)
 
 
 

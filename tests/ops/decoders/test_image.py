@@ -355,3 +355,14 @@ def test_batch_larger_than_the_machine_is_refused(monkeypatch):
                                             r"than this machine's 1000 bytes"):
         decode([images.encode(".png", images.rgb(20, 30)), images.encode(".png",
                                                                          images.rgb(20, 30))])
+
+
+def test_batch_larger_than_the_address_space_limit_is_refused(monkeypatch):
+    monkeypatch.setattr(_decode, "address_space_left", lambda: 2000)
+    with pytest.raises(PipelineError, match=r"the decoded batch would take 3600 bytes, more "
+                                            r"than the 2000 bytes the process's address-space "
+                                            r"limit \(RLIMIT_AS\) leaves"):
+        decode([images.encode(".png", images.rgb(20, 30)), images.encode(".png",
+                                                                         images.rgb(20, 30))])
+    monkeypatch.undo()
+    assert _decode.address_space_left() is None or _decode.address_space_left() > 0
