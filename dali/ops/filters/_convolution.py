@@ -14,7 +14,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from dali import tensors
+from dali import _operator, _types, tensors
+from dali._ext.kernels import convolution as _kernel
 
 MAX_AXES = 3
 
@@ -131,3 +132,56 @@ def check_dtype(op, in_dtype, dtype, kinds):
         raise op.error("Output data type must be same as input, FLOAT or skipped (defaults to "
                        "input type)", TypeError)
     return out
+
+
+ONE_PART = np.ones((1, 6), np.int64)       # the geometry of one part
+
+
+def first_bad(geo, bad):
+    """(part, axis, sample) of the first True of the (parts, axes) mask `bad`."""
+    part, axis = np.argwhere(bad)[0]
+    sample = np.repeat(np.arange(len(geo)), geo[:, 0])
+    return int(part), int(axis), int(sample[part])
+
+
+class SeparableFilter(_operator.Operator):
+    """What gaussian_blur and laplacian share: the data axes, the output type, the parts of the
+    batch, and one run of the separable-convolution kernel.  A subclass sets `kinds` (the input
+    types it takes) and `tensor_args` (its per-sample arguments) and implements
+    `windows(ws, geo, axes, shapes) -> (windows, index, scales)`, one index and scale row per
+    part; with constant arguments it is called once per number of data axes, for one part."""
+
+    kinds: frozenset
+    tensor_args: tuple
+
+    def setup(self):
+        self._memo = {}       # constant arguments: number of data axes -> (windows, index, scales)
+
+    def windows(self, ws, geo, axes, shapes):
+        raise NotImplementedError
+
+    def infer(self, ws):
+        tl = ws.inputs[0]
+        storage = ws.input_storage(0)
+        axes = data_axes(self, tl)
+        dtype = self.args["dtype"]
+        out = check_dtype(self, storage.dtype, None if dtype is None else
+                          _types.dtype_of(dtype), self.kinds)
+        geo = geometry(storage.shapes, axes)
+        parts = int(geo[:, 0].sum())
+        if any(ws.is_arg_input(n) for n in self.tensor_args):
+            windows, index, scales = self.windows(ws, geo, axes, storage.shapes)
+        else:
+            memo = self._memo.get(axes.data)
+            if memo is None:
+                memo = self._memo[axes.data] = self.windows(
+                    ws, ONE_PART, axes._replace(frames=False), None)
+            windows, index, scales = memo
+            index = np.broadcast_to(index, (parts,) + index.shape[1:])
+            scales = np.broadcast_to(scales, (parts, scales.shape[1]))
+        return _operator.Plan([_operator.OutputDesc(storage.shapes, out, tl.layout())],
+                              geometry=geo, windows=windows, index=index, scales=scales)
+
+    def run_cpu(self, ws, plan):
+        _kernel.separable_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
+                                plan.geometry, plan.windows, plan.index, plan.scales)

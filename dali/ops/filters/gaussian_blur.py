@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from dali import _operator, _registry, _types
+from dali import _registry
 from dali._ext.kernels import convolution as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops.filters import _convolution
 
 _KINDS = frozenset(_kernel.kinds())
-_ONE = np.ones((1, 6), np.int64)       # the geometry of one part
 
 
 def windows_for(sigmas, sizes):
@@ -48,7 +47,7 @@ def windows_for(sigmas, sizes):
 
 
 @_registry.register
-class GaussianBlur(_operator.Operator):
+class GaussianBlur(_convolution.SeparableFilter):
     schema = Schema(
         "gaussian_blur", inputs=1, outputs=1, devices=("cpu",),
         doc="Applies a Gaussian blur to the input: a separable convolution along every data "
@@ -69,49 +68,20 @@ class GaussianBlur(_operator.Operator):
                   doc="Output data type: the input's or FLOAT. If not set, the input type is "
                       "used.")])
 
-    def setup(self):
-        self._memo = {}       # constant arguments: number of data axes -> (windows, index)
+    kinds = _KINDS
+    tensor_args = ("sigma", "window_size")
 
-    def infer(self, ws):
-        tl = ws.inputs[0]
-        storage = ws.input_storage(0)
-        axes = _convolution.data_axes(self, tl)
-        dtype = self.args["dtype"]
-        out = _convolution.check_dtype(self, storage.dtype, None if dtype is None else
-                                       _types.dtype_of(dtype), _KINDS)
-        geo = _convolution.geometry(storage.shapes, axes)
+    def windows(self, ws, geo, axes, shapes):
         n = axes.data
-        parts = int(geo[:, 0].sum())
-        if ws.is_arg_input("sigma") or ws.is_arg_input("window_size"):
-            sigmas = _convolution.per_part(self, ws, "sigma", n, geo, axes, storage.shapes,
-                                           np.float32)
-            sizes = _convolution.per_part(self, ws, "window_size", n, geo, axes,
-                                          storage.shapes, np.int64)
-            self._check(ws, geo, sigmas, sizes)
-            windows, index = windows_for(sigmas, sizes)
-        else:
-            windows, row = self._constant_windows(ws, n)
-            index = np.broadcast_to(row, (parts,) + row.shape[1:])
-        return _operator.Plan([_operator.OutputDesc(storage.shapes, out, tl.layout())],
-                              geometry=geo, windows=windows, index=index,
-                              scales=_convolution.ones(parts))
-
-    def _constant_windows(self, ws, naxes):
-        """(windows, index row) of constant arguments, computed once per number of axes."""
-        memo = self._memo.get(naxes)
-        if memo is None:
-            sigmas = _convolution.per_part(self, ws, "sigma", naxes, _ONE, None, None,
-                                           np.float32)
-            sizes = _convolution.per_part(self, ws, "window_size", naxes, _ONE, None, None,
-                                          np.int64)
-            self._check(ws, _ONE, sigmas, sizes)
-            memo = self._memo[naxes] = windows_for(sigmas, sizes)
-        return memo
+        sigmas = _convolution.per_part(self, ws, "sigma", n, geo, axes, shapes, np.float32)
+        sizes = _convolution.per_part(self, ws, "window_size", n, geo, axes, shapes, np.int64)
+        self._check(ws, geo, sigmas, sizes)
+        windows, index = windows_for(sigmas, sizes)
+        return windows, index, _convolution.ones(len(index))
 
     def _check(self, ws, geo, sigmas, sizes):
         if not sigmas.size:
             return
-        sample = np.repeat(np.arange(len(geo)), geo[:, 0])
         checks = (((sigmas == 0) & (sizes == 0), "`sigma` and `window_size` shouldn't be 0 at "
                                                  "the same time"),
                   (sigmas < 0, "`sigma` must have non-negative values"),
@@ -119,12 +89,7 @@ class GaussianBlur(_operator.Operator):
                   ((sizes > 0) & (sizes % 2 == 0), "Kernel window should have odd length"))
         for bad, msg in checks:
             if bad.any():
-                part, axis = np.argwhere(bad)[0]
-                i = int(sample[part])
+                part, axis, i = _convolution.first_bad(geo, bad)
                 raise ws.sample_error(i, f"{msg} for sample: {i}, axis: {axis} (sigma "
                                          f"{sigmas[part, axis]:g}, window_size "
                                          f"{sizes[part, axis]}).")
-
-    def run_cpu(self, ws, plan):
-        _kernel.separable_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
-                                plan.geometry, plan.windows, plan.index, plan.scales)

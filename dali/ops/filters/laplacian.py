@@ -16,7 +16,7 @@ from math import comb
 
 import numpy as np
 
-from dali import _operator, _registry, _types
+from dali import _registry
 from dali._ext.kernels import convolution as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
@@ -24,7 +24,6 @@ from dali.ops.filters import _convolution
 
 _KINDS = frozenset(_kernel.kinds()) - {np.dtype(np.float64)}      # as DALI's laplacian
 MAX_WINDOW = 31
-_ONE = np.ones((1, 6), np.int64)       # the geometry of one part
 
 
 def smoothing_window(m):
@@ -71,7 +70,7 @@ def _windows(sizes, smooth, scales):
 
 
 @_registry.register
-class Laplacian(_operator.Operator):
+class Laplacian(_convolution.SeparableFilter):
     schema = Schema(
         "laplacian", inputs=1, outputs=1, devices=("cpu",),
         doc="Computes the Laplacian of the input: the sum over the data axes (not the channels "
@@ -105,28 +104,12 @@ class Laplacian(_operator.Operator):
         if self.args["normalized_kernel"] and "scale" in self.spec.given:
             raise self.error("Parameter ``scale`` cannot be specified when "
                              "``normalized_kernel`` is set to True")
-        self._memo = {}       # constant arguments: number of data axes -> windows
+        super().setup()
 
-    def infer(self, ws):
-        tl = ws.inputs[0]
-        storage = ws.input_storage(0)
-        axes = _convolution.data_axes(self, tl)
-        dtype = self.args["dtype"]
-        out = _convolution.check_dtype(self, storage.dtype, None if dtype is None else
-                                       _types.dtype_of(dtype), _KINDS)
-        geo = _convolution.geometry(storage.shapes, axes)
-        parts = int(geo[:, 0].sum())
-        if any(ws.is_arg_input(n) for n in ("window_size", "smoothing_size", "scale")):
-            windows, index, scales = self._resolve(ws, geo, axes, storage.shapes)
-        else:
-            windows, index, scales = self._memo.get(axes.data) or self._memo.setdefault(
-                axes.data, self._resolve(ws, _ONE, axes._replace(frames=False), None))
-            index = np.broadcast_to(index, (parts,) + index.shape[1:])
-            scales = np.broadcast_to(scales, (parts, scales.shape[1]))
-        return _operator.Plan([_operator.OutputDesc(storage.shapes, out, tl.layout())],
-                              geometry=geo, windows=windows, index=index, scales=scales)
+    kinds = _KINDS
+    tensor_args = ("window_size", "smoothing_size", "scale")
 
-    def _resolve(self, ws, geo, axes, shapes):
+    def windows(self, ws, geo, axes, shapes):
         n = axes.data
         sizes = _convolution.per_part(self, ws, "window_size", n, geo, axes, shapes, np.int64)
         if self.args["smoothing_size"] is None and not ws.is_arg_input("smoothing_size"):
@@ -138,20 +121,14 @@ class Laplacian(_operator.Operator):
             scales = np.full(sizes.shape, np.nan, np.float32)
         else:
             scales = _convolution.per_part(self, ws, "scale", n, geo, axes, shapes, np.float32)
-        sample = np.repeat(np.arange(len(geo)), geo[:, 0])
         for values, lo, what in ((sizes, 3, "Window size"), (smooth, 1, "Smoothing window size")):
             bad = ((values < lo) | (values > MAX_WINDOW) | (values % 2 == 0))
             if what != "Window size":
                 bad &= values != 0
             if bad.any():
-                part, axis = np.argwhere(bad)[0]
-                i = int(sample[part])
+                part, axis, i = _convolution.first_bad(geo, bad)
                 raise ws.sample_error(i, f"{what} must be an odd integer between {lo} and "
                                          f"{MAX_WINDOW}, got {values[part, axis]} for sample: "
                                          f"{i}.")
         return _windows(np.ascontiguousarray(sizes), np.ascontiguousarray(smooth),
                         np.ascontiguousarray(scales))
-
-    def run_cpu(self, ws, plan):
-        _kernel.separable_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
-                                plan.geometry, plan.windows, plan.index, plan.scales)
