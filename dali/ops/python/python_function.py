@@ -14,30 +14,17 @@ outputs is expected, and numpy scalars as 0-d results.
 
 from __future__ import annotations
 
-import numpy as np
-
-from dali import _operator, _registry, tensors
-from dali._ext.tensor_storage import BatchStorage
-from dali._graph import context
+from dali import _registry
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
-
-
-def _outputs_in_pipeline(args):
-    """The number of outputs; also the check, made when a call is recorded (the one
-    definition-time hook a schema has), that a pipeline is being defined, as DALI requires."""
-    if context.current_pipeline() is None:
-        raise RuntimeError(
-            "Current Pipeline not set!\nPythonFunction operator must be used inside "
-            "`define_graph` or current pipeline must be explicitly set using context manager "
-            "(`with my_pipeline:`) or with a call to `Pipeline.push_current(my_pipeline)`.")
-    return int(args.get("num_outputs", 1))
+from dali.ops.python import _function
 
 
 @_registry.register
-class PythonFunction(_operator.Operator):
+class PythonFunction(_function.FunctionOperator):
     schema = Schema(
-        "python_function", inputs=(0, -1), outputs=_outputs_in_pipeline, devices=("cpu",),
+        "python_function", inputs=(0, -1), outputs=_function.outputs_in_pipeline,
+        devices=("cpu",),
         no_prune=True, serializable=False,
         doc="Executes a Python function on the data.\n\n"
             "The function gets the input samples as numpy arrays (`batch_processing=False`: "
@@ -60,106 +47,3 @@ class PythonFunction(_operator.Operator):
                 doc="Layout of the outputs: one layout string for every output, or a list "
                     "with one per output (outputs past its end get no layout)."),
         ])
-
-    def __init__(self, spec):
-        super().__init__(spec)
-        self.function = self.args["function"]
-        self.num_outputs = int(self.args["num_outputs"])
-        self.layouts = self._layouts(self.args["output_layouts"])
-
-    def _layouts(self, value):
-        n = self.num_outputs
-        if value is None:
-            return [""] * n
-        if isinstance(value, str):
-            return [value] * n
-        if isinstance(value, (list, tuple)) and all(isinstance(x, str) for x in value):
-            return [*value[:n], *[""] * (n - len(value))]
-        raise TypeError(f"{self.spec.display_name}: `output_layouts` must be a layout string "
-                        f"or a list of them, got {value!r}")
-
-    def setup(self):
-        if not callable(self.function):
-            raise TypeError(f"`function` must be callable, got {type(self.function).__name__}")
-
-    def infer(self, ws):
-        results = self._call(ws)
-        outputs = [self._batch(ws, k, samples) for k, samples in enumerate(results)]
-        return _operator.Plan([_operator.OutputDesc(None, b.dtype, lay, ndim=b.ndim)
-                               for b, lay in zip(outputs, self.layouts, strict=True)],
-                              batches=outputs)
-
-    def run_cpu(self, ws, plan):
-        ws.outputs = plan.batches
-
-    # -- calling the function -----------------------------------------------------------------
-    def _call(self, ws):
-        """Per output, the list of returned samples."""
-        ins = [ws.input_samples(k) for k in range(len(ws.inputs))]
-        n = ws.batch_size
-        if self.args["batch_processing"]:
-            res = self._split(self.function(*ins), "the function")
-            for k, r in enumerate(res):
-                if isinstance(r, np.ndarray) and r.ndim > 0:
-                    r = list(r)
-                if not isinstance(r, (list, tuple)) or len(r) != n:
-                    got = f"{len(r)} samples" if isinstance(r, (list, tuple)) else \
-                        type(r).__name__
-                    raise self.error(
-                        f"with batch_processing=True, output {k} must be a list of {n} arrays "
-                        f"(one per sample), got {got}", TypeError)
-            return [list(r) for r in res]
-        per_sample = [self._split(self.function(*[x[i] for x in ins]), f"sample {i}")
-                      for i in range(n)]
-        return [[s[k] for s in per_sample] for k in range(self.num_outputs)]
-
-    def _split(self, result, where):
-        """The function's result as a list with one entry per output."""
-        n = self.num_outputs
-        if n == 0:
-            return []
-        if n == 1:
-            return [result]
-        if not isinstance(result, (tuple, list)) or len(result) != n:
-            got = f"{len(result)} values" if isinstance(result, (tuple, list)) else \
-                type(result).__name__
-            raise self.error(f"the function must return a tuple of {n} outputs "
-                             f"(num_outputs={n}) for {where}, got {got}", TypeError)
-        return list(result)
-
-    def _batch(self, ws, k, samples):
-        arrays = []
-        for i, s in enumerate(samples):
-            arr = _as_array(s)
-            if arr is None:
-                raise ws.sample_error(
-                    i, f"output {k} of the function is a {type(s).__name__}; it must return "
-                       "numpy arrays (wrap Python numbers and lists with np.array(...))",
-                    TypeError)
-            if arr.dtype.kind not in "biuf":
-                raise ws.sample_error(i, f"output {k} of the function has the unsupported type "
-                                         f"{arr.dtype}", TypeError)
-            if arrays and (arr.dtype != arrays[0].dtype or arr.ndim != arrays[0].ndim):
-                raise ws.sample_error(
-                    i, f"output {k} of the function must have the same type and number of "
-                       f"dimensions in every sample: sample 0 is {arrays[0].dtype} with "
-                       f"{arrays[0].ndim} dimensions, sample {i} is {arr.dtype} with "
-                       f"{arr.ndim}")
-            arrays.append(arr)
-        lay = self.layouts[k]
-        if arrays and lay and len(lay) != arrays[0].ndim:
-            raise self.error(f"output_layouts[{k}] \"{lay}\" has {len(lay)} dimensions but "
-                             f"output {k} has {arrays[0].ndim}")
-        # A copy: the function may keep (and later change) the arrays it returned.
-        return BatchStorage.from_arrays(arrays) if arrays else \
-            BatchStorage.allocate(np.uint8, [], ndim=0)
-
-
-def _as_array(x):
-    if isinstance(x, np.ndarray):
-        return x
-    if isinstance(x, (np.generic, tensors.TensorCPU)) or hasattr(x, "__array_interface__"):
-        return np.asarray(x)
-    if hasattr(x, "__dlpack__"):
-        return np.from_dlpack(x)
-    return None
