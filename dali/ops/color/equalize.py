@@ -42,7 +42,7 @@ class Equalize(_operator.Operator):
 
     def run_cpu(self, ws, plan):
         storage = ws.input_storage(0)
-        shapes = np.asarray(storage.shapes, np.int64).reshape(storage.num_samples, -1)
+        shapes = np.asarray(storage.shapes, np.int64).reshape(storage.num_samples, storage.ndim)
         layout = plan.layout
         pixels = shapes[:, layout.index("H")] * shapes[:, layout.index("W")]
         channels = shapes[:, -1] if layout.endswith("C") else np.ones_like(pixels)

@@ -51,7 +51,9 @@ def data_axes(op, tl, max_axes=MAX_AXES) -> Axes:
 
 def geometry(shapes, axes: Axes) -> np.ndarray:
     """int64 (samples, 6) for the kernels: parts, data axes, three extents, channels."""
-    shapes = np.asarray(shapes, np.int64).reshape(len(shapes), -1)
+    shapes = np.asarray(shapes, np.int64)
+    if shapes.ndim != 2:  # an empty (0, ndim) batch keeps its shape
+        shapes = shapes.reshape(len(shapes), -1)
     n = shapes.shape[0]
     geo = np.ones((n, 6), np.int64)
     d0 = int(axes.frames) + int(axes.channels_first)

@@ -112,7 +112,7 @@ class Filter(_operator.Operator):
                              f"dimensions but the filter is {filt_ndim} dimensional.")
         if axes.data != 2:
             raise self.error("Filter CPU does not support volumetric (3D) data.")
-        shapes = np.asarray(storage.shapes, np.int64).reshape(len(tl), -1)
+        shapes = np.asarray(storage.shapes, np.int64).reshape(len(tl), storage.ndim)
         geo = _convolution.geometry(shapes, axes)
         counts = geo[:, 0]
         sample = np.repeat(np.arange(len(tl)), counts)
