@@ -1,0 +1,165 @@
+"""RandAugment (https://arxiv.org/abs/1909.13719): every sample gets `n` augmentations in a row,
+each drawn uniformly (with replacement) from the suite, all at the magnitude bin `m` (and, for
+augmentations with `randomly_negate`, a random sign per step)."""
+
+from __future__ import annotations
+
+import numbers
+
+from dali import fn, types
+from dali.auto_aug import _suite, augmentations
+from dali.auto_aug.core import _augmentation, _select
+
+
+def rand_augment(data, n, m, num_magnitude_bins=31, shape=None, fill_value=128,
+                 interp_type=None, max_translate_abs=None, max_translate_rel=None, seed=None,
+                 monotonic_mag=True, excluded=None):
+    """Applies RandAugment to the batch.
+
+    Parameters
+    ----------
+    data : DataNode
+        `uint8` images (`HWC`) or videos (`FHWC`).
+    n : int
+        The number of augmentations applied to every sample.
+    m : int
+        The magnitude bin of every augmentation, from `[0, num_magnitude_bins - 1]`.
+    num_magnitude_bins : int, optional
+        The number of bins the magnitude ranges are divided into.
+    shape : DataNode or (int, int), optional
+        The (height, width) of the images or frames: translations then shift by up to
+        `max_translate_rel` times it, otherwise by up to `max_translate_abs` pixels.
+    fill_value : int, optional
+        Padding of the translated, sheared and rotated images; None repeats the border.
+    interp_type : types.DALIInterpType, optional
+        Interpolation of those warps (`INTERP_LINEAR` by default, or `INTERP_NN`).
+    max_translate_abs : int or (int, int), optional
+        Largest shift in pixels (height, width) without `shape`; 100 by default.
+    max_translate_rel : float or (float, float), optional
+        Largest shift as a fraction of the shape, with `shape`; 100/224 by default.
+    seed : int, optional
+        Seed of the random choices of augmentations and signs.
+    monotonic_mag : bool, optional
+        True: every augmentation gets stronger with the bin.  False: the ranges of
+        `get_rand_augment_non_monotonic_suite` (posterize and solarize weaken with the bin, the
+        enhancements use `(0.1, 1.9)`).
+    excluded : list of str, optional
+        Names of augmentations of the suite not to use.
+
+    Returns
+    -------
+    DataNode
+        The augmented batch.
+    """
+    get_suite = (get_rand_augment_suite if monotonic_mag
+                 else get_rand_augment_non_monotonic_suite)
+    suite = get_suite(shape is not None, max_translate_abs, max_translate_rel)
+    augs = _suite.select_suite(suite, excluded, "RandAugment")
+    return apply_rand_augment(augs, data, n, m, num_magnitude_bins=num_magnitude_bins,
+                              seed=seed,
+                              **_suite.suite_kwargs(augs, shape, fill_value, interp_type))
+
+
+def apply_rand_augment(augmentations, data, n, m, num_magnitude_bins=31, seed=None, **kwargs):
+    """Applies the `augmentations` in RandAugment fashion: `n` of them in a row, each drawn at
+    random per sample, all at the magnitude bin `m`.
+
+    Parameters
+    ----------
+    augmentations : list of Augmentation
+        The augmentations to choose from.
+    data : DataNode
+        The batch to transform.
+    n : int
+        The number of augmentations applied to every sample (0: the batch as it is).
+    m : int
+        The magnitude bin, from `[0, num_magnitude_bins - 1]`.
+    num_magnitude_bins : int, optional
+        The number of bins the magnitude ranges are divided into.
+    seed : int, optional
+        Seed of the random choices.
+    kwargs
+        Extra arguments passed to the augmentations that take them; one that none takes is
+        an error.
+    """
+    if not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 0:
+        raise ValueError("The number of operations to apply `n` must be a non-negative integer, "
+                         f"got {n}.")
+    _suite.check_bins(num_magnitude_bins)
+    if (not isinstance(m, numbers.Integral) or isinstance(m, bool)
+            or not 0 <= m < num_magnitude_bins):
+        raise ValueError(f"The magnitude bin `m` must be an integer from "
+                         f"`[0, {num_magnitude_bins - 1}]` range. Got {m}.")
+    if len(augmentations) == 0:
+        raise ValueError("The `augmentations` list cannot be empty, unless n=0. Got empty list "
+                         "in `apply_rand_augment` call.")
+    _suite.forbid_unused_kwargs(augmentations, kwargs, "apply_rand_augment")
+    if n == 0:
+        return data
+    op_seed, sign_seed = _suite.seeds(seed, 2)
+    bins = None
+    if any(aug.randomly_negate for aug in augmentations):
+        bins = _augmentation.signed_bin(m, seed=sign_seed, shape=(n,))
+    op_idx = None
+    if len(augmentations) > 1:
+        op_idx = fn.random.uniform(values=list(range(len(augmentations))), dtype=types.INT32,
+                                   shape=(n,), **_suite.seed_kwargs(op_seed))
+    for step in range(n):
+        magnitude_bin = m if bins is None else bins[step]
+        if op_idx is None:
+            data = augmentations[0](data, magnitude_bin=magnitude_bin,
+                                    num_magnitude_bins=num_magnitude_bins, **kwargs)
+        else:
+            data = _select.select(augmentations, op_idx[step], data, magnitude_bin=magnitude_bin,
+                                  num_magnitude_bins=num_magnitude_bins, **kwargs)
+    return data
+
+
+def get_rand_augment_suite(use_shape=False, max_translate_abs=None, max_translate_rel=None):
+    """The 14 augmentations of RandAugment, all stronger with higher magnitude bins.
+
+    Parameters
+    ----------
+    use_shape : bool
+        Translations relative to the image shape (`max_translate_rel`, default 100/224) instead
+        of bounded in pixels (`max_translate_abs`, default 100).
+    max_translate_abs : int or (int, int), optional
+        Largest shift in pixels (height, width); only without `use_shape`.
+    max_translate_rel : float or (float, float), optional
+        Largest shift as a fraction of the shape; only with `use_shape`.
+    """
+    a = augmentations
+    return [*_suite.translations(use_shape, max_translate_abs, max_translate_rel, 100,
+                                 100 / 224),
+            a.shear_x.augmentation(mag_range=(0, 0.3)),
+            a.shear_y.augmentation(mag_range=(0, 0.3)),
+            a.rotate.augmentation(mag_range=(0, 30)),
+            a.brightness.augmentation(mag_range=(0, 0.9)),
+            a.contrast.augmentation(mag_range=(0, 0.9)),
+            a.color.augmentation(mag_range=(0, 0.9)),
+            a.sharpness.augmentation(mag_range=(0, 0.9)),
+            a.posterize.augmentation(mag_range=(8, 4)),
+            a.solarize.augmentation(mag_range=(256, 0)),
+            a.equalize, a.auto_contrast, a.identity]
+
+
+def get_rand_augment_non_monotonic_suite(use_shape=False, max_translate_abs=None,
+                                         max_translate_rel=None):
+    """Like `get_rand_augment_suite`, with the AutoAugment ranges for brightness, contrast,
+    color, sharpness (`(0.1, 1.9)`, not negated), posterize (`(0, 4)`) and solarize
+    (`(0, 256)`): those do not get stronger with the bin."""
+    a = augmentations
+    enhance = {"mag_range": (0.1, 1.9), "randomly_negate": False, "mag_to_param": None}
+    return [*_suite.translations(use_shape, max_translate_abs, max_translate_rel, 100,
+                                 100 / 224),
+            a.shear_x.augmentation(mag_range=(0, 0.3)),
+            a.shear_y.augmentation(mag_range=(0, 0.3)),
+            a.rotate.augmentation(mag_range=(0, 30)),
+            a.brightness.augmentation(**enhance),
+            a.contrast.augmentation(**enhance),
+            a.color.augmentation(**enhance),
+            a.sharpness.augmentation(mag_range=(0.1, 1.9), randomly_negate=False,
+                                     mag_to_param=a.sharpness_kernel_shifted),
+            a.posterize.augmentation(mag_range=(0, 4)),
+            a.solarize.augmentation(mag_range=(0, 256)),
+            a.equalize, a.auto_contrast, a.identity]

@@ -1,0 +1,113 @@
+"""TrivialAugment (https://arxiv.org/abs/2103.10158): every sample gets one augmentation, drawn
+uniformly from the suite, at a magnitude bin drawn uniformly from `[0, num_magnitude_bins - 1]`
+(and, for augmentations with `randomly_negate`, a random sign)."""
+
+from __future__ import annotations
+
+from dali import fn, types
+from dali.auto_aug import _suite, augmentations
+from dali.auto_aug.core import _augmentation, _select
+
+
+def trivial_augment_wide(data, num_magnitude_bins=31, shape=None, fill_value=128,
+                         interp_type=None, max_translate_abs=None, max_translate_rel=None,
+                         seed=None, excluded=None):
+    """Applies TrivialAugment Wide to the batch.
+
+    Parameters
+    ----------
+    data : DataNode
+        `uint8` images (`HWC`) or videos (`FHWC`).
+    num_magnitude_bins : int, optional
+        The number of bins the magnitude ranges are divided into.
+    shape : DataNode or (int, int), optional
+        The (height, width) of the images or frames: translations then shift by up to
+        `max_translate_rel` times it, otherwise by up to `max_translate_abs` pixels.
+    fill_value : int, optional
+        Padding of the translated, sheared and rotated images; None repeats the border.
+    interp_type : types.DALIInterpType, optional
+        Interpolation of those warps (`INTERP_LINEAR` by default, or `INTERP_NN`).
+    max_translate_abs : int or (int, int), optional
+        Largest shift in pixels (height, width) without `shape`; 32 by default.
+    max_translate_rel : float or (float, float), optional
+        Largest shift as a fraction of the shape, with `shape`; 1 by default.
+    seed : int, optional
+        Seed of the random choices of augmentations, bins and signs.
+    excluded : list of str, optional
+        Names of augmentations of the suite not to use.
+
+    Returns
+    -------
+    DataNode
+        The augmented batch.
+    """
+    suite = get_trivial_augment_wide_suite(shape is not None, max_translate_abs,
+                                           max_translate_rel)
+    augs = _suite.select_suite(suite, excluded, "TrivialAugmentWide")
+    return apply_trivial_augment(augs, data, num_magnitude_bins=num_magnitude_bins, seed=seed,
+                                 **_suite.suite_kwargs(augs, shape, fill_value, interp_type))
+
+
+def apply_trivial_augment(augmentations, data, num_magnitude_bins=31, seed=None, **kwargs):
+    """Applies the `augmentations` in TrivialAugment fashion: each sample is transformed by one
+    of them, chosen at random, at a random magnitude bin from `[0, num_magnitude_bins - 1]`.
+
+    Parameters
+    ----------
+    augmentations : list of Augmentation
+        The augmentations to choose from.
+    data : DataNode
+        The batch to transform.
+    num_magnitude_bins : int, optional
+        The number of bins the magnitude ranges are divided into.
+    seed : int, optional
+        Seed of the random choices.
+    kwargs
+        Extra arguments passed to the augmentations that take them (`shape`, `fill_value`,
+        `interp_type` for the default suite); one that none takes is an error.
+    """
+    _suite.check_bins(num_magnitude_bins)
+    if len(augmentations) == 0:
+        raise ValueError("The `augmentations` list cannot be empty. Got empty list in "
+                         "`apply_trivial_augment` call.")
+    _suite.forbid_unused_kwargs(augmentations, kwargs, "apply_trivial_augment")
+    op_seed, bin_seed, sign_seed = _suite.seeds(seed, 3)
+    magnitude_bin = fn.random.uniform(values=list(range(num_magnitude_bins)),
+                                      dtype=types.INT32, **_suite.seed_kwargs(bin_seed))
+    if any(aug.randomly_negate for aug in augmentations):
+        magnitude_bin = _augmentation.signed_bin(magnitude_bin, seed=sign_seed)
+    if len(augmentations) == 1:
+        return augmentations[0](data, magnitude_bin=magnitude_bin,
+                                num_magnitude_bins=num_magnitude_bins, **kwargs)
+    op_idx = fn.random.uniform(values=list(range(len(augmentations))), dtype=types.INT32,
+                               **_suite.seed_kwargs(op_seed))
+    return _select.select(augmentations, op_idx, data, magnitude_bin=magnitude_bin,
+                          num_magnitude_bins=num_magnitude_bins, **kwargs)
+
+
+def get_trivial_augment_wide_suite(use_shape=False, max_translate_abs=None,
+                                   max_translate_rel=None):
+    """The 14 augmentations of TrivialAugment's wide augmentation space.
+
+    Parameters
+    ----------
+    use_shape : bool
+        Translations relative to the image shape (`max_translate_rel`, default 1) instead of
+        bounded in pixels (`max_translate_abs`, default 32).
+    max_translate_abs : int or (int, int), optional
+        Largest shift in pixels (height, width); only without `use_shape`.
+    max_translate_rel : float or (float, float), optional
+        Largest shift as a fraction of the shape; only with `use_shape`.
+    """
+    a = augmentations
+    return [*_suite.translations(use_shape, max_translate_abs, max_translate_rel, 32, 1.0),
+            a.shear_x.augmentation(mag_range=(0, 0.99)),
+            a.shear_y.augmentation(mag_range=(0, 0.99)),
+            a.rotate.augmentation(mag_range=(0, 135)),
+            a.brightness.augmentation(mag_range=(0.01, 0.99)),
+            a.contrast.augmentation(mag_range=(0.01, 0.99)),
+            a.color.augmentation(mag_range=(0.01, 0.99)),
+            a.sharpness.augmentation(mag_range=(0.01, 0.99)),
+            a.posterize.augmentation(mag_range=(8, 2)),
+            a.solarize.augmentation(mag_range=(256, 0)),
+            a.equalize, a.auto_contrast, a.identity]
