@@ -1,0 +1,133 @@
+// Windowed-sinc resampling of interleaved audio (the kernel of fn.audio_resample and of
+// fn.decoders.audio's sample_rate), with DALI's filter and arithmetic: a Hann-windowed sinc of
+// `lobes` zero crossings on each side tabulated at 64 points per lobe and interpolated
+// linearly; the filter is not widened when downsampling (no anti-aliasing, as DALI).  Output
+// positions advance in blocks of 256: each block starts from the exact (double) input
+// position and steps by the float ratio inside it, so a work item that starts on a block
+// boundary computes the same values as a whole-sample run.  Values are read normalized to
+// float (integers to -1..1) and written back with saturation and rounding to nearest.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+namespace dali_audio {
+
+enum Type { U8 = 0, I8, U16, I16, U32, I32, F32 };
+
+const int64_t kBlock = 256;
+
+struct Job {
+    const void* in;
+    int in_type;
+    int64_t n_in;
+    int channels;
+    void* out;
+    int out_type;
+    int64_t out_begin, out_end;   // the output positions this item computes
+    double scale;                 // input samples per output sample
+    const float* lut;             // the tabulated window (lut_size entries)
+    int64_t lut_size;
+    float wscale, wcenter;
+    int lobes;
+};
+
+inline int64_t window_size(int lobes) { return int64_t(lobes) * 64 + 1 + 5; }
+
+// Fills lut[0 .. window_size(lobes)) and the scale and centre that map an offset (in input
+// samples) to a position in it; zero outside the window.
+inline void make_window(int lobes, float* lut, float* wscale, float* wcenter) {
+    int coeffs = lobes * 64 + 1;
+    float scale = 2.0f * lobes / (coeffs - 1);
+    float scale_envelope = 2.0f / coeffs;
+    int center = int((coeffs - 1) * 0.5f);
+    std::fill(lut, lut + window_size(lobes), 0.0f);
+    for (int i = 0; i < coeffs; i++) {
+        float x = (i - center) * scale;
+        float y = (i - center) * scale_envelope;
+        double sinc = x != 0 ? std::sin(x * M_PI) / (x * M_PI) : 1.0;
+        double hann = 0.5 * (1 + std::cos(y * M_PI));
+        lut[i + 1] = float(sinc * hann);
+    }
+    *wcenter = float(center + 1);
+    *wscale = 1 / scale;
+}
+
+template <typename T> inline float read_norm(T v) {
+    if (std::is_floating_point<T>::value) return float(v);
+    const float top = float(std::numeric_limits<T>::max());
+    if (std::is_signed<T>::value) return float(v) / top;
+    return float(v) * (2.0f / top) - 1.0f;
+}
+
+template <typename T> inline T write_norm(float v) {
+    if (std::is_floating_point<T>::value) return T(v);
+    const float top = float(std::numeric_limits<T>::max());
+    const float bottom = float(std::numeric_limits<T>::min());
+    float s = std::is_signed<T>::value ? v * top : (v * 0.5f + 0.5f) * top;
+    if (!(s > bottom)) return std::numeric_limits<T>::min();   // also NaN
+    if (s >= top) return std::numeric_limits<T>::max();
+    return T(std::nearbyint(s));
+}
+
+template <typename In, typename Out>
+void resample(const Job& job) {
+    const In* in = static_cast<const In*>(job.in);
+    Out* out = static_cast<Out*>(job.out);
+    const int C = job.channels;
+    const float fscale = float(job.scale);
+    for (int64_t block = job.out_begin; block < job.out_end; block += kBlock) {
+        int64_t block_end = std::min(block + kBlock, job.out_end);
+        double in_block_f = block * job.scale;
+        int64_t in_block = int64_t(std::floor(in_block_f));
+        float in_pos = float(in_block_f - in_block);
+        for (int64_t o = block; o < block_end; o++, in_pos += fscale) {
+            int64_t xc = int64_t(std::ceil(in_pos));
+            int64_t i0 = std::max<int64_t>(xc - job.lobes, -in_block);
+            int64_t i1 = std::min<int64_t>(xc + job.lobes, job.n_in - in_block);
+            for (int c = 0; c < C; c++) {
+                float acc = 0;
+                float x = float(i0) - in_pos;
+                for (int64_t i = i0; i < i1; i++, x++) {
+                    float fi = x * job.wscale + job.wcenter;
+                    float fl = std::floor(fi);
+                    int64_t k = int64_t(fl);
+                    float w = 0;
+                    if (k >= 0 && k + 1 < job.lut_size)
+                        w = job.lut[k] + (fi - fl) * (job.lut[k + 1] - job.lut[k]);
+                    acc += read_norm<In>(in[(in_block + i) * C + c]) * w;
+                }
+                out[o * C + c] = write_norm<Out>(acc);
+            }
+        }
+    }
+}
+
+template <typename In>
+void run_out(const Job& job) {
+    switch (job.out_type) {
+        case U8: resample<In, uint8_t>(job); break;
+        case I8: resample<In, int8_t>(job); break;
+        case U16: resample<In, uint16_t>(job); break;
+        case I16: resample<In, int16_t>(job); break;
+        case U32: resample<In, uint32_t>(job); break;
+        case I32: resample<In, int32_t>(job); break;
+        default: resample<In, float>(job); break;
+    }
+}
+
+inline void run(const Job* job) {
+    switch (job->in_type) {
+        case U8: run_out<uint8_t>(*job); break;
+        case I8: run_out<int8_t>(*job); break;
+        case U16: run_out<uint16_t>(*job); break;
+        case I16: run_out<int16_t>(*job); break;
+        case U32: run_out<uint32_t>(*job); break;
+        case I32: run_out<int32_t>(*job); break;
+        default: run_out<float>(*job); break;
+    }
+}
+
+}  // namespace dali_audio

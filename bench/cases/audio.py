@@ -1,0 +1,59 @@
+"""Audio: decoders.audio on encoded files ("audio_files" input kind: WAV and FLAC in turn,
+mono 16-bit at 22050 Hz, 3 s a sample for "image" and 192 samples for "small", about as many
+values as the image sets' pixels), and audio_resample on the same signals as float
+("audio_f32") from 22050 Hz to 16000 Hz at the default quality.  The deprecated names
+audio_decoder and experimental.audio_resample get the cases of the operators they stand for.
+"""
+
+import io
+
+import numpy as np
+
+from bench import opcase
+from bench.opcase import OpCase, aliased
+
+RATE = 22050
+LENGTH = {"image": 3 * RATE, "small": 192}
+
+
+def _signals(size, batch_size):
+    """Speech-like float signals: a few harmonics of a gliding pitch under a syllable
+    envelope, with noise; each sample different."""
+    rng = np.random.default_rng(5)
+    t = np.arange(LENGTH[size]) / RATE
+    out = []
+    for i in range(batch_size):
+        pitch = 120 + 40 * np.sin(2 * np.pi * (0.5 + i / batch_size) * t)
+        phase = 2 * np.pi * np.cumsum(pitch) / RATE
+        voice = sum(np.sin(k * phase) / k for k in range(1, 6))
+        envelope = 0.5 * (1 + np.sin(2 * np.pi * 4 * t + i))
+        out.append((0.2 * voice * envelope + 0.01 * rng.standard_normal(len(t)))
+                   .astype(np.float32))
+    return out
+
+
+@opcase.input_kind("audio_f32")
+def _float_audio(size, batch_size):
+    return _signals(size, batch_size), None
+
+
+@opcase.input_kind("audio_files")
+def _audio_files(size, batch_size):
+    import soundfile
+    files = []
+    for i, x in enumerate(_signals(size, batch_size)):
+        buf = io.BytesIO()
+        soundfile.write(buf, x, RATE, format="FLAC" if i % 2 else "WAV", subtype="PCM_16")
+        files.append(np.frombuffer(buf.getvalue(), np.uint8))
+    return files, None
+
+
+_DECODE = OpCase("decoders.audio", "decoders.audio",
+                 lambda fn, types, x, size: fn.decoders.audio(x)[0], ("audio_files",),
+                 modules=("soundfile",))
+_RESAMPLE = OpCase("audio_resample", "audio_resample",
+                   lambda fn, types, x, size: fn.audio_resample(x, in_rate=RATE, out_rate=16000),
+                   ("audio_f32",))
+
+CASE_LIST = [_DECODE, aliased(_DECODE, "audio_decoder"),
+             _RESAMPLE, aliased(_RESAMPLE, "experimental.audio_resample")]
