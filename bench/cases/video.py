@@ -1,0 +1,45 @@
+"""Video: decoders.video on 64 VP9 clips ("video" input kind: 8 frames each, the "image" or
+"small" photos of the batch shifted a few pixels per frame, a keyframe every 4 frames; VP9 as
+real DALI's CPU decoder reads it).  The case decodes 4 frames from frame 3 (seeking to the
+keyframe at frame 0 for the first ones); the deprecated experimental.decoders.video gets the
+same case."""
+
+import io
+
+import numpy as np
+
+from bench import opcase
+from bench.opcase import OpCase, aliased
+
+FRAMES = 8
+
+
+def _encode(image):
+    import av
+    buf = io.BytesIO()
+    with av.open(buf, "w", format="webm") as container:
+        stream = container.add_stream("libvpx-vp9", rate=25)
+        stream.height, stream.width = image.shape[:2]
+        stream.pix_fmt = "yuv420p"
+        stream.gop_size = 4
+        for k in range(FRAMES):
+            frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(np.roll(image, 2 * k, 1)),
+                                               format="rgb24")
+            for packet in stream.encode(frame):
+                container.mux(packet)
+        for packet in stream.encode():
+            container.mux(packet)
+    return np.frombuffer(buf.getvalue(), np.uint8)
+
+
+@opcase.input_kind("video")
+def _clips(size, batch_size):
+    images = opcase.batch("u8", size, batch_size)[0]
+    return [_encode(image) for image in images], None
+
+
+_DECODE = OpCase("decoders.video", "decoders.video",
+                 lambda fn, types, x, size: fn.decoders.video(x, start_frame=3, sequence_length=4),
+                 ("video",), modules=("av",))
+
+CASE_LIST = [_DECODE, aliased(_DECODE, "experimental.decoders.video")]

@@ -1,0 +1,193 @@
+"""One encoded video opened through PyAV (FFmpeg): its frame index and keyframe seeking.
+
+Opening a clip demuxes its first video stream once, without decoding: every packet's
+presentation timestamp (pts) and keyframe flag, and (for a clip in memory) the packets
+themselves.  Frame `i` is the packet with the i-th smallest pts (presentation order, as DALI
+numbers frames).  Decoding a set of frames splits it into runs: a run feeds the decoder from
+the last keyframe whose pts is not after its first frame's (the kept packets, or a seek in a
+file), and the next wanted frame starts a new run only when its keyframe comes after the packet
+of the frame wanted last, with packets to skip in between (so nearby frames never cost a seek,
+far ones never cost decoding the gap).  A stream whose packets lack timestamps is numbered in
+decoding order and decoded from the start.
+
+Frames are converted to RGB by libswscale with DALI's flags (bilinear, full horizontal chroma
+interpolation, accurate rounding): the pixels equal DALI's CPU decoder.  PyAV releases the GIL
+while FFmpeg demuxes, decodes and converts, so clips decode in parallel on the pipeline's pool.
+`av` is imported when the first clip is opened: only video users need the "video" extra.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+
+import numpy as np
+
+SWS_FLAGS = 0x2 | 0x2000 | 0x40000   # SWS_BILINEAR | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND
+
+
+_THREAD = threading.local()        # each thread's reformatter, which keeps its SwsContext
+
+
+def _to_rgb(av, frame):
+    """`frame` as an (height, width, 3) uint8 RGB array."""
+    reformatter = getattr(_THREAD, "reformatter", None)
+    if reformatter is None:
+        reformatter = _THREAD.reformatter = av.video.reformatter.VideoReformatter()
+    return reformatter.reformat(frame, format="rgb24", interpolation=SWS_FLAGS).to_ndarray()
+
+
+class VideoError(RuntimeError):
+    """A clip that cannot be opened or decoded."""
+
+
+def av_module(display_name):
+    """The `av` package, or an ImportError naming the operator and the extra to install."""
+    try:
+        import av
+    except ImportError:
+        raise ImportError(f"{display_name} decodes video with PyAV, which is not installed: "
+                          'pip install "dali[video]"') from None
+    return av
+
+
+class Clip:
+    """The first video stream of `source` (encoded bytes, a 1-D uint8 array, or a path).
+
+    Attributes
+    ----------
+    count : int
+        Frames in the stream.
+    height, width : int
+    pts : int64 array
+        Presentation timestamp of each frame, in `time_base` units (frame order).
+    time_base : fractions.Fraction
+    codec : str
+    """
+
+    def __init__(self, av, source):
+        self._av = av
+        in_memory = not isinstance(source, str)
+        try:
+            self._container = av.open(io.BytesIO(source) if in_memory else source)
+        except (av.FFmpegError, OSError) as e:
+            raise VideoError(f"cannot open the video: {e}") from None
+        videos = self._container.streams.video
+        if not videos:
+            self.close()
+            raise VideoError("no video stream found")
+        self._stream = stream = videos[0]
+        context = stream.codec_context
+        context.thread_count = 1             # clips decode in parallel on the pipeline's pool
+        self.codec = context.name
+        self.height, self.width = context.height, context.width
+        self.time_base = stream.time_base
+        self._fed = False
+        self._index(stream, in_memory)
+        if self.count == 0 or self.height <= 0 or self.width <= 0:
+            self.close()
+            raise VideoError("the video stream has no frames")
+
+    def _index(self, stream, keep):
+        pts, keys, packets = [], [], []
+        try:
+            for packet in self._container.demux(stream):
+                if packet.size == 0:
+                    continue
+                pts.append(packet.pts)
+                keys.append(packet.is_keyframe)
+                if keep:
+                    packets.append(packet)
+        except self._av.FFmpegError as e:
+            self.close()
+            raise VideoError(f"cannot read the video's packets: {e}") from None
+        self.count = len(pts)
+        self._packets = packets if keep else None
+        self._ordered = bool(pts) and None not in pts
+        if not self._ordered:
+            self.pts = np.arange(self.count, dtype=np.int64)
+            self._pts_fed = self.pts
+            self._key_fed, self._key_pts = np.zeros(1, np.int64), np.zeros(1, np.int64)
+            self._fed_of = self.pts
+            return
+        self._pts_fed = fed = np.asarray(pts, np.int64)      # in decoding (feeding) order
+        self._fed_of = np.argsort(fed, kind="stable")         # frame -> its packet
+        self.pts = fed[self._fed_of]
+        self._frame_of_pts = {p: i for i, p in enumerate(self.pts.tolist())}
+        key_fed = np.flatnonzero(np.asarray(keys, bool))
+        if not len(key_fed) or key_fed[0] != 0:
+            key_fed = np.concatenate([[0], key_fed]).astype(np.int64)
+        self._key_fed = key_fed
+        self._key_pts = np.maximum.accumulate(fed[key_fed])
+
+    def close(self):
+        self._container.close()
+
+    def _start(self, i):
+        """The packet to start feeding at to decode frame i: its keyframe."""
+        k = np.searchsorted(self._key_pts, self.pts[i], side="right") - 1
+        return int(self._key_fed[max(k, 0)])
+
+    def runs(self, wanted):
+        """[(first packet, frames)] of the sorted frames `wanted`, decoded a run at a time."""
+        runs = []
+        for i in wanted:
+            start = self._start(i) if self._ordered else 0
+            if runs and start <= self._fed_of[runs[-1][1][-1]] + 1:
+                runs[-1][1].append(i)
+            else:
+                runs.append((start, [i]))
+        return runs
+
+    def decode(self, wanted, emit):
+        """Decode the frames `wanted` (sorted, unique, in range) and call emit(i, rgb) for each,
+        rgb an (height, width, 3) uint8 array valid during the call."""
+        for start, run in self.runs(wanted):
+            missing = self._decode_run(run, start, emit)
+            if missing and start > 0:        # a keyframe that is none: from the start
+                missing = self._decode_run(missing, 0, emit)
+            if missing:
+                raise VideoError(f"frame {missing[0]} of {self.count} could not be decoded")
+
+    def _packets_from(self, start):
+        """The packets from the `start`-th on (or from the keyframe a seek finds), then None
+        (which drains the decoder)."""
+        if self._packets is not None:
+            yield from self._packets[start:]
+        else:
+            self._container.seek(int(self._pts_fed[start]), stream=self._stream, backward=True)
+            for packet in self._container.demux(self._stream):
+                if packet.size:
+                    yield packet
+        yield None
+
+    def _decode_run(self, run, start, emit):
+        """Decode `run` feeding packets from `start`; the frames of `run` not found (empty:
+        all were)."""
+        av = self._av
+        left = set(run)
+        last = run[-1]
+        context = self._stream.codec_context
+        try:
+            if self._fed:
+                context.flush_buffers()
+            self._fed = True
+            position = -1
+            for packet in self._packets_from(start):
+                for frame in context.decode(packet):
+                    position += 1
+                    i = self._frame_of_pts.get(frame.pts) if self._ordered else position
+                    if i is None or i not in left:
+                        if i is not None and i > last:
+                            return sorted(left)
+                        continue
+                    if (frame.height, frame.width) != (self.height, self.width):
+                        raise VideoError(f"frame {i} is {frame.width}x{frame.height}, the "
+                                         f"stream {self.width}x{self.height}")
+                    emit(i, _to_rgb(av, frame))
+                    left.discard(i)
+                    if not left:
+                        return []
+        except av.FFmpegError as e:
+            raise VideoError(f"cannot decode the video: {e}") from None
+        return sorted(left)
