@@ -658,9 +658,10 @@ class Pipeline:
 
         pool = _workers.WorkerPool(
             [(op.source, op.num_outputs, bool(op.args["batch_info"]), op.parallel_kind,
-              op.cycle) for op in parallel], self._py_num_workers, self._py_start_method,
+              op.cycle, sum(op.args["bytes_per_sample_hint"])) for op in parallel],
+            self._py_num_workers, self._py_start_method,
             [op.args["prefetch_queue_depth"] for op in parallel], self._max_batch_size,
-            self._py_callback_pickler)
+            self._py_callback_pickler, keep_alive=self._cpu_queue_size)
         for i, op in enumerate(parallel):
             op.pool, op.pool_index = pool, i
         self._worker_pool = pool
@@ -671,7 +672,12 @@ class Pipeline:
         self.build()
 
     def external_source_shm_statistics(self):
-        return {"capacities": [], "per_sample_capacities": []}
+        """DALI's figures for the parallel sources' shared-memory chunks: `capacities` (bytes
+        of each chunk) and `per_sample_capacities` (each divided by its mini-batch's number of
+        samples); empty lists without parallel sources."""
+        if self._worker_pool is None:
+            return {"capacities": [], "per_sample_capacities": []}
+        return self._worker_pool.statistics()
 
     # -- properties ---------------------------------------------------------------------------
     @property
