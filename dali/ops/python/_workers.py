@@ -2,37 +2,47 @@
 
 One `WorkerPool` per pipeline runs the parallel sources' callbacks in `py_num_workers` worker
 processes started with `py_start_method` ("fork" or "spawn").  A per-sample source (a callable
-taking `SampleInfo`) has each batch split into contiguous slices, one per worker; a batch source
-(a callable taking `BatchInfo` or the iteration, or a generator function) gets a dedicated
-worker, chosen round-robin, which keeps its generator.  Each source keeps its
-`prefetch_queue_depth` batches scheduled ahead of the one the pipeline takes.
+taking `SampleInfo`) has each batch split into contiguous slices (mini-batches), one per worker;
+a batch source (a callable taking `BatchInfo` or the iteration, or a generator function) gets a
+dedicated worker, chosen round-robin, which keeps its generator.  Each source keeps its
+`prefetch_queue_depth` batches scheduled ahead of the one the pipeline takes.  Each worker has
+one pipe to the main process: a task goes down it, the result comes back up it, and the main
+process waits on the pipes and the processes' sentinels together, so a result or a worker's
+death wakes it at once.
 
-Samples travel through shared memory: a worker writes a task's samples back to back into a new
-POSIX shared-memory segment, named by the main process in the task, and sends the samples'
-shapes and types; the main process maps it, removes its name at once and hands the pipeline
-NumPy views of the mapping, which keep it alive: no copy on the way.  Because the main process
-knows every name, it removes the segments of tasks whose results nobody took, or whose worker
-died while writing, when the pool stops: nothing is left in /dev/shm.
+Samples travel through shared memory, in chunks as DALI's ShmChunk pool: each source has a
+pool of POSIX shared-memory segments made and named by the main process (at the start, DALI's
+number: the pipeline's prefetch queue depth plus the source's, times the mini-batches of a
+batch; each of max(1 MiB, the mini-batch's samples x `bytes_per_sample_hint`) bytes).  A task
+names a free chunk; the worker writes the task's samples back to back into it (growing it to at
+least twice its size when they do not fit) and sends their offsets, shapes and types; the main
+process hands the pipeline NumPy views of its mapping of the chunk: no copy on the way.  A chunk
+is free again only when the last view of it is gone (a finalizer on the array every view of that
+use derives from), so a batch the pipeline or the user still holds is never overwritten; when no
+chunk is free a new one is made.  The segments' names are removed when the pool stops (the
+pipeline goes away, an error, interpreter exit; the views still held stay valid), and are
+registered with multiprocessing's resource tracker, which removes them if the main process is
+killed.
 
 Faults: an exception in a callback comes back with the worker's traceback and is raised by the
 `run()` that needed the batch; StopIteration ends the epoch as in DALI; a worker that dies
-(killed, crashed) is noticed within a poll interval and reported with its exit code; the pool
-stops its workers when the pipeline goes away, at interpreter exit, or after a fault, and
-removes the segments of results nobody took.
+(killed, crashed) is reported with its exit code as soon as its sentinel is signalled; the pool
+stops its workers when the pipeline goes away, at interpreter exit, or after a fault.
 """
 
 from __future__ import annotations
 
 import atexit
+import collections
 import importlib
 import inspect
 import mmap
 import multiprocessing
 import os
-import queue
 import secrets
 import traceback
 import weakref
+from multiprocessing import connection, resource_tracker
 
 import numpy as np
 
@@ -43,29 +53,50 @@ try:
 except ImportError:                          # pragma: no cover - non-POSIX platforms
     _posixshmem = None
 
-POLL_S = 0.1
 _ALIGN = 64
+MIN_CHUNK = 1 << 20                          # DALI's smallest initial chunk: 1 MiB
+
+
+def _aligned(n):
+    return (n + _ALIGN - 1) // _ALIGN * _ALIGN
+
+
+def _map(name, size, grow=False):
+    """A shared mapping of `size` bytes of segment `name` (first growing it to `size`)."""
+    fd = _posixshmem.shm_open("/" + name, os.O_RDWR, 0o600)
+    try:
+        if grow:
+            os.ftruncate(fd, size)
+        return mmap.mmap(fd, size)
+    finally:
+        os.close(fd)
 
 
 # -- worker side ----------------------------------------------------------------------------
-def _write_segment(name, arrays):
-    """Put `arrays` in a new shared-memory segment `name`; returns their metas."""
-    from multiprocessing import resource_tracker, shared_memory
+class _ChunkWriter:
+    """A worker's mappings of the chunks it has written, kept from task to task."""
 
-    arrays = [_contiguous(a) for a in arrays]
-    metas, offset = [], 0
-    for a in arrays:
-        metas.append((offset, a.shape, a.dtype.str))
-        offset += (a.nbytes + _ALIGN - 1) // _ALIGN * _ALIGN
-    shm = shared_memory.SharedMemory(name=name, create=True, size=max(offset, 1))
-    # the main process owns the segment (it unlinks it when it maps it, or when it stops)
-    resource_tracker.unregister(shm._name, "shared_memory")
-    try:
-        for a, (off, _, _) in zip(arrays, metas, strict=True):
-            shm.buf[off:off + a.nbytes] = a.reshape(-1).view(np.uint8)
-    finally:
-        shm.close()
-    return metas
+    def __init__(self):
+        self._maps = {}                      # chunk name -> (mmap, size)
+
+    def write(self, name, capacity, arrays):
+        """Put `arrays` in chunk `name` of `capacity` bytes, growing it if they do not fit
+        (to at least twice its size, as DALI does); returns their metas and the capacity."""
+        arrays = [_contiguous(a) for a in arrays]
+        metas, offset = [], 0
+        for a in arrays:
+            metas.append((offset, a.nbytes, a.shape, a.dtype.str))
+            offset += _aligned(a.nbytes)
+        grow = offset > capacity
+        if grow:
+            capacity = _aligned(max(offset, 2 * capacity))
+        mm, size = self._maps.get(name, (None, 0))
+        if mm is None or size != capacity:
+            mm = _map(name, capacity, grow)
+            self._maps[name] = (mm, capacity)
+        for a, (off, n, _, _) in zip(arrays, metas, strict=True):
+            mm[off:off + n] = a.reshape(-1).view(np.uint8)
+        return metas, capacity
 
 
 def _contiguous(a):
@@ -83,7 +114,7 @@ def _as_arrays(data, num_outputs):
 
 
 def _run_task(sources, generators, task):
-    kind, sid, iteration, epoch, start, stop, bs = task[2:]
+    kind, sid, iteration, epoch, start, stop, bs = task
     from dali import _types
 
     source, num_outputs, batch_info, cycle = sources[sid]
@@ -121,42 +152,89 @@ def _next_item(generators, sid, source, cycle):
         raise
 
 
-def _worker_main(sources, tasks, results):
+def _worker_main(sources, conn):
     if isinstance(sources, tuple) and len(sources) == 2 and isinstance(sources[1], bytes):
         sources = importlib.import_module(sources[0]).loads(sources[1])   # "spawn"
     generators = {}
+    writer = _ChunkWriter()
+    # the main process's sentinel: signalled when it dies, even killed (with "fork", a worker
+    # started later holds it too, and exits first: the last one started has no such sibling)
+    watched = [conn, multiprocessing.parent_process().sentinel]
     while True:
-        task = tasks.get()
+        if conn not in connection.wait(watched):
+            return                           # the main process went away
+        try:
+            task = conn.recv()
+        except EOFError:
+            return
         if task is None:
             return
-        tid, name = task[0], task[1]
+        tid, name, capacity = task[:3]
         try:
-            arrays, count = _run_task(sources, generators, task)
-            metas = _write_segment(name, arrays)
-            results.put((tid, "ok", name, metas, count))
+            arrays, count = _run_task(sources, generators, task[3:])
+            metas, capacity = writer.write(name, capacity, arrays)
+            result = (tid, "ok", capacity, metas, count)
         except StopIteration:
-            results.put((tid, "stop", None, None, 0))
+            result = (tid, "stop", capacity, None, 0)
         except BaseException as e:  # noqa: BLE001  (reported to the main process)
-            results.put((tid, "error", type(e).__name__, str(e), traceback.format_exc()))
+            result = (tid, "error", type(e).__name__, str(e), traceback.format_exc())
+        conn.send(result)
 
 
 # -- main process side -----------------------------------------------------------------------
-def _map_segment(name, metas):
-    """NumPy views of a worker's segment; its name is removed at once."""
-    fd = _posixshmem.shm_open("/" + name.lstrip("/"), os.O_RDWR, 0o600)
-    try:
-        size = os.fstat(fd).st_size
-        mm = mmap.mmap(fd, size)
-    finally:
-        os.close(fd)
-        _posixshmem.shm_unlink("/" + name.lstrip("/"))
-    buf = np.frombuffer(mm, np.uint8)
-    out = []
-    for offset, shape, dtype in metas:
-        dt = np.dtype(dtype)
-        n = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
-        out.append(buf[offset:offset + n].view(dt).reshape(shape))
-    return out
+class _Chunks:
+    """One source's shared-memory chunks, on the main process's side (see the module
+    docstring): the free ones, and each chunk's name, capacity and mapping."""
+
+    def __init__(self, prefix, names, count, capacity, minibatch):
+        self._prefix = prefix
+        self._names = names                  # every segment of the pool, removed at its stop
+        self._initial = _aligned(capacity)
+        self.minibatch = minibatch           # samples in a mini-batch (for the statistics)
+        self.capacities = []
+        self._maps = []                      # per chunk: (mmap, size) or None
+        self._free = collections.deque()     # appended to by finalizers, on any thread
+        for _ in range(count):
+            self._free.append(self._make())
+
+    def _make(self):
+        cid = len(self.capacities)
+        name = f"{self._prefix}{cid:x}"
+        fd = _posixshmem.shm_open("/" + name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+        self._names.append(name)
+        resource_tracker.register("/" + name, "shared_memory")
+        try:
+            os.ftruncate(fd, self._initial)
+        finally:
+            os.close(fd)
+        self.capacities.append(self._initial)
+        self._maps.append(None)
+        return cid
+
+    def take(self):
+        """A free chunk (a new one when none is): (id, name, capacity)."""
+        try:
+            cid = self._free.popleft()
+        except IndexError:
+            cid = self._make()
+        return cid, f"{self._prefix}{cid:x}", self.capacities[cid]
+
+    def give_back(self, cid, capacity):
+        """A chunk whose task's result nobody views (capacity: as the worker left it)."""
+        self.capacities[cid] = capacity
+        self._free.append(cid)
+
+    def views(self, cid, capacity, metas):
+        """Views of the arrays a worker wrote in chunk `cid`; the chunk is free again when
+        the last of them is gone."""
+        self.capacities[cid] = capacity
+        mapped = self._maps[cid]
+        if mapped is None or mapped[1] != capacity:
+            mapped = self._maps[cid] = (_map(f"{self._prefix}{cid:x}", capacity), capacity)
+        owner = np.frombuffer(mapped[0], np.uint8)       # every view's base
+        weakref.finalize(owner, self._free.append, cid).atexit = False
+        return [owner[off:off + n].view(dtype).reshape(shape)
+                for off, n, shape, dtype in metas]
 
 
 class WorkerError(RuntimeError):
@@ -168,9 +246,10 @@ class WorkerPool:
 
     Parameters
     ----------
-    sources : list of (callable, num_outputs, batch_info, kind, cycle)
+    sources : list of (callable, num_outputs, batch_info, kind, cycle, bytes_per_sample_hint)
         `kind`: "samples" (per-sample callable), "batch" (batch callable) or "generator"
-        (an iterable or generator function, with external_source's `cycle`).
+        (an iterable or generator function, with external_source's `cycle`);
+        `bytes_per_sample_hint`: the initial chunk size per sample (0: DALI's 1 MiB chunks).
     num_workers : int
     start_method : str
     prefetch : list of int
@@ -178,9 +257,13 @@ class WorkerPool:
     batch_size : int
     pickler : module or (module, kwargs) or None
         How callbacks travel to "spawn" workers (default: pickle).
+    keep_alive : int
+        The pipeline's prefetch queue depth: with the sources' own prefetch, how many batches
+        the initial chunks are for.
     """
 
-    def __init__(self, sources, num_workers, start_method, prefetch, batch_size, pickler=None):
+    def __init__(self, sources, num_workers, start_method, prefetch, batch_size, pickler=None,
+                 keep_alive=2):
         if _posixshmem is None:
             raise RuntimeError("external_source(parallel=True) needs POSIX shared memory")
         if num_workers < 1:
@@ -189,69 +272,82 @@ class WorkerPool:
         self._kinds = [s[3] for s in sources]
         self._prefetch = list(prefetch)
         self._bs = batch_size
+        bounds = [batch_size * w // num_workers for w in range(num_workers + 1)]
+        self._slices = [(w, bounds[w], bounds[w + 1]) for w in range(num_workers)
+                        if bounds[w + 1] > bounds[w]]
         ctx = multiprocessing.get_context(start_method)
         payload = [(s[0], s[1], s[2], s[4]) for s in sources]
         if start_method == "spawn":
             payload = _pickled(payload, pickler)
-        self._results = ctx.Queue()
-        self._tasks = [ctx.Queue() for _ in range(num_workers)]
-        self.processes = [ctx.Process(target=_worker_main, args=(payload, q, self._results),
-                                      daemon=True, name=f"dali-source-worker-{i}")
-                          for i, q in enumerate(self._tasks)]
-        for p in self.processes:
-            p.start()
+        self._names = []
+        token = secrets.token_hex(3)
+        self._chunks = []
+        for sid, s in enumerate(sources):
+            parts = len(self._slices) if s[3] == "samples" else 1
+            minibatch = -(-batch_size // parts)
+            self._chunks.append(_Chunks(
+                f"dali{os.getpid():x}_{token}_{sid:x}_",     # short: macOS allows 31
+                self._names, (keep_alive + self._prefetch[sid]) * parts,
+                max(MIN_CHUNK, minibatch * s[5]), minibatch))
+        self._conns, self.processes = [], []
+        self._finalizer = weakref.finalize(self, _shutdown, self.processes, self._conns,
+                                           self._names)
+        atexit.register(self._finalizer)
+        for i in range(num_workers):
+            # each pipe is made just before its worker starts, so only later workers inherit
+            # its main-process end: when the main process dies, the last worker sees the end
+            # of its pipe and exits, which closes the ends it held, and so on down
+            conn, child = ctx.Pipe()
+            proc = ctx.Process(target=_worker_main, args=(payload, child), daemon=True,
+                               name=f"dali-source-worker-{i}")
+            self._conns.append(conn)
+            self.processes.append(proc)
+            proc.start()
+            child.close()                    # the worker's end lives in the worker only
         self._dedicated = [i % num_workers for i in range(len(sources))]
         self._next_tid = 0
-        self._pending = {}                   # tid -> (source, iteration, epoch, slice index)
+        self._pending = {}                   # tid -> (worker, source, chunk)
         self._done = {}                      # tid -> result
+        self._orphans = set()                # tids whose results nobody will take
         self._scheduled = [{} for _ in sources]   # per source: iteration -> [tids]
-        self._stopped = [None for _ in sources]   # iteration at which StopIteration came
         self._closed = False
-        self._names = {}                     # tid -> segment name, until it is mapped
-        self._token = secrets.token_hex(3)
-        self._finalizer = weakref.finalize(self, _shutdown, self.processes, self._tasks,
-                                           self._results, self._names)
-        atexit.register(self._finalizer)
 
     # -- scheduling ------------------------------------------------------------------------------
     def _submit(self, sid, iteration, epoch):
-        bs = self._bs
         kind = self._kinds[sid]
-        if kind == "samples":
-            n = len(self._tasks)
-            bounds = [bs * w // n for w in range(n + 1)]
-            parts = [(w, bounds[w], bounds[w + 1]) for w in range(n) if bounds[w + 1] >
-                     bounds[w]]
-        else:
-            parts = [(self._dedicated[sid], 0, bs)]
+        parts = self._slices if kind == "samples" else [(self._dedicated[sid], 0, self._bs)]
         tids = []
         for worker, start, stop in parts:
             tid = self._next_tid
             self._next_tid += 1
-            name = f"dali{os.getpid():x}_{self._token}_{tid:x}"     # short: macOS allows 31
-            self._names[tid] = name
-            self._tasks[worker].put((tid, name, kind, sid, iteration, epoch, start, stop, bs))
-            self._pending[tid] = worker
+            cid, name, capacity = self._chunks[sid].take()
+            self._pending[tid] = (worker, sid, cid)
+            try:
+                self._conns[worker].send((tid, name, capacity, kind, sid, iteration, epoch,
+                                          start, stop, self._bs))
+            except OSError:
+                self._dead(worker)
             tids.append(tid)
         self._scheduled[sid][iteration] = tids
 
     def batch(self, sid, iteration, epoch):
-        """Source `sid`'s batch `iteration` of `epoch` (a list of arrays per output, or a
-        tuple of such lists for several outputs); StopIteration at the end of the data."""
+        """Source `sid`'s batch `iteration` of `epoch`: a list of arrays per output (views of
+        the chunks); StopIteration at the end of the data."""
         self._check_open()
         for it in range(iteration, iteration + 1 + self._prefetch[sid]):
             if it not in self._scheduled[sid]:
                 self._submit(sid, it, epoch)
         tids = self._scheduled[sid].pop(iteration)
         results = [self._wait(t) for t in tids]
+        chunks = self._chunks[sid]
         if any(r[1] == "stop" for r in results):
+            for r in results:
+                chunks.give_back(r[5], r[2])
             self.forget(sid)
             raise StopIteration
         per_output = None
-        for tid, r in zip(tids, results, strict=True):
-            arrays = _map_segment(r[2], r[3])
-            self._names.pop(tid, None)
-            count = r[4]
+        for r in results:
+            arrays, count = chunks.views(r[5], r[2], r[3]), r[4]
             k = len(arrays) // count if count else 0
             parts = [arrays[j * count:(j + 1) * count] for j in range(k)]
             per_output = parts if per_output is None else [a + b for a, b in
@@ -259,42 +355,67 @@ class WorkerPool:
         return per_output
 
     def forget(self, sid):
-        """Drop what is scheduled for source `sid` (the epoch ended)."""
+        """Drop what is scheduled for source `sid` (the epoch ended): the results are thrown
+        away as they come."""
         for tids in self._scheduled[sid].values():
             for t in tids:
-                self._discard(t, self._wait(t))
+                r = self._done.pop(t, None)
+                if r is None:
+                    self._orphans.add(t)
+                else:
+                    self._chunks[sid].give_back(r[5], r[2] if r[1] != "error" else
+                                                self._chunks[sid].capacities[r[5]])
         self._scheduled[sid].clear()
-
-    def _discard(self, tid, result):
-        if result[1] == "ok":
-            _unlink(self._names.pop(tid))
 
     def _wait(self, tid):
         while tid not in self._done:
-            try:
-                r = self._results.get(timeout=POLL_S)
-            except queue.Empty:
-                self._check_workers(tid)
-                continue
-            self._pending.pop(r[0], None)
-            self._done[r[0]] = r
+            live = [c for c in self._conns if not c.closed]
+            for ready in connection.wait(live + [p.sentinel for p in self.processes]):
+                if isinstance(ready, int):
+                    self._dead(next(w for w, p in enumerate(self.processes)
+                                    if p.sentinel == ready))
+                else:
+                    self._receive(self._conns.index(ready))
         r = self._done.pop(tid)
-        if r[1] != "ok":
-            self._names.pop(tid, None)
         if r[1] == "error":
             self.close()
             raise WorkerError(f"The parallel external_source callback raised {r[2]}: {r[3]}\n"
                               f"in the worker process:\n{r[4]}")
         return r
 
-    def _check_workers(self, tid):
-        worker = self._pending.get(tid)
-        proc = self.processes[worker] if worker is not None else None
-        if proc is not None and proc.exitcode is not None:
-            self.close()
-            raise WorkerError(f"The parallel external_source worker process {proc.pid} "
-                              f"exited with code {proc.exitcode} while it computed a batch; "
-                              "the pipeline cannot go on")
+    def _receive(self, worker):
+        """Take every result worker `worker` has sent (results carry their chunk id added)."""
+        conn = self._conns[worker]
+        try:
+            while conn.poll():
+                r = conn.recv()
+                _, sid, cid = self._pending.pop(r[0])
+                if r[0] in self._orphans:
+                    self._orphans.discard(r[0])
+                    self._chunks[sid].give_back(cid, r[2] if r[1] != "error" else
+                                                self._chunks[sid].capacities[cid])
+                else:
+                    self._done[r[0]] = (*r, cid)
+        except (EOFError, OSError):
+            self._dead(worker)
+
+    def _dead(self, worker):
+        """Worker `worker` died (or its pipe broke): take what it sent, then stop."""
+        conn = self._conns[worker]
+        if not conn.closed:
+            try:
+                while conn.poll():
+                    r = conn.recv()
+                    self._done[r[0]] = (*r, self._pending.pop(r[0])[2])
+            except (EOFError, OSError):
+                pass
+            conn.close()
+        proc = self.processes[worker]
+        proc.join(timeout=1.0)
+        self.close()
+        raise WorkerError(f"The parallel external_source worker process {proc.pid} "
+                          f"exited with code {proc.exitcode} while it computed a batch; "
+                          "the pipeline cannot go on")
 
     def _check_open(self):
         if self._closed:
@@ -305,36 +426,40 @@ class WorkerPool:
     def pids(self):
         return [p.pid for p in self.processes]
 
+    def statistics(self):
+        """DALI's `external_source_shm_statistics()`: every chunk's capacity, and the capacity
+        per sample of its mini-batch."""
+        return {"capacities": [c for ch in self._chunks for c in ch.capacities],
+                "per_sample_capacities": [c // ch.minibatch for ch in self._chunks
+                                          for c in ch.capacities]}
+
     def close(self):
         if not self._closed:
             self._closed = True
             self._finalizer()
 
 
-def _unlink(name):
-    try:
-        _posixshmem.shm_unlink("/" + name.lstrip("/"))
-    except FileNotFoundError:
-        pass
-
-
-def _shutdown(processes, tasks, results, names):
-    for q in tasks:
+def _shutdown(processes, conns, names):
+    for c in conns:
         try:
-            q.put(None)
-        except (OSError, ValueError):
+            if not c.closed:
+                c.send(None)
+        except OSError:
             pass
     for p in processes:
         p.join(timeout=1.0)
         if p.is_alive():
             p.terminate()
             p.join(timeout=1.0)
-    for name in names.values():           # results nobody took, workers that died writing
-        _unlink(name)
+    for c in conns:
+        c.close()
+    for name in names:                        # the views still held keep their mappings
+        try:
+            _posixshmem.shm_unlink("/" + name)
+        except FileNotFoundError:
+            pass
+        resource_tracker.unregister("/" + name, "shared_memory")
     names.clear()
-    for q in [*tasks, results]:
-        q.close()
-        q.join_thread()
 
 
 def _pickled(payload, pickler):

@@ -168,7 +168,8 @@ class ExternalSource(_operator.Operator, _roles.Source, _roles.Checkpointable):
     def callback_batch(self, epoch_idx):
         """The next batch from the source; raises StopIteration at the end of data."""
         if self.pool is not None:
-            outs = self.pool.batch(self.pool_index, self._iteration, epoch_idx)
+            outs = [_Shared(o) for o in self.pool.batch(self.pool_index, self._iteration,
+                                                        epoch_idx)]
             self._iteration += 1
             return outs[0] if self.num_outputs == 1 else tuple(outs)
         mode = self._mode
@@ -273,7 +274,9 @@ class ExternalSource(_operator.Operator, _roles.Source, _roles.Checkpointable):
             arrays = [_sample_array(s, i, self.spec) for i, s in enumerate(data)]
             _check_kinds(arrays, self.spec)
             given = data[0].layout() if data and isinstance(data[0], tensors.TensorCPU) else ""
-            tl = tensors.TensorListCPU._wrap(BatchStorage.from_arrays(arrays), given or "")
+            store = BatchStorage.from_samples if isinstance(data, _Shared) else \
+                BatchStorage.from_arrays
+            tl = tensors.TensorListCPU._wrap(store(arrays), given or "")
         else:
             arr = _as_array(data)
             if arr is None or arr.ndim == 0:
@@ -310,7 +313,8 @@ class ExternalSource(_operator.Operator, _roles.Source, _roles.Checkpointable):
     def infer(self, ws):
         if self._fed:
             current = self._fed.popleft()
-            self._last = current             # kept across iterations for `repeat_last`
+            if self.args["repeat_last"]:     # kept across iterations (only then: it may view
+                self._last = current         # a parallel source's shared memory)
             self._consumed += 1
         elif self.args["repeat_last"] and self._last is not None:
             current = self._last
@@ -352,6 +356,11 @@ class ExternalSource(_operator.Operator, _roles.Source, _roles.Checkpointable):
         ws.outputs = [tensors.storage_of(tl) for tl in plan.batches]
 
     run_gpu = run_cpu
+
+
+class _Shared(list):
+    """A parallel source's samples: views of its shared-memory chunks, which the batch keeps
+    as they are (no copy; a chunk is reused only when no view of it is left)."""
 
 
 def _entries(value):

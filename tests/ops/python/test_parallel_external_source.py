@@ -112,6 +112,7 @@ def test_a_killed_worker_is_reported_quickly():
 
 
 def test_nothing_is_left_behind():
+    gc.collect()                             # the pipelines of earlier tests
     before = _shm_segments()
     p = _pipe(per_sample, prefetch_queue_depth=3)
     p.run()
