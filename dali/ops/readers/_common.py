@@ -312,19 +312,44 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
         return entries, self._worker.submit(self.read_skipping, entries)
 
 
-# -- what the readers of listed files share (readers.file, readers.numpy) -----------------------
-def shuffle_after_epoch_args():
+# -- shuffle_after_epoch ----------------------------------------------------------------------
+def shuffle_after_epoch_args(unit=None):
     """`shuffle_after_epoch` and its seed (checked by `check_shuffle_after_epoch`, given to the
-    loader by `shuffle_after_epoch_options`)."""
+    loader by `shuffle_after_epoch_options`): of the whole data set (readers of listed files),
+    or of the order of its `unit`s ("files", "archives": container readers)."""
+    what = ("Re-permute the whole data set at every epoch (the same permutation on every "
+            "shard, applied to the previous epoch's order); implies `stick_to_shard`, excludes "
+            "`random_shuffle`." if unit is None else
+            f"Shuffle the order of the {unit} at every epoch (the same on every shard), each "
+            f"read in its stored order; implies `stick_to_shard`, may be combined with "
+            f"`random_shuffle`.")
     return [
-        Arg("shuffle_after_epoch", T.BOOL, False,
-            doc="Re-permute the whole data set at every epoch (the same permutation on "
-                "every shard); implies `stick_to_shard`, excludes `random_shuffle`."),
+        Arg("shuffle_after_epoch", T.BOOL, False, doc=what),
         Arg("shuffle_after_epoch_seed", T.INT64, None,
-            doc="Seed of the `shuffle_after_epoch` permutations (default: a fixed one)."),
+            doc="Seed of the `shuffle_after_epoch` permutations (default: a fixed one); epoch "
+                "e (from 1) draws from `std::mt19937_64(seed + (e << 32))` as DALI does."),
     ]
 
 
+def check_shuffle_after_epoch(a, with_random_shuffle=False):
+    """DALI's checks: `stick_to_shard` never, `random_shuffle` only by the container readers."""
+    if a["shuffle_after_epoch"] and a["stick_to_shard"]:
+        raise RuntimeError("shuffle_after_epoch and stick_to_shard cannot be both true")
+    if a["shuffle_after_epoch"] and a["random_shuffle"] and not with_random_shuffle:
+        raise RuntimeError("shuffle_after_epoch and random_shuffle cannot be both true")
+
+
+def shuffle_after_epoch_options(a, groups=None):
+    """The loader options of `shuffle_after_epoch` (for `Reader.loader_options`); `groups`:
+    the bounds of each file's entries, for the readers that shuffle files."""
+    if not a["shuffle_after_epoch"]:
+        return {}
+    seed = a["shuffle_after_epoch_seed"]
+    return {"reshuffle_seed": _loader.PRESHUFFLE_SEED if seed is None else seed,
+            "groups": groups}
+
+
+# -- what the readers of listed files share (readers.file, readers.numpy) -----------------------
 def check_file_sources(a):
     """DALI's checks of `file_root` / `file_list` / `files` (exactly one way to list)."""
     if a["files"] is not None and a["file_list"] is not None:
@@ -333,21 +358,6 @@ def check_file_sources(a):
     if a["file_root"] is None and a["file_list"] is None and a["files"] is None:
         raise RuntimeError("``file_root`` argument is required when not using ``files`` "
                            "or ``file_list``.")
-
-
-def check_shuffle_after_epoch(a):
-    if a["shuffle_after_epoch"] and a["stick_to_shard"]:
-        raise RuntimeError("shuffle_after_epoch and stick_to_shard cannot be both true")
-    if a["shuffle_after_epoch"] and a["random_shuffle"]:
-        raise RuntimeError("shuffle_after_epoch and random_shuffle cannot be both true")
-
-
-def shuffle_after_epoch_options(a):
-    """The loader options of `shuffle_after_epoch` (for `Reader.loader_options`)."""
-    if not a["shuffle_after_epoch"]:
-        return {}
-    seed = a["shuffle_after_epoch_seed"]
-    return {"reshuffle_seed": _loader.PRESHUFFLE_SEED if seed is None else seed}
 
 
 def read_file_list(list_path, base):

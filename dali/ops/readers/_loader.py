@@ -15,7 +15,15 @@ them; the reader operator then loads each entry's data.  The order is DALI's exa
   never repeats a sample.
 * With `pad_last_batch`, an exhausted epoch repeats its last sample up to `ceil(N/n)` samples and
   then to the end of the batch, so every shard yields the same number of batches.
-* With `shuffle_after_epoch`, the whole list is re-permuted at the start of every epoch.
+* With `shuffle_after_epoch` (which implies `stick_to_shard`), the order changes at the start
+  of every epoch, epoch `e` (counted from 1) drawing from `mt19937_64(seed + (e << 32))`
+  (modulo 2**64): the file readers shuffle their whole current list again (each epoch's
+  permutation applies to the previous epoch's order), the container readers (TFRecord,
+  RecordIO, tar files) shuffle the order of their files from the stored one and read the
+  records of each file in stored order (`groups`).
+
+The order is an int64 array of entry indices (permuted in C, `_std_random`), so a data set of
+millions of entries costs a few bytes each beyond its listing.
 
 Checkpoints: the loader's position is a function of the sequence of its `next_batch` calls,
 which it keeps as runs of [size, count] (a handful of numbers: one run per batch size used);
@@ -25,6 +33,8 @@ a restored loader replays the calls that drew the samples consumed, drawing with
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from dali.ops.readers import _std_random
 
@@ -40,8 +50,8 @@ class Loader:
 
     Parameters
     ----------
-    entries : list
-        The data set, in listing order.
+    entries : sequence
+        The data set, in listing order (indexed by the loader's order; not copied).
     max_batch_size : int
     random_shuffle : bool
     initial_fill : int
@@ -50,18 +60,21 @@ class Loader:
     num_shards, shard_id : int
     stick_to_shard, pad_last_batch : bool
     reshuffle_seed : int or None
-        Re-permute the list at every epoch with `mt19937(reshuffle_seed + epoch)`
-        (`shuffle_after_epoch`; implies `stick_to_shard`).
+        Change the order at every epoch (`shuffle_after_epoch`, see the module docstring;
+        implies `stick_to_shard`).
     preshuffle : bool
         With `random_shuffle`, permute the list first (DALI's file readers); record readers
         (TFRecord, RecordIO) keep the stored order and only draw from the buffer.
+    groups : array of int or None
+        With `reshuffle_seed`: the bounds of the entries of each file (`groups[k]` to
+        `groups[k + 1]`), whose order is shuffled instead of the entries'.
     """
 
     def __init__(self, entries, *, max_batch_size, random_shuffle=False, initial_fill=1024,
                  seed=0, num_shards=1, shard_id=0, stick_to_shard=False, pad_last_batch=False,
-                 reshuffle_seed=None, preshuffle=True):
-        self.entries = list(entries)
-        self.size = len(self.entries)
+                 reshuffle_seed=None, preshuffle=True, groups=None):
+        self.entries = entries
+        self.size = len(entries)
         self.max_batch_size = max_batch_size
         self.shuffle = random_shuffle
         self.fill = initial_fill if random_shuffle else 1
@@ -70,10 +83,14 @@ class Loader:
         self.stick = stick_to_shard or reshuffle_seed is not None
         self.pad = pad_last_batch
         self.reshuffle_seed = reshuffle_seed
+        self._groups = None if groups is None else np.asarray(groups, np.int64)
         self.per_shard = math.ceil(self.size / num_shards)
         self._engine = _std_random.MinStd0(seed)
-        if random_shuffle and preshuffle:
-            _std_random.shuffle(self.entries, _std_random.MT19937(PRESHUFFLE_SEED))
+        shuffled = random_shuffle and preshuffle
+        self._order = (np.arange(self.size, dtype=np.int64)
+                       if shuffled or reshuffle_seed is not None else None)
+        if shuffled:
+            _std_random.shuffle_mt19937(self._order, PRESHUFFLE_SEED)
         self._list_epoch = 0
         self._cursor = 0
         self._restart(wrap_to_shard=True)
@@ -92,16 +109,27 @@ class Loader:
     def _restart(self, wrap_to_shard):
         self._cursor = self._start(self.shard_id) if wrap_to_shard else 0
         self._list_epoch += 1
-        if self.reshuffle_seed is not None:
-            _std_random.shuffle(self.entries,
-                                _std_random.MT19937(self.reshuffle_seed + self._list_epoch))
+        if self.reshuffle_seed is None:
+            return
+        seed = (self.reshuffle_seed + (self._list_epoch << 32)) % 2**64
+        if self._groups is None:
+            _std_random.shuffle_mt19937_64(self._order, seed)
+            return
+        bounds = self._groups
+        files = np.arange(len(bounds) - 1, dtype=np.int64)
+        _std_random.shuffle_mt19937_64(files, seed)
+        starts, counts = bounds[files], np.diff(bounds)[files]
+        ends = np.cumsum(counts)
+        self._order = np.arange(self.size, dtype=np.int64) + np.repeat(starts - ends + counts,
+                                                                        counts)
 
     def _past_shard(self, index, shard):
         return index >= self.size or (
             shard + 1 < self.num_shards and index >= self._start(shard + 1))
 
     def _read(self):
-        entry = self.entries[self._cursor]
+        at = self._cursor if self._order is None else int(self._order[self._cursor])
+        entry = self.entries[at]
         self._cursor += 1
         if self._cursor >= self.size or (self.stick and self._past_shard(self._cursor,
                                                                           self.shard_id)):

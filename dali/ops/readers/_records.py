@@ -5,7 +5,8 @@ GIL, one open per run of records of the same file), and outputs of several tenso
 through the read-ahead machinery of `_common.Reader`.
 
 Record readers keep the records in their stored order under `random_shuffle` (the shuffle
-buffer draws from them; no up-front permutation, as DALI's indexed loaders), and name a
+buffer draws from them; no up-front permutation, as DALI's indexed loaders), shuffle the order
+of the files under `shuffle_after_epoch` (the records of each in stored order), and name a
 record "<path> at index <offset>" (its source info).
 """
 
@@ -27,8 +28,13 @@ class RecordReader(_common.Reader):
     def index(self):
         raise NotImplementedError
 
+    def setup(self):
+        _common.check_shuffle_after_epoch(self.args, with_random_shuffle=True)
+        super().setup()
+
     def loader_options(self):
-        return {"preshuffle": False}
+        bounds = np.searchsorted(self._file_ids, np.arange(len(self._paths) + 1))
+        return {"preshuffle": False, **_common.shuffle_after_epoch_options(self.args, bounds)}
 
     def list_entries(self):
         file_ids, offsets, sizes = self.index()

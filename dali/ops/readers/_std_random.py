@@ -5,20 +5,20 @@ so it follows libstdc++ bit for bit:
 
 * `MinStd0`: `std::default_random_engine` (`minstd_rand0`), seeded from `std::seed_seq{seed}`;
   draws from the shuffle buffer with `uniform_int`.
-* `shuffle`: `std::shuffle` over a `std::mt19937` (numpy's MT19937 with the legacy seeding is the
-  same generator), including libstdc++'s two-swaps-per-draw variant.
-* `uniform_int`: `std::uniform_int_distribution` - Lemire's method for a full 32-bit generator,
-  division with rejection otherwise.
+* `shuffle_mt19937`, `shuffle_mt19937_64`: `std::shuffle` of an int64 array over a
+  `std::mt19937` / `std::mt19937_64`, including libstdc++'s two-swaps-per-draw variant (in C:
+  `_ext/std_shuffle.h`, which also has the uniform draws of full-width engines).
+* `uniform_int`: `std::uniform_int_distribution` for `MinStd0` (division with rejection).
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from dali._ext import rng
+from dali._ext import rng, std_shuffle
 
 _M31 = 2147483647
-_U32 = 0xFFFFFFFF
+
+shuffle_mt19937 = std_shuffle.shuffle32
+shuffle_mt19937_64 = std_shuffle.shuffle64
 
 
 class MinStd0:
@@ -35,22 +35,6 @@ class MinStd0:
         return self.x
 
 
-class MT19937:
-    """`std::mt19937(seed)`, drawing 32-bit words in blocks."""
-
-    min, max = 0, _U32
-
-    def __init__(self, seed):
-        self._gen = np.random.MT19937()
-        self._gen._legacy_seeding(seed & _U32)
-        self._block = []
-
-    def __call__(self):
-        if not self._block:
-            self._block = self._gen.random_raw(1024).tolist()[::-1]
-        return self._block.pop()
-
-
 def uniform_int(g, a, b):
     """`std::uniform_int_distribution(a, b)(g)` as libstdc++ computes it."""
     urngrange = g.max - g.min
@@ -58,42 +42,9 @@ def uniform_int(g, a, b):
     if urngrange == urange:
         return a + g() - g.min
     erange = urange + 1
-    if urngrange == _U32:
-        product = g() * erange
-        low = product & _U32
-        if low < erange:
-            threshold = (-erange & _U32) % erange
-            while low < threshold:
-                product = g() * erange
-                low = product & _U32
-        return a + (product >> 32)
     scaling = urngrange // erange
     past = erange * scaling
     while True:
         r = g() - g.min
         if r < past:
             return a + r // scaling
-
-
-def shuffle(items, g):
-    """`std::shuffle(items.begin(), items.end(), g)` in place (libstdc++)."""
-    n = len(items)
-    if n < 2:
-        return
-    if (g.max - g.min) // n >= n:
-        i = 1
-        if n % 2 == 0:
-            j = uniform_int(g, 0, 1)
-            items[1], items[j] = items[j], items[1]
-            i = 2
-        while i < n:
-            span = i + 1
-            x = uniform_int(g, 0, span * (span + 1) - 1)
-            p, q = divmod(x, span + 1)
-            items[i], items[p] = items[p], items[i]
-            items[i + 1], items[q] = items[q], items[i + 1]
-            i += 2
-        return
-    for i in range(1, n):
-        j = uniform_int(g, 0, i)
-        items[i], items[j] = items[j], items[i]

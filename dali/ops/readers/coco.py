@@ -33,7 +33,7 @@ from dali._ext.kernels import coco_masks
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops.readers import _common, _loader
+from dali.ops.readers import _common
 
 
 def _n_outputs(args):
@@ -161,11 +161,7 @@ class Coco(_common.Reader):
                 doc="Directory the preprocessed annotations are written to."),
             Arg("dump_meta_files_path", T.STRING, None,
                 alias_of="save_preprocessed_annotations_dir"),
-            Arg("shuffle_after_epoch", T.BOOL, False,
-                doc="Re-permute the whole data set at every epoch (the same permutation on "
-                    "every shard); excludes `stick_to_shard` and `random_shuffle`."),
-            Arg("shuffle_after_epoch_seed", T.INT64, None,
-                doc="Seed of the `shuffle_after_epoch` permutations (default: a fixed one)."),
+            *_common.shuffle_after_epoch_args(),
             *_common.loader_args(),
         ])
 
@@ -186,17 +182,11 @@ class Coco(_common.Reader):
             raise RuntimeError("``pixelwise_masks`` and ``polygon_masks`` are mutually "
                                "exclusive")
         self._segmentation = self._polygons or bool(a["pixelwise_masks"])
-        if a["shuffle_after_epoch"] and a["stick_to_shard"]:
-            raise RuntimeError("shuffle_after_epoch and stick_to_shard cannot be both true")
-        if a["shuffle_after_epoch"] and a["random_shuffle"]:
-            raise RuntimeError("shuffle_after_epoch and random_shuffle cannot be both true")
+        _common.check_shuffle_after_epoch(a)
         super().setup()
 
     def loader_options(self):
-        if not self.args["shuffle_after_epoch"]:
-            return {}
-        seed = self.args["shuffle_after_epoch_seed"]
-        return {"reshuffle_seed": _loader.PRESHUFFLE_SEED if seed is None else seed}
+        return _common.shuffle_after_epoch_options(self.args)
 
     # -- the annotations ---------------------------------------------------------------------
     def list_entries(self):

@@ -89,10 +89,7 @@ class MXNet(_records.RecordReader):
             Arg("index_path", T._STRING_VEC, REQUIRED,
                 doc="The index file (.idx: lines `key<TAB>offset`; one, whose offsets run "
                     "over the files of `path` one after the other)."),
-            Arg("shuffle_after_epoch", T.BOOL, False, implemented=False,
-                doc="Re-permute the order of the files at every epoch."),
-            Arg("shuffle_after_epoch_seed", T.INT64, None, implemented=False,
-                doc="Seed of the `shuffle_after_epoch` permutations."),
+            *_common.shuffle_after_epoch_args("files"),
             *_common.loader_args(),
             _common.on_error_arg(),
         ])

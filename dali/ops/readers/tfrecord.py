@@ -70,11 +70,7 @@ class TFRecord(_records.RecordReader):
             Arg("features", T.PYTHON_OBJECT, REQUIRED,
                 doc="dict of (str, dali.tfrecord.Feature): the features to extract, by name "
                     "(`dali.tfrecord.FixedLenFeature`, `VarLenFeature`)."),
-            Arg("shuffle_after_epoch", T.BOOL, False, implemented=False,
-                doc="Re-permute the order of the files at every epoch (records keep their "
-                    "order within a file)."),
-            Arg("shuffle_after_epoch_seed", T.INT64, None, implemented=False,
-                doc="Seed of the `shuffle_after_epoch` permutations."),
+            *_common.shuffle_after_epoch_args("files"),
             Arg("use_o_direct", T.BOOL, False,
                 doc="Read bypassing the system's page cache.",
                 ignored="files are read through the page cache"),

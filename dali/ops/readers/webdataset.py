@@ -139,10 +139,7 @@ class Webdataset(_in_order.InOrderReader):
                     "sample, `error` raises."),
             Arg("case_sensitive_extensions", T.BOOL, True,
                 doc="Match the extensions of `ext` case-sensitively."),
-            Arg("shuffle_after_epoch", T.BOOL, False, implemented=False,
-                doc="Reshuffle the order of the archives after each epoch."),
-            Arg("shuffle_after_epoch_seed", T.INT64, None, implemented=False,
-                doc="Seed of the `shuffle_after_epoch` shuffles."),
+            *_common.shuffle_after_epoch_args("archives"),
             *[a if a.name != "read_ahead" else
               Arg("read_ahead", T.BOOL, False, doc="Read the archives ahead.",
                   ignored="byte ranges are read on demand, with plain reads")
@@ -179,7 +176,13 @@ class Webdataset(_in_order.InOrderReader):
                                "types")
         self._dtypes = [dtype_of(t) for t in dtypes]
         self._paths = [os.fsencode(p) for p in a["paths"]]
+        _common.check_shuffle_after_epoch(a, with_random_shuffle=True)
         super().setup()
+
+    def loader_options(self):
+        bounds = np.searchsorted(self._shard, np.arange(len(self._paths) + 1))
+        return {**super().loader_options(),
+                **_common.shuffle_after_epoch_options(self.args, bounds)}
 
     # -- the index -----------------------------------------------------------------------------
     def list_entries(self):

@@ -163,6 +163,24 @@ def test_shuffle_after_epoch_permutes_as_readers_file(tmp_path):
         read(root, shuffle_after_epoch=True, random_shuffle=True)
 
 
+@pytest.mark.oracle
+@pytest.mark.parametrize("kwargs", [
+    dict(shuffle_after_epoch=True),
+    dict(shuffle_after_epoch=True, shuffle_after_epoch_seed=-3, num_shards=3, shard_id=1),
+    dict(shuffle_after_epoch=True, num_shards=2, shard_id=1, pad_last_batch=True)])
+def test_shuffle_after_epoch_matches_the_oracle(tmp_path, kwargs):
+    pytest.importorskip("nvidia.dali")
+    root = random_coco(tmp_path, np.random.default_rng(1))
+    ours, meta = read(root, iterations=9, batch_size=3, **kwargs)
+    theirs, real_meta = read(root, pkg="nvidia.dali", iterations=9, batch_size=3, **kwargs)
+    assert meta == real_meta
+    assert [[bytes(x).decode() for x in it[-1]] for it in ours] == \
+        [[bytes(x).decode() for x in it[-1]] for it in theirs]
+    for a, b in zip(ours, theirs, strict=True):          # boxes and labels go with them
+        for x, y in zip(a[1:3], b[1:3], strict=True):
+            assert [t.tolist() for t in x] == [t.tolist() for t in y]
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"file_root": None}, "``file_root`` argument is required"),
     ({"annotations_file": "nope.json"}, 'Could not open JSON annotations file: "nope.json"'),

@@ -77,6 +77,14 @@ GOLDEN = [
      "a0 a1 a2 a3 | b0 b0 b0 b0 | a0 a1 a2 a3 | b0 b0 b0 b0 | a0 a1 a2 a3 | b0 b0 b0 b0"),
     ({"random_shuffle": True, "initial_fill": 4, "seed": 9, "num_shards": 2, "shard_id": 1},
      "a3 c0 a1 b2 | b4 b1 a0 c1 | a2 b3 b0 b1 | b2 a1 c0 a3 | b4 c1 b0 a2 | b3 a0 a3 a1"),
+    ({"shuffle_after_epoch": True},
+     "b4 a2 b3 b2 | a3 b1 c0 a1 | c1 a0 b0 a0 | a2 b1 b2 a1 | c0 b4 c1 a3 | b3 b0 b4 a3"),
+    ({"shuffle_after_epoch": True, "shuffle_after_epoch_seed": -7, "num_shards": 3,
+      "shard_id": 1},
+     "a2 b2 a1 a3 | c1 b4 a3 c0 | c1 a2 b1 c0 | b2 c1 a2 b1 | b1 a2 b2 b4 | a2 b3 a3 b2"),
+    ({"shuffle_after_epoch": True, "shuffle_after_epoch_seed": 2**40 + 3, "num_shards": 2,
+      "shard_id": 1, "pad_last_batch": True},
+     "a3 a2 b2 b3 | a1 b1 b1 b1 | c0 b2 a3 a1 | a2 b3 b3 b3 | b0 b3 a2 a1 | a0 b4 b4 b4"),
 ]
 
 
@@ -100,7 +108,11 @@ def test_order_matches_real_dali(tree, kwargs, expected):
      "shard_id": 1, "batch_size": 3},
     {"file_filters": ["*.jpg"], "case_sensitive_filter": True, "random_shuffle": True},
     {"dir_filters": ["[ac]"]},
-], ids=["shuffle-pad-4shards", "shuffle-stick", "pad-batch3", "case-sensitive", "dir-filters"])
+    {"shuffle_after_epoch": True, "batch_size": 5, "num_shards": 4, "shard_id": 2},
+    {"shuffle_after_epoch": True, "shuffle_after_epoch_seed": 12345, "pad_last_batch": True,
+     "num_shards": 3, "shard_id": 0, "batch_size": 3},
+], ids=["shuffle-pad-4shards", "shuffle-stick", "pad-batch3", "case-sensitive", "dir-filters",
+        "after-epoch-4shards", "after-epoch-seed-pad"])
 def test_order_labels_infos_and_meta_match_the_oracle(tree, kwargs):
     ours = read(tree, iterations=8, **kwargs)
     theirs = read(tree, iterations=8, pkg="nvidia.dali", **kwargs)

@@ -160,3 +160,45 @@ def test_bad_index(tmp_path):
 def test_record_parser_joins_parts():
     payload = b"ab" + struct.pack("<I", RECORDIO_MAGIC) + b"cde"
     assert bytes(mxnet.record_data(_split(payload))) == payload
+
+
+# -- shuffle_after_epoch: the order of the .rec files changes at every epoch ---------------------
+@pytest.fixture(scope="module")
+def five_files(tmp_path_factory):
+    """5 .rec files of 1, 2, 3, 4, 5 records labelled 100 * file + record (one index)."""
+    root = tmp_path_factory.mktemp("rec5")
+    parts = [[mx_record(float(100 * k + i), b"x" * (i + 1)) for i in range(k + 1)]
+             for k in range(5)]
+    return _write(root, "r", parts)
+
+
+def _labels(files, pkg="dali", iterations=15, batch_size=1, **kwargs):
+    out, meta = read(*files, pkg=pkg, iterations=iterations, batch_size=batch_size,
+                     shuffle_after_epoch=True, **kwargs)
+    return [int(lbl[0]) for _, labels, _ in out for lbl in labels], meta
+
+
+def test_shuffle_after_epoch_reads_whole_files_in_a_new_order(five_files):
+    """The first epochs' file orders of real DALI 2.4 (recorded with readers.tfrecord, which
+    orders its files alike)."""
+    got, meta = _labels(five_files, iterations=45)
+    orders = [[4, 2, 1, 0, 3], [2, 1, 0, 3, 4], [3, 2, 4, 1, 0]]
+    assert got == [100 * k + i for order in orders for k in order for i in range(k + 1)]
+    assert meta["stick_to_shard"] == 1
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("kwargs", [
+    dict(num_shards=2, shard_id=1),
+    dict(num_shards=2, shard_id=0, pad_last_batch=True, batch_size=4),
+    dict(random_shuffle=True, initial_fill=3, batch_size=2, shuffle_after_epoch_seed=9)])
+def test_shuffle_after_epoch_matches_the_oracle(five_files, kwargs):
+    pytest.importorskip("nvidia.dali")
+    assert _labels(five_files, iterations=24, **kwargs) == \
+        _labels(five_files, pkg="nvidia.dali", iterations=24, **kwargs)
+
+
+def test_shuffle_after_epoch_excludes_stick_to_shard(five_files):
+    with pytest.raises(RuntimeError, match="shuffle_after_epoch and stick_to_shard cannot be "
+                                           "both true"):
+        _labels(five_files, stick_to_shard=True)

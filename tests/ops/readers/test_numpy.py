@@ -350,3 +350,20 @@ def test_use_o_direct_needs_dont_use_mmap(tmp_path):
     (batch, _), = read(batch_size=1, file_root=root, files=["good.npy"], use_o_direct=True,
                        dont_use_mmap=True)[0]
     np.testing.assert_array_equal(batch[0], np.arange(10))
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("kwargs", [
+    dict(),
+    dict(shuffle_after_epoch_seed=11, num_shards=2, shard_id=1),
+    dict(num_shards=3, shard_id=2, pad_last_batch=True)])
+def test_shuffle_after_epoch_matches_the_oracle(tree, kwargs):
+    pytest.importorskip("nvidia.dali")
+    root, _ = tree
+    ours = read(file_root=root, iterations=7, batch_size=3, shuffle_after_epoch=True, **kwargs)
+    theirs = read(file_root=root, pkg="nvidia.dali", iterations=7, batch_size=3,
+                  shuffle_after_epoch=True, **kwargs)
+    assert ours[1] == theirs[1]
+    assert [si for _, si in ours[0]] == [si for _, si in theirs[0]]
+    for (a, _), (b, _) in zip(ours[0], theirs[0], strict=True):
+        assert [x.tolist() for x in a] == [y.tolist() for y in b]

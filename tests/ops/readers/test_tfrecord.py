@@ -248,3 +248,54 @@ def test_serialized_pipeline_keeps_the_features(data):
         for x, y in zip(a, b, strict=True):
             assert np.array(x).dtype == np.array(y).dtype
             np.testing.assert_array_equal(np.array(x), np.array(y))
+
+
+# -- shuffle_after_epoch: the order of the files changes at every epoch --------------------------
+@pytest.fixture(scope="module")
+def five_files(tmp_path_factory):
+    """5 TFRecord files of 1, 2, 3, 4, 5 records labelled 100 * file + record."""
+    root = tmp_path_factory.mktemp("tfr5")
+    paths, indices = [], []
+    for k in range(5):
+        paths.append(str(root / f"f{k}.tfrecord"))
+        indices.append(str(root / f"f{k}.idx"))
+        write_tfrecord(paths[-1], [example({"label": [100 * k + i]}) for i in range(k + 1)],
+                       indices[-1])
+    return paths, indices
+
+
+def _labels(files, pkg="dali", iterations=15, batch_size=1, **kwargs):
+    def feats(tfrec):
+        return {"label": tfrec.FixedLenFeature([1], tfrec.int64, -1)}
+
+    result, meta = read(*files, pkg=pkg, iterations=iterations, batch_size=batch_size,
+                        feats=feats, shuffle_after_epoch=True, **kwargs)
+    return [int(x[0]) for outs, _ in result for x in outs[0]], meta
+
+
+def test_shuffle_after_epoch_reads_whole_files_in_a_new_order(five_files):
+    """Real DALI 2.4's file order over 5 epochs (recorded); each file's records in order."""
+    got, meta = _labels(five_files, iterations=75)
+    orders = [[4, 2, 1, 0, 3], [2, 1, 0, 3, 4], [3, 2, 4, 1, 0], [0, 3, 2, 1, 4],
+              [4, 3, 1, 0, 2]]
+    assert got == [100 * k + i for order in orders for k in order for i in range(k + 1)]
+    assert meta["stick_to_shard"] == 1
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("kwargs", [
+    dict(num_shards=2, shard_id=1),
+    dict(num_shards=2, shard_id=0, pad_last_batch=True, batch_size=4),
+    dict(random_shuffle=True, initial_fill=3, batch_size=2),
+    dict(shuffle_after_epoch_seed=-7, num_shards=3, shard_id=2, batch_size=3),
+    dict(shuffle_after_epoch_seed=2**40, num_shards=4, shard_id=3, pad_last_batch=True)])
+def test_shuffle_after_epoch_matches_the_oracle(five_files, kwargs):
+    pytest.importorskip("nvidia.dali")
+    assert _labels(five_files, iterations=24, **kwargs) == \
+        _labels(five_files, pkg="nvidia.dali", iterations=24, **kwargs)
+
+
+def test_shuffle_after_epoch_excludes_stick_to_shard(five_files):
+    with pytest.raises(RuntimeError, match="shuffle_after_epoch and stick_to_shard cannot be "
+                                           "both true"):
+        _labels(five_files, stick_to_shard=True)

@@ -341,3 +341,38 @@ def test_empty_first_sample_matches_dali(tmp_path):
     kwargs = {"paths": path, "ext": "txt", "batch_size": 3, "iterations": 2}
     assert as_bytes(read(**kwargs)[0]) == as_bytes(read("nvidia.dali", **kwargs)[0])
 
+
+
+# -- shuffle_after_epoch: the order of the archives changes at every epoch -----------------------
+def _samples(shards, pkg="dali", iterations=12, batch_size=1, **kwargs):
+    result, meta = read(pkg=pkg, iterations=iterations, batch_size=batch_size,
+                        paths=shards, ext=["txt"], shuffle_after_epoch=True, **kwargs)
+    return [x.tobytes().decode() for it in result for x in it[0]], meta
+
+
+def test_shuffle_after_epoch_reads_whole_archives_in_a_new_order(shards):
+    """Archives of 3, 2, 4, 1, 2 samples; the first epochs' archive orders of real DALI 2.4
+    (recorded with readers.tfrecord, which orders its files alike)."""
+    got, meta = _samples(shards, iterations=36)
+    counts = [3, 2, 4, 1, 2]
+    orders = [[4, 2, 1, 0, 3], [2, 1, 0, 3, 4], [3, 2, 4, 1, 0]]
+    assert got == [f"{k}{i}" for order in orders for k in order for i in range(counts[k])]
+    assert meta["stick_to_shard"] == 1
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("kwargs", [
+    dict(num_shards=2, shard_id=1),
+    dict(num_shards=3, shard_id=0, pad_last_batch=True, batch_size=4),
+    dict(random_shuffle=True, initial_fill=3, batch_size=2, shuffle_after_epoch_seed=9)])
+def test_shuffle_after_epoch_matches_the_oracle(shards, kwargs):
+    pytest.importorskip("nvidia.dali")
+    ours, meta = _samples(shards, iterations=20, **kwargs)
+    theirs, real_meta = _samples(shards, pkg="nvidia.dali", iterations=20, **kwargs)
+    assert (ours, meta) == (theirs, real_meta)
+
+
+def test_shuffle_after_epoch_excludes_stick_to_shard(shards):
+    with pytest.raises(RuntimeError, match="shuffle_after_epoch and stick_to_shard cannot be "
+                                           "both true"):
+        _samples(shards, stick_to_shard=True)
