@@ -72,35 +72,85 @@ template <typename T> inline T write_norm(float v) {
     return T(std::nearbyint(s));
 }
 
+// One output value of channel c at input position in_pos (relative to in_block): the window's
+// taps in order, accumulated in float.
+template <typename In>
+inline float tap_sum(const Job& job, const In* in, int64_t in_block, float in_pos, int c) {
+    const int C = job.channels;
+    int64_t xc = int64_t(std::ceil(in_pos));
+    int64_t i0 = std::max<int64_t>(xc - job.lobes, -in_block);
+    int64_t i1 = std::min<int64_t>(xc + job.lobes, job.n_in - in_block);
+    float acc = 0;
+    float x = float(i0) - in_pos;
+    for (int64_t i = i0; i < i1; i++, x++) {
+        // x lies in [-lobes, lobes): fi in [1, lut_size - 5], so truncation is floor and
+        // both table entries exist
+        float fi = x * job.wscale + job.wcenter;
+        int k = int(fi);
+        float w = job.lut[k] + (fi - float(k)) * (job.lut[k + 1] - job.lut[k]);
+        acc += read_norm<In>(in[(in_block + i) * C + c]) * w;
+    }
+    return acc;
+}
+
+const int kLanes = 8;
+
+// kLanes consecutive outputs of channel c whose windows lie inside the input: the same
+// operations in the same order as tap_sum for each, interleaved so that the lanes' additions
+// do not wait for one another.
+template <typename In>
+inline void tap_sums(const Job& job, const In* in, int64_t in_block, const float* in_pos,
+                     int c, float* acc) {
+    const int C = job.channels;
+    const int taps = 2 * job.lobes;
+    float x[kLanes];
+    const In* src[kLanes];
+    for (int l = 0; l < kLanes; l++) {
+        int64_t i0 = int64_t(std::ceil(in_pos[l])) - job.lobes;
+        x[l] = float(i0) - in_pos[l];
+        src[l] = in + (in_block + i0) * C + c;
+        acc[l] = 0;
+    }
+    for (int t = 0; t < taps; t++) {
+        for (int l = 0; l < kLanes; l++) {
+            float fi = x[l] * job.wscale + job.wcenter;
+            int k = int(fi);
+            float w = job.lut[k] + (fi - float(k)) * (job.lut[k + 1] - job.lut[k]);
+            acc[l] += read_norm<In>(src[l][int64_t(t) * C]) * w;
+            x[l]++;
+        }
+    }
+}
+
 template <typename In, typename Out>
 void resample(const Job& job) {
     const In* in = static_cast<const In*>(job.in);
     Out* out = static_cast<Out*>(job.out);
     const int C = job.channels;
     const float fscale = float(job.scale);
+    float pos[kLanes], acc[kLanes];
     for (int64_t block = job.out_begin; block < job.out_end; block += kBlock) {
         int64_t block_end = std::min(block + kBlock, job.out_end);
         double in_block_f = block * job.scale;
         int64_t in_block = int64_t(std::floor(in_block_f));
         float in_pos = float(in_block_f - in_block);
-        for (int64_t o = block; o < block_end; o++, in_pos += fscale) {
-            int64_t xc = int64_t(std::ceil(in_pos));
-            int64_t i0 = std::max<int64_t>(xc - job.lobes, -in_block);
-            int64_t i1 = std::min<int64_t>(xc + job.lobes, job.n_in - in_block);
+        int64_t o = block;
+        for (; o + kLanes <= block_end; o += kLanes) {
+            for (int l = 0; l < kLanes; l++, in_pos += fscale) pos[l] = in_pos;
+            bool inside = int64_t(std::ceil(pos[0])) - job.lobes >= -in_block &&
+                          int64_t(std::ceil(pos[kLanes - 1])) + job.lobes <= job.n_in - in_block;
             for (int c = 0; c < C; c++) {
-                float acc = 0;
-                float x = float(i0) - in_pos;
-                for (int64_t i = i0; i < i1; i++, x++) {
-                    float fi = x * job.wscale + job.wcenter;
-                    float fl = std::floor(fi);
-                    int64_t k = int64_t(fl);
-                    float w = 0;
-                    if (k >= 0 && k + 1 < job.lut_size)
-                        w = job.lut[k] + (fi - fl) * (job.lut[k + 1] - job.lut[k]);
-                    acc += read_norm<In>(in[(in_block + i) * C + c]) * w;
+                if (inside) {
+                    tap_sums(job, in, in_block, pos, c, acc);
+                } else {
+                    for (int l = 0; l < kLanes; l++) acc[l] = tap_sum(job, in, in_block, pos[l], c);
                 }
-                out[o * C + c] = write_norm<Out>(acc);
+                for (int l = 0; l < kLanes; l++) out[(o + l) * C + c] = write_norm<Out>(acc[l]);
             }
+        }
+        for (; o < block_end; o++, in_pos += fscale) {
+            for (int c = 0; c < C; c++)
+                out[o * C + c] = write_norm<Out>(tap_sum(job, in, in_block, in_pos, c));
         }
     }
 }

@@ -41,7 +41,7 @@ class Audio(_operator.Operator):
                       "resampled.")])
 
     def setup(self):
-        self.sf = _decoding.soundfile(self)
+        self.libsndfile = _decoding.libsndfile(self)
         self.dtype = np.dtype(_types.dtype_of(T(self.args["dtype"])))
         if self.dtype not in _decoding.TYPES:
             raise self.error(f"Unsupported output type: {self.dtype}; supported types are "
@@ -53,7 +53,7 @@ class Audio(_operator.Operator):
             raise self.error(f"the input must be the bytes of audio files (uint8), got "
                              f"{ws.input_dtype(0)}", RuntimeError)
         try:
-            opened = _decoding.open_batch(self.sf, ws.thread_pool, ws.input_samples(0),
+            opened = _decoding.open_batch(self.libsndfile, ws.thread_pool, ws.input_samples(0),
                                           ws.arg("sample_rate"), self.args["downmix"])
         except _decoding.DecodeError as e:
             raise ws.sample_error(e.index, str(e), RuntimeError) from None
@@ -69,9 +69,7 @@ class Audio(_operator.Operator):
                                    self.lobes)
         except _decoding.DecodeError as e:
             raise ws.sample_error(e.index, str(e), RuntimeError) from None
-        rates = _decoding.out_rates(plan.opened)
-        for dst, rate in zip(ws.output_samples(1), rates, strict=True):
-            dst[...] = rate
+        ws.outputs[1].dense()[...] = plan.opened.rates
 
 
 ALIASES = [_aliases.deprecated_alias("audio_decoder", Audio,

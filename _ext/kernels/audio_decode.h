@@ -1,0 +1,194 @@
+// Decoding audio files held in memory with libsndfile, without the GIL: the calls go through
+// function pointers taken from the library the `soundfile` package loaded (so the build needs
+// no libsndfile headers), and the file's bytes are read through libsndfile's virtual I/O from
+// C callbacks over the buffer.  One job per sample: `open_file` reads the header (length,
+// rate, channels), `decode_file` reads the samples (straight into the output type, or as
+// float to be averaged over channels and/or resampled afterwards) and closes the file.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include "audio_resample.h"
+
+namespace dali_audio {
+
+struct SfInfo {           // libsndfile's SF_INFO (sf_count_t is 64-bit)
+    int64_t frames;
+    int samplerate, channels, format, sections, seekable;
+};
+
+struct SfVirtualIo {      // libsndfile's SF_VIRTUAL_IO
+    int64_t (*get_filelen)(void*);
+    int64_t (*seek)(int64_t, int, void*);
+    int64_t (*read)(void*, int64_t, void*);
+    int64_t (*write)(const void*, int64_t, void*);
+    int64_t (*tell)(void*);
+};
+
+struct SfApi {            // the libsndfile functions used
+    void* (*open_virtual)(SfVirtualIo*, int, SfInfo*, void*);
+    int64_t (*readf_short)(void*, int16_t*, int64_t);
+    int64_t (*readf_int)(void*, int32_t*, int64_t);
+    int64_t (*readf_float)(void*, float*, int64_t);
+    int (*close)(void*);
+    const char* (*strerror)(void*);
+};
+
+// The functions at the addresses f[0..6): sf_open_virtual, sf_readf_short, sf_readf_int,
+// sf_readf_float, sf_close, sf_strerror.
+inline void bind_api(SfApi* api, const uintptr_t* f) {
+    api->open_virtual = reinterpret_cast<decltype(api->open_virtual)>(f[0]);
+    api->readf_short = reinterpret_cast<decltype(api->readf_short)>(f[1]);
+    api->readf_int = reinterpret_cast<decltype(api->readf_int)>(f[2]);
+    api->readf_float = reinterpret_cast<decltype(api->readf_float)>(f[3]);
+    api->close = reinterpret_cast<decltype(api->close)>(f[4]);
+    api->strerror = reinterpret_cast<decltype(api->strerror)>(f[5]);
+}
+
+const int kSfmRead = 0x10;
+const int kErrorSize = 256;
+
+struct Memory {
+    const uint8_t* data;
+    int64_t size, pos;
+};
+
+inline int64_t memory_length(void* user) { return static_cast<Memory*>(user)->size; }
+
+inline int64_t memory_seek(int64_t offset, int whence, void* user) {
+    Memory* m = static_cast<Memory*>(user);
+    int64_t base = whence == SEEK_CUR ? m->pos : whence == SEEK_END ? m->size : 0;
+    int64_t pos = base + offset;
+    m->pos = pos < 0 ? 0 : pos > m->size ? m->size : pos;
+    return m->pos;
+}
+
+inline int64_t memory_read(void* ptr, int64_t count, void* user) {
+    Memory* m = static_cast<Memory*>(user);
+    int64_t n = std::min(count, m->size - m->pos);
+    if (n <= 0) return 0;
+    std::memcpy(ptr, m->data + m->pos, n);
+    m->pos += n;
+    return n;
+}
+
+inline int64_t memory_write(const void*, int64_t, void*) { return 0; }
+
+inline int64_t memory_tell(void* user) { return static_cast<Memory*>(user)->pos; }
+
+// How a sample is decoded.
+enum Mode {
+    DIRECT = 0,       // read into `out` (frames, channels) of out_type (int16, int32, float)
+    CONVERT = 1,      // read float into `staging`, average the channels into `out` (1 channel)
+    STAGE = 2,        // read float into `staging`, average the channels in place if `downmix`
+};
+
+struct DecodeJob {
+    const SfApi* api;
+    Memory memory;
+    void* file;
+    SfInfo info;
+    int64_t data_pos;     // where libsndfile left the file after reading the header
+    int mode, out_type, downmix;
+    void* out;
+    float* staging;
+    char error[kErrorSize];
+};
+
+inline void open_file(DecodeJob* job) {
+    SfVirtualIo io = {memory_length, memory_seek, memory_read, memory_write, memory_tell};
+    std::memset(&job->info, 0, sizeof(job->info));
+    job->memory.pos = 0;
+    job->file = job->api->open_virtual(&io, kSfmRead, &job->info, &job->memory);
+    job->data_pos = job->memory.pos;
+    if (!job->file) {
+        std::snprintf(job->error, kErrorSize, "%s", job->api->strerror(nullptr));
+    } else if (job->info.channels < 1 || job->info.frames < 0) {
+        std::snprintf(job->error, kErrorSize, "the header gives %d channels and %lld frames",
+                      job->info.channels, static_cast<long long>(job->info.frames));
+    }
+}
+
+inline void close_file(DecodeJob* job) {
+    if (job->file) job->api->close(job->file);
+    job->file = nullptr;
+}
+
+// The channels of each frame of `data` averaged into the frame's first value, packed.
+inline void mix_down(float* data, int64_t frames, int channels) {
+    for (int64_t f = 0; f < frames; f++) {
+        const float* frame = data + f * channels;
+        float sum = 0;
+        for (int c = 0; c < channels; c++) sum += frame[c];
+        data[f] = sum / channels;
+    }
+}
+
+const int kWavPcm16 = 0x010002;    // SF_FORMAT_WAV | SF_FORMAT_PCM_16, file's byte order
+
+// The samples of a 16-bit PCM WAV file, which libsndfile leaves positioned at its data chunk
+// (checked: the chunk header precedes it and holds all the frames), or null.
+inline const uint8_t* wav_pcm16(const DecodeJob* job) {
+    const Memory& m = job->memory;
+    int64_t bytes = job->info.frames * job->info.channels * 2;
+    if (job->info.format != kWavPcm16 || job->data_pos < 8 || job->data_pos + bytes > m.size)
+        return nullptr;
+    const uint8_t* chunk = m.data + job->data_pos - 8;
+    uint32_t size = chunk[4] | chunk[5] << 8 | chunk[6] << 16 | uint32_t(chunk[7]) << 24;
+    if (std::memcmp(chunk, "data", 4) != 0 || size < bytes) return nullptr;
+    return m.data + job->data_pos;
+}
+
+// libsndfile's conversions of 16-bit PCM, done here for WAV files: to int32 shifted left 16
+// bits, to float divided by 32768.
+inline void convert_pcm16(const uint8_t* src, int64_t n, int out_type, void* out) {
+    if (out_type == I16) {
+        std::memcpy(out, src, n * 2);
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int16_t v = int16_t(src[2 * i] | src[2 * i + 1] << 8);
+        if (out_type == I32) static_cast<int32_t*>(out)[i] = int32_t(uint32_t(int32_t(v)) << 16);
+        else static_cast<float*>(out)[i] = float(v) * (1.0f / 32768);
+    }
+}
+
+inline void decode_file(DecodeJob* job) {
+    const int64_t frames = job->info.frames;
+    const int channels = job->info.channels;
+    int64_t got = frames;
+    const uint8_t* pcm16 = wav_pcm16(job);
+    if (pcm16) {
+        if (job->mode == DIRECT) convert_pcm16(pcm16, frames * channels, job->out_type, job->out);
+        else convert_pcm16(pcm16, frames * channels, F32, job->staging);
+    } else if (job->mode == DIRECT) {
+        if (job->out_type == I16)
+            got = job->api->readf_short(job->file, static_cast<int16_t*>(job->out), frames);
+        else if (job->out_type == I32)
+            got = job->api->readf_int(job->file, static_cast<int32_t*>(job->out), frames);
+        else
+            got = job->api->readf_float(job->file, static_cast<float*>(job->out), frames);
+    } else {
+        got = job->api->readf_float(job->file, job->staging, frames);
+    }
+    if (got != frames) {
+        std::snprintf(job->error, kErrorSize, "the file is truncated: %lld of %lld frames read",
+                      static_cast<long long>(got), static_cast<long long>(frames));
+    } else if (job->mode != DIRECT) {
+        if (job->downmix && channels > 1) mix_down(job->staging, frames, channels);
+        if (job->mode == CONVERT) {
+            for (int64_t f = 0; f < frames; f++) {
+                float v = job->staging[f];
+                switch (job->out_type) {
+                    case I16: static_cast<int16_t*>(job->out)[f] = write_norm<int16_t>(v); break;
+                    case I32: static_cast<int32_t*>(job->out)[f] = write_norm<int32_t>(v); break;
+                    default: static_cast<float*>(job->out)[f] = v; break;
+                }
+            }
+        }
+    }
+    close_file(job);
+}
+
+}  // namespace dali_audio

@@ -1,0 +1,134 @@
+"""Decodes a batch of audio files held in memory with libsndfile, without the GIL, on the
+pool: the kernel of fn.decoders.audio and fn.readers.nemo_asr.
+
+libsndfile is the library the `soundfile` package loaded: `Sndfile(addresses)` takes the
+addresses of its functions (from soundfile's cffi handle), so this extension neither links nor
+needs libsndfile to build.  `open_files(pool, api, blobs)` reads every header (a `Files`:
+frames, rates, channels and the error of each sample that cannot be opened);
+`decode_files(pool, files, outputs, staging, modes)` then decodes each sample into its output
+(mode DIRECT: straight into int16, int32 or float32 by libsndfile's conversions) or as float
+into a staging array, averaged over its channels with `downmix` (mode STAGE, to be resampled
+afterwards), converted into the output (mode CONVERT, DALI's normalizing conversion).  The
+C side is audio_decode.h.
+"""
+cimport numpy as cnp
+import numpy as np
+
+from libc.stdint cimport int64_t, uintptr_t
+
+from dali._ext.kernels.audio_decode cimport (
+    CONVERT, DIRECT, STAGE, DecodeJob, SfApi, bind_api, close_file, decode_file, open_file,
+)
+from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
+
+cnp.import_array()
+
+FUNCTIONS = ("sf_open_virtual", "sf_readf_short", "sf_readf_int", "sf_readf_float", "sf_close",
+             "sf_strerror")
+MODES = {"direct": DIRECT, "convert": CONVERT, "stage": STAGE}
+_OUT_TYPES = {np.dtype(np.int16): 3, np.dtype(np.int32): 5, np.dtype(np.float32): 6}
+cdef double _NS_PER_BYTE = 5.0           # the cost estimate the pool gets
+cdef double _NS_PER_FRAME = 5.0
+
+
+cdef class Sndfile:
+    """The libsndfile functions, from {name: address} of each of `FUNCTIONS`."""
+    cdef SfApi api
+
+    def __init__(self, dict addresses):
+        cdef uintptr_t functions[6]
+        for k, name in enumerate(FUNCTIONS):
+            functions[k] = addresses[name]
+            if not functions[k]:
+                raise ValueError(f"no address for {name}")
+        bind_api(&self.api, functions)
+
+
+cdef class Files:
+    """The opened files of a batch (closed when decoded, or when this object goes)."""
+    cdef DecodeJob* jobs
+    cdef Py_ssize_t n
+    cdef list keep
+    cdef readonly object frames, rates, channels
+
+    def __dealloc__(self):
+        cdef Py_ssize_t i
+        if self.jobs != NULL:
+            for i in range(self.n):
+                close_file(&self.jobs[i])
+
+    def errors(self):
+        """{sample index: libsndfile's message} of the samples that could not be opened."""
+        return {i: self.jobs[i].error.decode("utf-8", "replace") for i in range(self.n)
+                if self.jobs[i].error[0]}
+
+
+cdef void _open_job(void* ctx, int64_t i) noexcept nogil:
+    open_file((<DecodeJob*>ctx) + i)
+
+
+cdef void _decode_job(void* ctx, int64_t i) noexcept nogil:
+    decode_file((<DecodeJob*>ctx) + i)
+
+
+def open_files(ThreadPool pool, Sndfile api, list blobs):
+    """Open every encoded sample (C-contiguous uint8 arrays) and read its header."""
+    cdef Files files = Files.__new__(Files)
+    cdef Py_ssize_t n = len(blobs), i
+    cdef cnp.ndarray blob
+    files.keep = list(blobs)
+    files.n = n
+    files.jobs = <DecodeJob*>job_array(n, sizeof(DecodeJob), files.keep)
+    sizes = np.empty(n, np.int64)
+    for i in range(n):
+        blob = blobs[i]
+        if blob.dtype != np.uint8 or not blob.flags.c_contiguous:
+            raise ValueError(f"sample {i} must be C-contiguous uint8 bytes")
+        files.jobs[i].api = &api.api
+        files.jobs[i].memory.data = <const unsigned char*>cnp.PyArray_DATA(blob)
+        files.jobs[i].memory.size = blob.size
+        sizes[i] = blob.size
+    run_largest_first(pool, _open_job, files.jobs, sizes, _NS_PER_BYTE)
+    files.frames = np.array([files.jobs[i].info.frames for i in range(n)], np.int64)
+    files.rates = np.array([files.jobs[i].info.samplerate for i in range(n)], np.float64)
+    files.channels = np.array([files.jobs[i].info.channels for i in range(n)], np.int64)
+    return files
+
+
+def decode_files(ThreadPool pool, Files files, list outputs, list staging, modes, bint downmix):
+    """Decode every opened sample (all must have opened): into outputs[i] (C-contiguous,
+    frames x channels values of int16, int32 or float32; frames values with mode CONVERT) and,
+    for modes CONVERT and STAGE, through staging[i] (float32, frames x channels values).
+    Returns {sample index: message} of the samples that could not be read whole."""
+    cdef Py_ssize_t n = files.n, i
+    cdef cnp.ndarray out, stage
+    cdef int64_t frames, channels
+    if len(outputs) != n or len(staging) != n or len(modes) != n:
+        raise ValueError(f"outputs, staging and modes must have {n} entries")
+    if files.errors():
+        raise ValueError("every file must have opened")
+    files.keep.extend(outputs)
+    files.keep.extend(staging)
+    for i in range(n):
+        frames, channels = files.frames[i], files.channels[i]
+        out = outputs[i]
+        mode = modes[i]
+        if mode not in (DIRECT, CONVERT, STAGE) or files.jobs[i].file == NULL:
+            raise ValueError(f"sample {i}: bad mode {mode} or a closed file")
+        if mode != STAGE and (out.dtype not in _OUT_TYPES or not out.flags.c_contiguous or
+                              not out.flags.writeable or
+                              out.size != frames * (1 if mode == CONVERT else channels)):
+            raise ValueError(f"output {i} does not fit sample {i}")
+        files.jobs[i].mode = mode
+        files.jobs[i].downmix = downmix
+        files.jobs[i].out_type = _OUT_TYPES.get(out.dtype, 6)
+        files.jobs[i].out = cnp.PyArray_DATA(out)
+        if mode != DIRECT:
+            stage = staging[i]
+            if (stage.dtype != np.float32 or not stage.flags.c_contiguous or
+                    stage.size != frames * channels):
+                raise ValueError(f"staging {i} does not fit sample {i}")
+            files.jobs[i].staging = <float*>cnp.PyArray_DATA(stage)
+    run_largest_first(pool, _decode_job, files.jobs, files.frames * files.channels,
+                      _NS_PER_FRAME)
+    return files.errors()
