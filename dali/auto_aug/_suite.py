@@ -51,10 +51,9 @@ def forbid_unused_kwargs(augs, kwargs, call_name):
     unused = [k for k in kwargs if k not in used]
     if unused:
         noun = "kwarg" if len(unused) == 1 else "kwargs"
-        names = ", ".join(f"`{k}`" for k in unused)
         verb = "is" if len(unused) == 1 else "are"
-        raise TypeError(f"The {call_name} got unexpected {noun}. The {noun} {names} {verb} not "
-                        "used by any of the augmentations.")
+        raise TypeError(f"The {call_name} got unexpected {noun}. The {noun} "
+                        f"`{', '.join(unused)}` {verb} not used by any of the augmentations.")
 
 
 def select_suite(suite, excluded, suite_name):

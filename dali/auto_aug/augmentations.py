@@ -63,7 +63,10 @@ def poster_mask_uint8(magnitude):
 
 
 def solarize_add_shift(shift):
-    """The shift as `uint8` (truncated)."""
+    """The shift as `uint8` (truncated), below 128 so that no sum exceeds 255 (negative shifts
+    do not convert: OverflowError)."""
+    if shift >= 128:
+        raise ValueError("The solarize_add augmentation accepts shifts from 0 to 128")
     return np.uint8(shift)
 
 

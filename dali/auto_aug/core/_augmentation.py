@@ -239,6 +239,13 @@ class Augmentation:
                 "augmentation. Please specify the `magnitude_bin` along with the samples and "
                 "num_magnitude_bins.")
         signed = magnitude_bin if isinstance(magnitude_bin, _SignedMagnitudeBin) else None
+        bin_ = signed.bin if signed is not None else magnitude_bin
+        if not isinstance(bin_, data_node.DataNode) and (
+                not isinstance(bin_, numbers.Integral) or isinstance(bin_, bool)
+                or not 0 <= bin_ < num_magnitude_bins):
+            raise self._error(f"The magnitude bin must be an integer from "
+                              f"`[0, {num_magnitude_bins - 1}]` range. Got `{bin_!r}`.",
+                              IndexError)
         if self.randomly_negate and signed is None:
             warnings.warn(
                 f"The augmentation `{self.name}` was declared with `random_negate=True`, but "
@@ -248,18 +255,12 @@ class Augmentation:
                 "to call `signed_magnitude_bin = signed_bin(magnitude_bin)` before the split "
                 "and pass the signed bins instead.", Warning, stacklevel=3)
             signed = signed_bin(magnitude_bin)
-        bin_ = signed.bin if signed is not None else magnitude_bin
         if isinstance(bin_, data_node.DataNode):
             if not self.randomly_negate:
                 return self._constant(_as_table([self._to_param(m) for m in magnitudes]),
                                       data)[bin_]
             table = _as_table([self._to_param(s * m) for m in magnitudes for s in (1, -1)])
             return self._constant(table, data)[signed.signed_magnitude_idx]
-        if (not isinstance(bin_, numbers.Integral) or isinstance(bin_, bool)
-                or not 0 <= bin_ < num_magnitude_bins):
-            raise self._error(f"The magnitude bin must be an integer from "
-                              f"`[0, {num_magnitude_bins - 1}]` range. Got `{bin_!r}`.",
-                              IndexError)
         m = magnitudes[bin_]
         if not self.randomly_negate:
             return self._constant(_as_table([self._to_param(m)])[0], data)
