@@ -1,0 +1,1 @@
+"""Signal processing: preemphasis, spectrograms, mel filter banks, decibels, MFCC, silence."""
