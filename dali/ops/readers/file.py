@@ -21,7 +21,7 @@ import os
 import numpy as np
 
 from dali import _operator, _registry
-from dali._ext import files
+from dali._ext import file_list, files
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
@@ -128,6 +128,28 @@ class File(_common.Reader):
         return entries
 
     def _from_list(self, list_path):
+        try:
+            with open(list_path, "rb") as f:
+                data = f.read()
+        except OSError:
+            raise RuntimeError(f"Cannot open: {list_path}") from None
+        status, n, starts, lengths, labels = file_list.parse(data)
+        if status == file_list.UNUSUAL:
+            return self._from_lines(list_path)
+        if status == file_list.BAD_LINE:
+            line = data.split(b"\n")[n - 1].decode().removesuffix("\r")
+            raise RuntimeError(
+                f'Incorrect format of the list file "{list_path}":{n} expected file name '
+                f"followed by a label; got: {line}")
+        try:
+            data.decode()
+        except UnicodeDecodeError as e:
+            raise RuntimeError(f"{list_path} is not UTF-8 text: {e}") from None
+        base = self.args["file_root"] or os.path.dirname(list_path)
+        return _Listed(base, data, starts, lengths, labels)
+
+    def _from_lines(self, list_path):
+        """The entries of the file list `list_path` by Python's rules (see `file_list`)."""
         lines, base = _common.read_file_list(list_path, self.args["file_root"])
         entries = []
         for n, line in enumerate(lines, 1):
@@ -198,3 +220,20 @@ class File(_common.Reader):
                 if c is None:
                     cache[p] = out.copy()
         return storage, None
+
+
+class _Listed:
+    """The entries of a file list as arrays: the list's bytes, where each name starts in them,
+    its length, its label; entry `i` is (path, name, label) made when it is read."""
+
+    def __init__(self, base, data, starts, lengths, labels):
+        self._base, self._data = base, data
+        self._starts, self._lengths, self._labels = starts, lengths, labels
+
+    def __len__(self):
+        return len(self._starts)
+
+    def __getitem__(self, i):
+        start = int(self._starts[i])
+        name = self._data[start:start + int(self._lengths[i])].decode()
+        return os.path.join(self._base, name), name, int(self._labels[i])
