@@ -2,7 +2,9 @@
 "small" photos of the batch shifted a few pixels per frame, a keyframe every 4 frames; VP9 as
 real DALI's CPU decoder reads it).  The case decodes 4 frames from frame 3 (seeking to the
 keyframe at frame 0 for the first ones); the deprecated experimental.decoders.video gets the
-same case."""
+same case.  experimental.readers.video reads the same clips written as files (4 class
+folders), sequences of 4 frames: two per clip, one batch per epoch; its baseline is the idle
+pipeline."""
 
 import io
 
@@ -38,8 +40,26 @@ def _clips(size, batch_size):
     return [_encode(image) for image in images], None
 
 
+def video_root(size):
+    """A directory of the "video" clips of `size` in 4 class folders (made once a process)."""
+    def fill(root):
+        for i, clip in enumerate(_clips(size, opcase.BATCH_SIZE // 2)[0]):
+            d = root / f"class{i % 4}"
+            d.mkdir(exist_ok=True)
+            (d / f"{i:03d}.webm").write_bytes(clip.tobytes())
+        return str(root)
+    return opcase.scratch_dir(f"dali-bench-video-{size}-", fill)
+
+
 _DECODE = OpCase("decoders.video", "decoders.video",
                  lambda fn, types, x, size: fn.decoders.video(x, start_frame=3, sequence_length=4),
                  ("video",), modules=("av",))
 
-CASE_LIST = [_DECODE, aliased(_DECODE, "experimental.decoders.video")]
+CASE_LIST = [
+    _DECODE,
+    aliased(_DECODE, "experimental.decoders.video"),
+    OpCase("experimental.readers.video", "experimental.readers.video",
+           lambda fn, types, size: tuple(fn.experimental.readers.video(
+               file_root=video_root(size), sequence_length=4)),
+           (), "idle", modules=("av",)),
+]

@@ -18,6 +18,8 @@ while FFmpeg demuxes, decodes and converts, so clips decode in parallel on the p
 
 from __future__ import annotations
 
+import dataclasses
+import fractions
 import io
 import threading
 
@@ -51,21 +53,33 @@ def av_module(display_name):
     return av
 
 
+@dataclasses.dataclass(frozen=True)
+class Index:
+    """What a demux pass learns of a stream: its frame size and, in decoding (feeding)
+    order, each packet's pts (None: the stream has no timestamps) and keyframe flag."""
+
+    height: int
+    width: int
+    time_base: fractions.Fraction
+    pts: list
+    keys: list
+
+
 class Clip:
-    """The first video stream of `source` (encoded bytes, a 1-D uint8 array, or a path).
+    """The first video stream of `source` (encoded bytes, a 1-D uint8 array, or a path),
+    indexed by a demux pass unless its `index` is given (a file opened again).
 
     Attributes
     ----------
+    index : Index
     count : int
         Frames in the stream.
     height, width : int
     pts : int64 array
-        Presentation timestamp of each frame, in `time_base` units (frame order).
-    time_base : fractions.Fraction
-    codec : str
+        Presentation timestamp of each frame, in `index.time_base` units (frame order).
     """
 
-    def __init__(self, av, source):
+    def __init__(self, av, source, index=None):
         self._av = av
         in_memory = not isinstance(source, str)
         try:
@@ -77,44 +91,46 @@ class Clip:
             self.close()
             raise VideoError("no video stream found")
         self._stream = stream = videos[0]
-        context = stream.codec_context
-        context.thread_count = 1             # clips decode in parallel on the pipeline's pool
-        self.codec = context.name
-        self.height, self.width = context.height, context.width
-        self.time_base = stream.time_base
+        stream.codec_context.thread_count = 1     # clips decode in parallel on the pool
         self._fed = False
-        self._index(stream, in_memory)
-        if self.count == 0 or self.height <= 0 or self.width <= 0:
-            self.close()
-            raise VideoError("the video stream has no frames")
+        self._packets = [] if in_memory else None
+        self.index = index if index is not None else self._demux(stream)
+        self._use(self.index)
 
-    def _index(self, stream, keep):
-        pts, keys, packets = [], [], []
+    def _demux(self, stream):
+        pts, keys = [], []
         try:
             for packet in self._container.demux(stream):
                 if packet.size == 0:
                     continue
                 pts.append(packet.pts)
                 keys.append(packet.is_keyframe)
-                if keep:
-                    packets.append(packet)
+                if self._packets is not None:
+                    self._packets.append(packet)
         except self._av.FFmpegError as e:
             self.close()
             raise VideoError(f"cannot read the video's packets: {e}") from None
-        self.count = len(pts)
-        self._packets = packets if keep else None
-        self._ordered = bool(pts) and None not in pts
+        context = stream.codec_context
+        index = Index(context.height, context.width, stream.time_base, pts, keys)
+        if not pts or index.height <= 0 or index.width <= 0:
+            self.close()
+            raise VideoError("the video stream has no frames")
+        return index
+
+    def _use(self, index):
+        self.height, self.width = index.height, index.width
+        self.count = len(index.pts)
+        self._ordered = None not in index.pts
         if not self._ordered:
             self.pts = np.arange(self.count, dtype=np.int64)
-            self._pts_fed = self.pts
-            self._key_fed, self._key_pts = np.zeros(1, np.int64), np.zeros(1, np.int64)
-            self._fed_of = self.pts
+            self._pts_fed = self._fed_of = self.pts
+            self._key_fed = np.zeros(1, np.int64)
             return
-        self._pts_fed = fed = np.asarray(pts, np.int64)      # in decoding (feeding) order
+        self._pts_fed = fed = np.asarray(index.pts, np.int64)
         self._fed_of = np.argsort(fed, kind="stable")         # frame -> its packet
         self.pts = fed[self._fed_of]
         self._frame_of_pts = {p: i for i, p in enumerate(self.pts.tolist())}
-        key_fed = np.flatnonzero(np.asarray(keys, bool))
+        key_fed = np.flatnonzero(np.asarray(index.keys, bool))
         if not len(key_fed) or key_fed[0] != 0:
             key_fed = np.concatenate([[0], key_fed]).astype(np.int64)
         self._key_fed = key_fed
@@ -191,3 +207,20 @@ class Clip:
         except av.FFmpegError as e:
             raise VideoError(f"cannot decode the video: {e}") from None
         return sorted(left)
+
+
+def decode_into(clip, picks, out, fill):
+    """Decode `clip`'s frames `picks` (-1: a `fill` frame) into `out` (F, H, W, 3)."""
+    if not picks.size:
+        return
+    out[picks < 0] = fill
+    wanted = np.unique(picks[picks >= 0])
+    if picks.size == wanted.size and (np.diff(picks) > 0).all():
+        slots = dict(zip(picks.tolist(), range(picks.size), strict=True))
+
+        def emit(i, rgb):
+            out[slots[i]] = rgb
+    else:
+        def emit(i, rgb):
+            out[picks == i] = rgb
+    clip.decode(wanted.tolist(), emit)

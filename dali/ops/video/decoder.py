@@ -156,7 +156,7 @@ class Video(_operator.Operator):
 
         def decode(i):
             try:
-                return _decode_into(clips[i], picks[i], outputs[i], self.fill)
+                return _clip.decode_into(clips[i], picks[i], outputs[i], self.fill)
             except _clip.VideoError as e:
                 return str(e)
             finally:
@@ -167,24 +167,6 @@ class Video(_operator.Operator):
         for i, failure in enumerate(failures):
             if failure is not None:
                 raise ws.sample_error(i, f"{failure}", RuntimeError)
-
-
-def _decode_into(clip, picks, out, fill):
-    """Decode `clip`'s frames `picks` (-1: a `fill` frame) into `out` (F, H, W, 3)."""
-    if not picks.size:
-        return None
-    out[picks < 0] = fill
-    wanted = np.unique(picks[picks >= 0])
-    if picks.size == wanted.size and (np.diff(picks) > 0).all():
-        slots = dict(zip(picks.tolist(), range(picks.size), strict=True))
-
-        def emit(i, rgb):
-            out[slots[i]] = rgb
-    else:
-        def emit(i, rgb):
-            out[picks == i] = rgb
-    clip.decode(wanted.tolist(), emit)
-    return None
 
 
 def _close(clips):
