@@ -86,6 +86,15 @@ cdef inline Py_ssize_t class_capacity(int cls) noexcept nogil:
     return base + q * (base >> 2)
 
 
+cdef inline Py_ssize_t fresh_capacity(int cls) noexcept nogil:
+    """The block a lease of class `cls` gets from the system when no cached block fits: its
+    class, or from LARGE on the next one (headroom for the next, slightly larger batch)."""
+    cdef Py_ssize_t capacity = class_capacity(cls)
+    if capacity >= LARGE and cls + 1 < NUM_CLASSES:
+        return class_capacity(cls + 1)
+    return capacity
+
+
 cdef class BufferPool:
     """A cache of host memory blocks, leased as `Buffer` objects.
 
@@ -125,9 +134,8 @@ cdef class BufferPool:
                 self.bytes_cached -= capacity[0]
                 break
         if ptr == NULL:
-            capacity[0] = class_capacity(cls)
-            if capacity[0] >= LARGE and cls + 1 < NUM_CLASSES:
-                capacity[0] = class_capacity(cls + 1)
+            capacity[0] = fresh_capacity(cls)
+            if capacity[0] != class_capacity(cls):
                 for k in range(cls - 1, max(cls - 3, -1), -1):
                     if not self.free_lists[k].empty():
                         evicted = self.free_lists[k].back()
@@ -197,6 +205,14 @@ cdef class BufferPool:
     def capacity_for(Py_ssize_t nbytes):
         """The size class of `nbytes`: the smallest block a lease of `nbytes` gets."""
         return class_capacity(size_class(nbytes))
+
+    @staticmethod
+    def mapped_for(Py_ssize_t nbytes):
+        """The most memory a lease of `nbytes` may take from the system: its size class, or
+        from 1 MiB on the next class (the headroom a new large block gets)."""
+        if nbytes < 0 or nbytes > MAX_LEASE:
+            raise ValueError(f"no lease has {nbytes} bytes (0 to {MAX_LEASE})")
+        return fresh_capacity(size_class(nbytes))
 
 
 cdef class Buffer:

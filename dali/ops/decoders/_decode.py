@@ -32,6 +32,7 @@ import cv2
 import numpy as np
 
 from dali._executor import errors as _errors
+from dali._ext.buffer_pool import BufferPool
 from dali._ext.tensor_storage import BatchStorage
 from dali._ext.thread_pool import ThreadPool
 from dali._schema import Arg
@@ -277,21 +278,30 @@ def max_pixels() -> int:
 
 def check_output_size(op, shapes, dtype):
     """Refuse a batch whose decoded output could not fit in this machine's memory, or in what
-    the process's address-space limit (RLIMIT_AS) leaves, before the output is leased."""
+    the process's address-space limit (RLIMIT_AS) leaves, before the output is leased: the
+    block the buffer pool would map for it (rounded up to a size class, and a class more from
+    1 MiB on) must fit under the limit."""
     if shapes is None or not len(shapes):
         return
     sizes = np.asarray(shapes, dtype=np.float64).prod(axis=1) * dtype.itemsize  # no overflow
     total = float(sizes.sum())
     machine, left = physical_memory(), address_space_left()
-    if total <= machine and (left is None or total <= left):
+    need = f"{total:.0f} bytes"
+    if total > machine:
+        where = f"this machine's {machine} bytes of memory"
+    elif left is None:
         return
+    else:
+        where = f"the {left} bytes the process's address-space limit (RLIMIT_AS) leaves"
+        mapped = BufferPool.mapped_for(int(total))
+        if total <= left < mapped:
+            need += f" (a {mapped}-byte block of the buffer pool)"
+        elif total <= left:
+            return
     i = int(np.argmax(sizes))
-    where = (f"this machine's {machine} bytes of memory" if total > machine else
-             f"the {left} bytes the process's address-space limit (RLIMIT_AS) leaves")
     raise _errors.SampleError(
-        i, f"{op.spec.display_name}: the decoded batch would take {total:.0f} bytes, more than "
-           f"{where} (the largest image, this one, is {' x '.join(map(str, shapes[i]))})",
-        MemoryError)
+        i, f"{op.spec.display_name}: the decoded batch would take {need}, more than {where} "
+           f"(the largest image, this one, is {' x '.join(map(str, shapes[i]))})", MemoryError)
 
 
 def physical_memory() -> int:
