@@ -79,11 +79,16 @@ class RegionProducer:
     """
 
     region_consumer: RegionConsumer | None = None
+    delivers_scaled = False     # can decode reduced samples (`dali.ops._regions.Delivery`)
+    region_scaling = False      # set by `link`: deliver reduced samples to the consumer
 
 
 class RegionConsumer:
     """An operator that can say, before its producer runs, which region of each input sample
     it will read (see `dali.ops._regions`)."""
+
+    region_producer: RegionProducer | None = None   # set by `link`
+    takes_scaled = False        # can read reduced input samples (`max_input_scales`)
 
     def regions_ahead(self) -> bool:
         """Whether the regions are known before the producer runs (no argument input decides
@@ -94,7 +99,15 @@ class RegionConsumer:
         """Whether every input sample is read whole, whatever its shape."""
         return False
 
-    def input_regions(self, ws, shapes, layout):
+    def input_regions(self, ws, shapes, layout, delivery=None):
         """Per sample of `shapes` (HWC, in `layout`), the region read: ((y0, y1), (x0, x1)),
-        or None for the whole sample.  `ws` is a workspace for this operator and batch."""
+        or None for the whole sample.  `ws` is a workspace for this operator and batch.  With
+        a `dali.ops._regions.Delivery`, the regions are in the delivered (reduced) samples'
+        coordinates."""
         raise NotImplementedError
+
+    def max_input_scales(self, ws, shapes, layout):
+        """Per sample of `shapes`, the largest reduction in (1, 2, 4, 8) of its input that
+        this operator can take instead of the input itself (`dali.ops._regions.Delivery`),
+        or None when it takes none."""
+        return None

@@ -58,7 +58,10 @@ class Pipeline:
     """A DALI pipeline: a graph of operators producing batches.
 
     Parameters follow DALI 2.4's `Pipeline`; every one is accepted and readable back as a
-    property.  `device_id=None` makes a CPU-only pipeline.
+    property.  `device_id=None` makes a CPU-only pipeline.  One is dali's own:
+    `decode_scaling=True` lets image decoders decode JPEGs at 1/2, 1/4 or 1/8 scale where the
+    operator after them reduces the image at least that much (resize, random_resized_crop):
+    faster on large photos, with values that differ slightly from DALI's (docs/large_images.md).
     """
 
     _background_runs = True      # exec_async iterations run on a background thread
@@ -70,7 +73,8 @@ class Pipeline:
                  enable_checkpointing=False, checkpoint=None, py_num_workers=1,
                  py_start_method="fork", py_callback_pickler=None, output_dtype=None,
                  output_ndim=None, output_layout=None, exec_dynamic=None,
-                 experimental_exec_dynamic=None, stream_policy=None, concurrency=None):
+                 experimental_exec_dynamic=None, stream_policy=None, concurrency=None,
+                 decode_scaling=False):
         self._max_batch_size = params.batch_size(batch_size)
         self._num_threads = params.num_threads(num_threads)
         self._device_id = params.device_id(device_id)
@@ -121,6 +125,9 @@ class Pipeline:
         self._graph = None
         self._executor = None
         self._fuse_regions = True        # dali.ops._regions (check_parity turns it off)
+        if not isinstance(decode_scaling, bool):
+            raise TypeError(f"`decode_scaling` must be a bool, got {decode_scaling!r}")
+        self._decode_scaling = decode_scaling
         self._input_ops = []
         self._effective_seed = None      # the seed operator seeds derive from, set by build()
         self._definition = None          # how a @pipeline_def made it (for check_parity)
@@ -277,7 +284,7 @@ class Pipeline:
                                     self._enable_memory_stats)
         ex.setup()
         if self._fuse_regions:
-            _regions.link(g, ex.ops, self._sinks)
+            _regions.link(g, ex.ops, self._sinks, self._decode_scaling)
         self._graph = g
         self._input_ops = [op for op in ex.ops
                            if isinstance(op, _roles.Source) and op.has_callback]
@@ -709,6 +716,7 @@ class Pipeline:
     py_callback_pickler = _setting("py_callback_pickler")
     stream_policy = _setting("stream_policy")
     concurrency = _setting("concurrency")
+    decode_scaling = _setting("decode_scaling")
 
     @property
     def is_restored_from_checkpoint(self):

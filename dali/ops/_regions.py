@@ -34,16 +34,107 @@ read whole), and its producer then computes everything without asking for region
 A region is ((y0, y1), (x0, x1)) in the sample's HWC coordinates; None stands for the whole
 sample.  `pipe.check_parity`, which compares every intermediate output, builds its pipelines
 without fusion.
+
+Decode scaling (`Pipeline(decode_scaling=True)`, off by default) goes one step further: when
+the consumer reduces its input by 2x or more (resize, random_resized_crop: their
+`max_input_scales`), the decoder decodes JPEGs at 1/2, 1/4 or 1/8 scale in the DCT domain (the
+largest the consumer allows) and hands the reduced samples over as a `Delivery`; the consumer
+resamples from them with its geometry mapped onto the reduced grid.  Shapes, windows and random
+draws stay those of the exact pipeline; only the values differ (the reduced images are DCT
+averages instead of the full-resolution pixels).
 """
 
 from __future__ import annotations
 
+import dataclasses
+
+import numpy as np
+
 from dali import _roles
 
+SCALES = (8, 4, 2)              # the DCT reductions libjpeg-turbo decodes at, largest first
+_DELIVERIES_KEPT = 8            # deliveries a producer keeps for consumers that did not run
 
-def link(graph, ops, sinks=()):
+
+@dataclasses.dataclass(frozen=True)
+class Delivery:
+    """A producer's output samples, delivered reduced.
+
+    Sample i (scale s = scales[i]) is delivered as the top-left (extents[i]) part of its
+    output buffer; delivered pixel j along an axis covers the sample's positions
+    [j * s - p, (j + 1) * s - p), p = phases[i] on that axis, so sample coordinate c is
+    delivered coordinate (c + p) / s.  A scale of 1 is the sample itself.
+
+    Attributes
+    ----------
+    scales : int64 array (n,)
+    phases, extents : int64 arrays (n, 2), (y, x) and (height, width)
+    """
+
+    scales: np.ndarray
+    phases: np.ndarray
+    extents: np.ndarray
+
+    def shapes(self, shapes):
+        """`shapes` (HWC tuples) with the reduced samples' extents."""
+        return [(*self.extents[i].tolist(), shape[2]) if self.scales[i] > 1 else shape
+                for i, shape in enumerate(shapes)]
+
+    def sources(self, samples):
+        """The delivered views of the output `samples`."""
+        return [s[:self.extents[i, 0], :self.extents[i, 1]] if self.scales[i] > 1 else s
+                for i, s in enumerate(samples)]
+
+    def geometry(self, geometry):
+        """Per-sample source regions (lo, hi) ((y, x) pairs) mapped onto the delivered
+        grids."""
+        out = list(geometry)
+        for i in np.flatnonzero(self.scales > 1).tolist():
+            s, (py, px) = int(self.scales[i]), self.phases[i].tolist()
+            lo, hi = out[i]
+            out[i] = ([(lo[0] + py) / s, (lo[1] + px) / s], [(hi[0] + py) / s, (hi[1] + px) / s])
+        return out
+
+    def bounds(self, lo, hi):
+        """Source regions [lo, hi) ((n, 2) arrays, (y, x)) mapped onto the delivered grids."""
+        scale = self.scales[:, None].astype(np.float64)
+        return (np.asarray(lo) + self.phases) / scale, (np.asarray(hi) + self.phases) / scale
+
+
+def delivery_of(windows, limits, scalable):
+    """The `Delivery` of windows (y, x, h, w) ((n, 4) array: where each output sample lies in
+    its image) at the scales `limits` (per sample) for `scalable` samples, or None when no
+    sample is reduced.  A reduced window always fits its sample: it spans at most
+    ceil((s - 1 + h) / s) <= h rows."""
+    windows = np.asarray(windows, np.int64).reshape(-1, 4)
+    scales = np.where(scalable, np.asarray(limits, np.int64), 1)
+    if not (scales > 1).any():
+        return None
+    origin, size = windows[:, :2], windows[:, 2:]
+    col = scales[:, None]
+    return Delivery(scales, origin % col, -(-(origin + size) // col) - origin // col)
+
+
+def deliver(producer, ws, delivery):
+    """Keep `delivery` for the consumer's run on this batch (`delivered`)."""
+    kept = producer.__dict__.setdefault("_deliveries", {})
+    while len(kept) >= _DELIVERIES_KEPT:
+        del kept[next(iter(kept))]
+    kept[ws.epoch, ws.iteration] = delivery
+
+
+def delivered(consumer, ws):
+    """The `Delivery` of the batch `consumer` runs on, or None: its input is the samples."""
+    producer = consumer.region_producer
+    kept = getattr(producer, "_deliveries", None)
+    return kept.pop((ws.epoch, ws.iteration), None) if kept else None
+
+
+def link(graph, ops, sinks=(), scaling=False):
     """Set `region_consumer` on every producer of `ops` (one per node of `graph`, in its order)
-    whose output only one consumer reads, as its first positional input."""
+    whose output only one consumer reads, as its first positional input; with `scaling`, a
+    producer that can deliver reduced samples to a consumer taking them gets `region_scaling`
+    (see `Delivery`)."""
     by_node = {id(op.spec.node): op for op in ops}
     uses = {}                                  # id(DataNode) -> [(consumer node, position)]
     for n in graph.nodes:
@@ -66,19 +157,40 @@ def link(graph, ops, sinks=()):
             continue
         if isinstance(consumer, _roles.RegionConsumer) and consumer.regions_ahead():
             op.region_consumer = consumer
+            consumer.region_producer = op
+            op.region_scaling = scaling and op.delivers_scaled and consumer.takes_scaled
 
 
-def consumer_regions(op, ws, shapes, layout):
-    """The regions of `op`'s output samples (of `shapes`, in `layout`) that its linked consumer
-    reads, or None: no consumer, or it cannot tell (it then reports its own errors when it
-    runs).  `ws` is `op`'s workspace for this batch."""
-    if shapes is None or layout != "HWC" or reads_whole(op):
+def scale_limits(op, ws, shapes, layout):
+    """Per sample of `op`'s output (of `shapes`), the largest reduction its linked consumer
+    takes (`max_input_scales`), or None."""
+    if not op.region_scaling or layout != "HWC":
         return None
     consumer = op.region_consumer
-    cws = type(ws)(consumer, ws.batch_size, [], {}, ws.iteration, ws.epoch, ws.sample_ids,
-                   ws.thread_pool)
     try:
-        return consumer.input_regions(cws, [tuple(s) for s in shapes], layout)
+        return consumer.max_input_scales(_consumer_ws(op, ws), shapes, layout)
+    except Exception:          # the consumer raises it itself, in its own name
+        return None
+
+
+def _consumer_ws(op, ws):
+    return type(ws)(op.region_consumer, ws.batch_size, [], {}, ws.iteration, ws.epoch,
+                    ws.sample_ids, ws.thread_pool)
+
+
+def consumer_regions(op, ws, shapes, layout, delivery=None):
+    """The regions of `op`'s output samples (of `shapes`, in `layout`) that its linked consumer
+    reads (in the delivered samples' coordinates with a `delivery`), or None: no consumer, or
+    it cannot tell (it then reports its own errors when it runs).  `ws` is `op`'s workspace
+    for this batch."""
+    if shapes is None or layout != "HWC" or reads_whole(op):
+        return None
+    shapes = [tuple(s) for s in shapes]
+    try:
+        if delivery is None:
+            return op.region_consumer.input_regions(_consumer_ws(op, ws), shapes, layout)
+        return op.region_consumer.input_regions(_consumer_ws(op, ws), shapes, layout,
+                                                delivery)
     except Exception:          # the consumer raises it itself, in its own name
         return None
 

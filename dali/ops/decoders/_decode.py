@@ -53,6 +53,9 @@ _DTYPES = {T.UINT8: np.dtype(np.uint8), T.INT8: np.dtype(np.int8), T.UINT16: np.
 # above: more than libjpeg-turbo decodes to RGB or gray).
 _ROUTE_OF_COMPONENTS = np.array([OPENCV, KERNEL, OPENCV, KERNEL, KERNEL, OPENCV], np.int8)
 _SERIAL = ThreadPool(1)                  # for workspaces without a pool
+# Output types decode scaling (`dali.ops._regions.Delivery`) applies to: those the kernel
+# writes directly.
+SCALED_TYPES = (Image.RGB, Image.BGR, Image.GRAY)
 # OpenCV decodes to BGR; its RGB flag garbles 16-bit TIFFs (OpenCV 5.0), so RGB is swapped here.
 _COLOR_FLAGS = {Image.RGB: cv2.IMREAD_COLOR, Image.BGR: cv2.IMREAD_COLOR,
                 Image.YCbCr: cv2.IMREAD_COLOR, Image.GRAY: cv2.IMREAD_GRAYSCALE,
@@ -440,7 +443,7 @@ def whole_images(batch):
                     axis=1)
 
 
-def decode(ws, batch, windows, outputs, dtype, fast_idct=False):
+def decode(ws, batch, windows, outputs, dtype, fast_idct=False, scales=None):
     """Decode window (y, x, h, w) of every sample (displayed coordinates) into `outputs`.
 
     Parameters
@@ -450,6 +453,9 @@ def decode(ws, batch, windows, outputs, dtype, fast_idct=False):
         The output the executor leased (shapes from `output_shapes`), or None when the shapes
         are only known after decoding.
     dtype : numpy dtype of the output
+    scales : int array (n,) or None
+        Decode sample i reduced 1/scales[i] (1, 2, 4 or 8; window in the reduced image's
+        coordinates): only upright kernel samples, into uint8 outputs of `SCALED_TYPES`.
 
     Returns
     -------
@@ -465,7 +471,8 @@ def decode(ws, batch, windows, outputs, dtype, fast_idct=False):
         staged = BatchStorage.allocate(np.uint8, output_shapes(batch, windows)).samples()
     pool = ws.thread_pool or _SERIAL
     upright = (batch.route == KERNEL) & (batch.orientation == 1)
-    errors = _decode_kernel(pool, batch, np.flatnonzero(upright), windows, staged, fast_idct)
+    errors = _decode_kernel(pool, batch, np.flatnonzero(upright), windows, staged, fast_idct,
+                            scales)
     others = np.flatnonzero(~upright)
     area = windows[:, 2] * windows[:, 3]
     order = np.argsort(-area[others], kind="stable").astype(np.int64)
@@ -517,9 +524,10 @@ def _kernel_color(output_type, channels):
     return np.full(np.shape(channels), jpeg.RGB)
 
 
-def _decode_kernel(pool, batch, idx, windows, targets, fast_idct):
+def _decode_kernel(pool, batch, idx, windows, targets, fast_idct, scales=None):
     """Decode the windows of upright kernel samples `idx` into `targets` (allocated where
-    None); returns [(sample, message)] of failures."""
+    None), reduced by `scales` (per sample of the batch; None: all 1); returns
+    [(sample, message)] of failures."""
     errors = []
     if not len(idx):
         return errors
@@ -542,7 +550,7 @@ def _decode_kernel(pool, batch, idx, windows, targets, fast_idct):
         regions[:, 1] = windows[group, 0]
         regions[:, 2] = windows[group, 3]
         regions[:, 3] = windows[group, 2]
-        regions[:, 4] = 1
+        regions[:, 4] = 1 if scales is None else scales[group]
         failures = jpeg.decode_batch(pool, [batch.samples[i] for i in group_list], regions,
                                      outs, int(color), fast_idct)
         errors += [(int(group[k]), message) for k, message in failures]

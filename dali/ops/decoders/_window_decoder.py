@@ -77,25 +77,49 @@ class WindowDecoder(_operator.Operator, _roles.RegionProducer):
             [_operator.OutputDesc(shapes, dtype, "HWC")],
             batch=batch, windows=windows, dtype=dtype)
 
+    delivers_scaled = _decode.jpeg is not None
+
     def run_cpu(self, ws, plan):
         out = ws.outputs[0]
-        regions = None
-        if out is not None and not _regions.reads_whole(self):     # else no shapes needed
+        regions = delivery = None
+        if out is not None and (self.region_scaling or not _regions.reads_whole(self)):
             samples = out.samples()
-            regions = _regions.consumer_regions(self, ws, [s.shape for s in samples], "HWC")
+            shapes = [s.shape for s in samples]
+            delivery = self._delivery(ws, plan, shapes)
+            regions = _regions.consumer_regions(self, ws, shapes, "HWC", delivery)
+            if regions is None and delivery is not None:
+                regions = [None] * len(samples)              # the whole delivered samples
         if regions is None:
             ws.outputs[0] = _decode.decode(ws, plan.batch, plan.windows, out, plan.dtype,
                                            self.args["use_fast_idct"])
             return
-        # Each region decoded into its place in the output (the rest is not read).
+        # Each region decoded into its place in the output, or in the delivered (reduced)
+        # sample at the output's top-left; the rest is not read.
         views, parts = [], []
-        for (y, x, _, _), sample, region in zip(np.asarray(plan.windows).tolist(), samples,
-                                                regions, strict=True):
+        scales = delivery.scales if delivery is not None else np.ones(len(samples), np.int64)
+        if delivery is not None:
+            samples = delivery.sources(samples)
+        for (y, x, _, _), s, sample, region in zip(np.asarray(plan.windows).tolist(),
+                                                   scales.tolist(), samples, regions,
+                                                   strict=True):
             ry, rx, rh, rw = _regions.window_of(region, sample.shape)
             views.append(_regions.crop(sample, region))
-            parts.append((y + ry, x + rx, rh, rw))
+            parts.append((y // s + ry, x // s + rx, rh, rw))
         _decode.decode(ws, plan.batch, parts, _Views(views), plan.dtype,
-                       self.args["use_fast_idct"])
+                       self.args["use_fast_idct"], scales)
+        if delivery is not None:
+            _regions.deliver(self, ws, delivery)
+
+    def _delivery(self, ws, plan, shapes):
+        """The `_regions.Delivery` of this batch (decode scaling: JPEGs the kernel decodes
+        upright, into uint8 RGB, BGR or gray), or None."""
+        limits = _regions.scale_limits(self, ws, shapes, "HWC")
+        if limits is None or plan.dtype != np.uint8 or \
+                self.args["output_type"] not in _decode.SCALED_TYPES:
+            return None
+        batch = plan.batch
+        return _regions.delivery_of(plan.windows, limits,
+                                    (batch.route == _decode.KERNEL) & (batch.orientation == 1))
 
 
 def outside_error(ws, i, y0, x0, y1, x1, height, width):

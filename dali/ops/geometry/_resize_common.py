@@ -150,6 +150,18 @@ def batch_geometry(in_shapes, layout, sample_plan):
     return shapes, geometry, bounds
 
 
+def max_scales(extents, out_sizes):
+    """Per sample, the largest of `_regions.SCALES` by which a source region of `extents`
+    ((n, 2): height, width) can be reduced and still span at least `out_sizes` ((n, 2))
+    positions along both axes; 1 where none can."""
+    extents = np.abs(np.asarray(extents, np.float64)).reshape(-1, 2)
+    out = np.asarray(out_sizes, np.float64).reshape(-1, 2)
+    scales = np.ones(len(extents), np.int64)
+    for s in sorted(_regions.SCALES):
+        scales = np.where((extents >= s * out).all(axis=1) & (out > 0).all(axis=1), s, scales)
+    return scales
+
+
 def sample_regions(op, ws, shapes, out_shapes, layout, geometry, filters):
     """`input_regions` of resize and random_resized_crop: for each sample, a region that holds
     the input positions its filters read for the output region the operator's own consumer

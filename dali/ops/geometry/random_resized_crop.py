@@ -105,11 +105,21 @@ class RandomResizedCrop(_operator.Operator, _roles.RegionProducer, _roles.Region
     def regions_ahead(self):
         return not self.spec.arg_inputs
 
-    def input_regions(self, ws, shapes, layout):
+    takes_scaled = True
+
+    def max_input_scales(self, ws, shapes, layout):
+        if layout != "HWC" or any(0 in s[:2] for s in shapes):
+            return None
+        windows = self._windows(ws, [s[0] for s in shapes], [s[1] for s in shapes])
+        return _resize_common.max_scales(windows[:, 2:], [self._size] * len(shapes))
+
+    def input_regions(self, ws, shapes, layout, delivery=None):
         if layout != "HWC" or any(0 in s[:2] for s in shapes):
             return None
         geometry = _geometry(self._windows(ws, [s[0] for s in shapes], [s[1] for s in shapes]))
         out_shapes = [(*self._size, s[2]) for s in shapes]
+        if delivery is not None:
+            shapes, geometry = delivery.shapes(shapes), delivery.geometry(geometry)
         filters = _resize_common.sample_filters(ws)
         return _resize_common.sample_regions(self, ws, shapes, out_shapes, layout, geometry,
                                              filters)
@@ -119,8 +129,12 @@ class RandomResizedCrop(_operator.Operator, _roles.RegionProducer, _roles.Region
         filters = _resize_common.filter_codes(ws)
         antialias = self.args["antialias"]
         regions = _regions.consumer_regions(self, ws, [d.shape for d in dsts], plan.layout)
+        bounds = plan.bounds
+        delivery = _regions.delivered(self, ws)
+        if delivery is not None:                 # the input came reduced (HWC only)
+            srcs, bounds = delivery.sources(srcs), delivery.bounds(*bounds)
         _resize_common.resample_samples(ws, srcs, dsts, plan.layout, plan.geometry, filters,
-                                        antialias, regions, plan.bounds)
+                                        antialias, regions, bounds)
 
 
 def _shared_tuples(shapes):

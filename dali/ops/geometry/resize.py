@@ -111,14 +111,26 @@ class Resize(_resize_size.SizeLogic, _operator.Operator, _roles.RegionProducer,
         # that is read whole.
         return "roi_start" not in self.spec.given and _regions.reads_whole(self)
 
-    def input_regions(self, ws, shapes, layout):
+    takes_scaled = True
+
+    def _plans(self, ws, shapes, layout):
+        return [self._sample_plan(ws, i, layout, shape) for i, shape in enumerate(shapes)]
+
+    def max_input_scales(self, ws, shapes, layout):
         if layout != "HWC":
             return None
-        geometry, out_shapes = [], []
-        for i, shape in enumerate(shapes):
-            out_shape, region = self._sample_plan(ws, i, layout, shape)
-            geometry.append(region)
-            out_shapes.append(out_shape)
+        plans = self._plans(ws, shapes, layout)
+        extents = [np.subtract(hi, lo) for _, (lo, hi) in plans]
+        return _resize_common.max_scales(extents, [out[:2] for out, _ in plans])
+
+    def input_regions(self, ws, shapes, layout, delivery=None):
+        if layout != "HWC":
+            return None
+        plans = self._plans(ws, shapes, layout)
+        out_shapes = [out for out, _ in plans]
+        geometry = [region for _, region in plans]
+        if delivery is not None:
+            shapes, geometry = delivery.shapes(shapes), delivery.geometry(geometry)
         filters = _resize_common.sample_filters(ws)
         return _resize_common.sample_regions(self, ws, shapes, out_shapes, layout, geometry,
                                              filters)
@@ -129,8 +141,12 @@ class Resize(_resize_size.SizeLogic, _operator.Operator, _roles.RegionProducer,
         antialias = self.args["antialias"]
         filters = _resize_common.filter_codes(ws)
         regions = _regions.consumer_regions(self, ws, [d.shape for d in dsts], layout)
-        _resize_common.resample_samples(ws, srcs, dsts, layout, plan.geometry, filters,
-                                        antialias, regions, plan.bounds)
+        sources, bounds = srcs, plan.bounds
+        delivery = _regions.delivered(self, ws)
+        if delivery is not None:                 # the input came reduced (HWC only)
+            sources, bounds = delivery.sources(srcs), delivery.bounds(*bounds)
+        _resize_common.resample_samples(ws, sources, dsts, layout, plan.geometry, filters,
+                                        antialias, regions, bounds)
         if self.args["save_attrs"]:
             spatial = [k for k, c in enumerate(layout) if c in "DHW"]
             for src, attr in zip(srcs, ws.output_samples(1), strict=True):
