@@ -93,7 +93,7 @@ class Clip:
         self._stream = stream = videos[0]
         stream.codec_context.thread_count = 1     # clips decode in parallel on the pool
         self._fed = False
-        self._packets = [] if in_memory else None
+        self._packets = [] if in_memory and index is None else None
         self.index = index if index is not None else self._demux(stream)
         self._use(self.index)
 
@@ -211,16 +211,22 @@ class Clip:
 
 def decode_into(clip, picks, out, fill):
     """Decode `clip`'s frames `picks` (-1: a `fill` frame) into `out` (F, H, W, 3)."""
-    if not picks.size:
-        return
-    out[picks < 0] = fill
-    wanted = np.unique(picks[picks >= 0])
-    if picks.size == wanted.size and (np.diff(picks) > 0).all():
-        slots = dict(zip(picks.tolist(), range(picks.size), strict=True))
+    decode_sequences(clip, [picks], [out], fill)
 
-        def emit(i, rgb):
-            out[slots[i]] = rgb
-    else:
-        def emit(i, rgb):
-            out[picks == i] = rgb
-    clip.decode(wanted.tolist(), emit)
+
+def decode_sequences(clip, picks, outs, fill):
+    """Decode `clip`'s frames `picks[s]` (-1: a `fill` frame) into `outs[s]` (F, H, W, 3) for
+    every sequence s, each distinct frame once, in one pass over the clip."""
+    places = {}
+    for out, frames in zip(outs, picks, strict=True):
+        out[frames < 0] = fill
+        for k, i in enumerate(frames.tolist()):
+            if i >= 0:
+                places.setdefault(i, []).append(out[k])
+
+    def emit(i, rgb):
+        for place in places[i]:
+            place[...] = rgb
+
+    if places:
+        clip.decode(sorted(places), emit)
