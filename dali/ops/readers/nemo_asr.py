@@ -12,9 +12,10 @@ channels)); optionally the file's sample rate (float32 scalar, the file's own ra
 resampled, as DALI), the text (uint8 UTF-8 bytes, no terminating zero) and the entry's index
 (int64, shape (1,)), counted per manifest among the entries kept.
 
-Files are read ahead on the reader's thread and their headers checked there (so that
-`on_error="skip"` also skips files libsndfile cannot open); decoding and resampling run on the
-pipeline's pool (`dali.ops.audio._decoding`).  Order, sharding, shuffling and padding:
+As in DALI, files are read and decoded ahead, on the reader's own thread, while the pipeline
+works on the previous batch (`prefetch_queue_depth` batches ahead; `dali.ops.audio._decoding`
+decodes, libsndfile without the GIL), so `on_error="skip"` also skips files that cannot be
+decoded.  Order, sharding, shuffling and padding:
 `_loader`, DALI's sample for sample.
 """
 
@@ -129,72 +130,76 @@ class NemoAsr(_common.Reader):
                                f"{a['manifest_filepaths']} (after the duration limits)")
         return entries
 
-    # -- reading (on the reader's thread) ---------------------------------------------------
+    # -- reading and decoding (on the reader's thread) ---------------------------------------
     def read(self, entries):
-        """(bytes of every file, None), or (None, (index, message)) for the first file that
-        cannot be read or opened as audio."""
+        """(the decoded batch, None), or (None, (index, message)) for the first file that
+        cannot be read or decoded."""
         paths = [e.path for e in entries]
+        blobs, failure = self._read_files(paths)
+        if failure is not None:
+            return None, failure
+        a = self.args
+        try:
+            opened = _decoding.open_batch(self.libsndfile, None, blobs,
+                                          [a["sample_rate"]] * len(entries), a["downmix"],
+                                          [e.window for e in entries])
+            audio = BatchStorage.allocate(self.dtype, opened.shapes,
+                                          ndim=1 if a["downmix"] else 2)
+            _decoding.decode_batch(None, opened, audio.samples(), self.lobes)
+        except _decoding.DecodeError as e:
+            return None, (e.index, f"{paths[e.index]}: {e}")
+        return Decoded(audio, opened.files.rates.astype(np.float32)), None
+
+    def _read_files(self, paths):
+        """(the files' bytes, None) or (None, (index, message))."""
         cache = self._cache
         cached = [cache.get(p) for p in paths] if cache is not None else [None] * len(paths)
         to_read = [None if c is not None else os.fsencode(p)
                    for p, c in zip(paths, cached, strict=True)]
         found, failure = files.sizes(to_read)
         if failure is None:
-            sizes = [(c.size if c is not None else int(k),)
-                     for c, k in zip(cached, found.tolist(), strict=True)]
-            storage = BatchStorage.allocate(np.uint8, sizes, ndim=1)
-            outs = storage.samples()
-            for c, out in zip(cached, outs, strict=True):
-                if c is not None:
-                    out[...] = c
+            outs = [c if c is not None else np.empty(int(k), np.uint8)
+                    for c, k in zip(cached, found.tolist(), strict=True)]
             failure = files.read_into(to_read, outs)
         if failure is not None:
             i, err = failure[:2]
             why = os.strerror(err) if err else "the file changed while it was read"
             return None, (i, f"cannot read {paths[i]}: {why}")
         if cache is not None:
-            for p, c, out in zip(paths, cached, outs, strict=True):
-                if c is None:
-                    cache[p] = out.copy()
-        errors = _decoding.open_errors(self.libsndfile, outs)
-        if errors:
-            i = min(errors)
-            return None, (i, f"cannot decode {paths[i]}: {errors[i]}")
-        return storage, None
+            cache.update(zip(paths, outs, strict=True))
+        return outs, None
+
+    def first_output(self, data):
+        return data.audio.samples()
+
+    def subset(self, data, idx):
+        samples = data.audio.samples()
+        return Decoded(BatchStorage.from_arrays([samples[i] for i in idx]), data.rates[idx])
+
+    def combine(self, parts):
+        return Decoded(BatchStorage.from_arrays([x for d in parts for x in d.audio.samples()]),
+                       np.concatenate([d.rates for d in parts]))
 
     # -- one iteration -----------------------------------------------------------------------
     def infer(self, ws):
         n = ws.batch_size
-        entries, storage = self.next_batch(ws)
+        entries, decoded = self.next_batch(ws)
         a = self.args
-        try:
-            opened = _decoding.open_batch(
-                self.libsndfile, ws.thread_pool, storage.samples(), [a["sample_rate"]] * n,
-                a["downmix"], [e.window for e in entries])
-        except _decoding.DecodeError as e:
-            raise ws.sample_error(e.index, f"{entries[e.index].path}: {e}", RuntimeError) \
-                from None
-        descs = [_operator.OutputDesc(opened.shapes, self.dtype, "",
-                                      ndim=1 if a["downmix"] else 2)]
+        descs = [_operator.OutputDesc(None, self.dtype, "", ndim=1 if a["downmix"] else 2)]
         if a["read_sample_rate"]:
             descs.append(_operator.OutputDesc([()] * n, np.float32, ""))
         if a["read_text"]:
             descs.append(_operator.OutputDesc([(len(e.text),) for e in entries], np.uint8, ""))
         if a["read_idxs"]:
             descs.append(_operator.OutputDesc([(1,)] * n, np.int64, ""))
-        return _operator.Plan(descs, entries=entries, opened=opened)
+        return _operator.Plan(descs, entries=entries, decoded=decoded)
 
     def run_cpu(self, ws, plan):
         a = self.args
-        try:
-            _decoding.decode_batch(ws.thread_pool, plan.opened, ws.output_samples(0),
-                                   self.lobes)
-        except _decoding.DecodeError as e:
-            raise ws.sample_error(e.index, f"{plan.entries[e.index].path}: {e}",
-                                  RuntimeError) from None
+        ws.outputs[0] = plan.decoded.audio
         k = 1
         if a["read_sample_rate"]:
-            ws.outputs[k].dense()[...] = plan.opened.files.rates
+            ws.outputs[k].dense()[...] = plan.decoded.rates
             k += 1
         if a["read_text"]:
             for e, out in zip(plan.entries, ws.output_samples(k), strict=True):
@@ -203,6 +208,13 @@ class NemoAsr(_common.Reader):
         if a["read_idxs"]:
             ws.outputs[k].dense()[:, 0] = [e.index for e in plan.entries]
         ws.out_source_info = [e.path for e in plan.entries]
+
+
+@dataclasses.dataclass
+class Decoded:
+    """What `read` gives for a batch: the audio and the files' sample rates."""
+    audio: object              # BatchStorage
+    rates: np.ndarray          # float32
 
 
 def _parse(manifest):
