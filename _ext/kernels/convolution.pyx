@@ -83,6 +83,7 @@ cdef struct Part:
     int border
     float fill
     Py_ssize_t in_itemsize, out_itemsize
+    bint failed               # set when the part's buffers could not be allocated
 
 
 def avx2(on=None):
@@ -247,7 +248,7 @@ cdef void _pass_outer(const float* src, float* dst, Py_ssize_t outer, Py_ssize_t
             dali_conv_sum(dst + (o * h + y) * inner, taps, win, n, inner)
 
 
-cdef void _separable(const Part* p) noexcept nogil:
+cdef void _separable(Part* p) noexcept nogil:
     cdef Py_ssize_t size = p.nc, d, i, outer, inner, padn = 0, maxw = 0
     cdef int t, a
     for d in range(p.nd):
@@ -264,6 +265,7 @@ cdef void _separable(const Part* p) noexcept nogil:
     if buf == NULL or taps == NULL:
         free(buf)
         free(taps)
+        p.failed = True
         return
     cdef float* x = buf
     cdef float* a_buf = buf + size
@@ -308,7 +310,7 @@ cdef void _filter_row(const Part* p, Py_ssize_t y, Py_ssize_t pw, float* prow) n
         _pad_edges(prow, w, nc, p.ax, pw, p.border, p.fill)
 
 
-cdef void _filter(const Part* p) noexcept nogil:
+cdef void _filter(Part* p) noexcept nogil:
     """Output row y reads padded rows y..y+fh-1, kept in a ring of fh rows (in cache)."""
     cdef Py_ssize_t nc = p.nc, oh = p.out_ext[0], ow = p.out_ext[1]
     cdef Py_ssize_t pw = ow + p.fw - 1, y, t, len_ = ow * nc, rowlen = pw * nc
@@ -324,6 +326,7 @@ cdef void _filter(const Part* p) noexcept nogil:
         free(taps)
         free(tap_row)
         free(tap_col)
+        p.failed = True
         return
     cdef float* acc = ring + p.fh * rowlen
     cdef float* weights = acc + len_
@@ -353,11 +356,20 @@ cdef void _filter(const Part* p) noexcept nogil:
 
 
 cdef void _run_separable(void* ctx, int64_t i) noexcept nogil:
-    _separable((<const Part*>ctx) + i)
+    _separable((<Part*>ctx) + i)
 
 
 cdef void _run_filter(void* ctx, int64_t i) noexcept nogil:
-    _filter((<const Part*>ctx) + i)
+    _filter((<Part*>ctx) + i)
+
+
+cdef int _check_parts(const Part* parts, Py_ssize_t n) except -1:
+    """MemoryError when a part could not allocate its buffers (its output is not written)."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        if parts[i].failed:
+            raise MemoryError("cannot allocate the convolution buffers")
+    return 0
 
 
 def gaussian_window(float sigma, int size):
@@ -500,6 +512,7 @@ def separable_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, geometr
         tv[i] = ((taps_total + _ELEMENT_TAPS) * parts[i].ext[0] * parts[i].ext[1] *
                  parts[i].ext[2] * parts[i].nc)
     run_largest_first(pool, _run_separable, parts, taps, _NS_PER_TAP)
+    _check_parts(parts, total)
 
 
 def filter_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, geometry, out_geometry,
@@ -565,3 +578,4 @@ def filter_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, geometry, 
         p.border, p.fill = border, fv[i]
         cv[i] = p.out_ext[0] * p.out_ext[1] * p.nc * (p.fh * p.fw + _ELEMENT_TAPS)
     run_largest_first(pool, _run_filter, parts, cost, _NS_PER_TAP)
+    _check_parts(parts, total)
