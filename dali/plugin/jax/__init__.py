@@ -26,7 +26,7 @@ import numpy as np
 from dali import pipeline_def
 from dali.plugin.base_iterator import LastBatchPolicy, _DaliBaseIterator
 
-__all__ = ["DALIGenericIterator", "data_iterator", "LastBatchPolicy"]
+__all__ = ["DALIGenericIterator", "data_iterator", "LastBatchPolicy", "fn"]
 
 
 class DALIGenericIterator(_DaliBaseIterator):
@@ -145,3 +145,5 @@ def data_iterator(pipeline_fn=None, output_map=(), size=-1, reader_name=None,
         return create_iterator
 
     return decorator(pipeline_fn) if pipeline_fn is not None else decorator
+
+from dali.plugin.jax import fn  # noqa: E402  (jax_function: dali.plugin.jax.fn)
