@@ -84,4 +84,4 @@ def part_values(ws, name, frames) -> np.ndarray:
         raise ws.sample_error(i, f"argument `{name}` is given per frame: it needs one value "
                                  f"per frame ({frames[i]}), got {sizes[i]}")
     flat = np.concatenate([np.asarray(s, np.float32).reshape(-1) for s in st.samples()])
-    return np.repeat(flat, np.where(sizes == 1, frames, 1))
+    return np.repeat(flat, np.repeat(np.where(sizes == 1, frames, 1), sizes))
