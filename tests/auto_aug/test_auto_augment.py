@@ -10,8 +10,11 @@ import auto_aug_utils as utils
 import numpy as np
 import pytest
 
+from dali import fn
 from dali.auto_aug import auto_augment as aa
+from dali.auto_aug import rand_augment, trivial_augment
 from dali.auto_aug.core import Policy
+from dali.pipeline import experimental
 
 POLICIES = {"image_net": "get_image_net_policy", "reduced_image_net":
             "get_reduced_image_net_policy", "svhn": "get_svhn_policy",
@@ -143,3 +146,25 @@ def test_oracle_deterministic():
         ref = utils.run_graph(graph, [imgs], real=True)[0]
     for o, r in zip(utils.run_graph(graph, [imgs])[0], ref, strict=True):
         np.testing.assert_array_equal(o, r)
+
+
+@pytest.mark.parametrize("policy", ["auto_augment", "rand_augment", "trivial_augment_wide"])
+def test_debug_mode_matches_graph(policy):
+    """The same policy in debug mode (operators run eagerly) gives the graph's samples."""
+    call = {"auto_augment": lambda x: aa.auto_augment(x, seed=3),
+            "rand_augment": lambda x: rand_augment.rand_augment(x, n=2, m=10, seed=3),
+            "trivial_augment_wide": lambda x: trivial_augment.trivial_augment_wide(
+                x, seed=3)}[policy]
+    imgs = utils.images() * 4
+    outs = []
+    for debug in (True, False):
+        @experimental.pipeline_def(batch_size=len(imgs), num_threads=2, device_id=None,
+                                   seed=1, enable_conditionals=True, debug=debug)
+        def pipe():
+            return call(fn.external_source(lambda: imgs, layout="HWC"))
+
+        p = pipe()
+        p.build()
+        outs.append([np.array(t) for t in p.run()[0]])
+    for a, b in zip(*outs, strict=True):
+        np.testing.assert_array_equal(a, b)
