@@ -191,8 +191,6 @@ def test_video_frames(imgs):
     def graph(pkg, x):
         return pkg.auto_aug.augmentations.posterize(x, magnitude_bin=3, num_magnitude_bins=11)
 
-    import dali.auto_aug.augmentations  # noqa: F401  (graph reaches it through the package)
-
     (out,) = utils.run_graph(graph, [[video]], layouts=["FHWC"])
     mask = np.uint8(256 - 2 ** (8 - 1))
     np.testing.assert_array_equal(out[0], video & mask)
