@@ -13,7 +13,7 @@ import json
 
 import numpy as np
 
-from bench import opcase
+from bench import opcase, speech
 from bench.opcase import OpCase, aliased
 
 RATE = 22050
@@ -21,19 +21,8 @@ LENGTH = {"image": 3 * RATE, "small": 192}
 
 
 def _signals(size, batch_size):
-    """Speech-like float signals: a few harmonics of a gliding pitch under a syllable
-    envelope, with noise; each sample different."""
-    rng = np.random.default_rng(5)
-    t = np.arange(LENGTH[size]) / RATE
-    out = []
-    for i in range(batch_size):
-        pitch = 120 + 40 * np.sin(2 * np.pi * (0.5 + i / batch_size) * t)
-        phase = 2 * np.pi * np.cumsum(pitch) / RATE
-        voice = sum(np.sin(k * phase) / k for k in range(1, 6))
-        envelope = 0.5 * (1 + np.sin(2 * np.pi * 4 * t + i))
-        out.append((0.2 * voice * envelope + 0.01 * rng.standard_normal(len(t)))
-                   .astype(np.float32))
-    return out
+    """Speech-like float signals (`bench.speech.speech_like`), each sample different."""
+    return [speech.speech_like(LENGTH[size], RATE, i) for i in range(batch_size)]
 
 
 @opcase.input_kind("audio_f32")
