@@ -59,7 +59,10 @@ def loader_args():
         Arg("skip_cached_images", T.BOOL, False, implemented=False,
             doc="Return empty samples for images in the decoder cache (no decoder cache here)."),
         Arg("dont_use_mmap", T.BOOL, False, doc="Use plain reads instead of memory mapping.",
-            ignored="files are always read with plain reads"),
+            ignored="files are always read with plain reads, straight into the output batch "
+                    "(a batch is one contiguous pool block, so a mapping's pages would be "
+                    "copied into it anyway, and mapping, faulting and unmapping them cost "
+                    "more than reading)"),
         Arg("tensor_init_bytes", T.INT32, 1048576, doc="Per-sample memory hint, in bytes.",
             ignored="outputs come from the buffer pool, sized per batch"),
     ]
