@@ -1,10 +1,13 @@
 """The Python-function operators beyond python_function (whose case is in tensor.py):
 dl_tensor_python_function runs the identity, the cost of the escape hatch itself;
 plugin.numba's numba_function copies the samples in a compiled loop (per sample, on the
-pipeline's threads)."""
+pipeline's threads); dump_image writes the batch as PPM files into a scratch directory (the
+process's working directory is moved there once, as dump_image writes where it runs)."""
 
 import importlib
+import os
 
+from bench import opcase
 from bench.opcase import OpCase, unary
 
 
@@ -23,7 +26,13 @@ def _numba_copy(fn, types, x, size):
                                  in_types=[types.UINT8], outs_ndim=[3], ins_ndim=[3])
 
 
+def _dump_image(fn, types, x, size):
+    os.chdir(opcase.scratch_dir("dump_image", lambda root: root))
+    return fn.dump_image(x, suffix=size)
+
+
 CASE_LIST = [
     unary("dl_tensor_python_function", function=_same_capsules),
     OpCase("numba_function", None, _numba_copy, modules=("numba",)),
+    OpCase("dump_image", "dump_image", _dump_image),
 ]

@@ -1,0 +1,53 @@
+// Writes one uint8 HWC image (C = 1 or 3) as an ASCII PNM file, the format of DALI's
+// DumpImage: "P3" (RGB) or "P2" (gray), "W H", "255", then one line per image row with every
+// value followed by one space.  The row is formatted into a buffer from a table of the 256
+// numbers' texts and written with one fwrite.  Returns 0, or errno when the file cannot be
+// opened or written.
+#pragma once
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace dali_ppm {
+
+struct Number {
+  char text[4];  // the digits and a space
+  int len;
+};
+
+inline const Number* numbers() {
+  static const Number* table = [] {
+    static Number t[256];
+    for (int v = 0; v < 256; v++) t[v].len = std::snprintf(t[v].text, 5, "%d ", v);
+    return t;
+  }();
+  return table;
+}
+
+inline int write_pnm(const char* path, const uint8_t* data, int64_t h, int64_t w, int64_t c) {
+  const Number* num = numbers();
+  std::FILE* f = std::fopen(path, "wb");
+  if (!f) return errno ? errno : EIO;
+  int err = 0;
+  if (std::fprintf(f, "%s\n%lld %lld\n255\n", c == 3 ? "P3" : "P2",
+                   static_cast<long long>(w), static_cast<long long>(h)) < 0)
+    err = errno ? errno : EIO;
+  std::vector<char> row(static_cast<size_t>(w * c) * 4 + 1);
+  for (int64_t y = 0; y < h && !err; y++) {
+    char* out = row.data();
+    const uint8_t* px = data + y * w * c;
+    for (int64_t k = 0; k < w * c; k++) {
+      std::memcpy(out, num[px[k]].text, 4);
+      out += num[px[k]].len;
+    }
+    *out++ = '\n';
+    size_t len = static_cast<size_t>(out - row.data());
+    if (std::fwrite(row.data(), 1, len, f) != len) err = errno ? errno : EIO;
+  }
+  if (std::fclose(f) != 0 && !err) err = errno ? errno : EIO;
+  return err;
+}
+
+}  // namespace dali_ppm
