@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <new>
 #include <vector>
 
 namespace dali_erase {
@@ -26,6 +27,7 @@ struct Job {
   const char* fill;                // one value, or shape[channel_axis] values
   int64_t nfill;
   int64_t itemsize;
+  int failed;                      // set when the row buffers could not be allocated
 };
 
 // Rows of the box along axes [d, g) from `dst` (at the box's first row element for axis d);
@@ -43,7 +45,7 @@ static void rows(const Job* job, const int64_t* lo, const int64_t* hi, const int
          by_channel, d == job->channel_axis ? j : chan);
 }
 
-static void run(const Job* job) {
+static void run_unchecked(const Job* job) {
   memcpy(job->dst, job->src, (size_t)job->bytes);
   int n = job->ndim;
   int64_t stride[MAX_DIMS], isz = job->itemsize;
@@ -82,6 +84,16 @@ static void run(const Job* job) {
                (size_t)isz);
       rows(job, lo, hi, stride, 0, g, dst, row.data(), len * isz, by_channel, 0);
     }
+  }
+}
+
+// `run_unchecked`, with an allocation failure recorded in the job (a C++ exception must not
+// cross the Cython frames and the thread pool that call it).
+static void run(Job* job) {
+  try {
+    run_unchecked(job);
+  } catch (const std::bad_alloc&) {
+    job->failed = 1;
   }
 }
 

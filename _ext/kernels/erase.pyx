@@ -35,8 +35,9 @@ cdef extern from "erase.h" namespace "dali_erase" nogil:
         const char* fill
         int64_t nfill
         int64_t itemsize
+        int failed
 
-    void run(const Job* job)
+    void run(Job* job)
 
 
 cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
@@ -119,3 +120,6 @@ def erase_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, boxes, star
             jobs[i].itemsize = isz
             size_view[i] = jobs[i].bytes
     run_largest_first(pool, _run_job, jobs, sizes, _NS_PER_BYTE)
+    for i in range(n):
+        if jobs[i].failed:
+            raise MemoryError("cannot allocate the erase kernel's row buffers")

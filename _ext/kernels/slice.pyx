@@ -125,24 +125,28 @@ def slice_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, anchors,
     tiles_np = np.empty(n, np.int64)
     cdef int64_t[::1] sample_bytes = sizes_np
     cdef int64_t[::1] tiles = tiles_np
-    with nogil:
-        for i in range(n):
-            setup(&samples[i], ndim, &in_shape[i, 0] if ndim else NULL,
-                  &out_shape[i, 0] if ndim else NULL, &at[i, 0] if ndim else NULL, policy,
-                  channel_axis)
-            samples[i].src = src.data + src_off[i]
-            samples[i].dst = dst.data + dst_off[i]
-            samples[i].fill = fill_data + i * fill_stride
-            samples[i].nfill = nfill
-            samples[i].cast = casts[i] != 0
-            setup_pattern(&samples[i], out_size)
-            nbytes = out_size
-            for k in range(ndim):
-                nbytes *= out_shape[i, k]
-            sample_bytes[i] = nbytes
-            tiles[i] = 0 if nbytes == 0 else min(samples[i].extent[0],
-                                                 max(1, nbytes // _TILE_BYTES))
-            count += tiles[i]
+    try:
+        with nogil:
+            for i in range(n):
+                setup(&samples[i], ndim, &in_shape[i, 0] if ndim else NULL,
+                      &out_shape[i, 0] if ndim else NULL, &at[i, 0] if ndim else NULL,
+                      policy, channel_axis)
+                samples[i].src = src.data + src_off[i]
+                samples[i].dst = dst.data + dst_off[i]
+                samples[i].fill = fill_data + i * fill_stride
+                samples[i].nfill = nfill
+                samples[i].cast = casts[i] != 0
+                setup_pattern(&samples[i], out_size)
+                nbytes = out_size
+                for k in range(ndim):
+                    nbytes *= out_shape[i, k]
+                sample_bytes[i] = nbytes
+                tiles[i] = 0 if nbytes == 0 else min(samples[i].extent[0],
+                                                     max(1, nbytes // _TILE_BYTES))
+                count += tiles[i]
+    except MemoryError:                 # std::bad_alloc of a sample's index maps
+        raise MemoryError(f"cannot allocate the slice kernel's index maps (sample {i})") \
+            from None
     keep = []
     cdef Job* jobs = <Job*>job_array(count, sizeof(Job), keep)
     job_sizes = np.empty(count, np.int64)
