@@ -362,7 +362,7 @@ class GraphContext(context.CallContext):
         arg_nodes = {k: v if isinstance(v, data_node.DataNode) else self.constant(v)
                      for k, v in arg_nodes.items()}
         device = choose_device(device, inputs)
-        if device not in schema.devices:
+        if device not in schema.devices and schema.cpu:
             raise RuntimeError(
                 f"Operator {schema.display_name} does not support the \"{device}\" backend; "
                 f"it supports: {', '.join(schema.devices)}.")

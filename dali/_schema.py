@@ -203,6 +203,11 @@ class Schema:
     serializable : bool
         False for operators DALI refuses to serialize (python_function: it holds a Python
         callable).
+    cpu : bool
+        False for an operator real DALI 2.4 has on the GPU only (`devices` then lists its
+        DALI backends): calls are recorded whatever the device, as DALI records them, so
+        graphs using it are defined and serialized; building one raises DALI's error for a
+        backend the operator is not registered for.
     """
 
     name: str
@@ -220,6 +225,7 @@ class Schema:
     extra_common: list[Arg] = field(default_factory=list)
     positional_args: tuple[str, ...] = ()
     same_batch_inputs: bool = True
+    cpu: bool = True
 
     def __post_init__(self):
         parts = self.name.split(".")
