@@ -38,3 +38,38 @@ def hann(n):
 
 def round_half_away(x):
     return np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5))
+
+
+def _reflect101(i, n):
+    if n == 1:
+        return np.zeros_like(i)
+    period = 2 * (n - 1)
+    i = np.abs(i) % period
+    return np.where(i < n, i, period - i)
+
+
+def spectrogram(x, nfft=None, window_length=512, window_step=256, window_fn=None, power=2,
+                center_windows=True, reflect_padding=True, layout="ft"):
+    """NumPy spectrogram with DALI's windows (see dali/ops/signal/spectrogram.py)."""
+    x = np.asarray(x, np.float64).reshape(-1)
+    n, wl, step = x.size, window_length, window_step
+    nfft = nfft or wl
+    w = hann(wl) if window_fn is None else np.asarray(window_fn, np.float64)
+    if center_windows:
+        count, first = n // step + 1, -(wl // 2)
+    else:
+        count, first = int((n - wl) / step) + 1, 0
+    idx = first + step * np.arange(count)[:, None] + np.arange(wl)[None, :]
+    inside = (idx >= 0) & (idx < n)
+    if center_windows and reflect_padding:
+        frames = x[_reflect101(idx, n)]
+    else:
+        frames = np.where(inside, x[np.clip(idx, 0, n - 1)], 0.0)
+    out = np.abs(np.fft.rfft(frames * w, nfft, axis=1)) ** power
+    return out.T if layout == "ft" else out
+
+
+def assert_spectrum_close(out, ref, rtol=1e-4):
+    """Float32 spectra: within `rtol` of the reference relative to its largest value."""
+    assert out.dtype == np.float32 and out.shape == ref.shape
+    np.testing.assert_allclose(out, ref, rtol=rtol, atol=rtol * max(np.abs(ref).max(), 1e-30))

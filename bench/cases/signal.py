@@ -44,9 +44,7 @@ def _mel_spectrogram(size, batch_size):
 CASE_LIST = [
     unary("preemphasis_filter", kind="audio"),
     unary("spectrogram", kind="audio", nfft=512, window_length=512, window_step=160),
-    OpCase("power_spectrum", "power_spectrum",
-           lambda fn, types, x, size: fn.power_spectrum(x, nfft=_LENGTH[size] // 2),
-           ("audio",)),
+    unary("power_spectrum", kind="audio"),    # (DALI 2.4 crashes with nfft < 16000 here)
     unary("mel_filter_bank", kind="spectrogram", sample_rate=16000.0),
     unary("to_decibels", kind="spectrogram"),
     unary("mfcc", kind="mel_spectrogram", n_mfcc=20),

@@ -1,0 +1,145 @@
+// The spectral operators' loops (fn.spectrogram, fn.power_spectrum) on fft.h's real
+// transforms, in blocks of up to `dali_spectral_block` signals transformed side by side.
+//
+// Spectrogram: window t of a signal x of n samples starts at `offset + t * step` (offset
+// -window_length/2 with centred windows, else 0); samples outside [0, n) are x mirrored at the
+// ends without repeating them (x[-i] = x[i], x[n-1+i] = x[n-1-i]) with reflect padding, else 0.
+// The window is multiplied by the window function and zero-padded to nfft; the output is
+// |X[k]| or |X[k]|^2 of bins k <= nfft/2, frequency-major (bins x windows) or time-major.
+//
+// Power spectrum: a sample is (outer, len, inner) around the transformed axis; each of its
+// outer * inner signals (first nfft elements, zero-padded) gives (outer, nfft/2+1, inner).
+#ifndef DALI_EXT_KERNELS_SPECTRAL_H_
+#define DALI_EXT_KERNELS_SPECTRAL_H_
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "fft.h"
+
+typedef struct {
+  const dali_fft::RealPlan* plan;
+  const float* window;           // window_length values
+  int64_t window_length, step, offset;
+  int reflect;                   // mirror the signal outside its ends (else zeros)
+  int power;                     // 1 or 2
+  int time_major;                // output (windows, bins) instead of (bins, windows)
+} dali_spectrogram_args;
+
+typedef struct {
+  const float* x;
+  float* out;
+  int64_t n;                     // samples of the signal
+  int64_t windows;               // windows of the whole signal
+  int64_t lo, hi;                // the windows of this work item
+} dali_spectrogram_job;
+
+typedef struct {
+  const dali_fft::RealPlan* plan;
+  const float* x;
+  float* out;
+  int64_t len, inner;            // the transformed axis' extent; elements after it
+  int64_t lo, hi;                // the signals of this work item (outer * inner in all)
+  int power;
+} dali_power_spectrum_job;
+
+// Signals per block: fewer for long transforms, so the scratch stays within ~1 MB.
+static inline int64_t dali_spectral_block(const dali_fft::RealPlan* plan) {
+  return std::max<int64_t>(1, std::min<int64_t>(16, 65536 / std::max<int64_t>(1, plan->plan.n)));
+}
+
+static inline int64_t dali_reflect101(int64_t i, int64_t n) {
+  if (n == 1)
+    return 0;
+  int64_t period = 2 * (n - 1);
+  i = (i < 0 ? -i : i) % period;
+  return i < n ? i : period - i;
+}
+
+// Store |v| or |v|^2 of `count` bins values.
+static inline void dali_spectral_store(const float* re, const float* im, int64_t count,
+                                       int power, float* out, int64_t stride) {
+  for (int64_t b = 0; b < count; b++) {
+    float m = re[b] * re[b] + im[b] * im[b];
+    out[b * stride] = power == 1 ? sqrtf(m) : m;
+  }
+}
+
+static inline void dali_spectrogram_run(const dali_spectrogram_args* a,
+                                        const dali_spectrogram_job* j) {
+  const dali_fft::RealPlan& plan = *a->plan;
+  int64_t block = dali_spectral_block(a->plan);
+  int64_t bins = plan.n / 2 + 1;
+  std::vector<float> scratch(plan.scratch_size(block));
+  const float* w = a->window;
+  for (int64_t t0 = j->lo; t0 < j->hi; t0 += block) {
+    int64_t nb = std::min(block, j->hi - t0);
+    float* re = scratch.data();
+    float* im = re + plan.plan.n * nb;
+    memset(re, 0, 2 * plan.plan.n * nb * sizeof(float));
+    for (int64_t b = 0; b < nb; b++) {
+      int64_t start = a->offset + (t0 + b) * a->step;
+      if (plan.even && start >= 0 && start + a->window_length <= j->n) {
+        const float* x = j->x + start;
+        int64_t k = 0;
+        for (; k + 1 < a->window_length; k += 2) {
+          re[(k / 2) * nb + b] = x[k] * w[k];
+          im[(k / 2) * nb + b] = x[k + 1] * w[k + 1];
+        }
+        if (k < a->window_length)
+          re[(k / 2) * nb + b] = x[k] * w[k];
+        continue;
+      }
+      for (int64_t k = 0; k < a->window_length; k++) {
+        int64_t i = start + k;
+        float v;
+        if (i >= 0 && i < j->n)
+          v = j->x[i];
+        else
+          v = a->reflect ? j->x[dali_reflect101(i, j->n)] : 0.0f;
+        (plan.load_imag(k) ? im : re)[plan.load_index(k) * nb + b] = v * w[k];
+      }
+    }
+    if (a->time_major) {
+      plan.run(scratch.data(), nb, [&](int64_t k, const float* xr, const float* xi) {
+        dali_spectral_store(xr, xi, nb, a->power, j->out + t0 * bins + k, bins);
+      });
+    } else {
+      plan.run(scratch.data(), nb, [&](int64_t k, const float* xr, const float* xi) {
+        dali_spectral_store(xr, xi, nb, a->power, j->out + k * j->windows + t0, 1);
+      });
+    }
+  }
+}
+
+static inline void dali_power_spectrum_run(const dali_power_spectrum_job* j) {
+  const dali_fft::RealPlan& plan = *j->plan;
+  int64_t block = dali_spectral_block(j->plan);
+  int64_t bins = plan.n / 2 + 1, used = std::min(plan.n, j->len);
+  std::vector<float> scratch(plan.scratch_size(block));
+  for (int64_t s0 = j->lo; s0 < j->hi; s0 += block) {
+    int64_t nb = std::min(block, j->hi - s0);
+    float* re = scratch.data();
+    float* im = re + plan.plan.n * nb;
+    memset(re, 0, 2 * plan.plan.n * nb * sizeof(float));
+    for (int64_t b = 0; b < nb; b++) {
+      int64_t s = s0 + b, o = s / j->inner, in = s % j->inner;
+      const float* x = j->x + o * j->len * j->inner + in;
+      for (int64_t k = 0; k < used; k++)
+        (plan.load_imag(k) ? im : re)[plan.load_index(k) * nb + b] = x[k * j->inner];
+    }
+    plan.run(scratch.data(), nb, [&](int64_t k, const float* xr, const float* xi) {
+      for (int64_t b = 0; b < nb; b++) {
+        int64_t s = s0 + b, o = s / j->inner, in = s % j->inner;
+        dali_spectral_store(xr + b, xi + b, 1, j->power,
+                            j->out + (o * bins + k) * j->inner + in, 0);
+      }
+    });
+  }
+}
+
+#endif  // DALI_EXT_KERNELS_SPECTRAL_H_

@@ -1,0 +1,264 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True
+"""Spectrograms and power spectra of a batch of float32 signals (fn.spectrogram,
+fn.power_spectrum) on the real FFT of fft.h, whose plans (`RealFFT`) the operators keep.
+
+Work items are ranges of a sample's windows (spectrogram) or signals (power spectrum), of at
+most `_ITEM_FLOPS` estimated operations; all run in one nogil call on the pool, largest first.
+The loops are in spectral.h.
+"""
+cimport numpy as cnp
+import numpy as np
+
+from libc.math cimport log2
+from libc.stdint cimport int64_t
+
+from dali._ext.tensor_storage cimport BatchStorage
+from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
+
+cnp.import_array()
+
+cdef double _NS_PER_FLOP = 0.5           # the cost estimate the pool gets
+cdef double _ITEM_FLOPS = 4e6            # work items of about this size (or whole samples)
+
+
+cdef extern from "fft.h" namespace "dali_fft" nogil:
+    cdef cppclass RealPlan:
+        RealPlan(int64_t n) except +
+        int64_t n
+
+
+cdef extern from "spectral.h" nogil:
+    ctypedef struct dali_spectrogram_args:
+        const RealPlan* plan
+        const float* window
+        int64_t window_length, step, offset
+        int reflect, power, time_major
+
+    ctypedef struct dali_spectrogram_job:
+        const float* x
+        float* out
+        int64_t n, windows, lo, hi
+
+    ctypedef struct dali_power_spectrum_job:
+        const RealPlan* plan
+        const float* x
+        float* out
+        int64_t len, inner, lo, hi
+        int power
+
+    void dali_spectrogram_run(const dali_spectrogram_args* a, const dali_spectrogram_job* j)
+    void dali_power_spectrum_run(const dali_power_spectrum_job* j)
+
+
+cdef class RealFFT:
+    """The plan of real FFTs of length `n` (>= 1): its factors and twiddle factors."""
+    cdef RealPlan* plan
+
+    def __cinit__(self, int64_t n):
+        if n < 1:
+            raise ValueError(f"the FFT length must be positive, got {n}")
+        self.plan = new RealPlan(n)
+
+    def __dealloc__(self):
+        del self.plan
+
+    @property
+    def n(self):
+        return self.plan.n
+
+
+cdef struct SpecJob:
+    dali_spectrogram_args* args
+    dali_spectrogram_job job
+
+
+cdef void _run_spectrogram(void* ctx, int64_t i) noexcept nogil:
+    cdef SpecJob* j = (<SpecJob*>ctx) + i
+    dali_spectrogram_run(j.args, &j.job)
+
+
+cdef void _run_power(void* ctx, int64_t i) noexcept nogil:
+    dali_power_spectrum_run((<dali_power_spectrum_job*>ctx) + i)
+
+
+cdef double _fft_flops(int64_t n) noexcept nogil:
+    return 2.5 * n * log2(n + 1.0) + n
+
+
+def num_windows(int64_t n, int64_t window_length, int64_t step, bint center):
+    """How many windows a signal of `n` samples gives (DALI's rule; C division)."""
+    if center:
+        return n // step + 1
+    return <int64_t>((n - window_length) / <double>step) + 1
+
+
+def _lengths(BatchStorage b):
+    return np.prod(np.asarray(b.shapes, np.int64).reshape(b.num_samples, b.ndim), axis=1,
+                   dtype=np.int64)
+
+
+def spectrogram_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, RealFFT fft,
+                      window, int64_t step, bint center, bint reflect, int power,
+                      bint time_major):
+    """The spectrogram of every signal of `src` (float32, its elements in order) into `dst`.
+
+    Parameters
+    ----------
+    pool : ThreadPool or None
+        Where the work items run (None: on the caller).
+    src : BatchStorage
+        Contiguous float32 signals, each of at least one sample and long enough for one
+        window (see `num_windows`).
+    dst : BatchStorage
+        Contiguous float32, sample i of shape (fft.n // 2 + 1, W_i) or (W_i, fft.n // 2 + 1)
+        with `time_major`, W_i = num_windows(len(src[i]), len(window), step, center).
+    fft : RealFFT
+        The plan of the FFT size (at least len(window)).
+    window : array_like
+        The window function's values (window_length of them).
+    step : int
+        Samples between windows (> 0).
+    center, reflect : bool
+        Windows centred at multiples of `step` (else starting there), and the signal mirrored
+        outside its ends for them (else zeros).
+    power : int
+        1 (magnitude) or 2 (power).
+    time_major : bool
+        Output (windows, bins) instead of (bins, windows).
+    """
+    if not (src.is_contiguous and dst.is_contiguous):
+        raise ValueError("spectrogram_batch needs contiguous batch storage")
+    if src.dtype != np.float32 or dst.dtype != np.float32:
+        raise TypeError("spectrogram_batch reads and writes float32")
+    cdef Py_ssize_t n = src.num_samples, i, k, count = 0
+    if dst.num_samples != n:
+        raise ValueError(f"{n} source samples but {dst.num_samples} destination samples")
+    win = np.ascontiguousarray(window, np.float32).reshape(-1)
+    cdef int64_t wl = win.shape[0], bins = fft.n // 2 + 1
+    if wl < 1 or wl > fft.n or step < 1 or power not in (1, 2):
+        raise ValueError("bad window, step or power")
+    lengths = _lengths(src)
+    windows = np.array([num_windows(v, wl, step, center) for v in lengths.tolist()], np.int64)
+    if n and ((lengths < 1).any() or (windows < 1).any()):
+        raise ValueError("every signal needs at least one sample and one window")
+    dst_shapes = np.asarray(dst.shapes, np.int64).reshape(n, dst.ndim)
+    want = np.stack([windows, np.full(n, bins)] if time_major else
+                    [np.full(n, bins), windows], axis=1) if n else dst_shapes
+    if dst.ndim != 2 or not np.array_equal(dst_shapes, want):
+        raise ValueError("the destination shapes do not match the spectrograms")
+    if n == 0:
+        return
+    cdef double per_window = _fft_flops(fft.n) + wl
+    cdef int64_t chunk = max(1, <int64_t>(_ITEM_FLOPS / per_window))
+    cdef const int64_t[::1] w = windows
+    cdef const int64_t[::1] m = lengths
+    for i in range(n):
+        count += (w[i] + chunk - 1) // chunk
+    keep = [win, fft]
+    cdef dali_spectrogram_args* args = <dali_spectrogram_args*>job_array(
+        1, sizeof(dali_spectrogram_args), keep)
+    cdef const float[::1] wv = win
+    args.plan = fft.plan
+    args.window = &wv[0]
+    args.window_length = wl
+    args.step = step
+    args.offset = -(wl // 2) if center else 0
+    args.reflect = center and reflect
+    args.power = power
+    args.time_major = time_major
+    cdef SpecJob* jobs = <SpecJob*>job_array(count, sizeof(SpecJob), keep)
+    sizes = np.empty(count, np.int64)
+    cdef int64_t[::1] size_view = sizes
+    cdef const int64_t[::1] soff = np.ascontiguousarray(src.offsets, np.int64)
+    cdef const int64_t[::1] doff = np.ascontiguousarray(dst.offsets, np.int64)
+    cdef int64_t lo
+    k = 0
+    with nogil:
+        for i in range(n):
+            lo = 0
+            while lo < w[i]:
+                jobs[k].args = args
+                jobs[k].job.x = <const float*>(src.data + soff[i])
+                jobs[k].job.out = <float*>(dst.data + doff[i])
+                jobs[k].job.n = m[i]
+                jobs[k].job.windows = w[i]
+                jobs[k].job.lo = lo
+                jobs[k].job.hi = min(w[i], lo + chunk)
+                size_view[k] = jobs[k].job.hi - lo
+                lo = jobs[k].job.hi
+                k += 1
+    run_largest_first(pool, _run_spectrogram, jobs, sizes, _NS_PER_FLOP * per_window)
+
+
+def power_spectrum_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, ffts, int axis,
+                         int power):
+    """|FFT|^power of every sample of `src` (float32) along `axis` into `dst`.
+
+    Parameters
+    ----------
+    pool : ThreadPool or None
+        Where the work items run (None: on the caller).
+    src : BatchStorage
+        Contiguous float32 samples.
+    dst : BatchStorage
+        Contiguous float32: sample i is src[i]'s shape with extent ffts[i].n // 2 + 1 on
+        `axis`.
+    ffts : sequence of RealFFT
+        The plan of every sample (its FFT size): the first `n` elements along the axis are
+        transformed, zero-padded to `n`.
+    axis : int
+        The transformed axis (0 <= axis < ndim).
+    power : int
+        1 (magnitude) or 2 (power).
+    """
+    if not (src.is_contiguous and dst.is_contiguous):
+        raise ValueError("power_spectrum_batch needs contiguous batch storage")
+    if src.dtype != np.float32 or dst.dtype != np.float32:
+        raise TypeError("power_spectrum_batch reads and writes float32")
+    cdef Py_ssize_t n = src.num_samples, i, k, count = 0
+    if dst.num_samples != n or len(ffts) != n or dst.ndim != src.ndim:
+        raise ValueError("the source, destination and plans must match")
+    if not 0 <= axis < src.ndim or power not in (1, 2):
+        raise ValueError("bad axis or power")
+    src_shapes = np.asarray(src.shapes, np.int64).reshape(n, src.ndim)
+    want = src_shapes.copy()
+    want[:, axis] = [f.n // 2 + 1 for f in ffts]
+    if not np.array_equal(np.asarray(dst.shapes, np.int64).reshape(n, dst.ndim), want):
+        raise ValueError("the destination shapes do not match the spectra")
+    if n == 0:
+        return
+    signals = [int(np.prod(s)) // int(s[axis]) if s[axis] else 0 for s in src_shapes]
+    inner = np.prod(src_shapes[:, axis + 1:], axis=1, dtype=np.int64)
+    keep = [list(ffts)]
+    chunks = []
+    for i in range(n):
+        per = _fft_flops(ffts[i].n) + ffts[i].n
+        chunk = max(1, int(_ITEM_FLOPS / per))
+        chunks.append((chunk, per))
+        count += (signals[i] + chunk - 1) // chunk
+    cdef dali_power_spectrum_job* jobs = <dali_power_spectrum_job*>job_array(
+        count, sizeof(dali_power_spectrum_job), keep)
+    sizes = np.empty(count, np.int64)
+    cdef const int64_t[::1] soff = np.ascontiguousarray(src.offsets, np.int64)
+    cdef const int64_t[::1] doff = np.ascontiguousarray(dst.offsets, np.int64)
+    cdef int64_t lo, total, chunk_i
+    cdef RealFFT fft
+    k = 0
+    for i in range(n):
+        fft = ffts[i]
+        chunk_i, per = chunks[i]
+        total = signals[i]
+        lo = 0
+        while lo < total:
+            jobs[k].plan = fft.plan
+            jobs[k].x = <const float*>(src.data + soff[i])
+            jobs[k].out = <float*>(dst.data + doff[i])
+            jobs[k].len = src_shapes[i, axis]
+            jobs[k].inner = inner[i]
+            jobs[k].lo = lo
+            jobs[k].hi = min(total, lo + chunk_i)
+            jobs[k].power = power
+            sizes[k] = int((jobs[k].hi - lo) * per)
+            lo = jobs[k].hi
+            k += 1
+    run_largest_first(pool, _run_power, jobs, sizes, _NS_PER_FLOP)
