@@ -23,10 +23,14 @@ from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, strcmp
 from posix.fcntl cimport O_CLOEXEC, O_RDONLY, open
 from posix.stat cimport fstat, stat, struct_stat
-from posix.uio cimport iovec, readv
+from posix.uio cimport iovec, preadv, readv
 from posix.unistd cimport close, pread, read
 
 cnp.import_array()
+
+
+cdef enum:
+    _RUN = 64                     # ranges read with one preadv at most
 
 
 cdef struct Entry:
@@ -280,13 +284,16 @@ cdef void _pread(Entry* e, int fd, int64_t offset) noexcept nogil:
 def read_ranges(list paths, offsets, list outs):
     """Read `outs[i].size` bytes of file `paths[i]` from byte `offsets[i]` into `outs[i]` (a
     C-contiguous uint8 array), without the GIL; a file is opened once for consecutive entries
-    of the same path.  Returns None, or (index, errno, got) for the first range that failed:
-    errno of the failing call, or 0 with `got` the bytes found (the file ends early)."""
+    of the same path, and ranges that follow each other in it are read with one call.
+    Returns None, or (index, errno, got) for the first range that failed: errno of the
+    failing call, or 0 with `got` the bytes found (the file ends early)."""
     cdef Py_ssize_t n = len(paths), i
     cdef list keep = []
     cdef int fd = -1
+    cdef Py_ssize_t run_end = -1
     cdef const char* open_path = NULL
     cdef cnp.ndarray[cnp.int64_t, ndim=1] offs = np.ascontiguousarray(offsets, np.int64)
+    cdef const int64_t* op = <const int64_t*>cnp.PyArray_DATA(offs)
     if len(outs) != n or offs.shape[0] != n:
         raise ValueError("one offset and one buffer per path")
     if n and offs.min() < 0:
@@ -306,6 +313,8 @@ def read_ranges(list paths, offsets, list outs):
                     if fd < 0:
                         es[i].err = errno
                         break
+                if i > run_end:
+                    run_end = _adjacent_run(es, op, i, n, fd)
                 _pread(&es[i], fd, offs[i])
                 if es[i].err or es[i].got != es[i].size:
                     break
@@ -317,6 +326,37 @@ def read_ranges(list paths, offsets, list outs):
         return None
     finally:
         free(es)
+
+
+cdef Py_ssize_t _adjacent_run(Entry* es, const int64_t* offs, Py_ssize_t i, Py_ssize_t n,
+                              int fd) noexcept nogil:
+    """Read the ranges i, i + 1, ... that follow each other in the same file (records of a
+    batch read in stored order) with one preadv (at most _RUN of them), crediting each with
+    the bytes it got (`_pread` then completes a short one or finds its error); returns the
+    last range of the run."""
+    cdef iovec iov[_RUN]
+    cdef Py_ssize_t j = i + 1, k
+    cdef int64_t total = es[i].size
+    cdef Py_ssize_t r
+    while j < n and j - i < _RUN and es[j].path != NULL and \
+            strcmp(es[j].path, es[i].path) == 0 and offs[j] == offs[j - 1] + es[j - 1].size:
+        total += es[j].size
+        j += 1
+    if j - i < 2:
+        return i
+    for k in range(i, j):
+        iov[k - i].iov_base = es[k].out
+        iov[k - i].iov_len = <size_t>es[k].size
+    while True:
+        r = preadv(fd, iov, <int>(j - i), offs[i])
+        if not (r < 0 and errno == EINTR):
+            break
+    for k in range(i, j):
+        if r <= 0:
+            break
+        es[k].got = min(<int64_t>r, es[k].size)
+        r -= es[k].got
+    return j - 1
 
 
 def open_files(list paths):

@@ -125,6 +125,33 @@ def test_read_ranges(tmp_path):
     assert outs[4].tobytes() == data_a[:3]
 
 
+def test_read_ranges_of_adjacent_records(tmp_path):
+    """Ranges that follow each other in a file (read together, in runs of at most 64), mixed
+    with gaps, empty ranges and another file; a run that meets the end of the file reports
+    the first range cut short with what it got."""
+    rng = np.random.default_rng(3)
+    data = rng.integers(0, 256, 20000, dtype=np.uint8).tobytes()
+    a, b = tmp_path / "a.bin", tmp_path / "b.bin"
+    a.write_bytes(data)
+    b.write_bytes(data[::-1])
+    sizes = rng.integers(0, 90, 150).tolist()
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).tolist()
+    offsets[100:] = [o + 7 for o in offsets[100:]]                  # a gap
+    paths = [str(a)] * 150
+    paths[120] = str(b)
+    outs = [np.empty(n, np.uint8) for n in sizes]
+    assert files.read_ranges(paths, offsets, outs) is None
+    for p, o, n, out in zip(paths, offsets, sizes, outs, strict=True):
+        src = data if p == str(a) else data[::-1]
+        assert out.tobytes() == src[o:o + n]
+    tail = [19990, 19995, 20000]                                    # the last one: past the end
+    outs = [np.empty(5, np.uint8) for _ in tail]
+    assert files.read_ranges([str(a)] * 3, [19985, 19990, 19995], outs) is None
+    assert files.read_ranges([str(a)] * 3, tail, outs) == (2, 0, 0)
+    assert files.read_ranges([str(a)] * 2, [19990, 19995],
+                             [np.empty(5, np.uint8), np.empty(9, np.uint8)]) == (1, 0, 5)
+
+
 def test_read_ranges_failures(tmp_path):
     a = tmp_path / "a.bin"
     a.write_bytes(bytes(10))
