@@ -17,10 +17,13 @@ cdef extern from "audio_resample.h" namespace "dali_audio" nogil:
         int64_t out_begin, out_end
         double scale
         const float* lut
+        const float* phases
         int64_t lut_size
         float wscale, wcenter
         int lobes
 
     int64_t window_size(int lobes)
     void make_window(int lobes, float* lut, float* wscale, float* wcenter)
+    int64_t phase_table_size(int lobes)
+    void phase_table(int lobes, const float* lut, float* table)
     void run(const Job* job)

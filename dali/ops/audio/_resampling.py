@@ -43,6 +43,11 @@ def length(n, in_rate, out_rate) -> int:
     return _kernel.resampled_length(n, in_rate, out_rate)
 
 
+def resample_storage(pool, src, dst, scales, lobes_):
+    """Resample the samples of batch `src` into those of batch `dst` (contiguous storage)."""
+    _kernel.resample_storage(pool, src, dst, scales, lobes_)
+
+
 def resample(pool, inputs, outputs, scales, lobes_):
     """Resample each (length, channels) input into its output; `scales` are input samples per
     output sample (see `_kernel.resample_batch`)."""

@@ -77,56 +77,64 @@ class AudioResample(_operator.Operator):
 
     def infer(self, ws):
         in_dtype = self._supported(ws.input_dtype(0))
-        samples = ws.input_samples(0)
-        lengths = np.empty(len(samples), np.int64)
-        scales = np.ones(len(samples))
-        shapes = []
-        for i, (x, (in_rate, out_rate)) in enumerate(zip(samples, self._rates(ws, samples),
-                                                         strict=True)):
-            if x.ndim not in (1, 2):
-                raise ws.sample_error(i, "Audio resampling supports only time series data, "
-                                         "with an optional innermost channel dimension.",
-                                      RuntimeError)
-            if not in_rate > 0:
-                raise ws.sample_error(i, f"Input sampling rates must be positive. Got in_rate "
-                                         f"== {in_rate:g}", RuntimeError)
-            if out_rate < 0:
-                raise ws.sample_error(i, f"Output sampling rates must be non-negative. Got "
-                                         f"out_rate == {out_rate:g}", RuntimeError)
-            lengths[i] = _resampling.length(x.shape[0], in_rate, out_rate)
-            if lengths[i] and x.shape[0]:
-                scales[i] = in_rate / out_rate
-            shapes.append((int(lengths[i]),) + x.shape[1:])
+        storage = ws.input_storage(0)
+        n = ws.batch_size
+        if n and storage.ndim not in (1, 2):
+            raise ws.sample_error(0, "Audio resampling supports only time series data, with "
+                                     "an optional innermost channel dimension.", RuntimeError)
+        shapes = np.asarray(storage.shapes, np.int64).reshape(n, storage.ndim)
+        lengths = shapes[:, 0] if n else np.zeros(0, np.int64)
+        in_rate, out_rate = self._rates(ws, lengths)
+        bad = np.flatnonzero(~(in_rate > 0))
+        if len(bad):
+            raise ws.sample_error(int(bad[0]), f"Input sampling rates must be positive. Got "
+                                               f"in_rate == {in_rate[bad[0]]:g}", RuntimeError)
+        bad = np.flatnonzero(out_rate < 0)
+        if len(bad):
+            raise ws.sample_error(int(bad[0]), f"Output sampling rates must be non-negative. "
+                                               f"Got out_rate == {out_rate[bad[0]]:g}",
+                                  RuntimeError)
+        out_shapes = shapes.copy()
+        out_shapes[:, 0] = np.ceil(lengths * out_rate / in_rate)
+        work = (out_shapes[:, 0] > 0) & (lengths > 0)
+        scales = np.ones(n)
+        scales[work] = in_rate[work] / out_rate[work]
         dtype = self.dtype or in_dtype
-        return _operator.Plan([_operator.OutputDesc(shapes, dtype, ws.inputs[0].layout())],
+        return _operator.Plan([_operator.OutputDesc(out_shapes, dtype, ws.inputs[0].layout(),
+                                                    ndim=storage.ndim)],
                               scales=scales)
 
-    def _rates(self, ws, samples):
-        """(in_rate, out_rate) of every sample, from whichever factor was given."""
+    def _rates(self, ws, lengths):
+        """(in_rate, out_rate) per sample (float64 arrays of DALI's float32 values), from
+        whichever factor was given."""
         if self.factor == "in_rate":
-            return [(_resampling.as_float(a), _resampling.as_float(b))
-                    for a, b in zip(ws.arg("in_rate"), ws.arg("out_rate"), strict=True)]
+            return (ws.arg_array("in_rate", np.float32).astype(np.float64),
+                    ws.arg_array("out_rate", np.float32).astype(np.float64))
         if self.factor == "scale":
-            rates = []
-            for i, s in enumerate(ws.arg("scale")):
-                if s < 0:
-                    raise ws.sample_error(i, f"The scaling factor must be non-negative. Got "
-                                             f"scale == {s:g}", RuntimeError)
-                rates.append((1.0, _resampling.as_float(s)))
-            return rates
-        rates = []
-        for i, (x, m) in enumerate(zip(samples, ws.arg("out_length"), strict=True)):
-            if m < 0:
-                raise ws.sample_error(i, f"The output length must be non-negative. Got "
-                                         f"out_length == {m}", RuntimeError)
-            rates.append((float(max(x.shape[0], 1)), float(m)) if x.shape[0] else (1.0, 0.0))
-        return rates
+            scale = ws.arg_array("scale", np.float32).astype(np.float64)
+            bad = np.flatnonzero(scale < 0)
+            if len(bad):
+                raise ws.sample_error(int(bad[0]), f"The scaling factor must be non-negative. "
+                                                   f"Got scale == {scale[bad[0]]:g}",
+                                      RuntimeError)
+            return np.ones_like(scale), scale
+        out_length = ws.arg_array("out_length", np.int64)
+        bad = np.flatnonzero(out_length < 0)
+        if len(bad):
+            raise ws.sample_error(int(bad[0]), f"The output length must be non-negative. Got "
+                                               f"out_length == {out_length[bad[0]]}",
+                                  RuntimeError)
+        empty = lengths == 0
+        return (np.where(empty, 1.0, lengths).astype(np.float64),
+                np.where(empty, 0.0, out_length).astype(np.float64))
 
     def run_cpu(self, ws, plan):
-        inputs = [np.ascontiguousarray(x.reshape(x.shape[0], -1) if x.ndim == 1 else x)
-                  for x in ws.input_samples(0)]
-        outputs = [y.reshape(y.shape[0], -1) if y.ndim == 1 else y
-                   for y in ws.output_samples(0)]
+        src, dst = ws.input_storage(0), ws.outputs[0]
+        if src.is_contiguous and dst.is_contiguous:
+            _resampling.resample_storage(ws.thread_pool, src, dst, plan.scales, self.lobes)
+            return
+        inputs = [np.ascontiguousarray(x.reshape(x.shape[0], -1)) for x in ws.input_samples(0)]
+        outputs = [y.reshape(y.shape[0], -1) for y in ws.output_samples(0)]
         _resampling.resample(ws.thread_pool, inputs, outputs, plan.scales, self.lobes)
 
 
