@@ -1,0 +1,42 @@
+"""The operators real DALI 2.4 has on the GPU only (median_blur, dilate, erode, remap,
+experimental.resize, decoders.inflate, optical_flow, readers.video, readers.video_resize and
+their deprecated names): registered with DALI's complete schemas (`Schema(cpu=False)`) so that
+graphs using them are defined, serialized and documented as in DALI, and building one raises
+DALI's error for an operator that has no CPU backend, naming the operator; their GPU backend
+comes with dali's GPU issue.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from dali import _operator
+
+
+class GpuOnly(_operator.Operator):
+    """Base of the GPU-only operators: building one raises DALI's error."""
+
+    registered_as = None
+    """The schema name DALI's error names when it is not the operator's own (a deprecated
+    name whose DALI schema is an alias of another: experimental.inflate)."""
+
+    def setup(self):
+        schema = self.spec.schema
+        name = self.registered_as or schema.dali_schema_name
+        raise RuntimeError(
+            f"Operator \"{name}\" not registered for {self.spec.device}. "
+            f"{schema.display_name} runs on the GPU only in DALI 2.4, and dali has no GPU "
+            "backend yet: it comes with the GPU issue.")
+
+
+def gpu_doc(doc):
+    """An operator's doc with the note every GPU-only operator carries."""
+    return (f"{doc}\n\nGPU only (as in DALI 2.4): dali records and serializes it, and building "
+            "a pipeline that uses it raises DALI's \"not registered for cpu\" error until "
+            "dali's GPU backend exists.")
+
+
+def as_declared(args):
+    """CPU operators' argument declarations reused as DALI's plain schema: no argument of an
+    operator that never runs here is 'ignored' or 'not implemented'."""
+    return [dataclasses.replace(a, ignored="", implemented=True) for a in args]
