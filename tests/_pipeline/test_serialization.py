@@ -180,8 +180,9 @@ def test_malformed_input_is_a_clear_error():
 
 # -- interoperability with real DALI, over every operator of the per-operator benchmark --------
 _DALI_GPU_ONLY = ("jitter",)     # DALI has no CPU backend to run them with
+_PYTHON_CALLABLES = ("python_function", "dl_tensor_python_function", "numba_function")
 _CASES = [c for c in operators.CASE_LIST
-          if c.op not in ("python_function", "external_source", *_DALI_GPU_ONLY)]
+          if c.op not in ("external_source", *_DALI_GPU_ONLY) and c.name not in _PYTHON_CALLABLES]
 
 
 def _case_pipeline(pkg, case):
