@@ -26,6 +26,12 @@ def _normalize(fn, types, images, **kwargs):
                                     mean=IMAGENET_MEAN, std=IMAGENET_STD, **kwargs)
 
 
+def read_only(fn, types, root):
+    """readers.file alone: the encoded files and labels."""
+    jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+    return jpegs, labels
+
+
 def decode_only(fn, types, root):
     """P1: readers.file -> decoders.image."""
     jpegs, labels = fn.readers.file(file_root=root, name="Reader")
@@ -151,7 +157,8 @@ def half_predicate(batch_size):
 
 # -- building ----------------------------------------------------------------------------------
 def build(backend, graph, *, batch_size=BATCH_SIZE, num_threads=NUM_THREADS, seed=SEED,
-          debug=False, conditionals=False, fuse_regions=True, sync=False, **params):
+          debug=False, conditionals=False, fuse_regions=True, sync=False, decode_scaling=False,
+          **params):
     """Build `graph(fn, types, **params)` as a pipeline of `backend` (CPU only).
 
     Parameters
@@ -167,9 +174,13 @@ def build(backend, graph, *, batch_size=BATCH_SIZE, num_threads=NUM_THREADS, see
     sync : bool
         `exec_async=False, exec_pipelined=False`: `run()` computes its batch and nothing runs
         ahead (no prefetching), so time spent in `run()` is the batch's cost.
+    decode_scaling : bool
+        dali's `Pipeline(decode_scaling=True)` (real DALI has no such option).
     """
     kwargs = dict(batch_size=batch_size, num_threads=num_threads, device_id=None, seed=seed,
                   enable_conditionals=conditionals)
+    if decode_scaling:
+        kwargs["decode_scaling"] = True
     if sync:
         kwargs.update(exec_async=False, exec_pipelined=False)
     if debug:

@@ -14,6 +14,8 @@ Sections: `images` (P1, P2, P2 rrc, P3, the cv2.imdecode ceiling, torchvision's 
 installed; P2 also with region fusion off, dali only), `executor` (per-operator overhead in
 graph and debug mode), `conditionals`, `memory` (P2 RSS growth, in a subprocess per backend),
 `ssd` (the SSD300 training pipeline of bench/ssd.py on a generated COCO-style data set),
+`large` (the image pipelines on camera-sized photos, exact and with decode scaling,
+bench/large_images.py; its corpus takes about ten minutes to make the first time),
 `operators` (every operator alone, bench/operator_report.py; `--ops a,b` measures a subset).
 """
 
@@ -37,11 +39,21 @@ import time
 import cv2
 import numpy as np
 
-from bench import backends, corpus, features, measure, operator_report, pipelines, ssd
+from bench import (
+    backends,
+    corpus,
+    features,
+    large_images,
+    measure,
+    operator_report,
+    pipelines,
+    ssd,
+)
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "RESULTS.md"
 BEGIN, END = "<!-- bench.report:begin -->", "<!-- bench.report:end -->"
-SECTIONS = ("images", "executor", "conditionals", "memory", "features", "ssd", "operators")
+SECTIONS = ("images", "executor", "conditionals", "memory", "features", "ssd", "large",
+            "operators")
 CHAIN_LENGTHS = (10, 40)
 
 
@@ -57,10 +69,13 @@ class Settings:
     memory_iterations: tuple = (200, 500, 1000, 2000)   # growth: first to last
     op_window: float = 0.05         # seconds per operator measurement (each of op and baseline)
     warmup: int = 3
+    large_repeats: int = 3          # large photos: repeats, and batches of 16 per measurement
+    large_iterations: int = 8
 
 
 QUICK = Settings(repeats=1, image_iterations=3, chain_iterations=30, debug_iterations=5,
-                 cond_iterations=2, memory_iterations=(10, 20), op_window=0.01, warmup=1)
+                 cond_iterations=2, memory_iterations=(10, 20), op_window=0.01, warmup=1,
+                 large_repeats=1, large_iterations=2)
 
 
 def median(xs):
@@ -397,6 +412,15 @@ def render(command, sections, s, root, started, elapsed, commit="unknown"):
                   f"{ssd.NUM_IMAGES} generated COCO-style images (300-640 px, 1-6 boxes); "
                   f"{s.image_iterations} batches per measurement after {s.warmup} warm-up "
                   "batches; ratio = dali / DALI throughput.", "", ssd.table(sections["ssd"]), ""]
+    if "large" in sections:
+        parts += [f"### Large photos (bench/large_images.py; batch {large_images.BATCH_SIZE}, "
+                  f"num_threads={pipelines.NUM_THREADS})", "",
+                  f"{corpus.LARGE.n} camera-sized JPEGs (make_corpus.py --scale "
+                  f"{corpus.LARGE.scale}, 6.8 MP on average); {s.large_iterations} batches per "
+                  f"measurement, {s.large_repeats} repeats; \"scaled\" is dali with "
+                  "`decode_scaling=True` (docs/large_images.md), its PSNR against dali's exact "
+                  "outputs over the whole corpus.", "", large_images.table(sections["large"]),
+                  ""]
     if "operators" in sections:
         parts += [operator_report.section(sections["operators"], s.repeats, s.op_window)]
     return "\n".join(parts)
@@ -431,7 +455,7 @@ def main(argv=None):
     command = " ".join(["python -m bench.report", *(argv if argv is not None else sys.argv[1:])])
     names = [n for n in backends.NAMES if backends.available(n)]
     loaded = [backends.load(n) for n in names]
-    root = corpus.locate() if set(a.sections) - {"operators", "ssd"} else "not used"
+    root = corpus.locate() if set(a.sections) - {"operators", "ssd", "large"} else "not used"
     commit = git_commit()
     started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
 
@@ -461,6 +485,10 @@ def main(argv=None):
             with tempfile.TemporaryDirectory(prefix="dali-bench-ssd-") as tmp:
                 results[section] = ssd.measure_ssd(loaded, ssd.data_set(tmp), s.repeats,
                                                    s.image_iterations, s.warmup, log)
+        elif section == "large":
+            results[section] = large_images.measure_large(
+                loaded, str(corpus.locate(kind=corpus.LARGE)), s.large_repeats,
+                s.large_iterations, s.warmup, log)
         elif section == "operators":
             results[section] = operator_report.measure_all(
                 loaded, log, repeats=s.repeats, warmup=s.warmup, window=s.op_window,

@@ -109,8 +109,7 @@ def test_scaled_decode_equals_resizing_the_reduced_image():
     scaled, _ = _run(graph, LARGE, True, iterations=1)
     for k, data in enumerate(LARGE):
         h, w = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE).shape
-        s = 8 if min(h / 8 / out_h, w / 8 / out_w) >= 1 else 4 if \
-            min(h / 4 / out_h, w / 4 / out_w) >= 1 else 2
+        s = next(s for s in (8, 4, 2) if min(h / s / out_h, w / s / out_w) >= 1.25)
         reduced = jpeg.decode_roi(data, 0, 0, -(-w // s), -(-h // s), jpeg.RGB, s)
         expected = _resized(reduced, [out_h, out_w], [0, 0], [h / s, w / s])
         np.testing.assert_array_equal(scaled[0][k], expected)
@@ -119,7 +118,7 @@ def test_scaled_decode_equals_resizing_the_reduced_image():
 def test_a_window_off_the_reduced_grid_keeps_its_phase():
     """decoders.image_crop at a window whose origin is no multiple of the scale: inside, the
     output equals resizing the whole reduced image over the window mapped onto its grid."""
-    out = 60
+    out = 40
     crop = (500, 600)
     graph = lambda j: fn.resize(fn.decoders.image_crop(  # noqa: E731
         j, crop=crop, crop_pos_x=0.37, crop_pos_y=0.61), size=[out, out])
@@ -142,7 +141,10 @@ def test_a_window_off_the_reduced_grid_keeps_its_phase():
 def test_max_scales():
     extents = [[1600, 1200], [900, 900], [447, 1000], [100, 100], [800, -1600]]
     out = [[200, 150], [224, 224], [224, 224], [224, 224], [100, 100]]
-    np.testing.assert_array_equal(_resize_common.max_scales(extents, out), [8, 4, 1, 1, 8])
+    # the reduced extent spans at least 1.25x the output
+    assert _resize_common.SCALE_MARGIN == 1.25
+    np.testing.assert_array_equal(_resize_common.max_scales(extents, out), [4, 2, 1, 1, 4])
+    np.testing.assert_array_equal(_resize_common.max_scales([[1000, 1000]], [[100, 100]]), [8])
     np.testing.assert_array_equal(_resize_common.max_scales([[64, 64]], [[0, 5]]), [1])
 
 
