@@ -1,0 +1,69 @@
+// A matrix applied along one axis of float32 samples (fn.mel_filter_bank, fn.mfcc):
+// a sample seen as (outer, nin, inner) becomes (outer, nout, inner) with
+//   out[o, m, i] = sum over k in [lo[m], hi[m]) of w[m, k] in[o, k, i],
+// the rows' non-zero bands [lo, hi) skipping the zeros of a sparse matrix (a mel filter bank
+// touches about two rows' worth of inputs in all).  The sum runs over k in order; with inner
+// elements (a frequency-major spectrogram) blocks of DALI_AXIS_BLOCK columns are summed in
+// registers, a loop that vectorizes.
+#ifndef DALI_EXT_KERNELS_AXIS_MATMUL_H_
+#define DALI_EXT_KERNELS_AXIS_MATMUL_H_
+
+#include <stdint.h>
+
+#define DALI_AXIS_BLOCK 16
+
+typedef struct {
+  const float* w;                // nout x nin, row-major
+  const int64_t* lo;             // per row: the first non-zero column
+  const int64_t* hi;             // per row: one past the last non-zero column
+  int64_t nin, nout;
+} dali_axis_matrix;
+
+typedef struct {
+  const dali_axis_matrix* m;
+  const float* in;
+  float* out;
+  int64_t inner;                 // elements after the axis
+  int64_t o0, o1;                // the outer indices of this work item
+  int64_t i0, i1;                // the inner indices of this work item
+} dali_axis_matmul_job;
+
+static inline void dali_axis_matmul_run(const dali_axis_matmul_job* j) {
+  const dali_axis_matrix* m = j->m;
+  int64_t inner = j->inner, nin = m->nin, nout = m->nout;
+  for (int64_t o = j->o0; o < j->o1; o++) {
+    const float* in = j->in + o * nin * inner;
+    float* out = j->out + o * nout * inner;
+    for (int64_t r = 0; r < nout; r++) {
+      const float* w = m->w + r * nin;
+      if (inner == 1) {
+        float acc = 0.0f;
+        for (int64_t k = m->lo[r]; k < m->hi[r]; k++)
+          acc += w[k] * in[k];
+        out[r] = acc;
+        continue;
+      }
+      float* y = out + r * inner;
+      int64_t i = j->i0;
+      for (; i + DALI_AXIS_BLOCK <= j->i1; i += DALI_AXIS_BLOCK) {
+        float acc[DALI_AXIS_BLOCK] = {0};   // a block of columns stays in registers
+        for (int64_t k = m->lo[r]; k < m->hi[r]; k++) {
+          const float* x = in + k * inner + i;
+          float c = w[k];
+          for (int b = 0; b < DALI_AXIS_BLOCK; b++)
+            acc[b] += c * x[b];
+        }
+        for (int b = 0; b < DALI_AXIS_BLOCK; b++)
+          y[i + b] = acc[b];
+      }
+      for (; i < j->i1; i++) {
+        float acc = 0.0f;
+        for (int64_t k = m->lo[r]; k < m->hi[r]; k++)
+          acc += w[k] * in[k * inner + i];
+        y[i] = acc;
+      }
+    }
+  }
+}
+
+#endif  // DALI_EXT_KERNELS_AXIS_MATMUL_H_
