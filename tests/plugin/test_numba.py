@@ -169,8 +169,9 @@ def run_transpose(batch, **kw):
     ([np.zeros((2, 2), np.int16)], dict(setup_fn=None, outs_ndim=[3]), ValueError,
      r"without `setup_fn` output 0 has input 0's shape, with 2 dimensions, but "
      r"`outs_ndim\[0\]` is 3"),
-    ([np.zeros((2, 2), np.int16)], dict(run_fn=_first, in_types=[types.INT16, types.INT16],
-                                        ins_ndim=[2, 2]), ValueError, r"Expected 2 inputs \(basing on `in_types`\), but got 1"),
+    ([np.zeros((2, 2), np.int16)],
+     dict(run_fn=_first, in_types=[types.INT16, types.INT16], ins_ndim=[2, 2]), ValueError,
+     r"Expected 2 inputs \(basing on `in_types`\), but got 1"),
 ])
 def test_bad_inputs(batch, kw, exc, message):
     with pytest.raises(PipelineError, match=r"dali\.plugin\.numba\.fn\.experimental\."

@@ -8,6 +8,9 @@ from pipeline_utils import run_op
 from dali import Pipeline, fn
 from dali._executor.errors import PipelineError
 
+# Synchronous pipelines: a pipeline running ahead would write its next batch after the test has
+# left its temporary directory.
+SYNC = dict(exec_async=False, exec_pipelined=False)
 GOLDEN = pathlib.Path(__file__).resolve().parents[2] / "goldens" / "dump_image.npz"
 ORACLE = [False, pytest.param(True, marks=pytest.mark.oracle)]
 
@@ -39,7 +42,7 @@ def test_files_and_pass_through(in_tmp, seed):
     batch = random_images(seed)
     suffix = ["", "x", "a-b", "dbg"][seed]
     out, = run_op(lambda fn, x: fn.dump_image(x, suffix=suffix), [batch], layouts=["HWC"],
-                  num_threads=2)
+                  num_threads=2, **SYNC)
     for o, b in zip(out, batch, strict=True):
         np.testing.assert_array_equal(o, b)
     assert written(in_tmp) == {f"{i}-{suffix}-0.ppm": reference_pnm(b)
@@ -49,7 +52,7 @@ def test_files_and_pass_through(in_tmp, seed):
 def test_golden_files_from_dali(in_tmp):
     golden = np.load(GOLDEN)
     batch = [golden[f"image_{i}"] for i in range(3)]
-    run_op(lambda fn, x: fn.dump_image(x, suffix="golden"), [batch], layouts=["HWC"])
+    run_op(lambda fn, x: fn.dump_image(x, suffix="golden"), [batch], layouts=["HWC"], **SYNC)
     expected = {k: golden[k].tobytes() for k in golden.files if k.endswith(".ppm")}
     assert len(expected) == 3 and written(in_tmp) == expected
 
@@ -62,7 +65,8 @@ def test_same_files_as_real_dali(tmp_path, monkeypatch):
         d = tmp_path / str(real)
         d.mkdir()
         monkeypatch.chdir(d)
-        run_op(lambda fn, x: fn.dump_image(x, suffix="s"), [batch], layouts=["HWC"], real=real)
+        run_op(lambda fn, x: fn.dump_image(x, suffix="s"), [batch], layouts=["HWC"], real=real,
+               **SYNC)
         files.append(written(d))
     assert files[0] == files[1] and len(files[0]) == len(batch)
 
@@ -73,7 +77,7 @@ def test_output_layout_and_no_copy(in_tmp, real):
 
     pkg = importlib.import_module("nvidia.dali" if real else "dali")
     batch = [np.zeros((2, 3, 3), np.uint8)]
-    p = pkg.Pipeline(batch_size=1, num_threads=1, device_id=None)
+    p = pkg.Pipeline(batch_size=1, num_threads=1, device_id=None, **SYNC)
     with p:
         x = pkg.fn.external_source(lambda: batch, layout="HWC")
         p.set_outputs(pkg.fn.dump_image(x))
@@ -83,7 +87,7 @@ def test_output_layout_and_no_copy(in_tmp, real):
 
 def test_pruned_unless_preserved(in_tmp):
     for preserve in (False, True):
-        p = Pipeline(batch_size=1, num_threads=1, device_id=None)
+        p = Pipeline(batch_size=1, num_threads=1, device_id=None, **SYNC)
         with p:
             x = fn.external_source(lambda: [np.zeros((1, 1, 3), np.uint8)], layout="HWC")
             fn.dump_image(x, suffix=str(preserve), preserve=preserve)
@@ -103,7 +107,7 @@ def test_pruned_unless_preserved(in_tmp):
 ])
 def test_bad_inputs(in_tmp, sample, exc, message):
     with pytest.raises(PipelineError, match=r"dali\.fn\.dump_image") as e:
-        run_op(lambda fn, x: fn.dump_image(x), [[sample]])
+        run_op(lambda fn, x: fn.dump_image(x), [[sample]], **SYNC)
     assert isinstance(e.value, exc) and message in str(e.value)
     assert os.listdir(in_tmp) == []
 
@@ -112,7 +116,7 @@ def test_bad_inputs(in_tmp, sample, exc, message):
 def test_only_hwc(in_tmp, real):
     with pytest.raises(Exception, match="CHW not supported yet."):
         run_op(lambda fn, x: fn.dump_image(x, input_layout="CHW"),
-               [[np.zeros((3, 2, 2), np.uint8)]], real=real)
+               [[np.zeros((3, 2, 2), np.uint8)]], real=real, **SYNC)
 
 
 def test_unwritable_directory(in_tmp):
@@ -120,4 +124,4 @@ def test_unwritable_directory(in_tmp):
     if os.access(in_tmp, os.W_OK):           # root may write anyway
         pytest.skip("the directory stays writable for this user")
     with pytest.raises(PipelineError, match="cannot write 0--0.ppm: Permission denied"):
-        run_op(lambda fn, x: fn.dump_image(x), [[np.zeros((1, 1, 3), np.uint8)]])
+        run_op(lambda fn, x: fn.dump_image(x), [[np.zeros((1, 1, 3), np.uint8)]], **SYNC)
