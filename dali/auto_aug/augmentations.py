@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
+import dali
 from dali import fn, types
 from dali.auto_aug.core.decorator import augmentation
 
 _IDENTITY = np.eye(2, 3, dtype=np.float32)
-_AFFINE = {  # the 2x3 matrices multiplying the x and y parameter
-    "shear": (np.array([[0, 1, 0], [0, 0, 0]], np.float32),
-              np.array([[0, 0, 0], [1, 0, 0]], np.float32)),
-    "translation": (np.array([[0, 0, 1], [0, 0, 0]], np.float32),
-                    np.array([[0, 0, 0], [0, 0, 1]], np.float32))}
+_AFFINE = {  # row i times the i-th parameter (x, then y) gives the non-identity part
+    "shear": np.array([[0, 1, 0], [1, 0, 0]], np.float32),
+    "translation": np.array([[0, 0, 1], [0, 0, 1]], np.float32)}
 _LUMA = np.array([0.299, 0.587, 0.114], np.float32)
 _SMOOTH = np.array([[1, 1, 1], [1, 5, 1], [1, 1, 1]], np.float32) / 13  # PIL's SMOOTH filter
 
@@ -80,18 +79,16 @@ def _warp(data, matrix, fill_value, interp_type):
     return fn.warp_affine(data, matrix, **kwargs)
 
 
-def _affine(base, xy):
-    """`base + E_x * xy[0] + E_y * xy[1]` (2x3 float matrices): the matrices of
-    `transforms.shear(shear=xy)` and `transforms.translation(offset=xy)`, built with
-    arithmetic instead.
+def _affine(kind, xy):
+    """`identity + E * xy[:, newaxis]` (2x3 float32): the matrix `transforms.shear(shear=xy)`
+    or `transforms.translation(offset=xy)` gives, built with arithmetic instead.
 
     Inside a conditional branch the executor runs an operator whose only DataNodes are argument
     inputs (as `transforms.*(shear=<per-sample>)`) on the whole batch while its arguments hold
     the branch's samples, and `transforms.*` fail on an empty branch; element-wise arithmetic
-    has neither problem, and gives the same float32 matrices.
+    has neither problem.
     """
-    x, y = _AFFINE[base]
-    return types.Constant(_IDENTITY) + types.Constant(x) * xy[0] + types.Constant(y) * xy[1]
+    return types.Constant(_IDENTITY) + types.Constant(_AFFINE[kind]) * xy[:, dali.newaxis]
 
 
 @augmentation(mag_range=(0, 0.3), randomly_negate=True, mag_to_param=warp_x_param)
