@@ -2,13 +2,15 @@
 
 One `WorkerPool` per pipeline runs the parallel sources' callbacks in `py_num_workers` worker
 processes started with `py_start_method` ("fork" or "spawn").  A per-sample source (a callable
-taking `SampleInfo`) has each batch split into contiguous slices (mini-batches), one per worker;
-a batch source (a callable taking `BatchInfo` or the iteration, or a generator function) gets a
-dedicated worker, chosen round-robin, which keeps its generator.  Each source keeps its
-`prefetch_queue_depth` batches scheduled ahead of the one the pipeline takes.  Each worker has
-one pipe to the main process: a task goes down it, the result comes back up it, and the main
-process waits on the pipes and the processes' sentinels together, so a result or a worker's
-death wakes it at once.
+taking `SampleInfo`) has each batch split into contiguous slices (mini-batches), as many as
+workers; a batch source (a callable taking `BatchInfo` or the iteration, or a generator
+function) gets a dedicated worker, chosen round-robin, which keeps its generator.  Each source
+keeps its `prefetch_queue_depth` batches scheduled ahead of the one the pipeline takes.  The
+mini-batches of per-sample sources go down one pipe all workers read, as from DALI's shared
+task queue: the first free worker takes the next one, so a worker the OS runs less (a busy
+machine) takes fewer; a batch source's tasks go down its worker's own pipe, and every result
+comes back up the worker's own pipe.  The main process waits on those pipes and the processes'
+sentinels together, so a result or a worker's death wakes it at once.
 
 Samples travel through shared memory, in chunks as DALI's ShmChunk pool: each source has a
 pool of POSIX shared-memory segments made and named by the main process (at the start, DALI's
@@ -152,21 +154,33 @@ def _next_item(generators, sid, source, cycle):
         raise
 
 
-def _worker_main(sources, conn):
+def _next_task(conn, shared, lock, watched):
+    """The next task: from this worker's own pipe first, else from the pipe all workers share
+    (whoever is free takes it); None when the main process stops the worker or goes away."""
+    while True:
+        ready = connection.wait(watched)
+        if conn in ready:
+            try:
+                return conn.recv()
+            except EOFError:
+                return None
+        if shared not in ready:
+            return None                      # the main process's sentinel: it went away
+        with lock:                           # another worker may have taken it meanwhile
+            if shared.poll():
+                return shared.recv()
+
+
+def _worker_main(sources, conn, shared, lock):
     if isinstance(sources, tuple) and len(sources) == 2 and isinstance(sources[1], bytes):
         sources = importlib.import_module(sources[0]).loads(sources[1])   # "spawn"
     generators = {}
     writer = _ChunkWriter()
     # the main process's sentinel: signalled when it dies, even killed (with "fork", a worker
     # started later holds it too, and exits first: the last one started has no such sibling)
-    watched = [conn, multiprocessing.parent_process().sentinel]
+    watched = [conn, shared, multiprocessing.parent_process().sentinel]
     while True:
-        if conn not in connection.wait(watched):
-            return                           # the main process went away
-        try:
-            task = conn.recv()
-        except EOFError:
-            return
+        task = _next_task(conn, shared, lock, watched)
         if task is None:
             return
         tid, name, capacity = task[:3]
@@ -279,7 +293,15 @@ class WorkerPool:
         payload = [(s[0], s[1], s[2], s[4]) for s in sources]
         if start_method == "spawn":
             payload = _pickled(payload, pickler)
-        self._names = []
+        self._names, self._conns, self.processes = [], [], []
+        # per-sample tasks go down one pipe every worker reads (the first free worker takes
+        # the next mini-batch, as from DALI's shared task queue: a worker the OS runs less
+        # takes fewer); batch sources' tasks down their dedicated worker's own pipe
+        shared, self._shared = ctx.Pipe(duplex=False)
+        lock = self._lock = ctx.Lock()       # kept: "spawn" workers open it by name
+        self._finalizer = weakref.finalize(self, _shutdown, self.processes, self._conns,
+                                           self._names, self._shared)
+        atexit.register(self._finalizer)
         token = secrets.token_hex(3)
         self._chunks = []
         for sid, s in enumerate(sources):
@@ -289,24 +311,20 @@ class WorkerPool:
                 f"dali{os.getpid():x}_{token}_{sid:x}_",     # short: macOS allows 31
                 self._names, (keep_alive + self._prefetch[sid]) * parts,
                 max(MIN_CHUNK, minibatch * s[5]), minibatch))
-        self._conns, self.processes = [], []
-        self._finalizer = weakref.finalize(self, _shutdown, self.processes, self._conns,
-                                           self._names)
-        atexit.register(self._finalizer)
         for i in range(num_workers):
-            # each pipe is made just before its worker starts, so only later workers inherit
-            # its main-process end: when the main process dies, the last worker sees the end
-            # of its pipe and exits, which closes the ends it held, and so on down
             conn, child = ctx.Pipe()
-            proc = ctx.Process(target=_worker_main, args=(payload, child), daemon=True,
-                               name=f"dali-source-worker-{i}")
+            proc = ctx.Process(target=_worker_main, args=(payload, child, shared, lock),
+                               daemon=True, name=f"dali-source-worker-{i}")
             self._conns.append(conn)
+            try:
+                proc.start()
+            finally:
+                child.close()                # the worker's end lives in the worker only
             self.processes.append(proc)
-            proc.start()
-            child.close()                    # the worker's end lives in the worker only
+        shared.close()
         self._dedicated = [i % num_workers for i in range(len(sources))]
         self._next_tid = 0
-        self._pending = {}                   # tid -> (worker, source, chunk)
+        self._pending = {}                   # tid -> (source, chunk)
         self._done = {}                      # tid -> result
         self._orphans = set()                # tids whose results nobody will take
         self._scheduled = [{} for _ in sources]   # per source: iteration -> [tids]
@@ -321,10 +339,10 @@ class WorkerPool:
             tid = self._next_tid
             self._next_tid += 1
             cid, name, capacity = self._chunks[sid].take()
-            self._pending[tid] = (worker, sid, cid)
+            self._pending[tid] = (sid, cid)
+            task = (tid, name, capacity, kind, sid, iteration, epoch, start, stop, self._bs)
             try:
-                self._conns[worker].send((tid, name, capacity, kind, sid, iteration, epoch,
-                                          start, stop, self._bs))
+                (self._shared if kind == "samples" else self._conns[worker]).send(task)
             except OSError:
                 self._dead(worker)
             tids.append(tid)
@@ -389,7 +407,7 @@ class WorkerPool:
         try:
             while conn.poll():
                 r = conn.recv()
-                _, sid, cid = self._pending.pop(r[0])
+                sid, cid = self._pending.pop(r[0])
                 if r[0] in self._orphans:
                     self._orphans.discard(r[0])
                     self._chunks[sid].give_back(cid, r[2] if r[1] != "error" else
@@ -406,7 +424,7 @@ class WorkerPool:
             try:
                 while conn.poll():
                     r = conn.recv()
-                    self._done[r[0]] = (*r, self._pending.pop(r[0])[2])
+                    self._done[r[0]] = (*r, self._pending.pop(r[0])[1])
             except (EOFError, OSError):
                 pass
             conn.close()
@@ -439,27 +457,29 @@ class WorkerPool:
             self._finalizer()
 
 
-def _shutdown(processes, conns, names):
-    for c in conns:
-        try:
-            if not c.closed:
-                c.send(None)
-        except OSError:
-            pass
-    for p in processes:
-        p.join(timeout=1.0)
-        if p.is_alive():
-            p.terminate()
+def _shutdown(processes, conns, names, shared):
+    try:
+        for c in conns:
+            try:
+                if not c.closed:
+                    c.send(None)
+            except OSError:
+                pass
+        for p in processes:
             p.join(timeout=1.0)
-    for c in conns:
-        c.close()
-    for name in names:                        # the views still held keep their mappings
-        try:
-            _posixshmem.shm_unlink("/" + name)
-        except FileNotFoundError:
-            pass
-        resource_tracker.unregister("/" + name, "shared_memory")
-    names.clear()
+            if p.is_alive():
+                p.terminate()
+                p.join(timeout=1.0)
+        for c in [*conns, shared]:
+            c.close()
+    finally:
+        for name in names:                    # the views still held keep their mappings
+            try:
+                _posixshmem.shm_unlink("/" + name)
+            except FileNotFoundError:
+                pass
+            resource_tracker.unregister("/" + name, "shared_memory")
+        names.clear()
 
 
 def _pickled(payload, pickler):

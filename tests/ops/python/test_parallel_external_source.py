@@ -72,8 +72,20 @@ def test_samples_come_from_the_workers_in_order():
         for it, (tl,) in enumerate(batches):
             assert [s[:4] for s in tl] == [[it * 4 + i, i, it, epoch] for i in range(4)]
             pids = {s[4] for s in tl}
-            assert os.getpid() not in pids
-            assert pids <= set(p._worker_pool.pids) and len(pids) == 2   # split over both
+            assert os.getpid() not in pids and pids <= set(p._worker_pool.pids)
+
+
+def slow_sample(info):
+    time.sleep(0.05)
+    return np.array([info.idx_in_batch, os.getpid()], np.int64)
+
+
+def test_mini_batches_go_to_the_free_workers():
+    p = _pipe(slow_sample)            # a worker sleeping on one mini-batch leaves the other
+    for _ in range(3):
+        (tl,) = p.run()
+        assert [int(np.array(s)[0]) for s in tl] == [0, 1, 2, 3]
+        assert {int(np.array(s)[1]) for s in tl} == set(p._worker_pool.pids)
 
 
 def test_batch_sources_and_generators_match_the_main_process():

@@ -176,3 +176,35 @@ def test_nothing_is_left_after_exit_or_a_killed_main_process(how):
                                               for n in os.listdir("/dev/shm")):
         time.sleep(0.1)
     assert not [n for n in os.listdir("/dev/shm") if n.startswith(prefix)]
+
+
+_FAILED_START = """
+import multiprocessing.process, os
+import numpy as np
+from dali import fn, pipeline_def
+
+start = multiprocessing.process.BaseProcess.start
+
+def failing_start(self):                     # the second worker cannot be started
+    if self.name.endswith("-1"):
+        raise OSError("no more processes")
+    start(self)
+
+multiprocessing.process.BaseProcess.start = failing_start
+
+@pipeline_def(batch_size=4, num_threads=1, device_id=None, py_num_workers=2)
+def pipe():
+    return fn.external_source(source=lambda info: np.zeros(1), parallel=True, batch=False)
+
+try:
+    pipe().build()
+except OSError as e:
+    print("error", e)
+print(len([n for n in os.listdir("/dev/shm") if n.startswith(f"dali{os.getpid():x}_")]))
+"""
+
+
+def test_nothing_is_left_when_a_worker_cannot_start():
+    run = subprocess.run([sys.executable, "-c", textwrap.dedent(_FAILED_START)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.stdout.split("\n")[:2] == ["error no more processes", "0"], run.stderr[-2000:]
