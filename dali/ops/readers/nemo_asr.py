@@ -12,11 +12,11 @@ channels)); optionally the file's sample rate (float32 scalar, the file's own ra
 resampled, as DALI), the text (uint8 UTF-8 bytes, no terminating zero) and the entry's index
 (int64, shape (1,)), counted per manifest among the entries kept.
 
-Files are read ahead on the reader's own thread (`prefetch_queue_depth` batches) and their
-headers checked there, so `on_error="skip"` skips files that are missing or that libsndfile
-cannot open; as in DALI, decoding and resampling run on the pipeline's pool
-(`dali.ops.audio._decoding`, libsndfile without the GIL).  A file whose header is sound but
-whose data is cut short fails its batch even when skipping.  Order, sharding, shuffling and padding:
+As in DALI, files are read and decoded ahead, on the reader's own thread, while the pipeline
+works on the previous batch (`prefetch_queue_depth` batches ahead), so `on_error="skip"` also
+skips files that cannot be decoded.  The decoding itself is spread over the pipeline's pool
+(`dali.ops.audio._decoding`, libsndfile without the GIL): the pool runs one job at a time, so
+the reader's jobs interleave with the pipeline's own.  Order, sharding, shuffling and padding:
 `_loader`, DALI's sample for sample.
 """
 
@@ -101,6 +101,7 @@ class NemoAsr(_common.Reader):
         self.lobes = _resampling.lobes(self, a["quality"])
         _common.check_shuffle_after_epoch(a)
         self._cache = {} if a["read_ahead"] else None
+        self._pool = None         # the pipeline's pool, the same at every run (see `read`)
         super().setup()
 
     def loader_options(self):
@@ -131,19 +132,25 @@ class NemoAsr(_common.Reader):
                                f"{a['manifest_filepaths']} (after the duration limits)")
         return entries
 
-    # -- reading (on the reader's thread) ---------------------------------------------------
+    # -- reading and decoding (on the reader's thread) ---------------------------------------
     def read(self, entries):
-        """(the files' bytes, None), or (None, (index, message)) for the first file that
-        cannot be read or opened as audio."""
+        """(the decoded batch, None), or (None, (index, message)) for the first file that
+        cannot be read or decoded."""
         paths = [e.path for e in entries]
         blobs, failure = self._read_files(paths)
         if failure is not None:
             return None, failure
-        errors = _decoding.open_errors(self.libsndfile, blobs)
-        if errors:
-            i = min(errors)
-            return None, (i, f"cannot decode {paths[i]}: {errors[i]}")
-        return BatchStorage.from_samples(blobs), None
+        a = self.args
+        try:
+            opened = _decoding.open_batch(self.libsndfile, self._pool, blobs,
+                                          [a["sample_rate"]] * len(entries), a["downmix"],
+                                          [e.window for e in entries])
+            audio = BatchStorage.allocate(self.dtype, opened.shapes,
+                                          ndim=1 if a["downmix"] else 2)
+            _decoding.decode_batch(self._pool, opened, audio.samples(), self.lobes)
+        except _decoding.DecodeError as e:
+            return None, (e.index, f"{paths[e.index]}: {e}")
+        return Decoded(audio, opened.files.rates.astype(np.float32)), None
 
     def _read_files(self, paths):
         """(the files' bytes, None) or (None, (index, message))."""
@@ -164,39 +171,38 @@ class NemoAsr(_common.Reader):
             cache.update(zip(paths, outs, strict=True))
         return outs, None
 
-    # -- one iteration: decoding on the pool -------------------------------------------------
+    def first_output(self, data):
+        return data.audio.samples()
+
+    def subset(self, data, idx):
+        samples = data.audio.samples()
+        return Decoded(BatchStorage.from_arrays([samples[i] for i in idx]), data.rates[idx])
+
+    def combine(self, parts):
+        return Decoded(BatchStorage.from_arrays([x for d in parts for x in d.audio.samples()]),
+                       np.concatenate([d.rates for d in parts]))
+
+    # -- one iteration -----------------------------------------------------------------------
     def infer(self, ws):
         n = ws.batch_size
-        entries, blobs = self.next_batch(ws)
+        self._pool = ws.thread_pool
+        entries, decoded = self.next_batch(ws)
         a = self.args
-        try:
-            opened = _decoding.open_batch(
-                self.libsndfile, ws.thread_pool, blobs.samples(), [a["sample_rate"]] * n,
-                a["downmix"], [e.window for e in entries])
-        except _decoding.DecodeError as e:
-            raise ws.sample_error(e.index, f"{entries[e.index].path}: {e}", RuntimeError) \
-                from None
-        descs = [_operator.OutputDesc(opened.shapes, self.dtype, "",
-                                      ndim=1 if a["downmix"] else 2)]
+        descs = [_operator.OutputDesc(None, self.dtype, "", ndim=1 if a["downmix"] else 2)]
         if a["read_sample_rate"]:
             descs.append(_operator.OutputDesc([()] * n, np.float32, ""))
         if a["read_text"]:
             descs.append(_operator.OutputDesc([(len(e.text),) for e in entries], np.uint8, ""))
         if a["read_idxs"]:
             descs.append(_operator.OutputDesc([(1,)] * n, np.int64, ""))
-        return _operator.Plan(descs, entries=entries, opened=opened)
+        return _operator.Plan(descs, entries=entries, decoded=decoded)
 
     def run_cpu(self, ws, plan):
         a = self.args
-        try:
-            _decoding.decode_batch(ws.thread_pool, plan.opened, ws.output_samples(0),
-                                   self.lobes)
-        except _decoding.DecodeError as e:
-            raise ws.sample_error(e.index, f"{plan.entries[e.index].path}: {e}",
-                                  RuntimeError) from None
+        ws.outputs[0] = plan.decoded.audio
         k = 1
         if a["read_sample_rate"]:
-            ws.outputs[k].dense()[...] = plan.opened.files.rates
+            ws.outputs[k].dense()[...] = plan.decoded.rates
             k += 1
         if a["read_text"]:
             for e, out in zip(plan.entries, ws.output_samples(k), strict=True):
@@ -205,6 +211,13 @@ class NemoAsr(_common.Reader):
         if a["read_idxs"]:
             ws.outputs[k].dense()[:, 0] = [e.index for e in plan.entries]
         ws.out_source_info = [e.path for e in plan.entries]
+
+
+@dataclasses.dataclass
+class Decoded:
+    """What `read` gives for a batch: the audio and the files' sample rates."""
+    audio: object              # BatchStorage
+    rates: np.ndarray          # float32
 
 
 def _parse(manifest):
