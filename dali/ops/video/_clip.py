@@ -56,13 +56,23 @@ def av_module(display_name):
 @dataclasses.dataclass(frozen=True)
 class Index:
     """What a demux pass learns of a stream: its frame size and, in decoding (feeding)
-    order, each packet's pts (None: the stream has no timestamps) and keyframe flag."""
+    order, each packet's pts and keyframe flag (`ordered` False: the stream has no
+    timestamps, `pts` counts the packets)."""
 
     height: int
     width: int
     time_base: fractions.Fraction
-    pts: list
-    keys: list
+    pts: np.ndarray
+    keys: np.ndarray
+    ordered: bool
+
+    @property
+    def count(self):
+        return len(self.pts)
+
+    def frame_pts(self):
+        """The pts of each frame, in presentation (frame) order."""
+        return np.sort(self.pts, kind="stable")
 
 
 class Clip:
@@ -111,7 +121,10 @@ class Clip:
             self.close()
             raise VideoError(f"cannot read the video's packets: {e}") from None
         context = stream.codec_context
-        index = Index(context.height, context.width, stream.time_base, pts, keys)
+        ordered = None not in pts
+        index = Index(context.height, context.width, stream.time_base,
+                      np.asarray(pts if ordered else range(len(pts)), np.int64),
+                      np.asarray(keys, bool), ordered)
         if not pts or index.height <= 0 or index.width <= 0:
             self.close()
             raise VideoError("the video stream has no frames")
@@ -119,18 +132,18 @@ class Clip:
 
     def _use(self, index):
         self.height, self.width = index.height, index.width
-        self.count = len(index.pts)
-        self._ordered = None not in index.pts
+        self.count = index.count
+        self._ordered = index.ordered
         if not self._ordered:
             self.pts = np.arange(self.count, dtype=np.int64)
             self._pts_fed = self._fed_of = self.pts
             self._key_fed = np.zeros(1, np.int64)
             return
-        self._pts_fed = fed = np.asarray(index.pts, np.int64)
+        self._pts_fed = fed = index.pts
         self._fed_of = np.argsort(fed, kind="stable")         # frame -> its packet
         self.pts = fed[self._fed_of]
         self._frame_of_pts = {p: i for i, p in enumerate(self.pts.tolist())}
-        key_fed = np.flatnonzero(np.asarray(index.keys, bool))
+        key_fed = np.flatnonzero(index.keys)
         if not len(key_fed) or key_fed[0] != 0:
             key_fed = np.concatenate([[0], key_fed]).astype(np.int64)
         self._key_fed = key_fed

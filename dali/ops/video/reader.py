@@ -156,7 +156,7 @@ class Video(_common.Reader):
         """Index every file; entries are (file, first frame) pairs, first -1 for
         `uniform_sample`."""
         files = self._files()
-        self._paths, self._labels, self._meta, self._ranges = [], [], [], []
+        self._paths, self._labels, self._indexes, self._ranges = [], [], [], []
         entries = []
         for path, label, start, end in files:
             index = self._index(path)
@@ -166,7 +166,7 @@ class Video(_common.Reader):
             f = len(self._paths)
             self._paths.append(path)
             self._labels.append(label)
-            self._meta.append(index)
+            self._indexes.append(index)
             self._ranges.append(roi)
             entries += [(f, s) for s in self._starts(*roi)]
         if not self._paths:
@@ -215,12 +215,12 @@ class Video(_common.Reader):
         except _clip.VideoError as e:
             raise RuntimeError(f"{self.spec.display_name}: {path}: {e}") from None
         clip.close()
-        return clip
+        return clip.index
 
-    def _range(self, clip, start, end):
-        """(first, end) frames of `clip` in the range of a list line (the whole clip without
-        one), or None for an empty range."""
-        count = clip.count
+    def _range(self, index, start, end):
+        """(first, end) frames of the video of `index` in the range of a list line (the whole
+        video without one), or None for an empty range."""
+        count = index.count
         if start is None:
             return 0, count
         if self.args["file_list_format"] == "frames":
@@ -229,7 +229,7 @@ class Video(_common.Reader):
             last = min(last + count if last < 0 else last, count)
             first = max(first, 0)
         else:
-            times = (clip.pts * float(clip.index.time_base)).tolist()
+            times = (index.frame_pts() * float(index.time_base)).tolist()
             if end > times[-1]:
                 return None
             rounding = self.args["file_list_rounding"]
@@ -270,7 +270,7 @@ class Video(_common.Reader):
         clips = []
         for k, (f, _) in enumerate(entries):
             try:
-                clips.append(_clip.Clip(self.av, self._paths[f], self._meta[f].index))
+                clips.append(_clip.Clip(self.av, self._paths[f], self._indexes[f]))
             except _clip.VideoError as e:
                 for clip in clips:
                     clip.close()
