@@ -37,23 +37,26 @@ def frame_image(i, height=48, width=64):
     return img
 
 
-def encode(codec, frames=40, *, gop=10, height=48, width=64, rate=25, first=0):
-    """The bytes of a clip of `frames` frames (numbered from `first`) encoded with `codec`."""
+def encode(codec, frames=40, *, gop=10, height=48, width=64, rate=25, first=0, bframes=0,
+           container=None):
+    """The bytes of a clip of `frames` frames (numbered from `first`) encoded with `codec`
+    (`bframes`: B-frames between references, for H.264 and MPEG-4) in `container` (default:
+    `CONTAINERS[codec]`)."""
     import av
     buf = io.BytesIO()
-    with av.open(buf, "w", format=CONTAINERS[codec]) as container:
-        stream = container.add_stream(codec, rate=rate)
+    with av.open(buf, "w", format=container or CONTAINERS[codec]) as out:
+        stream = out.add_stream(codec, rate=rate)
         stream.width, stream.height = width, height
         stream.pix_fmt = "yuvj420p" if codec == "mjpeg" else "yuv420p"
         stream.gop_size = gop
-        if codec == "libx264":
-            stream.options = {"bf": "0"}
+        if codec in ("libx264", "mpeg4"):
+            stream.codec_context.max_b_frames = bframes
         for i in range(first, first + frames):
             image = av.VideoFrame.from_ndarray(frame_image(i, height, width), format="rgb24")
             for packet in stream.encode(image):
-                container.mux(packet)
+                out.mux(packet)
         for packet in stream.encode():
-            container.mux(packet)
+            out.mux(packet)
     return buf.getvalue()
 
 

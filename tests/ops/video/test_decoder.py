@@ -116,6 +116,25 @@ def test_codecs_seek_like_sequential_decoding(clips, codec):
     np.testing.assert_array_equal(out, reference[3::9])
 
 
+@pytest.mark.parametrize("codec, container", [("libx264", "mp4"), ("libx264", "matroska"),
+                                              ("mpeg4", "avi"), ("mpeg4", "mp4")])
+def test_b_frames_seek_like_sequential_decoding(codec, container):
+    """Clips with B-frames (decoding order differs from presentation order): any frames, in
+    any order, equal those of one sequential decode."""
+    if not video_clips.available(codec):
+        pytest.skip(f"PyAV has no {codec} encoder")
+    data = np.frombuffer(video_clips.encode(codec, 45, gop=12, bframes=2, container=container),
+                         np.uint8)
+    reference = pyav_frames(data)
+    assert video_clips.frame_numbers(reference) == list(range(45))
+    rng = np.random.default_rng(1)
+    picks = [rng.integers(0, 45, int(rng.integers(1, 7))).tolist() for _ in range(4)]
+    out = run_op(lambda fn, x, f: fn.decoders.video(x, frames=f),
+                 [[data] * 4, [np.array(p, np.int32) for p in picks]])[0]
+    for o, p in zip(out, picks, strict=True):
+        np.testing.assert_array_equal(o, reference[p])
+
+
 def test_layout_and_batch(clips):
     """A batch of clips of several sizes; the output layout is FHWC."""
     import dali
