@@ -146,6 +146,13 @@ def test_ops_class_and_both_fn_names():
     assert "no effect here" in numba_function.__doc__
 
 
+def test_single_values_for_the_lists():
+    out, = run_op(lambda fn, x: numba_function(
+        x, run_fn=_copy_plus_one, out_types=types.FLOAT, in_types=types.FLOAT, outs_ndim=1,
+        ins_ndim=1), [[np.arange(3, dtype=np.float32)]])
+    assert out[0].tolist() == [1, 2, 3]
+
+
 def test_is_never_pruned():
     assert numba_function._schema.no_prune and not numba_function._schema.serializable
 

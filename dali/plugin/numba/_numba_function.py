@@ -72,10 +72,12 @@ class NumbaFunction(_operator.Operator):
 
     @classmethod
     def check_call(cls, args, name):
-        outs, ins = args.get("out_types", []), args.get("in_types", [])
-        if len(ins) != len(args.get("ins_ndim", [])):
+        outs, ins, outs_ndim, ins_ndim = (
+            cls.schema.arg_map[k].convert(args.get(k, []), cls.schema.name)
+            for k in ("out_types", "in_types", "outs_ndim", "ins_ndim"))
+        if len(ins) != len(ins_ndim):
             raise AssertionError("Number of input types and input dimensions should match.")
-        if len(outs) != len(args.get("outs_ndim", [])):
+        if len(outs) != len(outs_ndim):
             raise AssertionError("Number of output types and output dimensions should match.")
         if len(outs) > MAX_ARGS or len(ins) > MAX_ARGS:
             raise ValueError(f"{cls.schema.display_name}: at most {MAX_ARGS} inputs and "
@@ -83,7 +85,7 @@ class NumbaFunction(_operator.Operator):
         if T.FLOAT16 in [*outs, *ins]:
             raise RuntimeError(f"{cls.schema.display_name}: float16 inputs and outputs are "
                                "not supported (as in DALI)")
-        if any(d < 0 for d in [*args.get("outs_ndim", []), *args.get("ins_ndim", [])]):
+        if any(d < 0 for d in [*outs_ndim, *ins_ndim]):
             raise ValueError(f"{cls.schema.display_name}: `outs_ndim` and `ins_ndim` must "
                              "not be negative")
         if args.get("setup_fn") is None and len(outs) != len(ins):
