@@ -57,7 +57,8 @@ def av_module(display_name):
 class Index:
     """What a demux pass learns of a stream: its frame size and, in decoding (feeding)
     order, each packet's pts and keyframe flag (`ordered` False: the stream has no
-    timestamps, `pts` counts the packets)."""
+    timestamps, `pts` counts the packets) and the timestamp a seek to it takes (its dts,
+    which the index of containers such as AVI is keyed by; else its pts)."""
 
     height: int
     width: int
@@ -65,6 +66,7 @@ class Index:
     pts: np.ndarray
     keys: np.ndarray
     ordered: bool
+    seek_to: np.ndarray
 
     @property
     def count(self):
@@ -108,12 +110,13 @@ class Clip:
         self._use(self.index)
 
     def _demux(self, stream):
-        pts, keys = [], []
+        pts, dts, keys = [], [], []
         try:
             for packet in self._container.demux(stream):
                 if packet.size == 0:
                     continue
                 pts.append(packet.pts)
+                dts.append(packet.dts if packet.dts is not None else packet.pts)
                 keys.append(packet.is_keyframe)
                 if self._packets is not None:
                     self._packets.append(packet)
@@ -122,9 +125,11 @@ class Clip:
             raise VideoError(f"cannot read the video's packets: {e}") from None
         context = stream.codec_context
         ordered = None not in pts
+        seek_to = np.asarray(dts if None not in dts else pts if ordered else [0] * len(pts),
+                             np.int64)
         index = Index(context.height, context.width, stream.time_base,
                       np.asarray(pts if ordered else range(len(pts)), np.int64),
-                      np.asarray(keys, bool), ordered)
+                      np.asarray(keys, bool), ordered, seek_to)
         if not pts or index.height <= 0 or index.width <= 0:
             self.close()
             raise VideoError("the video stream has no frames")
@@ -136,10 +141,10 @@ class Clip:
         self._ordered = index.ordered
         if not self._ordered:
             self.pts = np.arange(self.count, dtype=np.int64)
-            self._pts_fed = self._fed_of = self.pts
+            self._fed_of = self.pts
             self._key_fed = np.zeros(1, np.int64)
             return
-        self._pts_fed = fed = index.pts
+        fed = index.pts
         self._fed_of = np.argsort(fed, kind="stable")         # frame -> its packet
         self.pts = fed[self._fed_of]
         self._frame_of_pts = {p: i for i, p in enumerate(self.pts.tolist())}
@@ -184,7 +189,8 @@ class Clip:
         if self._packets is not None:
             yield from self._packets[start:]
         else:
-            self._container.seek(int(self._pts_fed[start]), stream=self._stream, backward=True)
+            self._container.seek(int(self.index.seek_to[start]), stream=self._stream,
+                                 backward=True)
             for packet in self._container.demux(self._stream):
                 if packet.size:
                     yield packet

@@ -247,3 +247,21 @@ def test_checkpoint_resumes(root):
     restored = make(checkpoint=checkpoint)
     got = [[np.array(t) for t in restored.run()[1]] for _ in range(5)]
     assert [[int(x[0]) for x in b] for b in got] == [[int(x[0]) for x in b] for b in expected]
+
+
+@pytest.mark.parametrize("codec, container", [("libx264", "mp4"), ("mpeg4", "avi"),
+                                              ("libx264", "matroska"), ("libvpx-vp9", "webm")])
+def test_seeking_in_files_gives_the_sequential_frames(tmp_path, codec, container):
+    """Shuffled sequences of files with B-frames (and AVI, whose index is keyed by decoding
+    timestamps) equal the frames of one sequential decode of the file."""
+    if not video_clips.available(codec):
+        pytest.skip(f"PyAV has no {codec} encoder")
+    path = video_clips.write(str(tmp_path), f"clip.{container}", video_clips.encode(
+        codec, 45, gop=12, bframes=2, container=container))
+    with av.open(path) as c:
+        reference = np.stack([f.to_ndarray(format="rgb24", interpolation=0x42002)
+                              for f in c.decode(video=0)])
+    out = read(filenames=[path], sequence_length=5, step=3, stride=2, random_shuffle=True,
+               initial_fill=6, enable_frame_num="sequence", batch_size=4, iterations=3)
+    for frames, numbers in ((f, n) for batch in out for f, n in zip(*batch, strict=True)):
+        np.testing.assert_array_equal(frames, reference[numbers])
