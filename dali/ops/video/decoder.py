@@ -96,8 +96,7 @@ class Video(_operator.Operator):
         except Exception:
             _close(clips)
             raise
-        shapes = [(len(p), c.height, c.width, 3) if not isinstance(c, str) else (0, 0, 0, 3)
-                  for p, c in zip(picks, clips, strict=True)]
+        shapes = [(len(p), c.height, c.width, 3) for p, c in zip(picks, clips, strict=True)]
         return _operator.Plan([_operator.OutputDesc(shapes, np.uint8, "FHWC")],
                               clips=clips, picks=picks)
 
@@ -123,30 +122,27 @@ class Video(_operator.Operator):
             outside = frames[(frames < 0) | (frames >= count)]
             if mode == "none" and outside.size:
                 raise ws.sample_error(i, (
-                    f"Unexpected out-of-bounds frame index "
-                    f"{outside[0]} for pad_mode = 'none' and a sample containing a ROI with "
-                    f"{count} frames. Range of valid frame indices for this sample is "
-                    f"[0, {count}). Change `pad_mode` to other than 'none' for out-of-bounds "
-                    "sampling."), RuntimeError)
+                    f"Unexpected out-of-bounds frame index {outside[0]} for pad_mode = 'none' "
+                    f"and a sample containing a ROI with {count} frames. Range of valid frame "
+                    f"indices for this sample is [0, {count}). Change `pad_mode` to other than "
+                    "'none' for out-of-bounds sampling."), RuntimeError)
             return _frames.pad(frames, count, mode)
         start, stride, length, end = (ws.arg(name)[i] for name in
                                       ("start_frame", "stride", "sequence_length", "end_frame"))
         start = 0 if start is None else start
         stride = 1 if stride is None else stride
         if start >= count:
-            raise ws.sample_error(i, f"Start frame {start} is out of "
-                                     f"bounds for sample #{i}, expected range [0, {count})",
-                                  RuntimeError)
+            raise ws.sample_error(i, f"Start frame {start} is out of bounds for sample #{i}, "
+                                     f"expected range [0, {count})", RuntimeError)
         if stride < 1:
-            raise ws.sample_error(i, f"stride must be positive, got "
-                                     f"{stride} for sample #{i}", RuntimeError)
-        if length is not None and length < 0:
-            raise ws.sample_error(i, f"sequence_length must not be "
-                                     f"negative, got {length} for sample #{i}", RuntimeError)
-        if end is not None and end <= start:
-            raise ws.sample_error(i, f"end_frame ({end}) must be "
-                                     f"greater than start_frame ({start}), for sample #{i}",
+            raise ws.sample_error(i, f"stride must be positive, got {stride} for sample #{i}",
                                   RuntimeError)
+        if length is not None and length < 0:
+            raise ws.sample_error(i, f"sequence_length must not be negative, got {length} for "
+                                     f"sample #{i}", RuntimeError)
+        if end is not None and end <= start:
+            raise ws.sample_error(i, f"end_frame ({end}) must be greater than start_frame "
+                                     f"({start}), for sample #{i}", RuntimeError)
         return _frames.pad(_frames.sequence(count, start, stride, length, end), count, mode)
 
     def run_cpu(self, ws, plan):
@@ -156,11 +152,12 @@ class Video(_operator.Operator):
 
         def decode(i):
             try:
-                return _clip.decode_into(clips[i], picks[i], outputs[i], self.fill)
+                _clip.decode_into(clips[i], picks[i], outputs[i], self.fill)
             except _clip.VideoError as e:
                 return str(e)
             finally:
                 clips[i].close()
+            return None
 
         sizes = np.array([p.size for p in picks], np.int64)
         failures = pool.map(decode, len(clips), order=np.argsort(-sizes, kind="stable"))
