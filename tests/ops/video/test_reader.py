@@ -138,7 +138,8 @@ def test_file_list_ranges(root, tmp_path, line, fmt, rounding, frames):
      "enable_frame_num": "sequence"},
     {"sequence_length": 2, "step": 6, "random_shuffle": True, "initial_fill": 4},
     {"sequence_length": 4, "pad_mode": "constant", "fill_value": [10, 20, 30], "step": 11,
-     "random_shuffle": True, "stick_to_shard": True, "num_shards": 2, "pad_last_batch": True},
+     "random_shuffle": True, "stick_to_shard": True, "num_shards": 2, "pad_last_batch": True,
+     "enable_timestamps": True, "enable_frame_num": "sequence"},
     {"sequence_length": 2, "num_shards": 3, "shard_id": 2, "step": 6},
     {"sequence_length": 7, "uniform_sample": True, "enable_timestamps": True},
 ], ids=str)
