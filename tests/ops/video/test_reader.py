@@ -266,3 +266,11 @@ def test_seeking_in_files_gives_the_sequential_frames(tmp_path, codec, container
                initial_fill=6, enable_frame_num="sequence", batch_size=4, iterations=3)
     for frames, numbers in ((f, n) for batch in out for f, n in zip(*batch, strict=True)):
         np.testing.assert_array_equal(frames, reference[numbers])
+
+
+def test_lazy_init_reads_the_same(root):
+    eager = read(filenames=paths(root), sequence_length=4, iterations=2)
+    lazy = read(filenames=paths(root), sequence_length=4, iterations=2, lazy_init=True)
+    for a, b in zip(eager, lazy, strict=True):
+        for s, t in zip(a[0], b[0], strict=True):
+            np.testing.assert_array_equal(s, t)
