@@ -60,9 +60,10 @@ def _returning(batch):
 
 
 def run_augmentation(name, imgs, bins=BINS, signs=SIGNS, *, real=False, augmentation=None,
-                     num_bins=NUM_BINS, **kwargs):
+                     num_bins=NUM_BINS, layout="HWC", **kwargs):
     """The samples of `augmentations.<name>` (or of `augmentation(auto_aug)`) applied to
-    `imgs`, sample i at magnitude bin `bins[i]` with sign `signs[i]` (1: negated)."""
+    `imgs` (of `layout`), sample i at magnitude bin `bins[i]` with sign `signs[i]` (1:
+    negated)."""
     bins = [np.array(b, np.int32) for b in bins]
     signs = [np.array(s, np.int32) for s in signs]
 
@@ -75,7 +76,7 @@ def run_augmentation(name, imgs, bins=BINS, signs=SIGNS, *, real=False, augmenta
             extra["shape"] = pkg.fn.cast(x.shape(), dtype=pkg.types.FLOAT)
         return aug(x, magnitude_bin=core.signed_bin(b, s), num_magnitude_bins=num_bins, **extra)
 
-    return run_graph(graph, [imgs, bins, signs], real=real)[0]
+    return run_graph(graph, [imgs, bins, signs], real=real, layouts=[layout, None, None])[0]
 
 
 # -- marker augmentations: which augmentation ran, with which magnitude -------------------------

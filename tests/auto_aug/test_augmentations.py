@@ -232,6 +232,24 @@ def test_oracle(name):
 
 
 @pytest.mark.oracle
+@pytest.mark.parametrize("name", [n for n in utils.AUGMENTATIONS if not n.startswith("translate_")]
+                         + ["translate_x_no_shape"])
+def test_oracle_video(name):
+    """FHWC videos: every frame transformed as DALI transforms it."""
+    pytest.importorskip("nvidia.dali")
+    rng = np.random.default_rng(4)
+    videos = [np.stack([utils.images(seed=s, shapes=((14, 19),))[0] for s in rng.integers(
+        0, 100, 3)]) for _ in range(4)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = utils.run_augmentation(name, videos, real=True, layout="FHWC")
+    out = utils.run_augmentation(name, videos, layout="FHWC")
+    base = name.replace("_no_shape", "")
+    for o, r in zip(out, ref, strict=True):
+        assert_close(o, r, TOLERANCE.get(base, 0), max_share=0.02)
+
+
+@pytest.mark.oracle
 @pytest.mark.parametrize("name", ["warp_x_param", "warp_y_param", "shift_enhance_range",
                                   "sharpness_kernel", "sharpness_kernel_shifted",
                                   "poster_mask_uint8", "solarize_add_shift"])
