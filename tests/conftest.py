@@ -25,7 +25,7 @@ def pytest_collection_modifyitems(config, items):
     skip_gpu = pytest.mark.skip(reason="needs CuPy and a CUDA device")
     skip_oracle = pytest.mark.skip(reason="real NVIDIA DALI (nvidia-dali-cuda120) not installed")
     for item in items:
-        if "gpu" in item.keywords and not have_gpu:
+        if item.get_closest_marker("gpu") is not None and not have_gpu:
             item.add_marker(skip_gpu)
         if "oracle" in item.keywords and not HAVE_ORACLE:
             item.add_marker(skip_oracle)
