@@ -6,8 +6,9 @@ import auto_aug_utils as utils
 import numpy as np
 import pytest
 
-from dali import fn, types
+from dali import fn, pipeline_def, types
 from dali.auto_aug import augmentations as A
+from dali.auto_aug import trivial_augment
 from dali.auto_aug.core import Augmentation, Policy, augmentation, select, signed_bin
 
 
@@ -158,3 +159,13 @@ def test_random_sign_under_split_is_drawn_once():
     for v, s, i in zip(out, sign, idx, strict=True):
         expected = 7.0 * (-1 if int(s) else 1) * (-1 if int(i) else 1)
         assert float(v) == expected
+
+
+def test_needs_enable_conditionals():
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        x = fn.external_source(lambda: utils.images()[:2], layout="HWC")
+        return trivial_augment.trivial_augment_wide(x)
+
+    with pytest.raises(TypeError, match="you need to specify `enable_conditionals=True`"):
+        pipe()

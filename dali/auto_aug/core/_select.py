@@ -10,7 +10,8 @@ split/merge levels, the same tree DALI builds.
 
 from __future__ import annotations
 
-from dali._autograph import runtime
+from dali._autograph import conditional, runtime
+from dali._graph import data_node
 
 
 def if_else(predicate, on_true, on_false):
@@ -23,6 +24,11 @@ def if_else(predicate, on_true, on_false):
     on_true, on_false : callable
         Functions of no arguments returning a DataNode (or a structure of them).
     """
+    if isinstance(predicate, data_node.DataNode):
+        try:
+            conditional.current_stack()
+        except RuntimeError:
+            bool(predicate)  # DALI's TypeError: the pipeline lacks enable_conditionals=True
     box = [None]
 
     def body():
