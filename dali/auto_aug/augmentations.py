@@ -1,8 +1,9 @@
 """The augmentations of the AutoAugment, RandAugment and TrivialAugment suites.
 
 Each is a dali graph fragment decorated with `@augmentation`, using the operators DALI's suite
-uses so that the results match it: `warp_affine` with `transforms.shear`/`translation` for
-shears and translations, `rotate`, `brightness`, `saturation` (color), `filter` with PIL's
+uses so that the results match it: `warp_affine` (by the matrices `transforms.shear` and
+`transforms.translation` give, built with arithmetic: see `_affine`) for shears and
+translations, `rotate`, `brightness`, `saturation` (color), `filter` with PIL's
 smoothing kernel blended in (sharpness), `equalize`, and element-wise arithmetic for contrast,
 posterize, solarize, solarize_add, invert and auto_contrast.  The samples are `uint8` images
 (`HWC`) or videos (`FHWC`).
@@ -93,7 +94,7 @@ def _affine(kind, xy):
 
 @augmentation(mag_range=(0, 0.3), randomly_negate=True, mag_to_param=warp_x_param)
 def shear_x(data, shear, fill_value=128, interp_type=None):
-    """Shears along x by `shear` (`warp_affine` of `transforms.shear`)."""
+    """Shears along x by `shear` (`warp_affine` by the shear matrix)."""
     return _warp(data, _affine("shear", shear), fill_value, interp_type)
 
 
