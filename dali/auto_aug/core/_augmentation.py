@@ -94,7 +94,9 @@ def _as_table(params):
     return arr.astype(narrow.get(arr.dtype, arr.dtype))
 
 
-def _extra_arg_names(op):
+def _signature_parts(op):
+    """(positional parameters, whether it takes *args, names of the keyword-capable
+    parameters after the first two: the extra arguments a call passes on)."""
     params = list(inspect.signature(op).parameters.values())
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     has_varargs = any(p.kind == p.VAR_POSITIONAL for p in params)
@@ -116,10 +118,10 @@ class Augmentation:
         self._param_device = param_device
         self._name = name
         self._validate()
-        self._extra = _extra_arg_names(op)[2]
+        self._extra = _signature_parts(op)[2]
 
     def _validate(self):
-        positional, has_varargs, _ = _extra_arg_names(self._op)
+        positional, has_varargs, _ = _signature_parts(self._op)
         if len(positional) < 2 and not has_varargs:
             raise TypeError(
                 f"The {self._op} accepts {len(positional)} positional argument(s), but the "
