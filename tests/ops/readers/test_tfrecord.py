@@ -299,3 +299,32 @@ def test_shuffle_after_epoch_excludes_stick_to_shard(five_files):
     with pytest.raises(RuntimeError, match="shuffle_after_epoch and stick_to_shard cannot be "
                                            "both true"):
         _labels(five_files, stick_to_shard=True)
+
+
+def test_shuffle_after_epoch_resumes_from_a_checkpoint(five_files):
+    """A reader restored from a checkpoint taken mid-epoch goes on with the same file orders
+    (the epochs' shuffles are replayed, not stored)."""
+    from dali import fn, pipeline_def
+    from dali import tfrecord as tfrec
+
+    def pipe(checkpoint=None):
+        @pipeline_def(batch_size=4, num_threads=1, device_id=None, seed=5,
+                      enable_checkpointing=True)
+        def p():
+            return fn.readers.tfrecord(
+                path=five_files[0], index_path=five_files[1], shuffle_after_epoch=True,
+                features={"label": tfrec.FixedLenFeature([1], tfrec.int64, -1)},
+                num_shards=2, shard_id=1)["label"]
+
+        built = p(checkpoint=checkpoint) if checkpoint is not None else p()
+        built.build()
+        return built
+
+    def labels(p, n):
+        return [[int(x[0]) for x in p.run()[0].as_array()] for _ in range(n)]
+
+    whole = pipe()
+    expected = labels(whole, 12)
+    first = pipe()
+    assert labels(first, 5) == expected[:5]
+    assert labels(pipe(first.checkpoint()), 7) == expected[5:]
