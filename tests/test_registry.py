@@ -12,7 +12,7 @@ MISSING = ("{} is an operator of NVIDIA DALI 2.4 that dali does not implement ye
 
 @pytest.mark.parametrize("module, name, where", [
     (fn.hidden, "video_reader", "dali.fn.hidden.video_reader"),  # DALI's internal name
-    (fn.readers, "nemo_asr", "dali.fn.readers.nemo_asr"),
+    (fn.hidden, "coco_reader", "dali.fn.hidden.coco_reader"),
     (ops.hidden, "VideoReader", "dali.ops.hidden.VideoReader")])
 def test_dali_operators_dali_lacks_say_so(module, name, where):
     with pytest.raises(AttributeError, match=f"^{re.escape(MISSING.format(where))}$"):
