@@ -23,11 +23,13 @@ import ctypes
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 
 import numpy as np
 
+AVAILABLE = shutil.which("g++") is not None     # the emulation tests skip without it
 HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cuda_emulation.h")
 FLAGS = ("-std=c++20", "-O2", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math")
 _KERNEL = re.compile(r'extern\s+"C"\s+__attribute__\(\(used\)\)\s+void\s+(\w+)\s*\(')

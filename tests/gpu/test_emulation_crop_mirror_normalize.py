@@ -3,11 +3,14 @@ CPU, bit for bit: random batches over input and output types, layouts and output
 windows inside and outside the input (pad and trim_to_shape), mirror per sample, mean/std,
 scale/shift, fill values and pad_output."""
 
+import emulate
 import gpu_cases
 import numpy as np
 import pytest
 
 from dali.ops.image import _crop_mirror_normalize_gpu as _cmn_gpu
+
+pytestmark = pytest.mark.skipif(not emulate.AVAILABLE, reason="the CUDA emulation needs g++")
 
 
 @pytest.mark.parametrize("seed", range(24))

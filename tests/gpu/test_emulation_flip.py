@@ -1,11 +1,14 @@
 """flip.cu under the CPU emulation equals fn.flip on the CPU: random batches over layouts,
 element sizes, shapes and per-sample flags."""
 
+import emulate
 import gpu_cases
 import numpy as np
 import pytest
 
 from dali.ops.geometry import _flip_gpu
+
+pytestmark = pytest.mark.skipif(not emulate.AVAILABLE, reason="the CUDA emulation needs g++")
 
 
 @pytest.mark.parametrize("seed", range(12))
