@@ -14,11 +14,12 @@ C side is audio_decode.h.
 cimport numpy as cnp
 import numpy as np
 
-from libc.stdint cimport int64_t, uintptr_t
+from libc.stdint cimport int64_t, intptr_t, uintptr_t
 
 from dali._ext.kernels.audio_decode cimport (
     CONVERT, DIRECT, STAGE, DecodeJob, SfApi, bind_api, close_file, decode_file, open_file,
 )
+from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 cnp.import_array()
@@ -71,23 +72,38 @@ cdef void _decode_job(void* ctx, int64_t i) noexcept nogil:
     decode_file((<DecodeJob*>ctx) + i)
 
 
-def open_files(ThreadPool pool, Sndfile api, list blobs):
-    """Open every encoded sample (C-contiguous uint8 arrays) and read its header."""
+def open_files(ThreadPool pool, Sndfile api, blobs):
+    """Open every encoded sample and read its header: `blobs` is a list of C-contiguous uint8
+    arrays or a contiguous BatchStorage of 1-D uint8 samples."""
     cdef Files files = Files.__new__(Files)
-    cdef Py_ssize_t n = len(blobs), i
+    cdef Py_ssize_t n, i
     cdef cnp.ndarray blob
-    files.keep = list(blobs)
+    cdef BatchStorage storage
+    if isinstance(blobs, BatchStorage):
+        storage = <BatchStorage>blobs
+        if storage.dtype != np.uint8 or storage.ndim != 1 or not storage.is_contiguous:
+            raise ValueError("the samples must be contiguous 1-D uint8 bytes")
+        n = storage.num_samples
+        pointers = <intptr_t>storage.data + np.asarray(storage.offsets, np.int64)
+        sizes = np.asarray(storage.shapes, np.int64).reshape(n)
+    else:
+        n = len(blobs)
+        pointers, sizes = np.empty(n, np.int64), np.empty(n, np.int64)
+        for i in range(n):
+            blob = blobs[i]
+            if blob.dtype != np.uint8 or not blob.flags.c_contiguous:
+                raise ValueError(f"sample {i} must be C-contiguous uint8 bytes")
+            pointers[i] = <intptr_t>cnp.PyArray_DATA(blob)
+            sizes[i] = blob.size
+    files.keep = [blobs]
     files.n = n
     files.jobs = <DecodeJob*>job_array(n, sizeof(DecodeJob), files.keep)
-    sizes = np.empty(n, np.int64)
+    cdef const int64_t[::1] at = pointers
+    cdef const int64_t[::1] size = sizes
     for i in range(n):
-        blob = blobs[i]
-        if blob.dtype != np.uint8 or not blob.flags.c_contiguous:
-            raise ValueError(f"sample {i} must be C-contiguous uint8 bytes")
         files.jobs[i].api = &api.api
-        files.jobs[i].memory.data = <const unsigned char*>cnp.PyArray_DATA(blob)
-        files.jobs[i].memory.size = blob.size
-        sizes[i] = blob.size
+        files.jobs[i].memory.data = <const unsigned char*><intptr_t>at[i]
+        files.jobs[i].memory.size = size[i]
     run_largest_first(pool, _open_job, files.jobs, sizes, _NS_PER_BYTE)
     files.frames = np.array([files.jobs[i].info.frames for i in range(n)], np.int64)
     files.rates = np.array([files.jobs[i].info.samplerate for i in range(n)], np.float64)
@@ -95,38 +111,60 @@ def open_files(ThreadPool pool, Sndfile api, list blobs):
     return files
 
 
-def decode_files(ThreadPool pool, Files files, list outputs, list staging, modes, bint downmix):
-    """Decode every opened sample (all must have opened): into outputs[i] (C-contiguous,
-    frames x channels values of int16, int32 or float32; frames values with mode CONVERT) and,
-    for modes CONVERT and STAGE, through staging[i] (float32, frames x channels values).
-    Returns {sample index: message} of the samples that could not be read whole."""
+def decode_files(ThreadPool pool, Files files, outputs, dict staging, modes, bint downmix):
+    """Decode every opened sample (all must have opened) into its output: `outputs` is a list
+    of C-contiguous arrays or a contiguous BatchStorage (int16, int32 or float32; frames x
+    channels values, frames values with mode CONVERT, unused with mode STAGE); `staging`
+    holds the float32 array (frames x channels values) of each sample of mode CONVERT or
+    STAGE; `modes` is an array of them.  Returns {sample index: message} of the samples that
+    could not be read whole."""
     cdef Py_ssize_t n = files.n, i
     cdef cnp.ndarray out, stage
-    cdef int64_t frames, channels
-    if len(outputs) != n or len(staging) != n or len(modes) != n:
-        raise ValueError(f"outputs, staging and modes must have {n} entries")
-    if files.errors():
-        raise ValueError("every file must have opened")
-    files.keep.extend(outputs)
-    files.keep.extend(staging)
+    cdef BatchStorage storage
+    modes = np.asarray(modes, np.int64)
+    count = outputs.num_samples if isinstance(outputs, BatchStorage) else len(outputs)
+    if count != n or len(modes) != n:
+        raise ValueError(f"outputs and modes must have {n} entries")
+    if files.errors() or not np.isin(modes, (DIRECT, CONVERT, STAGE)).all():
+        raise ValueError("every file must have opened, every mode be known")
+    if isinstance(outputs, BatchStorage):
+        storage = <BatchStorage>outputs
+        if storage.dtype not in _OUT_TYPES or not storage.is_contiguous:
+            raise ValueError("the outputs must be contiguous int16, int32 or float32")
+        out_type = _OUT_TYPES[storage.dtype]
+        pointers = <intptr_t>storage.data + np.asarray(storage.offsets, np.int64)
+        counts = np.prod(np.asarray(storage.shapes, np.int64).reshape(n, storage.ndim),
+                         axis=1)
+    else:
+        out_type = _OUT_TYPES.get(outputs[0].dtype, 0) if n else 6
+        pointers, counts = np.empty(n, np.int64), np.empty(n, np.int64)
+        for i in range(n):
+            out = outputs[i]
+            if out.dtype != outputs[0].dtype or not out.flags.c_contiguous or \
+                    not out.flags.writeable:
+                raise ValueError(f"output {i} must be a writable C-contiguous array of the "
+                                 "first one's type")
+            pointers[i] = <intptr_t>cnp.PyArray_DATA(out)
+            counts[i] = out.size
+        if out_type == 0:
+            raise ValueError(f"unsupported output type {outputs[0].dtype}")
+    need = files.frames * np.where(modes == CONVERT, 1, files.channels)
+    if ((counts != need) & (modes != STAGE)).any():
+        raise ValueError(f"the outputs do not fit the samples: {counts} for {need}")
+    files.keep += [outputs, staging]
+    cdef const int64_t[::1] at = pointers
+    cdef const int64_t[::1] mode = modes
     for i in range(n):
-        frames, channels = files.frames[i], files.channels[i]
-        out = outputs[i]
-        mode = modes[i]
-        if mode not in (DIRECT, CONVERT, STAGE) or files.jobs[i].file == NULL:
-            raise ValueError(f"sample {i}: bad mode {mode} or a closed file")
-        if mode != STAGE and (out.dtype not in _OUT_TYPES or not out.flags.c_contiguous or
-                              not out.flags.writeable or
-                              out.size != frames * (1 if mode == CONVERT else channels)):
-            raise ValueError(f"output {i} does not fit sample {i}")
-        files.jobs[i].mode = mode
+        if files.jobs[i].file == NULL:
+            raise ValueError(f"sample {i} was decoded already")
+        files.jobs[i].mode = <int>mode[i]
         files.jobs[i].downmix = downmix
-        files.jobs[i].out_type = _OUT_TYPES.get(out.dtype, 6)
-        files.jobs[i].out = cnp.PyArray_DATA(out)
-        if mode != DIRECT:
+        files.jobs[i].out_type = out_type
+        files.jobs[i].out = <void*><intptr_t>at[i]
+        if mode[i] != DIRECT:
             stage = staging[i]
             if (stage.dtype != np.float32 or not stage.flags.c_contiguous or
-                    stage.size != frames * channels):
+                    stage.size != files.frames[i] * files.channels[i]):
                 raise ValueError(f"staging {i} does not fit sample {i}")
             files.jobs[i].staging = <float*>cnp.PyArray_DATA(stage)
     run_largest_first(pool, _decode_job, files.jobs, files.frames * files.channels,

@@ -19,6 +19,7 @@ import dataclasses
 import numpy as np
 
 from dali._ext.kernels import audio_decode as _kernel
+from dali._ext.tensor_storage import BatchStorage
 from dali.ops.audio import _resampling
 
 TYPES = (np.dtype(np.int16), np.dtype(np.int32), np.dtype(np.float32))
@@ -51,7 +52,7 @@ class Opened:
     files: object           # _kernel.Files
     targets: np.ndarray     # per sample: the rate to resample to, or 0
     downmix: bool
-    shapes: list            # output shape per sample
+    shapes: np.ndarray      # output shape per sample, (n, 1) or (n, 2)
     spans: list             # per sample: None, or the (first frame, count) decoded
 
     @property
@@ -68,25 +69,34 @@ def open_errors(api, blobs):
 
 
 def open_batch(api, pool, blobs, target_rates, downmix, windows=None) -> Opened:
-    """Open every encoded sample (1-D uint8 arrays) and work out its output shape; raises
-    DecodeError for the first that cannot be opened.  `windows`: per sample None or the
+    """Open every encoded sample (a contiguous BatchStorage of 1-D uint8 samples, or a list of
+    such arrays) and work out its output shape; raises DecodeError for the first that cannot
+    be opened.  `target_rates`: float32 array, per sample.  `windows`: per sample None or the
     (offset, duration) in seconds of the part to decode (either may be None: from the start,
     to the end), counted in whole frames as DALI does (rounded down)."""
-    files = _kernel.open_files(pool, api, [np.ascontiguousarray(b).reshape(-1) for b in blobs])
+    if not isinstance(blobs, BatchStorage) or not blobs.is_contiguous:
+        blobs = [np.ascontiguousarray(b).reshape(-1) for b in
+                 (blobs.samples() if isinstance(blobs, BatchStorage) else blobs)]
+    files = _kernel.open_files(pool, api, blobs)
     errors = files.errors()
     if errors:
         i = min(errors)
         raise DecodeError(i, errors[i])
-    targets = np.array([_resampling.as_float(t) for t in target_rates], np.float64)
+    targets = np.asarray(target_rates, np.float32).astype(np.float64)
     targets[(targets <= 0) | (targets == files.rates)] = 0
-    spans = [None] * len(targets) if windows is None else [
-        _span(i, w, int(files.frames[i]), files.rates[i]) for i, w in enumerate(windows)]
-    shapes = []
-    for frames, channels, rate, target, span in zip(files.frames, files.channels, files.rates,
-                                                    targets, spans, strict=True):
-        frames = int(frames) if span is None else span[1]
-        length = _resampling.length(frames, rate, target) if target else frames
-        shapes.append((length,) if downmix else (length, int(channels)))
+    frames = files.frames.copy()
+    spans = [None] * len(targets)
+    if windows is not None:
+        spans = [_span(i, w, int(files.frames[i]), files.rates[i])
+                 for i, w in enumerate(windows)]
+        for i, span in enumerate(spans):
+            if span is not None:
+                frames[i] = span[1]
+    lengths = frames.copy()
+    resampled = targets > 0
+    lengths[resampled] = np.ceil(frames[resampled] * targets[resampled] /
+                                 files.rates[resampled])
+    shapes = lengths.reshape(-1, 1) if downmix else np.stack([lengths, files.channels], 1)
     return Opened(files, targets, downmix, shapes, spans)
 
 
@@ -104,34 +114,44 @@ def _span(i, window, frames, rate):
 
 
 def decode_batch(pool, opened, outputs, lobes):
-    """Decode every opened sample into its output array (shapes from `opened.shapes`);
-    raises DecodeError for the first sample that cannot be read whole.  A sample with a span
-    is decoded whole into a temporary array and its span copied."""
+    """Decode every opened sample into its output (a contiguous BatchStorage with the shapes
+    `opened.shapes`, or a list of arrays); raises DecodeError for the first sample that
+    cannot be read whole.  A sample with a span is decoded whole into a temporary array and
+    its span copied."""
     files = opened.files
-    modes, staging, targets = [], [], list(outputs)
-    for i, (frames, channels) in enumerate(zip(files.frames, files.channels, strict=True)):
-        mixed = opened.downmix and channels > 1
-        mode = "stage" if opened.targets[i] else "convert" if mixed else "direct"
-        modes.append(_kernel.MODES[mode])
-        staging.append(None if mode == "direct" else np.empty(frames * channels, np.float32))
-        if opened.spans[i] is not None and mode != "stage":
-            width = 1 if mode == "convert" else int(channels)
-            targets[i] = np.empty((frames, width), outputs[i].dtype)
+    mixed = opened.downmix & (files.channels > 1)
+    modes = np.where(opened.targets > 0, _kernel.MODES["stage"],
+                     np.where(mixed, _kernel.MODES["convert"], _kernel.MODES["direct"]))
+    staging = {int(i): np.empty(files.frames[i] * files.channels[i], np.float32)
+               for i in np.flatnonzero(modes != _kernel.MODES["direct"])}
+    windowed = [i for i, span in enumerate(opened.spans) if span is not None]
+    if isinstance(outputs, BatchStorage) and outputs.is_contiguous and not windowed:
+        targets = outputs
+    else:
+        targets = list(outputs.samples() if isinstance(outputs, BatchStorage) else outputs)
+        for i in windowed:
+            if modes[i] != _kernel.MODES["stage"]:
+                width = 1 if modes[i] == _kernel.MODES["convert"] else int(files.channels[i])
+                targets[i] = np.empty((files.frames[i], width), targets[i].dtype)
     errors = _kernel.decode_files(pool, files, targets, staging, modes, opened.downmix)
     if errors:
         i = min(errors)
         raise DecodeError(i, errors[i])
-    for i, span in enumerate(opened.spans):
-        if span is not None and targets[i] is not outputs[i]:
-            outputs[i].reshape(span[1], -1)[...] = targets[i][span[0]:span[0] + span[1]]
+    samples = None
+    if windowed or opened.targets.any():
+        samples = outputs.samples() if isinstance(outputs, BatchStorage) else outputs
+    for i in windowed:
+        span = opened.spans[i]
+        if modes[i] != _kernel.MODES["stage"]:
+            samples[i].reshape(span[1], -1)[...] = targets[i][span[0]:span[0] + span[1]]
     resampled = np.flatnonzero(opened.targets)
     if len(resampled):
         inputs = []
         for i in resampled:
             channels = 1 if opened.downmix else int(files.channels[i])
-            signal = staging[i][:files.frames[i] * channels].reshape(-1, channels)
+            signal = staging[int(i)][:files.frames[i] * channels].reshape(-1, channels)
             span = opened.spans[i]
             inputs.append(signal if span is None else signal[span[0]:span[0] + span[1]])
         _resampling.resample(
-            pool, inputs, [outputs[i].reshape(outputs[i].shape[0], -1) for i in resampled],
+            pool, inputs, [samples[i].reshape(samples[i].shape[0], -1) for i in resampled],
             files.rates[resampled] / opened.targets[resampled], lobes)

@@ -53,20 +53,21 @@ class Audio(_operator.Operator):
             raise self.error(f"the input must be the bytes of audio files (uint8), got "
                              f"{ws.input_dtype(0)}", RuntimeError)
         try:
-            opened = _decoding.open_batch(self.libsndfile, ws.thread_pool, ws.input_samples(0),
-                                          ws.arg("sample_rate"), self.args["downmix"])
+            opened = _decoding.open_batch(self.libsndfile, ws.thread_pool,
+                                          ws.input_storage(0),
+                                          ws.arg_array("sample_rate", np.float32),
+                                          self.args["downmix"])
         except _decoding.DecodeError as e:
             raise ws.sample_error(e.index, str(e), RuntimeError) from None
         ndim = 1 if self.args["downmix"] else 2
         return _operator.Plan([_operator.OutputDesc(opened.shapes, self.dtype, "", ndim=ndim),
-                               _operator.OutputDesc([()] * len(opened.shapes), np.float32,
-                                                    "")],
+                               _operator.OutputDesc(np.zeros((len(opened.shapes), 0), np.int64),
+                                                    np.float32, "", ndim=0)],
                               opened=opened)
 
     def run_cpu(self, ws, plan):
         try:
-            _decoding.decode_batch(ws.thread_pool, plan.opened, ws.output_samples(0),
-                                   self.lobes)
+            _decoding.decode_batch(ws.thread_pool, plan.opened, ws.outputs[0], self.lobes)
         except _decoding.DecodeError as e:
             raise ws.sample_error(e.index, str(e), RuntimeError) from None
         ws.outputs[1].dense()[...] = plan.opened.rates

@@ -143,11 +143,11 @@ class NemoAsr(_common.Reader):
         a = self.args
         try:
             opened = _decoding.open_batch(self.libsndfile, self._pool, blobs,
-                                          [a["sample_rate"]] * len(entries), a["downmix"],
-                                          [e.window for e in entries])
+                                          np.full(len(entries), a["sample_rate"], np.float32),
+                                          a["downmix"], [e.window for e in entries])
             audio = BatchStorage.allocate(self.dtype, opened.shapes,
                                           ndim=1 if a["downmix"] else 2)
-            _decoding.decode_batch(self._pool, opened, audio.samples(), self.lobes)
+            _decoding.decode_batch(self._pool, opened, audio, self.lobes)
         except _decoding.DecodeError as e:
             return None, (e.index, f"{paths[e.index]}: {e}")
         return Decoded(audio, opened.files.rates.astype(np.float32)), None
