@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 
 import numpy as np
 
@@ -106,10 +107,13 @@ class File(_common.Reader):
         return os.path.join(root, name) if root else name
 
     def _matcher(self, patterns):
-        if self.args["case_sensitive_filter"]:
-            return lambda name: any(fnmatch.fnmatchcase(name, p) for p in patterns)
-        patterns = [p.lower() for p in patterns]
-        return lambda name: any(fnmatch.fnmatchcase(name.lower(), p) for p in patterns)
+        """name -> whether it matches one of the glob `patterns` (one regular expression)."""
+        sensitive = self.args["case_sensitive_filter"]
+        match = re.compile("|".join(fnmatch.translate(p if sensitive else p.lower())
+                                    for p in patterns) or "(?!)").match
+        if sensitive:
+            return lambda name: match(name) is not None
+        return lambda name: match(name.lower()) is not None
 
     def _scan(self, root):
         try:
@@ -120,12 +124,15 @@ class File(_common.Reader):
             keep = self._matcher(self.args["dir_filters"])
             dirs = [d for d in dirs if keep(d)]
         keep = self._matcher(self.args["file_filters"])
-        entries = []
+        names, labels = [], []
         for label, d in enumerate(dirs):
             with os.scandir(os.path.join(root, d)) as it:
-                names = sorted(e.name for e in it if not e.is_dir() and keep(e.name))
-            entries += [(os.path.join(root, d, n), f"{d}/{n}", label) for n in names]
-        return entries
+                found = sorted(e.name for e in it if not e.is_dir() and keep(e.name))
+            names += [os.fsencode(f"{d}/{n}") for n in found]
+            labels += [label] * len(found)
+        lengths = np.fromiter(map(len, names), np.int32, len(names))
+        return _Listed(root, b"".join(names), np.cumsum(lengths, dtype=np.int64) - lengths,
+                       lengths, np.array(labels, np.int32))
 
     def _from_list(self, list_path):
         try:
@@ -223,8 +230,9 @@ class File(_common.Reader):
 
 
 class _Listed:
-    """The entries of a file list as arrays: the list's bytes, where each name starts in them,
-    its length, its label; entry `i` is (path, name, label) made when it is read."""
+    """Listed files as arrays (a file list's, or a scanned tree's): the names' bytes (the
+    list's, or the names back to back), where each name starts in them, its length, its
+    label; entry `i` is (path, name, label) made when it is read."""
 
     def __init__(self, base, data, starts, lengths, labels):
         self._base, self._data = base, data
@@ -235,5 +243,5 @@ class _Listed:
 
     def __getitem__(self, i):
         start = int(self._starts[i])
-        name = self._data[start:start + int(self._lengths[i])].decode()
+        name = os.fsdecode(self._data[start:start + int(self._lengths[i])])
         return os.path.join(self._base, name), name, int(self._labels[i])
