@@ -2,6 +2,7 @@
 with soundfile; values against the written samples and libsndfile's conversions, resampling
 against real DALI's, errors naming the sample."""
 import io
+import sys
 import wave
 
 import numpy as np
@@ -146,3 +147,9 @@ def test_legacy_name_warns():
     with pytest.warns(DeprecationWarning, match="audio_decoder"):
         (y,), _ = run_op(lambda fn, x: tuple(fn.audio_decoder(x, downmix=True)), [files])
     assert y.shape == (10,)
+
+
+def test_without_soundfile_the_error_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "soundfile", None)
+    with pytest.raises(ImportError, match=r"decoders\.audio.*dali\[audio\]"):
+        decode([wav_bytes(np.zeros((4, 1), np.int16), 16000)])
