@@ -162,6 +162,11 @@ class Clip:
         k = np.searchsorted(self._key_pts, self.pts[i], side="right") - 1
         return int(self._key_fed[max(k, 0)])
 
+    def separate(self, i, j):
+        """Whether frame j (after frame i) decodes from a keyframe after frame i's packet:
+        decoding them apart repeats no work."""
+        return self._ordered and self._start(j) > self._fed_of[i]
+
     def runs(self, wanted):
         """[(first packet, frames)] of the sorted frames `wanted`, decoded a run at a time."""
         runs = []

@@ -4,9 +4,11 @@ returned as consecutive sequences of decoded frames (FHWC uint8, RGB).
 `feed` opens and indexes each fed video (`_clip.Clip`: one demux pass) and queues it.  Each
 iteration takes up to `max_batch_size` sequences of `sequence_length` frames from the video at
 the front (so the batch size of an iteration is what is left of it: a batch never spans two
-videos), decoding the batch's frames in one pass; the last sequence of a video is shorter, or
-padded with black frames (`last_sequence_policy`).  When a video is used up the next one
-queued is taken; running with nothing queued is DALI's error.
+videos); the last sequence of a video is shorter, or padded with black frames
+(`last_sequence_policy`).  When a video is used up the next one queued is taken; running with
+nothing queued is DALI's error.  A batch is decoded in one pass, or cut into consecutive runs of
+sequences decoded in parallel on the pool (each with its own decoder, seeking in the same
+bytes) where a keyframe lets a run start without decoding frames of the one before.
 """
 
 from __future__ import annotations
@@ -74,19 +76,20 @@ class Video(_operator.Operator, _roles.Source):
         if video.dtype != np.uint8:
             raise RuntimeError(f"{self.spec.display_name}: the video must be uint8 bytes, got "
                                f"{video.dtype.name} data")
+        data = np.ascontiguousarray(video).reshape(-1)
         try:
-            self._videos.append(_clip.Clip(self.av, np.ascontiguousarray(video).reshape(-1)))
+            self._videos.append((_clip.Clip(self.av, data), data))
         except _clip.VideoError as e:
             raise RuntimeError(f"{self.spec.display_name}: {e}") from None
 
     def fed_batch_size(self):
         if not self._videos:
             return None
-        left = self._videos[0].count - self._position
+        left = self._videos[0][0].count - self._position
         return min(self.spec.max_batch_size, -(-left // self.args["sequence_length"]))
 
     def drop_fed(self):
-        for clip in self._videos:
+        for clip, _ in self._videos:
             clip.close()
         self._videos.clear()
         self._position = 0
@@ -96,7 +99,7 @@ class Video(_operator.Operator, _roles.Source):
         if not self._videos:
             raise RuntimeError("No data was provided to the InputOperator. Make sure to feed "
                                "it properly.")
-        clip = self._videos[0]
+        clip, data = self._videos[0]
         length = self.args["sequence_length"]
         pad = self.args["last_sequence_policy"] == "pad"
         starts = self._position + length * np.arange(ws.batch_size, dtype=np.int64)
@@ -110,13 +113,46 @@ class Video(_operator.Operator, _roles.Source):
             self._position = 0
         shapes = [(len(f), clip.height, clip.width, 3) for f in frames]
         return _operator.Plan([_operator.OutputDesc(shapes, np.uint8, "FHWC")], clip=clip,
-                              frames=frames)
+                              data=data, frames=frames)
 
     def run_cpu(self, ws, plan):
+        clip, frames, outs = plan.clip, plan.frames, ws.output_samples(0)
+        threads = ws.thread_pool.num_threads if ws.thread_pool is not None else 1
+        bounds = _runs(clip, frames, threads)
+
+        def decode(r):
+            lo, hi = bounds[r], bounds[r + 1]
+            own = clip if r == 0 else _clip.Clip(self.av, plan.data, clip.index)
+            try:
+                _clip.decode_sequences(own, frames[lo:hi], outs[lo:hi], _BLACK)
+            except _clip.VideoError as e:
+                return str(e)
+            finally:
+                if own is not clip:
+                    own.close()
+            return None
+
         try:
-            _clip.decode_sequences(plan.clip, plan.frames, ws.output_samples(0), _BLACK)
-        except _clip.VideoError as e:
-            raise self.error(str(e), RuntimeError) from None
+            failures = ([decode(0)] if len(bounds) == 2 else
+                        ws.thread_pool.map(decode, len(bounds) - 1))
         finally:
-            if plan.clip not in self._videos:
-                plan.clip.close()
+            if all(clip is not c for c, _ in self._videos):
+                clip.close()
+        for failure in failures:
+            if failure is not None:
+                raise self.error(failure, RuntimeError)
+
+
+def _runs(clip, frames, threads):
+    """Bounds [0, ..., len(frames)] of up to `threads` runs of consecutive sequences, cut
+    only before a sequence whose first frame decodes from a keyframe after the frame before."""
+    n = len(frames)
+    bounds = [0]
+    for k in range(1, threads):
+        cut = k * n // threads
+        while cut < n and not (len(frames[cut]) and len(frames[cut - 1]) and
+                               clip.separate(int(frames[cut - 1][-1]), int(frames[cut][0]))):
+            cut += 1
+        if bounds[-1] < cut < n:
+            bounds.append(cut)
+    return bounds + [n]

@@ -16,12 +16,12 @@ def videos():
             for n, first in ((23, 0), (7, 100))]
 
 
-def stream(videos, real=False, runs=6, batch_size=2, **kwargs):
+def stream(videos, real=False, runs=6, batch_size=2, num_threads=2, **kwargs):
     """Feed every video (a list: a batch of them), then run `runs` times: [the sequences of
     each batch], stopping at the first error (returned as its text)."""
     pkg = importlib.import_module("nvidia.dali" if real else "dali")
 
-    @pkg.pipeline_def(batch_size=batch_size, num_threads=2, device_id=None,
+    @pkg.pipeline_def(batch_size=batch_size, num_threads=num_threads, device_id=None,
                       prefetch_queue_depth=1)
     def pipe():
         return pkg.fn.experimental.inputs.video(name="video", **kwargs)
@@ -77,6 +77,25 @@ def test_oracle(videos, policy):
     for a, b in zip(ours[:-1], real[:-1], strict=True):
         for s, t in zip(a, b, strict=True):
             np.testing.assert_array_equal(s, t)
+
+
+@pytest.mark.parametrize("codec", ["libvpx-vp9", "libx264"])
+def test_batches_decoded_in_parallel_runs(codec):
+    """Batches cut into runs at keyframes and decoded on several threads give the frames of
+    one sequential decode, whatever the number of threads."""
+    if not video_clips.available(codec):
+        pytest.skip(f"PyAV has no {codec} encoder")
+    data = np.frombuffer(video_clips.encode(codec, 50, gop=6, bframes=2 if codec == "libx264"
+                                            else 0), np.uint8)
+    import io
+    with av.open(io.BytesIO(data.tobytes())) as c:
+        reference = np.stack([f.to_ndarray(format="rgb24", interpolation=0x42002)
+                              for f in c.decode(video=0)])
+    for threads in (1, 3):
+        out = stream([data], runs=4, batch_size=8, num_threads=threads, sequence_length=3)
+        got = np.concatenate([np.concatenate(batch) for batch in out[:-1]])
+        np.testing.assert_array_equal(got, reference)
+        assert [len(batch) for batch in out[:-1]] == [8, 8, 1]
 
 
 def test_feeding_more_videos_later(videos):
