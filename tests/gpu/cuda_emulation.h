@@ -46,6 +46,8 @@ static inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4);
 static inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
 static inline int __float_as_int(float f) { int i; memcpy(&i, &f, 4); return i; }
 static inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
+static inline long long __double_as_longlong(double d) { long long i; memcpy(&i, &d, 8); return i; }
+static inline double __longlong_as_double(long long i) { double d; memcpy(&d, &i, 8); return d; }
 static inline int __float2int_rn(float f) { return (int)nearbyintf(f); }   // ties to even
 static inline int __float2int_rz(float f) { return (int)f; }
 static inline int __float2int_rd(float f) { return (int)floorf(f); }

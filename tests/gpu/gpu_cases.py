@@ -17,8 +17,10 @@ from dali.ops import _crop_window
 from dali.ops.geometry import _flip_gpu
 from dali.ops.image import _crop_mirror_normalize_gpu as _cmn_gpu
 from dali.ops.image import crop_mirror_normalize as _cmn
+from dali.ops.tensor import _cast_gpu
 
 FLIP_CU = _flip_gpu.__file__.replace("_flip_gpu.py", "flip.cu")
+CAST_CU = _cast_gpu.__file__.replace("_cast_gpu.py", "cast.cu")
 CMN_CU = _cmn_gpu.__file__.replace("_crop_mirror_normalize_gpu.py", "crop_mirror_normalize.cu")
 
 
@@ -110,8 +112,6 @@ def flip_kernel(backend, samples, layout, horizontal, vertical, depthwise):
 # ---- crop_mirror_normalize ---------------------------------------------------------------
 CMN_INPUTS = (np.uint8, np.int16, np.uint16, np.int32, np.float16, np.float32)
 CMN_OUTPUTS = (np.float32, np.float16, np.uint8, np.int8)
-_OUT_TYPES = {np.dtype(np.float32): "FLOAT", np.dtype(np.float16): "FLOAT16",
-              np.dtype(np.uint8): "UINT8", np.dtype(np.int8): "INT8"}
 
 
 def cmn_case(seed):
@@ -155,7 +155,7 @@ def cmn_case(seed):
 
 def cmn_expected(samples, layout, mirror, args):
     """fn.crop_mirror_normalize on the CPU, mirror per sample as an argument input."""
-    kwargs = dict(args, dtype=getattr(dali_types, _OUT_TYPES[np.dtype(args["dtype"])]))
+    kwargs = dict(args, dtype=dali_types.to_dali_type(args["dtype"]))
     return run_op(lambda fn, x, m: fn.crop_mirror_normalize(x, mirror=m, **kwargs),
                   [samples, [np.array(v, np.int32) for v in mirror]],
                   layouts=[layout, None])[0]
@@ -204,3 +204,63 @@ def cmn_kernel(backend, samples, layout, mirror, args):
                                    launch.mul, launch.fill, np.int32(launch.row)])
     return _unpack(out[1], out_shapes)
 
+
+
+# ---- cast ------------------------------------------------------------------------------
+CAST_TYPES = tuple(np.dtype(t) for t in (
+    np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+    np.float16, np.float32, np.float64))
+_EDGES = (0, 1, -1, 0.5, -0.5, 1.5, 2.5, -2.5, 0.49999997, 0.50000006, 127.5, -128.5, 255.5,
+          -129, 256, 32767.5, -32768.5, 65504, 65519.99, 65520, 2.0**31 - 0.5, 2.0**31,
+          -2.0**31 - 1, 2.0**32, 2.0**53 + 1, 2.0**63, -2.0**63, 2.0**64, 1e30, -1e30, 6e-8,
+          3e-8, 1e-45, float("inf"), float("-inf"), float("nan"))
+
+
+def cast_case(seed, src):
+    """Samples of type `src` (edge values of every conversion, then random ones at several
+    scales), cut into a few shapes."""
+    rng = np.random.default_rng(seed)
+    src = np.dtype(src)
+    if src == np.bool_:
+        values = rng.integers(0, 2, 64).astype(bool)
+    elif src.kind == "f":
+        scales = rng.choice([1.0, 300.0, 7e4, 3e9, 1e19], 256)
+        with np.errstate(over="ignore"):
+            edges = np.array(_EDGES, np.float64).astype(src)
+            noise = (rng.standard_normal(256) * scales).astype(src)
+        values = np.concatenate([edges, -edges, noise])
+    else:
+        info = np.iinfo(src)
+        edges = [info.min, info.max, info.min + 1, info.max - 1, 0, 1, 127, 128, 255, 256,
+                 32767, 32768, 65535, 65536, 2**31 - 1, 2**31, 2**32, 2**53 + 1, 2**63 - 1]
+        edges = [e for e in edges if info.min <= e <= info.max]
+        values = np.concatenate([np.array(edges, src),
+                                 rng.integers(info.min, info.max, 256, dtype=src,
+                                              endpoint=True)])
+    cuts = np.sort(rng.choice(np.arange(1, values.size), 2, replace=False))
+    return [part.reshape(-1, 1) for part in np.split(values, cuts)]
+
+
+def cast_expected(samples, dtype):
+    return run_op(lambda fn, x: fn.cast(x, dtype=dali_types.to_dali_type(dtype)),
+                  [samples])[0]
+
+
+def assert_same(got, expected):
+    """Equal samples: same dtype and shape, equal values (NaN where NaN) and, for floats, the
+    same sign of zero; NaN payloads may differ between devices."""
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected, strict=True):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        np.testing.assert_array_equal(g, e)
+        if e.dtype.kind == "f":
+            numbers = ~np.isnan(e)
+            np.testing.assert_array_equal(np.signbit(g[numbers]), np.signbit(e[numbers]))
+
+
+def cast_kernel(backend, samples, dtype):
+    """The cast kernel's output samples, run by `backend`."""
+    src = _pack(samples, samples[0].dtype)
+    launch = _cast_gpu.launch(src.size, src.dtype, dtype)
+    out = backend(CAST_CU, launch, [src, np.zeros(src.size, dtype), launch.count])
+    return _unpack(out[1], [s.shape for s in samples])
