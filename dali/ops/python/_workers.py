@@ -55,12 +55,13 @@ try:
 except ImportError:                          # pragma: no cover - non-POSIX platforms
     _posixshmem = None
 
-_ALIGN = 64
+_ALIGN = 64                                  # of the samples in a chunk
+_CHUNK_ALIGN = 4096                          # of a chunk's capacity (DALI's)
 MIN_CHUNK = 1 << 20                          # DALI's smallest initial chunk: 1 MiB
 
 
-def _aligned(n):
-    return (n + _ALIGN - 1) // _ALIGN * _ALIGN
+def _aligned(n, alignment=_ALIGN):
+    return (n + alignment - 1) // alignment * alignment
 
 
 def _map(name, size, grow=False):
@@ -91,7 +92,7 @@ class _ChunkWriter:
             offset += _aligned(a.nbytes)
         grow = offset > capacity
         if grow:
-            capacity = _aligned(max(offset, 2 * capacity))
+            capacity = _aligned(max(offset, 2 * capacity), _CHUNK_ALIGN)
         mm, size = self._maps.get(name, (None, 0))
         if mm is None or size != capacity:
             mm = _map(name, capacity, grow)
@@ -203,7 +204,7 @@ class _Chunks:
     def __init__(self, prefix, names, count, capacity, minibatch):
         self._prefix = prefix
         self._names = names                  # every segment of the pool, removed at its stop
-        self._initial = _aligned(capacity)
+        self._initial = _aligned(capacity, _CHUNK_ALIGN)
         self.minibatch = minibatch           # samples in a mini-batch (for the statistics)
         self.capacities = []
         self._maps = []                      # per chunk: (mmap, size) or None

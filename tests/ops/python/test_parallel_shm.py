@@ -81,7 +81,7 @@ def test_bytes_per_sample_hint_sizes_the_chunks_and_chunks_grow():
     (out,) = p.run()
     assert [int(np.array(s)[-1]) for s in out] == [0, 1, 2, 3]
     stats = p.external_source_shm_statistics()
-    assert 2 * 1_200_000 <= max(stats["capacities"]) <= 2 * 1_200_000 + 64
+    assert max(stats["capacities"]) == 2_400_256           # 2.4 MB up to 4 KiB pages
     assert [c // 2 for c in stats["capacities"]] == stats["per_sample_capacities"]
 
 
@@ -208,3 +208,22 @@ def test_nothing_is_left_when_a_worker_cannot_start():
     run = subprocess.run([sys.executable, "-c", textwrap.dedent(_FAILED_START)],
                          capture_output=True, text=True, timeout=120)
     assert run.stdout.split("\n")[:2] == ["error no more processes", "0"], run.stderr[-2000:]
+
+
+@pytest.mark.parametrize("workers, prefetch, hint", [(2, 2, None), (3, 1, 1_000_001)])
+def test_statistics_match_real_dali(workers, prefetch, hint):
+    real = pytest.importorskip("nvidia.dali")
+    stats = []
+    for pkg in (real, __import__("dali")):
+        @pkg.pipeline_def(batch_size=5, num_threads=1, device_id=None, py_num_workers=workers,
+                          py_start_method="fork")
+        def pipe(pkg=pkg):
+            extra = {} if hint is None else {"bytes_per_sample_hint": hint}
+            return pkg.fn.external_source(source=sized, parallel=True, batch=False,
+                                          prefetch_queue_depth=prefetch, **extra)
+
+        p = pipe()
+        p.build()
+        stats.append(p.external_source_shm_statistics())
+        del p
+    assert stats[0] == stats[1]
