@@ -49,6 +49,13 @@ def test_files_and_pass_through(in_tmp, seed):
                                for i, b in enumerate(batch)}
 
 
+def test_each_iteration_overwrites_the_files(in_tmp):
+    big = [np.full((6, 5, 3), 200, np.uint8), np.full((3, 3, 1), 9, np.uint8)]
+    small = [np.full((1, 2, 1), 7, np.uint8), np.full((2, 1, 3), 1, np.uint8)]
+    run_op(lambda fn, x: fn.dump_image(x), [[big], [small]], iterations=2, **SYNC)
+    assert written(in_tmp) == {f"{i}--0.ppm": reference_pnm(b) for i, b in enumerate(small)}
+
+
 def test_golden_files_from_dali(in_tmp):
     golden = np.load(GOLDEN)
     batch = [golden[f"image_{i}"] for i in range(3)]
