@@ -4,7 +4,8 @@ Two ways to reach NVRTC, the first that works: CuPy's binding (`cupy.cuda.nvrtc`
 CuPy needs no driver), else ctypes on the `libnvrtc.so` of the NVIDIA wheel
 (`nvidia-cuda-nvrtc-cu12`: `site-packages/nvidia/cuda_nvrtc/lib`; the CUDA 13 wheels put it in
 `site-packages/nvidia/cu13/lib`).  The compile checks (tests/gpu/test_nvrtc.py) use this for
-every `.cu` file; running kernels goes through CuPy's RawModule (`dali._gpu.modules`).
+every `.cu` file, and `dali._gpu.modules` compiles the kernels it loads with it (CuPy's own
+compile path forces `-ftz=true`, which the kernels must not have: see OPTIONS).
 """
 
 from __future__ import annotations
@@ -18,6 +19,11 @@ import os
 
 from dali import _gpu
 
+# IEEE-exact float arithmetic: denormals kept (CPU kernels keep them), correctly rounded
+# division and square root, no contraction into fused multiply-adds (the CPU kernels and the
+# emulation compute a * b + c in two roundings); C++17 for `if constexpr`.
+OPTIONS = ("--std=c++17", "-ftz=false", "-prec-div=true", "-prec-sqrt=true", "-fmad=false")
+
 
 class NVRTCError(RuntimeError):
     """A CUDA source failed to compile; the message holds the file name and NVRTC's log."""
@@ -28,19 +34,31 @@ def compile_ptx(source, name, arch="sm_80", options=()):
     "compute_XX" virtual architecture).
 
     `name` is the file name NVRTC reports in its messages (the `.cu` path).  `options` are extra
-    NVRTC options (`-D...`, `-I...`, `--std=c++17`).  Raises `NVRTCError` with NVRTC's log when
+    NVRTC options after `OPTIONS` (`-D...`, `-I...`).  Raises `NVRTCError` with NVRTC's log when
     the source does not compile, `GPUUnavailableError` when no NVRTC is found.
     """
     arch = str(arch)
     if arch.startswith("sm_"):
         arch = "compute_" + arch[3:]          # PTX is for a virtual architecture
-    opts = [f"--gpu-architecture={arch}", *options]
-    return _backend()(source, os.fspath(name), opts)
+    opts = [f"--gpu-architecture={arch}", *OPTIONS, *options]
+    return _backend()(source, os.fspath(name), opts, "PTX").decode().rstrip("\0")
+
+
+def compile_cubin(source, name, arch, options=()):
+    """Machine code (bytes, a cubin) of `source` for the real architecture `arch` ("sm_90");
+    otherwise as `compile_ptx`."""
+    opts = [f"--gpu-architecture={arch}", *OPTIONS, *options]
+    return _backend()(source, os.fspath(name), opts, "CUBIN")
 
 
 def version():
     """NVRTC's (major, minor) version; raises `GPUUnavailableError` without NVRTC."""
     return _backend().version()
+
+
+def supported_archs():
+    """The real architectures (compute capabilities as ints, 80 for sm_80) NVRTC compiles for."""
+    return _backend().supported_archs()
 
 
 def available():
@@ -91,7 +109,10 @@ class _CupyNVRTC:
     def version(self):
         return tuple(self._nvrtc.getVersion())
 
-    def __call__(self, source, name, options):
+    def supported_archs(self):
+        return tuple(self._nvrtc.getSupportedArchs())
+
+    def __call__(self, source, name, options, output):
         nvrtc = self._nvrtc
         prog = nvrtc.createProgram(source, name, [], [])
         try:
@@ -99,10 +120,10 @@ class _CupyNVRTC:
                 nvrtc.compileProgram(prog, options)
             except nvrtc.NVRTCError as e:
                 raise NVRTCError(f"{name}: {e}\n{nvrtc.getProgramLog(prog)}") from None
-            ptx = nvrtc.getPTX(prog)
+            code = nvrtc.getPTX(prog) if output == "PTX" else nvrtc.getCUBIN(prog)
         finally:
             nvrtc.destroyProgram(prog)
-        return ptx.decode() if isinstance(ptx, bytes) else ptx
+        return code.encode() if isinstance(code, str) else code
 
 
 class _CtypesNVRTC:
@@ -117,11 +138,18 @@ class _CtypesNVRTC:
         self._check(self._lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)), "version")
         return major.value, minor.value
 
+    def supported_archs(self):
+        count = ctypes.c_int()
+        self._check(self._lib.nvrtcGetNumSupportedArchs(ctypes.byref(count)), "archs")
+        archs = (ctypes.c_int * count.value)()
+        self._check(self._lib.nvrtcGetSupportedArchs(archs), "archs")
+        return tuple(archs)
+
     def _check(self, result, what):
         if result != 0:
             raise NVRTCError(f"{what}: {self._lib.nvrtcGetErrorString(result).decode()}")
 
-    def __call__(self, source, name, options):
+    def __call__(self, source, name, options, output):
         lib = self._lib
         prog = ctypes.c_void_p()
         self._check(lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(),
@@ -131,15 +159,17 @@ class _CtypesNVRTC:
             result = lib.nvrtcCompileProgram(prog, len(options), opts)
             if result != 0:
                 status = lib.nvrtcGetErrorString(result).decode()
-                raise NVRTCError(f"{name}: {status}\n{self._text(prog, 'ProgramLog')}")
-            return self._text(prog, "PTX")
+                log = self._bytes(prog, "ProgramLog").decode(errors="replace")
+                raise NVRTCError(f"{name}: {status}\n{log}")
+            return self._bytes(prog, output)
         finally:
             lib.nvrtcDestroyProgram(ctypes.byref(prog))
 
-    def _text(self, prog, what):
-        """nvrtcGet<what>Size + nvrtcGet<what>: the log or the PTX as str."""
+    def _bytes(self, prog, what):
+        """nvrtcGet<what>Size + nvrtcGet<what>: the log, the PTX (without its terminating
+        NUL) or the cubin."""
         size = ctypes.c_size_t()
         self._check(getattr(self._lib, f"nvrtcGet{what}Size")(prog, ctypes.byref(size)), what)
         buf = ctypes.create_string_buffer(size.value)
         self._check(getattr(self._lib, f"nvrtcGet{what}")(prog, buf), what)
-        return buf.value.decode(errors="replace")
+        return buf.raw if what == "CUBIN" else buf.value

@@ -53,7 +53,24 @@ def test_wheel_library_through_ctypes():
     backend = nvrtc._CtypesNVRTC(ctypes.CDLL(nvrtc._library_path()))
     assert backend.version() >= (11, 0)
     path = ROOT / "ops" / "geometry" / "flip.cu"
-    ptx = backend(path.read_text(), str(path), ["--gpu-architecture=compute_90"])
-    assert ".entry flip_8(" in ptx
+    ptx = backend(path.read_text(), str(path), ["--gpu-architecture=compute_90"], "PTX")
+    assert b".entry flip_8(" in ptx
+    assert 80 in backend.supported_archs()
     with pytest.raises(nvrtc.NVRTCError, match=r"bad\.cu\(1\): error"):
-        backend("__global__ void k() { nope; }", "bad.cu", ["--gpu-architecture=compute_80"])
+        backend("__global__ void k() { nope; }", "bad.cu", ["--gpu-architecture=compute_80"],
+                "PTX")
+
+
+def test_options_keep_denormals_and_separate_roundings():
+    """OPTIONS reach NVRTC: no flush-to-zero and no fused multiply-add in the code (the CPU
+    kernels keep denormals and round a * b + c twice)."""
+    source = ('extern "C" __global__ void k(const float* x, float* y, double* z) {\n'
+              "  y[0] = x[0] * x[1] + x[2];\n  z[0] = (double)x[0];\n}\n")
+    ptx = nvrtc.compile_ptx(source, "k.cu", "sm_80")
+    assert "cvt.f64.f32" in ptx and ".ftz" not in ptx and "fma" not in ptx
+
+
+def test_cubin_for_a_real_architecture():
+    path = ROOT / "ops" / "geometry" / "flip.cu"
+    assert nvrtc.compile_cubin(path.read_text(), str(path), "sm_90")[:4] == b"\x7fELF"
+    assert 90 in nvrtc.supported_archs()
