@@ -1,4 +1,6 @@
 import importlib
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -151,6 +153,43 @@ def test_single_values_for_the_lists():
         x, run_fn=_copy_plus_one, out_types=types.FLOAT, in_types=types.FLOAT, outs_ndim=1,
         ins_ndim=1), [[np.arange(3, dtype=np.float32)]])
     assert out[0].tolist() == [1, 2, 3]
+
+
+def _spin(out, inp):
+    x = inp[0]
+    for _ in range(inp[1]):
+        x = (x * 1103515245 + 12345) % 2147483648
+    out[0] = x
+
+
+def test_run_fn_runs_without_the_gil():
+    """A Python thread keeps running while the compiled function spins: no gap in its
+    progress as long as the run (the GIL held by the kernel would stop it for the whole run)."""
+    p = Pipeline(batch_size=1, num_threads=1, device_id=None, exec_async=False,
+                 exec_pipelined=False)
+    with p:
+        x = fn.external_source(lambda: [np.array([1, 200_000_000], np.int64)])
+        p.set_outputs(numba_function(x, run_fn=_spin, out_types=[types.INT64],
+                                     in_types=[types.INT64], outs_ndim=[1], ins_ndim=[1]))
+    p.build()
+    p.run()                                          # compiled and warm
+    stamps, running = [], threading.Event()
+    running.set()
+
+    def tick():
+        while running.is_set():
+            stamps.append(time.perf_counter())
+
+    t = threading.Thread(target=tick)
+    t.start()
+    start = time.perf_counter()
+    p.run()
+    took = time.perf_counter() - start
+    running.clear()
+    t.join()
+    during = [s for s in stamps if start <= s <= start + took]
+    gaps = np.diff([start, *during, start + took])
+    assert took > 0.05 and gaps.max() < took / 2, (took, gaps.max())
 
 
 def test_is_never_pruned():
