@@ -1,4 +1,5 @@
-"""JAX plugin: DALI 2.4's `DALIGenericIterator` and `data_iterator` for JAX, on CPU devices.
+"""JAX plugin: DALI 2.4's `DALIGenericIterator` and `data_iterator` for JAX, on CPU devices,
+and `fn.jax_function` (a JAX function on whole batches as a pipeline operator; see fn.py).
 
 The iterator returns one dict per batch, output name -> `jax.Array`.  With one pipeline the
 array is that pipeline's batch; with several (one per device, each reading its shard) the
