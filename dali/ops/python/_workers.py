@@ -356,8 +356,11 @@ class WorkerPool:
         for it in range(iteration, iteration + 1 + self._prefetch[sid]):
             if it not in self._scheduled[sid]:
                 self._submit(sid, it, epoch)
-        tids = self._scheduled[sid].pop(iteration)
-        results = [self._wait(t) for t in tids]
+        tids = self._scheduled[sid][iteration]
+        for t in tids:              # all in before any is taken: a Ctrl-C while waiting
+            self._wait(t)           # leaves the batch scheduled for the next call
+        del self._scheduled[sid][iteration]
+        results = [self._take(t) for t in tids]
         chunks = self._chunks[sid]
         if any(r[1] == "stop" for r in results):
             for r in results:
@@ -387,6 +390,7 @@ class WorkerPool:
         self._scheduled[sid].clear()
 
     def _wait(self, tid):
+        """Until task `tid`'s result is in (WorkerError when a worker dies)."""
         while tid not in self._done:
             live = [c for c in self._conns if not c.closed]
             for ready in connection.wait(live + [p.sentinel for p in self.processes]):
@@ -395,6 +399,9 @@ class WorkerPool:
                                     if p.sentinel == ready))
                 else:
                     self._receive(self._conns.index(ready))
+
+    def _take(self, tid):
+        """Task `tid`'s result, which is in; a callback's error is raised."""
         r = self._done.pop(tid)
         if r[1] == "error":
             self.close()

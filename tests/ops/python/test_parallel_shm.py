@@ -227,3 +227,38 @@ def test_statistics_match_real_dali(workers, prefetch, hint):
         stats.append(p.external_source_shm_statistics())
         del p
     assert stats[0] == stats[1]
+
+
+_INTERRUPTED = """
+import os, signal, threading, time
+import numpy as np
+from dali import fn, pipeline_def
+
+def slow(info):
+    time.sleep(0.2)
+    return np.array([info.idx_in_epoch], np.int64)
+
+@pipeline_def(batch_size=4, num_threads=1, device_id=None, py_num_workers=2,
+              prefetch_queue_depth=1)
+def pipe():
+    return fn.external_source(source=slow, parallel=True, batch=False)
+
+p = pipe()
+p.build()
+threading.Timer(0.05, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+try:
+    p.run()
+    print("not interrupted")
+except KeyboardInterrupt:
+    print("interrupted")
+for _ in range(3):
+    print([int(np.array(s)[0]) for s in p.run()[0]])
+print(len(p._worker_pool._done), len(p.external_source_shm_statistics()["capacities"]))
+"""
+
+
+def test_a_ctrl_c_while_waiting_keeps_the_batch():
+    run = subprocess.run([sys.executable, "-c", textwrap.dedent(_INTERRUPTED)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.stdout.splitlines() == ["interrupted", "[0, 1, 2, 3]", "[4, 5, 6, 7]",
+                                       "[8, 9, 10, 11]", "0 4"], run.stderr[-2000:]
