@@ -90,12 +90,12 @@ def apply_rand_augment(augmentations, data, n, m, num_magnitude_bins=31, seed=No
             or not 0 <= m < num_magnitude_bins):
         raise ValueError(f"The magnitude bin `m` must be an integer from "
                          f"`[0, {num_magnitude_bins - 1}]` range. Got {m}.")
+    if n == 0:
+        return data
     if len(augmentations) == 0:
         raise ValueError("The `augmentations` list cannot be empty, unless n=0. Got empty list "
                          "in `apply_rand_augment` call.")
     _suite.forbid_unused_kwargs(augmentations, kwargs, "apply_rand_augment")
-    if n == 0:
-        return data
     op_seed, sign_seed = _suite.seeds(seed, 2)
     bins = None
     if any(aug.randomly_negate for aug in augmentations):

@@ -37,6 +37,11 @@ def test_distribution():
 
 def test_n_zero_and_seed():
     assert {len(s) for s in marker_steps(n=0)} == {0}
+    assert {len(s) for s in utils.run_markers(
+        lambda x: ra.apply_rand_augment([], x, n=0, m=0), iterations=1)} == {0}
+    with pytest.raises(ValueError, match="The `augmentations` list cannot be empty, unless "
+                                         "n=0. Got empty list in `apply_rand_augment` call."):
+        utils.run_markers(lambda x: ra.apply_rand_augment([], x, n=1, m=0), iterations=1)
     first = marker_steps(n=3, seed=2)
     assert marker_steps(n=3, seed=2, num_threads=3) == first
     assert marker_steps(n=3, seed=4) != first
