@@ -42,6 +42,7 @@ import mmap
 import multiprocessing
 import os
 import secrets
+import signal
 import traceback
 import weakref
 from multiprocessing import connection, resource_tracker
@@ -173,6 +174,9 @@ def _next_task(conn, shared, lock, watched):
 
 
 def _worker_main(sources, conn, shared, lock):
+    # Ctrl-C reaches the whole process group: the main process acts on it, a worker would
+    # only die of it (and a KeyboardInterrupt in a callback would stop the pipeline)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if isinstance(sources, tuple) and len(sources) == 2 and isinstance(sources[1], bytes):
         sources = importlib.import_module(sources[0]).loads(sources[1])   # "spawn"
     generators = {}

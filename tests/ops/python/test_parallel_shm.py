@@ -245,7 +245,7 @@ def pipe():
 
 p = pipe()
 p.build()
-threading.Timer(0.05, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+threading.Timer(0.05, lambda: os.killpg(0, signal.SIGINT)).start()     # as a terminal does
 try:
     p.run()
     print("not interrupted")
@@ -257,8 +257,8 @@ print(len(p._worker_pool._done), len(p.external_source_shm_statistics()["capacit
 """
 
 
-def test_a_ctrl_c_while_waiting_keeps_the_batch():
+def test_ctrl_c_stops_only_the_main_process_and_keeps_the_batch():
     run = subprocess.run([sys.executable, "-c", textwrap.dedent(_INTERRUPTED)],
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=120, start_new_session=True)
     assert run.stdout.splitlines() == ["interrupted", "[0, 1, 2, 3]", "[4, 5, 6, 7]",
                                        "[8, 9, 10, 11]", "0 4"], run.stderr[-2000:]
