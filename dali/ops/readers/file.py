@@ -89,8 +89,8 @@ class File(_common.Reader):
         a = self.args
         if a["files"] is not None:
             labels = a["labels"] if a["labels"] is not None else range(len(a["files"]))
-            entries = [(self._path(f), f, int(lbl))
-                       for f, lbl in zip(a["files"], labels, strict=True)]
+            entries = _Listed.of(a["file_root"] or "", [os.fsencode(f) for f in a["files"]],
+                                 labels)
         elif a["file_list"] is not None:
             entries = self._from_list(a["file_list"])
         else:
@@ -101,10 +101,6 @@ class File(_common.Reader):
                 f"{a['file_filters']})" if a["file_root"] and a["files"] is None
                 and a["file_list"] is None else ""))
         return entries
-
-    def _path(self, name):
-        root = self.args["file_root"]
-        return os.path.join(root, name) if root else name
 
     def _matcher(self, patterns):
         """name -> whether it matches one of the glob `patterns` (one regular expression)."""
@@ -130,9 +126,7 @@ class File(_common.Reader):
                 found = sorted(e.name for e in it if not e.is_dir() and keep(e.name))
             names += [os.fsencode(f"{d}/{n}") for n in found]
             labels += [label] * len(found)
-        lengths = np.fromiter(map(len, names), np.int32, len(names))
-        return _Listed(root, b"".join(names), np.cumsum(lengths, dtype=np.int64) - lengths,
-                       lengths, np.array(labels, np.int32))
+        return _Listed.of(root, names, labels)
 
     def _from_list(self, list_path):
         try:
@@ -237,6 +231,13 @@ class _Listed:
     def __init__(self, base, data, starts, lengths, labels):
         self._base, self._data = base, data
         self._starts, self._lengths, self._labels = starts, lengths, labels
+
+    @classmethod
+    def of(cls, base, names, labels):
+        """The entries of the file names `names` (bytes) relative to `base`, and `labels`."""
+        lengths = np.fromiter(map(len, names), np.int32, len(names))
+        return cls(base, b"".join(names), np.cumsum(lengths, dtype=np.int64) - lengths,
+                   lengths, np.array(labels, np.int32))
 
     def __len__(self):
         return len(self._starts)
