@@ -14,6 +14,8 @@ Sections: `images` (P1, P2, P2 rrc, P3, the cv2.imdecode ceiling, torchvision's 
 installed; P2 also with region fusion off, dali only), `executor` (per-operator overhead in
 graph and debug mode), `conditionals`, `memory` (P2 RSS growth, in a subprocess per backend),
 `ssd` (the SSD300 training pipeline of bench/ssd.py on a generated COCO-style data set),
+`efficientnet`, `speech` and `video` (the end-to-end pipelines of bench/efficientnet.py,
+bench/speech.py and bench/video.py; the last two skipped without soundfile or av),
 `large` (the image pipelines on camera-sized photos, exact and with decode scaling,
 bench/large_images.py; its corpus takes about ten minutes to make the first time),
 `operators` (every operator alone, bench/operator_report.py; `--ops a,b` measures a subset).
@@ -42,18 +44,23 @@ import numpy as np
 from bench import (
     backends,
     corpus,
+    efficientnet,
     features,
     large_images,
     measure,
     operator_report,
     pipelines,
+    speech,
     ssd,
+    video,
 )
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "RESULTS.md"
 BEGIN, END = "<!-- bench.report:begin -->", "<!-- bench.report:end -->"
-SECTIONS = ("images", "executor", "conditionals", "memory", "features", "ssd", "large",
-            "operators")
+SECTIONS = ("images", "executor", "conditionals", "memory", "features", "ssd", "efficientnet",
+            "speech", "video", "large", "operators")
+# Sections that need an optional module, and that module.
+NEEDS = {"speech": "soundfile", "video": "av"}
 CHAIN_LENGTHS = (10, 40)
 
 
@@ -71,11 +78,12 @@ class Settings:
     warmup: int = 3
     large_repeats: int = 3          # large photos: repeats, and batches of 16 per measurement
     large_iterations: int = 8
+    speech_iterations: int = 4      # batches of 64 files per speech measurement
 
 
 QUICK = Settings(repeats=1, image_iterations=3, chain_iterations=30, debug_iterations=5,
                  cond_iterations=2, memory_iterations=(10, 20), op_window=0.01, warmup=1,
-                 large_repeats=1, large_iterations=2)
+                 large_repeats=1, large_iterations=2, speech_iterations=1)
 
 
 def median(xs):
@@ -412,6 +420,23 @@ def render(command, sections, s, root, started, elapsed, commit="unknown"):
                   f"{ssd.NUM_IMAGES} generated COCO-style images (300-640 px, 1-6 boxes); "
                   f"{s.image_iterations} batches per measurement after {s.warmup} warm-up "
                   "batches; ratio = dali / DALI throughput.", "", ssd.table(sections["ssd"]), ""]
+    if "efficientnet" in sections:
+        parts += ["### EfficientNet training pipeline (batch 64, num_threads=2; "
+                  "bench/efficientnet.py)", "",
+                  "decoders.image_random_crop -> resize 224 -> automatic augmentation "
+                  "(dali.auto_aug, conditionals) -> crop_mirror_normalize on the benchmark corpus; "
+                  f"{s.image_iterations} batches per measurement.", "",
+                  efficientnet.table(sections["efficientnet"]), ""]
+    if "speech" in sections:
+        parts += ["### Speech pipeline (batch 64, num_threads=2; bench/speech.py)", "",
+                  f"{speech.NUM_FILES} generated speech-like WAV/FLAC files at {speech.RATE} Hz "
+                  "read through readers.nemo_asr to padded, normalized log-mel features.", "",
+                  speech.table(*sections["speech"]), ""]
+    if "video" in sections:
+        parts += [f"### Video classification pipeline (batch {video.BATCH_SIZE} sequences of "
+                  f"{video.SEQUENCE_LENGTH} frames, num_threads=2; bench/video.py)", "",
+                  f"{video.NUM_CLIPS} generated clips read by experimental.readers.video.", "",
+                  video.table(sections["video"]), ""]
     if "large" in sections:
         parts += [f"### Large photos (bench/large_images.py; batch {large_images.BATCH_SIZE}, "
                   f"num_threads={pipelines.NUM_THREADS})", "",
@@ -455,7 +480,8 @@ def main(argv=None):
     command = " ".join(["python -m bench.report", *(argv if argv is not None else sys.argv[1:])])
     names = [n for n in backends.NAMES if backends.available(n)]
     loaded = [backends.load(n) for n in names]
-    root = corpus.locate() if set(a.sections) - {"operators", "ssd", "large"} else "not used"
+    own_data = {"operators", "ssd", "speech", "video", "large"}
+    root = corpus.locate() if set(a.sections) - own_data else "not used"
     commit = git_commit()
     started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
 
@@ -485,6 +511,22 @@ def main(argv=None):
             with tempfile.TemporaryDirectory(prefix="dali-bench-ssd-") as tmp:
                 results[section] = ssd.measure_ssd(loaded, ssd.data_set(tmp), s.repeats,
                                                    s.image_iterations, s.warmup, log)
+        elif section in NEEDS and importlib.util.find_spec(NEEDS[section]) is None:
+            log(f"  skipped: {NEEDS[section]} is not installed")
+        elif section == "efficientnet":
+            results[section] = efficientnet.measure_efficientnet(
+                loaded, root, ["trivialaugment", "autoaugment"], s.repeats, s.image_iterations,
+                s.warmup, log)
+        elif section == "speech":
+            with tempfile.TemporaryDirectory(prefix="dali-bench-speech-") as tmp:
+                results[section] = speech.measure_speech(loaded, speech.data_set(tmp),
+                                                         s.repeats, s.speech_iterations,
+                                                         s.warmup, log)
+        elif section == "video":
+            with tempfile.TemporaryDirectory(prefix="dali-bench-video-") as tmp:
+                results[section] = video.measure_video(loaded, video.write_clips(tmp),
+                                                       s.repeats, s.image_iterations,
+                                                       s.warmup, log)
         elif section == "large":
             results[section] = large_images.measure_large(
                 loaded, str(corpus.locate(kind=corpus.LARGE)), s.large_repeats,
