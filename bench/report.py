@@ -515,8 +515,8 @@ def main(argv=None):
             log(f"  skipped: {NEEDS[section]} is not installed")
         elif section == "efficientnet":
             results[section] = efficientnet.measure_efficientnet(
-                loaded, root, ["trivialaugment", "autoaugment"], s.repeats, s.image_iterations,
-                s.warmup, log)
+                loaded, root, ["trivialaugment", "autoaugment"], min(s.repeats, 3),
+                s.image_iterations, s.warmup, log)
         elif section == "speech":
             with tempfile.TemporaryDirectory(prefix="dali-bench-speech-") as tmp:
                 results[section] = speech.measure_speech(loaded, speech.data_set(tmp),
