@@ -53,6 +53,13 @@ def auto_augment(data, policy_name="image_net", shape=None, fill_value=128, inte
         raise ValueError("The `policy_name` must be a string that takes one of the values: "
                          + ", ".join(f"`{p}`" for p in _POLICIES))
     if policy_name == "reduced_image_net":
+        for name, value in (("shape", shape), ("max_translate_abs", max_translate_abs),
+                            ("max_translate_rel", max_translate_rel)):
+            if value is not None:
+                raise ValueError(
+                    f"The policy `{policy_name}` does not contain any augmentations that rely "
+                    f"on the image shape. The `{name}` argument must not be specified in that "
+                    "case.")
         policy = get_reduced_image_net_policy()
     else:
         get_policy = {"image_net": get_image_net_policy, "svhn": get_svhn_policy,
@@ -86,8 +93,11 @@ def apply_auto_augment(policy, data, seed=None, **kwargs):
         `interp_type` for the predefined policies); one that none takes is an error.
     """
     augs = policy.augmentations
-    _suite.forbid_unused_kwargs(augs.values(), kwargs, "apply_auto_augment")
     subs = policy.sub_policies
+    if not subs:
+        raise ValueError(f"Cannot run empty policy. Got {policy!r} in `apply_auto_augment` "
+                         "call.")
+    _suite.forbid_unused_kwargs(augs.values(), kwargs, "apply_auto_augment")
     stages = max((len(sub) for sub in subs), default=0)
     if stages == 0:
         return data

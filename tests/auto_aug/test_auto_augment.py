@@ -70,7 +70,7 @@ def test_seed_and_threads():
     assert marker_steps(policy, seed=4) != first
 
 
-def test_empty_policy():
+def test_policy_of_empty_sub_policies():
     assert {len(s) for s in marker_steps(Policy("e", 7, [[], []]))} == {0}
 
 
@@ -92,6 +92,14 @@ def test_image_net_with_shape():
 
 def test_errors():
     imgs = utils.images()
+    for name, value in (("shape", (8, 8)), ("max_translate_abs", 3), ("max_translate_rel", 0.5)):
+        with pytest.raises(ValueError, match=f"The policy `reduced_image_net` does not contain "
+                                             f"any augmentations that rely on the image shape. "
+                                             f"The `{name}` argument must not be specified"):
+            utils.run_graph(lambda pkg, x, kw={name: value}: aa.auto_augment(
+                x, policy_name="reduced_image_net", **kw), [imgs])
+    with pytest.raises(ValueError, match=r"Cannot run empty policy. Got Policy\(name='e'"):
+        utils.run_graph(lambda pkg, x: aa.apply_auto_augment(Policy("e", 3, []), x), [imgs])
     with pytest.raises(ValueError, match="The `policy_name` must be a string that takes one of "
                                          "the values: `image_net`, `reduced_image_net`, `svhn`, "
                                          "`reduced_cifar10`"):

@@ -79,6 +79,9 @@ def test_array_mag_range_and_int_bins():
     (const,) = utils.run_graph(lambda pkg, x: aug(x, magnitude_bin=2, num_magnitude_bins=3),
                                [ones], layouts=[None])
     assert [float(v) for v in const] == [9.5] * 3
+    (last,) = utils.run_graph(lambda pkg, x: aug(x, magnitude_bin=-2, num_magnitude_bins=3),
+                              [ones], layouts=[None])   # an int bin indexes as in NumPy
+    assert [float(v) for v in last] == [-2.0] * 3
 
 
 def test_signed_bin_negates_only_randomly_negated():

@@ -244,7 +244,7 @@ class Augmentation:
         bin_ = signed.bin if signed is not None else magnitude_bin
         if not isinstance(bin_, data_node.DataNode) and (
                 not isinstance(bin_, numbers.Integral) or isinstance(bin_, bool)
-                or not 0 <= bin_ < num_magnitude_bins):
+                or not -num_magnitude_bins <= bin_ < num_magnitude_bins):  # indexes as NumPy
             raise self._error(f"The magnitude bin must be an integer from "
                               f"`[0, {num_magnitude_bins - 1}]` range. Got `{bin_!r}`.",
                               IndexError)
