@@ -140,6 +140,8 @@ def _convert_scalar(t: T, v):
             raise TypeError(f"expected a bool, got the string '{v}'")
         return bool(v)
     if t == T.STRING:
+        if isinstance(v, bool):              # DALI passes a bool on as "True" / "False"
+            return str(v)
         if not isinstance(v, (str, bytes)):
             raise TypeError(f"expected a string, got {type(v).__name__}")
         return v if isinstance(v, str) else v.decode()
