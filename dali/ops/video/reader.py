@@ -105,7 +105,7 @@ class Video(_common.Reader):
                     "`floor(x + 0.5)` of `numpy.linspace(start, end - 1, sequence_length)` "
                     "(frames repeat in short videos); `stride`, `step` and `pad_mode` do not "
                     "apply."),
-            Arg("enable_frame_num", T.PYTHON_OBJECT, "none",
+            Arg("enable_frame_num", T.STRING, "none",
                 doc="Frame number output: 'none' or False (none), 'scalar' or True (the first "
                     "frame's number, shape (1,)), 'sequence' (each frame's number, -1 for "
                     "constant padding)."),

@@ -274,3 +274,24 @@ def test_lazy_init_reads_the_same(root):
     for a, b in zip(eager, lazy, strict=True):
         for s, t in zip(a[0], b[0], strict=True):
             np.testing.assert_array_equal(s, t)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("frame_num", [True, "sequence"])
+def test_serialized_for_real_dali(root, frame_num):
+    """enable_frame_num is a string argument (True passes on as "True"): a serialized
+    pipeline runs on real DALI and back on dali."""
+    from nvidia.dali import Pipeline as RealPipeline
+
+    import dali
+
+    @dali.pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        return tuple(dali.fn.experimental.readers.video(
+            filenames=paths(root, 1), sequence_length=3, enable_frame_num=frame_num))
+
+    data = pipe().serialize()
+    want = [[0], [3]] if frame_num is True else [[0, 1, 2], [3, 4, 5]]
+    for restored in (RealPipeline.deserialize(data), dali.Pipeline.deserialize(data)):
+        restored.build()
+        assert [np.array(t).tolist() for t in restored.run()[1]] == want
