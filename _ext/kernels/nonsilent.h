@@ -11,14 +11,15 @@
 // - the region runs from w - 1 samples before the first such window end (at least 0) to the
 //   last one: (begin, length), (0, 0) when every window is silent.
 //
-// The powers are recomputed rather than stored when the maximum is needed first, so a work
-// item needs no memory.
+// The powers are computed once into a buffer (the running sum is one long dependency chain),
+// then scanned for their maximum and the first and last loud window.
 #ifndef DALI_EXT_KERNELS_NONSILENT_H_
 #define DALI_EXT_KERNELS_NONSILENT_H_
 
 #include <stdint.h>
 
 #include <type_traits>
+#include <vector>
 
 #include "cast.h"
 
@@ -44,16 +45,19 @@ using acc_t = typename std::conditional<
     std::is_floating_point<T>::value, float,
     typename std::conditional<std::is_signed<T>::value, int64_t, uint64_t>::type>::type;
 
-// Calls f(i, p[i]) for every sample i; stops early when f returns false.
-template <typename T, typename F>
-static void powers(const T* x, int64_t n, int64_t w, int64_t reset, F&& f) {
+// p[i] for every sample i into `out`.
+template <typename T>
+static void powers(const T* __restrict__ x, int64_t n, int64_t w, int64_t reset,
+                   float* __restrict__ out) {
   using A = acc_t<T>;
   const float factor = 1.0f / (float)w;
   A acc = 0;
-  bool resets = std::is_floating_point<T>::value && reset > 0;
+  // the next multiple of `reset` (none for exact sums)
+  int64_t next = std::is_floating_point<T>::value && reset > 0 ? reset : n;
   for (int64_t i = 0; i < n; i++) {
     A s = (A)x[i] * (A)x[i];
-    if (resets && i > 0 && i % reset == 0) {
+    if (i == next) {
+      next += reset;
       acc = 0;
       for (int64_t k = i - w + 1 > 0 ? i - w + 1 : 0; k < i; k++)
         acc += (A)x[k] * (A)x[k];
@@ -64,39 +68,38 @@ static void powers(const T* x, int64_t n, int64_t w, int64_t reset, F&& f) {
     } else {
       acc += s;
     }
-    if (!f(i, (float)acc * factor))
-      return;
+    out[i] = (float)acc * factor;
   }
 }
 
 template <typename T>
 static void run(const dali_nonsilent_args* a, const dali_nonsilent_job* j) {
-  const T* x = (const T*)j->x;
   int64_t n = j->n, w = a->window;
-  float ref = a->reference;
-  if (!(ref > 0)) {
-    ref = 0;
-    bool first = true;
-    powers(x, n, w, a->reset, [&](int64_t, float p) {
-      ref = first || p > ref ? p : ref;
-      first = false;
-      return true;
-    });
-  }
-  float threshold = a->ratio * ref;
-  int64_t lo = -1, hi = -1;
-  powers(x, n, w, a->reset, [&](int64_t i, float p) {
-    if (p >= threshold) {
-      if (lo < 0) lo = i;
-      hi = i;
-    }
-    return true;
-  });
-  if (lo < 0) {
+  if (n == 0) {
     *j->begin = 0;
     *j->length = 0;
     return;
   }
+  std::vector<float> buf(n);
+  const float* p = buf.data();
+  powers((const T*)j->x, n, w, a->reset, buf.data());
+  float ref = a->reference;
+  if (!(ref > 0)) {
+    ref = p[0];
+    for (int64_t i = 1; i < n; i++)
+      ref = p[i] > ref ? p[i] : ref;
+  }
+  float threshold = a->ratio * ref;
+  int64_t lo = 0, hi = n - 1;
+  while (lo < n && !(p[lo] >= threshold))
+    lo++;
+  if (lo == n) {
+    *j->begin = 0;
+    *j->length = 0;
+    return;
+  }
+  while (!(p[hi] >= threshold))
+    hi--;
   int64_t begin = lo - w + 1 > 0 ? lo - w + 1 : 0;
   *j->begin = (int32_t)begin;
   *j->length = (int32_t)(hi - begin + 1);

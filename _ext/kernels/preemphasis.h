@@ -27,20 +27,24 @@ namespace dali_preemph {
 template <typename D, typename S>
 static void run(const dali_preemph_job* j) {
   using A = typename std::conditional<std::is_same<S, double>::value, double, float>::type;
-  const S* x = (const S*)j->src;
-  D* y = (D*)j->dst;
+  // locals, not the job's fields: the build has -fno-strict-aliasing, and a loop whose bound
+  // might change with each store is not vectorized
+  const S* __restrict__ x = (const S*)j->src;
+  D* __restrict__ y = (D*)j->dst;
+  const int64_t hi = j->hi;
+  const float coeff = j->coeff;
   int64_t t = j->lo;
-  if (t == 0 && j->hi > 0) {
+  if (t == 0 && hi > 0) {
     S b = 0;
     if (j->border == 1)
       b = x[0];
     else if (j->border == 2 && j->n > 1)
       b = x[1];
-    y[0] = dali_cast::convert<D, A>(x[0] - j->coeff * b);
+    y[0] = dali_cast::convert<D, A>(x[0] - coeff * b);
     t = 1;
   }
-  for (; t < j->hi; t++)
-    y[t] = dali_cast::convert<D, A>(x[t] - j->coeff * x[t - 1]);
+  for (; t < hi; t++)
+    y[t] = dali_cast::convert<D, A>(x[t] - coeff * x[t - 1]);
 }
 
 template <typename D>
