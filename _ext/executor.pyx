@@ -172,6 +172,16 @@ cdef list _execute(object op, object spec, bint is_cpu, bint same_batch, list tl
     return result
 
 
+cdef tuple _argument_batch(object tl, object ids, Py_ssize_t root_bs, object root_ids):
+    """(batch size, sample ids) of an operator without positional inputs: its first argument
+    input's where that batch is not the iteration's (inside a conditional branch), as DALI
+    sizes such operators by their argument inputs; else the iteration's."""
+    cdef Py_ssize_t n = (<BatchStorage>tl._storage).num_samples
+    if n == root_bs:
+        return root_bs, root_ids
+    return n, ids
+
+
 def run_operator(op, ins, arg_ins, root_bs, root_ids, iteration=0, epoch=0, thread_pool=None):
     """Run one operator on one batch: the single entry point of graph and debug execution.
 
@@ -192,6 +202,9 @@ def run_operator(op, ins, arg_ins, root_bs, root_ids, iteration=0, epoch=0, thre
     """
     spec = op.spec
     cdef list out_ids = []
+    if not ins and arg_ins:
+        arg_tl, arg_ids = next(iter(arg_ins.values()))
+        root_bs, root_ids = _argument_batch(arg_tl, arg_ids, root_bs, root_ids)
     outs = _execute(op, spec, spec.device == "cpu", spec.schema.same_batch_inputs,
                     [v[0] for v in ins], [v[1] for v in ins],
                     {k: v[0] for k, v in arg_ins.items()}, root_bs, root_ids, iteration,
@@ -322,7 +335,8 @@ cdef class Plan:
         cdef list tls, ids, outs, out_ids
         cdef dict args
         cdef NodePlan node
-        cdef Py_ssize_t i, n, s, k = -1
+        cdef Py_ssize_t i, n, s, bs, k = -1
+        cdef object rids
         cdef int64_t t0, dt, c0 = 0
         cdef list events = self.events
         for node in self.nodes:
@@ -334,10 +348,14 @@ cdef class Plan:
                 s = node.in_slots[i]
                 tls[i] = tl_slots[s]
                 ids[i] = id_slots[s]
+            bs, rids = batch_size, root_ids
             if node.arg_names:
                 args = {}
                 for i in range(len(node.arg_names)):
                     args[node.arg_names[i]] = tl_slots[<Py_ssize_t>node.arg_slots[i]]
+                if not n:
+                    s = node.arg_slots[0]
+                    bs, rids = _argument_batch(tl_slots[s], id_slots[s], bs, rids)
             else:
                 args = {}
             out_ids = []
@@ -345,7 +363,7 @@ cdef class Plan:
                 c0 = _cpu_ns()
             t0 = _now_ns()
             outs = _execute(node.op, node.spec, node.is_cpu, node.same_batch_inputs, tls, ids,
-                            args, batch_size, root_ids, iteration, epoch, thread_pool,
+                            args, bs, rids, iteration, epoch, thread_pool,
                             node.hints, max_batch_size, out_ids)
             dt = _now_ns() - t0
             if events is not None:

@@ -7,6 +7,7 @@ import pytest
 from dali._ext.buffer_pool import BufferPool, default_pool
 
 from dali import fn, pipeline_def, types
+from dali.pipeline import experimental
 
 MODES = {
     "simple": dict(exec_pipelined=False, exec_async=False),
@@ -214,3 +215,27 @@ def test_executor_timing_counts_every_run_of_every_operator():
     assert all(t["runs"] == 0 for t in p.executor_timing().values())
     p.run()
     assert all(t["runs"] == 1 for t in p.executor_timing().values())
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_an_operator_with_only_argument_inputs_takes_their_batch_size(debug):
+    """Inside a branch an operator without positional inputs (a transform with a per-sample
+    argument) runs on the branch's samples, as DALI sizes it by its argument inputs."""
+    values = [np.array(float(i), np.float32) for i in range(8)]
+
+    def graph():
+        v = fn.external_source(source=lambda: values)
+        if v > 3.5:
+            out = fn.transforms.translation(offset=fn.stack(v, v))
+        else:
+            out = fn.transforms.translation(offset=fn.stack(-v, -v))
+        return out
+
+    kwargs = dict(batch_size=8, num_threads=1, device_id=None, enable_conditionals=True)
+    define = experimental.pipeline_def(debug=True, **kwargs) if debug else pipeline_def(**kwargs)
+    pipe = define(graph)()
+    pipe.build()
+    (out,) = pipe.run()
+    for i, m in enumerate(out):
+        t = i if i > 3.5 else -i
+        np.testing.assert_array_equal(np.array(m), [[1, 0, t], [0, 1, t]])
