@@ -102,9 +102,12 @@ class Transform(_operator.Operator):
                 raise self.error(f"Unexpected input data type. Expected float, got: "
                                  f"{ws.input_dtype(k)}", RuntimeError)
             shapes = np.asarray(ws.input_storage(k).shapes)
+            if not len(shapes):                  # an empty batch (a branch no sample takes)
+                sources.append((what.lower(), None))
+                continue
             seq = tl.layout().startswith("F") and shapes.shape[1] == 3
             mats = shapes[:, 1:] if seq else shapes
-            if mats.shape[1] != 2 or not len(mats) or (mats[:, 1] != mats[:, 0] + 1).any():
+            if mats.shape[1] != 2 or (mats[:, 1] != mats[:, 0] + 1).any():
                 raise self.error(f"{what}, if provided, is expected to be a 2D tensor with "
                                  "dimensions (ndim, ndim+1) representing an affine transform "
                                  f"(a sequence of them with a layout starting with \"F\"), got "

@@ -4,6 +4,8 @@ import numpy as np
 import pytest
 import transforms_utils as tu
 
+import dali
+
 
 def reference(scale, center=None):
     scale = np.asarray(scale, np.float64)
@@ -80,3 +82,25 @@ def test_oracle(seed):
     scale, center = rng.normal(size=3).tolist(), rng.normal(size=3).tolist()
     tu.assert_same_as_dali(lambda fn, m: fn.transforms.scale(
         m, scale=scale, center=center, reverse_order=bool(seed % 2)), [mats])
+
+
+def test_an_empty_branch_with_input_transforms_runs():
+    """A conditional branch that no sample takes gives the transforms an empty batch of
+    input matrices: they produce an empty batch (the other branch's values are DALI's)."""
+    values = [np.array(float(i), np.float32) for i in range(4)]
+
+    @dali.pipeline_def(batch_size=4, num_threads=1, device_id=None, enable_conditionals=True)
+    def pipe():
+        v = dali.fn.external_source(source=lambda: values)
+        m = dali.fn.transforms.translation(offset=[1.0, 2.0])
+        if v > 10:
+            out = dali.fn.transforms.scale(m, scale=[2.0, 3.0])
+        else:
+            out = dali.fn.transforms.shear(m, shear=[0.5, 0.25])
+        return out
+
+    p = pipe()
+    p.build()
+    (out,) = p.run()
+    for m in out:
+        np.testing.assert_allclose(np.array(m), [[1.0, 0.5, 2.0], [0.25, 1.0, 2.25]])
