@@ -2,9 +2,10 @@
 // a sample seen as (outer, nin, inner) becomes (outer, nout, inner) with
 //   out[o, m, i] = sum over k in [lo[m], hi[m]) of w[m, k] in[o, k, i],
 // the rows' non-zero bands [lo, hi) skipping the zeros of a sparse matrix (a mel filter bank
-// touches about two rows' worth of inputs in all).  The sum runs over k in order; with inner
-// elements (a frequency-major spectrogram) blocks of DALI_AXIS_BLOCK columns are summed in
-// registers, a loop that vectorizes.
+// touches about two rows' worth of inputs in all).  With inner elements (a frequency-major
+// spectrogram) blocks of DALI_AXIS_BLOCK columns are summed over k in order in registers, a
+// loop that vectorizes; fewer columns (time-major or short spectrograms) are summed in four
+// interleaved partial sums, which breaks the chain of dependent additions.
 #ifndef DALI_EXT_KERNELS_AXIS_MATMUL_H_
 #define DALI_EXT_KERNELS_AXIS_MATMUL_H_
 
@@ -36,18 +37,25 @@ static inline void dali_axis_matmul_run(const dali_axis_matmul_job* j) {
     float* out = j->out + o * nout * inner;
     for (int64_t r = 0; r < nout; r++) {
       const float* w = m->w + r * nin;
-      if (inner == 1) {
-        float acc = 0.0f;
-        for (int64_t k = m->lo[r]; k < m->hi[r]; k++)
-          acc += w[k] * in[k];
-        out[r] = acc;
+      int64_t k0 = m->lo[r], k1 = m->hi[r];
+      float* y = out + r * inner;
+      if (j->i1 - j->i0 < DALI_AXIS_BLOCK) {  // few columns: 4 partial sums per column
+        for (int64_t i = j->i0; i < j->i1; i++) {
+          float part[4] = {0, 0, 0, 0};
+          int64_t k = k0;
+          for (; k + 4 <= k1; k += 4)
+            for (int b = 0; b < 4; b++)
+              part[b] += w[k + b] * in[(k + b) * inner + i];
+          for (; k < k1; k++)
+            part[0] += w[k] * in[k * inner + i];
+          y[i] = (part[0] + part[1]) + (part[2] + part[3]);
+        }
         continue;
       }
-      float* y = out + r * inner;
       int64_t i = j->i0;
       for (; i + DALI_AXIS_BLOCK <= j->i1; i += DALI_AXIS_BLOCK) {
         float acc[DALI_AXIS_BLOCK] = {0};   // a block of columns stays in registers
-        for (int64_t k = m->lo[r]; k < m->hi[r]; k++) {
+        for (int64_t k = k0; k < k1; k++) {
           const float* x = in + k * inner + i;
           float c = w[k];
           for (int b = 0; b < DALI_AXIS_BLOCK; b++)
@@ -58,7 +66,7 @@ static inline void dali_axis_matmul_run(const dali_axis_matmul_job* j) {
       }
       for (; i < j->i1; i++) {
         float acc = 0.0f;
-        for (int64_t k = m->lo[r]; k < m->hi[r]; k++)
+        for (int64_t k = k0; k < k1; k++)
           acc += w[k] * in[k * inner + i];
         y[i] = acc;
       }

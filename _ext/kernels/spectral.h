@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include <algorithm>
-#include <vector>
+#include <memory>
 
 #include "fft.h"
 
@@ -34,7 +34,15 @@ typedef struct {
   const float* x;
   float* out;
   int64_t n;                     // samples of the signal
-  int64_t windows;               // windows of the whole signal
+  int64_t windows;               // windows of the signal
+} dali_spectrogram_signal;
+
+// The windows of a batch are numbered one after the other across its signals, so that a
+// block of windows transformed together may come from several short signals.
+typedef struct {
+  const dali_spectrogram_signal* signals;
+  const int64_t* signal;         // per window of the batch: its signal
+  const int64_t* index;          // per window of the batch: its index in its signal
   int64_t lo, hi;                // the windows of this work item
 } dali_spectrogram_job;
 
@@ -56,7 +64,9 @@ static inline int64_t dali_reflect101(int64_t i, int64_t n) {
   if (n == 1)
     return 0;
   int64_t period = 2 * (n - 1);
-  i = (i < 0 ? -i : i) % period;
+  i = i < 0 ? -i : i;
+  if (i >= period)              // only for windows much longer than the signal
+    i %= period;
   return i < n ? i : period - i;
 }
 
@@ -72,58 +82,69 @@ static inline void dali_spectral_store(const float* re, const float* im, int64_t
 static inline void dali_spectrogram_run(const dali_spectrogram_args* a,
                                         const dali_spectrogram_job* j) {
   const dali_fft::RealPlan& plan = *a->plan;
-  int64_t block = dali_spectral_block(a->plan);
-  int64_t bins = plan.n / 2 + 1;
-  std::vector<float> scratch(plan.scratch_size(block));
+  int64_t block = std::min(dali_spectral_block(a->plan), j->hi - j->lo);
+  int64_t bins = plan.n / 2 + 1, wl = a->window_length;
+  std::unique_ptr<float[]> scratch(new float[plan.scratch_size(block)]);  // not zeroed
   const float* w = a->window;
-  for (int64_t t0 = j->lo; t0 < j->hi; t0 += block) {
-    int64_t nb = std::min(block, j->hi - t0);
-    float* re = scratch.data();
+  for (int64_t g0 = j->lo; g0 < j->hi; g0 += block) {
+    int64_t nb = std::min(block, j->hi - g0);
+    float* re = scratch.get();
     float* im = re + plan.plan.n * nb;
     memset(re, 0, 2 * plan.plan.n * nb * sizeof(float));
     for (int64_t b = 0; b < nb; b++) {
-      int64_t start = a->offset + (t0 + b) * a->step;
-      if (plan.even && start >= 0 && start + a->window_length <= j->n) {
-        const float* x = j->x + start;
+      const dali_spectrogram_signal& sig = j->signals[j->signal[g0 + b]];
+      int64_t start = a->offset + j->index[g0 + b] * a->step;
+      if (plan.even && start >= 0 && start + wl <= sig.n) {
+        const float* x = sig.x + start;
         int64_t k = 0;
-        for (; k + 1 < a->window_length; k += 2) {
+        for (; k + 1 < wl; k += 2) {
           re[(k / 2) * nb + b] = x[k] * w[k];
           im[(k / 2) * nb + b] = x[k + 1] * w[k + 1];
         }
-        if (k < a->window_length)
+        if (k < wl)
           re[(k / 2) * nb + b] = x[k] * w[k];
         continue;
       }
-      for (int64_t k = 0; k < a->window_length; k++) {
+      for (int64_t k = 0; k < wl; k++) {
         int64_t i = start + k;
         float v;
-        if (i >= 0 && i < j->n)
-          v = j->x[i];
+        if (i >= 0 && i < sig.n)
+          v = sig.x[i];
         else
-          v = a->reflect ? j->x[dali_reflect101(i, j->n)] : 0.0f;
+          v = a->reflect ? sig.x[dali_reflect101(i, sig.n)] : 0.0f;
         (plan.load_imag(k) ? im : re)[plan.load_index(k) * nb + b] = v * w[k];
       }
     }
-    if (a->time_major) {
-      plan.run(scratch.data(), nb, [&](int64_t k, const float* xr, const float* xi) {
-        dali_spectral_store(xr, xi, nb, a->power, j->out + t0 * bins + k, bins);
+    if (j->signal[g0] == j->signal[g0 + nb - 1]) {   // one signal's consecutive windows
+      const dali_spectrogram_signal& sig = j->signals[j->signal[g0]];
+      int64_t t0 = j->index[g0];
+      plan.run(scratch.get(), nb, [&](int64_t k, const float* xr, const float* xi) {
+        if (a->time_major)
+          dali_spectral_store(xr, xi, nb, a->power, sig.out + t0 * bins + k, bins);
+        else
+          dali_spectral_store(xr, xi, nb, a->power, sig.out + k * sig.windows + t0, 1);
       });
-    } else {
-      plan.run(scratch.data(), nb, [&](int64_t k, const float* xr, const float* xi) {
-        dali_spectral_store(xr, xi, nb, a->power, j->out + k * j->windows + t0, 1);
-      });
+      continue;
     }
+    plan.run(scratch.get(), nb, [&](int64_t k, const float* xr, const float* xi) {
+      for (int64_t b = 0; b < nb; b++) {
+        const dali_spectrogram_signal& sig = j->signals[j->signal[g0 + b]];
+        int64_t t = j->index[g0 + b];
+        float* out = a->time_major ? sig.out + t * bins + k : sig.out + k * sig.windows + t;
+        dali_spectral_store(xr + b, xi + b, 1, a->power, out, 0);
+      }
+    });
   }
 }
 
 static inline void dali_power_spectrum_run(const dali_power_spectrum_job* j) {
   const dali_fft::RealPlan& plan = *j->plan;
-  int64_t block = dali_spectral_block(j->plan);
+  int64_t block = std::min(dali_spectral_block(j->plan), j->hi - j->lo);
   int64_t bins = plan.n / 2 + 1, used = std::min(plan.n, j->len);
-  std::vector<float> scratch(plan.scratch_size(block));
+  std::unique_ptr<float[]> scratch(new float[plan.scratch_size(block)]);  // not zeroed
   for (int64_t s0 = j->lo; s0 < j->hi; s0 += block) {
     int64_t nb = std::min(block, j->hi - s0);
-    float* re = scratch.data();
+    float* re = scratch.get();
     float* im = re + plan.plan.n * nb;
     memset(re, 0, 2 * plan.plan.n * nb * sizeof(float));
     for (int64_t b = 0; b < nb; b++) {
@@ -132,7 +153,7 @@ static inline void dali_power_spectrum_run(const dali_power_spectrum_job* j) {
       for (int64_t k = 0; k < used; k++)
         (plan.load_imag(k) ? im : re)[plan.load_index(k) * nb + b] = x[k * j->inner];
     }
-    plan.run(scratch.data(), nb, [&](int64_t k, const float* xr, const float* xi) {
+    plan.run(scratch.get(), nb, [&](int64_t k, const float* xr, const float* xi) {
       for (int64_t b = 0; b < nb; b++) {
         int64_t s = s0 + b, o = s / j->inner, in = s % j->inner;
         dali_spectral_store(xr + b, xi + b, 1, j->power,

@@ -2,8 +2,10 @@
 """Spectrograms and power spectra of a batch of float32 signals (fn.spectrogram,
 fn.power_spectrum) on the real FFT of fft.h, whose plans (`RealFFT`) the operators keep.
 
-Work items are ranges of a sample's windows (spectrogram) or signals (power spectrum), of at
-most `_ITEM_FLOPS` estimated operations; all run in one nogil call on the pool, largest first.
+Work items are ranges of the batch's windows, numbered across its signals (spectrogram: short
+signals share blocks of windows transformed together), or of a sample's signals (power
+spectrum), of about `_ITEM_FLOPS` estimated operations; all run in one nogil call on the pool,
+largest first.
 The loops are in spectral.h.
 """
 cimport numpy as cnp
@@ -34,10 +36,16 @@ cdef extern from "spectral.h" nogil:
         int64_t window_length, step, offset
         int reflect, power, time_major
 
-    ctypedef struct dali_spectrogram_job:
+    ctypedef struct dali_spectrogram_signal:
         const float* x
         float* out
-        int64_t n, windows, lo, hi
+        int64_t n, windows
+
+    ctypedef struct dali_spectrogram_job:
+        const dali_spectrogram_signal* signals
+        const int64_t* signal
+        const int64_t* index
+        int64_t lo, hi
 
     ctypedef struct dali_power_spectrum_job:
         const RealPlan* plan
@@ -149,12 +157,14 @@ def spectrogram_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, RealF
     if n == 0:
         return
     cdef double per_window = _fft_flops(fft.n) + wl
-    cdef int64_t chunk = max(1, <int64_t>(_ITEM_FLOPS / per_window))
-    cdef const int64_t[::1] w = windows
-    cdef const int64_t[::1] m = lengths
-    for i in range(n):
-        count += (w[i] + chunk - 1) // chunk
-    keep = [win, fft]
+    cdef int64_t chunk = max(16, <int64_t>(_ITEM_FLOPS / per_window) // 16 * 16)
+    cdef int64_t total = int(windows.sum())
+    # every window of the batch: its signal and its index there
+    signal_of = np.repeat(np.arange(n, dtype=np.int64), windows)
+    index_of = (np.arange(total, dtype=np.int64)
+                - np.repeat(np.cumsum(windows) - windows, windows))
+    count = (total + chunk - 1) // chunk
+    keep = [win, fft, signal_of, index_of]
     cdef dali_spectrogram_args* args = <dali_spectrogram_args*>job_array(
         1, sizeof(dali_spectrogram_args), keep)
     cdef const float[::1] wv = win
@@ -166,27 +176,31 @@ def spectrogram_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, RealF
     args.reflect = center and reflect
     args.power = power
     args.time_major = time_major
+    cdef dali_spectrogram_signal* signals = <dali_spectrogram_signal*>job_array(
+        n, sizeof(dali_spectrogram_signal), keep)
     cdef SpecJob* jobs = <SpecJob*>job_array(count, sizeof(SpecJob), keep)
     sizes = np.empty(count, np.int64)
     cdef int64_t[::1] size_view = sizes
+    cdef const int64_t[::1] w = windows
+    cdef const int64_t[::1] m = lengths
+    cdef const int64_t[::1] signal_view = signal_of
+    cdef const int64_t[::1] index_view = index_of
     cdef const int64_t[::1] soff = np.ascontiguousarray(src.offsets, np.int64)
     cdef const int64_t[::1] doff = np.ascontiguousarray(dst.offsets, np.int64)
-    cdef int64_t lo
-    k = 0
     with nogil:
         for i in range(n):
-            lo = 0
-            while lo < w[i]:
-                jobs[k].args = args
-                jobs[k].job.x = <const float*>(src.data + soff[i])
-                jobs[k].job.out = <float*>(dst.data + doff[i])
-                jobs[k].job.n = m[i]
-                jobs[k].job.windows = w[i]
-                jobs[k].job.lo = lo
-                jobs[k].job.hi = min(w[i], lo + chunk)
-                size_view[k] = jobs[k].job.hi - lo
-                lo = jobs[k].job.hi
-                k += 1
+            signals[i].x = <const float*>(src.data + soff[i])
+            signals[i].out = <float*>(dst.data + doff[i])
+            signals[i].n = m[i]
+            signals[i].windows = w[i]
+        for k in range(count):
+            jobs[k].args = args
+            jobs[k].job.signals = signals
+            jobs[k].job.signal = &signal_view[0]
+            jobs[k].job.index = &index_view[0]
+            jobs[k].job.lo = k * chunk
+            jobs[k].job.hi = min(total, (k + 1) * chunk)
+            size_view[k] = jobs[k].job.hi - jobs[k].job.lo
     run_largest_first(pool, _run_spectrogram, jobs, sizes, _NS_PER_FLOP * per_window)
 
 

@@ -82,24 +82,28 @@ class Spectrogram(_operator.Operator):
     def infer(self, ws):
         if ws.input_dtype(0) != np.float32:
             raise self.error(f"The input must be float32, got {ws.input_dtype(0)}.", TypeError)
-        shapes = np.asarray(ws.input_storage(0).shapes, np.int64)
+        shapes = np.asarray(ws.input_storage(0).shapes, np.int64).reshape(ws.batch_size, -1)
         a = self.args
-        outs = []
-        for i, shape in enumerate(shapes.tolist()):
-            n = int(np.prod(shape))
+        lengths = shapes.prod(axis=1)
+        step = a["window_step"]
+        if a["center_windows"]:
+            windows = lengths // step + 1
+        else:   # C's division truncates toward zero
+            windows = np.trunc((lengths - a["window_length"]) / step).astype(np.int64) + 1
+        bad = (lengths == 0) | ((shapes != 1).sum(axis=1) > 1) | (windows < 1)
+        if bad.any():
+            i = int(np.argmax(bad))
+            shape, n = tuple(shapes[i].tolist()), int(lengths[i])
             if n == 0:
-                raise ws.sample_error(i, f"Spectrogram does not support empty samples (shape "
-                                         f"{tuple(shape)}).")
-            if sum(e != 1 for e in shape) > 1:
+                raise ws.sample_error(i, "Spectrogram does not support empty samples (shape "
+                                         f"{shape}).")
+            if windows[i] >= 1:
                 raise ws.sample_error(i, "Input data must be 1D or all but one dimensions must "
-                                         f"be degenerate (extent 1). Got: {tuple(shape)}")
-            w = _kernel.num_windows(n, a["window_length"], a["window_step"],
-                                    a["center_windows"])
-            if w < 1:
-                raise ws.sample_error(i, f"Signal is too short ({n}) for one window of "
-                                         f"{a['window_length']} samples.")
-            bins = self.fft.n // 2 + 1
-            outs.append((bins, w) if a["layout"] == "ft" else (w, bins))
+                                         f"be degenerate (extent 1). Got: {shape}")
+            raise ws.sample_error(i, f"Signal is too short ({n}) for one window of "
+                                     f"{a['window_length']} samples.")
+        bins = np.full_like(windows, self.fft.n // 2 + 1)
+        outs = np.stack([bins, windows] if a["layout"] == "ft" else [windows, bins], axis=1)
         return _operator.Plan([_operator.OutputDesc(outs, np.float32, a["layout"])])
 
     def run_cpu(self, ws, plan):
