@@ -1,0 +1,83 @@
+"""The spectral kernels (spectral.pyx on fft.h) and axis_matmul called directly: FFT sizes of
+every radix path against NumPy, the same results from one thread, a pool and several callers
+at once, and the checks of their arguments."""
+
+import threading
+
+import numpy as np
+import pytest
+from dali._ext.tensor_storage import BatchStorage
+from dali._ext.thread_pool import ThreadPool
+
+from dali._ext.kernels import axis_matmul, spectral
+
+
+def power(x, nfft, pool=None):
+    src = BatchStorage.from_arrays([x])
+    dst = BatchStorage.allocate(np.float32, [(x.shape[0], nfft // 2 + 1)])
+    spectral.power_spectrum_batch(pool, src, dst, [spectral.RealFFT(nfft)], 1, 2)
+    return dst.samples()[0]
+
+
+@pytest.mark.parametrize("nfft", [3, 4, 5, 6, 7, 8, 9, 12, 25, 49, 98, 128, 210, 343, 1024,
+                                  1031, 2310])
+def test_fft_sizes(nfft):
+    x = np.random.default_rng(nfft).standard_normal((20, nfft)).astype(np.float32)
+    want = np.abs(np.fft.rfft(x.astype(np.float64), axis=1)) ** 2
+    np.testing.assert_allclose(power(x, nfft, ThreadPool(2)), want, rtol=1e-4,
+                               atol=1e-5 * want.max())
+
+
+def _spectrogram(batch, pool):
+    fft = spectral.RealFFT(256)
+    windows = [spectral.num_windows(len(x), 200, 80, True) for x in batch]
+    src = BatchStorage.from_arrays(batch)
+    dst = BatchStorage.allocate(np.float32, [(129, w) for w in windows])
+    spectral.spectrogram_batch(pool, src, dst, fft, np.hanning(200), 80, True, True, 2, False)
+    return dst.samples()
+
+
+def test_pool_and_concurrent_callers_agree():
+    rng = np.random.default_rng(1)
+    batch = [rng.standard_normal(n).astype(np.float32) for n in (5000, 3, 700, 12345, 90)]
+    want = _spectrogram(batch, None)
+    pool = ThreadPool(3)
+    results = [None] * 4
+
+    def work(k):
+        results[k] = _spectrogram(batch, pool)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for got in results:
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)
+
+
+def test_argument_checks():
+    src = BatchStorage.from_arrays([np.ones(100, np.float32)])
+    bad = BatchStorage.allocate(np.float32, [(129, 1)])
+    with pytest.raises(ValueError, match="destination shapes"):
+        spectral.spectrogram_batch(None, src, bad, spectral.RealFFT(256), np.ones(200), 80,
+                                   True, True, 2, False)
+    with pytest.raises(ValueError, match="positive"):
+        spectral.RealFFT(0)
+    matrix = axis_matmul.AxisMatrix(np.eye(3))
+    with pytest.raises(ValueError, match="do not match the matrices"):
+        axis_matmul.matmul_axis_batch(None, BatchStorage.from_arrays([np.ones((4, 2),
+                                                                              np.float32)]),
+                                      BatchStorage.allocate(np.float32, [(3, 2)]), [matrix], 0)
+
+
+def test_banded_matrix_skips_zeros():
+    w = np.zeros((3, 6), np.float32)
+    w[0, 1:3], w[1, 2:5], w[2, 5] = 1, 2, 3
+    m = axis_matmul.AxisMatrix(w)
+    assert m.macs == 2 + 3 + 1
+    x = np.random.default_rng(0).random((6, 40)).astype(np.float32)
+    dst = BatchStorage.allocate(np.float32, [(3, 40)])
+    axis_matmul.matmul_axis_batch(None, BatchStorage.from_arrays([x]), dst, [m], 0)
+    np.testing.assert_allclose(dst.samples()[0], w @ x, rtol=1e-6)
