@@ -34,4 +34,8 @@ def predicate_mask(ws, expected=None, name="predicate"):
     expected = ws.batch_size if expected is None else expected
     if len(tl) != expected:
         raise ws.op.error(f"the predicate has {len(tl)} samples but {expected} were expected")
-    return np.array([bool(s) for s in tensors.storage_of(tl).samples()], dtype=bool)
+    st = tensors.storage_of(tl)
+    dense = st.dense()
+    if dense is not None:
+        return dense != 0
+    return np.array([bool(s) for s in st.samples()], dtype=bool)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from dali import _operator, _registry, tensors
-from dali._ext.tensor_storage import BatchStorage
+from dali._ext.kernels import conditional
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops._conditional import _predicate
@@ -48,20 +48,10 @@ class Merge(_operator.Operator):
 
     def run_cpu(self, ws, plan):
         t, f = ws.inputs
-        n = len(plan.mask)
-        samples, ids, info = [None] * n, np.empty(n, np.int64), [""] * n
-        ti, fi = np.flatnonzero(plan.mask), np.flatnonzero(~plan.mask)
-        tids, fids = _ids(ws, 0, t), _ids(ws, 1, f)
-        for src, positions, src_ids in ((t, ti, tids), (f, fi, fids)):
-            ss = tensors.storage_of(src).samples()
-            for j, i in enumerate(positions):
-                samples[i] = ss[j]
-                ids[i] = src_ids[j]
-                info[i] = src.source_info(j)
-        base = t if len(t) else f
-        ws.outputs[0] = (BatchStorage.from_samples(samples) if n else
-                         BatchStorage.allocate(tensors.storage_of(base).dtype, [],
-                                               ndim=base.ndim()))
+        storage, ids, info = conditional.merge(
+            tensors.storage_of(t), tensors.storage_of(f), plan.mask, _ids(ws, 0, t),
+            _ids(ws, 1, f), t._source_info, f._source_info)
+        ws.outputs[0] = storage
         ws.set_output_meta(0, ids, info)
 
 

@@ -1,15 +1,15 @@
 """`_conditional.split`: the samples of a batch where the predicate is true, and the others.
 
-Outputs are zero-copy views of the input's samples, in order; each keeps its sample id and
-source info, so random streams and error messages still refer to the original samples.
+Outputs hold the input's samples in order (a side taking every sample is the input itself; small
+batches are gathered into one block, large samples stay views: `_ext/kernels/conditional.pyx`);
+each keeps its sample id and source info, so random streams and error messages still refer to
+the original samples.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
 from dali import _operator, _registry
-from dali._ext.tensor_storage import BatchStorage
+from dali._ext.kernels import conditional
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops._conditional import _predicate
@@ -31,11 +31,8 @@ class Split(_operator.Operator):
                               mask=_predicate.predicate_mask(ws))
 
     def run_cpu(self, ws, plan):
-        samples = ws.input_samples(0)
-        st = ws.input_storage(0)
-        for k, mask in enumerate((plan.mask, ~plan.mask)):
-            idx = np.flatnonzero(mask)
-            picked = [samples[i] for i in idx]
-            ws.outputs[k] = (BatchStorage.from_samples(picked) if picked else
-                             BatchStorage.allocate(st.dtype, [], ndim=st.ndim))
-            ws.set_output_meta(k, ws.sample_ids[idx], [ws.source_info(i) for i in idx])
+        sides = conditional.split(ws.input_storage(0), plan.mask, ws.sample_ids,
+                                  ws.inputs[0]._source_info)
+        for k, (storage, ids, info) in enumerate(sides):
+            ws.outputs[k] = storage
+            ws.set_output_meta(k, ids, info)
