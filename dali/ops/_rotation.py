@@ -23,11 +23,17 @@ def rotated_sizes(in_hw, angles):
 
 def rotated_size(in_hw, angle):
     """DALI's output (H, W) for an (h, w) image rotated by `angle` degrees."""
+    out_h, out_w, ph, pw = rotated_extents(in_hw, angle)
+    return out_h + (out_h - ph) % 2, out_w + (out_w - pw) % 2
+
+
+def rotated_extents(in_hw, angle):
+    """(out_h, out_w, parity_h, parity_w) of an (h, w) image rotated by `angle` degrees: the
+    bounding box's extents `ceil(extent - 0.01)` and the parities (0 even, 1 odd) DALI grows
+    them to, those of the input extent each mostly comes from."""
     h, w = in_hw
     rad = math.radians(angle)
     c, s = abs(math.cos(rad)), abs(math.sin(rad))
-    out_h = math.ceil(w * s + h * c - 0.01)
-    out_w = math.ceil(w * c + h * s - 0.01)
     quarter_turns = math.floor(abs(math.remainder(angle, 360.0)) / 90.0 + 0.5)
     ph, pw = (w, h) if quarter_turns % 2 else (h, w)
-    return out_h + (out_h - ph) % 2, out_w + (out_w - pw) % 2
+    return math.ceil(w * s + h * c - 0.01), math.ceil(w * c + h * s - 0.01), ph % 2, pw % 2
