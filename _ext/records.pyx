@@ -23,9 +23,12 @@ the image of MXNet RecordIO records (readers.mxnet)."""
 cimport numpy as cnp
 import numpy as np
 
-from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcmp, memcpy, memset
+
+from dali._ext.tensor_storage cimport BatchStorage
 
 cnp.import_array()
 
@@ -354,3 +357,468 @@ cdef void _recordio(const uint8_t* b, int64_t n, int64_t* out) noexcept nogil:
     out[1] = 8 + length
     out[2] = 8 + 24 if nlabels else 12
     out[3] = nlabels
+
+
+# -- Caffe Datum and Caffe2 TensorProtos records (readers.caffe, readers.caffe2) ---------------
+#
+# The fast path of `dali.ops.readers.caffe` / `caffe2`, whose Python parsers (over
+# `dali._protobuf_wire`) stay the reference: anything these refuse (malformed input, or a
+# record the Python path would refuse or treat specially) returns -1, and the reader parses the
+# batch in Python, which gives the error (or the rare result) as before.  Accepted records give
+# exactly the Python path's values.
+
+cdef enum:
+    _CAFFE_W = 7              # flags, data start, data stop, channels, height, width, label
+    _C2_W = 8                 # per output: dtype, ndim, d0, d1, d2, mode, proto, count
+    _HAS_DATA = 1
+    _HAS_LABEL = 2
+    _RAW = 4                  # `encoded: false`
+
+
+cdef int _wfield(const uint8_t* b, int64_t* pos, int64_t end, int* no, int* wire,
+                 int64_t* start, int64_t* stop) noexcept nogil:
+    """`_field`, refusing keys the Python path reads differently (field number 0, keys past
+    32 bits)."""
+    cdef const char* err = NULL
+    cdef int64_t p = pos[0]
+    cdef int64_t key = _varint(b, &p, end, &err)
+    if err != NULL or key <= 7 or (key >> 32) != 0:
+        return -1
+    return _field(b, pos, end, no, wire, start, stop, &err)
+
+
+cdef int _wvalue(const uint8_t* b, int64_t s, int64_t e, uint64_t* value) noexcept nogil:
+    """The varint b[s:e]; -1 where its value needs more than 64 bits."""
+    cdef const char* err = NULL
+    cdef int64_t p = s
+    if e - s == 10 and b[s + 9] > 1:
+        return -1
+    value[0] = <uint64_t>_varint(b, &p, e, &err)
+    return -1 if err != NULL else 0
+
+
+cdef int _datum(const uint8_t* b, int64_t n, int64_t* out) noexcept nogil:
+    cdef int64_t pos = 0, s, e
+    cdef int no, wire
+    cdef uint64_t v
+    cdef bint encoded_set = False, encoded = False
+    for no in range(_CAFFE_W):
+        out[no] = 0
+    while pos < n:
+        if _wfield(b, &pos, n, &no, &wire, &s, &e) < 0:
+            return -1
+        if wire == 0 and (1 <= no <= 3 or no == 5 or no == 7):
+            if _wvalue(b, s, e, &v) < 0:
+                return -1
+            if no == 5:
+                out[6] = <int32_t>v
+                out[0] |= _HAS_LABEL
+            elif no == 7:
+                encoded_set, encoded = True, v != 0
+            else:
+                out[2 + no] = <int32_t>v
+        elif wire == 2 and no == 4:
+            out[0] |= _HAS_DATA
+            out[1], out[2] = s, e
+    if encoded_set and not encoded:
+        out[0] |= _RAW
+    return 0
+
+
+cdef int _bytes_pointers(list values, const uint8_t** data, int64_t* sizes) except -1:
+    cdef Py_ssize_t i
+    for i in range(len(values)):
+        v = values[i]
+        if type(v) is not bytes:
+            raise TypeError(f"record {i} must be bytes")
+        data[i] = <const uint8_t*>PyBytes_AS_STRING(v)
+        sizes[i] = PyBytes_GET_SIZE(v)
+    return 0
+
+
+def caffe_datums(list values):
+    """An int64 array (n, 7) of (flags, data start, data stop, channels, height, width, label)
+    of the Caffe Datum messages `values` (bytes; flags: 1 data, 2 label, 4 `encoded: false`),
+    or None where a record needs the Python parser."""
+    cdef Py_ssize_t n = len(values), i
+    cdef cnp.ndarray out = np.zeros((n, _CAFFE_W), np.int64)
+    cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)
+    cdef const uint8_t** data = <const uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
+    cdef int64_t* sizes = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
+    cdef bint ok = True
+    try:
+        if data == NULL or sizes == NULL:
+            raise MemoryError()
+        _bytes_pointers(values, data, sizes)
+        with nogil:
+            for i in range(n):
+                if _datum(data[i], sizes[i], o + _CAFFE_W * i) < 0:
+                    ok = False
+                    break
+        return out if ok else None
+    finally:
+        free(data)
+        free(sizes)
+
+
+def gather_spans(list values, starts, stops, BatchStorage out):
+    """Copy values[i][starts[i]:stops[i]] (bytes) into sample i of the contiguous uint8 batch
+    `out`, whose samples have those sizes."""
+    cdef Py_ssize_t n = len(values), i
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] s = np.ascontiguousarray(starts, np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] e = np.ascontiguousarray(stops, np.int64)
+    if out.base is None or out.dtype != np.uint8 or out.num_samples != n or \
+            s.shape[0] != n or e.shape[0] != n:
+        raise ValueError("a contiguous uint8 batch and a span per value")
+    cdef cnp.ndarray sizes = np.prod(out.shapes, axis=1, dtype=np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] offs = out.offsets
+    cdef const uint8_t** data = <const uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
+    cdef int64_t* lens = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
+    cdef int64_t* ss = <int64_t*>cnp.PyArray_DATA(s)
+    cdef int64_t* ee = <int64_t*>cnp.PyArray_DATA(e)
+    cdef char* dst = out.data
+    try:
+        if data == NULL or lens == NULL:
+            raise MemoryError()
+        _bytes_pointers(values, data, lens)
+        for i in range(n):
+            if not 0 <= ss[i] <= ee[i] <= lens[i] or ee[i] - ss[i] != sizes[i]:
+                raise ValueError(f"span {i} does not fit its record or its sample")
+        with nogil:
+            for i in range(n):
+                memcpy(dst + offs[i], data[i] + ss[i], <size_t>(ee[i] - ss[i]))
+    finally:
+        free(data)
+        free(lens)
+
+
+cdef struct C2Config:
+    bint image
+    int label_type            # 0..4 (4: none)
+    int64_t num_labels
+    int additional
+    bint bbox
+    int outputs
+
+
+cdef enum:
+    _U8 = 0
+    _F32 = 1
+    _I32 = 2
+    _I64 = 3
+    _M_SPAN = 0               # image bytes: d0 start, d1 stop... (see _c2_record)
+    _M_NUMBERS = 1
+    _M_SPARSE = 2
+    _M_WEIGHTED = 3
+    _M_EMPTY = 4
+    _MAX_PROTOS = 64          # records with more protos than the reader reads: Python path
+
+
+cdef int _c2_numbers(const uint8_t* b, int64_t ps, int64_t pe, int field, int dtype,
+                     void* out, int64_t* count) noexcept nogil:
+    """Count (out NULL) or decode into `out` (as `dtype`) the values of repeated numeric
+    field `field` of the TensorProto b[ps:pe] (`Proto.numbers`); -1 on malformed input."""
+    cdef int64_t pos = ps, s, e, p, k = 0
+    cdef int no, wire
+    cdef uint64_t v
+    cdef const char* err = NULL
+    cdef bint is_float = field == 3
+    while pos < pe:
+        if _wfield(b, &pos, pe, &no, &wire, &s, &e) < 0:
+            return -1
+        if no != field:
+            continue
+        if wire == 2 and is_float:
+            if (e - s) % 4:
+                return -1
+            if out != NULL:
+                memcpy(<float*>out + k, b + s, <size_t>(e - s))
+            k += (e - s) // 4
+        elif wire == 5 and is_float:
+            if out != NULL:
+                memcpy(<float*>out + k, b + s, 4)
+            k += 1
+        elif (wire == 2 or wire == 0) and not is_float:
+            p = s
+            while p < e:
+                v = <uint64_t>_varint(b, &p, e, &err)
+                if err != NULL:
+                    return -1
+                if out != NULL:
+                    if dtype == _I32:
+                        (<int32_t*>out)[k] = <int32_t>v
+                    elif dtype == _I64:
+                        (<int64_t*>out)[k] = <int64_t>v
+                    else:
+                        (<float*>out)[k] = <float><int32_t>v
+                k += 1
+    count[0] = k
+    return 0
+
+
+cdef int _c2_proto(const uint8_t* b, int64_t ps, int64_t pe, uint64_t* data_type,
+                   int64_t* dims, int64_t* ndims) noexcept nogil:
+    """Validate the TensorProto b[ps:pe]: its data_type and first 3 dims (`Proto`)."""
+    cdef int64_t pos = ps, s, e, p
+    cdef int no, wire
+    cdef uint64_t v
+    cdef const char* err = NULL
+    data_type[0] = 1
+    ndims[0] = 0
+    while pos < pe:
+        if _wfield(b, &pos, pe, &no, &wire, &s, &e) < 0:
+            return -1
+        if no == 2 and wire == 0:
+            if _wvalue(b, s, e, data_type) < 0:
+                return -1
+        elif no == 1 and (wire == 0 or wire == 2):
+            p = s
+            while p < e:
+                v = <uint64_t>_varint(b, &p, e, &err)
+                if err != NULL:
+                    return -1
+                if ndims[0] < 3:
+                    dims[ndims[0]] = <int64_t>v
+                ndims[0] += 1
+    return 0
+
+
+cdef int64_t _c2_span(const uint8_t* b, int64_t ps, int64_t pe, int field, bint first,
+                      int64_t* start) noexcept nogil:
+    """The (first or last) length-delimited occurrence of `field` of a validated proto:
+    its start in `start`, its stop returned (start = stop = 0: none)."""
+    cdef int64_t pos = ps, s, e, stop = 0
+    cdef int no, wire
+    start[0] = 0
+    while pos < pe:
+        _wfield(b, &pos, pe, &no, &wire, &s, &e)
+        if no == field and wire == 2:
+            start[0], stop = s, e
+            if first:
+                break
+    return stop
+
+
+cdef int _c2_out(int64_t* d, int dtype, int ndim, int64_t d0, int64_t d1, int64_t d2, int mode,
+                 int proto, int64_t count) noexcept nogil:
+    d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = dtype, ndim, d0, d1, d2, mode, proto, count
+    return 0
+
+
+cdef int _c2_sparse(const uint8_t* b, int64_t ps, int64_t pe, int dtype, int64_t count,
+                    int64_t n, int64_t* idx) noexcept nogil:
+    """The sparse label indices (count of them) of the label proto into idx; -1 when one is
+    out of [0, n)."""
+    cdef int64_t k, got
+    cdef float* f = <float*>idx          # floats decoded into the front, converted backwards
+    cdef int32_t* q = <int32_t*>idx
+    cdef double x
+    if _c2_numbers(b, ps, pe, 3 if dtype == _F32 else 4, dtype, idx, &got) < 0 or got != count:
+        return -1
+    k = count - 1
+    while k >= 0:
+        x = f[k] if dtype == _F32 else q[k]
+        if not (x > -1.0 and x < n):
+            return -1
+        idx[k] = <int64_t>x
+        k -= 1
+    return 0
+
+
+cdef int _c2_record(const uint8_t* b, int64_t n, const C2Config* cfg, int64_t* desc,
+                    void** dst, int64_t* tmp) noexcept nogil:
+    """Describe (dst NULL: desc[_C2_W k ...] of each output k, checks included) or fill (into
+    dst[k], the sample's buffer of each output, after the description) the outputs of the
+    TensorProtos record b[:n] (`Caffe2._parse`); -1 where the Python path must decide."""
+    cdef int64_t spans[2 * _MAX_PROTOS]
+    cdef uint64_t types[_MAX_PROTOS]
+    cdef int64_t dims[3]
+    cdef int64_t pos = 0, s, e, nd, cnt, wcnt, k
+    cdef int no, wire, nprotos = 0, c = 0, o = 0, start, end, j, dt
+    cdef int64_t* d
+    while pos < n:
+        if _wfield(b, &pos, n, &no, &wire, &s, &e) < 0:
+            return -1
+        if no == 1 and wire == 2:
+            if nprotos == _MAX_PROTOS or _c2_proto(b, s, e, &types[nprotos], dims, &nd) < 0:
+                return -1
+            spans[2 * nprotos], spans[2 * nprotos + 1] = s, e
+            nprotos += 1
+    if cfg.image:
+        if nprotos < 1:
+            return -1
+        d = desc
+        if dst == NULL:
+            _c2_proto(b, spans[0], spans[1], &types[0], dims, &nd)
+            if types[0] == 4:
+                e = _c2_span(b, spans[0], spans[1], 6, True, &s)
+                _c2_out(d, _U8, 1, e - s, 0, 0, _M_SPAN, s, 0)
+            elif types[0] == 3:
+                if nd < 2 or dims[0] < 0 or dims[1] < 0 or (nd == 3 and dims[2] < 0):
+                    return -1
+                e = _c2_span(b, spans[0], spans[1], 5, False, &s)
+                k = dims[2] if nd == 3 else 1
+                if <double>dims[0] * <double>dims[1] * <double>k != <double>(e - s) or \
+                        dims[0] * dims[1] * k != e - s:
+                    return -1
+                _c2_out(d, _U8, 3, dims[0], dims[1], k, _M_SPAN, s, 0)
+            else:
+                return -1
+        else:
+            memcpy(dst[0], b + d[6], <size_t>(d[2] * d[3] * d[4] if d[1] == 3 else d[2]))
+        c += 1
+        o += 1
+    if cfg.label_type != 4:
+        if nprotos <= c:
+            return -1
+        d = desc + _C2_W * o
+        if dst == NULL:
+            if types[c] != 1 and types[c] != 2:
+                return -1
+            dt = _F32 if types[c] == 1 else _I32
+            if _c2_numbers(b, spans[2 * c], spans[2 * c + 1], 3 if dt == _F32 else 4, dt,
+                           NULL, &cnt) < 0:
+                return -1
+            if cfg.label_type == 0:
+                if cnt != 1:
+                    return -1
+                _c2_out(d, dt, 1, 1, 0, 0, _M_NUMBERS, c, 1)
+            elif cfg.label_type == 2:
+                _c2_out(d, dt, 1, cnt, 0, 0, _M_NUMBERS, c, cnt)
+            else:
+                if _c2_sparse(b, spans[2 * c], spans[2 * c + 1], dt, cnt, cfg.num_labels,
+                              tmp) < 0:
+                    return -1
+                if cfg.label_type == 1:
+                    _c2_out(d, dt, 1, cfg.num_labels, 0, 0, _M_SPARSE, c, cnt)
+                else:
+                    if nprotos <= c + 1 or _c2_numbers(b, spans[2 * c + 2], spans[2 * c + 3],
+                                                       3, _F32, NULL, &wcnt) < 0 or wcnt < cnt:
+                        return -1
+                    _c2_out(d, _F32, 1, cfg.num_labels, dt, 0, _M_WEIGHTED, c, cnt)
+        else:
+            dt = <int>d[0]
+            if d[5] == _M_NUMBERS:
+                _c2_numbers(b, spans[2 * c], spans[2 * c + 1], 3 if dt == _F32 else 4, dt,
+                            dst[o], &cnt)
+            else:
+                _c2_sparse(b, spans[2 * c], spans[2 * c + 1], <int>(d[3] if d[5] == _M_WEIGHTED
+                                                                    else dt),
+                           d[7], cfg.num_labels, tmp)
+                memset(dst[o], 0, <size_t>(4 * cfg.num_labels))     # float32 or int32
+                if d[5] == _M_SPARSE:
+                    for k in range(d[7]):
+                        if dt == _F32:
+                            (<float*>dst[o])[tmp[k]] = 1
+                        else:
+                            (<int32_t*>dst[o])[tmp[k]] = 1
+                else:
+                    _c2_numbers(b, spans[2 * c + 2], spans[2 * c + 3], 3, _F32,
+                                tmp + d[7], &wcnt)
+                    for k in range(d[7]):
+                        (<float*>dst[o])[tmp[k]] = (<float*>(tmp + d[7]))[k]
+        c += 1
+        o += 1
+    start = c + (1 if cfg.label_type == 1 else 0)
+    end = start + cfg.additional
+    if cfg.additional and end > nprotos:
+        return -1
+    for j in range(start, end):
+        d = desc + _C2_W * o
+        if dst == NULL:
+            if types[j] == 1:
+                dt = _F32
+            elif types[j] == 2:
+                dt = _I32
+            elif types[j] == 10:
+                dt = _I64
+            else:
+                return -1
+            if _c2_numbers(b, spans[2 * j], spans[2 * j + 1], 3 if dt == _F32 else
+                           (4 if dt == _I32 else 10), dt, NULL, &cnt) < 0:
+                return -1
+            _c2_out(d, dt, 1, cnt, 0, 0, _M_NUMBERS, j, cnt)
+        else:
+            dt = <int>d[0]
+            _c2_numbers(b, spans[2 * j], spans[2 * j + 1], 3 if dt == _F32 else
+                        (4 if dt == _I32 else 10), dt, dst[o], &cnt)
+        o += 1
+    if cfg.bbox:
+        d = desc + _C2_W * o
+        if nprotos == end + 1:
+            if dst == NULL:
+                if types[end] != 2 or _c2_numbers(b, spans[2 * end], spans[2 * end + 1], 4,
+                                                  _I32, NULL, &cnt) < 0 or cnt != 4:
+                    return -1
+                _c2_out(d, _I32, 1, 4, 0, 0, _M_NUMBERS, end, 4)
+            else:
+                _c2_numbers(b, spans[2 * end], spans[2 * end + 1], 4, _I32, dst[o], &cnt)
+        elif dst == NULL:
+            _c2_out(d, _I32, 1, 0, 0, 0, _M_EMPTY, 0, 0)
+    return 0
+
+
+_DTYPES = (np.uint8, np.float32, np.int32, np.int64)
+
+
+def caffe2_records(list values, bint image, int label_type, int64_t num_labels,
+                   int additional, bint bbox, int outputs):
+    """The outputs (a contiguous BatchStorage each) of the Caffe2 TensorProtos records
+    `values` (bytes) for the reader's arguments, or None where the batch needs the Python
+    parser (see above)."""
+    cdef Py_ssize_t n = len(values), i, k
+    cdef C2Config cfg
+    cfg.image, cfg.label_type, cfg.num_labels = image, label_type, num_labels
+    cfg.additional, cfg.bbox, cfg.outputs = additional, bbox, outputs
+    if not 0 <= label_type <= 4 or additional < 0 or outputs != \
+            int(image) + int(label_type != 4) + additional + int(bbox):
+        raise ValueError("bad Caffe2 reader configuration")
+    if num_labels < 0:
+        return None
+    cdef cnp.ndarray desc = np.zeros((n, max(outputs, 1), _C2_W), np.int64)
+    cdef int64_t* dd = <int64_t*>cnp.PyArray_DATA(desc)
+    cdef const uint8_t** data = <const uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
+    cdef int64_t* sizes = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
+    cdef void** dst = <void**>malloc(max(n * outputs, 1) * sizeof(void*))
+    cdef int64_t* tmp = NULL
+    cdef int64_t longest = 0
+    cdef bint ok = True
+    cdef BatchStorage st
+    try:
+        if data == NULL or sizes == NULL or dst == NULL:
+            raise MemoryError()
+        _bytes_pointers(values, data, sizes)
+        if label_type == 1 or label_type == 3:      # room for the indices and weights
+            for i in range(n):
+                longest = max(longest, sizes[i])
+            tmp = <int64_t*>malloc((longest + 1) * sizeof(int64_t))
+            if tmp == NULL:
+                raise MemoryError()
+        with nogil:
+            for i in range(n):
+                if _c2_record(data[i], sizes[i], &cfg, dd + _C2_W * outputs * i, NULL,
+                              tmp) < 0:
+                    ok = False
+                    break
+        if not ok:
+            return None
+        storages = []
+        for k in range(outputs):
+            kinds = desc[:, k, :2]
+            if n and (kinds != kinds[0]).any():
+                return None             # the batch mixes types: the Python path says so
+            code, ndim = kinds[0].tolist() if n else (2, 1)
+            st = BatchStorage.allocate(_DTYPES[code], desc[:, k, 2:2 + ndim], ndim=ndim)
+            for i in range(n):
+                dst[i * outputs + k] = st.data + <int64_t>st.offsets[i]
+            storages.append(st)
+        with nogil:
+            for i in range(n):
+                _c2_record(data[i], sizes[i], &cfg, dd + _C2_W * outputs * i,
+                           dst + outputs * i, tmp)
+        return storages
+    finally:
+        free(data)
+        free(sizes)
+        free(dst)
+        free(tmp)

@@ -1,9 +1,11 @@
 """fn.readers.caffe: (image, label) pairs of Caffe LMDB databases.
 
-Each record's value is a Caffe `Datum` message (parsed by `_protobuf_wire`: channels 1,
-height 2, width 3, data 4, label 5, encoded 7).  The image is the `data` bytes as they are
-(uint8, 1-D) unless the record says `encoded: false`, when it is raw pixels of shape
-(height, width, channels); the label is int32 of shape (1,).  The records of the databases of
+Each record's value is a Caffe `Datum` message (channels 1, height 2, width 3, data 4, label 5,
+encoded 7).  The image is the `data` bytes as they are (uint8, 1-D) unless the record says
+`encoded: false`, when it is raw pixels of shape (height, width, channels); the label is int32
+of shape (1,).  A batch is parsed in C without the GIL (`dali._ext.records.caffe_datums`) and
+its images copied into the output in one call; a batch the C parser refuses is parsed again by
+`parse_datum` (over `_protobuf_wire`), which gives the error.  The records of the databases of
 `path` are read in path order, each in key order (`_lmdb`); the image's source info is
 `<path> at key <key>`.  Batches are read and parsed ahead on the reader's thread.  Order,
 sharding, shuffling and padding: `_loader` (the shuffle buffer is filled in stored order, as
@@ -16,6 +18,7 @@ import numpy as np
 
 from dali import _protobuf_wire as wire
 from dali import _registry
+from dali._ext import records
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
@@ -63,6 +66,45 @@ class Caffe(_lmdb.LmdbReader):
         """((a storage per output, their source infos), None), or (None, (index, message))
         for the first record that cannot be used (on the reader's thread)."""
         values, infos = self._db.read(entries)
+        storages = self._read_c(values)
+        if storages is None:
+            return self._read_python(values, infos)
+        out_infos = [infos] if self.args["image_available"] else []
+        if self.args["label_available"]:
+            out_infos.append([""] * len(values))        # as in DALI
+        return (storages, out_infos), None
+
+    def _read_c(self, values):
+        """The storages of the records `values` parsed in C without the GIL, or None where
+        the batch needs `_read_python` (malformed or unusable records: it says why)."""
+        table = records.caffe_datums(values)
+        if table is None:
+            return None
+        flags, n = table[:, 0], len(values)
+        storages = []
+        if self.args["image_available"]:
+            sizes = table[:, 2] - table[:, 1]
+            raw = (flags & 4) != 0
+            if not (flags & 1).all() or raw.any() and not raw.all():
+                return None
+            shapes = table[:, [4, 5, 3]] if raw.all() else sizes[:, None]
+            if raw.all() and ((shapes < 0).any() or
+                              (shapes.astype(np.float64).prod(axis=1) != sizes).any()):
+                return None
+            out = BatchStorage.allocate(np.uint8, shapes, ndim=shapes.shape[1])
+            records.gather_spans(values, table[:, 1], table[:, 2], out)
+            storages.append(out)
+        if self.args["label_available"]:
+            if not (flags & 2).all():
+                return None
+            out = BatchStorage.allocate(np.int32, np.ones((n, 1), np.int64), ndim=1)
+            out.dense()[:, 0] = table[:, 6]
+            storages.append(out)
+        return storages
+
+    def _read_python(self, values, infos):
+        """`read` of the records `values` parsed in Python (`parse_datum`): the reference,
+        and the errors."""
         images, labels = [], []
         want_image, want_label = self.args["image_available"], self.args["label_available"]
         for i, value in enumerate(values):

@@ -10,7 +10,8 @@ int64), and the int32 box when one proto is left (with `bbox`).  As in DALI, the
 protos start one proto later with sparse labels only (not with weighted sparse ones, whose
 weights are then read again as the first additional proto).  Records of the databases of
 `path` are read in path order, each in key order (`_lmdb`), and parsed ahead on the reader's
-thread.
+thread: in C without the GIL, straight into the outputs (`dali._ext.records.caffe2_records`);
+a batch the C parser refuses is parsed again by `_parse`, which gives the error.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 
 from dali import _protobuf_wire as wire
 from dali import _registry
+from dali._ext import records
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
@@ -120,6 +122,22 @@ class Caffe2(_lmdb.LmdbReader):
         """((a storage per output, their source infos), None), or (None, (index, message))
         for the first record that cannot be used (on the reader's thread)."""
         values, infos = self._db.read(entries)
+        a = self.args
+        storages = records.caffe2_records(values, a["image_available"], a["label_type"],
+                                          a["num_labels"], a["additional_inputs"], a["bbox"],
+                                          _n_outputs(a))
+        if storages is None:
+            return self._read_python(values, infos)
+        return (storages, self._infos(infos, len(storages))), None
+
+    def _infos(self, infos, outputs):
+        """The source infos of each output: the record's for the image, else none."""
+        return [infos if k == 0 and self.args["image_available"] else [""] * len(infos)
+                for k in range(outputs)]
+
+    def _read_python(self, values, infos):
+        """`read` of the records `values` parsed in Python (`_parse`): the reference, and
+        the errors."""
         columns = None
         for i, value in enumerate(values):
             try:
@@ -131,7 +149,7 @@ class Caffe2(_lmdb.LmdbReader):
                 columns = [[] for _ in outs]
             for col, out in zip(columns, outs, strict=True):
                 col.append(out)
-        storages, out_infos = [], []
+        storages = []
         for k, col in enumerate(columns):
             present = [x for x in col if x is not None]
             kinds = {(x.dtype, x.ndim) for x in present}
@@ -144,9 +162,7 @@ class Caffe2(_lmdb.LmdbReader):
             dtype, ndim = kinds.pop() if kinds else (np.dtype(np.int32), 1)
             storages.append(BatchStorage.from_arrays(
                 [x if x is not None else np.empty((0,) * ndim, dtype) for x in col]))
-            out_infos.append(infos if k == 0 and self.args["image_available"]
-                             else [""] * len(col))
-        return (storages, out_infos), None
+        return (storages, self._infos(infos, len(storages))), None
 
     def _parse(self, value):
         a = self.args
