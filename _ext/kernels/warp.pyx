@@ -310,15 +310,16 @@ def warp_affine_2d(cnp.ndarray src, cnp.ndarray dst, matrix, int interp, fill=No
 def warp_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matrices, int interp,
                fill=None):
     """Warp every HWC sample, or every frame of FHWC samples, of `src` into `dst` with its
-    sample's matrix, on `pool` (None: on the caller), largest first.
+    sample's (or its frame's) matrix, on `pool` (None: on the caller), largest first.
 
     Parameters
     ----------
     src, dst : BatchStorage
         Contiguous batches of HWC or FHWC samples (uint8, int16, int32 or float32), with the
         same number of frames and channels per sample; dst is written.
-    matrices : array_like (num_samples, 6)
-        Each sample's output->input mapping (see `warp_affine_2d`).
+    matrices : array_like (num_samples, 6) or (total frames, 6)
+        Each sample's output->input mapping (see `warp_affine_2d`), or each frame's: one row
+        per frame of every sample in order (an HWC sample counts as one frame).
     interp, fill
         As in `warp_affine_2d`.
     """
@@ -328,10 +329,9 @@ def warp_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matrices, in
     cdef Py_ssize_t n = src.num_samples, i, f, k, count = 0
     cdef int nd = src.ndim
     cdef const float[:, ::1] mats = np.ascontiguousarray(matrices, dtype=np.float32)
-    if dst.num_samples != n or dst.ndim != nd or nd not in (3, 4) or \
-            mats.shape[0] != n or mats.shape[1] != 6:
+    if dst.num_samples != n or dst.ndim != nd or nd not in (3, 4) or mats.shape[1] != 6:
         raise ValueError("src and dst must hold the same number of HWC or FHWC samples, "
-                         "with one 6-element matrix each")
+                         "with 6-element matrices")
     if n == 0:
         return
     cdef const int64_t[:, ::1] ish = np.ascontiguousarray(src.shapes, dtype=np.int64)
@@ -343,6 +343,10 @@ def warp_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matrices, in
         if ish[i, nd - 1] != osh[i, nd - 1] or (nd == 4 and ish[i, 0] != osh[i, 0]):
             raise ValueError("input and output must have the same frames and channels")
         total += ish[i, 0] if nd == 4 else 1
+    if mats.shape[0] != n and mats.shape[0] != total:
+        raise ValueError(f"expected one matrix per sample ({n}) or per frame ({total}), got "
+                         f"{mats.shape[0]}")
+    cdef bint per_frame = mats.shape[0] != n
     keep = []
     cdef Job* jobs = <Job*>job_array(total, sizeof(Job), keep)
     sizes = np.empty(total, dtype=np.int64)
@@ -364,7 +368,7 @@ def warp_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matrices, in
                 j.dst = dst.data + dst_off[i] + f * df * ed
                 j.sk, j.dk, j.interp, j.use_fill, j.fill = sk, dk, interp, use_fill, fv
                 for k in range(6):
-                    j.m[k] = mats[i, k]
+                    j.m[k] = mats[count if per_frame else i, k]
                 size_view[count] = df
                 count += 1
     run_largest_first(pool, _run_job, jobs, sizes, _NS_PER_ELEMENT)

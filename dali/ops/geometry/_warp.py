@@ -8,6 +8,11 @@ first, so a fill of -3.7 on uint8 is 0) or, without `fill_value`, the clamped ed
 neighbour and linear interpolation exist, as in DALI.  The per-image work is the nogil kernel
 `dali._ext.kernels.warp`; this module validates layouts, types and sizes and drives it per
 batch.
+
+On sequences (FHWC) the transform may differ per frame: an argument input marked with
+`fn.per_frame` (its layout starts with "F") holds one value per frame of the matching sample,
+or a single one for all of them, as DALI's sequence operators read it; the kernel then takes
+one matrix per frame.
 """
 
 from __future__ import annotations
@@ -163,6 +168,71 @@ def fill_for(in_dtype, fill_value):
         v = np.clip(fill_value, info.min, info.max)
         return float(np.trunc(v + np.copysign(0.5, v)))
     return float(np.float32(fill_value))
+
+
+def per_frame(tl) -> bool:
+    """Whether the argument input or input batch `tl` is given per frame (`fn.per_frame`)."""
+    return tl is not None and tl.layout().startswith("F")
+
+
+def sequence_frames(ws, layout, name, tl):
+    """The frames of every sample ((n,) int64) of the sequence input with layout `layout`,
+    for `tl`, the per-frame batch of argument `name`: refused on an input that is not a
+    sequence, and for sequences without frames, as DALI does."""
+    if not layout.startswith("F"):
+        total = int(np.asarray(tensors.storage_of(tl).shapes)[:, 0].sum())
+        raise ws.op.error(f"Unexpected number of elements in argument `{name}`: {total}; "
+                          f"expected: {ws.batch_size} (a per-frame argument needs a sequence "
+                          f"input, whose layout starts with \"F\", got \"{layout}\").",
+                          RuntimeError)
+    frames = np.asarray(ws.input_storage(0).shapes)[:, 0].astype(np.int64)
+    empty = np.flatnonzero(frames == 0)
+    if empty.size:
+        raise ws.sample_error(int(empty[0]), "Samples with no frames are not allowed; a "
+                                             "per-frame argument needs at least one frame.",
+                              RuntimeError)
+    return frames
+
+
+def frame_rows(ws, name, tl, frames, inner, what, positional=False):
+    """(frames.sum(), k) float64 values of the per-frame batch `tl` (argument input `name`,
+    or the `positional` input `name`), one row per frame of every sample: each sample holds
+    one value of shape `inner` (`()`: a scalar) per frame, or (an argument input) a single one
+    repeated over the frames.  `what` describes one value for errors."""
+    st = tensors.storage_of(tl)
+    shapes = np.asarray(st.shapes, dtype=np.int64).reshape(len(tl), -1)
+    if len(tl) != len(frames):
+        raise ws.op.error(f"Unexpected number of samples in argument `{name}`: {len(tl)}; "
+                          f"expected: {len(frames)}", RuntimeError)
+    if not inner:               # a scalar per frame: (frames,) or (frames, 1, ...)
+        bad = np.flatnonzero(np.prod(shapes[:, 1:], axis=1) != 1)
+    elif shapes.shape[1] == len(inner) + 1:
+        bad = np.flatnonzero((shapes[:, 1:] != inner).any(axis=1))
+    else:
+        bad = np.arange(len(tl))
+    if bad.size:
+        i = int(bad[0])
+        raise ws.sample_error(i, f"per-frame `{name}` must hold {what} per frame (shape "
+                                 f"{(-1, *inner)} with -1 the frames), got shape "
+                                 f"{tuple(int(d) for d in shapes[i])}.", RuntimeError)
+    own = shapes[:, 0]
+    if positional:              # a positional input is not broadcast over the frames
+        bad = np.flatnonzero(own != frames)
+        if bad.size:
+            i = int(bad[0])
+            raise ws.sample_error(i, f"The input 0 and the input 1 have different number of "
+                                     f"frames for sample {i}, respectively: {frames[i]} and "
+                                     f"{own[i]}", RuntimeError)
+    bad = np.flatnonzero((own != 1) & (own != frames))
+    if bad.size:
+        i = int(bad[0])
+        raise ws.sample_error(i, f"The sample {i} of tensor argument `{name}` contains "
+                                 f"{own[i]} per-frame parameters, but there are {frames[i]} "
+                                 "frames in the corresponding sample of input 0. The numbers "
+                                 "should match.", RuntimeError)
+    k = int(np.prod(inner, dtype=np.int64))
+    rows = np.asarray(st.contiguous().flat(), np.float64).reshape(-1, k)
+    return np.repeat(rows, np.repeat(np.where(own == 1, frames, 1), own), axis=0)
 
 
 def size_of(ws, i, value, ndim=2):

@@ -2,9 +2,11 @@
 
 The matrix comes from the second positional input (a 2x3 float tensor per sample, which wins
 over the argument as in DALI), or from `matrix` (6 constants, or a per-sample argument input of
-2x3 or 6 values).  With `inverse_map` (default) it maps output to input positions; otherwise it
-maps input to output and is inverted per sample.  The pixel-centre convention, border and
-rounding rules are described in `dali.ops.geometry._warp`.
+2x3 or 6 values).  Sequences (FHWC) may take one 2x3 matrix per frame from either, marked with
+`fn.per_frame` (a batch of (frames, 2, 3) tensors; a single frame's matrix serves all frames).
+With `inverse_map` (default) it maps output to input positions; otherwise it maps input to
+output and is inverted per sample (or frame).  The pixel-centre convention, border and rounding
+rules are described in `dali.ops.geometry._warp`.
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ class WarpAffine(_warp.Warp):
         args=[
             Arg("matrix", T._FLOAT_VEC, [], tensor=True,
                 doc="The transform `(M11, M12, M13, M21, M22, M23)`, or a 2x3 tensor per sample. "
-                    "Ignored when the matrix is given as the second input."),
+                    "Ignored when the matrix is given as the second input. Supports per-frame "
+                    "inputs (`fn.per_frame`) for sequences: a (frames, 2, 3) tensor per "
+                    "sample."),
             Arg("inverse_map", T.BOOL, True,
                 doc="True: the matrix maps output to input positions; False: input to output "
                     "(it is inverted before use)."),
@@ -48,10 +52,21 @@ class WarpAffine(_warp.Warp):
         if out_hw is None:
             h = layout.index("H")
             out_hw = np.asarray(ws.input_storage(0).shapes)[:, h:h + 2]
-        return self.plan(ws, layout, dtype, out_hw, self.matrices(ws))
+        return self.plan(ws, layout, dtype, out_hw, self.matrices(ws, layout))
 
-    def matrices(self, ws):
-        """The (n, 6) float32 output->input matrices, from the input or `matrix`."""
+    def matrices(self, ws, layout="HWC"):
+        """The float32 output->input matrices, from the input or `matrix`: (n, 6), or one row
+        per frame of every sample when they are given per frame (`fn.per_frame`)."""
+        tl = ws.inputs[1] if len(ws.inputs) > 1 else ws.arg_inputs.get("matrix")
+        if _warp.per_frame(tl):
+            name = "mtx" if len(ws.inputs) > 1 else "matrix"
+            frames = _warp.sequence_frames(ws, layout, name, tl)
+            mats = _warp.frame_rows(ws, name, tl, frames, (2, 3), "a 2x3 matrix",
+                                    positional=len(ws.inputs) > 1)
+            mats = mats.astype(np.float32)
+            if not self.args["inverse_map"]:
+                mats = _invert(ws, mats, np.repeat(np.arange(ws.batch_size), frames))
+            return mats
         if len(ws.inputs) > 1:
             storage = ws.input_storage(1)
             if storage.dtype.kind in "fiu" and _all_2x3(storage.shapes):
@@ -91,13 +106,14 @@ def _checked(ws, mats, name):
     return np.array(out, dtype=np.float32).reshape(-1, 6)
 
 
-def _invert(ws, mats):
-    """The inverses of (n, 6) affine matrices (in float64, back to float32)."""
+def _invert(ws, mats, samples=None):
+    """The inverses of (n, 6) affine matrices (in float64, back to float32); `samples`: the
+    sample of every row when they are not one per sample."""
     full = np.zeros((len(mats), 3, 3))
     full[:, :2] = mats.reshape(-1, 2, 3)
     full[:, 2, 2] = 1.0
     singular = np.flatnonzero(np.abs(np.linalg.det(full)) < 1e-12)
     if len(singular):
-        raise ws.sample_error(int(singular[0]),
+        raise ws.sample_error(int(singular[0] if samples is None else samples[singular[0]]),
                               "Cannot calculate the inverse of a singular matrix.")
     return np.linalg.inv(full)[:, :2].reshape(-1, 6).astype(np.float32)

@@ -81,3 +81,20 @@ def test_threads_do_not_change_results(interp):
         warp.warp_batch(pool, BatchStorage.from_arrays(arrays), dst, mats, interp, None)
         results.append([s.tobytes() for s in dst.samples()])
     assert all(r == results[0] for r in results)
+
+
+def test_one_matrix_per_frame():
+    """FHWC samples with one matrix per frame: every frame as the same warp of that frame
+    alone (an HWC sample); a count that is neither per sample nor per frame is refused."""
+    seqs = [RNG.integers(0, 256, (f, 9, 11, 3), dtype=np.uint8) for f in (3, 1, 2)]
+    mats = _matrices(6, 9, 11)[:6]
+    pool = ThreadPool(2)
+    dst = BatchStorage.allocate(np.uint8, [(len(s), 7, 10, 3) for s in seqs])
+    warp.warp_batch(pool, BatchStorage.from_arrays(seqs), dst, mats, 1, 4.0)
+    frames = [f for s in seqs for f in s]
+    want = BatchStorage.allocate(np.uint8, [(7, 10, 3)] * len(frames))
+    warp.warp_batch(pool, BatchStorage.from_arrays(frames), want, mats, 1, 4.0)
+    np.testing.assert_array_equal(np.concatenate(list(dst.samples())),
+                                  np.stack(list(want.samples())))
+    with pytest.raises(ValueError, match="one matrix per sample \\(3\\) or per frame \\(6\\)"):
+        warp.warp_batch(pool, BatchStorage.from_arrays(seqs), dst, mats[:4], 1, 4.0)

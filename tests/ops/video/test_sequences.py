@@ -111,10 +111,19 @@ def test_per_frame_arguments_dali_refuses(clips, name, build, real):
                     real=real)
 
 
-@pytest.mark.xfail(strict=True, reason="fn.rotate takes no per-frame `angle` yet (DALI does)")
-def test_rotate_per_frame_angle(clips):
-    angles = [np.array([20, 30, 40, 20, 30, 40], np.float32)] * 2
+ANGLES = [np.array([20, 30, 40, 20, 30, 40], np.float32), np.array([-90], np.float32)]
+
+
+@pytest.mark.parametrize("real", [False, pytest.param(True, marks=pytest.mark.oracle)])
+def test_rotate_per_frame_angle(clips, real):
+    """fn.rotate takes one angle per frame (or one for all of a sample's frames), in DALI too."""
     out, layout = run_layouts(
         lambda fn, x, v: fn.rotate(fn.decoders.video(x), angle=fn.per_frame(v), keep_size=True),
-        [clips, angles])
-    assert layout == "FHWC" and out[0].shape == (F, 48, 64, 3)
+        [clips, ANGLES], real=real)
+    assert layout == "FHWC" and out[0].shape == (F, 48, 64, 3) and out[1].shape == (F, 64, 80, 3)
+    for sequence, video, angles in zip(out, decoded(clips), ANGLES, strict=True):
+        angles = np.broadcast_to(angles, F)
+        want, _ = run_layouts(lambda fn, x, v: fn.rotate(x, angle=v, keep_size=True),
+                              [list(video), [np.float32(a) for a in angles]], ["HWC", None])
+        diff = np.abs(sequence.astype(np.int16) - np.stack(want))
+        assert diff.max() <= (1 if real else 0)
