@@ -12,9 +12,15 @@ import numpy as np
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
+from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 cnp.import_array()
+
+
+cdef extern from "arith_load.h" namespace "arith_load" nogil:
+    bint load(int src_num, int dst_num, const char* src, int64_t period, int64_t start,
+              int64_t n, char* out)
 
 cdef enum:
     MAX_ARGS = 4
@@ -142,6 +148,9 @@ cdef struct Program:
     bint input_flat[C_MAX_STEPS * MAX_ARGS]
     char* consts[C_MAX_STEPS * MAX_ARGS]
     char* out
+    int ninputs
+    int num                     # the program's NumPy type number
+    int in_num[C_MAX_STEPS * MAX_ARGS]      # run_samples: each input's type number
 
 
 cdef struct ProgramJob:
@@ -157,6 +166,9 @@ cdef void _run_program_job(void* jobs, int64_t i) noexcept nogil:
     cdef Py_ssize_t item = p.item, start, end = job.start + job.n
     cdef cnp.npy_intp n
     cdef char* scratch = NULL
+    cdef char* ins[C_MAX_STEPS * MAX_ARGS]
+    cdef cnp.npy_intp in_steps[C_MAX_STEPS * MAX_ARGS]
+    cdef int j
     if p.ntemps:
         scratch = <char*>malloc(p.ntemps * PROGRAM_CHUNK * item)
         if scratch == NULL:
@@ -165,14 +177,20 @@ cdef void _run_program_job(void* jobs, int64_t i) noexcept nogil:
     start = job.start
     while start < end:
         n = min(<Py_ssize_t>PROGRAM_CHUNK, end - start)
-        _run_chunk(p, scratch, start, n)
+        for j in range(p.ninputs):
+            if p.input_flat[j]:
+                ins[j], in_steps[j] = p.inputs[j] + start * item, item
+            else:
+                ins[j], in_steps[j] = p.inputs[j], 0
+        _run_chunk(p, ins, in_steps, p.out + start * item, scratch, n)
         start += n
     free(scratch)
 
 
-cdef void _run_chunk(Program* p, char* scratch, Py_ssize_t start,
-                     cnp.npy_intp n) noexcept nogil:
-    """Every step of `p` on the elements [start, start + n), n <= PROGRAM_CHUNK."""
+cdef void _run_chunk(Program* p, char** ins, cnp.npy_intp* in_steps, char* out,
+                     char* scratch, cnp.npy_intp n) noexcept nogil:
+    """Every step of `p` on n <= PROGRAM_CHUNK elements: input j at ins[j] (stride
+    in_steps[j]), the result at `out`."""
     cdef Py_ssize_t item = p.item
     cdef char* args[MAX_ARGS]
     cdef cnp.npy_intp steps[MAX_ARGS]
@@ -183,17 +201,57 @@ cdef void _run_chunk(Program* p, char* scratch, Py_ssize_t start,
         for j in range(s.nargs):
             idx = s.index[j]
             if s.kind[j] == C_INPUT:
-                if p.input_flat[idx]:
-                    args[j], steps[j] = p.inputs[idx] + start * item, item
-                else:
-                    args[j], steps[j] = p.inputs[idx], 0
+                args[j], steps[j] = ins[idx], in_steps[idx]
             elif s.kind[j] == C_CONST:
                 args[j], steps[j] = p.consts[idx], 0
             elif s.kind[j] == C_TEMP:
                 args[j], steps[j] = scratch + idx * PROGRAM_CHUNK * item, item
             else:
-                args[j], steps[j] = p.out + start * item, item
+                args[j], steps[j] = out, item
         s.fn(args, &n, steps, s.data)
+
+
+cdef int _set_steps(Program* p, list steps, int ntemps, Py_ssize_t n_inputs,
+                    Py_ssize_t n_consts) except -1:
+    """Check `steps` (see `run_program`) and store them in `p` (p.num set)."""
+    cdef int s, j, nin, num = p.num
+    cdef cnp.ufunc uf
+    if not 0 < len(steps) <= C_MAX_STEPS or not 0 <= ntemps <= C_MAX_STEPS:
+        raise ValueError(f"a program has 1 to {C_MAX_STEPS} steps")
+    if n_inputs > C_MAX_STEPS * MAX_ARGS or n_consts > C_MAX_STEPS * MAX_ARGS:
+        raise ValueError("too many operands")
+    p.nsteps, p.ntemps, p.ninputs = len(steps), ntemps, n_inputs
+    for s, (uf, index, operands, result) in enumerate(steps):
+        nin = uf.nin
+        if uf.nout != 1 or len(operands) != nin or not 0 <= index < uf.ntypes:
+            raise ValueError(f"step {s}: one operand per input and a loop index are needed")
+        for j in range(nin + 1):
+            if uf.types[index * uf.nargs + j] != num:
+                raise TypeError(f"step {s}: the loop's types must all be out's")
+        p.steps[s].fn = <loop_fn>uf.functions[index]
+        p.steps[s].data = uf.data[index]
+        p.steps[s].nargs = nin + 1
+        for j, (kind, idx) in enumerate([*operands, result]):
+            if kind == C_INPUT and not 0 <= idx < n_inputs or \
+                    kind == C_CONST and not 0 <= idx < n_consts or \
+                    kind == C_TEMP and not 0 <= idx < ntemps or \
+                    kind == C_OUT and j != nin or not 0 <= kind <= C_OUT:
+                raise ValueError(f"step {s}: operand {j} refers to nothing")
+            if j == nin and kind not in (C_TEMP, C_OUT):
+                raise ValueError(f"step {s}: a result goes to scratch or out")
+            p.steps[s].kind[j], p.steps[s].index[j] = kind, idx
+    if steps[len(steps) - 1][3][0] != C_OUT:
+        raise ValueError("the last step's result must be out")
+    return 0
+
+
+cdef int _set_consts(Program* p, list consts) except -1:
+    cdef cnp.ndarray a
+    for j, a in enumerate(consts):
+        if cnp.PyArray_TYPE(a) != p.num or a.size != 1:
+            raise ValueError(f"constant {j} must be one value of out's type")
+        p.consts[j] = <char*>cnp.PyArray_DATA(a)
+    return 0
 
 
 def run_program(ThreadPool pool, list steps, int ntemps, list inputs, list consts,
@@ -209,49 +267,21 @@ def run_program(ThreadPool pool, list steps, int ntemps, list inputs, list const
     cdef Program* p
     cdef ProgramJob* jobs
     cdef Py_ssize_t n = out.size, count, k
-    cdef int s, j, nin, num = cnp.PyArray_TYPE(out)
-    cdef cnp.ufunc uf
+    cdef int j, num = cnp.PyArray_TYPE(out)
     cdef cnp.ndarray a
     if not out.flags.c_contiguous or not out.flags.writeable:
         raise ValueError("out must be C-contiguous and writeable")
-    if not 0 < len(steps) <= C_MAX_STEPS or not 0 <= ntemps <= C_MAX_STEPS:
-        raise ValueError(f"a program has 1 to {C_MAX_STEPS} steps")
-    if len(inputs) > C_MAX_STEPS * MAX_ARGS or len(consts) > C_MAX_STEPS * MAX_ARGS:
-        raise ValueError("too many operands")
     keep = [out, *inputs, *consts]
     p = <Program*>job_array(1, sizeof(Program), keep)
-    p.nsteps, p.ntemps, p.item, p.n = len(steps), ntemps, out.itemsize, n
+    p.num, p.item, p.n = num, out.itemsize, n
+    _set_steps(p, steps, ntemps, len(inputs), len(consts))
+    _set_consts(p, consts)
     p.out = <char*>cnp.PyArray_DATA(out)
     for j, a in enumerate(inputs):
         if cnp.PyArray_TYPE(a) != num or not a.flags.c_contiguous or a.size not in (1, n):
             raise ValueError(f"input {j} must be C-contiguous of out's type and size (or 1)")
         p.inputs[j] = <char*>cnp.PyArray_DATA(a)
         p.input_flat[j] = a.size == n and n != 1
-    for j, a in enumerate(consts):
-        if cnp.PyArray_TYPE(a) != num or a.size != 1:
-            raise ValueError(f"constant {j} must be one value of out's type")
-        p.consts[j] = <char*>cnp.PyArray_DATA(a)
-    for s, (uf, index, operands, result) in enumerate(steps):
-        nin = uf.nin
-        if uf.nout != 1 or len(operands) != nin or not 0 <= index < uf.ntypes:
-            raise ValueError(f"step {s}: one operand per input and a loop index are needed")
-        for j in range(nin + 1):
-            if uf.types[index * uf.nargs + j] != num:
-                raise TypeError(f"step {s}: the loop's types must all be out's")
-        p.steps[s].fn = <loop_fn>uf.functions[index]
-        p.steps[s].data = uf.data[index]
-        p.steps[s].nargs = nin + 1
-        for j, (kind, idx) in enumerate([*operands, result]):
-            if kind == C_INPUT and not 0 <= idx < len(inputs) or \
-                    kind == C_CONST and not 0 <= idx < len(consts) or \
-                    kind == C_TEMP and not 0 <= idx < ntemps or \
-                    kind == C_OUT and j != nin or not 0 <= kind <= C_OUT:
-                raise ValueError(f"step {s}: operand {j} refers to nothing")
-            if j == nin and kind not in (C_TEMP, C_OUT):
-                raise ValueError(f"step {s}: a result goes to scratch or out")
-            p.steps[s].kind[j], p.steps[s].index[j] = kind, idx
-    if steps[len(steps) - 1][3][0] != C_OUT:
-        raise ValueError("the last step's result must be out")
     count = (n + PROGRAM_SPAN - 1) // PROGRAM_SPAN
     if count == 0:
         return
@@ -266,3 +296,172 @@ def run_program(ThreadPool pool, list steps, int ntemps, list inputs, list const
     for k in range(count):
         if jobs[k].failed:
             raise MemoryError()
+
+
+# -- the program sample by sample -------------------------------------------------------------
+#
+# `run_samples` runs a program on batches whose samples are not one flat block of the output's
+# elements: samples stored apart (views, a conditional's branch), operands broadcast per sample
+# (one value, or an inner pattern such as one value per channel), operands of another type
+# than the program's (converted chunk by chunk as they are read).  Work items are spans of
+# PROGRAM_SPAN elements of one sample.
+
+cdef struct SampleJob:
+    Program* prog
+    char** ins                  # the sample's input pointers (prog.ninputs)
+    int64_t* period             # element k of the sample reads element k % period of input j
+    char* out
+    Py_ssize_t size             # elements of the sample
+    Py_ssize_t start
+    cnp.npy_intp n
+    bint failed
+
+
+cdef void _run_sample_job(void* jobs, int64_t i) noexcept nogil:
+    cdef SampleJob* job = (<SampleJob*>jobs) + i
+    cdef Program* p = job.prog
+    cdef Py_ssize_t item = p.item, start = job.start, end = job.start + job.n
+    cdef Py_ssize_t chunk_bytes = PROGRAM_CHUNK * item
+    cdef cnp.npy_intp n
+    cdef char* scratch = <char*>malloc((p.ntemps + p.ninputs) * chunk_bytes)
+    cdef char* ins[C_MAX_STEPS * MAX_ARGS]
+    cdef cnp.npy_intp in_steps[C_MAX_STEPS * MAX_ARGS]
+    cdef int j
+    cdef int64_t per
+    if scratch == NULL:
+        job.failed = True
+        return
+    while start < end:
+        n = min(<Py_ssize_t>PROGRAM_CHUNK, end - start)
+        for j in range(p.ninputs):
+            per = job.period[j]
+            if p.in_num[j] == p.num and per == job.size:
+                ins[j], in_steps[j] = job.ins[j] + start * item, item
+            elif p.in_num[j] == p.num and per == 1:
+                ins[j], in_steps[j] = job.ins[j], 0
+            else:
+                ins[j], in_steps[j] = scratch + (p.ntemps + j) * chunk_bytes, item
+                load(p.in_num[j], p.num, job.ins[j], per, start, n, ins[j])
+        _run_chunk(p, ins, in_steps, job.out + start * item, scratch, n)
+        start += n
+    free(scratch)
+
+
+cdef inline bint _known_type(int num) noexcept:
+    return 0 <= num <= cnp.NPY_DOUBLE and num != cnp.NPY_LONGDOUBLE
+
+
+cdef bint _periods(BatchStorage st, BatchStorage out, Py_ssize_t j, Py_ssize_t nin,
+                   int64_t* period, char** ptr) except -1:
+    """Fill input j's column of `period` and `ptr`; False when a sample of `st` is neither
+    the output sample's shape, one value, nor an inner pattern of it (trailing dimensions equal
+    to the output's, ones before), or is not C-contiguous."""
+    cdef Py_ssize_t i, d, k, nd_o = out.ndim, nd_i = st.ndim, pad = out.ndim - st.ndim
+    cdef cnp.ndarray in_shapes = np.ascontiguousarray(st.shapes)
+    cdef cnp.ndarray out_shapes = np.ascontiguousarray(out.shapes)
+    cdef cnp.ndarray offs
+    cdef const int64_t* si = <const int64_t*>cnp.PyArray_DATA(in_shapes)
+    cdef const int64_t* so = <const int64_t*>cnp.PyArray_DATA(out_shapes)
+    cdef const int64_t* op = NULL
+    cdef int64_t vol
+    cdef list samples = None
+    cdef cnp.ndarray a
+    if pad < 0:
+        return False
+    if st.base is not None:
+        offs = np.ascontiguousarray(st.offsets)
+        op = <const int64_t*>cnp.PyArray_DATA(offs)
+    else:
+        samples = st.samples()
+    for i in range(st.num_samples):
+        vol = 1
+        k = nd_i          # the first dimension (of the input's) that is not 1
+        for d in range(nd_i):
+            vol *= si[i * nd_i + d]
+            if k == nd_i and si[i * nd_i + d] != 1:
+                k = d
+        for d in range(k, nd_i):
+            if si[i * nd_i + d] != so[i * nd_o + pad + d]:
+                return False
+        period[i * nin + j] = vol
+        if op != NULL:
+            ptr[i * nin + j] = st.data + op[i]
+        else:
+            a = <cnp.ndarray>samples[i]
+            if not cnp.PyArray_IS_C_CONTIGUOUS(a):
+                return False
+            ptr[i * nin + j] = <char*>cnp.PyArray_DATA(a)
+    return True
+
+
+def run_samples(ThreadPool pool, list steps, int ntemps, list inputs, list consts,
+                BatchStorage out):
+    """Evaluate an expression program into the contiguous batch `out`, sample by sample, on
+    `pool`; False (nothing done) when an input cannot be read that way.
+
+    `steps`, `ntemps` and `consts` are as in `run_program` (every step's loop of out's type);
+    `inputs` are BatchStorages of out's number of samples, of any supported type (converted to
+    out's as C++ converts); each sample has the output sample's shape, holds one value, or is
+    an inner pattern of it (shape (1, 1, C) for an (H, W, C) sample), and is C-contiguous.
+    """
+    cdef Program* p
+    cdef SampleJob* jobs
+    cdef Py_ssize_t nin = len(inputs), ns = out.num_samples, i, j, k, count = 0, size, start
+    cdef int num = cnp.PyArray_TYPE(<cnp.ndarray>np.empty(0, out.dtype))
+    cdef BatchStorage st
+    cdef cnp.ndarray periods, ptrs, sizes, offs
+    cdef int64_t* per
+    cdef char** ptr
+    cdef const int64_t* sz
+    cdef const int64_t* op
+    if out.base is None:
+        raise ValueError("out must be contiguous storage")
+    if not _known_type(num):
+        return False
+    keep = [out, *inputs, *consts]
+    p = <Program*>job_array(1, sizeof(Program), keep)
+    p.num, p.item = num, out.dtype.itemsize
+    _set_steps(p, steps, ntemps, nin, len(consts))
+    _set_consts(p, consts)
+    periods = np.empty((ns, nin), np.int64)
+    ptrs = np.empty((ns, nin), np.uintp)
+    per = <int64_t*>cnp.PyArray_DATA(periods)
+    ptr = <char**>cnp.PyArray_DATA(ptrs)
+    for j in range(nin):
+        st = <BatchStorage>inputs[j]
+        if st.num_samples != ns:
+            raise ValueError(f"input {j} has {st.num_samples} samples, out has {ns}")
+        p.in_num[j] = cnp.PyArray_TYPE(<cnp.ndarray>np.empty(0, st.dtype))
+        if not _known_type(p.in_num[j]) or not _periods(st, out, j, nin, per, ptr):
+            return False
+    keep += [periods, ptrs]
+    sizes = np.ascontiguousarray(np.prod(out.shapes, axis=1, dtype=np.int64))
+    offs = np.ascontiguousarray(out.offsets)
+    sz = <const int64_t*>cnp.PyArray_DATA(sizes)
+    op = <const int64_t*>cnp.PyArray_DATA(offs)
+    for i in range(ns):
+        count += (sz[i] + PROGRAM_SPAN - 1) // PROGRAM_SPAN
+    if count == 0:
+        return True
+    jobs = <SampleJob*>job_array(count, sizeof(SampleJob), keep)
+    k = 0
+    for i in range(ns):
+        size = sz[i]
+        start = 0
+        while start < size:
+            jobs[k].prog = p
+            jobs[k].ins = ptr + i * nin
+            jobs[k].period = per + i * nin
+            jobs[k].out = out.data + op[i]
+            jobs[k].size = size
+            jobs[k].start = start
+            jobs[k].n = min(<Py_ssize_t>PROGRAM_SPAN, size - start)
+            jobs[k].failed = False
+            start += PROGRAM_SPAN
+            k += 1
+    run_largest_first(pool, _run_sample_job, jobs, [jobs[k].n for k in range(count)],
+                      _NS_PER_ELEMENT * len(steps))
+    for k in range(count):
+        if jobs[k].failed:
+            raise MemoryError()
+    return True

@@ -279,25 +279,33 @@ class ArithmeticGenericOp(_operator.Operator):
             prog.loop = _loops.loop_index(prog.ufunc, prog.dtype)
             prog.loop_consts = {id(v): np.ascontiguousarray(v, prog.dtype)
                                 for is_input, v in prog.operands if not is_input}
-        elif tree.kind == "op":
-            prog.steps = self._steps(prog, otype)
+        if tree.kind == "op":
+            program = self._steps(prog, otype)
+            if program is not None:
+                prog.sample_steps = program[:3]
+                prog.steps = None if program[3] or prog.ufunc is not None else program[:3]
         return prog
 
     def _steps(self, prog, otype):
-        """The expression as `_loops.run_program` steps, when every operation and input has
-        the output's type and every operation is one ufunc loop of that type, which casts
-        its operands to that type first (then each step gives what `evaluate` gives, the
-        constants cast here as it casts them); else None."""
+        """(steps, scratch chunks, constants, converts) of the expression for
+        `_loops.run_program` and `run_samples`, when every operation has the output's type and
+        is one ufunc loop of that type, which casts its operands to that type first (then
+        each step gives what `evaluate` gives, the constants cast here as it casts them), and
+        every input has that type or one whose C++ conversion to it is NumPy's (`converts`:
+        some input does not have it; only `run_samples` converts); else None."""
         steps, consts, temps = [], [], []
+        converts = False
 
         def emit(e):
             if e.kind == "const":         # `evaluate` casts it to the operation's type
                 consts.append(np.ascontiguousarray(prog.consts[id(e)].astype(prog.dtype)))
                 return (_loops.SRC_CONST, len(consts) - 1)
+            nonlocal converts
+            if e.kind == "input" and _converts_as_cpp(prog.types[id(e)][1], prog.dtype):
+                converts = converts or prog.types[id(e)][1] != prog.dtype
+                return (_loops.SRC_INPUT, e.index)
             if prog.types[id(e)][1] != prog.dtype:
                 return None
-            if e.kind == "input":
-                return (_loops.SRC_INPUT, e.index)
             ufunc = kernels.ufunc_for(e.name, otype)
             loop = -1 if ufunc is None else _loops.loop_index(ufunc, prog.dtype)
             if loop < 0:
@@ -322,7 +330,7 @@ class ArithmeticGenericOp(_operator.Operator):
         steps[-1] = (ufunc, loop, operands, (_loops.SRC_OUT, 0))
         used = [i for _, _, ops, res in steps for kind, i in (*ops, res)
                 if kind == _loops.SRC_TEMP]
-        return steps, 1 + max(used, default=-1), consts
+        return steps, 1 + max(used, default=-1), consts, converts
 
     def _const_value(self, leaf):
         t = leaf.type
@@ -378,11 +386,13 @@ class ArithmeticGenericOp(_operator.Operator):
         prog = plan.prog
         if prog.steps is not None and prog.run_program(ws.thread_pool, ws.inputs, out):
             return
+        views = _whole_batch(ws.inputs, out) if prog.ufunc is not None else None
+        if views is not None and prog.run_loop(ws.thread_pool, *views):
+            return
+        if prog.run_samples(ws.thread_pool, ws.inputs, out):
+            return
         if prog.ufunc is not None:
-            views = _whole_batch(ws.inputs, out)
             if views is not None:
-                if prog.run_loop(ws.thread_pool, *views):
-                    return
                 if prog.quiet:
                     prog.apply(*views)
                 else:
@@ -440,13 +450,14 @@ class _Program:
     """
 
     __slots__ = ("dtype", "ndim", "layout", "consts", "types", "ufunc", "operands", "quiet",
-                 "uniform_descs", "loop", "loop_consts", "steps")
+                 "uniform_descs", "loop", "loop_consts", "steps", "sample_steps")
 
     def __init__(self):
         self.consts = {}
         self.types = {}
         self.ufunc = None
         self.steps = None           # (steps, scratch chunks, constants) of `run_program`
+        self.sample_steps = None    # the same for `run_samples`, inputs of other types too
         self.uniform_descs = {}     # (input shapes, batch size) -> [OutputDesc]
         self.loop = -1              # the ufunc's loop on operands of `dtype`, -1 if none
 
@@ -489,10 +500,34 @@ class _Program:
         _loops.run_program(pool, steps, ntemps, ins, consts, flat_out)
         return True
 
+    def run_samples(self, pool, tls, out):
+        """The whole expression sample by sample on `pool` (`_loops.run_samples`): samples
+        stored apart, operands broadcast per sample, inputs of other types; False when the
+        expression or an input does not allow it."""
+        if self.sample_steps is None:
+            return False
+        steps, ntemps, consts = self.sample_steps
+        return _loops.run_samples(pool, steps, ntemps, [tensors.storage_of(tl) for tl in tls],
+                                  consts, out)
+
     def apply(self, ins, out):
         """`out[...] = op(operands)` for batch views `ins` aligned with `out`."""
         args = [ins[x] if is_input else x for is_input, x in self.operands]
         self.ufunc(*args, out=out, dtype=self.dtype, casting="unsafe")
+
+
+def _converts_as_cpp(src, dst):
+    """Whether C++'s conversion of `src` values to `dst` is NumPy's `astype`: the same type, or
+    an integer or bool widened or made floating, or float32 made float64 (never a narrowing,
+    where C++ leaves overflow undefined)."""
+    if src == dst:
+        return True
+    if dst.kind not in "biuf" or dst.itemsize > 8 or src.itemsize > 8 or \
+            np.float16 in (src.type, dst.type):
+        return False
+    if src.kind in "biu":
+        return dst.kind == "f" or np.can_cast(src, dst, "safe")
+    return src == np.float32 and dst == np.float64
 
 
 def _aligned(arrays, rank):
