@@ -461,16 +461,30 @@ def caffe_datums(list values):
         free(sizes)
 
 
+cdef int _buffer_pointers(list values, const uint8_t** data, int64_t* sizes) except -1:
+    """data[i], sizes[i] = the bytes of values[i]: bytes, or a C-contiguous uint8 array."""
+    cdef Py_ssize_t i
+    for i in range(len(values)):
+        v = values[i]
+        if type(v) is bytes:
+            data[i] = <const uint8_t*>PyBytes_AS_STRING(v)
+            sizes[i] = PyBytes_GET_SIZE(v)
+        else:
+            _pointers([v], data + i, sizes + i)
+    return 0
+
+
 def gather_spans(list values, starts, stops, BatchStorage out):
-    """Copy values[i][starts[i]:stops[i]] (bytes) into sample i of the contiguous uint8 batch
-    `out`, whose samples have those sizes."""
+    """Copy the bytes values[i][starts[i]:stops[i]] (values: bytes or C-contiguous uint8
+    arrays) into sample i of the contiguous batch `out`, whose samples have those sizes in
+    bytes; one call, without the GIL."""
     cdef Py_ssize_t n = len(values), i
     cdef cnp.ndarray[cnp.int64_t, ndim=1] s = np.ascontiguousarray(starts, np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] e = np.ascontiguousarray(stops, np.int64)
-    if out.base is None or out.dtype != np.uint8 or out.num_samples != n or \
-            s.shape[0] != n or e.shape[0] != n:
-        raise ValueError("a contiguous uint8 batch and a span per value")
-    cdef cnp.ndarray sizes = np.prod(out.shapes, axis=1, dtype=np.int64)
+    if out.base is None or out.num_samples != n or s.shape[0] != n or e.shape[0] != n:
+        raise ValueError("a contiguous batch and a span per value")
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] nbytes = \
+        np.prod(out.shapes, axis=1, dtype=np.int64) * out.dtype.itemsize
     cdef cnp.ndarray[cnp.int64_t, ndim=1] offs = out.offsets
     cdef const uint8_t** data = <const uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
     cdef int64_t* lens = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
@@ -480,9 +494,9 @@ def gather_spans(list values, starts, stops, BatchStorage out):
     try:
         if data == NULL or lens == NULL:
             raise MemoryError()
-        _bytes_pointers(values, data, lens)
+        _buffer_pointers(values, data, lens)
         for i in range(n):
-            if not 0 <= ss[i] <= ee[i] <= lens[i] or ee[i] - ss[i] != sizes[i]:
+            if not 0 <= ss[i] <= ee[i] <= lens[i] or ee[i] - ss[i] != nbytes[i]:
                 raise ValueError(f"span {i} does not fit its record or its sample")
         with nogil:
             for i in range(n):

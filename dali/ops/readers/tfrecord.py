@@ -241,6 +241,9 @@ def _strings(name, feature, raw, spans):
                             np.uint8)
     sizes = np.where(missing, len(default), stop - first)
     storage = BatchStorage.allocate(np.uint8, sizes.reshape(-1, 1), ndim=1)
+    if not missing.any():                   # one copy, without the GIL
+        records.gather_spans(raw, first, stop, storage)
+        return storage, None
     for out, record, s, e, m in zip(storage.samples(), raw, first.tolist(), stop.tolist(),
                                     missing.tolist(), strict=True):
         out[...] = default if m else record[s:e]
