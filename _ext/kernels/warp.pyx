@@ -316,10 +316,11 @@ def warp_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matrices, in
     ----------
     src, dst : BatchStorage
         Contiguous batches of HWC or FHWC samples (uint8, int16, int32 or float32), with the
-        same number of frames and channels per sample; dst is written.
+        same number of frames and channels per sample; dst is written.  HWC `src` samples
+        with FHWC `dst` samples: each source is warped into every frame of its output.
     matrices : array_like (num_samples, 6) or (total frames, 6)
         Each sample's output->input mapping (see `warp_affine_2d`), or each frame's: one row
-        per frame of every sample in order (an HWC sample counts as one frame).
+        per frame of every output sample in order (an HWC sample counts as one frame).
     interp, fill
         As in `warp_affine_2d`.
     """
@@ -327,9 +328,11 @@ def warp_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matrices, in
     if not (src.is_contiguous and dst.is_contiguous):
         raise ValueError("warp_batch needs contiguous batch storage")
     cdef Py_ssize_t n = src.num_samples, i, f, k, count = 0
-    cdef int nd = src.ndim
+    cdef int si = src.ndim, nd = dst.ndim
+    cdef bint repeat = si == 3 and nd == 4
     cdef const float[:, ::1] mats = np.ascontiguousarray(matrices, dtype=np.float32)
-    if dst.num_samples != n or dst.ndim != nd or nd not in (3, 4) or mats.shape[1] != 6:
+    if dst.num_samples != n or (si != nd and not repeat) or nd not in (3, 4) or \
+            mats.shape[1] != 6:
         raise ValueError("src and dst must hold the same number of HWC or FHWC samples, "
                          "with 6-element matrices")
     if n == 0:
@@ -340,9 +343,9 @@ def warp_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matrices, in
     cdef const int64_t[::1] dst_off = dst.offsets
     cdef Py_ssize_t total = 0
     for i in range(n):          # the same frames and channels; the number of frames
-        if ish[i, nd - 1] != osh[i, nd - 1] or (nd == 4 and ish[i, 0] != osh[i, 0]):
+        if ish[i, si - 1] != osh[i, nd - 1] or (si == 4 and ish[i, 0] != osh[i, 0]):
             raise ValueError("input and output must have the same frames and channels")
-        total += ish[i, 0] if nd == 4 else 1
+        total += osh[i, 0] if nd == 4 else 1
     if mats.shape[0] != n and mats.shape[0] != total:
         raise ValueError(f"expected one matrix per sample ({n}) or per frame ({total}), got "
                          f"{mats.shape[0]}")
@@ -357,12 +360,12 @@ def warp_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matrices, in
     cdef float fv = fill if use_fill else 0
     with nogil:
         for i in range(n):
-            nf = ish[i, 0] if nd == 4 else 1
+            nf = osh[i, 0] if nd == 4 else 1
             for f in range(nf):
                 j = &jobs[count]
-                j.h, j.w, j.nc = ish[i, nd - 3], ish[i, nd - 2], ish[i, nd - 1]
+                j.h, j.w, j.nc = ish[i, si - 3], ish[i, si - 2], ish[i, si - 1]
                 j.oh, j.ow = osh[i, nd - 3], osh[i, nd - 2]
-                sf = j.h * j.w * j.nc
+                sf = 0 if repeat else j.h * j.w * j.nc
                 df = j.oh * j.ow * j.nc
                 j.src = src.data + src_off[i] + f * sf * es
                 j.dst = dst.data + dst_off[i] + f * df * ed

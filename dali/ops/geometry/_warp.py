@@ -185,7 +185,12 @@ def sequence_frames(ws, layout, name, tl):
                           f"expected: {ws.batch_size} (a per-frame argument needs a sequence "
                           f"input, whose layout starts with \"F\", got \"{layout}\").",
                           RuntimeError)
-    frames = np.asarray(ws.input_storage(0).shapes)[:, 0].astype(np.int64)
+    return with_frames(ws, np.asarray(ws.input_storage(0).shapes)[:, 0].astype(np.int64))
+
+
+def with_frames(ws, frames):
+    """`frames` (per sample), refused where one is 0, as DALI refuses them with per-frame
+    arguments."""
     empty = np.flatnonzero(frames == 0)
     if empty.size:
         raise ws.sample_error(int(empty[0]), "Samples with no frames are not allowed; a "

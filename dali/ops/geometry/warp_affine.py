@@ -3,7 +3,8 @@
 The matrix comes from the second positional input (a 2x3 float tensor per sample, which wins
 over the argument as in DALI), or from `matrix` (6 constants, or a per-sample argument input of
 2x3 or 6 values).  Sequences (FHWC) may take one 2x3 matrix per frame from either, marked with
-`fn.per_frame` (a batch of (frames, 2, 3) tensors; a single frame's matrix serves all frames).
+`fn.per_frame` (a batch of (frames, 2, 3) tensors; a single frame's matrix serves all frames);
+images (HWC) given a per-frame matrix input become sequences, one frame per matrix, as in DALI.
 With `inverse_map` (default) it maps output to input positions; otherwise it maps input to
 output and is inverted per sample (or frame).  The pixel-centre convention, border and rounding
 rules are described in `dali.ops.geometry._warp`.
@@ -49,18 +50,28 @@ class WarpAffine(_warp.Warp):
             h = layout.index("H")
             return self.memo_plan(ws, layout, dtype, lambda: (
                 np.asarray(ws.input_storage(0).shapes)[:, h:h + 2], self.matrices(ws)))
+        h = layout.index("H")
         if out_hw is None:
-            h = layout.index("H")
             out_hw = np.asarray(ws.input_storage(0).shapes)[:, h:h + 2]
+        if len(ws.inputs) > 1 and _warp.per_frame(ws.inputs[1]) and layout[0] != "F":
+            # images with a per-frame matrix input: each image warped into a sequence, as DALI
+            frames = _warp.with_frames(
+                ws, np.asarray(ws.input_storage(1).shapes)[:, 0].astype(np.int64))
+            shapes = np.asarray(ws.input_storage(0).shapes)
+            shapes = np.column_stack([frames, out_hw, shapes[:, h + 2:]])
+            return self.plan(ws, "F" + layout, dtype, None, self.matrices(ws, layout, frames),
+                             shapes)
         return self.plan(ws, layout, dtype, out_hw, self.matrices(ws, layout))
 
-    def matrices(self, ws, layout="HWC"):
+    def matrices(self, ws, layout="HWC", frames=None):
         """The float32 output->input matrices, from the input or `matrix`: (n, 6), or one row
-        per frame of every sample when they are given per frame (`fn.per_frame`)."""
+        per frame of every sample when they are given per frame (`fn.per_frame`); `frames`:
+        the frames of the outputs when the input is not a sequence."""
         tl = ws.inputs[1] if len(ws.inputs) > 1 else ws.arg_inputs.get("matrix")
         if _warp.per_frame(tl):
             name = "mtx" if len(ws.inputs) > 1 else "matrix"
-            frames = _warp.sequence_frames(ws, layout, name, tl)
+            if frames is None:
+                frames = _warp.sequence_frames(ws, layout, name, tl)
             mats = _warp.frame_rows(ws, name, tl, frames, (2, 3), "a 2x3 matrix",
                                     positional=len(ws.inputs) > 1)
             mats = mats.astype(np.float32)

@@ -98,3 +98,16 @@ def test_one_matrix_per_frame():
                                   np.stack(list(want.samples())))
     with pytest.raises(ValueError, match="one matrix per sample \\(3\\) or per frame \\(6\\)"):
         warp.warp_batch(pool, BatchStorage.from_arrays(seqs), dst, mats[:4], 1, 4.0)
+
+
+def test_image_into_every_frame():
+    """HWC sources with FHWC outputs: each source warped into every frame of its output."""
+    images = [RNG.integers(0, 256, (9, 11, 3), dtype=np.uint8) for _ in range(2)]
+    mats = _matrices(5, 9, 11)[:5]
+    dst = BatchStorage.allocate(np.uint8, [(3, 6, 8, 3), (2, 6, 8, 3)])
+    warp.warp_batch(ThreadPool(2), BatchStorage.from_arrays(images), dst, mats, 0, None)
+    want = BatchStorage.allocate(np.uint8, [(6, 8, 3)] * 5)
+    warp.warp_batch(None, BatchStorage.from_arrays([images[0]] * 3 + [images[1]] * 2), want,
+                    mats, 0, None)
+    np.testing.assert_array_equal(np.concatenate(list(dst.samples())),
+                                  np.stack(list(want.samples())))

@@ -1,5 +1,6 @@
 """Per-frame arguments of the affine warps on sequences (FHWC): fn.rotate's `angle` and
-fn.warp_affine's `matrix` (argument or second input) given with `fn.per_frame`.
+fn.warp_affine's `matrix` (argument or second input) given with `fn.per_frame`; images (HWC)
+with a per-frame matrix input become sequences.
 
 Every frame of a sequence must equal the same operator on that frame alone (an HWC image) with
 the frame's value, into the sample's output size; the sizes fn.rotate gives a sequence and the
@@ -98,6 +99,22 @@ def test_warp_affine_matrix_as_per_frame_input():
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("kwargs", [{}, {"inverse_map": False, "fill_value": 4.0},
+                                    {"size": [7, 9], "interp_type": types.INTERP_NN}])
+def test_images_with_per_frame_matrix_input_become_sequences(kwargs):
+    """An HWC image warped by a per-frame matrix input gives a sequence of one frame per
+    matrix, each the warp of the image by that matrix (DALI repeats the image per frame)."""
+    seqs, _, mats = random_batch(5, single=0)
+    images = [s[0] for s in seqs]
+    out, layout = run_layouts(lambda fn, x, m: fn.warp_affine(x, fn.per_frame(m), **kwargs),
+                              [images, mats], ["HWC", None])
+    assert layout == "FHWC"
+    for o, image, m in zip(out, images, mats, strict=True):
+        want = frame_by_frame(lambda fn, x, v, **k: fn.warp_affine(x, matrix=v, **k),
+                              [image] * len(m), m, **kwargs)
+        np.testing.assert_array_equal(o, want)
+
+
 def test_one_value_serves_every_frame():
     seqs, angles, _ = random_batch(4, single=0)
     first = [a[:1] for a in angles]
@@ -194,6 +211,10 @@ def test_sequence_without_frames_is_refused():
     with pytest.raises(PipelineError, match="Samples with no frames are not allowed"):
         run_layouts(lambda fn, s, v: fn.rotate(s, angle=fn.per_frame(v)),
                     [x, [np.zeros(1, np.float32), np.zeros(2, np.float32)]], ["FHWC", None])
+    with pytest.raises(PipelineError, match="Samples with no frames are not allowed"):
+        run_layouts(lambda fn, s, v: fn.warp_affine(s, fn.per_frame(v)),
+                    [[s[0] for s in SEQ], [np.zeros((0, 2, 3), np.float32),
+                                           np.ones((2, 2, 3), np.float32)]], ["HWC", None])
 
 
 @pytest.mark.oracle
@@ -218,12 +239,18 @@ def test_warp_affine_matches_dali(seed):
     positional = seed % 3 == 0
     seqs, _, mats = random_batch(200 + seed, single=0 if positional else 0.2)
     kwargs = {"inverse_map": seed % 2 == 0, "fill_value": 9.0 if seed % 4 else None}
+    if seed == 3:               # images and a per-frame matrix input: sequences
+        seqs = [s[0] for s in seqs]
 
     def build(fn, x, m):
         return fn.warp_affine(x, m, **kwargs) if positional else \
             fn.warp_affine(x, matrix=m, **kwargs)
-    ours, _ = per_frame_run(build, seqs, mats)
-    theirs, _ = per_frame_run(build, seqs, mats, real=True)
+    layout = "HWC" if seed == 3 else "FHWC"
+    ours, ours_layout = run_layouts(lambda fn, x, m: build(fn, x, fn.per_frame(m)),
+                                    [seqs, mats], [layout, None])
+    theirs, their_layout = run_layouts(lambda fn, x, m: build(fn, x, fn.per_frame(m)),
+                                       [seqs, mats], [layout, None], real=True)
+    assert ours_layout == their_layout == "FHWC"
     for a, b in zip(ours, theirs, strict=True):
         assert_close(a, b, off=0.005)
 
