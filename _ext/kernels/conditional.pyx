@@ -59,22 +59,42 @@ cdef BatchStorage _copied(BatchStorage dst, list sources, list positions):
     return dst
 
 
+cdef int64_t _volume(tuple shape):
+    cdef int64_t v = 1
+    for x in shape:
+        v *= <int64_t>x
+    return v
+
+
+cdef BatchStorage _copy_samples(BatchStorage src, BatchStorage out, const int64_t* ix):
+    """Fill contiguous `out`: its sample j is sample ix[j] of contiguous `src`."""
+    cdef cnp.ndarray src_off_arr = np.ascontiguousarray(src.offsets)
+    cdef cnp.ndarray out_off_arr = np.ascontiguousarray(out.offsets)
+    cdef const int64_t* src_off = <const int64_t*>cnp.PyArray_DATA(src_off_arr)
+    cdef const int64_t* out_off = <const int64_t*>cnp.PyArray_DATA(out_off_arr)
+    cdef Py_ssize_t j
+    for j in range(out.num_samples):
+        memcpy(out.data + out_off[j], src.data + src_off[ix[j]], _sample_bytes(out, out_off, j))
+    return out
+
+
 cdef BatchStorage _gather(BatchStorage src, cnp.ndarray idx):
     """The samples `idx` (int64, increasing) of `src`, in that order."""
     cdef Py_ssize_t m = cnp.PyArray_SIZE(idx), j, d, nd = src.ndim
     cdef const int64_t* ix = <const int64_t*>cnp.PyArray_DATA(idx)
-    cdef BatchStorage out
     cdef list samples, picked
-    cdef cnp.ndarray src_shapes, shapes, src_off_arr, out_off_arr
+    cdef cnp.ndarray src_shapes, shapes
     cdef const int64_t* sp
     cdef int64_t* dp
-    cdef const int64_t* src_off
-    cdef const int64_t* out_off
     cdef int64_t vol, total = 0
     if m == 0:
         return _empty_of(src.dtype, src.ndim)
     if m == src.num_samples:
         return src
+    uniform = src._uniform_shape()
+    if uniform is not False and src.base is not None and \
+            m * _volume(uniform) * src.dtype.itemsize <= COPY_BYTES:
+        return _copy_samples(src, allocate_batch(src.dtype, [uniform] * m, None, nd, 0), ix)
     src_shapes = np.ascontiguousarray(src.shapes)
     shapes = np.empty((m, nd), np.int64)
     sp = <const int64_t*>cnp.PyArray_DATA(src_shapes)
@@ -86,15 +106,7 @@ cdef BatchStorage _gather(BatchStorage src, cnp.ndarray idx):
             vol *= dp[j * nd + d]
         total += vol
     if src.base is not None and total * src.dtype.itemsize <= COPY_BYTES:
-        out = allocate_batch(src.dtype, shapes, None, src.ndim, 0)
-        src_off_arr = np.ascontiguousarray(src.offsets)
-        src_off = <const int64_t*>cnp.PyArray_DATA(src_off_arr)
-        out_off_arr = np.ascontiguousarray(out.offsets)
-        out_off = <const int64_t*>cnp.PyArray_DATA(out_off_arr)
-        for j in range(m):
-            memcpy(out.data + out_off[j], src.data + src_off[ix[j]],
-                   _sample_bytes(out, out_off, j))
-        return out
+        return _copy_samples(src, allocate_batch(src.dtype, shapes, None, nd, 0), ix)
     samples = src.samples()
     picked = [None] * m
     for j in range(m):
@@ -185,13 +197,19 @@ def merge(BatchStorage t, BatchStorage f, mask, t_ids, f_ids, t_info, f_info):
                 part = <list>src_info if type(src_info) is list else list(src_info)
                 for j in range(cnp.PyArray_SIZE(pos)):
                     info[p[j]] = part[j]
-    shapes = np.empty((n, t.ndim), np.int64)
-    shapes[ti] = t.shapes
-    shapes[fi] = f.shapes
+    uniform = t._uniform_shape()
+    if uniform is not False and uniform == f._uniform_shape():
+        shapes = [uniform] * n
+    else:
+        shapes = np.empty((n, t.ndim), np.int64)
+        shapes[ti] = t.shapes
+        shapes[fi] = f.shapes
     if t.base is not None and f.base is not None and \
             t.nbytes + f.nbytes <= COPY_BYTES:
         out = allocate_batch(t.dtype, shapes, None, t.ndim, 0)
         return _copied(out, [t, f], [ti, fi]), ids, info
+    if type(shapes) is list:
+        shapes = np.array(shapes, np.int64).reshape(n, t.ndim)
     samples = [None] * n
     for src, pos in ((t, ti), (f, fi)):
         part = (<BatchStorage>src).samples()
