@@ -23,7 +23,7 @@ the image of MXNet RecordIO records (readers.mxnet)."""
 cimport numpy as cnp
 import numpy as np
 
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.buffer cimport PyBUF_SIMPLE, PyBuffer_Release, PyObject_GetBuffer
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp, memcpy, memset
@@ -425,59 +425,59 @@ cdef int _datum(const uint8_t* b, int64_t n, int64_t* out) noexcept nogil:
     return 0
 
 
-cdef int _bytes_pointers(list values, const uint8_t** data, int64_t* sizes) except -1:
-    cdef Py_ssize_t i
-    for i in range(len(values)):
-        v = values[i]
-        if type(v) is not bytes:
-            raise TypeError(f"record {i} must be bytes")
-        data[i] = <const uint8_t*>PyBytes_AS_STRING(v)
-        sizes[i] = PyBytes_GET_SIZE(v)
-    return 0
+cdef class _Buffers:
+    """The bytes of a list of buffers (bytes, memoryviews into an LMDB map, C-contiguous
+    uint8 arrays), held while the object lives: data[i], sizes[i]."""
+
+    cdef Py_buffer* views
+    cdef Py_ssize_t held
+    cdef const uint8_t** data
+    cdef int64_t* sizes
+
+    def __cinit__(self, list values):
+        cdef Py_ssize_t n = len(values), i
+        self.held = 0
+        self.views = <Py_buffer*>malloc(max(n, 1) * sizeof(Py_buffer))
+        self.data = <const uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
+        self.sizes = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
+        if self.views == NULL or self.data == NULL or self.sizes == NULL:
+            raise MemoryError()
+        for i in range(n):
+            PyObject_GetBuffer(values[i], &self.views[i], PyBUF_SIMPLE)
+            self.held += 1
+            self.data[i] = <const uint8_t*>self.views[i].buf
+            self.sizes[i] = self.views[i].len
+
+    def __dealloc__(self):
+        cdef Py_ssize_t i
+        for i in range(self.held):
+            PyBuffer_Release(&self.views[i])
+        free(self.views)
+        free(self.data)
+        free(self.sizes)
 
 
 def caffe_datums(list values):
     """An int64 array (n, 7) of (flags, data start, data stop, channels, height, width, label)
-    of the Caffe Datum messages `values` (bytes; flags: 1 data, 2 label, 4 `encoded: false`),
-    or None where a record needs the Python parser."""
+    of the Caffe Datum messages `values` (buffers; flags: 1 data, 2 label, 4 `encoded:
+    false`), or None where a record needs the Python parser."""
     cdef Py_ssize_t n = len(values), i
     cdef cnp.ndarray out = np.zeros((n, _CAFFE_W), np.int64)
     cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)
-    cdef const uint8_t** data = <const uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
-    cdef int64_t* sizes = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
+    cdef _Buffers bufs = _Buffers(values)
     cdef bint ok = True
-    try:
-        if data == NULL or sizes == NULL:
-            raise MemoryError()
-        _bytes_pointers(values, data, sizes)
-        with nogil:
-            for i in range(n):
-                if _datum(data[i], sizes[i], o + _CAFFE_W * i) < 0:
-                    ok = False
-                    break
-        return out if ok else None
-    finally:
-        free(data)
-        free(sizes)
-
-
-cdef int _buffer_pointers(list values, const uint8_t** data, int64_t* sizes) except -1:
-    """data[i], sizes[i] = the bytes of values[i]: bytes, or a C-contiguous uint8 array."""
-    cdef Py_ssize_t i
-    for i in range(len(values)):
-        v = values[i]
-        if type(v) is bytes:
-            data[i] = <const uint8_t*>PyBytes_AS_STRING(v)
-            sizes[i] = PyBytes_GET_SIZE(v)
-        else:
-            _pointers([v], data + i, sizes + i)
-    return 0
+    with nogil:
+        for i in range(n):
+            if _datum(bufs.data[i], bufs.sizes[i], o + _CAFFE_W * i) < 0:
+                ok = False
+                break
+    return out if ok else None
 
 
 def gather_spans(list values, starts, stops, BatchStorage out):
-    """Copy the bytes values[i][starts[i]:stops[i]] (values: bytes or C-contiguous uint8
-    arrays) into sample i of the contiguous batch `out`, whose samples have those sizes in
-    bytes; one call, without the GIL."""
+    """Copy the bytes values[i][starts[i]:stops[i]] (values: buffers) into sample i of the
+    contiguous batch `out`, whose samples have those sizes in bytes; one call, without the
+    GIL."""
     cdef Py_ssize_t n = len(values), i
     cdef cnp.ndarray[cnp.int64_t, ndim=1] s = np.ascontiguousarray(starts, np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] e = np.ascontiguousarray(stops, np.int64)
@@ -486,24 +486,16 @@ def gather_spans(list values, starts, stops, BatchStorage out):
     cdef cnp.ndarray[cnp.int64_t, ndim=1] nbytes = \
         np.prod(out.shapes, axis=1, dtype=np.int64) * out.dtype.itemsize
     cdef cnp.ndarray[cnp.int64_t, ndim=1] offs = out.offsets
-    cdef const uint8_t** data = <const uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
-    cdef int64_t* lens = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
+    cdef _Buffers bufs = _Buffers(values)
     cdef int64_t* ss = <int64_t*>cnp.PyArray_DATA(s)
     cdef int64_t* ee = <int64_t*>cnp.PyArray_DATA(e)
     cdef char* dst = out.data
-    try:
-        if data == NULL or lens == NULL:
-            raise MemoryError()
-        _buffer_pointers(values, data, lens)
+    for i in range(n):
+        if not 0 <= ss[i] <= ee[i] <= bufs.sizes[i] or ee[i] - ss[i] != nbytes[i]:
+            raise ValueError(f"span {i} does not fit its record or its sample")
+    with nogil:
         for i in range(n):
-            if not 0 <= ss[i] <= ee[i] <= lens[i] or ee[i] - ss[i] != nbytes[i]:
-                raise ValueError(f"span {i} does not fit its record or its sample")
-        with nogil:
-            for i in range(n):
-                memcpy(dst + offs[i], data[i] + ss[i], <size_t>(ee[i] - ss[i]))
-    finally:
-        free(data)
-        free(lens)
+            memcpy(dst + offs[i], bufs.data[i] + ss[i], <size_t>(ee[i] - ss[i]))
 
 
 cdef struct C2Config:
@@ -791,17 +783,17 @@ def caffe2_records(list values, bint image, int label_type, int64_t num_labels,
         return None
     cdef cnp.ndarray desc = np.zeros((n, max(outputs, 1), _C2_W), np.int64)
     cdef int64_t* dd = <int64_t*>cnp.PyArray_DATA(desc)
-    cdef const uint8_t** data = <const uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
-    cdef int64_t* sizes = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
+    cdef _Buffers bufs = _Buffers(values)
+    cdef const uint8_t** data = bufs.data
+    cdef int64_t* sizes = bufs.sizes
     cdef void** dst = <void**>malloc(max(n * outputs, 1) * sizeof(void*))
     cdef int64_t* tmp = NULL
     cdef int64_t longest = 0
     cdef bint ok = True
     cdef BatchStorage st
     try:
-        if data == NULL or sizes == NULL or dst == NULL:
+        if dst == NULL:
             raise MemoryError()
-        _bytes_pointers(values, data, sizes)
         if label_type == 1 or label_type == 3:      # room for the indices and weights
             for i in range(n):
                 longest = max(longest, sizes[i])
@@ -832,7 +824,5 @@ def caffe2_records(list values, bint image, int label_type, int64_t num_labels,
                            dst + outputs * i, tmp)
         return storages
     finally:
-        free(data)
-        free(sizes)
         free(dst)
         free(tmp)

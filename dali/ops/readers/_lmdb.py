@@ -3,13 +3,16 @@ every database of `path`, concatenated in path order, each database in key order
 `LmdbReader`, what the two readers share (the `path` check, listing, reading ahead).
 
 The keys are listed once (one blob of bytes and their offsets, not a Python object per
-record); a batch is read with one read transaction per database it touches.  A database is
+record); a batch is read with one read transaction per database it touches, and parsed while
+they are open, straight from the databases' maps (the values are not copied into bytes
+objects first).  A database is
 opened once a process (read-only, kept open: `lmdb` refuses a second open of a path).  The `lmdb`
 package is imported when a reader is built (`pip install lmdb`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import numpy as np
@@ -60,28 +63,33 @@ class Databases:
     def __len__(self):
         return int(self.first[-1])
 
-    def read(self, records):
-        """(values, source infos) of `records` (record indices): each value's bytes, and
-        DALI's source info `<path> at key <key>` (the key up to a NUL)."""
+    def read(self, records, parse):
+        """`parse(values, infos)` of `records` (record indices), called while their read
+        transactions are open: each value a buffer into its database's map (valid during the
+        call only: `parse` copies what it keeps), and DALI's source info `<path> at key
+        <key>` (the key up to a NUL)."""
         rec = np.asarray(records, np.int64)
-        dbs = (np.searchsorted(self.first, rec, side="right") - 1).tolist()
+        dbs = np.searchsorted(self.first, rec, side="right") - 1
         starts = self._key_ends[rec].tolist()
         ends = self._key_ends[rec + 1].tolist()
         blob = self._keys
         keys = [blob[a:b] for a, b in zip(starts, ends, strict=True)]
-        values = [None] * len(keys)
-        for db in set(dbs):
-            with self._envs[db].begin() as txn:
-                for j, (d, key) in enumerate(zip(dbs, keys, strict=True)):
-                    if d == db:
-                        values[j] = txn.get(key)
-                        if values[j] is None:
-                            raise RuntimeError(f"{self.paths[db]}: the record at key {key!r} "
-                                               f"disappeared")
-        paths = self.paths
-        shown = [k.split(b"\0", 1)[0].decode("utf-8", "replace") for k in keys]
-        infos = [f"{paths[d]} at key {k}" for d, k in zip(dbs, shown, strict=True)]
-        return values, infos
+        with contextlib.ExitStack() as stack:
+            if dbs[0] == dbs[-1] and (dbs == dbs[0]).all():
+                get = stack.enter_context(self._envs[dbs[0]].begin(buffers=True)).get
+                values = [get(key) for key in keys]
+            else:
+                gets = {db: stack.enter_context(self._envs[db].begin(buffers=True)).get
+                        for db in np.unique(dbs).tolist()}
+                values = [gets[db](key) for db, key in zip(dbs.tolist(), keys, strict=True)]
+            if None in values:
+                j = values.index(None)
+                raise RuntimeError(f"{self.paths[dbs[j]]}: the record at key {keys[j]!r} "
+                                   f"disappeared")
+            paths = self.paths
+            shown = [k.split(b"\0", 1)[0].decode("utf-8", "replace") for k in keys]
+            infos = [f"{paths[d]} at key {k}" for d, k in zip(dbs.tolist(), shown, strict=True)]
+            return parse(values, infos)
 
 
 class LmdbReader(_in_order.InOrderReader):

@@ -65,7 +65,10 @@ class Caffe(_lmdb.LmdbReader):
     def read(self, entries):
         """((a storage per output, their source infos), None), or (None, (index, message))
         for the first record that cannot be used (on the reader's thread)."""
-        values, infos = self._db.read(entries)
+        return self._db.read(entries, self._parse)
+
+    def _parse(self, values, infos):
+        """`read` of the records `values` (buffers into the database)."""
         storages = self._read_c(values)
         if storages is None:
             return self._read_python(values, infos)

@@ -121,7 +121,10 @@ class Caffe2(_lmdb.LmdbReader):
     def read(self, entries):
         """((a storage per output, their source infos), None), or (None, (index, message))
         for the first record that cannot be used (on the reader's thread)."""
-        values, infos = self._db.read(entries)
+        return self._db.read(entries, self._parse_batch)
+
+    def _parse_batch(self, values, infos):
+        """`read` of the records `values` (buffers into the database)."""
         a = self.args
         storages = records.caffe2_records(values, a["image_available"], a["label_type"],
                                           a["num_labels"], a["additional_inputs"], a["bbox"],

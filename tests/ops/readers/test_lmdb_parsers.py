@@ -114,6 +114,8 @@ def test_caffe2_matches_python(seed):
     bbox = bool(rng.integers(2))
     image_kind = int(rng.choice([STRING, BYTE, 0]))
     values, n_labels = random_caffe2(rng, label_type, additional, bbox, image_kind)
+    if seed % 2:                    # as the reader reads them: buffers into the database
+        values = [memoryview(v) for v in values]
     r = reader(caffe2.Caffe2, image_available=image_kind != 0, label_type=label_type,
                num_labels=n_labels, additional_inputs=additional, bbox=bbox)
     check_caffe2(r, values)
@@ -170,6 +172,8 @@ def test_caffe_matches_python(seed):
         else:
             values.append(datum(rng.bytes(int(rng.integers(0, 50))), int(rng.integers(-9, 9)),
                                 encoded=[None, True][int(rng.integers(2))]))
+    if seed % 2:
+        values = [memoryview(v) for v in values]
     for image, label in ((True, True), (True, False), (False, True)):
         check_caffe(reader(caffe.Caffe, image_available=image, label_available=label), values)
 
