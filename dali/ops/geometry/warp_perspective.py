@@ -1,7 +1,8 @@
 """fn.experimental.warp_perspective: a perspective (homography) warp of images, as OpenCV's
 warpPerspective computes it (DALI's CPU operator gives OpenCV's results bit for bit).
 
-The 3x3 matrix comes from the second positional input (one 3x3 float tensor per sample), or
+The 3x3 matrix comes from the second positional input (one 3x3 float tensor per sample, or per
+frame with `fn.per_frame`: images then become sequences of one frame per matrix, as in DALI), or
 from `matrix` (9 constants, a per-sample argument input, or a per-frame one for sequences).
 With `inverse_map` (default) it maps output to input positions, otherwise input to output
 (inverted in float64 by OpenCV's LU, `cv2.invert`).  `pixel_origin="corner"` (default) puts
@@ -93,12 +94,22 @@ class WarpPerspective(_operator.Operator):
             raise self.error(f"Unsupported input type: {dtype}. Supported: uint8, uint16, "
                              "int16, float.", TypeError)
         shapes = np.asarray(ws.input_storage(0).shapes)
+        repeat = len(ws.inputs) > 1 and _warp.per_frame(ws.inputs[1]) and layout[0] != "F"
+        if repeat:      # images with a per-frame matrix input: warped into sequences, as DALI
+            if layout[0] == "C":
+                raise self.error(f"A per-frame `matrix_input` cannot go with planar images "
+                                 f"(layout {layout}): DALI expands their channels, not "
+                                 "frames. Give a sequence (FCHW) or interleaved images.",
+                                 RuntimeError)
+            frames = np.asarray(ws.input_storage(1).shapes)[:, 0].astype(np.int64)
+            shapes = np.column_stack([_warp.with_frames(ws, frames), shapes])
+            layout = "F" + layout
         key = None
         if len(ws.inputs) == 1 and not ws.arg_inputs:
             # constant matrix and size: the plan depends only on the layout and input shapes
             key = (layout, dtype, shapes.shape, shapes.tobytes())
         if key is None or self._memo is None or self._memo[0] != key:
-            parts = self.plan_parts(ws, layout, dtype, shapes)
+            parts = self.plan_parts(ws, layout, dtype, shapes, repeat)
             if key is not None:
                 self._memo = key, parts
         else:
@@ -107,9 +118,10 @@ class WarpPerspective(_operator.Operator):
         return _operator.Plan([_operator.OutputDesc(out, dtype, layout)], images=images,
                               mats=mats, fills=fills)
 
-    def plan_parts(self, ws, layout, dtype, shapes):
+    def plan_parts(self, ws, layout, dtype, shapes, repeat=False):
         """(output shapes, image rows, matrices, fill rows) of a batch of input `shapes`
-        (read-only arrays: a memo may hand them to later batches)."""
+        (read-only arrays: a memo may hand them to later batches); `repeat`: the input is
+        images, warped into every frame of sequences of `shapes`."""
         h = layout.index("H")
         planar = "C" in layout and layout.index("C") < h
         channels = shapes[:, layout.index("C")] if "C" in layout else np.ones(len(shapes),
@@ -131,7 +143,8 @@ class WarpPerspective(_operator.Operator):
         out.flags.writeable = False
         mats = self.matrices(ws, frames)
         fills = self.fills(dtype, channels, planar)
-        images = _images(shapes, out, layout, dtype.itemsize, frames, mats.shape[0] > 1)
+        images = _images(shapes, out, layout, dtype.itemsize, frames, mats.shape[0] > 1,
+                         repeat)
         for a in (images, mats, fills):
             a.flags.writeable = False
         return out, images, mats, fills
@@ -156,7 +169,7 @@ class WarpPerspective(_operator.Operator):
             return self._constant
         if len(ws.inputs) > 1:
             st = ws.input_storage(1)
-            what, per_frame = "matrix_input", False
+            what, per_frame = "matrix_input", _warp.per_frame(ws.inputs[1])
         else:
             tl = ws.arg_inputs["matrix"]
             st = tensors.storage_of(tl)
@@ -173,11 +186,20 @@ class WarpPerspective(_operator.Operator):
                 raise self.error("A per-frame `matrix` needs a sequence input (a layout "
                                  "starting with \"F\").", RuntimeError)
             own = shapes[:, 0]
+            if len(ws.inputs) > 1:      # a positional input is not broadcast over the frames
+                bad = np.flatnonzero(own != frames)
+                if bad.size:
+                    i = int(bad[0])
+                    raise ws.sample_error(i, f"The input 0 and the input 1 have different "
+                                             f"number of frames for sample {i}, respectively: "
+                                             f"{frames[i]} and {own[i]}", RuntimeError)
             bad = np.flatnonzero((own != 1) & (own != frames))
             if bad.size:
                 i = int(bad[0])
-                raise ws.sample_error(i, f"`matrix` has {own[i]} frames but the sequence has "
-                                         f"{frames[i]}", RuntimeError)
+                raise ws.sample_error(i, f"The sample {i} of tensor argument `matrix` contains "
+                                         f"{own[i]} per-frame parameters, but there are "
+                                         f"{frames[i]} frames in the corresponding sample of "
+                                         "input 0. The numbers should match.", RuntimeError)
             mats = np.repeat(mats, np.repeat(np.where(own == 1, frames, 1), own), axis=0)
         elif frames is not None:
             mats = np.repeat(mats, frames, axis=0)
@@ -226,9 +248,10 @@ def _inverse(ws, i, m):
     return inv
 
 
-def _images(shapes, out, layout, item, frames, per_part):
+def _images(shapes, out, layout, item, frames, per_part, repeat=False):
     """(k, 10) image rows for `warp_perspective_batch`: every plane (planar layouts) or
-    frame of every sample, with its byte offsets, sizes, matrix row and fill row."""
+    frame of every sample, with its byte offsets, sizes, matrix row and fill row; `repeat`:
+    every frame reads the input's one image (a sample of `shapes` without its frames)."""
     n = len(shapes)
     h = layout.index("H")
     planar = "C" in layout and layout.index("C") < h
@@ -246,5 +269,6 @@ def _images(shapes, out, layout, item, frames, per_part):
     else:
         part = np.zeros_like(sample)
     fill = k % c[sample] if planar else np.zeros_like(sample)
-    return np.stack([sample, k * ih * iw * ic * item, k * oh * ow * ic * item, ih, iw, ic, oh,
-                     ow, part, fill], axis=1)
+    src_k = (fill if planar else np.zeros_like(k)) if repeat else k
+    return np.stack([sample, src_k * ih * iw * ic * item, k * oh * ow * ic * item, ih, iw, ic,
+                     oh, ow, part, fill], axis=1)

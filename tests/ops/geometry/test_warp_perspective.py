@@ -107,6 +107,78 @@ def test_per_frame_matrices():
     np.testing.assert_array_equal(out[0][1], seq[0][1])
 
 
+def _frame_matrices(frames, seed):
+    rng = np.random.default_rng(seed)
+    m = np.tile(np.eye(3, dtype=np.float32), (frames, 1, 1))
+    m[:, :2, :] += rng.uniform(-0.1, 0.1, (frames, 2, 3)).astype(np.float32)
+    m[:, 2, :2] = rng.uniform(-0.002, 0.002, (frames, 2))
+    return m
+
+
+@pytest.mark.parametrize("layout", ["FHWC", "FCHW", "HWC", "HW"])
+def test_per_frame_matrix_input(layout):
+    """A per-frame matrix input: every frame warped by its matrix; images (HWC, HW) become
+    sequences of one frame per matrix (DALI repeats the image per frame)."""
+    rng = np.random.default_rng(4)
+    mats = [_frame_matrices(3, 1), _frame_matrices(2, 2)]
+    shape = {"FHWC": (17, 21, 3), "FCHW": (3, 17, 21), "HWC": (17, 21, 3), "HW": (17, 21)}
+    seq = layout[0] == "F"
+    x = [rng.integers(0, 256, ((len(m),) if seq else ()) + shape[layout]).astype(np.uint8)
+         for m in mats]
+    out, out_layout = tu.run(lambda fn, s, m: fn.experimental.warp_perspective(
+        s, fn.per_frame(m), fill_value=[7]), [x, mats], [layout])
+    assert out_layout == (layout if seq else "F" + layout)
+    for o, image, m in zip(out, x, mats, strict=True):
+        assert o.shape == ((len(m),) + shape[layout])
+        for f in range(len(m)):
+            frame = image[f] if seq else image
+            if layout == "FCHW":
+                for c in range(3):
+                    assert_close(o[f][c], reference(frame[c], m[f].reshape(-1), fill=7))
+            else:
+                assert_close(o[f], reference(frame, m[f].reshape(-1), fill=7))
+
+
+@pytest.mark.parametrize("build, x, layout, mats, message", [
+    (lambda fn, s, m: fn.experimental.warp_perspective(s, fn.per_frame(m)),
+     [np.zeros((3, 5, 6, 3), np.uint8)], "FHWC", [_frame_matrices(1, 0)],
+     "The input 0 and the input 1 have different number of frames for sample 0, "
+     "respectively: 3 and 1"),
+    (lambda fn, s, m: fn.experimental.warp_perspective(s, matrix=fn.per_frame(m)),
+     [np.zeros((3, 5, 6, 3), np.uint8)], "FHWC", [_frame_matrices(4, 0)],
+     "The sample 0 of tensor argument `matrix` contains 4 per-frame parameters, but there are 3 "
+     "frames"),
+    (lambda fn, s, m: fn.experimental.warp_perspective(s, fn.per_frame(m)),
+     [np.zeros((3, 5, 6), np.uint8)], "CHW", [_frame_matrices(2, 0)],
+     "cannot go with planar images"),
+    (lambda fn, s, m: fn.experimental.warp_perspective(s, fn.per_frame(m)),
+     [np.zeros((5, 6, 3), np.uint8)], "HWC", [_frame_matrices(0, 0)],
+     "Samples with no frames are not allowed"),
+])
+def test_per_frame_errors(build, x, layout, mats, message):
+    with pytest.raises(RuntimeError, match=message):
+        tu.run(build, [x, mats], [layout])
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("layout", ["FHWC", "HWC"])
+def test_oracle_per_frame_matrix_input(layout):
+    pytest.importorskip("nvidia.dali")
+    rng = np.random.default_rng(6)
+    mats = [_frame_matrices(3, 3), _frame_matrices(2, 4)]
+    x = [rng.integers(0, 256, ((len(m),) if layout == "FHWC" else ()) + (15, 19, 3))
+         .astype(np.uint8) for m in mats]
+
+    def build(fn, s, m):
+        return fn.experimental.warp_perspective(s, fn.per_frame(m), border_mode="reflect",
+                                                size=(12, 22))
+    ours, ours_layout = tu.run(build, [x, mats], [layout])
+    theirs, their_layout = tu.run(build, [x, mats], [layout], real=True)
+    assert ours_layout == their_layout == "FHWC"
+    for a, b in zip(ours, theirs, strict=True):
+        assert_close(a, b)
+
+
 def test_planar_is_warped_plane_by_plane():
     rng = np.random.default_rng(3)
     img = rng.integers(0, 256, (3, 24, 28)).astype(np.uint8)
