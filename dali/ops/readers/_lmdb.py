@@ -105,7 +105,7 @@ class LmdbReader(_in_order.InOrderReader):
         self._db = Databases(self.args["path"])
         if not len(self._db):
             raise RuntimeError(f"No records found in {self.args['path']}.")
-        return list(range(len(self._db)))
+        return range(len(self._db))
 
     def infer(self, ws):
         _, data = self.next_batch(ws)                 # read ahead on the reader's thread

@@ -23,7 +23,9 @@ them; the reader operator then loads each entry's data.  The order is DALI's exa
   records of each file in stored order (`groups`).
 
 The order is an int64 array of entry indices (permuted in C, `_std_random`), so a data set of
-millions of entries costs a few bytes each beyond its listing.
+millions of entries costs a few bytes each beyond its listing.  Without `random_shuffle` and
+`pad_last_batch` a batch is drawn as runs of indices (the buffer of one sample then only
+delays the reads), and entries that are a `range` are handed out as the indices.
 
 Checkpoints: the loader's position is a function of the sequence of its `next_batch` calls,
 which it keeps as runs of [size, count] (a handful of numbers: one run per batch size used);
@@ -101,6 +103,9 @@ class Loader:
         self._returned = 0
         self._last = None
         self.calls = []              # [size, count] runs of next_batch calls (checkpoints)
+        # without shuffling or padding the samples are the reads in order (the buffer of one
+        # only delays them): drawn as runs of indices (`_next_in_order`)
+        self.in_order = not random_shuffle and not pad_last_batch
 
     # -- sequential reading ------------------------------------------------------------------
     def _start(self, shard):
@@ -183,7 +188,30 @@ class Loader:
             self.calls[-1][1] += 1
         else:
             self.calls.append([n, 1])
+        if self.in_order:
+            return self._next_in_order(n)
         return [self.next_one(k == 0) for k in range(n)]
+
+    def _next_in_order(self, n):
+        """The next `n` reads (`_read`'s order and restarts), a run of cursor positions at a
+        time; entries that are a `range(size)` are given as the indices themselves."""
+        parts = []
+        while n > 0:
+            end = self.size
+            if self.stick and self.shard_id + 1 < self.num_shards:
+                end = self._start(self.shard_id + 1)
+            k = min(n, end - self._cursor)
+            run = np.arange(self._cursor, self._cursor + k, dtype=np.int64)
+            parts.append(run if self._order is None else self._order[run])
+            self._cursor += k
+            n -= k
+            if self._cursor >= end:
+                self._restart(self.stick)
+        at = np.concatenate(parts) if len(parts) > 1 else parts[0]
+        if type(self.entries) is range and self.entries == range(self.size):
+            return at.tolist()
+        entries = self.entries
+        return [entries[i] for i in at.tolist()]
 
     # -- checkpoints ---------------------------------------------------------------------------
     def calls_for(self, taken):

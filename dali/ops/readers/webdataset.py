@@ -255,7 +255,7 @@ class Webdataset(_in_order.InOrderReader):
         self._name_at = np.array(name_at, np.int64).reshape(-1, n_out)
         self._name_len = np.array(name_len, np.int64).reshape(-1, n_out)
         self._names = b"".join(names)
-        return list(range(len(shard_of)))
+        return range(len(shard_of))
 
     # -- one iteration -----------------------------------------------------------------------
     def infer(self, ws):
