@@ -241,38 +241,46 @@ def power_spectrum_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, ff
         raise ValueError("the destination shapes do not match the spectra")
     if n == 0:
         return
-    signals = [int(np.prod(s)) // int(s[axis]) if s[axis] else 0 for s in src_shapes]
+    lengths = src_shapes[:, axis]
+    signals = np.prod(src_shapes, axis=1) // np.maximum(lengths, 1)
     inner = np.prod(src_shapes[:, axis + 1:], axis=1, dtype=np.int64)
+    sizes_n = np.array([f.n for f in ffts], np.int64)
+    per = 2.5 * sizes_n * np.log2(sizes_n + 1.0) + 2 * sizes_n   # _fft_flops + loading
+    chunks = np.maximum(1, (_ITEM_FLOPS / per).astype(np.int64))
+    pieces = (signals + chunks - 1) // chunks
+    count = int(pieces.sum())
     keep = [list(ffts)]
-    chunks = []
-    for i in range(n):
-        per = _fft_flops(ffts[i].n) + ffts[i].n
-        chunk = max(1, int(_ITEM_FLOPS / per))
-        chunks.append((chunk, per))
-        count += (signals[i] + chunk - 1) // chunk
     cdef dali_power_spectrum_job* jobs = <dali_power_spectrum_job*>job_array(
         count, sizeof(dali_power_spectrum_job), keep)
     sizes = np.empty(count, np.int64)
+    cdef int64_t[::1] size_view = sizes
     cdef const int64_t[::1] soff = np.ascontiguousarray(src.offsets, np.int64)
     cdef const int64_t[::1] doff = np.ascontiguousarray(dst.offsets, np.int64)
-    cdef int64_t lo, total, chunk_i
+    cdef const int64_t[::1] total = signals
+    cdef const int64_t[::1] chunk = chunks
+    cdef const int64_t[::1] length = np.ascontiguousarray(lengths)
+    cdef const int64_t[::1] inner_view = inner
+    cdef const double[::1] cost = per
+    cdef const RealPlan** plans = <const RealPlan**>job_array(n, sizeof(RealPlan*), keep)
     cdef RealFFT fft
-    k = 0
+    cdef int64_t lo
     for i in range(n):
         fft = ffts[i]
-        chunk_i, per = chunks[i]
-        total = signals[i]
-        lo = 0
-        while lo < total:
-            jobs[k].plan = fft.plan
-            jobs[k].x = <const float*>(src.data + soff[i])
-            jobs[k].out = <float*>(dst.data + doff[i])
-            jobs[k].len = src_shapes[i, axis]
-            jobs[k].inner = inner[i]
-            jobs[k].lo = lo
-            jobs[k].hi = min(total, lo + chunk_i)
-            jobs[k].power = power
-            sizes[k] = int((jobs[k].hi - lo) * per)
-            lo = jobs[k].hi
-            k += 1
+        plans[i] = fft.plan
+    k = 0
+    with nogil:
+        for i in range(n):
+            lo = 0
+            while lo < total[i]:
+                jobs[k].plan = plans[i]
+                jobs[k].x = <const float*>(src.data + soff[i])
+                jobs[k].out = <float*>(dst.data + doff[i])
+                jobs[k].len = length[i]
+                jobs[k].inner = inner_view[i]
+                jobs[k].lo = lo
+                jobs[k].hi = min(total[i], lo + chunk[i])
+                jobs[k].power = power
+                size_view[k] = <int64_t>((jobs[k].hi - lo) * cost[i])
+                lo = jobs[k].hi
+                k += 1
     run_largest_first(pool, _run_power, jobs, sizes, _NS_PER_FLOP)

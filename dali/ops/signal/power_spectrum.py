@@ -50,16 +50,19 @@ class PowerSpectrum(_operator.Operator):
                              "(`axis`).")
         shapes = np.array(storage.shapes, np.int64).reshape(-1, ndim)
         if self.args["nfft"] is None:
-            nffts = shapes[:, axis].tolist()
-            for i, n in enumerate(nffts):
-                if n < _fft.MIN_NFFT:
-                    raise ws.sample_error(i, f"The transformed axis has {n} elements: the FFT "
-                                             f"size (`nfft`) must be at least {_fft.MIN_NFFT}.")
+            nffts = shapes[:, axis].copy()
+            short = nffts < _fft.MIN_NFFT
+            if short.any():
+                i = int(np.argmax(short))
+                raise ws.sample_error(i, f"The transformed axis has {nffts[i]} elements: the "
+                                         f"FFT size (`nfft`) must be at least {_fft.MIN_NFFT}.")
         else:
-            nffts = [self.args["nfft"]] * len(shapes)
-        shapes[:, axis] = [n // 2 + 1 for n in nffts]
+            nffts = np.full(len(shapes), self.args["nfft"], np.int64)
+        sizes, index = np.unique(nffts, return_inverse=True)
+        plans = [_fft.plan(int(n)) for n in sizes]
+        shapes[:, axis] = nffts // 2 + 1
         return _operator.Plan([_operator.OutputDesc(shapes, np.float32, ws.inputs[0].layout())],
-                              axis=axis, ffts=[_fft.plan(n) for n in nffts])
+                              axis=axis, ffts=[plans[k] for k in index.tolist()])
 
     def run_cpu(self, ws, plan):
         _kernel.power_spectrum_batch(ws.thread_pool, ws.input_storage(0).contiguous(),
