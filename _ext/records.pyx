@@ -26,7 +26,9 @@ import numpy as np
 from cpython.buffer cimport PyBUF_SIMPLE, PyBuffer_Release, PyObject_GetBuffer
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcmp, memcpy, memset
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.stdio cimport snprintf
+from libc.string cimport memchr, memcmp, memcpy, memset
 
 from dali._ext.tensor_storage cimport BatchStorage
 
@@ -826,3 +828,50 @@ def caffe2_records(list values, bint image, int label_type, int64_t num_labels,
     finally:
         free(dst)
         free(tmp)
+
+
+def source_infos(list prefixes, which, bytes blob, starts, stops, numbers=None, present=None,
+                 str errors="strict", bint cut_at_nul=False):
+    """The source info of each sample of a batch: prefixes[which[i]], then `numbers[i]` and
+    ":" when `numbers` is given, then blob[starts[i]:stops[i]] (up to its first NUL with
+    `cut_at_nul`) decoded as UTF-8 with `errors`; "" where `present[i]` is False.  The readers'
+    `f"{path}..."` strings of a batch in one call."""
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] w = np.ascontiguousarray(which, np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] s = np.ascontiguousarray(starts, np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] e = np.ascontiguousarray(stops, np.int64)
+    cdef Py_ssize_t n = w.shape[0], i, longest = 0, length, m = len(prefixes)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] num = None if numbers is None else \
+        np.ascontiguousarray(numbers, np.int64)
+    cdef cnp.ndarray[cnp.uint8_t, ndim=1] keep = None if present is None else \
+        np.ascontiguousarray(present, np.uint8)
+    cdef const char* b = blob
+    cdef bytes errs = errors.encode()
+    cdef const char* text
+    cdef char* buf
+    cdef int head
+    if s.shape[0] != n or e.shape[0] != n or (num is not None and num.shape[0] != n) or \
+            (keep is not None and keep.shape[0] != n):
+        raise ValueError("one prefix index, span, number and flag per sample")
+    for i in range(n):
+        if not 0 <= w[i] < m or not 0 <= s[i] <= e[i] <= len(blob):
+            raise ValueError(f"sample {i}: no such prefix, or its span is outside the blob")
+        longest = max(longest, e[i] - s[i])
+    buf = <char*>malloc(longest + 32)
+    if buf == NULL:
+        raise MemoryError()
+    out = [""] * n
+    try:
+        for i in range(n):
+            if keep is not None and not keep[i]:
+                continue
+            head = 0 if num is None else snprintf(buf, 32, "%lld:", <long long>num[i])
+            length = e[i] - s[i]
+            if cut_at_nul:
+                text = <const char*>memchr(b + s[i], 0, <size_t>length)
+                if text != NULL:
+                    length = text - (b + s[i])
+            memcpy(buf + head, b + s[i], <size_t>length)
+            out[i] = prefixes[w[i]] + PyUnicode_DecodeUTF8(buf, head + length, errs)
+        return out
+    finally:
+        free(buf)

@@ -18,6 +18,7 @@ import os
 import numpy as np
 
 from dali import _operator
+from dali._ext import records
 from dali.ops.readers import _in_order
 
 _ENVS = {}       # realpath -> open read-only environment (lmdb opens a path once a process)
@@ -57,23 +58,23 @@ class Databases:
                     ends.append(ends[-1] + len(keys[-1]))
             self.first.append(len(keys))
         self._keys = b"".join(keys)
+        self._info_prefixes = [f"{p} at key " for p in self.paths]
         self._key_ends = np.array(ends, np.int64)
         self.first = np.array(self.first, np.int64)
 
     def __len__(self):
         return int(self.first[-1])
 
-    def read(self, records, parse):
-        """`parse(values, infos)` of `records` (record indices), called while their read
+    def read(self, indices, parse):
+        """`parse(values, infos)` of the records `indices`, called while their read
         transactions are open: each value a buffer into its database's map (valid during the
         call only: `parse` copies what it keeps), and DALI's source info `<path> at key
         <key>` (the key up to a NUL)."""
-        rec = np.asarray(records, np.int64)
+        rec = np.asarray(indices, np.int64)
         dbs = np.searchsorted(self.first, rec, side="right") - 1
-        starts = self._key_ends[rec].tolist()
-        ends = self._key_ends[rec + 1].tolist()
+        starts, ends = self._key_ends[rec], self._key_ends[rec + 1]
         blob = self._keys
-        keys = [blob[a:b] for a, b in zip(starts, ends, strict=True)]
+        keys = [blob[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
         with contextlib.ExitStack() as stack:
             if dbs[0] == dbs[-1] and (dbs == dbs[0]).all():
                 get = stack.enter_context(self._envs[dbs[0]].begin(buffers=True)).get
@@ -86,9 +87,8 @@ class Databases:
                 j = values.index(None)
                 raise RuntimeError(f"{self.paths[dbs[j]]}: the record at key {keys[j]!r} "
                                    f"disappeared")
-            paths = self.paths
-            shown = [k.split(b"\0", 1)[0].decode("utf-8", "replace") for k in keys]
-            infos = [f"{paths[d]} at key {k}" for d, k in zip(dbs.tolist(), shown, strict=True)]
+            infos = records.source_infos(self._info_prefixes, dbs, self._keys, starts, ends,
+                                         errors="replace", cut_at_nul=True)
             return parse(values, infos)
 
 

@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 
 from dali import _operator, _registry
-from dali._ext import files
+from dali._ext import files, records
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
@@ -308,11 +308,8 @@ class Webdataset(_in_order.InOrderReader):
 
     def _source_infos(self, ids, shards, offsets, present, k):
         """Output k's source info of each sample: `<archive>:<offset>:<file name>`, or ""."""
-        paths = self.args["paths"]
-        names = self._names
         starts = self._name_at[ids, k]
-        return [f"{paths[s]}:{o}:{names[a:a + n].decode('utf-8', 'surrogateescape')}"
-                if p else ""
-                for s, o, a, n, p in zip(shards.tolist(), offsets[:, k].tolist(),
-                                         starts.tolist(), self._name_len[ids, k].tolist(),
-                                         present[:, k].tolist(), strict=True)]
+        return records.source_infos([f"{p}:" for p in self.args["paths"]], shards,
+                                    self._names, starts, starts + self._name_len[ids, k],
+                                    numbers=offsets[:, k], present=present[:, k],
+                                    errors="surrogateescape")
