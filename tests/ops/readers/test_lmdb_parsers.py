@@ -1,6 +1,7 @@
 """The C parsers of Caffe Datum and Caffe2 TensorProtos records (`dali._ext.records`) against
 the readers' Python parsers: on well-formed records of every configuration they give the same
-outputs, and a record they refuse is handed to the Python path, which gives the error."""
+outputs, and a record they refuse is handed to the Python path, which gives the error; the
+batch helpers `gather_spans` and `source_infos` against Python slicing and f-strings."""
 
 from __future__ import annotations
 
@@ -203,3 +204,29 @@ def test_gather_spans_checks_its_spans():
         records.gather_spans([b"abc"], [2], [4], out)
     records.gather_spans([b"abc"], [1], [3], out)
     assert out.sample(0).tobytes() == b"bc"
+
+
+def test_source_infos_match_the_python_strings():
+    blob = b"key\0tail" + "é".encode() + b"\xff.jpg" + b"plain"
+    spans = [(0, 8), (8, 10), (8, 15), (15, 20), (3, 3)]
+    starts, stops = np.array(spans).T
+    which = np.array([0, 1, 0, 1, 1])
+    prefixes = ["a.tar:", "b at key "]
+    for errors in ("replace", "surrogateescape"):
+        got = records.source_infos(prefixes, which, blob, starts, stops, errors=errors,
+                                   cut_at_nul=True)
+        assert got == [prefixes[w] + blob[s:e].split(b"\0", 1)[0].decode("utf-8", errors)
+                       for w, (s, e) in zip(which, spans, strict=True)]
+    numbers = np.array([512, -1, 2**40, 0, 7])
+    present = np.array([True, False, True, True, True])
+    got = records.source_infos(prefixes, which, blob, starts, stops, numbers=numbers,
+                               present=present, errors="surrogateescape")
+    assert got == [f"{prefixes[w]}{k}:{blob[s:e].decode('utf-8', 'surrogateescape')}"
+                   if p else "" for w, k, p, (s, e) in zip(which, numbers, present, spans,
+                                                          strict=True)]
+    with pytest.raises(ValueError, match="outside the blob"):
+        records.source_infos(prefixes, [0], blob, [20], [22])
+    with pytest.raises(ValueError, match="no such prefix"):
+        records.source_infos(prefixes, [2], blob, [0], [1])
+    with pytest.raises(UnicodeDecodeError):
+        records.source_infos(prefixes, [0], blob, [8], [15])
