@@ -304,8 +304,8 @@ class WorkerPool:
         # takes fewer); batch sources' tasks down their dedicated worker's own pipe
         shared, self._shared = ctx.Pipe(duplex=False)
         lock = self._lock = ctx.Lock()       # kept: "spawn" workers open it by name
-        self._finalizer = weakref.finalize(self, _shutdown, self.processes, self._conns,
-                                           self._names, self._shared)
+        self._finalizer = weakref.finalize(self, _shutdown, os.getpid(), self.processes,
+                                           self._conns, self._names, self._shared)
         atexit.register(self._finalizer)
         token = secrets.token_hex(3)
         self._chunks = []
@@ -469,7 +469,11 @@ class WorkerPool:
             self._finalizer()
 
 
-def _shutdown(processes, conns, names, shared):
+def _shutdown(owner, processes, conns, names, shared):
+    if os.getpid() != owner:
+        # a "fork" worker of another pipeline inherits this pool's finalizer, and its garbage
+        # collection may call it: the pool, its workers and its segments are not its own
+        return
     try:
         for c in conns:
             try:

@@ -262,3 +262,30 @@ def test_ctrl_c_stops_only_the_main_process_and_keeps_the_batch():
                          capture_output=True, text=True, timeout=120, start_new_session=True)
     assert run.stdout.splitlines() == ["interrupted", "[0, 1, 2, 3]", "[4, 5, 6, 7]",
                                        "[8, 9, 10, 11]", "0 4"], run.stderr[-2000:]
+
+
+_INHERITED = """
+import numpy as np
+from dali import fn, pipeline_def
+
+def source(info):
+    return np.full((1000,), info.idx_in_epoch, np.int64)
+
+def first_batch():                           # each pipeline is garbage once it returns
+    @pipeline_def(batch_size=4, num_threads=1, device_id=None, py_num_workers=2)
+    def pipe():
+        return fn.external_source(source=source, parallel=True, batch=False)
+    return [int(np.array(s)[0]) for s in pipe().run()[0]]
+
+print([first_batch() == [0, 1, 2, 3] for _ in range(8)])
+"""
+
+
+def test_workers_leave_the_pools_they_inherit_alone():
+    # a "fork" worker inherits the finalizers of the pools not collected yet, and its garbage
+    # collection ran them: it tried to join other processes' workers and removed their
+    # segments (the resource tracker then found names removed twice)
+    run = subprocess.run([sys.executable, "-c", textwrap.dedent(_INHERITED)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.stdout.splitlines() == [str([True] * 8)], run.stderr
+    assert run.stderr == ""
