@@ -25,7 +25,8 @@ them; the reader operator then loads each entry's data.  The order is DALI's exa
 The order is an int64 array of entry indices (permuted in C, `_std_random`), so a data set of
 millions of entries costs a few bytes each beyond its listing.  Without `random_shuffle` and
 `pad_last_batch` a batch is drawn as runs of indices (the buffer of one sample then only
-delays the reads), and entries that are a `range` are handed out as the indices.
+delays the reads), and entries that are a `range` are handed out as the indices (entries with
+a `take(indices)` method make a batch's at once).
 
 Checkpoints: the loader's position is a function of the sequence of its `next_batch` calls,
 which it keeps as runs of [size, count] (a handful of numbers: one run per batch size used);
@@ -208,9 +209,11 @@ class Loader:
             if self._cursor >= end:
                 self._restart(self.stick)
         at = np.concatenate(parts) if len(parts) > 1 else parts[0]
-        if type(self.entries) is range and self.entries == range(self.size):
-            return at.tolist()
         entries = self.entries
+        if type(entries) is range and entries == range(self.size):
+            return at.tolist()
+        if hasattr(entries, "take"):             # listed files: a batch at once
+            return entries.take(at)
         return [entries[i] for i in at.tolist()]
 
     # -- checkpoints ---------------------------------------------------------------------------

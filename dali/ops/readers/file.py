@@ -18,6 +18,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import sys
 
 import numpy as np
 
@@ -246,3 +247,14 @@ class _Listed:
         start = int(self._starts[i])
         name = os.fsdecode(self._data[start:start + int(self._lengths[i])])
         return os.path.join(self._base, name), name, int(self._labels[i])
+
+    def take(self, idx):
+        """The entries `idx` (an int64 array), each as `self[i]` (the loader's batches)."""
+        data, base, join = self._data, self._base, os.path.join
+        encoding = sys.getfilesystemencoding()
+        head = base if not base or base.endswith("/") else base + "/"     # os.path.join's
+        names = [data[a:a + n].decode(encoding, "surrogateescape")
+                 for a, n in zip(self._starts[idx].tolist(), self._lengths[idx].tolist(),
+                                 strict=True)]
+        return [(head + name if name[:1] != "/" else join(base, name), name, label)
+                for name, label in zip(names, self._labels[idx].tolist(), strict=True)]

@@ -53,3 +53,13 @@ def test_replay_reaches_the_same_position():
     again, _ = loaders(11, "range", num_shards=3, shard_id=1)
     again.replay(fast.calls_for(12))
     assert again.next_batch(8) == drawn[3] + drawn[4]
+
+
+@pytest.mark.parametrize("base", ["", "root", "root/", "/abs/root"])
+def test_listed_files_take_a_batch_as_they_index(base):
+    from dali.ops.readers import file
+
+    names = [b"a.jpg", "é/b.png".encode(), b"\xffraw", b"/abs/c", b""]
+    listed = file._Listed.of(base, names, [3, 1, 4, 1, 5])
+    idx = np.array([4, 0, 2, 2, 3, 1], np.int64)
+    assert listed.take(idx) == [listed[i] for i in idx.tolist()]
