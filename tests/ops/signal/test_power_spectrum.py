@@ -76,3 +76,13 @@ def test_oracle(kwargs):
     for o, r in zip(run_op(build, [batch])[0], run_op(build, [batch], real=True)[0],
                     strict=True):
         assert_spectrum_close(o, r)
+
+
+@pytest.mark.parametrize("shape, axis", [((300,), 0), ((7, 40), 0), ((5, 33, 3), 1)])
+def test_uniform_batches(shape, axis):
+    # samples of one shape lying back to back are transformed as one block of signals
+    rng = np.random.default_rng(len(shape))
+    batch = [rng.standard_normal(shape).astype(np.float32) for _ in range(20)]
+    (out,) = run_op(lambda fn, x: fn.power_spectrum(x, axis=axis), [batch], num_threads=3)
+    for x, o in zip(batch, out, strict=True):
+        assert_spectrum_close(o, reference(x, axis=axis))
