@@ -105,32 +105,43 @@ def matmul_axis_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matri
         return
     outer = np.prod(shapes[:, :axis], axis=1, dtype=np.int64)
     inner = np.prod(shapes[:, axis + 1:], axis=1, dtype=np.int64)
-    macs = [max(1, mat.macs) for mat in matrices]
-    pieces = [max(1, min(int(o * c * per / _ITEM_MACS), int(o if o > 1 else c)))
-              for o, c, per in zip(outer.tolist(), inner.tolist(), macs, strict=True)]
-    count = sum(pieces)
+    macs = np.maximum(1, np.array([mat.macs for mat in matrices], np.int64))
+    pieces = np.maximum(1, np.minimum((outer * inner * macs / _ITEM_MACS).astype(np.int64),
+                                      np.where(outer > 1, outer, inner)))
+    count = int(pieces.sum())
     keep = [list(matrices)]
     cdef dali_axis_matmul_job* jobs = <dali_axis_matmul_job*>job_array(
         count, sizeof(dali_axis_matmul_job), keep)
+    cdef const dali_axis_matrix** mats = <const dali_axis_matrix**>job_array(
+        n, sizeof(dali_axis_matrix*), keep)
+    cdef AxisMatrix matrix
+    for i in range(n):
+        matrix = matrices[i]
+        mats[i] = &matrix.m
     sizes = np.empty(count, np.int64)
+    cdef int64_t[::1] size_view = sizes
     cdef const int64_t[::1] soff = np.ascontiguousarray(src.offsets, np.int64)
     cdef const int64_t[::1] doff = np.ascontiguousarray(dst.offsets, np.int64)
-    cdef int64_t o, c, p, t, per
-    cdef AxisMatrix matrix
+    cdef const int64_t[::1] outer_v = outer
+    cdef const int64_t[::1] inner_v = inner
+    cdef const int64_t[::1] pieces_v = pieces
+    cdef const int64_t[::1] macs_v = macs
+    cdef int64_t o, c, p, t
     k = 0
-    for i in range(n):
-        o, c, p, per, matrix = outer[i], inner[i], pieces[i], macs[i], matrices[i]
-        for t in range(p):
-            jobs[k].m = &matrix.m
-            jobs[k].input = <const float*>(src.data + soff[i])
-            jobs[k].out = <float*>(dst.data + doff[i])
-            jobs[k].inner = c
-            if o > 1 or p == 1:
-                jobs[k].o0, jobs[k].o1 = o * t // p, o * (t + 1) // p
-                jobs[k].i0, jobs[k].i1 = 0, c
-            else:
-                jobs[k].o0, jobs[k].o1 = 0, o
-                jobs[k].i0, jobs[k].i1 = c * t // p, c * (t + 1) // p
-            sizes[k] = (jobs[k].o1 - jobs[k].o0) * (jobs[k].i1 - jobs[k].i0) * per
-            k += 1
+    with nogil:
+        for i in range(n):
+            o, c, p = outer_v[i], inner_v[i], pieces_v[i]
+            for t in range(p):
+                jobs[k].m = mats[i]
+                jobs[k].input = <const float*>(src.data + soff[i])
+                jobs[k].out = <float*>(dst.data + doff[i])
+                jobs[k].inner = c
+                if o > 1 or p == 1:
+                    jobs[k].o0, jobs[k].o1 = o * t // p, o * (t + 1) // p
+                    jobs[k].i0, jobs[k].i1 = 0, c
+                else:
+                    jobs[k].o0, jobs[k].o1 = 0, o
+                    jobs[k].i0, jobs[k].i1 = c * t // p, c * (t + 1) // p
+                size_view[k] = (jobs[k].o1 - jobs[k].o0) * (jobs[k].i1 - jobs[k].i0) * macs_v[i]
+                k += 1
     run_largest_first(pool, _run_job, jobs, sizes, _NS_PER_MAC)
