@@ -163,8 +163,9 @@ def _spin(out, inp):
 
 
 def test_run_fn_runs_without_the_gil():
-    """A Python thread keeps running while the compiled function spins: no gap in its
-    progress as long as the run (the GIL held by the kernel would stop it for the whole run)."""
+    """A Python thread keeps running while the compiled function spins (the GIL held by the
+    kernel would stop it for the whole run: no step at all).  Counted in steps, not timed,
+    so that a loaded machine does not fail it."""
     p = Pipeline(batch_size=1, num_threads=1, device_id=None, exec_async=False,
                  exec_pipelined=False)
     with p:
@@ -188,8 +189,7 @@ def test_run_fn_runs_without_the_gil():
     running.clear()
     t.join()
     during = [s for s in stamps if start <= s <= start + took]
-    gaps = np.diff([start, *during, start + took])
-    assert took > 0.05 and gaps.max() < took / 2, (took, gaps.max())
+    assert took > 0.05 and len(during) >= 100, (took, len(during))
 
 
 def test_is_never_pruned():
