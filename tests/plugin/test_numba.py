@@ -164,8 +164,8 @@ def _spin(out, inp):
 
 def test_run_fn_runs_without_the_gil():
     """A Python thread keeps running while the compiled function spins (the GIL held by the
-    kernel would stop it for the whole run: no step at all).  Counted in steps, not timed,
-    so that a loaded machine does not fail it."""
+    kernel would stop it for the whole run: no step at all).  Counted in steps, not gaps
+    timed, so that a loaded machine does not fail it."""
     p = Pipeline(batch_size=1, num_threads=1, device_id=None, exec_async=False,
                  exec_pipelined=False)
     with p:
@@ -188,8 +188,9 @@ def test_run_fn_runs_without_the_gil():
     took = time.perf_counter() - start
     running.clear()
     t.join()
-    during = [s for s in stamps if start <= s <= start + took]
-    assert took > 0.05 and len(during) >= 100, (took, len(during))
+    # the middle half of the run is the kernel's (its entry and exit are Python)
+    during = [s for s in stamps if start + took / 4 <= s <= start + 3 * took / 4]
+    assert took > 0.05 and len(during) >= 10, (took, len(during))
 
 
 def test_is_never_pruned():
