@@ -29,16 +29,18 @@ cdef enum:
 cdef double _NS_PER_ELEMENT = 0.5
 
 
-def loop_index(cnp.ufunc ufunc, dtype):
-    """Index of `ufunc`'s inner loop whose inputs and output are all `dtype`, or -1."""
+def loop_index(cnp.ufunc ufunc, dtype, out_dtype=None):
+    """Index of `ufunc`'s inner loop whose inputs are all `dtype` and output `out_dtype`
+    (default: `dtype`), or -1."""
     cdef int num = np.dtype(dtype).num, k, j
+    cdef int out_num = num if out_dtype is None else np.dtype(out_dtype).num
     cdef bint ok
     if ufunc.nout != 1 or ufunc.nargs > MAX_ARGS:
         return -1
     for k in range(ufunc.ntypes):
         ok = True
         for j in range(ufunc.nargs):
-            ok = ok and ufunc.types[k * ufunc.nargs + j] == num
+            ok = ok and ufunc.types[k * ufunc.nargs + j] == (out_num if j == ufunc.nin else num)
         if ok:
             return k
     return -1
@@ -150,6 +152,8 @@ cdef struct Program:
     char* out
     int ninputs
     int num                     # the program's NumPy type number
+    int out_num                 # the output's (the last step's result; run_samples: may differ)
+    Py_ssize_t out_item         # bytes per output element
     int in_num[C_MAX_STEPS * MAX_ARGS]      # run_samples: each input's type number
 
 
@@ -182,7 +186,7 @@ cdef void _run_program_job(void* jobs, int64_t i) noexcept nogil:
                 ins[j], in_steps[j] = p.inputs[j] + start * item, item
             else:
                 ins[j], in_steps[j] = p.inputs[j], 0
-        _run_chunk(p, ins, in_steps, p.out + start * item, scratch, n)
+        _run_chunk(p, ins, in_steps, p.out + start * p.out_item, scratch, n)
         start += n
     free(scratch)
 
@@ -207,14 +211,15 @@ cdef void _run_chunk(Program* p, char** ins, cnp.npy_intp* in_steps, char* out,
             elif s.kind[j] == C_TEMP:
                 args[j], steps[j] = scratch + idx * PROGRAM_CHUNK * item, item
             else:
-                args[j], steps[j] = out, item
+                args[j], steps[j] = out, p.out_item
         s.fn(args, &n, steps, s.data)
 
 
 cdef int _set_steps(Program* p, list steps, int ntemps, Py_ssize_t n_inputs,
                     Py_ssize_t n_consts) except -1:
-    """Check `steps` (see `run_program`) and store them in `p` (p.num set)."""
-    cdef int s, j, nin, num = p.num
+    """Check `steps` (see `run_program`) and store them in `p` (p.num and p.out_num set: the
+    last step's result has type out_num, every other type is num)."""
+    cdef int s, j, nin, num = p.num, want
     cdef cnp.ufunc uf
     if not 0 < len(steps) <= C_MAX_STEPS or not 0 <= ntemps <= C_MAX_STEPS:
         raise ValueError(f"a program has 1 to {C_MAX_STEPS} steps")
@@ -226,8 +231,9 @@ cdef int _set_steps(Program* p, list steps, int ntemps, Py_ssize_t n_inputs,
         if uf.nout != 1 or len(operands) != nin or not 0 <= index < uf.ntypes:
             raise ValueError(f"step {s}: one operand per input and a loop index are needed")
         for j in range(nin + 1):
-            if uf.types[index * uf.nargs + j] != num:
-                raise TypeError(f"step {s}: the loop's types must all be out's")
+            want = p.out_num if j == nin and s == len(steps) - 1 else num
+            if uf.types[index * uf.nargs + j] != want:
+                raise TypeError(f"step {s}: the loop's types must all be the program's")
         p.steps[s].fn = <loop_fn>uf.functions[index]
         p.steps[s].data = uf.data[index]
         p.steps[s].nargs = nin + 1
@@ -274,6 +280,7 @@ def run_program(ThreadPool pool, list steps, int ntemps, list inputs, list const
     keep = [out, *inputs, *consts]
     p = <Program*>job_array(1, sizeof(Program), keep)
     p.num, p.item, p.n = num, out.itemsize, n
+    p.out_num, p.out_item = num, out.itemsize
     _set_steps(p, steps, ntemps, len(inputs), len(consts))
     _set_consts(p, consts)
     p.out = <char*>cnp.PyArray_DATA(out)
@@ -342,7 +349,7 @@ cdef void _run_sample_job(void* jobs, int64_t i) noexcept nogil:
             else:
                 ins[j], in_steps[j] = scratch + (p.ntemps + j) * chunk_bytes, item
                 load(p.in_num[j], p.num, job.ins[j], per, start, n, ins[j])
-        _run_chunk(p, ins, in_steps, job.out + start * item, scratch, n)
+        _run_chunk(p, ins, in_steps, job.out + start * p.out_item, scratch, n)
         start += n
     free(scratch)
 
@@ -395,19 +402,21 @@ cdef bint _periods(BatchStorage st, BatchStorage out, Py_ssize_t j, Py_ssize_t n
 
 
 def run_samples(ThreadPool pool, list steps, int ntemps, list inputs, list consts,
-                BatchStorage out):
+                BatchStorage out, dtype=None):
     """Evaluate an expression program into the contiguous batch `out`, sample by sample, on
     `pool`; False (nothing done) when an input cannot be read that way.
 
-    `steps`, `ntemps` and `consts` are as in `run_program` (every step's loop of out's type);
-    `inputs` are BatchStorages of out's number of samples, of any supported type (converted to
-    out's as C++ converts); each sample has the output sample's shape, holds one value, or is
+    `steps`, `ntemps` and `consts` are as in `run_program`, of the type `dtype` (default: out's)
+    but the last step's result, which is out's (a comparison's bool); `inputs` are
+    BatchStorages of out's number of samples, of any supported type (converted to `dtype` as
+    C++ converts); each sample has the output sample's shape, holds one value, or is
     an inner pattern of it (shape (1, 1, C) for an (H, W, C) sample), and is C-contiguous.
     """
     cdef Program* p
     cdef SampleJob* jobs
     cdef Py_ssize_t nin = len(inputs), ns = out.num_samples, i, j, k, count = 0, size, start
-    cdef int num = cnp.PyArray_TYPE(<cnp.ndarray>np.empty(0, out.dtype))
+    work = np.dtype(out.dtype if dtype is None else dtype)
+    cdef int num = work.num, out_num = out.dtype.num
     cdef BatchStorage st
     cdef cnp.ndarray periods, ptrs, sizes, offs
     cdef int64_t* per
@@ -416,11 +425,12 @@ def run_samples(ThreadPool pool, list steps, int ntemps, list inputs, list const
     cdef const int64_t* op
     if out.base is None:
         raise ValueError("out must be contiguous storage")
-    if not _known_type(num):
+    if not _known_type(num) or not _known_type(out_num):
         return False
     keep = [out, *inputs, *consts]
     p = <Program*>job_array(1, sizeof(Program), keep)
-    p.num, p.item = num, out.dtype.itemsize
+    p.num, p.item = num, work.itemsize
+    p.out_num, p.out_item = out_num, out.dtype.itemsize
     _set_steps(p, steps, ntemps, nin, len(consts))
     _set_consts(p, consts)
     periods = np.empty((ns, nin), np.int64)
@@ -431,7 +441,7 @@ def run_samples(ThreadPool pool, list steps, int ntemps, list inputs, list const
         st = <BatchStorage>inputs[j]
         if st.num_samples != ns:
             raise ValueError(f"input {j} has {st.num_samples} samples, out has {ns}")
-        p.in_num[j] = cnp.PyArray_TYPE(<cnp.ndarray>np.empty(0, st.dtype))
+        p.in_num[j] = st.dtype.num
         if not _known_type(p.in_num[j]) or not _periods(st, out, j, nin, per, ptr):
             return False
     keep += [periods, ptrs]

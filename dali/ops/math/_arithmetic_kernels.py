@@ -211,12 +211,24 @@ def _int_pow(x, e):
     return np.where(negative, 0, r).astype(r.dtype, copy=False)
 
 
-def _compare(ufunc, a, b, ta, tb):
-    mixed = {ta, tb}
-    if T.UINT64 in mixed and (_types.is_signed(ta) or _types.is_signed(tb)) and \
+def compare_ufunc(op: str):
+    """The ufunc of comparison `op` (on operands cast to `compare_type`), or None."""
+    return _COMPARE.get(op)
+
+
+def compare_type(ta, tb):
+    """The type both operands of a comparison are cast to, or None where the comparison is
+    not one ufunc on cast operands (uint64 against a signed integer: exact)."""
+    if T.UINT64 in (ta, tb) and (_types.is_signed(ta) or _types.is_signed(tb)) and \
             not (_types.is_float(ta) or _types.is_float(tb)):
+        return None
+    return _types.promote(ta, tb)
+
+
+def _compare(ufunc, a, b, ta, tb):
+    t = compare_type(ta, tb)
+    if t is None:
         return _compare_u64_signed(ufunc, a, b, ta == T.UINT64)
-    t = _types.promote(ta, tb)
     return ufunc(_cast(a, t), _cast(b, t))
 
 

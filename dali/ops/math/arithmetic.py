@@ -282,32 +282,47 @@ class ArithmeticGenericOp(_operator.Operator):
         if tree.kind == "op":
             program = self._steps(prog, otype)
             if program is not None:
-                prog.sample_steps = program[:3]
-                prog.steps = None if program[3] or prog.ufunc is not None else program[:3]
+                prog.sample_steps = program[:4]
+                prog.steps = None if program[4] or prog.ufunc is not None else program[:3]
         return prog
 
     def _steps(self, prog, otype):
-        """(steps, scratch chunks, constants, converts) of the expression for
-        `_loops.run_program` and `run_samples`, when every operation has the output's type and
-        is one ufunc loop of that type, which casts its operands to that type first (then
-        each step gives what `evaluate` gives, the constants cast here as it casts them), and
-        every input has that type or one whose C++ conversion to it is NumPy's (`converts`:
-        some input does not have it; only `run_samples` converts); else None."""
+        """(steps, scratch chunks, constants, work dtype, converts) of the expression for
+        `_loops.run_program` and `run_samples`, or None.
+
+        Every operation is one ufunc loop of the work type (the output's; for a comparison at
+        the root, the type its operands are cast to, the loop giving bool), which casts its
+        operands to that type first (then each step gives what `evaluate` gives, the
+        constants cast here as it casts them), and every input has that type or one whose C++
+        conversion to it is NumPy's (`converts`: some input does not have it, or the root is
+        a comparison; only `run_samples` does those)."""
         steps, consts, temps = [], [], []
+        tree, work, root_loop = self.tree, prog.dtype, None
         converts = False
+        if tree.kind == "op" and kernels.compare_ufunc(tree.name) is not None:
+            ct = kernels.compare_type(*[self._type_of(prog, a) for a in tree.args])
+            if ct is None:
+                return None
+            work, converts = _types.dtype_of(ct), True
+            root_loop = _loops.loop_index(kernels.compare_ufunc(tree.name), work, prog.dtype)
+            if root_loop < 0:
+                return None
 
         def emit(e):
-            if e.kind == "const":         # `evaluate` casts it to the operation's type
-                consts.append(np.ascontiguousarray(prog.consts[id(e)].astype(prog.dtype)))
-                return (_loops.SRC_CONST, len(consts) - 1)
             nonlocal converts
-            if e.kind == "input" and _converts_as_cpp(prog.types[id(e)][1], prog.dtype):
-                converts = converts or prog.types[id(e)][1] != prog.dtype
+            if e.kind == "const":         # `evaluate` casts it to the operation's type
+                consts.append(np.ascontiguousarray(prog.consts[id(e)].astype(work)))
+                return (_loops.SRC_CONST, len(consts) - 1)
+            if e.kind == "input" and _converts_as_cpp(prog.types[id(e)][1], work):
+                converts = converts or prog.types[id(e)][1] != work
                 return (_loops.SRC_INPUT, e.index)
-            if prog.types[id(e)][1] != prog.dtype:
+            if e is tree and root_loop is not None:
+                ufunc, loop = kernels.compare_ufunc(e.name), root_loop
+            elif prog.types[id(e)][1] != work or e.kind == "input":
                 return None
-            ufunc = kernels.ufunc_for(e.name, otype)
-            loop = -1 if ufunc is None else _loops.loop_index(ufunc, prog.dtype)
+            else:
+                ufunc = kernels.ufunc_for(e.name, otype)
+                loop = -1 if ufunc is None else _loops.loop_index(ufunc, work)
             if loop < 0:
                 return None
             operands = []
@@ -324,13 +339,17 @@ class ArithmeticGenericOp(_operator.Operator):
             steps.append((ufunc, loop, operands, (_loops.SRC_TEMP, index)))
             return (_loops.SRC_TEMP, index)
 
-        if emit(self.tree) is None or len(steps) > _loops.MAX_STEPS:
+        if emit(tree) is None or len(steps) > _loops.MAX_STEPS:
             return None
         ufunc, loop, operands, _ = steps[-1]
         steps[-1] = (ufunc, loop, operands, (_loops.SRC_OUT, 0))
         used = [i for _, _, ops, res in steps for kind, i in (*ops, res)
                 if kind == _loops.SRC_TEMP]
-        return steps, 1 + max(used, default=-1), consts, converts
+        return steps, 1 + max(used, default=-1), consts, work, converts
+
+    @staticmethod
+    def _type_of(prog, e):
+        return e.type if e.kind == "const" else prog.types[id(e)][0]
 
     def _const_value(self, leaf):
         t = leaf.type
@@ -457,7 +476,8 @@ class _Program:
         self.types = {}
         self.ufunc = None
         self.steps = None           # (steps, scratch chunks, constants) of `run_program`
-        self.sample_steps = None    # the same for `run_samples`, inputs of other types too
+        self.sample_steps = None    # (..., work dtype) for `run_samples`: inputs of other
+                                    # types too, a comparison at the root
         self.uniform_descs = {}     # (input shapes, batch size) -> [OutputDesc]
         self.loop = -1              # the ufunc's loop on operands of `dtype`, -1 if none
 
@@ -506,9 +526,9 @@ class _Program:
         expression or an input does not allow it."""
         if self.sample_steps is None:
             return False
-        steps, ntemps, consts = self.sample_steps
+        steps, ntemps, consts, work = self.sample_steps
         return _loops.run_samples(pool, steps, ntemps, [tensors.storage_of(tl) for tl in tls],
-                                  consts, out)
+                                  consts, out, work)
 
     def apply(self, ins, out):
         """`out[...] = op(operands)` for batch views `ins` aligned with `out`."""

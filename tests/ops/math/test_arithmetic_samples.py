@@ -140,3 +140,32 @@ def test_column_operand_left_to_the_per_sample_fallback():
     (out,) = run_op(lambda fn, x, y: x * y - 1.5, [xs, ys], num_threads=2)
     for x, y, o in zip(xs, ys, out, strict=True):
         np.testing.assert_array_equal(o, x.astype(np.float32) * y - np.float32(1.5))
+
+
+COMPARISONS = [
+    # (expression, x dtype, y dtype, y shape, the type both are compared in)
+    (lambda x, y: x < y, np.uint8, np.float32, (), np.float32),
+    (lambda x, y: x >= y, np.int16, np.uint8, (1, 1, 3), np.int16),
+    (lambda x, y: x == y, np.float32, np.float32, (3,), np.float32),
+    (lambda x, y: x * 2 > y, np.float32, np.float32, (), np.float32),
+    (lambda x, y: x != y, np.uint64, np.int64, (), None),       # exact: left to the fallback
+]
+
+
+@pytest.mark.parametrize("case", range(len(COMPARISONS)))
+def test_comparisons_of_ragged_batches(case):
+    expr, tx, ty, yshape, work = COMPARISONS[case]
+    rng = np.random.default_rng(case)
+    xs = ragged(rng, 6, tx, hi=20)
+    ys = [rng.integers(0, 20, yshape).astype(ty) for _ in xs]
+    if tx == np.float32:
+        xs[0].flat[0], ys[1].flat[0] = np.nan, np.nan            # NaN compares false (!= true)
+    ys[2].flat[0] = xs[2].flat[0] if yshape == () else ys[2].flat[0]
+    (out,) = run_op(lambda fn, x, y: expr(x, y), [xs, ys], num_threads=2)
+    for x, y, o in zip(xs, ys, out, strict=True):
+        if work is None:
+            want = (x.astype(object) != y.astype(object)).astype(bool)
+        else:
+            want = expr(x.astype(work), y.astype(work))
+        assert o.dtype == np.bool_
+        np.testing.assert_array_equal(o, want)
