@@ -315,11 +315,12 @@ def run_program(ThreadPool pool, list steps, int ntemps, list inputs, list const
 
 cdef struct SampleJob:
     Program* prog
-    char** ins                  # the sample's input pointers (prog.ninputs)
-    int64_t* period             # element k of the sample reads element k % period of input j
-    char* out
-    Py_ssize_t size             # elements of the sample
-    Py_ssize_t start
+    char** ins                  # input j of sample s: ins[s * prog.ninputs + j]
+    int64_t* period             # element k of a sample reads element k % period of its input
+    char** outs                 # each sample's output
+    const int64_t* sizes        # elements of each sample
+    Py_ssize_t count            # samples (consecutive; 1 for a span of a large one)
+    Py_ssize_t start            # the span of the sample; n < 0: the whole samples
     cnp.npy_intp n
     bint failed
 
@@ -327,31 +328,43 @@ cdef struct SampleJob:
 cdef void _run_sample_job(void* jobs, int64_t i) noexcept nogil:
     cdef SampleJob* job = (<SampleJob*>jobs) + i
     cdef Program* p = job.prog
-    cdef Py_ssize_t item = p.item, start = job.start, end = job.start + job.n
-    cdef Py_ssize_t chunk_bytes = PROGRAM_CHUNK * item
+    cdef char* scratch = <char*>malloc((p.ntemps + p.ninputs) * PROGRAM_CHUNK * p.item)
+    cdef Py_ssize_t s, nin = p.ninputs
+    if scratch == NULL:
+        job.failed = True
+        return
+    for s in range(job.count):
+        if job.n >= 0:
+            _run_sample_part(p, job.ins + s * nin, job.period + s * nin, job.outs[s],
+                             job.sizes[s], job.start, job.start + job.n, scratch)
+        else:
+            _run_sample_part(p, job.ins + s * nin, job.period + s * nin, job.outs[s],
+                             job.sizes[s], 0, job.sizes[s], scratch)
+    free(scratch)
+
+
+cdef void _run_sample_part(Program* p, char** src, int64_t* period, char* out, Py_ssize_t size,
+                           Py_ssize_t start, Py_ssize_t end, char* scratch) noexcept nogil:
+    """Elements [start, end) of one sample of `size` elements."""
+    cdef Py_ssize_t item = p.item, chunk_bytes = PROGRAM_CHUNK * p.item
     cdef cnp.npy_intp n
-    cdef char* scratch = <char*>malloc((p.ntemps + p.ninputs) * chunk_bytes)
     cdef char* ins[C_MAX_STEPS * MAX_ARGS]
     cdef cnp.npy_intp in_steps[C_MAX_STEPS * MAX_ARGS]
     cdef int j
     cdef int64_t per
-    if scratch == NULL:
-        job.failed = True
-        return
     while start < end:
         n = min(<Py_ssize_t>PROGRAM_CHUNK, end - start)
         for j in range(p.ninputs):
-            per = job.period[j]
-            if p.in_num[j] == p.num and per == job.size:
-                ins[j], in_steps[j] = job.ins[j] + start * item, item
+            per = period[j]
+            if p.in_num[j] == p.num and per == size:
+                ins[j], in_steps[j] = src[j] + start * item, item
             elif p.in_num[j] == p.num and per == 1:
-                ins[j], in_steps[j] = job.ins[j], 0
+                ins[j], in_steps[j] = src[j], 0
             else:
                 ins[j], in_steps[j] = scratch + (p.ntemps + j) * chunk_bytes, item
-                load(p.in_num[j], p.num, job.ins[j], per, start, n, ins[j])
-        _run_chunk(p, ins, in_steps, job.out + start * p.out_item, scratch, n)
+                load(p.in_num[j], p.num, src[j], per, start, n, ins[j])
+        _run_chunk(p, ins, in_steps, out + start * p.out_item, scratch, n)
         start += n
-    free(scratch)
 
 
 cdef inline bint _known_type(int num) noexcept:
@@ -414,15 +427,16 @@ def run_samples(ThreadPool pool, list steps, int ntemps, list inputs, list const
     """
     cdef Program* p
     cdef SampleJob* jobs
-    cdef Py_ssize_t nin = len(inputs), ns = out.num_samples, i, j, k, count = 0, size, start
+    cdef Py_ssize_t nin = len(inputs), ns = out.num_samples, i, j, k, count = 0, start
     work = np.dtype(out.dtype if dtype is None else dtype)
     cdef int num = work.num, out_num = out.dtype.num
     cdef BatchStorage st
-    cdef cnp.ndarray periods, ptrs, sizes, offs
+    cdef cnp.ndarray periods, ptrs, sizes, outs
     cdef int64_t* per
     cdef char** ptr
+    cdef char** outp
     cdef const int64_t* sz
-    cdef const int64_t* op
+    cdef Py_ssize_t group
     if out.base is None:
         raise ValueError("out must be contiguous storage")
     if not _known_type(num) or not _known_type(out_num):
@@ -444,33 +458,60 @@ def run_samples(ThreadPool pool, list steps, int ntemps, list inputs, list const
         p.in_num[j] = st.dtype.num
         if not _known_type(p.in_num[j]) or not _periods(st, out, j, nin, per, ptr):
             return False
-    keep += [periods, ptrs]
     sizes = np.ascontiguousarray(np.prod(out.shapes, axis=1, dtype=np.int64))
-    offs = np.ascontiguousarray(out.offsets)
+    outs = np.asarray(out.offsets, np.uintp) + <size_t>out.data
+    keep += [periods, ptrs, sizes, outs]
     sz = <const int64_t*>cnp.PyArray_DATA(sizes)
-    op = <const int64_t*>cnp.PyArray_DATA(offs)
+    outp = <char**>cnp.PyArray_DATA(outs)
+    # Large samples in spans of PROGRAM_SPAN elements, small consecutive ones grouped.
+    group = 0
     for i in range(ns):
-        count += (sz[i] + PROGRAM_SPAN - 1) // PROGRAM_SPAN
+        if sz[i] >= PROGRAM_SPAN:
+            count += (sz[i] + PROGRAM_SPAN - 1) // PROGRAM_SPAN + (group > 0)
+            group = 0
+        else:
+            group += sz[i]
+            if group >= PROGRAM_SPAN:
+                count += 1
+                group = 0
+    count += group > 0
     if count == 0:
         return True
     jobs = <SampleJob*>job_array(count, sizeof(SampleJob), keep)
     k = 0
-    for i in range(ns):
-        size = sz[i]
-        start = 0
-        while start < size:
-            jobs[k].prog = p
-            jobs[k].ins = ptr + i * nin
-            jobs[k].period = per + i * nin
-            jobs[k].out = out.data + op[i]
-            jobs[k].size = size
-            jobs[k].start = start
-            jobs[k].n = min(<Py_ssize_t>PROGRAM_SPAN, size - start)
-            jobs[k].failed = False
-            start += PROGRAM_SPAN
-            k += 1
-    run_largest_first(pool, _run_sample_job, jobs, [jobs[k].n for k in range(count)],
-                      _NS_PER_ELEMENT * len(steps))
+    i = 0
+    while i < ns:
+        jobs[k].prog = p
+        jobs[k].ins = ptr + i * nin
+        jobs[k].period = per + i * nin
+        jobs[k].outs = outp + i
+        jobs[k].sizes = sz + i
+        jobs[k].failed = False
+        if sz[i] >= PROGRAM_SPAN:
+            start = 0
+            while start < sz[i]:
+                if start:
+                    jobs[k] = jobs[k - 1]
+                jobs[k].count = 1
+                jobs[k].start = start
+                jobs[k].n = min(<Py_ssize_t>PROGRAM_SPAN, sz[i] - start)
+                start += PROGRAM_SPAN
+                k += 1
+            i += 1
+            continue
+        group = 0
+        jobs[k].count, jobs[k].start, jobs[k].n = 0, 0, -1
+        while i < ns and sz[i] < PROGRAM_SPAN and group < PROGRAM_SPAN:
+            group += sz[i]
+            jobs[k].count += 1
+            i += 1
+        if group == 0:
+            continue            # empty samples only: the job is not counted, reused
+        k += 1
+    run_largest_first(pool, _run_sample_job, jobs,
+                      [jobs[k].n if jobs[k].n >= 0 else
+                       sum([jobs[k].sizes[j] for j in range(jobs[k].count)])
+                       for k in range(count)], _NS_PER_ELEMENT * len(steps))
     for k in range(count):
         if jobs[k].failed:
             raise MemoryError()

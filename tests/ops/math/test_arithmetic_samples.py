@@ -169,3 +169,19 @@ def test_comparisons_of_ragged_batches(case):
             want = expr(x.astype(work), y.astype(work))
         assert o.dtype == np.bool_
         np.testing.assert_array_equal(o, want)
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_run_samples_kernel_groups_small_samples_around_large_and_empty_ones(threads):
+    from dali._ext.thread_pool import ThreadPool
+    rng = np.random.default_rng(threads)
+    shapes = [(8, 8, 3)] * 10 + [(0, 3, 3), (260, 300, 3)] + [(100, 100, 3)] * 9 + \
+        [(0, 1, 3)] * 3 + [(2, 2, 3)]
+    xs = [rng.integers(0, 255, s).astype(np.uint8) for s in shapes]
+    ys = [np.float32(rng.random()) * np.ones((1, 1, 1), np.float32) for _ in shapes]
+    out = BatchStorage.allocate(np.float32, shapes)
+    assert arith.run_samples(ThreadPool(threads), add_program(np.float32), 0,
+                             [BatchStorage.from_arrays(xs), BatchStorage.from_samples(ys)], [],
+                             out)
+    for x, y, o in zip(xs, ys, out.samples(), strict=True):
+        np.testing.assert_array_equal(o, x.astype(np.float32) + y)
