@@ -31,6 +31,10 @@ class Not(_operator.Operator):
         return _operator.Plan([_operator.OutputDesc([()] * len(tl), np.bool_, "")])
 
     def run_cpu(self, ws, plan):
+        dense = ws.input_storage(0).dense()
+        if dense is not None:
+            ws.outputs[0].flat()[...] = dense == 0
+            return
         for src, dst in zip(ws.input_samples(0), ws.output_samples(0), strict=True):
             dst[...] = not bool(src)
 
