@@ -190,7 +190,7 @@ def test_run_fn_runs_without_the_gil():
     t.join()
     # the middle half of the run is the kernel's (its entry and exit are Python)
     during = [s for s in stamps if start + took / 4 <= s <= start + 3 * took / 4]
-    assert took > 0.05 and len(during) >= 10, (took, len(during))
+    assert took > 0.01 and len(during) >= 10, (took, len(during))
 
 
 def test_is_never_pruned():
