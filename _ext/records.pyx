@@ -831,11 +831,11 @@ def caffe2_records(list values, bint image, int label_type, int64_t num_labels,
 
 
 def source_infos(list prefixes, which, bytes blob, starts, stops, numbers=None, present=None,
-                 str errors="strict", bint cut_at_nul=False):
-    """The source info of each sample of a batch: prefixes[which[i]], then `numbers[i]` and
-    ":" when `numbers` is given, then blob[starts[i]:stops[i]] (up to its first NUL with
-    `cut_at_nul`) decoded as UTF-8 with `errors`; "" where `present[i]` is False.  The readers'
-    `f"{path}..."` strings of a batch in one call."""
+                 str errors="strict", bint cut_at_nul=False, bint colon=True):
+    """The source info of each sample of a batch: prefixes[which[i]], then `numbers[i]` (and
+    ":" with `colon`) when `numbers` is given, then blob[starts[i]:stops[i]] (up to its first
+    NUL with `cut_at_nul`) decoded as UTF-8 with `errors`; "" where `present[i]` is False.
+    The readers' `f"{path}..."` strings of a batch in one call."""
     cdef cnp.ndarray[cnp.int64_t, ndim=1] w = np.ascontiguousarray(which, np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] s = np.ascontiguousarray(starts, np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] e = np.ascontiguousarray(stops, np.int64)
@@ -864,7 +864,8 @@ def source_infos(list prefixes, which, bytes blob, starts, stops, numbers=None, 
         for i in range(n):
             if keep is not None and not keep[i]:
                 continue
-            head = 0 if num is None else snprintf(buf, 32, "%lld:", <long long>num[i])
+            head = 0 if num is None else snprintf(buf, 32, "%lld:" if colon else "%lld",
+                                                  <long long>num[i])
             length = e[i] - s[i]
             if cut_at_nul:
                 text = <const char*>memchr(b + s[i], 0, <size_t>length)

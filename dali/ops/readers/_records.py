@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-from dali._ext import files
+from dali._ext import files, records
 from dali._ext.tensor_storage import BatchStorage
 from dali.ops.readers import _common
 
@@ -76,7 +76,11 @@ class RecordReader(_common.Reader):
     def run_cpu(self, ws, plan):
         for k, storage in enumerate(plan.contents):
             ws.outputs[k] = storage
-        ws.out_source_info = [self.entry_name(e) for e in plan.entries]
+        idx = np.asarray(plan.entries, np.int64)        # entry_name's, in one call
+        none = np.zeros(len(idx), np.int64)
+        ws.out_source_info = records.source_infos(
+            [f"{p} at index " for p in self.args["path"]], self._file_ids[idx], b"", none,
+            none, numbers=self._offsets[idx], colon=False)
 
 
 def file_sizes(paths, op_name):

@@ -224,6 +224,10 @@ def test_source_infos_match_the_python_strings():
     assert got == [f"{prefixes[w]}{k}:{blob[s:e].decode('utf-8', 'surrogateescape')}"
                    if p else "" for w, k, p, (s, e) in zip(which, numbers, present, spans,
                                                           strict=True)]
+    none = np.zeros(5, np.int64)
+    got = records.source_infos(["r.rec at index "], np.zeros(5), b"", none, none,
+                               numbers=numbers, colon=False)
+    assert got == [f"r.rec at index {k}" for k in numbers]
     with pytest.raises(ValueError, match="outside the blob"):
         records.source_infos(prefixes, [0], blob, [20], [22])
     with pytest.raises(ValueError, match="no such prefix"):
