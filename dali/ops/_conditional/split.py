@@ -23,12 +23,17 @@ class Split(_operator.Operator):
         args=[Arg("predicate", T.BOOL, REQUIRED, tensor=True, doc="Per-sample condition."),
               Arg("_if_stmt", T.BOOL, False, doc="Inserted by an `if` statement.")])
 
+    def setup(self):
+        self._descs = {}        # (dtype, layout, ndim) -> the two outputs' descriptions
+
     def infer(self, ws):
         tl = ws.inputs[0]
-        d = ws.input_dtype(0)
-        return _operator.Plan([_operator.OutputDesc(None, d, tl.layout(), tl.ndim()),
-                               _operator.OutputDesc(None, d, tl.layout(), tl.ndim())],
-                              mask=_predicate.predicate_mask(ws))
+        key = (ws.input_dtype(0), tl.layout(), tl.ndim())
+        descs = self._descs.get(key)
+        if descs is None:
+            descs = self._descs[key] = [_operator.OutputDesc(None, *key),
+                                        _operator.OutputDesc(None, *key)]
+        return _operator.Plan(descs, mask=_predicate.predicate_mask(ws))
 
     def run_cpu(self, ws, plan):
         sides = conditional.split(ws.input_storage(0), plan.mask, ws.sample_ids,
