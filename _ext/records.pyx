@@ -1,5 +1,8 @@
-"""tf.train.Example records parsed in C without the GIL (readers.tfrecord), without TensorFlow
-or protobuf.
+"""Records parsed in C without the GIL, without TensorFlow or protobuf: tf.train.Example
+records (readers.tfrecord), MXNet RecordIO records (readers.mxnet), Caffe Datum and Caffe2
+TensorProtos messages (readers.caffe, readers.caffe2: see their section below), and the batch
+helpers of the record readers (`gather_spans`: the samples' bytes out of their records in one
+copy; `source_infos`: a batch's source info strings in one call).
 
 A TFRecord record is `length` (uint64 LE), a masked crc32c of the length (4 bytes), `length`
 bytes of data and a masked crc32c of the data (4 bytes).  As in DALI, the CRCs are not checked;
