@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import statistics
 import sys
 
 from bench import backends, corpus, measure, pipelines
@@ -66,11 +65,8 @@ def measure_efficientnet(loaded, root, policies, repeats, iterations, warmup, lo
         for rep in range(repeats):
             for b in loaded if rep % 2 == 0 else loaded[::-1]:
                 import_policy(b, policy)
-                pipe = pipelines.build(b, graph, conditionals=True, root=str(root),
-                                       policy=policy)
-                t = measure.pipeline_timing(pipe, iterations, warmup)
-                del pipe
-                measure.settle(max(0.1, 2.5 * t.wall / iterations))
+                t = pipelines.timed(b, graph, iterations, warmup, conditionals=True,
+                                    root=str(root), policy=policy)
                 res.setdefault(policy, {}).setdefault(b.label, []).append(t)
                 log(f"  efficientnet {policy:14s} {b.label:5s} {t.rate:7.1f} img/s  "
                     f"{t.cpu_ms:.2f} CPU ms/img")
@@ -80,20 +76,11 @@ def measure_efficientnet(loaded, root, policies, repeats, iterations, warmup, lo
 def table(res):
     """The markdown table of `measure_efficientnet`'s results (medians; ratio = median of the
     paired per-repeat ratios)."""
-    def med(xs):
-        return statistics.median(xs) if xs else float("nan")
-
-    rows = ["| pipeline | dali img/s | DALI img/s | ratio | target | dali CPU ms/img | "
-            "DALI CPU ms/img |", "|---|---|---|---|---|---|---|"]
+    rows = []
     for policy, by_label in res.items():
-        ours, peer = by_label.get("dali", []), by_label.get("DALI", [])
-        ratio = med([a.rate / b.rate for a, b in zip(ours, peer, strict=False)])
         steps = "crop -> 224x224 -> flip -> " + ("" if policy == "disabled" else "augment -> ")
-        rows.append(f"| EfficientNet training ({POLICIES[policy]}: {steps}normalize) | "
-                    f"{med([t.rate for t in ours]):.1f} | "
-                    f"{med([t.rate for t in peer]):.1f} | {ratio:.2f}x | {TARGET}x | "
-                    f"{med([t.cpu_ms for t in ours]):.2f} | {med([t.cpu_ms for t in peer]):.2f} |")
-    return "\n".join(rows)
+        rows.append((f"EfficientNet training ({POLICIES[policy]}: {steps}normalize)", by_label))
+    return measure.pipeline_table("img", rows, TARGET)
 
 
 def main(argv=None):

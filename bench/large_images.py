@@ -49,14 +49,6 @@ CASES = (
 SCALED = "dali scaled"
 
 
-def _timing(backend, graph, root, iterations, warmup, **kwargs):
-    pipe = pipelines.build(backend, graph, batch_size=BATCH_SIZE, root=root, **kwargs)
-    t = measure.pipeline_timing(pipe, iterations, warmup)
-    del pipe
-    measure.settle(max(0.1, 2.5 * t.wall / iterations))
-    return t
-
-
 def measure_large(loaded, root, repeats, iterations, warmup, log):
     """{case key: {label: [Timing per repeat]}} (labels: the backends' and "dali scaled") and
     {case key: (min, median) PSNR in dB of the scaled outputs against the exact ones}."""
@@ -68,7 +60,8 @@ def measure_large(loaded, root, repeats, iterations, warmup, log):
             if ours is not None and not math.isnan(case.scaled_target):
                 runs.append((ours, SCALED, {"decode_scaling": True}))
             for b, label, kwargs in runs:
-                t = _timing(b, case.graph, root, iterations, warmup, **kwargs)
+                t = pipelines.timed(b, case.graph, iterations, warmup,
+                                    batch_size=BATCH_SIZE, root=root, **kwargs)
                 res.setdefault(case.key, {}).setdefault(label, []).append(t)
                 log(f"  {case.key:7s} {label:11s} {t.rate:7.1f} img/s  "
                     f"{t.cpu_ms:.2f} CPU ms/img")
@@ -106,12 +99,7 @@ def table(results):
     """The markdown table of `measure_large`'s results (medians; ratios are medians of the
     paired per-repeat ratios)."""
     res, quality = results
-
-    def med(xs):
-        return statistics.median(xs) if xs else NAN
-
-    def ratio(a, b):
-        return med([x.rate / y.rate for x, y in zip(a, b, strict=False)])
+    med, ratio = measure.median, measure.paired_ratio
 
     rows = ["| pipeline | dali img/s | DALI img/s | ratio | target | dali scaled img/s | "
             "scaled ratio | scaled target | PSNR scaled/exact (min / median) |",

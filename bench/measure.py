@@ -12,6 +12,7 @@ import concurrent.futures
 import dataclasses
 import gc
 import os
+import statistics
 import time
 
 import cv2
@@ -36,6 +37,30 @@ class Timing:
     def cpu_ms(self):
         """CPU milliseconds per item."""
         return 1e3 * self.cpu / self.items
+
+
+def median(xs):
+    """The median of `xs`, NaN when empty."""
+    return statistics.median(xs) if xs else float("nan")
+
+
+def paired_ratio(ours, peer):
+    """Median over repeats of our rate / the peer's (Timings paired by repeat)."""
+    return median([a.rate / b.rate for a, b in zip(ours, peer, strict=False)])
+
+
+def pipeline_table(unit, rows, target):
+    """The markdown table of end-to-end pipelines: `rows` are (title, {label: [Timing per
+    repeat]}) with labels "dali" and "DALI"; throughput in `unit`s/s, CPU ms per `unit`."""
+    lines = [f"| pipeline | dali {unit}/s | DALI {unit}/s | ratio | target | dali CPU ms/{unit} "
+             f"| DALI CPU ms/{unit} |", "|---|---|---|---|---|---|---|"]
+    for title, res in rows:
+        ours, peer = res.get("dali", []), res.get("DALI", [])
+        lines.append(f"| {title} | {median([t.rate for t in ours]):.1f} | "
+                     f"{median([t.rate for t in peer]):.1f} | {paired_ratio(ours, peer):.2f}x | "
+                     f"{target}x | {median([t.cpu_ms for t in ours]):.2f} | "
+                     f"{median([t.cpu_ms for t in peer]):.2f} |")
+    return "\n".join(lines)
 
 
 def timed(func, repeat, items_per_call):

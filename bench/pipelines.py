@@ -12,6 +12,8 @@ import dataclasses
 
 import numpy as np
 
+from bench import measure
+
 BATCH_SIZE = 64
 NUM_THREADS = 2
 SEED = 1234
@@ -197,3 +199,13 @@ def build(backend, graph, *, batch_size=BATCH_SIZE, num_threads=NUM_THREADS, see
         pipe._fuse_regions = False
     pipe.build()
     return pipe
+
+
+def timed(backend, graph, iterations, warmup, **kwargs):
+    """Timing of `iterations` batches of `build(backend, graph, **kwargs)` after `warmup`; the
+    pipeline is then dropped and what it still had queued let finish."""
+    pipe = build(backend, graph, **kwargs)
+    t = measure.pipeline_timing(pipe, iterations, warmup)
+    del pipe
+    measure.settle(max(0.1, 2.5 * t.wall / iterations))
+    return t

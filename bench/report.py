@@ -32,7 +32,6 @@ import json
 import os
 import pathlib
 import platform
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -86,8 +85,7 @@ QUICK = Settings(repeats=1, image_iterations=3, chain_iterations=30, debug_itera
                  large_repeats=1, large_iterations=2, speech_iterations=1)
 
 
-def median(xs):
-    return statistics.median(xs) if xs else float("nan")
+median = measure.median
 
 
 def paired_ratio(num, den, key):
@@ -96,15 +94,6 @@ def paired_ratio(num, den, key):
 
 
 # -- measuring ---------------------------------------------------------------------------------
-def run_pipeline(backend, graph, iterations, warmup, **kwargs):
-    """Timing of `iterations` batches on a fresh pipeline, which is then dropped."""
-    pipe = pipelines.build(backend, graph, **kwargs)
-    t = measure.pipeline_timing(pipe, iterations, warmup)
-    del pipe
-    measure.settle(max(0.1, 2.5 * t.wall / iterations))
-    return t
-
-
 def backend_order(loaded, rep):
     """The backends, ours first on even repeats and the peer first on odd ones."""
     return loaded if rep % 2 == 0 else loaded[::-1]
@@ -121,14 +110,14 @@ def measure_images(loaded, root, s, log):
         for case in pipelines.IMAGE_CASES:
             for b in backend_order(loaded, rep):
                 if all(backends.has_operator(b, op) for op in case.needs):
-                    t = run_pipeline(b, case.graph, s.image_iterations, s.warmup, root=root)
+                    t = pipelines.timed(b, case.graph, s.image_iterations, s.warmup, root=root)
                     res.setdefault(case.key, {}).setdefault(b.label, []).append(t)
                     log(f"  {case.key:7s} {b.label:5s} {t.rate:7.1f} img/s  "
                         f"{t.cpu_ms:.2f} CPU ms/img")
         case = pipelines.P2_NO_FUSION
         if loaded[0].name == backends.OURS and all(backends.has_operator(loaded[0], op)
                                                    for op in case.needs):
-            t = run_pipeline(loaded[0], case.graph, s.image_iterations, s.warmup, root=root,
+            t = pipelines.timed(loaded[0], case.graph, s.image_iterations, s.warmup, root=root,
                              fuse_regions=False)
             res.setdefault(case.key, {}).setdefault("dali", []).append(t)
             log(f"  {case.key} dali {t.rate:7.1f} img/s  {t.cpu_ms:.2f} CPU ms/img")
@@ -169,7 +158,7 @@ def measure_executor(loaded, s, log):
                 if b.name == backends.OURS:
                     modes.append(("debug", s.debug_iterations))
                 for mode, its in modes:
-                    per_iter = [run_pipeline(b, pipelines.chain, its, s.warmup, n_ops=n,
+                    per_iter = [pipelines.timed(b, pipelines.chain, its, s.warmup, n_ops=n,
                                              batch=batch, batch_size=bs,
                                              debug=mode == "debug").wall / its * 1e6
                                 for n in CHAIN_LENGTHS]
@@ -195,7 +184,7 @@ def measure_conditionals(loaded, root, s, log):
     for rep in range(s.repeats):
         for graph in (pipelines.if_else, pipelines.both_branches):
             for b in backend_order(loaded, rep):
-                t = run_pipeline(b, graph, s.cond_iterations, s.warmup, images=images,
+                t = pipelines.timed(b, graph, s.cond_iterations, s.warmup, images=images,
                                  predicate=predicate, conditionals=graph is pipelines.if_else)
                 res.setdefault(graph.__name__, {}).setdefault(b.label, []).append(t)
                 log(f"  {graph.__name__:13s} {b.label:5s} {1e3 * t.wall / t.items * 64:7.1f} "

@@ -22,7 +22,6 @@ import argparse
 import json
 import math
 import pathlib
-import statistics
 import tempfile
 
 import numpy as np
@@ -116,10 +115,7 @@ def measure_speech(loaded, manifest, repeats, iterations, warmup, log):
     res = {}
     for rep in range(repeats):
         for b in loaded if rep % 2 == 0 else loaded[::-1]:
-            pipe = pipelines.build(b, graph, manifest=manifest, upto=upto)
-            t = measure.pipeline_timing(pipe, iterations, warmup)
-            del pipe
-            measure.settle(max(0.1, 2.5 * t.wall / iterations))
+            t = pipelines.timed(b, graph, iterations, warmup, manifest=manifest, upto=upto)
             res.setdefault(b.label, []).append(t)
             log(f"  speech  {b.label:5s} {t.rate:7.1f} samples/s  {t.cpu_ms:.2f} CPU ms/sample")
     return res, upto
@@ -128,21 +124,11 @@ def measure_speech(loaded, manifest, repeats, iterations, warmup, log):
 def table(res, upto=STAGES):
     """The markdown table of `measure_speech`'s results (medians; ratio = median of the
     paired per-repeat ratios)."""
-    def med(xs):
-        return statistics.median(xs) if xs else float("nan")
-
-    ours, peer = res.get("dali", []), res.get("DALI", [])
-    ratio = med([a.rate / b.rate for a, b in zip(ours, peer, strict=False)])
     what = " -> ".join(("nemo_asr",) + tuple(upto))
     missing = [name for name in STAGES if name not in upto]
     if missing:
         what += f"; without {', '.join(missing)}: not in dali yet"
-    return "\n".join([
-        "| pipeline | dali samples/s | DALI samples/s | ratio | target | dali CPU ms/sample | "
-        "DALI CPU ms/sample |", "|---|---|---|---|---|---|---|",
-        f"| speech training ({what}) | {med([t.rate for t in ours]):.1f} | "
-        f"{med([t.rate for t in peer]):.1f} | {ratio:.2f}x | {TARGET}x | "
-        f"{med([t.cpu_ms for t in ours]):.2f} | {med([t.cpu_ms for t in peer]):.2f} |"])
+    return measure.pipeline_table("sample", [(f"speech training ({what})", res)], TARGET)
 
 
 def main(argv=None):

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import math
-import statistics
 import tempfile
 
 import numpy as np
@@ -95,10 +94,8 @@ def measure_ssd(loaded, files, repeats, iterations, warmup, log):
     res = {}
     for rep in range(repeats):
         for b in loaded if rep % 2 == 0 else loaded[::-1]:
-            pipe = pipelines.build(b, graph, file_root=files[0], annotations_file=files[1])
-            t = measure.pipeline_timing(pipe, iterations, warmup)
-            del pipe
-            measure.settle(max(0.1, 2.5 * t.wall / iterations))
+            t = pipelines.timed(b, graph, iterations, warmup, file_root=files[0],
+                                annotations_file=files[1])
             res.setdefault(b.label, []).append(t)
             log(f"  ssd     {b.label:5s} {t.rate:7.1f} img/s  {t.cpu_ms:.2f} CPU ms/img")
     return res
@@ -107,18 +104,8 @@ def measure_ssd(loaded, files, repeats, iterations, warmup, log):
 def table(res):
     """The markdown table of `measure_ssd`'s results (medians; ratio = median of the paired
     per-repeat ratios)."""
-    def med(xs):
-        return statistics.median(xs) if xs else float("nan")
-
-    rows = ["| pipeline | dali img/s | DALI img/s | ratio | target | dali CPU ms/img | "
-            "DALI CPU ms/img |", "|---|---|---|---|---|---|---|"]
-    ours, peer = res.get("dali", []), res.get("DALI", [])
-    ratio = med([a.rate / b.rate for a, b in zip(ours, peer, strict=False)])
-    rows.append(f"| SSD300 training (coco -> crop -> flip -> 300x300 -> box_encoder) | "
-                f"{med([t.rate for t in ours]):.1f} | {med([t.rate for t in peer]):.1f} | "
-                f"{ratio:.2f}x | {TARGET}x | {med([t.cpu_ms for t in ours]):.2f} | "
-                f"{med([t.cpu_ms for t in peer]):.2f} |")
-    return "\n".join(rows)
+    return measure.pipeline_table("img", [(
+        "SSD300 training (coco -> crop -> flip -> 300x300 -> box_encoder)", res)], TARGET)
 
 
 def main(argv=None):

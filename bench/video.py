@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import io
 import pathlib
-import statistics
 import tempfile
 
 import numpy as np
@@ -81,10 +80,8 @@ def measure_video(loaded, file_root, repeats, iterations, warmup, log):
     res = {}
     for rep in range(repeats):
         for b in loaded if rep % 2 == 0 else loaded[::-1]:
-            pipe = pipelines.build(b, graph, batch_size=BATCH_SIZE, file_root=file_root)
-            t = measure.pipeline_timing(pipe, iterations, warmup)
-            del pipe
-            measure.settle(max(0.1, 2.5 * t.wall / iterations))
+            t = pipelines.timed(b, graph, iterations, warmup, batch_size=BATCH_SIZE,
+                                file_root=file_root)
             res.setdefault(b.label, []).append(t)
             log(f"  video   {b.label:5s} {t.rate:7.1f} sequences/s  "
                 f"{t.cpu_ms:.2f} CPU ms/sequence")
@@ -94,18 +91,9 @@ def measure_video(loaded, file_root, repeats, iterations, warmup, log):
 def table(res):
     """The markdown table of `measure_video`'s results (medians; ratio = median of the paired
     per-repeat ratios)."""
-    def med(xs):
-        return statistics.median(xs) if xs else float("nan")
-
-    rows = ["| pipeline | dali sequences/s | DALI sequences/s | ratio | target | "
-            "dali CPU ms/sequence | DALI CPU ms/sequence |", "|---|---|---|---|---|---|---|"]
-    ours, peer = res.get("dali", []), res.get("DALI", [])
-    ratio = med([a.rate / b.rate for a, b in zip(ours, peer, strict=False)])
-    rows.append(f"| video classification (readers.video 16 frames -> resize 171x128 -> "
-                f"crop_mirror_normalize 112x112 CFHW) | {med([t.rate for t in ours]):.1f} | "
-                f"{med([t.rate for t in peer]):.1f} | {ratio:.2f}x | {TARGET}x | "
-                f"{med([t.cpu_ms for t in ours]):.2f} | {med([t.cpu_ms for t in peer]):.2f} |")
-    return "\n".join(rows)
+    return measure.pipeline_table("sequence", [(
+        "video classification (readers.video 16 frames -> resize 171x128 -> "
+        "crop_mirror_normalize 112x112 CFHW)", res)], TARGET)
 
 
 def main(argv=None):
