@@ -13,11 +13,10 @@ CHW, ImageNet mean/std).  Batch 64, num_threads=2, `enable_conditionals=True`.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 
-from bench import backends, corpus, measure, pipelines
+from bench import corpus, measure, pipelines
 
 TARGET = 1.5          # the throughput ratio dali / real DALI issue #10 aims at
 IMAGE_SIZE = 224
@@ -84,16 +83,11 @@ def table(res):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--policies", default="trivialaugment,autoaugment",
-                    help="comma-separated: trivialaugment, autoaugment, disabled")
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--iterations", type=int, default=8)
-    ap.add_argument("--warmup", type=int, default=2)
-    a = ap.parse_args(argv)
-    loaded = [backends.load(n) for n in backends.NAMES if backends.available(n)]
+    a, loaded, log = pipelines.standalone(__doc__, argv, options=[(
+        "--policies", dict(default="trivialaugment,autoaugment",
+                           help="comma-separated: trivialaugment, autoaugment, disabled"))])
     res = measure_efficientnet(loaded, corpus.locate(), a.policies.split(","), a.repeats,
-                               a.iterations, a.warmup, lambda msg: print(msg, flush=True))
+                               a.iterations, a.warmup, log)
     print(table(res))
     return res
 

@@ -15,7 +15,6 @@ against the exact ones over the whole corpus goes with them.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 import statistics
@@ -118,14 +117,9 @@ def table(results):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--iterations", type=int, default=8)
-    ap.add_argument("--warmup", type=int, default=2)
-    a = ap.parse_args(argv)
-    loaded = [backends.load(n) for n in backends.NAMES if backends.available(n)]
-    results = measure_large(loaded, str(corpus.locate(kind=corpus.LARGE)), a.repeats, a.iterations,
-                            a.warmup, lambda msg: print(msg, flush=True))
+    a, loaded, log = pipelines.standalone(__doc__, argv)
+    results = measure_large(loaded, str(corpus.locate(kind=corpus.LARGE)), a.repeats,
+                            a.iterations, a.warmup, log)
     print(table(results))
     return results
 

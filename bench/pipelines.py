@@ -8,11 +8,12 @@ validation) with the operators each needs and the speed-up over real DALI it aim
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 
 import numpy as np
 
-from bench import measure
+from bench import backends, measure
 
 BATCH_SIZE = 64
 NUM_THREADS = 2
@@ -199,6 +200,20 @@ def build(backend, graph, *, batch_size=BATCH_SIZE, num_threads=NUM_THREADS, see
         pipe._fuse_regions = False
     pipe.build()
     return pipe
+
+
+def standalone(doc, argv=None, iterations=8, warmup=2, options=()):
+    """(parsed arguments, loaded backends, log) for a pipeline module run as
+    `python -m bench.<name>`: --repeats, --iterations, --warmup and `options`, (flag,
+    argparse keywords) pairs; the backends are those installed."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    for flag, kwargs in options:
+        ap.add_argument(flag, **kwargs)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--iterations", type=int, default=iterations)
+    ap.add_argument("--warmup", type=int, default=warmup)
+    loaded = [backends.load(n) for n in backends.NAMES if backends.available(n)]
+    return ap.parse_args(argv), loaded, lambda msg: print(msg, flush=True)
 
 
 def timed(backend, graph, iterations, warmup, **kwargs):

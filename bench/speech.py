@@ -18,7 +18,6 @@ Where dali lacks one of the signal operators, both backends run the graph withou
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import pathlib
@@ -132,16 +131,10 @@ def table(res, upto=STAGES):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--iterations", type=int, default=4)
-    ap.add_argument("--warmup", type=int, default=1)
-    a = ap.parse_args(argv)
-    loaded = [backends.load(n) for n in backends.NAMES if backends.available(n)]
+    a, loaded, log = pipelines.standalone(__doc__, argv, iterations=4, warmup=1)
     with tempfile.TemporaryDirectory(prefix="dali-speech-") as tmp:
-        manifest = data_set(tmp)
-        res, upto = measure_speech(loaded, manifest, a.repeats, a.iterations, a.warmup,
-                                   lambda msg: print(msg, flush=True))
+        res, upto = measure_speech(loaded, data_set(tmp), a.repeats, a.iterations, a.warmup,
+                                   log)
     print(table(res, upto))
     return res
 

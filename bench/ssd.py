@@ -12,14 +12,13 @@ bbox_paste) of DALI's example is optional there and left out here.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import math
 import tempfile
 
 import numpy as np
 
-from bench import backends, coco_data, measure, pipelines
+from bench import coco_data, measure, pipelines
 
 IMAGENET_MEAN = pipelines.IMAGENET_MEAN
 IMAGENET_STD = pipelines.IMAGENET_STD
@@ -109,16 +108,9 @@ def table(res):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--iterations", type=int, default=8)
-    ap.add_argument("--warmup", type=int, default=2)
-    a = ap.parse_args(argv)
-    loaded = [backends.load(n) for n in backends.NAMES if backends.available(n)]
+    a, loaded, log = pipelines.standalone(__doc__, argv)
     with tempfile.TemporaryDirectory(prefix="dali-ssd-") as tmp:
-        files = data_set(tmp)
-        res = measure_ssd(loaded, files, a.repeats, a.iterations, a.warmup,
-                          lambda msg: print(msg, flush=True))
+        res = measure_ssd(loaded, data_set(tmp), a.repeats, a.iterations, a.warmup, log)
     print(table(res))
     return res
 

@@ -12,14 +12,13 @@ DALI's CPU decoder reads it), panning over the bundled photos, in 4 class folder
 
 from __future__ import annotations
 
-import argparse
 import io
 import pathlib
 import tempfile
 
 import numpy as np
 
-from bench import backends, measure, opcase, pipelines
+from bench import measure, opcase, pipelines
 
 TARGET = 1.0          # the throughput ratio dali / real DALI aimed at
 SEQUENCE_LENGTH = 16
@@ -97,16 +96,9 @@ def table(res):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--iterations", type=int, default=8)
-    ap.add_argument("--warmup", type=int, default=2)
-    a = ap.parse_args(argv)
-    loaded = [backends.load(n) for n in backends.NAMES if backends.available(n)]
+    a, loaded, log = pipelines.standalone(__doc__, argv)
     with tempfile.TemporaryDirectory(prefix="dali-video-") as tmp:
-        root = write_clips(tmp)
-        res = measure_video(loaded, root, a.repeats, a.iterations, a.warmup,
-                            lambda msg: print(msg, flush=True))
+        res = measure_video(loaded, write_clips(tmp), a.repeats, a.iterations, a.warmup, log)
     print(table(res))
     return res
 
