@@ -58,6 +58,8 @@ cdef extern from "resample_kernels.h":
     int dali_rs_avx2
     void dali_rs_detect() noexcept nogil
     void dali_rs_widen3_u8(const uint8_t* s, float* row, Py_ssize_t n) noexcept nogil
+    void dali_rs_row3_u8(const uint8_t* s, Py_ssize_t n_in, float* out, const int32_t* starts,
+                         const float* weights, Py_ssize_t n_out, int support) noexcept nogil
     void dali_rs_rows_u8(const uint8_t* src, Py_ssize_t stride, const float* w, int support,
                          float* out, Py_ssize_t n) noexcept nogil
     void dali_rs_rows_f32(const float* src, Py_ssize_t stride, const float* w, int support,
@@ -148,7 +150,8 @@ cdef void pass_pixels(const src_t* src, dst_t* dst, const PassDesc* d, float* ac
 
     Each input row is first converted to floats (widened to 4 per position when there are 2 to
     4, so one position is one vector), resampled by resample_kernels.h's loops into `acc`, then
-    converted to the output type.
+    converted to the output type.  Rows of uint8 RGB with fewer taps than twice their positions
+    are not: each tap is widened where it is read (the same values).
     """
     cdef Py_ssize_t o0, o1, i, k, c
     cdef Py_ssize_t inner = d.inner
@@ -166,6 +169,8 @@ cdef void pass_pixels(const src_t* src, dst_t* dst, const PassDesc* d, float* ac
             if 2 <= inner <= 4:
                 if src_t is float and inner == 3 and d.padded:
                     dali_rs_row4(s, acc, d.starts, wt, n_out, support, inner, 3)
+                elif src_t is uint8_t and inner == 3 and n_out * support <= 2 * n_in:
+                    dali_rs_row3_u8(s, n_in, acc, d.starts, wt, n_out, support)
                 else:
                     if src_t is uint8_t and inner == 3:
                         dali_rs_widen3_u8(s, row, n_in)

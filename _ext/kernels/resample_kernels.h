@@ -24,19 +24,19 @@ static inline dali_rs_v4 dali_rs_load4(const float* p) { return *(const dali_rs_
    'stride * n_out' (out must have room for 4 * n_out). */
 /* The loop both row functions share: four outputs at a time (four independent chains hide
    the latency of the additions), each summing its taps in order from zero, then the rest one
-   by one.  VT is the accumulator type, LOAD(p, k) tap k of the position at p, POS(i) where
-   output i's window starts, STORE(i, a) writes output i. */
-#define DALI_RS_ROW_LOOP(VT, ZERO, LOAD, POS, STORE)                                     \
+   by one.  VT is the accumulator type, PT the input's element type, LOAD(p, k) tap k of the
+   position at p, POS(i) where output i's window starts, STORE(i, a) writes output i. */
+#define DALI_RS_ROW_LOOP(VT, PT, ZERO, LOAD, POS, STORE)                                  \
     Py_ssize_t i = 0;                                                                     \
     for (; i + 4 <= n_out; i += 4) {                                                      \
         const float* w0 = weights + i * support;                                          \
         const float* w1 = w0 + support;                                                   \
         const float* w2 = w1 + support;                                                   \
         const float* w3 = w2 + support;                                                   \
-        const float* p0 = POS(i);                                                         \
-        const float* p1 = POS(i + 1);                                                     \
-        const float* p2 = POS(i + 2);                                                     \
-        const float* p3 = POS(i + 3);                                                     \
+        const PT* p0 = POS(i);                                                            \
+        const PT* p1 = POS(i + 1);                                                        \
+        const PT* p2 = POS(i + 2);                                                        \
+        const PT* p3 = POS(i + 3);                                                        \
         VT a0 = ZERO, a1 = ZERO, a2 = ZERO, a3 = ZERO;                                    \
         for (int k = 0; k < support; k++) {                                               \
             a0 += w0[k] * LOAD(p0, k);                                                    \
@@ -51,7 +51,7 @@ static inline dali_rs_v4 dali_rs_load4(const float* p) { return *(const dali_rs_
     }                                                                                     \
     for (; i < n_out; i++) {                                                              \
         const float* w = weights + i * support;                                           \
-        const float* p = POS(i);                                                          \
+        const PT* p = POS(i);                                                             \
         VT a = ZERO;                                                                      \
         for (int k = 0; k < support; k++)                                                 \
             a += w[k] * LOAD(p, k);                                                       \
@@ -65,7 +65,7 @@ static void dali_rs_row4(const float* row, float* out, const int32_t* starts,
 #define DALI_RS_POS4(i) (row + step * (Py_ssize_t)starts[i])
 #define DALI_RS_LOAD4(p, k) dali_rs_load4((p) + step * (k))
 #define DALI_RS_STORE4(i, a) (*(dali_rs_v4u*)(out + stride * (i)) = (a))
-    DALI_RS_ROW_LOOP(dali_rs_v4, zero, DALI_RS_LOAD4, DALI_RS_POS4, DALI_RS_STORE4)
+    DALI_RS_ROW_LOOP(dali_rs_v4, float, zero, DALI_RS_LOAD4, DALI_RS_POS4, DALI_RS_STORE4)
 }
 
 /* Rows of a pass along an outer axis: out[j] = sum_k w[k] * src[k * stride + j] for j < n,
@@ -149,6 +149,13 @@ static void dali_rs_widen3_u8(const uint8_t* s, float* row, Py_ssize_t n) {
         row[4 * i + 3] = 0;
     }
 }
+/* Position p's three uint8 values as 4 floats (the fourth is the next position's first value,
+   or 0 for the row's last position, which ends at `end`: never read past it). */
+static inline dali_rs_v4 dali_rs_load3_u8(const uint8_t* p, const uint8_t* end) {
+    if (p + 4 <= end) return (dali_rs_v4)DALI_RS_U8X4(p);
+    dali_rs_v4 v = {(float)p[0], (float)p[1], (float)p[2], 0};
+    return v;
+}
 static int dali_rs_avx2 = 0;
 static void dali_rs_detect(void) {
     __builtin_cpu_init();
@@ -165,6 +172,11 @@ static void dali_rs_widen3_u8(const uint8_t* s, float* row, Py_ssize_t n) {
         row[4 * i + 3] = 0;
     }
 }
+static inline dali_rs_v4 dali_rs_load3_u8(const uint8_t* p, const uint8_t* end) {
+    (void)end;
+    dali_rs_v4 v = {(float)p[0], (float)p[1], (float)p[2], 0};
+    return v;
+}
 static void dali_rs_detect(void) {}
 static int dali_rs_avx2 = 0;
 #define DALI_RS_ROWS(NAME, T)                                                             \
@@ -177,13 +189,29 @@ DALI_RS_ROWS(dali_rs_rows_u8, uint8_t)
 DALI_RS_ROWS(dali_rs_rows_f32, float)
 #endif
 
+/* dali_rs_row4 of a row of `n_in` positions of three uint8 values (out: stride 3), each tap
+   widened to 4 floats where it is read: the values of dali_rs_widen3_u8 then dali_rs_row4,
+   cheaper when there are fewer taps than about twice the positions (a reduction without
+   antialiasing reads two positions per output): positions no output reads are never
+   converted, and the widened row is neither stored nor reloaded. */
+static void dali_rs_row3_u8(const uint8_t* s, Py_ssize_t n_in, float* out,
+                            const int32_t* starts, const float* weights, Py_ssize_t n_out,
+                            int support) {
+    const dali_rs_v4 zero = {0, 0, 0, 0};
+    const uint8_t* end = s + 3 * n_in;
+    const Py_ssize_t stride = 3;
+#define DALI_RS_POS3U(i) (s + 3 * (Py_ssize_t)starts[i])
+#define DALI_RS_LOAD3U(p, k) dali_rs_load3_u8((p) + 3 * (k), end)
+    DALI_RS_ROW_LOOP(dali_rs_v4, uint8_t, zero, DALI_RS_LOAD3U, DALI_RS_POS3U, DALI_RS_STORE4)
+}
+
 /* One value per position. */
 static void dali_rs_row1(const float* row, float* out, const int32_t* starts,
                          const float* weights, Py_ssize_t n_out, int support) {
 #define DALI_RS_POS1(i) (row + starts[i])
 #define DALI_RS_LOAD1(p, k) ((p)[k])
 #define DALI_RS_STORE1(i, a) (out[i] = (a))
-    DALI_RS_ROW_LOOP(float, 0.0f, DALI_RS_LOAD1, DALI_RS_POS1, DALI_RS_STORE1)
+    DALI_RS_ROW_LOOP(float, float, 0.0f, DALI_RS_LOAD1, DALI_RS_POS1, DALI_RS_STORE1)
 }
 
 /* Float -> integer conversion of accumulated rows: saturate, then round half to even

@@ -61,6 +61,27 @@ def test_passes_equal_the_float32_sums(path, dtype, channels, shape_in, shape_ou
         np.testing.assert_array_equal(dst, _reference(src, filters, order))
 
 
+@pytest.mark.parametrize("interp, n_in, n_out, antialias", [
+    (Interp.INTERP_LINEAR, 97, 41, False),     # 2 taps per output: each tap widened as read
+    (Interp.INTERP_LINEAR, 500, 224, False),   # the EfficientNet pipeline's reductions
+    (Interp.INTERP_NN, 150, 200, False),       # 1 tap: widened as read even when enlarging
+    (Interp.INTERP_LINEAR, 60, 224, False),    # more taps than twice the positions: the
+    (Interp.INTERP_CUBIC, 300, 224, False),    # whole row widened first
+    (Interp.INTERP_LINEAR, 97, 41, True),
+])
+@pytest.mark.parametrize("flip", [False, True])
+def test_uint8_rgb_rows_equal_the_float32_sums(path, interp, n_in, n_out, antialias, flip):
+    # the horizontal pass over uint8 RGB, whichever way its row is widened (the last position
+    # of the buffer read without reading past it)
+    src = RNG.integers(0, 256, (1, 5, n_in, 3), np.uint8)
+    lo, hi = (float(n_in), 0.0) if flip else (0.0, float(n_in))
+    f = _resampling.axis_filter(int(interp), n_in, n_out, lo, hi, antialias)
+    assert f.starts.max() + f.support == n_in          # the row's last position is read
+    dst = np.empty((1, 5, n_out, 3), F32)
+    resample.resample(src, dst, [(1, f.starts, f.weights)])
+    np.testing.assert_array_equal(dst, _pass(src, 2, f))
+
+
 def test_both_paths_round_alike():
     # uint8 outputs: the vertical pass last (round half to even on whole vectors) and first
     if not resample.avx2():
