@@ -18,8 +18,9 @@
 
 #include <stdint.h>
 
+#include <memory>
+#include <new>
 #include <type_traits>
-#include <vector>
 
 #include "cast.h"
 
@@ -80,9 +81,15 @@ static void run(const dali_nonsilent_args* a, const dali_nonsilent_job* j) {
     *j->length = 0;
     return;
   }
-  std::vector<float> buf(n);
-  const float* p = buf.data();
-  powers((const T*)j->x, n, w, a->reset, buf.data());
+  // nothrow: an exception must not cross the nogil caller (it would abort the process)
+  std::unique_ptr<float[]> buf(new (std::nothrow) float[n]);
+  if (!buf) {                        // begin -1: the caller raises a MemoryError
+    *j->begin = -1;
+    *j->length = 0;
+    return;
+  }
+  const float* p = buf.get();
+  powers((const T*)j->x, n, w, a->reset, buf.get());
   float ref = a->reference;
   if (!(ref > 0)) {
     ref = p[0];

@@ -106,3 +106,8 @@ def nonsilent_batch(ThreadPool pool, BatchStorage src, begin, length, int64_t wi
             jobs[i].args = args
             jobs[i].fn = fn
     run_largest_first(pool, _run_job, jobs, vols, _NS_PER_ELEMENT)
+    failed = np.flatnonzero(begin < 0)
+    if failed.size:
+        i = int(failed[0])
+        raise MemoryError(f"sample {i}: cannot allocate the short-term power of its {v[i]} "
+                          "values")

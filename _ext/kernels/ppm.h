@@ -11,7 +11,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <vector>
+#include <memory>
+#include <new>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -46,17 +47,19 @@ inline int write_pnm(const char* path, const uint8_t* data, int64_t h, int64_t w
   if (std::fprintf(f, "%s\n%lld %lld\n255\n", c == 3 ? "P3" : "P2",
                    static_cast<long long>(w), static_cast<long long>(h)) < 0)
     err = errno ? errno : EIO;
-  std::vector<char> row(static_cast<size_t>(w * c) * 4 + 1);
+  // nothrow: an exception must not cross the nogil caller (it would abort the process)
+  std::unique_ptr<char[]> row(new (std::nothrow) char[static_cast<size_t>(w * c) * 4 + 1]);
+  if (!row) err = ENOMEM;
   for (int64_t y = 0; y < h && !err; y++) {
-    char* out = row.data();
+    char* out = row.get();
     const uint8_t* px = data + y * w * c;
     for (int64_t k = 0; k < w * c; k++) {
       std::memcpy(out, num[px[k]].text, 4);
       out += num[px[k]].len;
     }
     *out++ = '\n';
-    size_t len = static_cast<size_t>(out - row.data());
-    if (std::fwrite(row.data(), 1, len, f) != len) err = errno ? errno : EIO;
+    size_t len = static_cast<size_t>(out - row.get());
+    if (std::fwrite(row.get(), 1, len, f) != len) err = errno ? errno : EIO;
   }
   if (!err && std::fflush(f) != 0) err = errno ? errno : EIO;
   if (!err && ftruncate(fd, static_cast<off_t>(std::ftell(f))) != 0) err = errno ? errno : EIO;
