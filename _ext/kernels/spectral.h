@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <new>
 
 #include "fft.h"
 
@@ -79,12 +80,14 @@ static inline void dali_spectral_store(const float* re, const float* im, int64_t
   }
 }
 
-static inline void dali_spectrogram_run(const dali_spectrogram_args* a,
-                                        const dali_spectrogram_job* j) {
+static inline int dali_spectrogram_run(const dali_spectrogram_args* a,
+                                       const dali_spectrogram_job* j) {
   const dali_fft::RealPlan& plan = *a->plan;
   int64_t block = std::min(dali_spectral_block(a->plan), j->hi - j->lo);
   int64_t bins = plan.n / 2 + 1, wl = a->window_length;
-  std::unique_ptr<float[]> scratch(new float[plan.scratch_size(block)]);  // not zeroed
+  // nothrow: an exception must not cross the nogil caller (it would abort the process)
+  std::unique_ptr<float[]> scratch(new (std::nothrow) float[plan.scratch_size(block)]);
+  if (!scratch) return -1;           // not zeroed; -1: the caller raises a MemoryError
   const float* w = a->window;
   for (int64_t g0 = j->lo; g0 < j->hi; g0 += block) {
     int64_t nb = std::min(block, j->hi - g0);
@@ -135,13 +138,16 @@ static inline void dali_spectrogram_run(const dali_spectrogram_args* a,
       }
     });
   }
+  return 0;
 }
 
-static inline void dali_power_spectrum_run(const dali_power_spectrum_job* j) {
+static inline int dali_power_spectrum_run(const dali_power_spectrum_job* j) {
   const dali_fft::RealPlan& plan = *j->plan;
   int64_t block = std::min(dali_spectral_block(j->plan), j->hi - j->lo);
   int64_t bins = plan.n / 2 + 1, used = std::min(plan.n, j->len);
-  std::unique_ptr<float[]> scratch(new float[plan.scratch_size(block)]);  // not zeroed
+  // nothrow: an exception must not cross the nogil caller (it would abort the process)
+  std::unique_ptr<float[]> scratch(new (std::nothrow) float[plan.scratch_size(block)]);
+  if (!scratch) return -1;           // not zeroed; -1: the caller raises a MemoryError
   for (int64_t s0 = j->lo; s0 < j->hi; s0 += block) {
     int64_t nb = std::min(block, j->hi - s0);
     float* re = scratch.get();
@@ -161,6 +167,7 @@ static inline void dali_power_spectrum_run(const dali_power_spectrum_job* j) {
       }
     });
   }
+  return 0;
 }
 
 #endif  // DALI_EXT_KERNELS_SPECTRAL_H_

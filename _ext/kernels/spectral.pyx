@@ -54,8 +54,8 @@ cdef extern from "spectral.h" nogil:
         int64_t len, inner, lo, hi
         int power
 
-    void dali_spectrogram_run(const dali_spectrogram_args* a, const dali_spectrogram_job* j)
-    void dali_power_spectrum_run(const dali_power_spectrum_job* j)
+    int dali_spectrogram_run(const dali_spectrogram_args* a, const dali_spectrogram_job* j)
+    int dali_power_spectrum_run(const dali_power_spectrum_job* j)
 
 
 cdef class RealFFT:
@@ -78,15 +78,22 @@ cdef class RealFFT:
 cdef struct SpecJob:
     dali_spectrogram_args* args
     dali_spectrogram_job job
+    int failed                     # its FFT scratch could not be allocated
 
 
 cdef void _run_spectrogram(void* ctx, int64_t i) noexcept nogil:
     cdef SpecJob* j = (<SpecJob*>ctx) + i
-    dali_spectrogram_run(j.args, &j.job)
+    j.failed = dali_spectrogram_run(j.args, &j.job) != 0
+
+
+cdef struct PowerJob:
+    dali_power_spectrum_job job
+    int failed                     # its FFT scratch could not be allocated
 
 
 cdef void _run_power(void* ctx, int64_t i) noexcept nogil:
-    dali_power_spectrum_run((<dali_power_spectrum_job*>ctx) + i)
+    cdef PowerJob* j = (<PowerJob*>ctx) + i
+    j.failed = dali_power_spectrum_run(&j.job) != 0
 
 
 cdef double _fft_flops(int64_t n) noexcept nogil:
@@ -202,6 +209,9 @@ def spectrogram_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, RealF
             jobs[k].job.hi = min(total, (k + 1) * chunk)
             size_view[k] = jobs[k].job.hi - jobs[k].job.lo
     run_largest_first(pool, _run_spectrogram, jobs, sizes, _NS_PER_FLOP * per_window)
+    for k in range(count):
+        if jobs[k].failed:
+            raise MemoryError("cannot allocate the FFT scratch of a work item")
 
 
 def power_spectrum_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, ffts, int axis,
@@ -261,8 +271,7 @@ def power_spectrum_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, ff
     pieces = (signals[:units] + chunks[:units] - 1) // chunks[:units]
     count = int(pieces.sum())
     keep = [list(ffts)]
-    cdef dali_power_spectrum_job* jobs = <dali_power_spectrum_job*>job_array(
-        count, sizeof(dali_power_spectrum_job), keep)
+    cdef PowerJob* jobs = <PowerJob*>job_array(count, sizeof(PowerJob), keep)
     sizes = np.empty(count, np.int64)
     cdef int64_t[::1] size_view = sizes
     cdef const int64_t[::1] soff = src_off
@@ -283,15 +292,18 @@ def power_spectrum_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, ff
         for i in range(units):
             lo = 0
             while lo < total[i]:
-                jobs[k].plan = plans[i]
-                jobs[k].x = <const float*>(src.data + soff[i])
-                jobs[k].out = <float*>(dst.data + doff[i])
-                jobs[k].len = length[i]
-                jobs[k].inner = inner_view[i]
-                jobs[k].lo = lo
-                jobs[k].hi = min(total[i], lo + chunk[i])
-                jobs[k].power = power
-                size_view[k] = <int64_t>((jobs[k].hi - lo) * cost[i])
-                lo = jobs[k].hi
+                jobs[k].job.plan = plans[i]
+                jobs[k].job.x = <const float*>(src.data + soff[i])
+                jobs[k].job.out = <float*>(dst.data + doff[i])
+                jobs[k].job.len = length[i]
+                jobs[k].job.inner = inner_view[i]
+                jobs[k].job.lo = lo
+                jobs[k].job.hi = min(total[i], lo + chunk[i])
+                jobs[k].job.power = power
+                size_view[k] = <int64_t>((jobs[k].job.hi - lo) * cost[i])
+                lo = jobs[k].job.hi
                 k += 1
     run_largest_first(pool, _run_power, jobs, sizes, _NS_PER_FLOP)
+    for k in range(count):
+        if jobs[k].failed:
+            raise MemoryError("cannot allocate the FFT scratch of a work item")
