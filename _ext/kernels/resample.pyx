@@ -144,14 +144,16 @@ cdef void pass_rows(const src_t* src, dst_t* dst, const PassDesc* d, float* acc)
 
 
 cdef void pass_pixels(const src_t* src, dst_t* dst, const PassDesc* d, float* acc,
-                      float* row) noexcept nogil:
+                      float* row, bint direct) noexcept nogil:
     """A pass along the innermost spatial axis, with a few interleaved values per position
     (contiguous positions: in_sn == out_sn == inner).
 
     Each input row is first converted to floats (widened to 4 per position when there are 2 to
     4, so one position is one vector), resampled by resample_kernels.h's loops into `acc`, then
     converted to the output type.  Rows of uint8 RGB with fewer taps than twice their positions
-    are not: each tap is widened where it is read (the same values).
+    are not: each tap is widened where it is read (the same values).  With `direct` (the output
+    is an intermediate buffer, see run_passes: contiguous rows written in order, room for a
+    value past its end), rows of 3 or 4 values per position are resampled straight into it.
     """
     cdef Py_ssize_t o0, o1, i, k, c
     cdef Py_ssize_t inner = d.inner
@@ -161,16 +163,21 @@ cdef void pass_pixels(const src_t* src, dst_t* dst, const PassDesc* d, float* ac
     cdef const src_t* s
     cdef const float* wt = d.weights
     cdef dst_t* out
+    cdef float* a
     cdef float w
     for o0 in range(d.outer0):
         for o1 in range(d.outer1):
             s = src + o0 * d.in_s0 + o1 * d.in_s1
             out = dst + o0 * d.out_s0 + o1 * d.out_s1
             if 2 <= inner <= 4:
+                a = acc
+                if dst_t is float:
+                    if direct and inner >= 3:
+                        a = out
                 if src_t is float and inner == 3 and d.padded:
-                    dali_rs_row4(s, acc, d.starts, wt, n_out, support, inner, 3)
+                    dali_rs_row4(s, a, d.starts, wt, n_out, support, inner, 3)
                 elif src_t is uint8_t and inner == 3 and n_out * support <= 2 * n_in:
-                    dali_rs_row3_u8(s, n_in, acc, d.starts, wt, n_out, support)
+                    dali_rs_row3_u8(s, n_in, a, d.starts, wt, n_out, support)
                 else:
                     if src_t is uint8_t and inner == 3:
                         dali_rs_widen3_u8(s, row, n_in)
@@ -184,8 +191,9 @@ cdef void pass_pixels(const src_t* src, dst_t* dst, const PassDesc* d, float* ac
                         for i in range(n_in):
                             for c in range(4):
                                 row[4 * i + c] = s[i * inner + c] if c < inner else 0
-                    dali_rs_row4(row, acc, d.starts, wt, n_out, support, inner, 4)
-                store_row(out, acc, n_out * inner, 0)
+                    dali_rs_row4(row, a, d.starts, wt, n_out, support, inner, 4)
+                if a == acc:
+                    store_row(out, acc, n_out * inner, 0)
             elif inner == 1:
                 if src_t is float:
                     dali_rs_row1(s, acc, d.starts, wt, n_out, support)
@@ -205,9 +213,10 @@ cdef void pass_pixels(const src_t* src, dst_t* dst, const PassDesc* d, float* ac
                 store_row(out, acc, n_out * inner, 0)
 
 
-cdef void run_pass(const src_t* src, dst_t* dst, const PassDesc* d, float* acc) noexcept nogil:
+cdef void run_pass(const src_t* src, dst_t* dst, const PassDesc* d, float* acc,
+                   bint direct=False) noexcept nogil:
     if d.pixels:
-        pass_pixels(src, dst, d, acc, acc + d.row_offset)
+        pass_pixels(src, dst, d, acc, acc + d.row_offset, direct)
     else:
         pass_rows(src, dst, d, acc)
 
@@ -236,9 +245,9 @@ cdef int run_passes(const src_t* src, dst_t* dst, const Job* job) noexcept nogil
     if n == 1:
         run_pass(src, dst, &job.passes[0], acc)
     else:
-        run_pass(src, tmp[0], &job.passes[0], acc)
+        run_pass(src, tmp[0], &job.passes[0], acc, True)
         for p in range(1, n - 1):
-            run_pass(<const float*>tmp[(p - 1) % 2], tmp[p % 2], &job.passes[p], acc)
+            run_pass(<const float*>tmp[(p - 1) % 2], tmp[p % 2], &job.passes[p], acc, True)
         run_pass(<const float*>tmp[(n - 2) % 2], dst, &job.passes[n - 1], acc)
     free(tmp[0])
     free(tmp[1])

@@ -151,8 +151,11 @@ static void dali_rs_widen3_u8(const uint8_t* s, float* row, Py_ssize_t n) {
 }
 /* Position p's three uint8 values as 4 floats (the fourth is the next position's first value,
    or 0 for the row's last position, which ends at `end`: never read past it). */
+static inline dali_rs_v4 dali_rs_load4_u8(const uint8_t* p) {
+    return (dali_rs_v4)DALI_RS_U8X4(p);
+}
 static inline dali_rs_v4 dali_rs_load3_u8(const uint8_t* p, const uint8_t* end) {
-    if (p + 4 <= end) return (dali_rs_v4)DALI_RS_U8X4(p);
+    if (p + 4 <= end) return dali_rs_load4_u8(p);
     dali_rs_v4 v = {(float)p[0], (float)p[1], (float)p[2], 0};
     return v;
 }
@@ -172,10 +175,13 @@ static void dali_rs_widen3_u8(const uint8_t* s, float* row, Py_ssize_t n) {
         row[4 * i + 3] = 0;
     }
 }
-static inline dali_rs_v4 dali_rs_load3_u8(const uint8_t* p, const uint8_t* end) {
-    (void)end;
+static inline dali_rs_v4 dali_rs_load4_u8(const uint8_t* p) {
     dali_rs_v4 v = {(float)p[0], (float)p[1], (float)p[2], 0};
     return v;
+}
+static inline dali_rs_v4 dali_rs_load3_u8(const uint8_t* p, const uint8_t* end) {
+    (void)end;
+    return dali_rs_load4_u8(p);
 }
 static void dali_rs_detect(void) {}
 static int dali_rs_avx2 = 0;
@@ -194,15 +200,64 @@ DALI_RS_ROWS(dali_rs_rows_f32, float)
    cheaper when there are fewer taps than about twice the positions (a reduction without
    antialiasing reads two positions per output): positions no output reads are never
    converted, and the widened row is neither stored nor reloaded. */
+static inline __attribute__((always_inline)) void dali_rs_row3_u8_n(
+        const uint8_t* s, Py_ssize_t n_in, float* out, const int32_t* starts,
+        const float* weights, Py_ssize_t n_out, int support) {
+    const dali_rs_v4 zero = {0, 0, 0, 0};
+    const uint8_t* end = s + 3 * n_in;
+    Py_ssize_t i = 0;
+    for (; i + 4 <= n_out; i += 4) {
+        const float* w0 = weights + i * support;
+        const float* w1 = w0 + support;
+        const float* w2 = w1 + support;
+        const float* w3 = w2 + support;
+        const uint8_t* p0 = s + 3 * (Py_ssize_t)starts[i];
+        const uint8_t* p1 = s + 3 * (Py_ssize_t)starts[i + 1];
+        const uint8_t* p2 = s + 3 * (Py_ssize_t)starts[i + 2];
+        const uint8_t* p3 = s + 3 * (Py_ssize_t)starts[i + 3];
+        const uint8_t* top = p0 > p1 ? p0 : p1;
+        top = top > p2 ? top : p2;
+        top = top > p3 ? top : p3;
+        dali_rs_v4 a0 = zero, a1 = zero, a2 = zero, a3 = zero;
+        if (top + 3 * support + 1 <= end) {      /* every tap's 4 bytes inside the row */
+            for (int k = 0; k < support; k++) {
+                a0 += w0[k] * dali_rs_load4_u8(p0 + 3 * k);
+                a1 += w1[k] * dali_rs_load4_u8(p1 + 3 * k);
+                a2 += w2[k] * dali_rs_load4_u8(p2 + 3 * k);
+                a3 += w3[k] * dali_rs_load4_u8(p3 + 3 * k);
+            }
+        } else {
+            for (int k = 0; k < support; k++) {
+                a0 += w0[k] * dali_rs_load3_u8(p0 + 3 * k, end);
+                a1 += w1[k] * dali_rs_load3_u8(p1 + 3 * k, end);
+                a2 += w2[k] * dali_rs_load3_u8(p2 + 3 * k, end);
+                a3 += w3[k] * dali_rs_load3_u8(p3 + 3 * k, end);
+            }
+        }
+        *(dali_rs_v4u*)(out + 3 * i) = a0;
+        *(dali_rs_v4u*)(out + 3 * (i + 1)) = a1;
+        *(dali_rs_v4u*)(out + 3 * (i + 2)) = a2;
+        *(dali_rs_v4u*)(out + 3 * (i + 3)) = a3;
+    }
+    for (; i < n_out; i++) {
+        const float* w = weights + i * support;
+        const uint8_t* p = s + 3 * (Py_ssize_t)starts[i];
+        dali_rs_v4 a = zero;
+        for (int k = 0; k < support; k++)
+            a += w[k] * dali_rs_load3_u8(p + 3 * k, end);
+        *(dali_rs_v4u*)(out + 3 * i) = a;
+    }
+}
+/* (the tap loop unrolled for the usual supports: 1 for NN, 2 for linear without antialias) */
 static void dali_rs_row3_u8(const uint8_t* s, Py_ssize_t n_in, float* out,
                             const int32_t* starts, const float* weights, Py_ssize_t n_out,
                             int support) {
-    const dali_rs_v4 zero = {0, 0, 0, 0};
-    const uint8_t* end = s + 3 * n_in;
-    const Py_ssize_t stride = 3;
-#define DALI_RS_POS3U(i) (s + 3 * (Py_ssize_t)starts[i])
-#define DALI_RS_LOAD3U(p, k) dali_rs_load3_u8((p) + 3 * (k), end)
-    DALI_RS_ROW_LOOP(dali_rs_v4, uint8_t, zero, DALI_RS_LOAD3U, DALI_RS_POS3U, DALI_RS_STORE4)
+    if (support == 1)
+        dali_rs_row3_u8_n(s, n_in, out, starts, weights, n_out, 1);
+    else if (support == 2)
+        dali_rs_row3_u8_n(s, n_in, out, starts, weights, n_out, 2);
+    else
+        dali_rs_row3_u8_n(s, n_in, out, starts, weights, n_out, support);
 }
 
 /* One value per position. */
