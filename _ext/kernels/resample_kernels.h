@@ -306,6 +306,14 @@ static inline int dali_rs_round_at(float x, float lo, float hi, int even) {
     x = x < hi ? x : hi;
     return _mm_cvtss_si32(_mm_set_ss(x));
 }
+/* dali_rs_round4 half away from zero for a range [lo, hi] without negative values: no sign
+   to take off and put back (-0.0 and NaN become 0 either way). */
+static inline __m128i dali_rs_round4_up(const float* a, __m128 lo, __m128 hi) {
+    __m128 x = _mm_min_ps(_mm_max_ps(_mm_loadu_ps(a), lo), hi);   /* NaN -> lo */
+    __m128i t = _mm_cvttps_epi32(x);
+    __m128 frac = _mm_sub_ps(x, _mm_cvtepi32_ps(t));               /* exact */
+    return _mm_sub_epi32(t, _mm_castps_si128(_mm_cmpge_ps(frac, _mm_set1_ps(0.5f))));
+}
 static void dali_rs_to_u8(uint8_t* out, const float* a, Py_ssize_t n,
                           Py_ssize_t even_end) {
     const __m128 lo = _mm_set1_ps(0.0f), hi = _mm_set1_ps(255.0f);
@@ -317,9 +325,16 @@ static void dali_rs_to_u8(uint8_t* out, const float* a, Py_ssize_t n,
                 out[t] = (uint8_t)dali_rs_round_at(a[t], 0.0f, 255.0f, t < even_end);
             continue;
         }
-        int even = j + 16 <= even_end;
-        __m128i v0 = dali_rs_round8(a + j, lo, hi, even, zero);
-        __m128i v1 = dali_rs_round8(a + j + 8, lo, hi, even, zero);
+        __m128i v0, v1;
+        if (j + 16 <= even_end) {
+            v0 = dali_rs_round8(a + j, lo, hi, 1, zero);
+            v1 = dali_rs_round8(a + j + 8, lo, hi, 1, zero);
+        } else {
+            v0 = _mm_packs_epi32(dali_rs_round4_up(a + j, lo, hi),
+                                 dali_rs_round4_up(a + j + 4, lo, hi));
+            v1 = _mm_packs_epi32(dali_rs_round4_up(a + j + 8, lo, hi),
+                                 dali_rs_round4_up(a + j + 12, lo, hi));
+        }
         _mm_storeu_si128((__m128i*)(out + j), _mm_packus_epi16(v0, v1));
     }
     for (; j < n; j++)

@@ -120,6 +120,25 @@ def test_integer_rows_round_and_saturate(dtype, even_end):
     np.testing.assert_array_equal(out.reshape(17, 111), expected.astype(dtype))
 
 
+@pytest.mark.parametrize("axis, even_end", [(1, -1), (1, 0), (1, 20), (2, -1)])
+def test_uint8_ties_round_alike(axis, even_end):
+    # exact halves, the floats next to them, -0.0, NaN and out-of-range values through a pass
+    # of weight 1 over rows of 48 values: along the rows (an outer axis) they round half to
+    # even before `even_end`, along the columns (pixels) half away from zero
+    base = np.array([0.5, 1.5, 2.5, 254.5, 255.5, np.nextafter(F32(0.5), F32(0)),
+                     np.nextafter(F32(0.5), F32(1)), np.nextafter(F32(2.5), F32(0)), -0.0,
+                     -0.5, -7.0, np.nan, 1e10, 3.0, 100.49999, 127.5], F32)
+    src = np.tile(base, 12).reshape(1, 4, 16, 3)
+    n = src.shape[axis]
+    out = np.empty(src.shape, np.uint8)
+    resample.resample(src, out, [(axis - 1, np.arange(n, dtype=np.int32), np.ones((n, 1), F32))],
+                      even_end)
+    vals = np.nan_to_num(np.clip(src.astype(np.float64), 0, 255), nan=0.0).reshape(4, 48)
+    boundary = (48 if even_end < 0 else even_end) if axis == 1 else 0
+    expected = np.where(np.arange(48) < boundary, np.rint(vals), np.floor(vals + 0.5))
+    np.testing.assert_array_equal(out.reshape(4, 48), expected.astype(np.uint8))
+
+
 def _cheapest_order(in_sizes, out_sizes, supports, identity):
     """The pass order by DALI's cost estimate, written out: of the orders of the resized axes
     (lexicographic), the first of least sum of values produced x (taps x 1.4 along the last
