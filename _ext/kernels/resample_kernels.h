@@ -58,14 +58,25 @@ static inline dali_rs_v4 dali_rs_load4(const float* p) { return *(const dali_rs_
         STORE(i, a);                                                                      \
     }
 
-static void dali_rs_row4(const float* row, float* out, const int32_t* starts,
-                         const float* weights, Py_ssize_t n_out, int support,
-                         Py_ssize_t stride, Py_ssize_t step) {
+static inline __attribute__((always_inline)) void dali_rs_row4_n(
+        const float* row, float* out, const int32_t* starts, const float* weights,
+        Py_ssize_t n_out, int support, Py_ssize_t stride, Py_ssize_t step) {
     const dali_rs_v4 zero = {0, 0, 0, 0};
 #define DALI_RS_POS4(i) (row + step * (Py_ssize_t)starts[i])
 #define DALI_RS_LOAD4(p, k) dali_rs_load4((p) + step * (k))
 #define DALI_RS_STORE4(i, a) (*(dali_rs_v4u*)(out + stride * (i)) = (a))
     DALI_RS_ROW_LOOP(dali_rs_v4, float, zero, DALI_RS_LOAD4, DALI_RS_POS4, DALI_RS_STORE4)
+}
+/* (the tap loop unrolled for the usual supports: 1 for NN, 2 for linear without antialias) */
+static void dali_rs_row4(const float* row, float* out, const int32_t* starts,
+                         const float* weights, Py_ssize_t n_out, int support,
+                         Py_ssize_t stride, Py_ssize_t step) {
+    if (support == 1)
+        dali_rs_row4_n(row, out, starts, weights, n_out, 1, stride, step);
+    else if (support == 2)
+        dali_rs_row4_n(row, out, starts, weights, n_out, 2, stride, step);
+    else
+        dali_rs_row4_n(row, out, starts, weights, n_out, support, stride, step);
 }
 
 /* Rows of a pass along an outer axis: out[j] = sum_k w[k] * src[k * stride + j] for j < n,
