@@ -199,6 +199,26 @@ def with_frames(ws, frames):
     return frames
 
 
+def check_frame_counts(ws, name, own, frames, positional):
+    """DALI's errors where the per-frame values `own` (per sample) of argument `name` (or of
+    the `positional` input) are neither one nor the sample's `frames` (a positional input is
+    not broadcast over the frames: it must give them all)."""
+    if positional:
+        bad = np.flatnonzero(own != frames)
+        if bad.size:
+            i = int(bad[0])
+            raise ws.sample_error(i, f"The input 0 and the input 1 have different number of "
+                                     f"frames for sample {i}, respectively: {frames[i]} and "
+                                     f"{own[i]}", RuntimeError)
+    bad = np.flatnonzero((own != 1) & (own != frames))
+    if bad.size:
+        i = int(bad[0])
+        raise ws.sample_error(i, f"The sample {i} of tensor argument `{name}` contains "
+                                 f"{own[i]} per-frame parameters, but there are {frames[i]} "
+                                 "frames in the corresponding sample of input 0. The numbers "
+                                 "should match.", RuntimeError)
+
+
 def frame_rows(ws, name, tl, frames, inner, what, positional=False):
     """(frames.sum(), k) float64 values of the per-frame batch `tl` (argument input `name`,
     or the `positional` input `name`), one row per frame of every sample: each sample holds
@@ -221,20 +241,7 @@ def frame_rows(ws, name, tl, frames, inner, what, positional=False):
                                  f"{(-1, *inner)} with -1 the frames), got shape "
                                  f"{tuple(int(d) for d in shapes[i])}.", RuntimeError)
     own = shapes[:, 0]
-    if positional:              # a positional input is not broadcast over the frames
-        bad = np.flatnonzero(own != frames)
-        if bad.size:
-            i = int(bad[0])
-            raise ws.sample_error(i, f"The input 0 and the input 1 have different number of "
-                                     f"frames for sample {i}, respectively: {frames[i]} and "
-                                     f"{own[i]}", RuntimeError)
-    bad = np.flatnonzero((own != 1) & (own != frames))
-    if bad.size:
-        i = int(bad[0])
-        raise ws.sample_error(i, f"The sample {i} of tensor argument `{name}` contains "
-                                 f"{own[i]} per-frame parameters, but there are {frames[i]} "
-                                 "frames in the corresponding sample of input 0. The numbers "
-                                 "should match.", RuntimeError)
+    check_frame_counts(ws, name, own, frames, positional)
     k = int(np.prod(inner, dtype=np.int64))
     rows = np.asarray(st.contiguous().flat(), np.float64).reshape(-1, k)
     return np.repeat(rows, np.repeat(np.where(own == 1, frames, 1), own), axis=0)

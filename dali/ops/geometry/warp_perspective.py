@@ -186,20 +186,7 @@ class WarpPerspective(_operator.Operator):
                 raise self.error("A per-frame `matrix` needs a sequence input (a layout "
                                  "starting with \"F\").", RuntimeError)
             own = shapes[:, 0]
-            if len(ws.inputs) > 1:      # a positional input is not broadcast over the frames
-                bad = np.flatnonzero(own != frames)
-                if bad.size:
-                    i = int(bad[0])
-                    raise ws.sample_error(i, f"The input 0 and the input 1 have different "
-                                             f"number of frames for sample {i}, respectively: "
-                                             f"{frames[i]} and {own[i]}", RuntimeError)
-            bad = np.flatnonzero((own != 1) & (own != frames))
-            if bad.size:
-                i = int(bad[0])
-                raise ws.sample_error(i, f"The sample {i} of tensor argument `matrix` contains "
-                                         f"{own[i]} per-frame parameters, but there are "
-                                         f"{frames[i]} frames in the corresponding sample of "
-                                         "input 0. The numbers should match.", RuntimeError)
+            _warp.check_frame_counts(ws, "matrix", own, frames, len(ws.inputs) > 1)
             mats = np.repeat(mats, np.repeat(np.where(own == 1, frames, 1), own), axis=0)
         elif frames is not None:
             mats = np.repeat(mats, frames, axis=0)
