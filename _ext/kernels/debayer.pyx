@@ -3,7 +3,8 @@
 `bilinear_batch` turns (h, w) Bayer mosaics (uint8 or uint16; samples, or frames of samples,
 of a contiguous batch) into the (h, w, 3) RGB images of another batch of that type, given the
 byte offsets and sizes of the images and the (y, x) parity of their red sensor positions.
-One work item per image, all run without the GIL on the pool, largest first.
+One work item per image, all run without the GIL on the pool, largest first.  uint8 rows take
+an SSE4.1 path where the build has one (same values; `simd(False)` switches it off for tests).
 """
 cimport numpy as cnp
 import numpy as np
@@ -19,6 +20,7 @@ cnp.import_array()
 cdef extern from "debayer.h" nogil:
     void dali_debayer_bilinear[T](const T* src, T* dst, int64_t h, int64_t w, int red_y,
                                   int red_x)
+    bint dali_debayer_simd(bint on)
 
 
 cdef double _NS_PER_PIXEL = 2.0      # the cost estimate (per pixel) the pool gets
@@ -40,6 +42,12 @@ cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
     else:
         dali_debayer_bilinear[uint8_t](<const uint8_t*>j.src, <uint8_t*>j.dst, j.h, j.w,
                                        j.red_y, j.red_x)
+
+
+def simd(bint on):
+    """Whether uint8 rows take the SSE4.1 path (on by default); returns whether the build has
+    one.  For tests: both paths give the same values."""
+    return dali_debayer_simd(on)
 
 
 def bilinear_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, src_offsets,

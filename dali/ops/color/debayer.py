@@ -116,6 +116,10 @@ class Debayer(_operator.Operator):
         pos = self._positions(ws, plan.frames)
         if self.algorithm == "bilinear_ocv":
             src, dst = ws.input_storage(0).contiguous(), ws.outputs[0]
+            if len(pos) == len(plan.frames):          # one image per sample
+                _kernel.bilinear_batch(ws.thread_pool, src, dst, src.offsets, dst.offsets,
+                                       plan.sizes, pos)
+                return
             sizes = np.repeat(plan.sizes, plan.frames, axis=0)
             # byte offset of every frame: its sample's, plus the frames before it in the sample
             first = np.repeat(np.cumsum(plan.frames) - plan.frames, plan.frames)

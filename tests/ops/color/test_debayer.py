@@ -44,11 +44,22 @@ def bilinear(x, pos):
     return out
 
 
+@pytest.fixture(params=[True, False], ids=["simd", "scalar"])
+def simd(request):
+    """Both row paths of the kernel (the SSE4.1 one for uint8 where the build has it)."""
+    if request.param and not kernel.simd(True):
+        pytest.skip("the build has no SSE4.1 path")
+    kernel.simd(request.param)
+    yield request.param
+    kernel.simd(True)
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
-def test_kernel_against_numpy_and_opencv(dtype):
+def test_kernel_against_numpy_and_opencv(dtype, simd):
     rng = np.random.default_rng(int(np.dtype(dtype).itemsize))
     for _ in range(40):
         h, w = rng.integers(1, 30, 2) * 2
+        w += int(rng.integers(0, 2)) * 64            # several 16-pixel blocks and a tail
         x = rng.integers(0, np.iinfo(dtype).max + 1, (h, w)).astype(dtype)
         for pos in CODES:
             src = BatchStorage.from_arrays([x])
