@@ -1,0 +1,200 @@
+"""Host side of the convolution kernels (`convolution.cu`) of fn.gaussian_blur, fn.laplacian and
+fn.filter: the per-part descriptors and the launches, built from the CPU path's plan (its
+`geometry`, windows and filters, see `_convolution` and the operators) and the batch's byte
+offsets.  Pure numpy.
+
+A `Program` is the launches of one batch, in order, and the float32 scratch buffers they need.
+A launch's `args` are what the kernel takes: numpy arrays (descriptors, windows, filters:
+uploaded for the launch), numpy scalars, and the names of the batch buffers - "src" and "dst"
+(the input and output batches) and the scratch buffers named in `Program.temps` ("tmp0",
+"tmp1", "acc"), which the caller binds.
+"""
+
+from __future__ import annotations
+
+import typing
+
+import numpy as np
+
+SEP_FIELDS = 8                  # int64 fields of a SepPart
+FILTER_FIELDS = 12              # of a FilterPart
+BLOCK = 256
+MAX_BLOCKS_X = 1024             # grid-stride beyond this many blocks per part
+MAX_PARTS = 65535               # gridDim.y
+PASS_PLAIN, PASS_FIRST, PASS_ADD = 0, 1, 2
+_CODES = {np.dtype(t): c for t, c in (
+    (np.uint8, "u8"), (np.int8, "i8"), (np.uint16, "u16"), (np.int16, "i16"),
+    (np.uint32, "u32"), (np.int32, "i32"), (np.float32, "f32"), (np.float16, "f16"),
+    (np.int64, "i64"), (np.float64, "f64"))}
+_FILTER_KERNELS = {"u8_u8", "u8_f32", "i16_i16", "i16_f32", "u16_u16", "u16_f32", "f32_f32"}
+_NO_ACC = np.zeros(0, np.float32)       # the accumulator argument of passes that do not read it
+
+
+class Launch(typing.NamedTuple):
+    kernel: str                 # the kernel's name in convolution.cu
+    grid: tuple
+    block: tuple
+    args: tuple                 # arrays, scalars and buffer names (see the module docstring)
+
+
+class Program(typing.NamedTuple):
+    launches: list
+    temps: dict                 # scratch buffer name -> float32 elements
+
+
+def _code(dtype):
+    code = _CODES.get(np.dtype(dtype))
+    if code is None:
+        raise ValueError(f"convolution.cu has no kernel for {np.dtype(dtype)}")
+    return code
+
+
+def _parts(geometry, out_geometry, in_dtype, out_dtype, src_offsets, dst_offsets):
+    """Per part: the sample's geometry row, the input and output offsets (elements) and the
+    input and output volumes."""
+    geo = np.asarray(geometry, np.int64).reshape(-1, 6)
+    out_geo = np.asarray(out_geometry, np.int64).reshape(-1, 6)
+    if geo.shape != out_geo.shape or (geo < 0).any() or (out_geo < 0).any():
+        raise ValueError("the geometries must be (samples, 6) of non-negative values")
+    if ((geo[:, 1] < 1) | (geo[:, 1] > 3)).any():
+        raise ValueError("a part has 1 to 3 data axes")
+    isz, osz = np.dtype(in_dtype).itemsize, np.dtype(out_dtype).itemsize
+    counts = geo[:, 0]
+    vol_in, vol_out = geo[:, 5].copy(), out_geo[:, 5].copy()
+    for d in range(3):
+        used = geo[:, 1] > d
+        vol_in *= np.where(used, geo[:, 2 + d], 1)
+        vol_out *= np.where(used, out_geo[:, 2 + d], 1)
+
+    def offsets(given, volumes, itemsize):
+        packed = np.cumsum(volumes * counts) - volumes * counts
+        if given is None:
+            return packed
+        given = np.asarray(given, np.int64).reshape(-1)
+        if given.shape != packed.shape or (given % itemsize).any():
+            raise ValueError("sample offsets must be one per sample, multiples of the element "
+                             "size")
+        return given // itemsize
+
+    first = np.repeat(offsets(src_offsets, vol_in, isz), counts)
+    first_out = np.repeat(offsets(dst_offsets, vol_out, osz), counts)
+    k = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+    vin, vout = np.repeat(vol_in, counts), np.repeat(vol_out, counts)
+    if len(k) > MAX_PARTS:
+        raise ValueError(f"a convolution launch takes at most {MAX_PARTS} parts, not {len(k)}")
+    return np.repeat(geo, counts, axis=0), first + k * vin, first_out + k * vout, vin, vout
+
+
+def _grid(volumes):
+    blocks = int(min(max(-(-int(volumes.max(initial=0)) // BLOCK), 1), MAX_BLOCKS_X))
+    return (blocks, len(volumes), 1), (BLOCK, 1, 1)
+
+
+def separable(geometry, windows, index, scales, in_dtype, out_dtype, src_offsets=None,
+              dst_offsets=None):
+    """The `Program` of `separable_batch` (gaussian_blur, laplacian) on a batch.
+
+    geometry : int64 (samples, 6), the plan's `geometry`
+    windows, index, scales : the plan's `windows` (float32 1-D), `index` (parts, terms, 3, 2:
+        offset and length of the window of each term and axis) and `scales` (parts, terms)
+    src_offsets, dst_offsets : the samples' byte offsets in the input and output batches (None:
+        packed)
+    """
+    geo, src_off, dst_off, volumes, _ = _parts(geometry, geometry, in_dtype, out_dtype,
+                                               src_offsets, dst_offsets)
+    windows = np.ascontiguousarray(windows, np.float32).reshape(-1)
+    index = np.asarray(index, np.int64)
+    scales = np.asarray(scales, np.float32)
+    parts = len(geo)
+    if (index.ndim != 4 or index.shape[0] != parts or index.shape[2:] != (3, 2)
+            or not 1 <= index.shape[1] <= 3 or scales.shape != index.shape[:2]):
+        raise ValueError("index must be (parts, terms, 3, 2) and scales (parts, terms)")
+    if parts == 0:
+        return Program([], {})
+    nd = int(geo[0, 1])
+    if (geo[:, 1] != nd).any():
+        raise ValueError("the parts of a batch have the same number of data axes")
+    used = index[:, :, :nd]
+    if ((used[..., 1] % 2 != 1) | (used[..., 0] < 0)
+            | (used[..., 0] + used[..., 1] > windows.size)).any():
+        raise ValueError("every window must be an odd-sized range of `windows`")
+    in_code, out_code = _code(in_dtype), _code(out_dtype)
+    if out_code not in (in_code, "f32"):
+        raise ValueError("the output type is the input's or float32")
+    nterms = index.shape[1]
+    packed = np.cumsum(volumes) - volumes
+    grid, block = _grid(volumes)
+    extents = geo[:, 2:5]
+    launches = []
+    for t in range(nterms):
+        term_scales = np.ascontiguousarray(scales[:, t])
+        for j, a in enumerate(range(nd - 1, -1, -1)):
+            last = a == 0
+            src, src_at = ("src", src_off) if j == 0 else (f"tmp{(j - 1) % 2}", packed)
+            if not last:
+                dst, dst_at, mode, dst_code = f"tmp{j % 2}", packed, PASS_PLAIN, "f32"
+            else:
+                final = t == nterms - 1
+                dst, dst_at = ("dst", dst_off) if final else ("acc", packed)
+                dst_code = out_code if final else "f32"
+                mode = PASS_FIRST if t == 0 else PASS_ADD
+            desc = np.empty((parts, SEP_FIELDS), np.int64)
+            desc[:, 0], desc[:, 1], desc[:, 2] = src_at, dst_at, packed
+            desc[:, 3] = np.prod(extents[:, :a], axis=1)
+            desc[:, 4] = extents[:, a]
+            desc[:, 5] = geo[:, 5] * np.prod(extents[:, a + 1:nd], axis=1)
+            desc[:, 6:8] = index[:, t, a]
+            kernel = f"sep_{in_code if j == 0 else 'f32'}_{dst_code}"
+            acc = "acc" if mode == PASS_ADD else _NO_ACC
+            launches.append(Launch(kernel, grid, block, (src, dst, acc, windows, desc,
+                                                         term_scales, np.int32(mode))))
+    temps = {f"tmp{k}": int(volumes.sum()) for k in range(min(nd - 1, 2))}
+    if nterms > 1:
+        temps["acc"] = int(volumes.sum())
+    return Program(launches, temps)
+
+
+def filter_(geometry, out_geometry, filters, index, anchors, fills, border, in_dtype,
+            out_dtype, src_offsets=None, dst_offsets=None):
+    """The `Program` of `filter_batch` (fn.filter) on a batch: the plan's `geometry`,
+    `out_geometry`, `filters`, `index` (parts, 3: offset, height, width), `anchors` (parts, 2),
+    `fills` (parts,), and the border mode (`convolution.BORDER_*`)."""
+    geo, src_off, dst_off, _, out_volumes = _parts(geometry, out_geometry, in_dtype, out_dtype,
+                                                   src_offsets, dst_offsets)
+    out_geo = np.repeat(np.asarray(out_geometry, np.int64).reshape(-1, 6),
+                        np.asarray(geometry, np.int64).reshape(-1, 6)[:, 0], axis=0)
+    filters = np.ascontiguousarray(filters, np.float32).reshape(-1)
+    index = np.asarray(index, np.int64).reshape(-1, 3)
+    anchors = np.asarray(anchors, np.int64).reshape(-1, 2)
+    fills = np.ascontiguousarray(fills, np.float32).reshape(-1)
+    parts = len(geo)
+    if index.shape[0] != parts or anchors.shape[0] != parts or fills.shape != (parts,):
+        raise ValueError("index must be (parts, 3), anchors (parts, 2), fills (parts,)")
+    if not 0 <= int(border) <= 4:
+        raise ValueError(f"unknown border mode {border}")
+    kernel = f"filter_{_code(in_dtype)}_{_code(out_dtype)}"
+    if kernel[7:] not in _FILTER_KERNELS:
+        raise ValueError(f"convolution.cu has no filter from {np.dtype(in_dtype)} to "
+                         f"{np.dtype(out_dtype)}")
+    if parts == 0:
+        return Program([], {})
+    fh, fw = index[:, 1], index[:, 2]
+    if ((geo[:, 1] != 2) | (fh < 1) | (fw < 1) | (index[:, 0] < 0)
+            | (index[:, 0] + fh * fw > filters.size) | (anchors < 0).any(axis=1)
+            | (anchors[:, 0] >= fh) | (anchors[:, 1] >= fw)).any():
+        raise ValueError("every part needs 2 data axes and a filter range with its anchor "
+                         "inside")
+    same = (out_geo[:, 2:4] == geo[:, 2:4]).all(axis=1)
+    valid = ((out_geo[:, 2] == geo[:, 2] - fh + 1) & (out_geo[:, 3] == geo[:, 3] - fw + 1))
+    if not (same | valid).all():
+        raise ValueError("the output parts must be as large as the input's or smaller by the "
+                         "filter's extents - 1")
+    desc = np.empty((parts, FILTER_FIELDS), np.int64)
+    desc[:, 0], desc[:, 1] = src_off, dst_off
+    desc[:, 2:4], desc[:, 4] = geo[:, 2:4], geo[:, 5]
+    desc[:, 5:7] = out_geo[:, 2:4]
+    desc[:, 7:10] = index
+    desc[:, 10:12] = anchors
+    grid, block = _grid(out_volumes)
+    return Program([Launch(kernel, grid, block, ("src", "dst", filters, desc, fills,
+                                                 np.int32(border)))], {})

@@ -1,0 +1,280 @@
+// fn.gaussian_blur, fn.laplacian (separable convolutions) and fn.filter (a 2-D window) on the
+// GPU, with the float32 operations of the CPU kernels (_ext/kernels/convolution.pyx) in the same
+// order, so that the results are the CPU operator's bit for bit.
+//
+// A batch is cut into parts as on the CPU (a frame of FHWC, a channel plane of CHW); the host
+// (dali/ops/filters/_convolution_gpu.py) describes every part of a launch with one row, and
+// blockIdx.y is the part; a grid-stride loop over x covers its elements, one thread per output
+// element.
+//
+// Separable: one launch per pass.  A pass views its part as outer x extent x inner and computes
+// v = sum_k w[k] * in[o, reflect101(y + k - r), c] for k = 0..len-1, the taps added in order to
+// a sum starting at 0, reading the input type (the first pass) or float32 (the others).  Then,
+// by `mode`: PASS_PLAIN writes v (float32, the next pass's input); PASS_FIRST writes scale * v
+// and PASS_ADD acc[i] + scale * v (the last pass of term 0, and of the next terms), converted
+// to the output type (float32 when the output is the accumulator of the next term).
+// sep_<in>_<out> for the pairs the host needs: <k>_f32, f32_<k> and <k>_<k> (one pass that is
+// also the last) for k in u8 i8 u16 i16 u32 i32 f16 i64 f64, and f32_f32.
+//
+// Filter: out[y, x] = sum_i sum_j f[i, j] * in[y - ay + i, x - ax + j] over the non-zero taps
+// (i-major, as OpenCV's filter2D skips zero taps), positions outside the part by the border
+// mode (the constant one reads the part's fill value); integer outputs are rounded half to
+// even before the conversion (cvRound).  filter_<in>_<out>: u8, i16, u16 to themselves or
+// f32, and f32_f32.
+//
+// Conversions as DALI's CPU kernels (convert.pxd, convolution.h): integers round half away
+// from zero and saturate, NaN gives 0 (the type's minimum for int32, 0 for uint32), float16
+// rounds to nearest even; int64 and float64 are computed in float32 too.
+
+#define PASS_PLAIN 0
+#define PASS_FIRST 1
+#define PASS_ADD 2
+
+#define BORDER_REFLECT_101 0
+#define BORDER_REFLECT_1001 1
+#define BORDER_WRAP 2
+#define BORDER_CLAMP 3
+#define BORDER_CONSTANT 4
+
+struct SepPart {
+  long long src_offset;            // elements from the start of the input buffer
+  long long dst_offset;            // elements from the start of the output buffer
+  long long acc_offset;            // elements from the start of the accumulator (PASS_ADD)
+  long long outer, extent, inner;  // the part as outer x extent x inner, convolved along extent
+  long long win_offset;            // the window: floats from the start of `windows`
+  long long win_len;               // odd
+};
+
+struct FilterPart {
+  long long src_offset;
+  long long dst_offset;
+  long long height, width, channels;   // the input part (channels interleaved)
+  long long out_height, out_width;     // smaller than the input's in "valid" mode
+  long long filt_offset;               // the filter: fh x fw floats, row-major
+  long long fh, fw;
+  long long ay, ax;                    // the anchor
+};
+
+struct dali_half {                 // float16 storage, converted by hand (no CUDA headers)
+  unsigned short bits;
+};
+
+// ---- loads ---------------------------------------------------------------------------------
+__device__ __forceinline__ float dali_load(unsigned char v) { return (float)v; }
+__device__ __forceinline__ float dali_load(signed char v) { return (float)v; }
+__device__ __forceinline__ float dali_load(unsigned short v) { return (float)v; }
+__device__ __forceinline__ float dali_load(short v) { return (float)v; }
+__device__ __forceinline__ float dali_load(unsigned int v) { return (float)v; }
+__device__ __forceinline__ float dali_load(int v) { return (float)v; }
+__device__ __forceinline__ float dali_load(long long v) { return (float)v; }
+__device__ __forceinline__ float dali_load(float v) { return v; }
+__device__ __forceinline__ float dali_load(double v) { return (float)v; }
+__device__ __forceinline__ float dali_load(dali_half h) {
+  const unsigned sign = (unsigned)(h.bits & 0x8000u) << 16;
+  const unsigned exponent = (h.bits >> 10) & 0x1fu;
+  const unsigned mantissa = h.bits & 0x3ffu;
+  if (exponent == 0) {             // zero or subnormal: mantissa * 2^-24 is exact
+    const float out = (float)mantissa * 5.9604644775390625e-08f;
+    return sign ? -out : out;
+  }
+  if (exponent == 31) return __uint_as_float(sign | 0x7f800000u | (mantissa << 13));
+  return __uint_as_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
+}
+
+// ---- stores --------------------------------------------------------------------------------
+__device__ __forceinline__ int dali_round_half_away(float v) {   // |v| well within int
+  const int r = (int)v;
+  const float rem = v - (float)r;
+  return r + (rem >= 0.5f) - (rem <= -0.5f);
+}
+
+__device__ __forceinline__ int dali_sat(float v, float lo, float hi) {   // narrow integers
+  float x = v == v ? v : 0.0f;
+  x = x > lo ? x : lo;
+  x = x < hi ? x : hi;
+  return dali_round_half_away(x);
+}
+
+__device__ __forceinline__ void dali_store(float v, float* out) { *out = v; }
+__device__ __forceinline__ void dali_store(float v, double* out) { *out = (double)v; }
+__device__ __forceinline__ void dali_store(float v, unsigned char* out) {
+  *out = (unsigned char)dali_sat(v, 0.0f, 255.0f);
+}
+__device__ __forceinline__ void dali_store(float v, signed char* out) {
+  *out = (signed char)dali_sat(v, -128.0f, 127.0f);
+}
+__device__ __forceinline__ void dali_store(float v, unsigned short* out) {
+  *out = (unsigned short)dali_sat(v, 0.0f, 65535.0f);
+}
+__device__ __forceinline__ void dali_store(float v, short* out) {
+  *out = (short)dali_sat(v, -32768.0f, 32767.0f);
+}
+__device__ __forceinline__ void dali_store(float v, int* out) {
+  if (v != v || v <= -2147483648.0f) *out = (int)(-2147483647 - 1);
+  else if (v >= 2147483647.0f) *out = 2147483647;
+  else if (v > 8388608.0f || v < -8388608.0f) *out = (int)v;   // no fraction from 2^23 on
+  else *out = dali_round_half_away(v);
+}
+__device__ __forceinline__ void dali_store(float v, unsigned int* out) {
+  if (!(v > 0.0f)) *out = 0u;                                    // also NaN
+  else if (v >= 4294967295.0f) *out = 4294967295u;
+  else if (v > 8388608.0f) *out = (unsigned int)v;
+  else *out = (unsigned int)dali_round_half_away(v);
+}
+__device__ __forceinline__ void dali_store(float v, long long* out) {
+  const double x = v == v ? (double)v : 0.0;
+  if (x <= -9223372036854775808.0) {
+    *out = (long long)(-9223372036854775807LL - 1);
+  } else if (x >= 9223372036854775807.0) {
+    *out = 9223372036854775807LL;
+  } else {
+    const double t = trunc(x), rem = x - t;
+    *out = (long long)t + (rem >= 0.5) - (rem <= -0.5);
+  }
+}
+__device__ __forceinline__ void dali_store(float f, dali_half* out) {
+  unsigned x = __float_as_uint(f);
+  const unsigned sign = (x >> 16) & 0x8000u;
+  x &= 0x7fffffffu;
+  if (x >= 0x47800000u) {          // |f| >= 65536, inf or NaN
+    out->bits = (unsigned short)(sign | (x > 0x7f800000u ? 0x7e00u : 0x7c00u));
+  } else if (x < 0x38800000u) {    // below 2^-14: adding 0.5 rounds to the subnormal grid
+    const unsigned aligned = __float_as_uint(__uint_as_float(x) + 0.5f);
+    out->bits = (unsigned short)(sign | (aligned - 0x3f000000u));
+  } else {                         // rebias, round the 13 dropped bits to nearest even
+    x += 0xc8000fffu + ((x >> 13) & 1u);
+    out->bits = (unsigned short)(sign | (x >> 13));
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ bool dali_is_float(const T*) { return false; }
+__device__ __forceinline__ bool dali_is_float(const float*) { return true; }
+
+// ---- borders -------------------------------------------------------------------------------
+// The index read for position i of an axis of extent n >= 1 (-1: the fill value), as the CPU
+// kernel's `_border`.
+__device__ __forceinline__ long long dali_border(long long i, long long n, int mode) {
+  if (i >= 0 && i < n) return i;
+  if (mode == BORDER_CONSTANT) return -1;
+  if (mode == BORDER_CLAMP) return i < 0 ? 0 : n - 1;
+  long long p;
+  if (mode == BORDER_WRAP) {
+    i %= n;
+    return i < 0 ? i + n : i;
+  }
+  if (mode == BORDER_REFLECT_1001) {
+    p = 2 * n;
+    i %= p;
+    if (i < 0) i += p;
+    return i >= n ? p - 1 - i : i;
+  }
+  if (n == 1) return 0;
+  p = 2 * (n - 1);
+  i %= p;
+  if (i < 0) i = -i;
+  return i >= n ? p - i : i;
+}
+
+// ---- separable passes ----------------------------------------------------------------------
+template <typename In, typename Out>
+__device__ __forceinline__ void dali_sep_pass(const In* __restrict__ src, Out* dst,
+                                              const float* acc,
+                                              const float* __restrict__ windows,
+                                              const SepPart* __restrict__ parts,
+                                              const float* __restrict__ scales, int mode) {
+  const SepPart& p = parts[blockIdx.y];
+  const long long volume = p.outer * p.extent * p.inner;
+  const long long step = (long long)gridDim.x * blockDim.x;
+  const float* w = windows + p.win_offset;
+  const int len = (int)p.win_len, r = len / 2;
+  const float scale = scales[blockIdx.y];
+  const In* in = src + p.src_offset;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < volume; i += step) {
+    const long long c = i % p.inner;
+    const long long rest = i / p.inner;
+    const long long y = rest % p.extent;
+    const long long base = (rest - y) * p.inner + c;
+    float v = 0.0f;
+    for (int k = 0; k < len; k++)
+      v = v + w[k] * dali_load(in[base + dali_border(y + k - r, p.extent, BORDER_REFLECT_101)
+                                   * p.inner]);
+    if (mode == PASS_FIRST) v = scale * v;
+    else if (mode == PASS_ADD) v = acc[p.acc_offset + i] + scale * v;
+    dali_store(v, &dst[p.dst_offset + i]);
+  }
+}
+
+#define DALI_SEP_KERNEL(IN, OUT, TIN, TOUT)                                                  \
+  extern "C" __global__ void sep_##IN##_##OUT(const TIN* src, TOUT* dst, const float* acc, \
+                                              const float* windows, const SepPart* parts,  \
+                                              const float* scales, int mode) {             \
+    dali_sep_pass(src, dst, acc, windows, parts, scales, mode);                            \
+  }
+
+#define DALI_SEP_KERNELS(K, T)       \
+  DALI_SEP_KERNEL(K, f32, T, float)  \
+  DALI_SEP_KERNEL(f32, K, float, T)  \
+  DALI_SEP_KERNEL(K, K, T, T)
+
+DALI_SEP_KERNELS(u8, unsigned char)
+DALI_SEP_KERNELS(i8, signed char)
+DALI_SEP_KERNELS(u16, unsigned short)
+DALI_SEP_KERNELS(i16, short)
+DALI_SEP_KERNELS(u32, unsigned int)
+DALI_SEP_KERNELS(i32, int)
+DALI_SEP_KERNELS(f16, dali_half)
+DALI_SEP_KERNELS(i64, long long)
+DALI_SEP_KERNELS(f64, double)
+DALI_SEP_KERNEL(f32, f32, float, float)
+
+// ---- filter --------------------------------------------------------------------------------
+template <typename In, typename Out>
+__device__ __forceinline__ void dali_filter(const In* __restrict__ src, Out* __restrict__ dst,
+                                            const float* __restrict__ filters,
+                                            const FilterPart* __restrict__ parts,
+                                            const float* __restrict__ fills, int border) {
+  const FilterPart& p = parts[blockIdx.y];
+  const long long nc = p.channels;
+  const long long volume = p.out_height * p.out_width * nc;
+  const long long step = (long long)gridDim.x * blockDim.x;
+  const float* f = filters + p.filt_offset;
+  const float fill = fills[blockIdx.y];
+  const In* in = src + p.src_offset;
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < volume; e += step) {
+    const long long c = e % nc;
+    const long long x = (e / nc) % p.out_width;
+    const long long y = e / (nc * p.out_width);
+    float v = 0.0f;
+    for (long long i = 0; i < p.fh; i++) {
+      const long long sy = dali_border(y - p.ay + i, p.height, border);
+      for (long long j = 0; j < p.fw; j++) {
+        const float wv = f[i * p.fw + j];
+        if (wv != 0.0f) {
+          const long long sx = dali_border(x - p.ax + j, p.width, border);
+          const float value = sy < 0 || sx < 0 ? fill
+                                               : dali_load(in[(sy * p.width + sx) * nc + c]);
+          v = v + wv * value;
+        }
+      }
+    }
+    if (!dali_is_float(dst)) v = rintf(v);    // OpenCV's rounding: halves to even
+    dali_store(v, &dst[p.dst_offset + e]);
+  }
+}
+
+#define DALI_FILTER_KERNEL(IN, OUT, TIN, TOUT)                                              \
+  extern "C" __global__ void filter_##IN##_##OUT(const TIN* src, TOUT* dst,                \
+                                                 const float* filters,                     \
+                                                 const FilterPart* parts, const float* fills, \
+                                                 int border) {                             \
+    dali_filter(src, dst, filters, parts, fills, border);                                  \
+  }
+
+DALI_FILTER_KERNEL(u8, u8, unsigned char, unsigned char)
+DALI_FILTER_KERNEL(u8, f32, unsigned char, float)
+DALI_FILTER_KERNEL(i16, i16, short, short)
+DALI_FILTER_KERNEL(i16, f32, short, float)
+DALI_FILTER_KERNEL(u16, u16, unsigned short, unsigned short)
+DALI_FILTER_KERNEL(u16, f32, unsigned short, float)
+DALI_FILTER_KERNEL(f32, f32, float, float)
