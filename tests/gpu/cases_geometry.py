@@ -1,0 +1,292 @@
+"""Random cases of the geometry and tensor-layout GPU kernels (slice.cu: crop, slice, pad,
+transpose), shared by the emulated (test_emulation_*.py) and the device (test_cupy_*.py)
+tests.
+
+Each case runs the CPU operator through a synchronous pipeline for the expected output; its
+`run_cpu` is wrapped to record the launch the operator's host helper (`_slice_gpu.for_*`)
+builds from the very plan and workspace the CPU path got, so the kernel is run by a backend
+(`gpu_cases.emulated` or `gpu_cases.on_device`) on exactly what the CPU operator saw.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+from gpu_cases import _pack, _random, _unpack
+from pipeline_utils import run_op
+
+from dali import types as dali_types
+from dali.ops.geometry import _slice_gpu
+from dali.ops.geometry import crop as _crop
+from dali.ops.geometry import pad as _pad
+from dali.ops.geometry import slice as _slice
+from dali.ops.tensor import transpose as _transpose
+
+SLICE_CU = _slice_gpu.__file__.replace("_slice_gpu.py", "slice.cu")
+DTYPES = (np.uint8, np.int16, np.float32, np.int32, np.float16, np.int64, np.float64, np.int8,
+          np.uint16, np.uint32, np.uint64)
+
+
+@contextlib.contextmanager
+def recorded(op_class, make_launch):
+    """Within: every `op_class.run_cpu` call records `make_launch(op, ws, plan)` in the
+    yielded list."""
+    calls = []
+    run_cpu = op_class.run_cpu
+
+    def recording(self, ws, plan):
+        calls.append(make_launch(self, ws, plan))
+        return run_cpu(self, ws, plan)
+
+    op_class.run_cpu = recording
+    try:
+        yield calls
+    finally:
+        op_class.run_cpu = run_cpu
+
+
+def run_kernel(backend, samples, launch, out_shapes, out_dtype):
+    """Output samples of `launch` of slice.cu on packed `samples`, run by `backend`."""
+    in_dtype, out_dtype = samples[0].dtype, np.dtype(out_dtype)
+    src = _pack(samples, in_dtype)
+    dst = np.zeros(sum(int(np.prod(s, dtype=np.int64)) for s in out_shapes), out_dtype)
+    if in_dtype == out_dtype:
+        unsigned = np.dtype(f"u{in_dtype.itemsize}")
+        src, dst = src.view(unsigned), dst.view(unsigned)
+    out = backend(SLICE_CU, launch, [src, dst, launch.samples, launch.fill])
+    return _unpack(np.asarray(out[1]).view(out_dtype), out_shapes)
+
+
+def compare(backend, op_class, make_launch, build, inputs, layouts=None):
+    """(kernel outputs, CPU outputs) of `build(fn, *nodes)` on `inputs`, the kernel's launch
+    recorded from `op_class`'s run_cpu."""
+    samples = inputs[0]
+    with recorded(op_class, make_launch) as calls:
+        # synchronous: no iteration runs ahead in the background, into a later test
+        expected = run_op(build, inputs, layouts=layouts, exec_async=False,
+                          exec_pipelined=False)[0]
+    assert len(calls) == 1
+    launch = calls[0]
+    got = run_kernel(backend, samples, launch, [e.shape for e in expected],
+                     expected[0].dtype if expected else samples[0].dtype)
+    return got, expected
+
+
+def _batch(rng, layout, dtype, lo=1, hi=9, empty=False):
+    n = int(rng.integers(1, 5))
+    samples = []
+    for _ in range(n):
+        shape = [int(rng.integers(lo, hi)) for _ in layout]
+        if "C" in layout:
+            shape[layout.index("C")] = int(rng.choice([1, 3, 4]))
+        if empty and rng.integers(0, 4) == 0:
+            shape[int(rng.integers(0, len(shape)))] = 0
+        samples.append(_random(rng, shape, dtype))
+    return samples
+
+
+def _maybe_convert(rng, seed, dtype):
+    """An output type for crop/slice: the input's, or uint8, float16 or float."""
+    if seed % 3:
+        return None
+    return np.dtype(rng.choice([np.uint8, np.float16, np.float32]))
+
+
+# ---- crop --------------------------------------------------------------------------------
+CROP_LAYOUTS = ("HWC", "CHW", "DHWC", "FHWC", "CDHW", "FCHW", "FDHWC")
+
+
+def crop_case(seed):
+    """(samples, layout, kwargs, per-sample positions): windows smaller or larger than the
+    input, each out-of-bounds policy, one or per-channel fill values, conversion."""
+    rng = np.random.default_rng(seed)
+    layout = CROP_LAYOUTS[seed % len(CROP_LAYOUTS)]
+    dtype = np.dtype(DTYPES[seed % len(DTYPES)])
+    samples = _batch(rng, layout, dtype, 2, 10)
+    policy = ("pad", "trim_to_shape", "error")[seed % 3]
+    limit = 2 if policy == "error" else 14
+    sizes = [int(rng.integers(1, limit)) for _ in range(3)]
+    kwargs = {"out_of_bounds_policy": policy}
+    if policy == "error":
+        small = np.min([s.shape for s in samples], axis=0)
+        sizes = [1, 1, 1]
+        kwargs["crop_h"] = float(small[layout.index("H")])
+        kwargs["crop_w"] = float(rng.integers(1, small[layout.index("W")] + 1))
+    elif "D" in layout or "F" in layout:
+        kwargs["crop"] = [float(v) for v in sizes]
+    else:
+        kwargs["crop"] = [float(v) for v in sizes[:2]]
+    if "C" in layout and len({s.shape[layout.index("C")] for s in samples}) == 1 \
+            and rng.integers(0, 2):
+        c = samples[0].shape[layout.index("C")]
+        kwargs["fill_values"] = [float(v) for v in rng.uniform(-5, 300, c)]
+    else:
+        kwargs["fill_values"] = [float(rng.uniform(-5, 300))]
+    out = _maybe_convert(rng, seed, dtype)
+    if out is not None:
+        kwargs["dtype"] = dali_types.to_dali_type(out)
+    n = len(samples)
+    positions = [rng.choice([0.0, 0.25, 0.5, 0.75, 1.0], n).astype(np.float32)
+                 for _ in range(3)]
+    return samples, layout, kwargs, positions
+
+
+def crop_compare(backend, samples, layout, kwargs, positions):
+    def build(fn, x, px, py, pz):
+        return fn.crop(x, crop_pos_x=px, crop_pos_y=py, crop_pos_z=pz, **kwargs)
+
+    def make(op, ws, plan):
+        return _slice_gpu.for_crop(ws, plan, op.args["fill_values"])
+
+    scalars = [[np.array(v, np.float32) for v in p] for p in positions]
+    return compare(backend, _crop.Crop, make, build, [samples, *scalars],
+                   layouts=[layout, None, None, None])
+
+
+# ---- slice -------------------------------------------------------------------------------
+SLICE_POLICIES = ("pad", "trim_to_shape", "edge", "reflect", "reflect_101", "wrap", "error")
+
+
+def slice_case(seed):
+    """(samples, layout, kwargs, inputs): positional anchor/shape inputs (normalized or not)
+    or named arguments (absolute or relative, by axis names or indices), every border policy,
+    one or per-channel fill values, conversion (with DALI's plain casts where it pads with
+    per-channel values)."""
+    rng = np.random.default_rng(seed)
+    layout = ("HWC", "CHW", "DHWC", "HW", "FHWC")[seed % 5]
+    dtype = np.dtype(DTYPES[seed % len(DTYPES)])
+    samples = _batch(rng, layout, dtype, 1, 9, empty=seed % 7 == 0)
+    policy = SLICE_POLICIES[seed % len(SLICE_POLICIES)]
+    if policy in ("edge", "reflect", "reflect_101", "wrap"):
+        samples = [s if s.size else _random(rng, np.maximum(s.shape, 1), dtype)
+                   for s in samples]
+    kwargs = {"out_of_bounds_policy": policy}
+    names = "".join(rng.permutation([c for c in layout if c != "C"])[:int(rng.integers(1, 3))])
+    k = len(names)
+    n = len(samples)
+    inputs, extra_layouts = [], []
+    mode = seed % 4 if policy != "error" else 3
+    if mode == 0:              # positional, normalized floats
+        kwargs["axis_names"] = names
+        inputs = [[rng.uniform(-0.5, 1.2, k).astype(np.float32) for _ in range(n)],
+                  [rng.uniform(0.0, 1.5, k).astype(np.float32) for _ in range(n)]]
+    elif mode == 1:            # positional, absolute integers, by axis indices
+        kwargs["axes"] = [layout.index(c) for c in names]
+        inputs = [[rng.integers(-4, 8, k).astype(np.int32) for _ in range(n)],
+                  [rng.integers(0, 12, k).astype(np.int32) for _ in range(n)]]
+    elif mode == 2:            # named, relative
+        kwargs["axis_names"] = names
+        kwargs["rel_start"] = [float(v) for v in rng.uniform(-0.3, 0.8, k)]
+        kwargs["rel_shape"] = [float(v) for v in rng.uniform(0.1, 1.3, k)]
+    else:                      # named, absolute, inside every sample
+        kwargs["axis_names"] = names
+        small = np.min([s.shape for s in samples], axis=0)
+        start = [int(rng.integers(0, small[layout.index(c)] + 1)) for c in names]
+        kwargs["start"] = start
+        kwargs["end"] = [int(rng.integers(a, small[layout.index(c)] + 1))
+                         for a, c in zip(start, names, strict=True)]
+    channels = {s.shape[layout.index("C")] for s in samples} if "C" in layout else set()
+    if len(channels) == 1 and rng.integers(0, 2):
+        kwargs["fill_values"] = [float(v) for v in rng.uniform(-300, 300, channels.pop())]
+    else:
+        kwargs["fill_values"] = [float(rng.uniform(-300, 300))]
+    out = _maybe_convert(rng, seed, dtype)
+    if out is not None:
+        kwargs["dtype"] = dali_types.to_dali_type(out)
+    extra_layouts = [None] * len(inputs)
+    return samples, layout, kwargs, inputs, extra_layouts
+
+
+def slice_compare(backend, samples, layout, kwargs, inputs, extra_layouts):
+    def build(fn, x, *rest):
+        return fn.slice(x, *rest, **kwargs)
+
+    def make(op, ws, plan):
+        policy = _slice._POLICIES[op.args["out_of_bounds_policy"]]
+        return _slice_gpu.for_slice(ws, plan, _slice_gpu.CONSTANT if policy is None else policy)
+
+    return compare(backend, _slice.Slice, make, build, [samples, *inputs],
+                   layouts=[layout, *extra_layouts])
+
+
+# ---- pad ---------------------------------------------------------------------------------
+def pad_case(seed):
+    """(samples, layout, kwargs): every axis or some (by index or name), to the batch's
+    largest extent or a given shape, aligned, with a fill value converted to the type."""
+    rng = np.random.default_rng(seed)
+    layout = ("HWC", "CHW", "HW", "DHWC", "W")[seed % 5]
+    dtype = np.dtype((np.uint8, np.int16, np.float32, np.int32, np.float16, np.int64,
+                      np.float64, np.bool_)[seed % 8])
+    samples = _batch(rng, layout, np.uint8 if dtype == np.bool_ else dtype, 0, 7)
+    if dtype == np.bool_:
+        samples = [s % 2 == 1 for s in samples]
+    kwargs = {"fill_value": float(rng.choice([0.0, -1.5, 7.25, 300.0, 1.0]))}
+    axes = sorted(rng.choice(len(layout), int(rng.integers(1, len(layout) + 1)), False))
+    choice = seed % 3
+    if choice == 1:
+        kwargs["axes"] = [int(a) for a in axes]
+    elif choice == 2:
+        kwargs["axis_names"] = "".join(layout[a] for a in axes)
+    k = len(axes) if choice else len(layout)
+    if rng.integers(0, 2):
+        kwargs["shape"] = [int(v) for v in rng.integers(-1, 10, k)]
+    if rng.integers(0, 2):
+        kwargs["align"] = [int(v) for v in rng.integers(1, 5, rng.choice([1, k]))]
+    return samples, layout, kwargs
+
+
+def pad_compare(backend, samples, layout, kwargs):
+    def build(fn, x):
+        return fn.pad(x, **kwargs)
+
+    return compare(backend, _pad.Pad, lambda op, ws, plan: _slice_gpu.for_pad(ws, plan),
+                   build, [samples], layouts=[layout])
+
+
+# ---- transpose ---------------------------------------------------------------------------
+def transpose_case(seed):
+    """(samples, kwargs): 1 to 6 dimensions, any permutation (default: reversed), every
+    element size, empty samples."""
+    rng = np.random.default_rng(seed)
+    ndim = 1 + seed % 6
+    dtype = np.dtype((np.uint8, np.int16, np.float32, np.int64, np.bool_, np.float16)[seed % 6])
+    n = int(rng.integers(1, 5))
+    samples = []
+    for i in range(n):          # the first sample not empty (else the executor runs nothing)
+        shape = [int(rng.integers(0 if seed % 5 == 0 and i else 1, 7)) for _ in range(ndim)]
+        s = _random(rng, shape, np.uint8 if dtype == np.bool_ else dtype)
+        samples.append(s % 2 == 1 if dtype == np.bool_ else s)
+    kwargs = {} if seed % 4 == 0 else {"perm": [int(p) for p in rng.permutation(ndim)]}
+    return samples, kwargs
+
+
+def transpose_compare(backend, samples, kwargs):
+    def build(fn, x):
+        return fn.transpose(x, **kwargs)
+
+    return compare(backend, _transpose.Transpose,
+                   lambda op, ws, plan: _slice_gpu.for_transpose(ws, plan), build, [samples])
+
+
+EDGE_VALUES = (0.0, -0.0, 0.5, -0.5, 254.9, 255.0, 255.5, 256.0, -1.0, 65504.0, 65519.0,
+               65520.0, 1e30, -1e30, 2.0**31, -2.0**31 - 1, 3.4e38, float("inf"),
+               float("-inf"), float("nan"))
+
+
+def slice_edges_case(in_dtype, per_channel):
+    """(samples, layout, kwargs, inputs, extra_layouts) of a padded HWC slice of edge values
+    of the conversions to uint8, float16 and float (saturation, NaN, infinities; DALI's plain
+    casts where the fill values are per channel)."""
+    values = np.array(EDGE_VALUES, np.float64)
+    if np.dtype(in_dtype).kind in "iu":
+        info = np.iinfo(in_dtype)
+        values = np.array([info.min, info.max, 0, 1, 255, 256, -1 % (info.max + 1), 65535,
+                           65536, 70000], np.float64)
+        values = np.clip(values, info.min, info.max)
+    with np.errstate(over="ignore", invalid="ignore"):
+        sample = np.resize(values, (4, values.size, 3)).astype(in_dtype)
+    kwargs = {"out_of_bounds_policy": "pad", "axis_names": "WH", "start": [-2, -1],
+              "end": [values.size + 1, 6],
+              "fill_values": [7.9, -3.2, 300.5] if per_channel else [-1.5]}
+    return [sample], "HWC", kwargs, [], []

@@ -1,0 +1,15 @@
+"""slice.cu on a real device (CuPy, dali._gpu.modules) equals fn.transpose on the CPU; skipped
+without CuPy and a CUDA device."""
+
+import cases_geometry
+import gpu_cases
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_transpose_on_device_equals_cpu(seed):
+    case = cases_geometry.transpose_case(seed)
+    got, expected = cases_geometry.transpose_compare(gpu_cases.on_device, *case)
+    gpu_cases.assert_same(got, expected)
