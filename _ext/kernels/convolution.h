@@ -99,7 +99,11 @@ static void dali_conv_detect(void) {}
    `store` calls does not vectorize (its branches; GCC does not if-convert them either), and a
    sharpening filter's outputs saturate at random places, where branches cost more than the
    filter: so SSE4.1 four floats at a time, with the same operations in plain C for the rest
-   and for builds without SSE4.1. */
+   and for builds without SSE4.1.
+
+   The `_rint` stores round halves to even instead (fn.filter: OpenCV's cvRound): NaN -> 0,
+   clamp, then rintf, which cvtps2dq is (the current rounding mode, to nearest even by
+   default); clamping first changes nothing as the bounds are integers. */
 static inline int32_t dali_conv_round1(float v, float lo, float hi) {
     float x = v == v ? v : 0.0f;
     x = x > lo ? x : lo;
@@ -109,8 +113,22 @@ static inline int32_t dali_conv_round1(float v, float lo, float hi) {
     return r + (rem >= 0.5f) - (rem <= -0.5f);
 }
 
+static inline int32_t dali_conv_rint1(float v, float lo, float hi) {
+    float x = v == v ? v : 0.0f;
+    x = x > lo ? x : lo;
+    x = x < hi ? x : hi;
+    return (int32_t)rintf(x);
+}
+
 #ifdef __SSE4_1__
 #include <smmintrin.h>
+
+static inline __m128i dali_conv_rint4(const float* v, float lo, float hi) {
+    __m128 x = _mm_loadu_ps(v);
+    x = _mm_and_ps(x, _mm_cmpord_ps(x, x));
+    x = _mm_min_ps(_mm_max_ps(x, _mm_set1_ps(lo)), _mm_set1_ps(hi));
+    return _mm_cvtps_epi32(x);
+}
 
 static inline __m128i dali_conv_round4(const float* v, float lo, float hi) {
     __m128 x = _mm_loadu_ps(v);
@@ -126,30 +144,29 @@ static inline __m128i dali_conv_round4(const float* v, float lo, float hi) {
 
 #define DALI_CONV_PACK8(a, b, c, d, pack16) \
     pack16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d))
-#define DALI_CONV_SIMD_8BIT(lo, hi, pack16)                                                 \
+#define DALI_CONV_SIMD_8BIT(lo, hi, pack16, round4)                                         \
     for (; i + 16 <= n; i += 16) {                                                          \
-        __m128i q = DALI_CONV_PACK8(dali_conv_round4(v + i, lo, hi),                         \
-                                    dali_conv_round4(v + i + 4, lo, hi),                     \
-                                    dali_conv_round4(v + i + 8, lo, hi),                     \
-                                    dali_conv_round4(v + i + 12, lo, hi), pack16);           \
+        __m128i q = DALI_CONV_PACK8(round4(v + i, lo, hi), round4(v + i + 4, lo, hi),        \
+                                    round4(v + i + 8, lo, hi), round4(v + i + 12, lo, hi),   \
+                                    pack16);                                                 \
         _mm_storeu_si128((__m128i*)(dst + i), q);                                            \
     }
-#define DALI_CONV_SIMD_16BIT(lo, hi, pack32)                                                \
+#define DALI_CONV_SIMD_16BIT(lo, hi, pack32, round4)                                        \
     for (; i + 8 <= n; i += 8) {                                                            \
-        __m128i q = pack32(dali_conv_round4(v + i, lo, hi), dali_conv_round4(v + i + 4, lo, hi)); \
+        __m128i q = pack32(round4(v + i, lo, hi), round4(v + i + 4, lo, hi));                \
         _mm_storeu_si128((__m128i*)(dst + i), q);                                            \
     }
 #else
-#define DALI_CONV_SIMD_8BIT(lo, hi, pack16)
-#define DALI_CONV_SIMD_16BIT(lo, hi, pack32)
+#define DALI_CONV_SIMD_8BIT(lo, hi, pack16, round4)
+#define DALI_CONV_SIMD_16BIT(lo, hi, pack32, round4)
 #endif
 
-#define DALI_CONV_STORE(name, T, lo, hi, simd)                                               \
+#define DALI_CONV_STORE(name, T, lo, hi, simd, round1)                                       \
     static inline void name(T* __restrict dst, const float* __restrict v, int64_t n) {      \
         int64_t i = 0;                                                                       \
         simd                                                                                 \
         for (; i < n; i++)                                                                   \
-            dst[i] = (T)dali_conv_round1(v[i], (float)(lo), (float)(hi));                    \
+            dst[i] = (T)round1(v[i], (float)(lo), (float)(hi));                              \
     }
 
 /* int64 (DALI's gaussian_blur and laplacian take it) the same way in double precision. */
@@ -168,12 +185,25 @@ static inline void dali_conv_store_i64(int64_t* dst, const float* v, int64_t n) 
 }
 
 DALI_CONV_STORE(dali_conv_store_u8, uint8_t, 0, 255,
-                DALI_CONV_SIMD_8BIT(0.0f, 255.0f, _mm_packus_epi16))
+                DALI_CONV_SIMD_8BIT(0.0f, 255.0f, _mm_packus_epi16, dali_conv_round4),
+                dali_conv_round1)
 DALI_CONV_STORE(dali_conv_store_i8, int8_t, -128, 127,
-                DALI_CONV_SIMD_8BIT(-128.0f, 127.0f, _mm_packs_epi16))
+                DALI_CONV_SIMD_8BIT(-128.0f, 127.0f, _mm_packs_epi16, dali_conv_round4),
+                dali_conv_round1)
 DALI_CONV_STORE(dali_conv_store_u16, uint16_t, 0, 65535,
-                DALI_CONV_SIMD_16BIT(0.0f, 65535.0f, _mm_packus_epi32))
+                DALI_CONV_SIMD_16BIT(0.0f, 65535.0f, _mm_packus_epi32, dali_conv_round4),
+                dali_conv_round1)
 DALI_CONV_STORE(dali_conv_store_i16, int16_t, -32768, 32767,
-                DALI_CONV_SIMD_16BIT(-32768.0f, 32767.0f, _mm_packs_epi32))
+                DALI_CONV_SIMD_16BIT(-32768.0f, 32767.0f, _mm_packs_epi32, dali_conv_round4),
+                dali_conv_round1)
+DALI_CONV_STORE(dali_conv_store_rint_u8, uint8_t, 0, 255,
+                DALI_CONV_SIMD_8BIT(0.0f, 255.0f, _mm_packus_epi16, dali_conv_rint4),
+                dali_conv_rint1)
+DALI_CONV_STORE(dali_conv_store_rint_u16, uint16_t, 0, 65535,
+                DALI_CONV_SIMD_16BIT(0.0f, 65535.0f, _mm_packus_epi32, dali_conv_rint4),
+                dali_conv_rint1)
+DALI_CONV_STORE(dali_conv_store_rint_i16, int16_t, -32768, 32767,
+                DALI_CONV_SIMD_16BIT(-32768.0f, 32767.0f, _mm_packs_epi32, dali_conv_rint4),
+                dali_conv_rint1)
 
 #endif

@@ -41,6 +41,9 @@ cdef extern from "convolution.h" nogil:
     void dali_conv_store_u16(uint16_t* dst, const float* v, int64_t n)
     void dali_conv_store_i16(int16_t* dst, const float* v, int64_t n)
     void dali_conv_store_i64(int64_t* dst, const float* v, int64_t n)
+    void dali_conv_store_rint_u8(uint8_t* dst, const float* v, int64_t n)
+    void dali_conv_store_rint_u16(uint16_t* dst, const float* v, int64_t n)
+    void dali_conv_store_rint_i16(int16_t* dst, const float* v, int64_t n)
 
 cnp.import_array()
 dali_conv_detect()
@@ -205,6 +208,23 @@ cdef void _store(int kind, char* p, const float* v, Py_ssize_t n) noexcept nogil
         _store_f64(<double*>p, v, n)
 
 
+cdef void _store_rint(int kind, char* p, float* v, Py_ssize_t n) noexcept nogil:
+    """`_store` rounding halves to even (OpenCV's cvRound: fn.filter's integer outputs); the
+    rounding of `v` in place for the types without a fused store."""
+    cdef Py_ssize_t i
+    if kind == K_U8:
+        dali_conv_store_rint_u8(<uint8_t*>p, v, n)
+    elif kind == K_U16:
+        dali_conv_store_rint_u16(<uint16_t*>p, v, n)
+    elif kind == K_I16:
+        dali_conv_store_rint_i16(<int16_t*>p, v, n)
+    else:
+        if kind != K_F32:
+            for i in range(n):
+                v[i] = rintf(v[i])
+        _store(kind, p, v, n)
+
+
 cdef void _pad_edges(float* row, Py_ssize_t w, Py_ssize_t nc, Py_ssize_t lo, Py_ssize_t total,
                      int border, float fill) noexcept nogil:
     """Fill pixels [0, lo) and [lo + w, total) of a row whose pixels [lo, lo + w) hold the
@@ -345,10 +365,7 @@ cdef void _filter(Part* p) noexcept nogil:
         for t in range(ntaps):
             taps[t] = ring + ((y + tap_row[t]) % p.fh) * rowlen + tap_col[t]
         dali_conv_sum(acc, taps, weights, ntaps, len_)
-        if p.out_kind != K_F32:               # OpenCV's rounding: halves to even
-            for t in range(len_):
-                acc[t] = rintf(acc[t])
-        _store(p.out_kind, p.dst + y * len_ * p.out_itemsize, acc, len_)
+        _store_rint(p.out_kind, p.dst + y * len_ * p.out_itemsize, acc, len_)
     free(tap_col)
     free(tap_row)
     free(taps)

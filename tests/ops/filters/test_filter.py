@@ -102,6 +102,26 @@ def test_experimental_alias_warns_and_matches():
     np.testing.assert_array_equal(old[0], new[0])
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.uint16])
+def test_integer_outputs_round_halves_to_even_and_saturate(dtype):
+    """Integer outputs are the float sums rounded half to even (OpenCV's cvRound) and clamped,
+    NaN giving 0: exactly, over halves, both saturations and the vector blocks' tails."""
+    rng = np.random.default_rng(7)
+    info = np.iinfo(dtype)
+    img = rng.integers(max(info.min, -3000), min(info.max, 3000) + 1, (5, 37, 3)).astype(dtype)
+    img[0, :4, 0] = [0, 1, 2, 3]
+    for f in (np.array([[0.5]], F32), np.array([[0.25, 0.25]], F32),
+              np.array([[0, -1, 0], [-1, 5, -1], [0, -1, 0]], F32),
+              np.array([[40.5, -0.5]], F32), np.array([[np.inf]], F32)):
+        ints, = run_op(lambda fn, x, w: fn.filter(x, w), [[img], [f]], layouts=["HWC", None])
+        floats, = run_op(lambda fn, x, w: fn.filter(x, w, dtype=types.FLOAT), [[img], [f]],
+                         layouts=["HWC", None])
+        want = np.clip(np.rint(np.nan_to_num(floats[0], nan=0, posinf=info.max,
+                                             neginf=info.min)), info.min, info.max)
+        assert ints[0].dtype == dtype
+        np.testing.assert_array_equal(ints[0], want.astype(dtype))
+
+
 @pytest.mark.parametrize("k", [10, 11, 12, 13, 14])
 def test_golden(k):
     """DALI's CPU filter is OpenCV's filter2D: its float sums use fused multiply-adds, so
