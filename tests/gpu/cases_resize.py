@@ -1,0 +1,166 @@
+"""Random cases of the resampling kernels (dali/ops/geometry/resize.cu), shared by the emulated
+(test_emulation_resize.py) and the device (test_cupy_resize.py) tests.
+
+Each case runs an operator on the CPU through a pipeline, recording the call of
+`_resize_common.resample_samples` its run makes (layout, shapes, source regions, filters), then
+runs the kernels of the `_resize_gpu.Program` built from that call through a backend
+(`gpu_cases.emulated` or `gpu_cases.on_device`) and returns both outputs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+from gpu_cases import _pack, _unpack
+from pipeline_utils import run_op
+
+from dali import types as dali_types
+from dali._types import DALIInterpType as Interp
+from dali.ops.geometry import _resize_common, _resize_gpu
+
+RESIZE_CU = _resize_gpu.__file__.replace("_resize_gpu.py", "resize.cu")
+LAYOUTS = ("HWC", "CHW", "FHWC", "DHWC", "FCHW", "CDHW", "FDHWC", "HWC")
+DTYPES = (np.uint8, np.int16, np.uint16, np.float32)
+INTERPS = tuple(Interp)
+
+
+@contextlib.contextmanager
+def recorded():
+    """Record the calls of `_resize_common.resample_samples` made inside the block: a list of
+    dicts (layout, in_shapes, out_shapes, lo, hi, filters, antialias, in_dtype, out_dtype)."""
+    calls = []
+    original = _resize_common.resample_samples
+
+    def record(ws, srcs, dsts, layout, geometry, filters, antialias, regions=None,
+               bounds=None):
+        if bounds is None:
+            bounds = ([g[0] for g in geometry], [g[1] for g in geometry])
+        calls.append({
+            "layout": layout, "in_shapes": [s.shape for s in srcs],
+            "out_shapes": [d.shape for d in dsts], "lo": [list(v) for v in bounds[0]],
+            "hi": [list(v) for v in bounds[1]],
+            "filters": np.array(filters, np.int32).reshape(len(srcs), 2),
+            "antialias": antialias, "in_dtype": srcs[0].dtype if srcs else None,
+            "out_dtype": dsts[0].dtype if dsts else None, "regions": regions})
+        original(ws, srcs, dsts, layout, geometry, filters, antialias, regions, bounds)
+
+    _resize_common.resample_samples = record
+    try:
+        yield calls
+    finally:
+        _resize_common.resample_samples = original
+
+
+def _samples(rng, layout, dtype, n, empty):
+    samples = []
+    for i in range(n):
+        shape = [int(rng.integers(1, 11)) for _ in layout]
+        if "C" in layout:
+            shape[layout.index("C")] = int(rng.choice([1, 2, 3, 4, 10]))
+        if "F" in layout:
+            shape[layout.index("F")] = int(rng.integers(1, 3))
+        if "D" in layout:
+            shape[layout.index("D")] = int(rng.integers(1, 6))
+        if empty and i == n - 1:
+            shape[layout.index("H")] = 0
+        samples.append(_values(rng, shape, dtype))
+    return samples
+
+
+def _values(rng, shape, dtype):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        x = (rng.standard_normal(shape) * 100).astype(dtype)
+        x[rng.random(shape) < 0.2] = -0.0              # signs of zero
+        if x.size and rng.random() < 0.3:
+            x.reshape(-1)[rng.integers(0, x.size)] = np.nan
+        return x
+    info = np.iinfo(dtype)
+    lo, hi = max(info.min, -3000), min(info.max, 3000)
+    if dtype == np.uint8:
+        lo, hi = 0, 255
+    return rng.integers(lo, hi, shape, endpoint=True).astype(dtype)
+
+
+def resize_case(seed):
+    """(samples, layout, kwargs, argument inputs) of a random fn.resize call: a size per
+    spatial axis (up, down, kept, negative: mirrored) or resize_shorter, modes, a region of
+    interest, min/mag filters (some per sample, as argument inputs), antialias, dtype."""
+    rng = np.random.default_rng(seed)
+    layout = LAYOUTS[seed % len(LAYOUTS)]
+    dtype = DTYPES[(seed // 2) % len(DTYPES)]
+    n = int(rng.integers(1, 5))
+    samples = _samples(rng, layout, dtype, n, empty=seed % 7 == 3)
+    spatial = [c for c in layout if c in "DHW"]
+    kwargs = {"antialias": bool(rng.integers(0, 2))}
+    if rng.random() < 0.5:
+        kwargs["dtype"] = dali_types.FLOAT
+    arg_inputs = {}
+    choice = rng.integers(0, 3)
+    if choice == 0:
+        sizes = [[float(rng.choice([0, 1, 2, 3, 5, 8, 13, 17, 24, -6])) for _ in spatial]
+                 for _ in range(n)]
+        for s in sizes:
+            s[-1] = s[-1] or 7.0
+        if seed % 2:                                   # per sample, as an argument input
+            arg_inputs["size"] = [np.array(s, np.float32) for s in sizes]
+        else:
+            kwargs["size"] = sizes[0]
+        kwargs["mode"] = str(rng.choice(["default", "stretch", "not_larger", "not_smaller"]))
+    elif choice == 1:
+        kwargs["resize_shorter"] = float(rng.integers(2, 20))
+    else:
+        kwargs["size"] = [float(rng.integers(1, 20)) for _ in spatial]
+        start = rng.uniform(0, 0.5, len(spatial))
+        end = rng.uniform(0.4, 1, len(spatial))
+        flip = rng.random(len(spatial)) < 0.3
+        start[flip], end[flip] = end[flip], start[flip]
+        kwargs.update(roi_start=[float(v) for v in start], roi_end=[float(v) for v in end],
+                      roi_relative=True)
+        kwargs["subpixel_scale"] = bool(rng.integers(0, 2))
+    if seed % 3 == 0:
+        arg_inputs["min_filter"] = [np.array(rng.choice(INTERPS), np.int32) for _ in range(n)]
+        arg_inputs["mag_filter"] = [np.array(rng.choice(INTERPS), np.int32) for _ in range(n)]
+    elif seed % 3 == 1:
+        kwargs["min_filter"] = Interp(rng.choice(INTERPS))
+        kwargs["mag_filter"] = Interp(rng.choice(INTERPS))
+    else:
+        kwargs["interp_type"] = Interp(rng.choice(INTERPS))
+    return samples, layout, kwargs, arg_inputs
+
+
+def resize_expected(samples, layout, kwargs, arg_inputs):
+    """fn.resize on the CPU: (outputs, the recorded resample_samples call)."""
+    names = list(arg_inputs)
+
+    def build(fn, x, *args):
+        return fn.resize(x, **kwargs, **dict(zip(names, args, strict=True)))
+
+    with recorded() as calls:
+        out = run_op(build, [samples, *arg_inputs.values()],
+                     layouts=[layout] + [None] * len(names))[0]
+    # the first batch of these samples: the executor may run ahead, and a previous case's
+    # pipeline may still be running its own
+    shapes = [s.shape for s in samples]
+    mine = [c for c in calls if c["in_shapes"] == shapes and c["in_dtype"] == samples[0].dtype]
+    return out, mine[0]
+
+
+def resample_kernel(backend, samples, call):
+    """The kernels' output samples for the recorded `call`, run by `backend`."""
+    in_dtype, out_dtype = call["in_dtype"], call["out_dtype"]
+    assert call["regions"] is None
+    program = _resize_gpu.program(call["layout"], call["in_shapes"], call["out_shapes"],
+                                  call["lo"], call["hi"], call["filters"], call["antialias"],
+                                  in_dtype, out_dtype)
+    size = sum(int(np.prod(s)) for s in call["out_shapes"])
+    buffers = {"input": _pack(samples, in_dtype), "output": np.zeros(size, out_dtype),
+               "tmp0": np.zeros(max(program.tmp_sizes[0], 1), np.float32),
+               "tmp1": np.zeros(max(program.tmp_sizes[1], 1), np.float32)}
+    for launch in program.launches:
+        args = _resize_gpu.launch_args(launch, program, buffers)
+        got = backend(RESIZE_CU, launch, args)
+        for name, value in ((launch.src, got[0]), (launch.dst, got[1])):
+            buffers[name] = value
+    return _unpack(buffers["output"], call["out_shapes"]), program
