@@ -290,3 +290,62 @@ def slice_edges_case(in_dtype, per_channel):
               "end": [values.size + 1, 6],
               "fill_values": [7.9, -3.2, 300.5] if per_channel else [-1.5]}
     return [sample], "HWC", kwargs, [], []
+
+
+# ---- cat, stack ----------------------------------------------------------------------------
+def join_case(seed, stack):
+    """(inputs, layout, kwargs): 1 to 4 inputs of 1 to 4 dimensions joined along any axis (by
+    index, negative too, or by name), every element size, empty parts."""
+    rng = np.random.default_rng(seed)
+    ndim = 1 + seed % 4
+    layout = "DHWC"[4 - ndim:]
+    dtype = np.dtype((np.uint8, np.int16, np.float32, np.int64, np.bool_, np.float16)[seed % 6])
+    k = int(rng.integers(1, 5))
+    n = int(rng.integers(1, 5))
+    axis = int(rng.integers(0, ndim + 1 if stack else ndim))
+    base = [[int(rng.integers(1, 5)) for _ in range(ndim)] for _ in range(n)]
+    inputs = []
+    for _ in range(k):
+        samples = []
+        for i in range(n):
+            shape = list(base[i])
+            if not stack:
+                shape[axis] = int(rng.integers(0 if seed % 3 == 0 else 1, 5))
+            s = _random(rng, shape, np.uint8 if dtype == np.bool_ else dtype)
+            samples.append(s % 2 == 1 if dtype == np.bool_ else s)
+        inputs.append(samples)
+    negative = seed % 2 and (axis or not stack)     # stack's range stops at -ndim
+    kwargs = {"axis": axis - (ndim + stack) if negative else axis}
+    if not stack and seed % 5 == 1:
+        kwargs = {"axis_name": layout[axis]}
+    elif stack and seed % 5 == 1:
+        kwargs["axis_name"] = "X"
+    return inputs, layout, kwargs
+
+
+def join_compare(backend, stack, inputs, layout, kwargs):
+    """(kernel outputs, CPU outputs) of fn.cat (fn.stack) of `inputs`, one launch per input."""
+    from dali.ops.tensor import _cat_gpu
+    from dali.ops.tensor import cat as _cat
+    from dali.ops.tensor import stack as _stack
+
+    def build(fn, *xs):
+        return (fn.stack if stack else fn.cat)(*xs, **kwargs)
+
+    with recorded(_stack.Stack if stack else _cat.Cat,
+                  lambda op, ws, plan: _cat_gpu.for_join(plan)) as calls:
+        expected = run_op(build, inputs, layouts=[layout] * len(inputs), exec_async=False,
+                          exec_pipelined=False)[0]
+    assert len(calls) == 1
+    dtype = inputs[0][0].dtype
+    dst = np.zeros(sum(e.size for e in expected) * dtype.itemsize, np.uint8)
+    for launch in calls[0]:
+        word = np.dtype(f"u{launch.kernel.rsplit('_', 1)[1]}")
+        src = _pack(inputs[launch.input], dtype).view(np.uint8)
+        src = np.concatenate([src, np.zeros(-src.size % 8, np.uint8)]).view(word)
+        dst = np.asarray(backend(JOIN_CU, launch, [src, dst.view(word), launch.samples])[1])
+        dst = dst.view(np.uint8)
+    return _unpack(dst.view(dtype), [e.shape for e in expected]), expected
+
+
+JOIN_CU = SLICE_CU.replace("geometry/slice.cu", "tensor/cat.cu")
