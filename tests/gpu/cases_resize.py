@@ -119,23 +119,25 @@ def resize_case(seed):
         kwargs.update(roi_start=[float(v) for v in start], roi_end=[float(v) for v in end],
                       roi_relative=True)
         kwargs["subpixel_scale"] = bool(rng.integers(0, 2))
-    if seed % 3 == 0:
-        arg_inputs["min_filter"] = [np.array(rng.choice(INTERPS), np.int32) for _ in range(n)]
-        arg_inputs["mag_filter"] = [np.array(rng.choice(INTERPS), np.int32) for _ in range(n)]
-    elif seed % 3 == 1:
-        kwargs["min_filter"] = Interp(rng.choice(INTERPS))
-        kwargs["mag_filter"] = Interp(rng.choice(INTERPS))
-    else:
-        kwargs["interp_type"] = Interp(rng.choice(INTERPS))
+    _filters(rng, n, seed, kwargs, arg_inputs)
     return samples, layout, kwargs, arg_inputs
 
 
 def resize_expected(samples, layout, kwargs, arg_inputs):
     """fn.resize on the CPU: (outputs, the recorded resample_samples call)."""
+    return op_expected("resize", samples, layout, kwargs, arg_inputs)
+
+
+def op_expected(name, samples, layout, kwargs, arg_inputs):
+    """fn.<name> on the CPU: (outputs of the first batch, its recorded resample_samples
+    call)."""
     names = list(arg_inputs)
 
     def build(fn, x, *args):
-        return fn.resize(x, **kwargs, **dict(zip(names, args, strict=True)))
+        op = fn
+        for part in name.split("."):
+            op = getattr(op, part)
+        return op(x, **kwargs, **dict(zip(names, args, strict=True)))
 
     with recorded() as calls:
         out = run_op(build, [samples, *arg_inputs.values()],
@@ -145,6 +147,55 @@ def resize_expected(samples, layout, kwargs, arg_inputs):
     shapes = [s.shape for s in samples]
     mine = [c for c in calls if c["in_shapes"] == shapes and c["in_dtype"] == samples[0].dtype]
     return out, mine[0]
+
+
+def _filters(rng, n, seed, kwargs, arg_inputs):
+    if seed % 3 == 0:
+        arg_inputs["min_filter"] = [np.array(rng.choice(INTERPS), np.int32) for _ in range(n)]
+        arg_inputs["mag_filter"] = [np.array(rng.choice(INTERPS), np.int32) for _ in range(n)]
+    elif seed % 3 == 1:
+        kwargs["min_filter"] = Interp(rng.choice(INTERPS))
+        kwargs["mag_filter"] = Interp(rng.choice(INTERPS))
+    else:
+        kwargs["interp_type"] = Interp(rng.choice(INTERPS))
+
+
+def random_resized_crop_case(seed):
+    """(samples, layout, kwargs, argument inputs) of a random fn.random_resized_crop call."""
+    rng = np.random.default_rng(seed)
+    layout = ("HWC", "CHW", "FHWC", "HWC")[seed % 4]      # 2-D only
+    dtype = DTYPES[(seed // 2) % len(DTYPES)]
+    n = int(rng.integers(1, 5))
+    samples = _samples(rng, layout, dtype, n, empty=False)
+    spatial = sum(c in "DHW" for c in layout)
+    kwargs = {"antialias": bool(rng.integers(0, 2)), "seed": seed,
+              "size": [float(rng.integers(1, 16)) for _ in range(spatial)],
+              "random_area": [0.1, 1.0]}
+    if rng.random() < 0.5:
+        kwargs["dtype"] = dali_types.FLOAT
+    arg_inputs = {}
+    _filters(rng, n, seed, kwargs, arg_inputs)
+    return samples, layout, kwargs, arg_inputs
+
+
+def resize_crop_mirror_case(seed):
+    """(samples, layout, kwargs, argument inputs) of a random fn.resize_crop_mirror call:
+    crop windows anywhere in the resized image, mirror flags per sample."""
+    rng = np.random.default_rng(seed)
+    layout = ("HWC", "CHW", "FHWC", "DHWC")[seed % 4]
+    dtype = DTYPES[(seed // 2) % len(DTYPES)]
+    n = int(rng.integers(1, 5))
+    samples = _samples(rng, layout, dtype, n, empty=False)
+    spatial = [c for c in layout if c in "DHW"]
+    kwargs = {"antialias": bool(rng.integers(0, 2)),
+              "size": [float(rng.integers(4, 20)) for _ in spatial],
+              "crop": [float(rng.integers(1, 5)) for _ in spatial],
+              "crop_pos_x": float(rng.random()), "crop_pos_y": float(rng.random())}
+    if "D" in spatial:
+        kwargs["crop_pos_z"] = float(rng.random())
+    arg_inputs = {"mirror": [np.array(rng.integers(0, 4), np.int32) for _ in range(n)]}
+    _filters(rng, n, seed, kwargs, arg_inputs)
+    return samples, layout, kwargs, arg_inputs
 
 
 def resample_kernel(backend, samples, call):

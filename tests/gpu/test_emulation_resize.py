@@ -91,3 +91,13 @@ def test_program_rejects_bad_types_and_offsets():
     with pytest.raises(ValueError, match="multiples of the element size"):
         _resize_gpu.program("HWC", [(2, 2, 1)], [(3, 3, 1)], [[0, 0]], [[2, 2]], [[1, 1]],
                             True, np.int16, np.int16, src_offsets=[1])
+
+
+@pytest.mark.parametrize("seed", range(16))
+@pytest.mark.parametrize("name", ["random_resized_crop", "resize_crop_mirror"])
+def test_crop_and_resize_operators_equal_cpu(name, seed):
+    """The operators whose CPU run is resize's resampling of a source region per sample."""
+    case = getattr(cases_resize, f"{name}_case")(seed)
+    expected, call = cases_resize.op_expected(name, *case)
+    got, _ = cases_resize.resample_kernel(gpu_cases.emulated, case[0], call)
+    gpu_cases.assert_same(got, expected)
