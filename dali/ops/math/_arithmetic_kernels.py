@@ -246,8 +246,14 @@ def _compare_u64_signed(ufunc, a, b, unsigned_left):
 _SHIFT_WORK = {T.INT64: (np.int64, 64), T.UINT64: (np.uint64, 64), T.UINT32: (np.uint32, 32)}
 
 
+def shift_work(out_type):
+    """(NumPy type, bits) a shift of result type `out_type` computes in: C++'s promoted type
+    (int for the narrow types)."""
+    return _SHIFT_WORK.get(out_type, (np.int32, 32))
+
+
 def _shift(ufunc, a, b, out_type):
-    work, bits = _SHIFT_WORK.get(out_type, (np.int32, 32))
+    work, bits = shift_work(out_type)
     x = _cast(a, out_type).astype(work, copy=False)
     n = _cast(b, out_type).astype(work, copy=False) & work(bits - 1)
     r = ufunc(x, n)

@@ -1,0 +1,309 @@
+"""Random cases of the math family's and the random generators' GPU kernels, shared by the
+emulated (test_emulation_*.py) and the device (test_cupy_*.py) tests: each case runs the CPU
+operator for the expected output and the kernel through a backend, `emulated` (g++ and
+emulate.py) or `on_device` (CuPy), with the arguments its host helper builds.
+
+Arithmetic cases are expressions in DALI's grammar (`expression_desc`) on batches of several
+inputs of any supported type, ragged and broadcast per sample (full shape, axes of extent 1,
+fewer axes, one value).
+"""
+
+from __future__ import annotations
+
+import types
+
+import emulate
+import numpy as np
+from pipeline_utils import run_op
+
+from dali import _types, tensors
+from dali._executor import errors as exec_errors
+from dali._operator import make_spec
+from dali.ops.math import _arithmetic_gpu, arithmetic
+from dali.ops.math import _arithmetic_kernels as kernels
+
+ARITH_CU = _arithmetic_gpu.__file__.replace("_arithmetic_gpu.py", "arithmetic.cu")
+
+
+# ---- backends ----------------------------------------------------------------------------
+def emulated(cu, launch, inputs, args):
+    """Run `launch` of `cu` on the CPU; `inputs` are the arrays whose addresses the kernel
+    gets as one uint64 array (`args(addresses)` gives the kernel's arguments); returns the
+    arguments (numpy arrays written in place)."""
+    addresses = np.array([a.ctypes.data for a in inputs], np.uint64)
+    values = args(addresses)
+    emulate.load(cu).launch(launch.kernel, launch.grid, launch.block, values)
+    return values
+
+
+def on_device(cu, launch, inputs, args):
+    """Run `launch` of `cu` on CUDA device 0 (as `emulated`); returns the arguments copied
+    back to numpy."""
+    import cupy
+
+    from dali._gpu import modules
+
+    dev_inputs = [cupy.asarray(a) for a in inputs]
+    addresses = np.array([a.data.ptr for a in dev_inputs], np.uint64)
+    dev = [cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in args(addresses)]
+    modules.kernel(cu, launch.kernel, 0)(launch.grid, launch.block, tuple(dev))
+    cupy.cuda.Device(0).synchronize()
+    return [cupy.asnumpy(a) if isinstance(a, cupy.ndarray) else a for a in dev]
+
+
+def _pack(samples, dtype):
+    return np.concatenate([np.ascontiguousarray(s, dtype).reshape(-1) for s in samples]
+                          or [np.zeros(0, dtype)])
+
+
+def _unpack(flat, shapes):
+    out, at = [], 0
+    for s in shapes:
+        size = int(np.prod(s, dtype=np.int64))
+        out.append(flat[at:at + size].reshape(s))
+        at += size
+    return out
+
+
+# ---- arithmetic --------------------------------------------------------------------------
+ARITH_TYPES = _arithmetic_gpu.TYPES
+EXACT_BINARY = ("add", "sub", "mul", "fdiv", "div", "mod", "pow", "min", "max", "bitand",
+                "bitor", "bitxor", "lshift", "rshift", "eq", "neq", "lt", "leq", "gt", "geq")
+EXACT_UNARY = ("minus", "plus", "abs", "bitnot", "sqrt", "rsqrt", "fabs", "floor", "ceil")
+_NAMES = {np.dtype(t): n for t, n in (
+    (np.bool_, "bool"), (np.int8, "int8"), (np.uint8, "uint8"), (np.int16, "int16"),
+    (np.uint16, "uint16"), (np.int32, "int32"), (np.uint32, "uint32"), (np.int64, "int64"),
+    (np.uint64, "uint64"), (np.float32, "float32"), (np.float64, "float64"))}
+
+
+class ArithCase(types.SimpleNamespace):
+    """desc, ints, reals: the operator's arguments; inputs: per input, its samples;
+    layouts: per input."""
+
+
+def arith_values(rng, shape, dtype, special=True):
+    """Random values of `dtype`: small and extreme integers (zeros rare), floats at several
+    scales with NaN, infinities and signed zeros."""
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape, dtype=np.int64))
+    if dtype == np.bool_:
+        return rng.integers(0, 2, shape).astype(bool)
+    if dtype.kind == "f":
+        v = rng.standard_normal(size) * rng.choice([1.0, 10.0, 1e4, 1e-3], size)
+        if special:
+            picks = rng.random(size)
+            v = np.where(picks < 0.03, np.nan, v)
+            v = np.where((picks >= 0.03) & (picks < 0.05), np.inf, v)
+            v = np.where((picks >= 0.05) & (picks < 0.07), -np.inf, v)
+            v = np.where((picks >= 0.07) & (picks < 0.09), -0.0, v)
+        return v.astype(dtype).reshape(shape)
+    info = np.iinfo(dtype)
+    small = rng.integers(max(info.min, -40), min(info.max, 40), size, endpoint=True)
+    small = np.where(small == 0, 1, small)
+    big = rng.integers(info.min, info.max, size, dtype=dtype, endpoint=True)
+    v = np.where(rng.random(size) < 0.8, small.astype(dtype), big)
+    if special and size:
+        v[rng.integers(0, size)] = info.min if rng.random() < 0.5 else info.max
+    return v.astype(dtype).reshape(shape)
+
+
+def arith_case(seed, ops=None):
+    """A random ArithCase: 1 to 3 inputs of random types, a valid random expression of depth
+    at most 3 over them and typed constants, on a ragged batch of 1 to 4 samples."""
+    rng = np.random.default_rng(seed)
+    while True:
+        n_in = int(rng.integers(1, 4))
+        dtypes = [ARITH_TYPES[int(rng.integers(0, len(ARITH_TYPES)))] for _ in range(n_in)]
+        ints, reals = [], []
+        try:
+            desc, _ = _expression(rng, 3, dtypes, ints, reals, ops)
+        except TypeError:
+            continue
+        if all(f"&{j}" in desc for j in range(n_in)):   # as the DataNode front end makes
+            break
+    n = int(rng.integers(1, 5))
+    ndim = int(rng.integers(0, 4))
+    inputs = [[] for _ in range(n_in)]
+    for _ in range(n):
+        shape = [int(rng.integers(1, 6)) for _ in range(ndim)]
+        for j in range(n_in):
+            kind = rng.integers(0, 4)
+            if kind == 0 or not shape:
+                s = list(shape)
+            elif kind == 1:
+                s = [e if rng.random() < 0.5 else 1 for e in shape]
+            elif kind == 2:
+                s = shape[int(rng.integers(0, len(shape) + 1)):]
+            else:
+                s = []
+            inputs[j].append(arith_values(rng, s, dtypes[j]))
+    # every input has the same ndim in every sample; give the others the most dimensions
+    for j in range(n_in):
+        nd = max(x.ndim for x in inputs[j])
+        inputs[j] = [x.reshape((1,) * (nd - x.ndim) + x.shape) for x in inputs[j]]
+    return ArithCase(desc=desc, ints=ints, reals=reals, inputs=inputs, layouts=[None] * n_in)
+
+
+def _expression(rng, depth, dtypes, ints, reals, ops, root=True):
+    """(desc, DALI type) of a random subexpression (an operation at the root); TypeError where
+    the type rules reject it."""
+    if depth == 0 or (not root and rng.random() < 0.25):
+        if rng.random() < 0.75:
+            j = int(rng.integers(0, len(dtypes)))
+            return f"&{j}", _types.dali_type_of(dtypes[j])
+        dtype = ARITH_TYPES[int(rng.integers(0, len(ARITH_TYPES)))]
+        t = _types.dali_type_of(dtype)
+        if dtype.kind == "f":
+            reals.append(float(rng.choice([0.5, -2.0, 3.25, 1e10, -0.0, 7.0])))
+            return f"${len(reals) - 1}:{_NAMES[dtype]}", t
+        if dtype == np.bool_:
+            ints.append(int(rng.integers(0, 2)))
+            return f"${len(ints) - 1}:bool", t
+        info = np.iinfo(dtype)
+        choices = [v for v in (0, 1, 2, 3, -1, -7, 100, int(info.max), int(info.min))
+                   if info.min <= v <= info.max]
+        ints.append(choices[int(rng.integers(0, len(choices)))])
+        return f"${len(ints) - 1}:{_NAMES[dtype]}", t
+    names = ops or (EXACT_BINARY + EXACT_UNARY + ("clamp",))
+    name = str(names[int(rng.integers(0, len(names)))])
+    subs = [_expression(rng, depth - 1, dtypes, ints, reals, ops, False)
+            for _ in range(kernels.ARITY[name])]
+    t = kernels.result_type(name, [s[1] for s in subs])
+    if name in ("pow", "fpow", "atan2") and _types.is_float(t) and ops is None:
+        raise TypeError("inexact")       # float pow is tested with a tolerance
+    return f"{name}({' '.join(s[0] for s in subs)})", t
+
+
+def _op(case):
+    schema = arithmetic.ArithmeticGenericOp.schema
+    consts = {"expression_desc": case.desc, "integer_constants": case.ints or None,
+              "real_constants": case.reals or None}
+    op = arithmetic.ArithmeticGenericOp(make_spec(
+        schema, "arith", "cpu", consts, (), seed=None, origin=[], max_batch_size=64,
+        num_threads=1, device_id=None))
+    op.setup()
+    return op
+
+
+def _raise(i, message, exc_type=ValueError):
+    return exec_errors.SampleError(i, message, exc_type)
+
+
+def arith_plan(case):
+    """(operator, plan) of the CPU path's `infer` on the case's batch."""
+    op = _op(case)
+    tls = [tensors.TensorListCPU(samples, layout)
+           for samples, layout in zip(case.inputs, case.layouts, strict=True)]
+    ws = types.SimpleNamespace(inputs=tls, batch_size=len(case.inputs[0]), sample_error=_raise)
+    return op, op.infer(ws)
+
+
+def arith_expected(case):
+    """The CPU operator's output samples, or the index of the sample its integer division by
+    zero names."""
+    try:
+        return run_op(lambda fn, *x: fn._arithmetic_generic_op(
+            *x, expression_desc=case.desc, integer_constants=case.ints or None,
+            real_constants=case.reals or None), case.inputs, layouts=case.layouts)[0]
+    except Exception as e:          # the pipeline's error, naming the sample
+        if "Integer division by zero" not in str(e):
+            raise
+        return int(str(e).split("sample ", 1)[1].split()[0].strip(":,."))
+
+
+def arith_kernel(backend, case):
+    """(output samples, per-sample error flags) of the kernel, run by `backend`."""
+    op, plan = arith_plan(case)
+    program = _arithmetic_gpu.compile(op.tree, plan.prog)
+    desc = plan.outputs[0]
+    shapes = [tuple(s) for s in desc.shapes]
+    in_dtypes = [samples[0].dtype for samples in case.inputs]
+    launch = _arithmetic_gpu.launch(program, np.array(shapes, np.int64).reshape(len(shapes), -1),
+                                    [[x.shape for x in samples] for samples in case.inputs],
+                                    in_dtypes)
+    flat_in = [_pack(samples, d) for samples, d in zip(case.inputs, in_dtypes, strict=True)]
+    out = np.zeros(sum(int(np.prod(s, dtype=np.int64)) for s in shapes), program.out_dtype)
+    errors = np.zeros(len(shapes), np.int32)
+    values = backend(ARITH_CU, launch, flat_in,
+                     lambda addresses: list(launch.arguments(addresses, out, errors)))
+    return _unpack(values[6], shapes), values[-1]
+
+
+def assert_same(got, expected):
+    """Equal samples: same dtype and shape, equal values (NaN where NaN), the same sign of
+    zero for floats."""
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected, strict=True):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        np.testing.assert_array_equal(g, e)
+        if e.dtype.kind == "f":
+            numbers = ~np.isnan(e)
+            np.testing.assert_array_equal(np.signbit(g[numbers]), np.signbit(e[numbers]))
+
+
+def ulps(got, expected):
+    """Largest distance in units of the last place between finite float arrays (NaN and
+    infinities must match exactly: they count as 0 when they do, as a huge number if not)."""
+    got, expected = np.asarray(got), np.asarray(expected)
+    itype = np.int32 if got.dtype == np.float32 else np.int64
+    same_special = (np.isnan(got) & np.isnan(expected)) | (got == expected)
+    g = got.view(itype).astype(np.int64)
+    e = expected.view(itype).astype(np.int64)
+    sign = np.int64(1) << (8 * got.dtype.itemsize - 1)
+    g = np.where(g < 0, -(g + sign) if got.dtype == np.float32 else -(g ^ sign), g)
+    e = np.where(e < 0, -(e + sign) if got.dtype == np.float32 else -(e ^ sign), e)
+    dist = np.abs(g.astype(object) - e.astype(object)) if got.dtype == np.float64 else \
+        np.abs(g - e)
+    dist = np.where(same_special, 0, dist)
+    bad = (np.isnan(got) != np.isnan(expected)) | (np.isinf(got) != np.isinf(expected))
+    return int(np.where(bad, 1 << 62, dist).max(initial=0))
+
+
+# ULP tolerances of the math functions: the emulation (glibc's float and double functions)
+# against the CPU operator (NumPy's: its own SIMD code for some float32 functions, SVML or libm
+# for others), measured with margin; on a device CUDA's documented maximum errors add to them.
+MATH_FUNCTIONS = ("sqrt", "rsqrt", "cbrt", "exp", "log", "log2", "log10", "fabs", "floor",
+                  "ceil", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+                  "asinh", "acosh", "atanh")
+EMULATION_ULPS = {
+    np.dtype(np.float32): dict(cbrt=3, exp=3, log=3, log2=3, log10=3, sin=2, cos=2, tan=4, asin=3,
+                               acos=3, atan=3, sinh=3, cosh=3, tanh=4, asinh=2, acosh=2, atanh=3,
+                               pow=2, atan2=3),
+    np.dtype(np.float64): dict(cbrt=4, exp=2, log=2, log2=2, log10=3, sin=1, cos=1, tan=2, asin=2,
+                               acos=2, atan=2, sinh=3, cosh=2, tanh=3, asinh=2, acosh=2, atanh=2,
+                               pow=2, atan2=2),
+}
+CUDA_ULPS = {      # CUDA C Programming Guide, "Mathematical Functions" (no fast math)
+    np.dtype(np.float32): dict(cbrt=1, exp=2, log=1, log2=1, log10=2, sin=2, cos=2, tan=4, asin=2,
+                               acos=2, atan=2, sinh=3, cosh=2, tanh=2, asinh=3, acosh=4, atanh=3,
+                               pow=4, atan2=3),
+    np.dtype(np.float64): dict(cbrt=1, exp=1, log=1, log2=1, log10=1, sin=2, cos=2, tan=2, asin=2,
+                               acos=2, atan=2, sinh=2, cosh=1, tanh=1, asinh=3, acosh=3, atanh=2,
+                               pow=2, atan2=2),
+}
+
+
+def math_case(seed, name, dtype):
+    """An ArithCase of `name(&0)` (or `name(&0 &1)` for pow, fpow, atan2, mod) on values of
+    `dtype` in the function's domain, with some outside it and special values."""
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    n = 600
+
+    def values():
+        if dtype.kind != "f":
+            return arith_values(rng, (n,), dtype)
+        x = rng.standard_normal(n) * rng.choice([0.3, 3.0, 40.0, 1e4], n)
+        if name in ("asin", "acos", "atanh"):
+            x = rng.random(n) * 2 - 1
+        elif name == "acosh":
+            x = np.abs(x) + 1
+        elif name in ("log", "log2", "log10", "sqrt", "rsqrt", "pow", "fpow"):
+            x = np.abs(x)
+        x[:8] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 1e-30]
+        return x.astype(dtype)
+
+    binary = name in ("pow", "fpow", "atan2", "mod")
+    inputs = [[values()], [values()]] if binary else [[values()]]
+    desc = f"{name}(&0 &1)" if binary else f"{name}(&0)"
+    return ArithCase(desc=desc, ints=[], reals=[], inputs=inputs, layouts=[None] * len(inputs))
