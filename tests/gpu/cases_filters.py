@@ -28,24 +28,36 @@ BORDERS = ("reflect_101", "reflect_1001", "wrap", "clamp", "constant")
 
 
 @contextlib.contextmanager
-def plans_of(cls):
-    """The plans `cls.run_cpu` gets while the block runs."""
-    plans = []
+def recorded(cls, take=lambda op, ws, plan: plan):
+    """What `take(op, ws, plan)` returns at every `cls.run_cpu` while the block runs (by
+    default the plan): a host helper called there sees the very plan and workspace of the CPU
+    path, as `run_gpu` will."""
+    taken = []
     own = cls.__dict__.get("run_cpu")
     original = cls.run_cpu
 
     def run_cpu(self, ws, plan):
-        plans.append(plan)
+        taken.append(take(self, ws, plan))
         return original(self, ws, plan)
 
     cls.run_cpu = run_cpu
     try:
-        yield plans
+        yield taken
     finally:
         if own is None:
             del cls.run_cpu
         else:
             cls.run_cpu = own
+
+
+def run_sync(cls, build, inputs, layouts, take=lambda op, ws, plan: plan):
+    """(expected output samples, what `take` returned at the CPU run): a synchronous pipeline,
+    so that no other pipeline (one of an earlier test running ahead in the background) calls
+    the patched `run_cpu`."""
+    with recorded(cls, take) as taken:
+        expected = run_op(build, inputs, layouts=layouts, exec_async=False,
+                          exec_pipelined=False)[0]
+    return expected, taken[-1]
 
 
 def _shape(rng, layout, lo=1, hi=9):
@@ -84,15 +96,6 @@ def _per_sample(rng, samples, layout, values, naxes, dtype):
     return [np.array(values(rng), dtype) for _ in samples], False
 
 
-def _run(cls, build, inputs, layouts):
-    """(expected, plan): a synchronous pipeline, so that no other pipeline's plan (one of an
-    earlier test running ahead in the background) is taken."""
-    with plans_of(cls) as plans:
-        expected = run_op(build, inputs, layouts=layouts, exec_async=False,
-                          exec_pipelined=False)[0]
-    return expected, plans[-1]
-
-
 def _run_separable(cls, name, samples, layout, kwargs, arg_inputs):
     """(expected, plan) of fn.<name> with `arg_inputs`: name -> (samples, per frame)."""
     names = list(arg_inputs)
@@ -103,7 +106,7 @@ def _run_separable(cls, name, samples, layout, kwargs, arg_inputs):
         return getattr(fn, name)(x, **kwargs, **given)
 
     inputs = [samples] + [arg_inputs[k][0] for k in names]
-    return _run(cls, build, inputs, [layout] + [None] * len(names))
+    return run_sync(cls, build, inputs, [layout] + [None] * len(names))
 
 
 def _sep_program(samples, plan):
@@ -232,7 +235,7 @@ def filter_run(backend, samples, layout, filters, per_frame, fills, kwargs):
     def build(fn, x, w, *fill):
         return fn.filter(x, fn.per_frame(w) if per_frame else w, *fill, **kwargs)
 
-    expected, plan = _run(filter_op.Filter, build, inputs, [layout] + [None] * (len(inputs) - 1))
+    expected, plan = run_sync(filter_op.Filter, build, inputs, [layout] + [None] * (len(inputs) - 1))
     out = plan.outputs[0]
     program = _convolution_gpu.filter_(
         plan.geometry, plan.out_geometry, plan.filters, plan.index, plan.anchors, plan.fills,
