@@ -9,8 +9,19 @@ padding: `_loader`.
 Each batch is read ahead on the reader's thread (as readers.file does), in C without the GIL:
 first the head of every file (`files.read_heads`), whose header is parsed and checked in Python
 (`_npy`; with `cache_header_information` the parsed headers are kept per file), then the array
-data (`files.read_regions`).  With a region of interest (`roi_start` / `rel_roi_start`,
-`roi_end` / `rel_roi_end` / `roi_shape` / `rel_roi_shape`, over `roi_axes`), only the bytes of
+data (`files.read_regions`).  Whole arrays of a data set of one type and shape take one open
+per file instead: once a batch's files all had one header, the next batch is read assuming it
+(`files.read_split`: each file's header bytes into a scratch row, its data straight into the
+contiguous batch, the files spread over a pool of the pipeline's thread count when the batch
+is large), and kept when every file had exactly those header bytes and that size; else (a file
+changed, is missing, longer or shorter) the batch is read again the general way, which says
+what is wrong.  Files are never memory-mapped (`dont_use_mmap` is ignored): touching a page
+of a mapping past the end of a file truncated underneath raises SIGBUS, which kills the
+process, whereas a read of a truncated file comes back short and is reported as an error
+naming it.  A file replaced (renamed over) while a batch is read gives the batch its old or
+its new contents; one rewritten in place during the read may give a mix, as with any reader.
+With a region of interest (`roi_start` / `rel_roi_start`, `roi_end` / `rel_roi_end` /
+`roi_shape` / `rel_roi_shape`, over `roi_axes`), only the bytes of
 the region are read: one read per contiguous run of it in the file, or, where the runs lie close
 together (rows of an image), the span they cover, read through a bounded window.  Coordinates
 round half away from zero (start = round(start), end = round(start + shape)) as DALI's slicing
@@ -36,6 +47,7 @@ from dali import _operator, _registry
 from dali._ext import files
 from dali._ext.kernels.transpose import transpose_array
 from dali._ext.tensor_storage import BatchStorage
+from dali._ext.thread_pool import ThreadPool
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _npy, _slice_window
@@ -127,6 +139,8 @@ class Numpy(_common.Reader):
             raise RuntimeError("Cannot use use_o_direct with ``dont_use_mmap=False``.")
         self._roi_names = [n for n in (*_STARTS, *_ENDS) if n in given]
         self._headers = {} if a["cache_header_information"] else None
+        self._guess = None      # (header, its bytes) of the last batch whose files shared one
+        self._pool = None       # the threads of the reader's whole-file reads (`_read_whole`)
         super().setup()
 
     def loader_options(self):
@@ -195,6 +209,10 @@ class Numpy(_common.Reader):
         ws.out_source_info = [name for _, name in plan.entries]
 
     def read(self, entries):
+        if not self._roi_names:
+            storage = self._read_whole(entries)
+            if storage is not None:
+                return storage, None
         return self._load(entries, {name: [self.args[name]] * len(entries)
                                     for name in self._roi_names}, constant=True)
 
@@ -243,6 +261,28 @@ class Numpy(_common.Reader):
                 transpose_array(targets[i].view(dtype).reshape(out_shape[::-1]), outs[i], perm)
         return storage, None
 
+    def _read_whole(self, entries):
+        """The arrays of `entries` read whole with one open per file (`files.read_split`),
+        when every file begins with the header of the last batch whose files all shared one
+        and has exactly its size; else None (also when a file cannot be read: `_load` then
+        reads the batch again and says why)."""
+        guess = self._guess
+        if guess is None:
+            return None
+        (dtype, shape, _, end), head = guess
+        n = len(entries)
+        nbytes = math.prod(shape) * dtype.itemsize
+        storage = BatchStorage.allocate(dtype, [shape] * n, ndim=len(shape))
+        heads = np.empty((n, end), np.uint8)
+        if self._pool is None:
+            self._pool = ThreadPool(max(self.spec.num_threads, 1))
+        got, failure = files.read_split([p for p, _ in entries], heads,
+                                        storage.flat().view(np.uint8), nbytes, self._pool)
+        if failure is None and (got == end + nbytes).all() and (heads == head).all():
+            return storage
+        self._guess = None
+        return None
+
     def _plan(self, header, dtype, ndim, roi, i):
         """(rows, output shape, transposed, padded) of sample `i` with `header`: rows are the
         file's shape in stored order, the part read, the destination shape and where the part
@@ -289,6 +329,9 @@ class Numpy(_common.Reader):
                     return (i, f"{e} File: {entries[i][1]}"), None
                 if k == 0:
                     shared = _shared(header, heads, got, sizes)
+                    if shared is not None and len(todo) == len(entries) and not (
+                            header[2] and len(header[1]) > 1):
+                        self._guess = header, heads[0, :header[3]].copy()
             found[i] = header
             if cache is not None:
                 cache[entries[i][0]] = header
