@@ -235,7 +235,8 @@ def filter_run(backend, samples, layout, filters, per_frame, fills, kwargs):
     def build(fn, x, w, *fill):
         return fn.filter(x, fn.per_frame(w) if per_frame else w, *fill, **kwargs)
 
-    expected, plan = run_sync(filter_op.Filter, build, inputs, [layout] + [None] * (len(inputs) - 1))
+    expected, plan = run_sync(filter_op.Filter, build, inputs,
+                              [layout] + [None] * (len(inputs) - 1))
     out = plan.outputs[0]
     program = _convolution_gpu.filter_(
         plan.geometry, plan.out_geometry, plan.filters, plan.index, plan.anchors, plan.fills,
