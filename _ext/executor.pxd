@@ -9,7 +9,8 @@ from libc.stdint cimport int64_t
 cdef class NodePlan:
     cdef readonly object op, spec
     cdef readonly str name
-    cdef bint is_cpu
+    cdef int mode                  # MODE_CPU, MODE_GPU or MODE_MIXED (executor.pyx)
+    cdef readonly object device    # the dali._gpu.runtime.Device of GPU and mixed nodes, or None
     cdef bint same_batch_inputs
     cdef tuple in_slots            # slot of each positional input
     cdef tuple arg_names           # argument-input names ...
@@ -23,6 +24,8 @@ cdef class NodePlan:
     cdef readonly tuple out_meta   # (dtype, ndim, layout) per output of the first run, or None
 
     cdef int _record(self, list tls) except -1
+    cdef int _fold(self, Py_ssize_t k, Py_ssize_t real, Py_ssize_t per_real,
+                   Py_ssize_t reserved, Py_ssize_t per_reserved) except -1
 
 
 cdef class Plan:

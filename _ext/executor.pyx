@@ -35,6 +35,32 @@ cdef object _SampleError = errors.SampleError
 cdef object _operator_error = errors.operator_error
 cdef object _from_samples = BatchStorage.from_samples
 
+# How a node runs (NodePlan.mode): host in and out; on the device; host run then upload.
+cdef enum:
+    MODE_CPU = 0
+    MODE_GPU = 1
+    MODE_MIXED = 2
+cdef object _gpu_batch = None           # dali._gpu.batch.DeviceBatch, imported on first use
+cdef object _wrap_gpu = None
+
+
+cdef int _node_mode(spec) except -1:
+    if spec.device == "cpu":
+        return MODE_CPU
+    return MODE_GPU if spec.device == "gpu" else MODE_MIXED
+
+
+cdef object _node_device(spec, int mode):
+    """The `dali._gpu.runtime.Device` of a GPU or mixed node (None for CPU nodes); imports
+    the GPU modules the first time."""
+    global _gpu_batch, _wrap_gpu
+    if mode == MODE_CPU:
+        return None
+    from dali._gpu import batch as gpu_batch, runtime, tensors as gpu_tensors
+    _gpu_batch = gpu_batch.DeviceBatch
+    _wrap_gpu = gpu_tensors.TensorListGPU._wrap
+    return runtime.device(spec.device_id)
+
 
 cdef inline int64_t _now_ns() noexcept nogil:
     cdef timespec t
@@ -85,19 +111,28 @@ cdef inline Py_ssize_t _hint(tuple hints, Py_ssize_t k):
     return hints[k] if k < n else (hints[0] if n == 1 else 0)
 
 
-cdef list _execute(object op, object spec, bint is_cpu, bint same_batch, list tls,
-                   list ids_list, dict arg_tls, Py_ssize_t root_bs, object root_ids,
+cdef inline Py_ssize_t _num_samples(object tl):
+    st = tl._storage
+    if type(st) is BatchStorage:
+        return (<BatchStorage>st).num_samples
+    return st.num_samples                   # a DeviceBatch
+
+
+cdef list _execute(object op, object spec, int mode, object device, bint same_batch,
+                   list tls, list ids_list, dict arg_tls, Py_ssize_t root_bs, object root_ids,
                    long long iteration, long long epoch, object pool, tuple hints,
                    Py_ssize_t max_bs, list out_ids):
     """Run `op` on one batch; returns its output TensorLists and appends their ids to
-    `out_ids` (see `run_operator`)."""
+    `out_ids` (see `run_operator`).  `mode` says how (MODE_*), `device` is the GPU of GPU
+    and mixed nodes: GPU nodes get device outputs and `run_gpu`; mixed nodes `run_cpu` into
+    host outputs, which are then uploaded."""
     cdef Py_ssize_t bs, k, n_in = len(tls), n_out
     cdef WorkspaceBase ws
     cdef object ids, source_info, plan, descs, d, shapes, out, info_k, ids_k
     cdef list outs
     if n_in:
         first = tls[0]
-        bs = (<BatchStorage>first._storage).num_samples
+        bs = _num_samples(first)
         ids = ids_list[0]
         source_info = first._source_info
     else:
@@ -120,7 +155,7 @@ cdef list _execute(object op, object spec, bint is_cpu, bint same_batch, list tl
     try:
         if same_batch:
             for k in range(1, n_in):
-                n = (<BatchStorage>tls[k]._storage).num_samples
+                n = _num_samples(tls[k])
                 if n != bs:
                     raise op.error(f"input {k} has {n} samples but input 0 has {bs}")
         plan = op.infer(ws)
@@ -131,14 +166,16 @@ cdef list _execute(object op, object spec, bint is_cpu, bint same_batch, list tl
             shapes = d.shapes
             if shapes is None:
                 outs.append(None)
+            elif mode == MODE_GPU:
+                outs.append(_gpu_batch.empty(device, d.dtype, shapes, _ndim(d)))
             else:
                 outs.append(allocate_batch(d.dtype, shapes, None, _ndim(d),
                                            _hint(hints, k) * max_bs))
         ws.outputs = outs
-        if is_cpu:
-            op.run_cpu(ws, plan)
-        else:
+        if mode == MODE_GPU:
             op.run_gpu(ws, plan)
+        else:
+            op.run_cpu(ws, plan)
     except _PipelineError:
         raise
     except _SampleError as e:
@@ -167,7 +204,12 @@ cdef list _execute(object op, object spec, bint is_cpu, bint same_batch, list tl
                 allocate_batch(d.dtype, [], None, _ndim(d), 0)
         if out is None:
             raise _operator_error(spec, RuntimeError("operator produced no output"))
-        result.append(_wrap(out, d.layout or "", info_k))
+        if mode == MODE_MIXED:
+            out = _gpu_batch.from_host(device, out)
+        if mode == MODE_CPU:
+            result.append(_wrap(out, d.layout or "", info_k))
+        else:
+            result.append(_wrap_gpu(out, d.layout or "", info_k))
         out_ids.append(ids_k)
     return result
 
@@ -205,7 +247,8 @@ def run_operator(op, ins, arg_ins, root_bs, root_ids, iteration=0, epoch=0, thre
     if not ins and arg_ins:
         arg_tl, arg_ids = next(iter(arg_ins.values()))
         root_bs, root_ids = _argument_batch(arg_tl, arg_ids, root_bs, root_ids)
-    outs = _execute(op, spec, spec.device == "cpu", spec.schema.same_batch_inputs,
+    cdef int mode = _node_mode(spec)
+    outs = _execute(op, spec, mode, _node_device(spec, mode), spec.schema.same_batch_inputs,
                     [v[0] for v in ins], [v[1] for v in ins],
                     {k: v[0] for k, v in arg_ins.items()}, root_bs, root_ids, iteration,
                     epoch, thread_pool, output_hints(spec), spec.max_batch_size, out_ids)
@@ -219,7 +262,8 @@ cdef class NodePlan:
         self.op = op
         self.spec = op.spec
         self.name = op.spec.name
-        self.is_cpu = op.spec.device == "cpu"
+        self.mode = _node_mode(op.spec)
+        self.device = _node_device(op.spec, self.mode)
         self.same_batch_inputs = bool(op.spec.schema.same_batch_inputs)
         self.in_slots = tuple(in_slots)
         self.arg_names = tuple(arg_names)
@@ -253,10 +297,18 @@ cdef class NodePlan:
         """Fold the sizes of this run's outputs into the memory counters (maxima, as DALI)."""
         cdef Py_ssize_t k, n, real, reserved, per_real, per_reserved
         cdef BatchStorage st
-        cdef list m
         if self.memory is None:
             self.memory = [[0, 0, 0, 0] for _ in tls]
         for k in range(len(tls)):
+            if type(tls[k]._storage) is not BatchStorage:      # a DeviceBatch
+                dev = tls[k]._storage
+                n = dev.num_samples
+                real = dev.nbytes
+                reserved = dev.buffer.nbytes
+                per_real = (real + n - 1) // n if n else 0
+                per_reserved = (reserved + n - 1) // n if n else 0
+                self._fold(k, real, per_real, reserved, per_reserved)
+                continue
             st = <BatchStorage>tls[k]._storage
             n = st.num_samples
             real = st.nbytes
@@ -268,15 +320,20 @@ cdef class NodePlan:
             else:
                 per_real = (real + n - 1) // n
                 per_reserved = (reserved + n - 1) // n
-            m = self.memory[k]
-            if real > m[0]:
-                m[0] = real
-            if per_real > m[1]:
-                m[1] = per_real
-            if reserved > m[2]:
-                m[2] = reserved
-            if per_reserved > m[3]:
-                m[3] = per_reserved
+            self._fold(k, real, per_real, reserved, per_reserved)
+        return 0
+
+    cdef int _fold(self, Py_ssize_t k, Py_ssize_t real, Py_ssize_t per_real,
+                   Py_ssize_t reserved, Py_ssize_t per_reserved) except -1:
+        cdef list m = self.memory[k]
+        if real > m[0]:
+            m[0] = real
+        if per_real > m[1]:
+            m[1] = per_real
+        if reserved > m[2]:
+            m[2] = reserved
+        if per_reserved > m[3]:
+            m[3] = per_reserved
         return 0
 
 
@@ -305,14 +362,15 @@ cdef class Plan:
         self.num_slots = len(self.slot_edges)
         for i, (node, op) in enumerate(zip(graph.nodes, ops)):
             names = sorted(node.arg_inputs)
-            in_slots = [slot_of[id(e)] for e in node.inputs]
-            arg_slots = [slot_of[id(node.arg_inputs[k])] for k in names]
+            in_slots = [slot_of[id(e)] for e in graph.inputs_of(node)]
+            arg_ins = graph.arg_inputs_of(node)
+            arg_slots = [slot_of[id(arg_ins[k])] for k in names]
             for s in in_slots + arg_slots:
                 last_reader[s] = i
             self.nodes.append(NodePlan(op, in_slots, names, arg_slots,
                                        [slot_of[id(e)] for e in node.outputs],
                                        output_hints(op.spec, bytes_per_sample)))
-        self.output_slots = tuple(slot_of[id(e)] for e in graph.outputs)
+        self.output_slots = tuple(slot_of[id(e)] for e in graph.produced_outputs())
         kept = set(self.output_slots)
         frees = [[] for _ in self.nodes]
         for s, i in last_reader.items():
@@ -362,8 +420,8 @@ cdef class Plan:
             if events is not None:
                 c0 = _cpu_ns()
             t0 = _now_ns()
-            outs = _execute(node.op, node.spec, node.is_cpu, node.same_batch_inputs, tls, ids,
-                            args, bs, rids, iteration, epoch, thread_pool,
+            outs = _execute(node.op, node.spec, node.mode, node.device, node.same_batch_inputs,
+                            tls, ids, args, bs, rids, iteration, epoch, thread_pool,
                             node.hints, max_batch_size, out_ids)
             dt = _now_ns() - t0
             if events is not None:

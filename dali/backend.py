@@ -1,26 +1,25 @@
 """`dali.backend`: what user code commonly takes from DALI's backend module.
 
-The tensor types (`TensorCPU`, `TensorListCPU`) and the memory and device queries that scripts
-call; dali runs on the CPU, so the device queries say there is no CUDA device, and the memory
-hints, which tune DALI's C++ allocators, have no effect (those for pinned or device memory
-raise, as DALI does without CUDA) (dali's buffers come from its own pool,
-`_ext/buffer_pool`).  GPU tensor types are not there yet: asking for them says so.
+The tensor types (`TensorCPU`, `TensorListCPU`, `TensorGPU`, `TensorListGPU`) and the memory
+and device queries that scripts call: the device count is CuPy's (0 without CuPy or a driver),
+and the memory hints, which tune DALI's C++ allocators, have no effect (those for pinned or
+device memory raise, as DALI does without CUDA) (dali's host buffers come from its own pool,
+`_ext/buffer_pool`, device memory from CuPy's).
 """
 
 from __future__ import annotations
 
+from dali import _gpu
 from dali.tensors import TensorCPU, TensorListCPU
 
 __all__ = ["GetCUDADeviceCount", "PreallocateDeviceMemory", "PreallocatePinnedMemory",
-           "ReleaseUnusedMemory", "SetHostBufferShrinkThreshold", "TensorCPU",
-           "TensorListCPU"]
-
-_GPU_ONLY = ("TensorGPU", "TensorListGPU")
+           "ReleaseUnusedMemory", "SetHostBufferShrinkThreshold", "TensorCPU", "TensorGPU",
+           "TensorListCPU", "TensorListGPU"]
 
 
 def GetCUDADeviceCount():  # noqa: N802 (DALI's name)
-    """CUDA devices dali can use: 0 (CPU only)."""
-    return 0
+    """CUDA devices dali can use: CuPy's count (0 without CuPy, a driver or a device)."""
+    return _gpu.device_count()
 
 
 def ReleaseUnusedMemory():  # noqa: N802
@@ -45,7 +44,8 @@ def SetHostBufferShrinkThreshold(ratio):  # noqa: N802
 
 
 def __getattr__(name):
-    if name in _GPU_ONLY:
-        raise AttributeError(f"dali.backend.{name}: dali has no GPU tensors yet (it runs on "
-                             "the CPU)")
+    if name in ("TensorGPU", "TensorListGPU"):
+        from dali._gpu import tensors as gpu_tensors
+
+        return getattr(gpu_tensors, name)
     raise AttributeError(f"module 'dali.backend' has no attribute '{name}'")

@@ -1,4 +1,5 @@
-"""TensorCPU and TensorListCPU: the host tensor types pipelines return.
+"""TensorCPU and TensorListCPU: the host tensor types pipelines return (TensorGPU and
+TensorListGPU, the device ones, live in `dali._gpu.tensors` and are exported here).
 
 A TensorListCPU is a batch: samples of one dtype and number of dimensions, with per-sample shapes,
 kept in a `BatchStorage` (`_ext/tensor_storage`).  `tl[i]` is a TensorCPU *view* of sample i;
@@ -15,7 +16,7 @@ import numpy as np
 from dali import _types
 from dali._ext.tensor_storage import BatchStorage
 
-__all__ = ["TensorCPU", "TensorListCPU"]
+__all__ = ["TensorCPU", "TensorGPU", "TensorListCPU", "TensorListGPU"]
 
 
 def _check_layout(layout, ndim, what):
@@ -406,6 +407,15 @@ class TensorListCPU:
             "[" + ", \n           ".join(shapes) + "]"     # aligned under `shape=[`
         return _description("TensorListCPU", data, self.dtype, self._layout,
                             f"num_samples={len(self)}", f"shape={shapes}")
+
+
+def __getattr__(name):
+    """The GPU tensor types (`dali._gpu.tensors`), imported on first use."""
+    if name in ("TensorGPU", "TensorListGPU"):
+        from dali._gpu import tensors as gpu_tensors
+
+        return getattr(gpu_tensors, name)
+    raise AttributeError(f"module 'dali.tensors' has no attribute '{name}'")
 
 
 def storage_of(tl: TensorListCPU) -> BatchStorage:

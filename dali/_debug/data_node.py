@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from dali._gpu import runtime
 from dali._graph import data_node
-from dali._pipeline import pipeline
 
 
 class DataNodeDebug(data_node.DataNode):
@@ -31,13 +31,16 @@ class DataNodeDebug(data_node.DataNode):
 
     def gpu(self):
         """This batch on the GPU.  Debug mode moves data at once, so without a GPU backend this
-        fails here (graph mode fails at `build()`)."""
-        if not pipeline._gpu_available():
+        fails here (graph mode fails at `build()`); with one, debug mode does not run GPU
+        operators yet (graph mode does)."""
+        if not runtime.available():
             raise RuntimeError(
                 f'Cannot move "{self.name}" to the GPU: debug mode moves data at once, and no '
                 "GPU backend is available (install CuPy with `pip install dali[gpu]` on a "
                 "machine with a CUDA device); device_id=None pipelines are CPU-only.")
-        return super().gpu()
+        raise NotImplementedError(
+            f'Cannot move "{self.name}" to the GPU: debug mode does not run GPU operators yet '
+            "in dali; build the pipeline without debug=True to run them.")
 
     def __str__(self):
         body = str(self._data).replace("\n", "\n     ")

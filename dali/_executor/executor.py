@@ -88,6 +88,8 @@ class Executor:
         self.thread_pool = ThreadPool(num_threads)
         self.plan = _plan.Plan(graph, self.ops, bytes_per_sample or 0)
         self.plan.memory_stats = bool(memory_stats)
+        self._devices = list({id(n.device): n.device for n in self.plan.nodes
+                              if n.device is not None}.values())
         self._fed_ops = [op for op in self.ops if isinstance(op, _roles.Source)]
         self.iteration = 0
         self.epoch = 0
@@ -130,8 +132,11 @@ class Executor:
         bs = self._iteration_batch_size()
         root_ids = np.arange(self._samples_seen, self._samples_seen + bs, dtype=np.int64)
         try:
-            return self.plan.run(bs, root_ids, self.iteration, self.epoch, self.thread_pool,
+            outs = self.plan.run(bs, root_ids, self.iteration, self.epoch, self.thread_pool,
                                  self.max_batch_size, capture)
+            for dev in self._devices:     # GPU outputs are ready when handed out
+                dev.synchronize()
+            return outs
         finally:            # a failed iteration still used its samples: the next one goes on
             self.iteration += 1
             self._samples_seen += bs

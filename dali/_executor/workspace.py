@@ -114,6 +114,14 @@ class Workspace(_ext_workspace.WorkspaceBase):
             return None
         return dense.reshape(len(tl), -1).astype(dtype)
 
+    @property
+    def gpu(self):
+        """The pipeline's GPU (`dali._gpu.runtime.Device`): what `run_gpu` launches kernels,
+        allocates and copies through."""
+        from dali._gpu import runtime
+
+        return runtime.device(self.spec.device_id)
+
     # -- samples ------------------------------------------------------------------------------
     def source_info(self, i) -> str:
         if self._source_info is None:

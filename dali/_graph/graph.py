@@ -4,6 +4,11 @@
 `add_sink` edges), inputs before consumers, so `nodes` is a topological order; operators no
 output or sink depends on are pruned.  That order is also the order seeds are handed out in, so
 adding or removing an unrelated, pruned operator never changes another operator's randomness.
+
+`insert_copies` then adds the device copies DALI's backend adds: an edge a consumer needs on
+the other device (`.gpu()`, `.cpu()`, a CPU input of a GPU operator) gets a copy node, and
+the executor reads every operator's inputs through `inputs_of`/`arg_inputs_of`, which see the
+copies; the user's nodes are not changed.
 """
 
 from __future__ import annotations
@@ -17,6 +22,9 @@ class Graph:
     def __init__(self, outputs, sinks=()):
         self.outputs = list(outputs)
         self.nodes = []
+        self._inputs = {}                 # id(node) -> its inputs with copies (insert_copies)
+        self._arg_inputs = {}
+        self._outputs = None
         seen = set()
         for edge in [*self.outputs, *sinks]:
             # a sink is a DataNode, or an operator node without outputs
@@ -64,6 +72,56 @@ class Graph:
                     f'Not all required arguments were specified for op "{n.schema.class_name}" '
                     f"({n.schema.display_name}). Please specify values for arguments: "
                     + ", ".join(f'"{m}"' for m in missing))
+
+    # -- device copies ------------------------------------------------------------------------
+    def insert_copies(self, make_copy, gpu_to_cpu):
+        """Give every edge needed on another device than its producer's a copy node.
+
+        `make_copy(edge, device)` returns the OpNode copying the produced `edge` to `device`
+        ("gpu" or "cpu").  A GPU operator needs its positional inputs on the GPU, every other
+        operator on the CPU, argument inputs are on the CPU; a pipeline output is needed where
+        its DataNode says.  GPU-to-CPU copies need `gpu_to_cpu` (DALI's dynamic executor),
+        else DALI's error is raised.  One copy per produced edge and device.
+        """
+        copies = {}
+        nodes = []
+
+        def resolve(edge, device):
+            src = edge.source
+            produced = src.outputs[edge.index] if src is not None and hasattr(src, "outputs") \
+                else edge
+            if produced.device == device:
+                return produced
+            if device == "cpu" and not gpu_to_cpu:
+                raise RuntimeError(
+                    "This pipeline doesn't support transition from GPU to CPU (the output "
+                    f'"{edge.name}" is used on the CPU): create it with exec_dynamic=True')
+            key = (id(produced), device)
+            copy = copies.get(key)
+            if copy is None:
+                copy = copies[key] = make_copy(produced, device)
+                self._inputs[id(copy)] = [produced]
+                nodes.append(copy)
+            return copy.outputs[0]
+
+        for n in self.nodes:
+            want = "gpu" if n.device == "gpu" else "cpu"
+            self._inputs[id(n)] = [resolve(e, want) for e in n.inputs]
+            self._arg_inputs[id(n)] = {k: resolve(e, "cpu") for k, e in n.arg_inputs.items()}
+            nodes.append(n)
+        self._outputs = [resolve(e, e.device) for e in self.outputs]
+        self.nodes = nodes
+
+    def inputs_of(self, node):
+        """`node`'s positional inputs as the executor reads them (device copies included)."""
+        return self._inputs.get(id(node), node.inputs)
+
+    def arg_inputs_of(self, node):
+        return self._arg_inputs.get(id(node), node.arg_inputs)
+
+    def produced_outputs(self):
+        """The pipeline outputs as the executor produces them (copies included)."""
+        return self.outputs if self._outputs is None else self._outputs
 
     def assign_seeds(self, pipeline_seed):
         """Per-node seeds, handed out in topological order (`dali._graph.seeds`)."""

@@ -14,17 +14,14 @@ import warnings
 
 import numpy as np
 
-from dali import _roles, _types
+from dali import _operator, _roles, _types
 from dali._autograph import conditional
 from dali._executor import executor as _executor_mod
+from dali._gpu import runtime as _gpu_runtime
 from dali._graph import context, data_node, dot, graph
 from dali._pipeline import checkpointing, params, profiler, scheduler, serialization
 from dali.ops import _regions
-
-
-def _gpu_available():
-    return False
-
+from dali.ops.tensor import to_device as _to_device
 
 _ILLEGAL_OUTPUT = ("Illegal output type. The output {} is a `{}`. Allowed types are ``DataNode`` "
                    "and types convertible to `types.Constant` (numerical constants, 1D "
@@ -239,7 +236,7 @@ class Pipeline:
             raise ValueError("The batch size must be set.")
         if self._num_threads is None:
             raise TypeError("`num_threads` must be set to a positive int to build the pipeline")
-        if self._device_id is not None and not _gpu_available():
+        if self._device_id is not None and not _gpu_runtime.available(self._device_id):
             raise RuntimeError(
                 "You are trying to create a GPU DALI pipeline while CUDA is not available. "
                 "Please install CUDA or set `device_id = None` in Pipeline constructor.")
@@ -278,6 +275,7 @@ class Pipeline:
         g = graph.Graph(outputs, self._sinks)
         g.check()
         self._check_devices(g, outputs)
+        g.insert_copies(_to_device.make_copy, self._exec_dynamic)
         self._check_output_specs(len(outputs))
         ex = _executor_mod.Executor(g, self._max_batch_size, self._num_threads,
                                     self._device_id, seed, self._bytes_per_sample,
@@ -291,8 +289,16 @@ class Pipeline:
         return ex
 
     def _check_devices(self, g, outputs):
-        """GPU operators, and outputs moved with `.gpu()`, need a GPU backend."""
-        if _gpu_available():
+        """GPU operators, and outputs moved with `.gpu()`, need a GPU backend; GPU operators
+        need a GPU implementation."""
+        if self._device_id is not None and _gpu_runtime.available(self._device_id):
+            for n in g.nodes:
+                if n.device == "gpu" and n.impl.run_gpu is _operator.Operator.run_gpu:
+                    where = f" (created at {n.origin[-1].filename}:{n.origin[-1].lineno})" \
+                        if n.origin else ""
+                    raise NotImplementedError(
+                        f'{n.schema.display_name}{where}: device="gpu" is not implemented yet '
+                        "in dali (docs/gpu.md lists the GPU operators)")
             return
         on_gpu = [(n, "runs") for n in g.nodes if n.device != "cpu"]
         on_gpu += [(o.source, "moves its output") for o in outputs if o.device != "cpu"]

@@ -15,16 +15,16 @@ from dali._ext.kernels import flip as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _layouts
+from dali.ops.geometry import _flip_gpu
 
 LAYOUTS = ("FDHWC", "FHWC", "DHWC", "HWC", "FCDHW", "FCHW", "CDHW", "CHW")
 _BY_NDIM = {3: "HWC", 4: "FHWC", 5: "FDHWC"}
-_AXES = (("horizontal", "W"), ("vertical", "H"), ("depthwise", "D"))
 
 
 @_registry.register
 class Flip(_operator.Operator):
     schema = Schema(
-        "flip", inputs=1, outputs=1, devices=("cpu",),
+        "flip", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Flips the data along the selected axes: `horizontal` (W), `vertical` (H) and "
             "`depthwise` (D), per sample.",
         args=[Arg("horizontal", T.INT32, 1, tensor=True, doc="Flip horizontally (along W)."),
@@ -40,11 +40,21 @@ class Flip(_operator.Operator):
         layout = _layouts.input_layout(self, tl, LAYOUTS, _BY_NDIM)
         return _operator.Plan([_operator.OutputDesc(storage.shapes, dtype, layout)], layout=layout)
 
+    @staticmethod
+    def _flags(ws, plan):
+        """(n, ndim) uint8: which axes each sample flips."""
+        return _flip_gpu.axis_flags(plan.layout, *(ws.arg_array(name, np.int32)
+                                                   for name in ("horizontal", "vertical",
+                                                                "depthwise")))
+
     def run_cpu(self, ws, plan):
-        flags = np.zeros((ws.batch_size, len(plan.layout)), dtype=np.uint8)
-        for name, axis in _AXES:
-            d = plan.layout.find(axis)
-            if d >= 0:
-                flags[:, d] = ws.arg_array(name, np.int32) != 0
         _kernel.flip_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
-                           flags)
+                           self._flags(ws, plan))
+
+    def run_gpu(self, ws, plan):
+        src, out = ws.input_storage(0), ws.outputs[0]
+        flags = self._flags(ws, plan)
+        launch = _flip_gpu.launch(src.shapes, flags, src.dtype.itemsize, src.offsets,
+                                  out.offsets)
+        ws.gpu.launch(_flip_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                      (src, out, launch.samples))

@@ -25,6 +25,7 @@ from dali._ext.kernels import cmn as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _crop_window
+from dali.ops.image import _crop_mirror_normalize_gpu as _cmn_gpu
 
 _INPUTS = tuple(np.dtype(t) for t in (np.uint8, np.int16, np.uint16, np.int32, np.float16,
                                        np.float32))
@@ -37,7 +38,7 @@ _WINDOW_ARGS = _SIZE_ARGS | {"crop_pos_x", "crop_pos_y", "crop_pos_z"}
 @_registry.register
 class CropMirrorNormalize(_operator.Operator, _roles.RegionConsumer):
     schema = Schema(
-        "crop_mirror_normalize", inputs=1, outputs=1, devices=("cpu",),
+        "crop_mirror_normalize", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Crops, optionally mirrors (horizontally), normalizes and converts the data, and "
             "changes its layout, in one pass.\n\n"
             "Normalization: `out = (in - mean) / std * scale + shift`, per channel. The window "
@@ -187,6 +188,35 @@ class CropMirrorNormalize(_operator.Operator, _roles.RegionConsumer):
         return _kernel.normalize_windows(ws.thread_pool, src, dst, geometry.anchors,
                                          geometry.extents, mirror, plan.perm, channel,
                                          plan.layout.index("W"), mean, mul)
+
+    def run_gpu(self, ws, plan):
+        """One launch of `crop_mirror_normalize.cu` over the batch: the same windows, (mean,
+        mul) rows and fill values as the CPU path."""
+        src, dst = ws.input_storage(0), ws.outputs[0]
+        geometry, channel = plan.geometry, plan.channel
+        out_channel = plan.perm.index(channel)
+        means, stds = ws.arg("mean"), ws.arg("std")
+        per_sample = ws.is_arg_input("mean") or ws.is_arg_input("std")
+        pad = self.args["out_of_bounds_policy"] == "pad"
+        rows, fills = {}, []
+        mean, mul = [], []
+        for i, w in enumerate(plan.windows):
+            key = (w.shape[channel], geometry.shapes[i][out_channel])
+            if per_sample or key not in rows:
+                rows[key] = self._normalization(ws, i, means[i], stds[i], *key)
+            mean.append(rows[key][0])
+            mul.append(rows[key][1])
+            if pad:
+                fills.append(_crop_window.fill_array(ws, i, self.args["fill_values"], key[1],
+                                                     plan.dtype))
+        mirror = np.asarray(ws.arg("mirror")) != 0
+        launch = _cmn_gpu.launch(src.shapes, geometry.shapes, plan.layout, plan.perm,
+                                 geometry.anchors, geometry.extents, mirror, mean, mul,
+                                 fills if pad else None, src.dtype, plan.dtype, src.offsets,
+                                 dst.offsets)
+        ws.gpu.launch(_cmn_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                      (src, dst, launch.samples, launch.mean, launch.mul, launch.fill,
+                       np.int32(launch.row)))
 
     def _constant_normalization(self, ws, channels):
         """(mean, mul) as (1, channels) float32 rows for constant mean and std, remembered

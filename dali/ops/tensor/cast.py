@@ -19,13 +19,22 @@ from dali import _operator, _registry, _types
 from dali._ext.kernels import cast as cast_kernel
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops.tensor import _views
+from dali.ops.tensor import _cast_gpu, _views
+
+
+def _cast_on_gpu(ws):
+    """Both cast operators' `run_gpu`: one launch over the whole batch (device batches are
+    packed)."""
+    src, out = ws.input_storage(0), ws.outputs[0]
+    launch = _cast_gpu.launch(src.nbytes // src.dtype.itemsize, src.dtype, out.dtype)
+    ws.gpu.launch(_cast_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                  (src, out, launch.count))
 
 
 @_registry.register
 class Cast(_operator.Operator):
     schema = Schema(
-        "cast", inputs=1, outputs=1, devices=("cpu",),
+        "cast", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Converts the data to `dtype`.\n\n"
             "Floating-point values become integers by rounding half away from zero and "
             "saturating at the target type's limits; integers saturate too.",
@@ -44,11 +53,14 @@ class Cast(_operator.Operator):
     def run_cpu(self, ws, plan):
         cast_kernel.cast_batch(ws.thread_pool, ws.input_storage(0), ws.outputs[0])
 
+    def run_gpu(self, ws, plan):
+        _cast_on_gpu(ws)
+
 
 @_registry.register
 class CastLike(_operator.Operator):
     schema = Schema(
-        "cast_like", inputs=2, outputs=1, devices=("cpu",),
+        "cast_like", inputs=2, outputs=1, devices=("cpu", "gpu"),
         doc="Converts the first input to the type of the second (whose data is not used), "
             "with the rounding and saturation of `cast`.")
 
@@ -57,3 +69,6 @@ class CastLike(_operator.Operator):
 
     def run_cpu(self, ws, plan):
         cast_kernel.cast_batch(ws.thread_pool, ws.input_storage(0), ws.outputs[0])
+
+    def run_gpu(self, ws, plan):
+        _cast_on_gpu(ws)

@@ -1,0 +1,223 @@
+"""The device a pipeline's GPU stage runs on: memory, copies and kernel launches, on one CUDA
+stream per pipeline.
+
+    dev = runtime.device(device_id)          # the pipeline's Device (CuPy)
+    buf = dev.upload(host_array)             # pinned staging, then an async copy on the stream
+    dev.launch(__file__, "flip_1", grid, block, (src_batch, out_batch, descriptors))
+    dev.synchronize()                        # the iteration's work is done; staging freed
+
+Everything the executor and the operators' `run_gpu` do on the device goes through a `Device`,
+so that the same code runs on a CUDA device through CuPy (`CupyDevice`) or, in the tests of
+machines without a GPU, on an emulated device whose memory is host memory and whose kernels are
+the `.cu` sources compiled for the CPU (tests/gpu/emulated_device.py, installed with
+`use_device_factory`).  See docs/gpu.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+import numpy as np
+
+from dali import _gpu
+
+
+class Buffer:
+    """A block of device memory: its address, size, and what keeps it allocated."""
+
+    __slots__ = ("ptr", "nbytes", "owner")
+
+    def __init__(self, ptr, nbytes, owner):
+        self.ptr = int(ptr)
+        self.nbytes = int(nbytes)
+        self.owner = owner
+
+    def __repr__(self):
+        return f"Buffer(ptr=0x{self.ptr:x}, nbytes={self.nbytes})"
+
+
+class Device:
+    """What the GPU stage needs of a device; subclasses implement the primitives.
+
+    Launch arguments (`launch`): device batches and `Buffer`s are passed as their address
+    (a `numpy.uint64`), numpy arrays are uploaded first (kept until the next `synchronize`),
+    numpy scalars are passed by value.
+    """
+
+    device_id = 0
+
+    # -- primitives (subclasses) --------------------------------------------------------------
+    def alloc(self, nbytes) -> Buffer:
+        raise NotImplementedError
+
+    def upload(self, host) -> Buffer:
+        """A device copy of the C-contiguous `host` array, made on the stream."""
+        raise NotImplementedError
+
+    def download(self, ptr, nbytes) -> np.ndarray:
+        """`nbytes` bytes at device address `ptr`, as uint8, after the stream's work."""
+        raise NotImplementedError
+
+    def copy(self, dst, src, nbytes):
+        """Device-to-device copy on the stream."""
+        raise NotImplementedError
+
+    def run_kernel(self, module_file, name, grid, block, args):
+        raise NotImplementedError
+
+    def wait(self):
+        """Wait for the stream's work."""
+        raise NotImplementedError
+
+    def array(self, buffer, offset, shape, dtype):
+        """An array of the device's array library (CuPy; numpy when emulated) viewing
+        `shape`/`dtype` elements at `offset` bytes into `buffer`, keeping it alive."""
+        raise NotImplementedError
+
+    # -- shared -------------------------------------------------------------------------------
+    _pending = None             # what launches queued on the stream still read
+
+    def synchronize(self):
+        """Wait for the stream's work, then release the staging and argument buffers of the
+        launches and uploads it did."""
+        self.wait()
+        self._pending = None
+
+    def keep(self, obj):
+        """Keep `obj` alive until the next `synchronize` (memory queued work reads)."""
+        if self._pending is None:
+            self._pending = []
+        self._pending.append(obj)
+
+    def launch(self, module_file, name, grid, block, args):
+        """Run kernel `name` of the `.cu` source of `module_file` (`modules.source_path`)."""
+        self.run_kernel(module_file, name, _dim3(grid), _dim3(block),
+                        tuple(self._argument(a) for a in args))
+
+    def _argument(self, a):
+        ptr = getattr(a, "ptr", None)
+        if ptr is not None:                      # a Buffer or a device batch
+            return np.uint64(ptr)
+        if isinstance(a, np.ndarray):
+            buf = self.upload(np.ascontiguousarray(a))
+            self.keep(buf)
+            return np.uint64(buf.ptr)
+        return a
+
+
+def _dim3(d):
+    d = (d,) if isinstance(d, int) else tuple(int(x) for x in d)
+    if not 1 <= len(d) <= 3 or min(d) < 1:
+        raise ValueError(f"a launch dimension must be 1 to 3 positive integers, not {d}")
+    return d + (1,) * (3 - len(d))
+
+
+class CupyDevice(Device):
+    """A CUDA device through CuPy: memory from CuPy's pool (stream-ordered), pinned staging
+    for uploads, one non-blocking stream."""
+
+    def __init__(self, device_id):
+        self._cupy = cupy = _gpu.require("the GPU stage of the pipeline", device_id)
+        self.device_id = device_id
+        self._device = cupy.cuda.Device(device_id)
+        with self._device:
+            self.stream = cupy.cuda.Stream(non_blocking=True)
+
+    def alloc(self, nbytes):
+        with self._device, self.stream:
+            mem = self._cupy.cuda.alloc(max(int(nbytes), 1))
+        return Buffer(mem.ptr, nbytes, mem)
+
+    def upload(self, host):
+        cupy = self._cupy
+        host = np.ascontiguousarray(host)
+        buf = self.alloc(host.nbytes)
+        if host.nbytes:
+            pinned = cupy.cuda.alloc_pinned_memory(host.nbytes)
+            np.frombuffer(pinned, np.uint8, host.nbytes)[...] = host.reshape(-1).view(np.uint8)
+            with self._device:
+                cupy.cuda.runtime.memcpyAsync(buf.ptr, pinned.ptr, host.nbytes,
+                                              cupy.cuda.runtime.memcpyHostToDevice,
+                                              self.stream.ptr)
+            self.keep(pinned)
+        return buf
+
+    def download(self, ptr, nbytes):
+        out = np.empty(int(nbytes), np.uint8)
+        self.synchronize()
+        if nbytes:
+            with self._device:
+                self._cupy.cuda.runtime.memcpy(out.ctypes.data, ptr, int(nbytes),
+                                               self._cupy.cuda.runtime.memcpyDeviceToHost)
+        return out
+
+    def copy(self, dst, src, nbytes):
+        if nbytes:
+            with self._device:
+                self._cupy.cuda.runtime.memcpyAsync(
+                    dst, src, int(nbytes), self._cupy.cuda.runtime.memcpyDeviceToDevice,
+                    self.stream.ptr)
+
+    def run_kernel(self, module_file, name, grid, block, args):
+        from dali._gpu import modules
+
+        kernel = modules.kernel(module_file, name, self.device_id)
+        with self._device:
+            kernel(grid, block, args, stream=self.stream)
+
+    def wait(self):
+        self.stream.synchronize()
+
+    def array(self, buffer, offset, shape, dtype):
+        cupy = self._cupy
+        dtype = np.dtype(dtype)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        mem = cupy.cuda.UnownedMemory(buffer.ptr + offset, nbytes, buffer, self.device_id)
+        return cupy.ndarray(tuple(shape), dtype, cupy.cuda.MemoryPointer(mem, 0))
+
+
+_lock = threading.Lock()
+_devices = {}
+_factory = None
+
+
+def available(device_id=0):
+    """Whether `device(device_id)` can be made (CuPy and the device, or an installed
+    factory); never raises."""
+    if _factory is not None:
+        return True
+    return device_id is not None and 0 <= device_id < _gpu.device_count()
+
+
+def device(device_id):
+    """The `Device` for CUDA device `device_id`, made once per process (per factory).
+
+    Raises `GPUUnavailableError` (what to install) when there is no CuPy or no such device.
+    """
+    if device_id is None:
+        raise _gpu.GPUUnavailableError(
+            "the pipeline was created with device_id=None (CPU only), so it has no GPU; give "
+            "it a device_id to run GPU operators")
+    with _lock:
+        dev = _devices.get((_factory, device_id))
+        if dev is None:
+            dev = (_factory or CupyDevice)(device_id)
+            _devices[(_factory, device_id)] = dev
+        return dev
+
+
+@contextlib.contextmanager
+def use_device_factory(factory):
+    """Make devices with `factory(device_id)` instead of CuPy while the block runs (the
+    tests' emulated device)."""
+    global _factory
+    previous = _factory
+    _factory = factory
+    try:
+        yield
+    finally:
+        _factory = previous
+        with _lock:
+            for key in [k for k in _devices if k[0] is factory]:
+                del _devices[key]

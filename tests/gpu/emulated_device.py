@@ -1,0 +1,55 @@
+"""A `dali._gpu.runtime.Device` without a GPU: device memory is host memory and kernels are
+the `.cu` sources compiled for the CPU by emulate.py, so pipelines with GPU operators run,
+end to end, on machines without a GPU (the `emulated_gpu` fixture of conftest.py installs it).
+
+Copies are immediate and launches run to completion, so the stream is always idle; what this
+checks is everything above the stream: graph copies, allocation, descriptors, launches and the
+tensor types.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import emulate
+import numpy as np
+
+from dali._gpu import modules, runtime
+
+
+class EmulatedDevice(runtime.Device):
+    def __init__(self, device_id):
+        self.device_id = device_id
+        self.launches = []                 # kernel names, in launch order (tests read them)
+
+    def alloc(self, nbytes):
+        mem = np.empty(max(int(nbytes), 1), np.uint8)
+        return runtime.Buffer(mem.ctypes.data, nbytes, mem)
+
+    def upload(self, host):
+        host = np.ascontiguousarray(host)
+        buf = self.alloc(host.nbytes)
+        buf.owner[:host.nbytes] = host.reshape(-1).view(np.uint8)
+        return buf
+
+    def download(self, ptr, nbytes):
+        out = np.empty(int(nbytes), np.uint8)
+        if nbytes:
+            ctypes.memmove(out.ctypes.data, int(ptr), int(nbytes))
+        return out
+
+    def copy(self, dst, src, nbytes):
+        if nbytes:
+            ctypes.memmove(int(dst), int(src), int(nbytes))
+
+    def run_kernel(self, module_file, name, grid, block, args):
+        self.launches.append(name)
+        emulate.load(modules.source_path(module_file)).launch(name, grid, block, args)
+
+    def wait(self):
+        pass
+
+    def array(self, buffer, offset, shape, dtype):
+        dtype = np.dtype(dtype)
+        count = int(np.prod(shape, dtype=np.int64))
+        return np.frombuffer(buffer.owner, dtype, count, offset).reshape(shape)
