@@ -15,6 +15,7 @@ import numpy as np
 from gpu_cases import _pack, _unpack
 from pipeline_utils import run_op
 
+from dali import _registry
 from dali import types as dali_types
 from dali._types import DALIInterpType as Interp
 from dali.ops.geometry import _resize_common, _resize_gpu
@@ -26,30 +27,25 @@ INTERPS = tuple(Interp)
 
 
 @contextlib.contextmanager
-def recorded():
-    """Record the calls of `_resize_common.resample_samples` made inside the block: a list of
-    dicts (layout, in_shapes, out_shapes, lo, hi, filters, antialias, in_dtype, out_dtype)."""
+def recorded(name):
+    """Record the CPU runs of operator `name` inside the block: a list of dicts (op, plan,
+    in_shapes, in_dtype, out_dtype, filters: `_resize_common.filter_codes`)."""
+    cls = _registry.get(name)
     calls = []
-    original = _resize_common.resample_samples
+    original = cls.run_cpu
 
-    def record(ws, srcs, dsts, layout, geometry, filters, antialias, regions=None,
-               bounds=None):
-        if bounds is None:
-            bounds = ([g[0] for g in geometry], [g[1] for g in geometry])
-        calls.append({
-            "layout": layout, "in_shapes": [s.shape for s in srcs],
-            "out_shapes": [d.shape for d in dsts], "lo": [list(v) for v in bounds[0]],
-            "hi": [list(v) for v in bounds[1]],
-            "filters": np.array(filters, np.int32).reshape(len(srcs), 2),
-            "antialias": antialias, "in_dtype": srcs[0].dtype if srcs else None,
-            "out_dtype": dsts[0].dtype if dsts else None, "regions": regions})
-        original(ws, srcs, dsts, layout, geometry, filters, antialias, regions, bounds)
+    def record(op, ws, plan):
+        shapes = ws.input_storage(0).shapes
+        calls.append({"op": op, "plan": plan, "in_shapes": [tuple(s) for s in shapes],
+                      "in_dtype": ws.input_dtype(0), "out_dtype": plan.outputs[0].dtype,
+                      "filters": _resize_common.filter_codes(ws)})
+        original(op, ws, plan)
 
-    _resize_common.resample_samples = record
+    cls.run_cpu = record
     try:
         yield calls
     finally:
-        _resize_common.resample_samples = original
+        cls.run_cpu = original
 
 
 def _samples(rng, layout, dtype, n, empty):
@@ -139,7 +135,7 @@ def op_expected(name, samples, layout, kwargs, arg_inputs):
             op = getattr(op, part)
         return op(x, **kwargs, **dict(zip(names, args, strict=True)))
 
-    with recorded() as calls:
+    with recorded(name) as calls:
         out = run_op(build, [samples, *arg_inputs.values()],
                      layouts=[layout] + [None] * len(names))[0]
     # the first batch of these samples: the executor may run ahead, and a previous case's
@@ -198,20 +194,63 @@ def resize_crop_mirror_case(seed):
     return samples, layout, kwargs, arg_inputs
 
 
+def tensor_resize_case(seed):
+    """(samples, layout, kwargs, argument inputs) of a random fn.tensor_resize call: 1-D to
+    4-D tensors resized along a block of up to 3 axes (by sizes or scales, a region of
+    interest sometimes), or 3-D ones along their first two (the image batch path); some
+    samples kept as they are (copied)."""
+    rng = np.random.default_rng(seed)
+    dtype = DTYPES[(seed // 2) % len(DTYPES)]
+    ndim = 3 if seed % 4 == 0 else int(rng.integers(1, 5))
+    n = int(rng.integers(1, 5))
+    samples = [_values(rng, [int(rng.integers(1, 8)) for _ in range(ndim)], dtype)
+               for _ in range(n)]
+    count = min(ndim, 2 if seed % 4 == 0 else int(rng.integers(1, 4)))
+    first = 0 if seed % 4 == 0 else int(rng.integers(0, ndim - count + 1))
+    axes = list(range(first, first + count))
+    kwargs = {"antialias": bool(rng.integers(0, 2)), "axes": axes}
+    if rng.random() < 0.5:
+        kwargs["dtype"] = dali_types.FLOAT
+    arg_inputs = {}
+    if rng.random() < 0.5:
+        arg_inputs["sizes"] = [np.array([float(rng.choice([0, 1, 3, 6, 11]))
+                                         for _ in axes], np.float32) for _ in range(n)]
+        for i, s in enumerate(samples):            # one sample kept whole
+            if i == 1:
+                arg_inputs["sizes"][i] = np.array([s.shape[a] for a in axes], np.float32)
+        if not all(v.any() for v in arg_inputs["sizes"]):
+            arg_inputs["sizes"] = [v + 2 for v in arg_inputs["sizes"]]
+    else:
+        kwargs["scales"] = [float(rng.choice([0.5, 1.0, 1.7, 3.0])) for _ in axes]
+        kwargs["size_rounding"] = str(rng.choice(["round", "truncate", "ceil"]))
+        if rng.random() < 0.5:
+            kwargs.update(roi_start=[float(v) for v in rng.uniform(0, 0.4, count)],
+                          roi_end=[float(v) for v in rng.uniform(0.6, 1, count)],
+                          roi_relative=True)
+    _filters(rng, n, seed, kwargs, arg_inputs)
+    return samples, None, kwargs, arg_inputs
+
+
 def resample_kernel(backend, samples, call):
-    """The kernels' output samples for the recorded `call`, run by `backend`."""
-    in_dtype, out_dtype = call["in_dtype"], call["out_dtype"]
-    assert call["regions"] is None
-    program = _resize_gpu.program(call["layout"], call["in_shapes"], call["out_shapes"],
-                                  call["lo"], call["hi"], call["filters"], call["antialias"],
-                                  in_dtype, out_dtype)
-    size = sum(int(np.prod(s)) for s in call["out_shapes"])
-    buffers = {"input": _pack(samples, in_dtype), "output": np.zeros(size, out_dtype),
+    """The kernels' output samples for the recorded CPU run `call` (the program its operator's
+    run_gpu builds), run by `backend`; also the program."""
+    in_dtype, out_dtype = np.dtype(call["in_dtype"]), np.dtype(call["out_dtype"])
+    op, plan = call["op"], call["plan"]
+    if hasattr(op, "gpu_program"):
+        program = op.gpu_program(plan, call["in_shapes"], call["filters"], in_dtype, out_dtype)
+    else:
+        program = _resize_gpu.plan_program(plan, call["in_shapes"], call["filters"],
+                                           op.args["antialias"], in_dtype, out_dtype)
+    return run_program(backend, program, samples, plan.outputs[0].shapes, out_dtype), program
+
+
+def run_program(backend, program, samples, out_shapes, out_dtype):
+    """The output samples of `program` run by `backend` on packed `samples`."""
+    size = sum(int(np.prod(s)) for s in out_shapes)
+    buffers = {"input": _pack(samples, samples[0].dtype), "output": np.zeros(size, out_dtype),
                "tmp0": np.zeros(max(program.tmp_sizes[0], 1), np.float32),
                "tmp1": np.zeros(max(program.tmp_sizes[1], 1), np.float32)}
     for launch in program.launches:
-        args = _resize_gpu.launch_args(launch, program, buffers)
-        got = backend(RESIZE_CU, launch, args)
-        for name, value in ((launch.src, got[0]), (launch.dst, got[1])):
-            buffers[name] = value
-    return _unpack(buffers["output"], call["out_shapes"]), program
+        got = backend(RESIZE_CU, launch, _resize_gpu.launch_args(launch, program, buffers))
+        buffers[launch.src], buffers[launch.dst] = got[0], got[1]
+    return _unpack(buffers["output"], out_shapes)

@@ -34,9 +34,8 @@ def test_samples_at_given_offsets():
                rng.integers(0, 256, (4, 5, 3), dtype=np.uint8)]
     expected, call = _call(samples, "HWC", size=[6.0, 11.0], interp_type=Interp.INTERP_CUBIC)
     src_offsets, dst_offsets = [16, 16 + 7 * 9 * 3 + 5], [8, 8 + 6 * 11 * 3 + 24]
-    program = _resize_gpu.program(call["layout"], call["in_shapes"], call["out_shapes"],
-                                  call["lo"], call["hi"], call["filters"], call["antialias"],
-                                  np.uint8, np.uint8, src_offsets, dst_offsets)
+    program = _resize_gpu.plan_program(call["plan"], call["in_shapes"], call["filters"], True,
+                                       np.uint8, np.uint8, src_offsets, dst_offsets)
     src = np.zeros(src_offsets[1] + samples[1].size, np.uint8)
     dst = np.zeros(dst_offsets[1] + 6 * 11 * 3, np.uint8)
     for s, at in zip(samples, src_offsets, strict=True):
@@ -94,7 +93,8 @@ def test_program_rejects_bad_types_and_offsets():
 
 
 @pytest.mark.parametrize("seed", range(16))
-@pytest.mark.parametrize("name", ["random_resized_crop", "resize_crop_mirror"])
+@pytest.mark.parametrize("name", ["random_resized_crop", "resize_crop_mirror",
+                                  "tensor_resize"])
 def test_crop_and_resize_operators_equal_cpu(name, seed):
     """The operators whose CPU run is resize's resampling of a source region per sample."""
     case = getattr(cases_resize, f"{name}_case")(seed)

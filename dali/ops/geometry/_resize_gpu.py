@@ -43,6 +43,7 @@ SIMD_WIDTH = 16                 # resample_filter.h DALI_RS_SIMD_WIDTH
 _CODES = {np.dtype(t): c for t, c in (
     (np.uint8, "u8"), (np.int16, "i16"), (np.uint16, "u16"), (np.float32, "f32"))}
 _F32 = np.dtype(np.float32)
+_ZERO = np.zeros(1, np.int32)
 
 
 class Launch(typing.NamedTuple):
@@ -96,23 +97,50 @@ def program(layout, in_shapes, out_shapes, lo, hi, filters, antialias, in_dtype,
     src_offsets, dst_offsets : the samples' byte offsets in the input and output buffers
         (None: packed one after another)
     """
+    return canonical_program(
+        [_resampling.canonical_shape(tuple(s), layout) for s in in_shapes],
+        [_resampling.canonical_shape(tuple(s), layout) for s in out_shapes], lo, hi, filters,
+        antialias, in_dtype, out_dtype, layout == "HWC", src_offsets, dst_offsets)
+
+
+def plan_program(plan, in_shapes, filters, antialias, in_dtype, out_dtype, src_offsets=None,
+                 dst_offsets=None):
+    """`program` of a batch as the `infer` of resize, random_resized_crop or
+    resize_crop_mirror planned it (`plan.layout`, `plan.geometry`, `plan.bounds`, the output
+    shapes), `filters` as `_resize_common.filter_codes` gives them."""
+    if plan.bounds is not None:
+        lo, hi = plan.bounds
+    else:
+        lo, hi = [g[0] for g in plan.geometry], [g[1] for g in plan.geometry]
+    return program(plan.layout, in_shapes, plan.outputs[0].shapes, lo, hi, filters, antialias,
+                   in_dtype, out_dtype, src_offsets, dst_offsets)
+
+
+def canonical_program(in_shapes, out_shapes, lo, hi, filters, antialias, in_dtype, out_dtype,
+                      batch_engine=False, src_offsets=None, dst_offsets=None):
+    """`program` of samples given in `_resampling`'s canonical form (planes, D0, ..., Dk-1,
+    channels), k = 1..3, resampled by the N-D engine (`_resampling.resample`) or, with
+    `batch_engine`, by the HWC batch engine; a sample whose `lo` is None is copied."""
     in_dtype, out_dtype = check_types(in_dtype, out_dtype)
     n = len(in_shapes)
     if n > MAX_SAMPLES:
         raise ValueError(f"a resize launch takes at most {MAX_SAMPLES} samples, not {n}")
     src_offsets = _elements(src_offsets, in_shapes, in_dtype.itemsize)
     dst_offsets = _elements(dst_offsets, out_shapes, out_dtype.itemsize)
-    planner = _Planner(layout == "HWC")
+    planner = _Planner(batch_engine)
     filters = np.asarray(filters).reshape(n, 2)
-    for i in range(n):
-        cin = _resampling.canonical_shape(tuple(in_shapes[i]), layout)
-        cout = _resampling.canonical_shape(tuple(out_shapes[i]), layout)
+    for i, (cin, cout) in enumerate(zip(in_shapes, out_shapes, strict=True)):
         if math.prod(cin) == 0 or math.prod(cout) == 0:
             continue
+        if lo[i] is None:
+            planner.copy(math.prod(cin), src_offsets[i], dst_offsets[i])
+            continue
+        if not 1 <= len(cin) - 2 <= 3:
+            raise ValueError(f"resize.cu resamples 1 to 3 axes, not {len(cin) - 2}")
         axis_filters = _resampling.region_filters(
             cin[1:-1], cout[1:-1], lo[i], hi[i], int(filters[i, 0]), int(filters[i, 1]),
             bool(antialias))
-        planner.sample(cin, cout, axis_filters, src_offsets[i], dst_offsets[i])
+        planner.sample(tuple(cin), tuple(cout), axis_filters, src_offsets[i], dst_offsets[i])
     return planner.program(in_dtype, out_dtype)
 
 
@@ -176,14 +204,22 @@ class _Planner:
         for d in range(1, 4):
             a = d - 1 - pad
             if a < 0:
-                values = np.zeros(1, np.int32)
+                values = _ZERO
             elif filters[a].identity:
                 values = np.arange(in_dims[d], dtype=np.int32)
             else:
                 values = filters[a].starts
             index.append(self._table(0, np.asarray(values, np.int32)))
-        row = [src_offset, dst_offset, math.prod(out_dims), *index, *out_dims,
-               *_strides(in_dims)]
+        self._gather_row(src_offset, dst_offset, out_dims, index, _strides(in_dims))
+
+    def copy(self, volume, src_offset, dst_offset):
+        """A sample copied whole: a gather of `volume` planes of one value."""
+        zero = self._table(0, _ZERO)
+        self._gather_row(src_offset, dst_offset, [volume, 1, 1, 1, 1], [zero] * 3,
+                         [1, 1, 1, 1, 1])
+
+    def _gather_row(self, src_offset, dst_offset, out_dims, index, strides):
+        row = [src_offset, dst_offset, math.prod(out_dims), *index, *out_dims, *strides]
         self.groups.setdefault((-1, "input", "output"), []).append(row)
 
     def program(self, in_dtype, out_dtype):

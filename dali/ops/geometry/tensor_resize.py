@@ -24,7 +24,7 @@ from dali import _operator, _registry, _types
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _aliases
-from dali.ops.geometry import _resampling, _resize_common, _resize_size
+from dali.ops.geometry import _resampling, _resize_common, _resize_gpu, _resize_size
 
 _ROUNDING = {"round": lambda v: math.trunc(v + math.copysign(0.5, v)),
              "truncate": math.trunc, "ceil": math.ceil}
@@ -132,6 +132,27 @@ class TensorResize(_operator.Operator):
 
         _resize_common.map_samples(ws, one, len(srcs))
 
+    def gpu_program(self, plan, in_shapes, filters, in_dtype, out_dtype, src_offsets=None,
+                    dst_offsets=None):
+        """The `_resize_gpu.Program` of the batch `plan` describes: the run_cpu's resampling
+        (the image batch engine for `plan.bounds`, else each sample's `resampled_block`)."""
+        out_shapes = plan.outputs[0].shapes
+        antialias = self.args["antialias"]
+        if plan.bounds is not None:
+            return _resize_gpu.program("HWC", in_shapes, out_shapes, *plan.bounds, filters,
+                                       antialias, in_dtype, out_dtype, src_offsets, dst_offsets)
+        blocks = []
+        for shape, out, (lo, hi) in zip(in_shapes, out_shapes, plan.geometry, strict=True):
+            block = None
+            if math.prod(shape) and math.prod(out):
+                block = resampled_block(self, tuple(shape), tuple(out), lo, hi)
+            if block is None:       # copied (or empty)
+                block = (1, math.prod(shape), 1), (1, math.prod(out), 1), None, None
+            blocks.append(block)
+        cin, cout, lo, hi = zip(*blocks, strict=True) if blocks else ((), (), (), ())
+        return _resize_gpu.canonical_program(cin, cout, lo, hi, filters, antialias, in_dtype,
+                                             out_dtype, False, src_offsets, dst_offsets)
+
     def axes(self, layout, ndim):
         """The indices of the axes the arguments refer to."""
         if self.args["axis_names"] is not None:
@@ -229,28 +250,37 @@ def _image_bounds(in_shapes, out_shapes, geometry):
     return tuple(np.array([g[k][:2] for g in geometry], np.float64) for k in (0, 1))
 
 
-def _resample(op, src, dst, lo, hi, min_filter, mag_filter, antialias):
-    """Resample one sample: the block of axes that change, the others folded around it."""
-    if src.size == 0 or dst.size == 0:
-        return
-    changed = [d for d in range(src.ndim) if src.shape[d] != dst.shape[d] or lo[d] != 0
-               or hi[d] != src.shape[d]]
+def resampled_block(op, in_shape, out_shape, lo, hi):
+    """How a sample is resampled: the block of axes that change, with the dimensions before it
+    folded into planes and those after it into channels, as (input shape, output shape, lo,
+    hi) of the block (`_resampling`'s canonical form); None when no axis changes.  Raises when
+    the block spans more than 3 dimensions."""
+    changed = [d for d in range(len(in_shape)) if in_shape[d] != out_shape[d] or lo[d] != 0
+               or hi[d] != in_shape[d]]
     if not changed:
-        dst[...] = src
-        return
+        return None
     first, last = changed[0], changed[-1]
     if last - first + 1 > 3:
         raise op.error(f"The resize can only consider a block of at most 3 consecutive "
                        f"dimensions; got {last - first + 1} dimensions starting at dim "
                        f"{first}", RuntimeError)
-    block = range(first, last + 1)
-    filters = _resampling.region_filters([src.shape[d] for d in block],
-                                         [dst.shape[d] for d in block], [lo[d] for d in block],
-                                         [hi[d] for d in block], min_filter, mag_filter,
-                                         antialias)
-    planes, channels = math.prod(src.shape[:first]), math.prod(src.shape[last + 1:])
-    in_shape = (planes, *src.shape[first:last + 1], channels)
-    out_shape = (planes, *dst.shape[first:last + 1], channels)
+    planes, channels = math.prod(in_shape[:first]), math.prod(in_shape[last + 1:])
+    block = slice(first, last + 1)
+    return ((planes, *in_shape[block], channels), (planes, *out_shape[block], channels),
+            list(lo[block]), list(hi[block]))
+
+
+def _resample(op, src, dst, lo, hi, min_filter, mag_filter, antialias):
+    """Resample one sample: the block of axes that change, the others folded around it."""
+    if src.size == 0 or dst.size == 0:
+        return
+    block = resampled_block(op, src.shape, dst.shape, lo, hi)
+    if block is None:
+        dst[...] = src
+        return
+    in_shape, out_shape, lo, hi = block
+    filters = _resampling.region_filters(in_shape[1:-1], out_shape[1:-1], lo, hi, min_filter,
+                                         mag_filter, antialias)
     out = dst if dst.flags.c_contiguous else np.empty(dst.shape, dst.dtype)
     _resampling.resample(np.ascontiguousarray(src).reshape(in_shape), out.reshape(out_shape),
                          filters)
