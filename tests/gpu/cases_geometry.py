@@ -349,3 +349,123 @@ def join_compare(backend, stack, inputs, layout, kwargs):
 
 
 JOIN_CU = SLICE_CU.replace("geometry/slice.cu", "tensor/cat.cu")
+
+
+# ---- warp_affine, rotate -----------------------------------------------------------------
+WARP_TYPES = ((np.uint8, np.uint8), (np.uint8, np.float32), (np.int16, np.int16),
+              (np.int16, np.float32), (np.int32, np.int32), (np.int32, np.float32),
+              (np.float32, np.uint8), (np.float32, np.int16), (np.float32, np.int32),
+              (np.float32, np.float32))
+
+
+def _warp_batch(rng, seed, sequences):
+    """Random HWC (FHWC) samples of a type pair of `WARP_TYPES` and the common kwargs."""
+    in_dtype, out_dtype = (np.dtype(t) for t in WARP_TYPES[seed % len(WARP_TYPES)])
+    samples = []
+    channels = int(rng.choice([1, 3, 4]))
+    for _ in range(int(rng.integers(1, 4))):
+        shape = [int(rng.integers(1, 4))] if sequences else []
+        shape += [int(rng.integers(1, 14)), int(rng.integers(1, 14)), channels]
+        if in_dtype.kind == "f":
+            x = (rng.standard_normal(shape) * 200).astype(np.float32)
+            if seed % 5 == 0:
+                x.flat[::7] = np.float32(rng.choice([np.nan, np.inf, -np.inf, 3e9, -3e9]))
+            samples.append(x)
+        else:
+            samples.append(_random(rng, shape, in_dtype))
+    kwargs = {"interp_type": dali_types.INTERP_NN if seed % 2 else dali_types.INTERP_LINEAR}
+    if out_dtype != in_dtype:
+        kwargs["dtype"] = dali_types.to_dali_type(out_dtype)
+    if rng.integers(0, 2):
+        kwargs["fill_value"] = float(rng.choice([0.0, 42.0, -7.5, 300.0, 1e10]))
+    if rng.integers(0, 3) == 0:
+        kwargs["size"] = [float(rng.integers(1, 16)), float(rng.integers(1, 16))]
+    return samples, kwargs
+
+
+def _matrix(rng):
+    """A 2x3 matrix: a rotation (45 degrees, a quarter turn or random) with scale and shift,
+    or one that maps everything far outside."""
+    kind = rng.integers(0, 4)
+    angle = (np.pi / 4, np.pi / 2, rng.uniform(-np.pi, np.pi), 0.3)[kind]
+    scale = rng.choice([1.0, 0.5, 2.0, 1.3])
+    c, s = np.cos(angle) * scale, np.sin(angle) * scale
+    shift = rng.uniform(-6, 6, 2) if kind != 3 else np.array([1e6, -1e6])
+    return np.array([[c, -s, shift[0]], [s, c, shift[1]]], np.float32)
+
+
+def warp_case(seed):
+    """(samples, layout, kwargs, inputs, build): fn.warp_affine with the matrix as a constant,
+    a per-sample argument input, a second input or a per-frame argument (sequences), inverse
+    or not, each interpolation, fill value or clamped edge, output size and type."""
+    rng = np.random.default_rng(seed)
+    mode = ("constant", "argument", "input", "per_frame")[seed % 4]
+    samples, kwargs = _warp_batch(rng, seed, sequences=mode == "per_frame" or seed % 3 == 0)
+    layout = "FHWC" if samples[0].ndim == 4 else "HWC"
+    if rng.integers(0, 3) == 0:
+        kwargs["inverse_map"] = False
+    inputs = []
+    if mode == "constant":
+        kwargs["matrix"] = [float(v) for v in _matrix(rng).ravel()]
+    elif mode == "per_frame":
+        inputs = [[np.stack([_matrix(rng) for _ in range(len(s))]) for s in samples]]
+    else:
+        inputs = [[_matrix(rng) for _ in samples]]
+
+    def build(fn, x, *rest):
+        if mode == "argument":
+            return fn.warp_affine(x, matrix=rest[0], **kwargs)
+        if mode == "per_frame":
+            return fn.warp_affine(x, matrix=fn.per_frame(rest[0]), **kwargs)
+        return fn.warp_affine(x, *rest, **kwargs)
+
+    return samples, layout, inputs, build
+
+
+def rotate_case(seed):
+    """(samples, layout, inputs, build): fn.rotate with a constant, per-sample or per-frame
+    angle (sequences), keep_size or size, each interpolation, fill value or edge, type."""
+    rng = np.random.default_rng(seed)
+    mode = ("constant", "argument", "per_frame")[seed % 3]
+    samples, kwargs = _warp_batch(rng, seed, sequences=mode == "per_frame" or seed % 4 == 1)
+    layout = "FHWC" if samples[0].ndim == 4 else "HWC"
+    if "size" not in kwargs and rng.integers(0, 2):
+        kwargs["keep_size"] = True
+    angles = [45.0, 90.0, -30.0, 180.0, 12.5, -135.0]
+    inputs = []
+    if mode == "constant":
+        kwargs["angle"] = float(rng.choice(angles + [float(rng.uniform(-360, 360))]))
+    elif mode == "argument":
+        inputs = [[np.float32(rng.choice(angles)) if rng.integers(0, 2) else
+                   np.float32(rng.uniform(-360, 360)) for _ in samples]]
+    else:
+        inputs = [[rng.uniform(-200, 200, len(s)).astype(np.float32) for s in samples]]
+
+    def build(fn, x, *rest):
+        if mode == "argument":
+            return fn.rotate(x, angle=rest[0], **kwargs)
+        if mode == "per_frame":
+            return fn.rotate(x, angle=fn.per_frame(rest[0]), **kwargs)
+        return fn.rotate(x, **kwargs)
+
+    return samples, layout, inputs, build
+
+
+def warp_compare(backend, op_class, samples, layout, inputs, build):
+    """(kernel outputs, CPU outputs) of a warp case of `op_class` (WarpAffine or Rotate)."""
+    from dali.ops.geometry import _warp_affine_gpu
+
+    with recorded(op_class, lambda op, ws, plan: _warp_affine_gpu.for_warp(ws, plan)) as calls:
+        expected = run_op(build, [samples, *inputs], layouts=[layout] + [None] * len(inputs),
+                          exec_async=False, exec_pipelined=False)[0]
+    assert len(calls) == 1
+    launch = calls[0]
+    out_dtype = expected[0].dtype
+    dst = np.zeros(sum(e.size for e in expected), out_dtype)
+    out = backend(WARP_CU, launch, [_pack(samples, samples[0].dtype), dst, launch.images,
+                                    launch.matrices, launch.interp, launch.use_fill,
+                                    launch.fill])
+    return _unpack(np.asarray(out[1]), [e.shape for e in expected]), expected
+
+
+WARP_CU = SLICE_CU.replace("slice.cu", "warp_affine.cu")

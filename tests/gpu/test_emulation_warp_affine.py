@@ -1,0 +1,19 @@
+"""warp_affine.cu under the CPU emulation equals fn.warp_affine on the CPU, bit for bit: images and
+sequences of every supported type pair, each interpolation, fill value or clamped edge, output
+sizes, and the matrix as an argument, argument input, second input or per frame."""
+
+import cases_geometry
+import emulate
+import gpu_cases
+import pytest
+
+from dali.ops.geometry import warp_affine
+
+pytestmark = pytest.mark.skipif(not emulate.AVAILABLE, reason="the CUDA emulation needs g++")
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_warp_affine_kernel_equals_cpu(seed):
+    case = cases_geometry.warp_case(seed)
+    got, expected = cases_geometry.warp_compare(gpu_cases.emulated, warp_affine.WarpAffine, *case)
+    gpu_cases.assert_same(got, expected)
