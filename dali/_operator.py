@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dali import _schema
+from dali._gpu import dali_backends
 from dali._graph import context, data_node, node, origin
 
 
@@ -362,7 +363,9 @@ class GraphContext(context.CallContext):
         arg_nodes = {k: v if isinstance(v, data_node.DataNode) else self.constant(v)
                      for k, v in arg_nodes.items()}
         device = choose_device(device, inputs)
-        if device not in schema.devices and schema.cpu:
+        if device not in schema.devices and schema.cpu and not (
+                schema.dali_schema_name in dali_backends.GPU and device == "gpu"
+                or schema.dali_schema_name in dali_backends.MIXED and device == "mixed"):
             raise RuntimeError(
                 f"Operator {schema.display_name} does not support the \"{device}\" backend; "
                 f"it supports: {', '.join(schema.devices)}.")

@@ -65,7 +65,7 @@ def test_defined_serialized_and_refused_at_build(name):
     msg = str(e.value)
     assert f'Operator "{schema}" not registered for cpu.' in msg
     assert f"dali.fn.{name} runs on the GPU only in DALI 2.4" in msg
-    assert "it comes with the GPU issue" in msg
+    assert "dali has no GPU kernel for it yet" in msg
 
 
 @pytest.mark.oracle

@@ -1,9 +1,9 @@
 """The operators real DALI 2.4 has on the GPU only (median_blur, dilate, erode, remap,
 experimental.resize, decoders.inflate, optical_flow, readers.video, readers.video_resize and
 their deprecated names): registered with DALI's complete schemas (`Schema(cpu=False)`) so that
-graphs using them are defined, serialized and documented as in DALI, and building one raises
-DALI's error for an operator that has no CPU backend, naming the operator; their GPU backend
-comes with dali's GPU issue.
+graphs using them are defined, serialized and documented as in DALI; building one on the CPU
+raises DALI's error for an operator that has no CPU backend, naming the operator, and on the
+GPU NotImplementedError until its kernel is written (docs/gpu.md).
 """
 
 from __future__ import annotations
@@ -26,14 +26,14 @@ class GpuOnly(_operator.Operator):
         raise RuntimeError(
             f"Operator \"{name}\" not registered for {self.spec.device}. "
             f"{schema.display_name} runs on the GPU only in DALI 2.4, and dali has no GPU "
-            "backend yet: it comes with the GPU issue.")
+            "kernel for it yet.")
 
 
 def gpu_doc(doc):
     """An operator's doc with the note every GPU-only operator carries."""
-    return (f"{doc}\n\nGPU only (as in DALI 2.4): dali records and serializes it, and building "
-            "a pipeline that uses it raises DALI's \"not registered for cpu\" error until "
-            "dali's GPU backend exists.")
+    return (f"{doc}\n\nGPU only (as in DALI 2.4): dali records and serializes it; building "
+            "a pipeline that uses it raises DALI's \"not registered for cpu\" error on the "
+            "CPU, and NotImplementedError on the GPU until its kernel is written.")
 
 
 def as_declared(args):

@@ -188,3 +188,22 @@ def test_gpu_operator_without_kernel_is_not_implemented(emulated_gpu):
 def test_cpu_only_pipeline_has_no_gpu():
     with pytest.raises(_gpu.GPUUnavailableError, match="device_id=None"):
         runtime.device(None)
+
+
+def test_dali_gpu_operator_without_kernel_is_defined_then_not_implemented(emulated_gpu):
+    def graph():
+        data = fn.external_source(source=lambda: [np.zeros((8, 8, 3), np.uint8)], batch=True,
+                                  layout="HWC")
+        return fn.water(data.gpu())           # DALI has it on the GPU; dali has no kernel yet
+
+    with pytest.raises(NotImplementedError, match='water.*device="gpu" is not implemented yet'):
+        _run(graph, 0, 1)
+
+
+def test_operator_without_gpu_backend_in_dali_is_refused_at_definition():
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return fn.random.beta(device="gpu")
+
+    with pytest.raises(RuntimeError, match='random.beta does not support the "gpu" backend'):
+        pipe()
