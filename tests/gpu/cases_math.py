@@ -18,11 +18,14 @@ from pipeline_utils import run_op
 
 from dali import _types, tensors
 from dali._executor import errors as exec_errors
+from dali._ext import rng as _rng
 from dali._operator import make_spec
 from dali.ops.math import _arithmetic_gpu, arithmetic
 from dali.ops.math import _arithmetic_kernels as kernels
+from dali.ops.random import _random_gpu
 
 ARITH_CU = _arithmetic_gpu.__file__.replace("_arithmetic_gpu.py", "arithmetic.cu")
+RANDOM_CU = _random_gpu.__file__.replace("_random_gpu.py", "random.cu")
 
 
 # ---- backends ----------------------------------------------------------------------------
@@ -307,3 +310,106 @@ def math_case(seed, name, dtype):
     inputs = [[values()], [values()]] if binary else [[values()]]
     desc = f"{name}(&0 &1)" if binary else f"{name}(&0)"
     return ArithCase(desc=desc, ints=[], reals=[], inputs=inputs, layouts=[None] * len(inputs))
+
+
+# ---- random generators ---------------------------------------------------------------------
+RANDOM_OPS = ("uniform", "normal", "coin_flip", "choice", "beta")
+_RANDOM_TYPES = {
+    "uniform": (np.float32, np.float64, np.uint8, np.int8, np.int16, np.uint16, np.int32,
+                np.uint32, np.int64, np.uint64),
+    "normal": (np.float32, np.float64, np.uint8, np.int16, np.int32, np.int64),
+    "coin_flip": (np.int32, np.uint8, np.bool_),
+    "choice": (np.int32, np.int64, np.uint8, np.int16),
+    "beta": (np.float32, np.float64),
+}
+
+
+class RandomCase(types.SimpleNamespace):
+    """op (a RANDOM_OPS name), dtype, shapes (per sample), params (name -> per-sample float
+    values; choice: `a`, the range), seed (the operator's)."""
+
+
+def random_case(seed, op=None):
+    """A random RandomCase: 1 to 5 samples of random shapes (some empty), per-sample
+    parameters in the operator's domain."""
+    rng = np.random.default_rng(seed)
+    op = op or RANDOM_OPS[seed % len(RANDOM_OPS)]
+    types_ = _RANDOM_TYPES[op]
+    dtype = np.dtype(types_[int(rng.integers(0, len(types_)))])
+    n = int(rng.integers(1, 6))
+    ndim = int(rng.integers(0, 3))
+    shapes = [tuple(int(rng.integers(0 if rng.random() < 0.1 else 1, 40)) for _ in range(ndim))
+              for _ in range(n)]
+    if op == "uniform":
+        if dtype.kind == "f":
+            lo = rng.uniform(-100, 100, n)
+            params = {"range": [[a, a + w] for a, w in zip(lo, rng.uniform(0.1, 50, n),
+                                                           strict=True)]}
+        else:
+            info = np.iinfo(dtype)
+            lo = rng.integers(max(info.min, -100), min(info.max, 100) - 60, n)
+            params = {"range": [[float(a), float(a + w)] for a, w in
+                                zip(lo, rng.integers(1, 60, n), strict=True)]}
+    elif op == "normal":
+        params = {"mean": rng.uniform(-10, 100, n).tolist(),
+                  "stddev": rng.uniform(-5, 30, n).tolist()}
+    elif op == "coin_flip":
+        params = {"probability": rng.choice([0.0, 0.3, 0.5, 0.9, 1.0], n).tolist()}
+    elif op == "choice":
+        params = {"a": rng.integers(1, 50, n).tolist()}
+    else:
+        params = {"alpha": rng.choice([0.2, 0.7, 1.0, 2.5, 9.0], n).tolist(),
+                  "beta": rng.choice([0.3, 1.0, 4.0], n).tolist()}
+    return RandomCase(op=op, dtype=dtype, shapes=shapes, params=params,
+                      seed=int(rng.integers(1, 2**31)))
+
+
+def random_expected(case):
+    """The CPU operator's output samples (first iteration), parameters as argument inputs,
+    the shapes from a `shape_like` input."""
+    likes = [np.zeros(s, np.uint8) for s in case.shapes]
+    names = sorted(case.params)
+    columns = [[np.asarray(v, case.dtype if name == "a" else np.float32)
+                for v in case.params[name]] for name in names]
+    dtype = _types.to_dali_type(case.dtype)
+
+    def build(fn, like, *args):
+        kwargs = dict(zip(names, args, strict=True))
+        if case.op == "choice":
+            return fn.random.choice(kwargs["a"], like, seed=case.seed)
+        return getattr(fn.random, case.op)(like, seed=case.seed, dtype=dtype, **kwargs)
+
+    return run_op(build, [likes, *columns])[0]
+
+
+def random_launch(case):
+    """The Launch of the case's kernel: the key of the operator's seed in epoch 0, sample ids
+    0..n-1, and the mode and per-sample parameters the CPU operator hands `draw_batch`."""
+    key = _rng.mix_key(case.seed, 0)
+    ids = np.arange(len(case.shapes), dtype=np.int64)
+    p = {k: np.asarray(v, np.float64) for k, v in case.params.items()}
+    p = {k: v.astype(np.float32).astype(np.float64) if k != "a" else v for k, v in p.items()}
+    args = (case.shapes, case.dtype, key, ids)
+    if case.op == "uniform":
+        lo, hi = p["range"][:, 0], p["range"][:, 1]
+        if case.dtype.kind in "iu":
+            lo, hi = np.trunc(lo), np.trunc(hi)
+            return _random_gpu.draw("rint", *args, 0, lo, hi - lo)
+        return _random_gpu.draw("uniform", *args, 0, lo, hi - lo, hi)
+    if case.op == "normal":
+        return _random_gpu.draw("normal", *args, 0, p["mean"], p["stddev"])
+    if case.op == "coin_flip":
+        return _random_gpu.draw("coin", *args, 0, p["probability"])
+    if case.op == "choice":
+        return _random_gpu.draw("index", *args, 0, p["a"])
+    return _random_gpu.beta(*args, p["alpha"], p["beta"])
+
+
+def random_kernel(backend, case):
+    """(output samples, per-sample failure flags of beta) of the kernel, run by `backend`."""
+    launch = random_launch(case)
+    out = np.zeros(sum(int(np.prod(s, dtype=np.int64)) for s in case.shapes), case.dtype)
+    failed = np.zeros(len(case.shapes), np.int32)
+    rest = (failed,) if case.op == "beta" else ()
+    values = backend(RANDOM_CU, launch, [], lambda _: list(launch.arguments(out, *rest)))
+    return _unpack(values[0], case.shapes), failed

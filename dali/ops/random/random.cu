@@ -1,0 +1,185 @@
+// fn.random.uniform, normal, coin_flip, choice (from range(a)) and beta on the GPU, with the
+// CPU's counter-based streams (_ext/rng.pyx, _ext/kernels/random_draws.h), so that a seed gives
+// the same numbers on both.
+//
+// Element j of a sample takes double j % 2 of Philox4x32-10 block j / 2 of counter (sample id
+// low, sample id high, stream, j / 2) with the operator's key: uniform u = the top 53 bits of
+// (w0:w1) or (w2:w3) times 2^-53; standard normal by Box-Muller of the block (u1 = 1 - u(w0:w1),
+// u2 = u(w2:w3); rad * cos for even j, rad * sin for odd j).  random_draw then transforms in
+// double precision, in random_draws.h's operation order:
+//   RANDOM_UNIFORM  a + u * b, floats kept below `end` (the half-open range)
+//   RANDOM_RINT     rint(a + u * b)                        (integer uniform)
+//   RANDOM_NORMAL   a + b * z
+//   RANDOM_COIN     u < a ? 1 : 0
+//   RANDOM_INDEX    min(int64(u * a), a - 1)               (choice from range(a))
+// and stores: floats cast; bool x != 0; integers rounded half away from zero, clamped to
+// [lo, hi] and cast.  random_beta draws Beta(alpha, beta) = 1 / (1 + exp(log Y - log X)) with
+// the Marsaglia-Tsang rounds and streams random_draws.h states (dali_beta_run).
+//
+// One thread per element: blockIdx.y is the sample, a grid-stride loop over x its elements.
+// The transforms call the C library's (CUDA's) double log, sqrt, cos, sin, exp and log1p.
+
+enum { RANDOM_UNIFORM, RANDOM_RINT, RANDOM_NORMAL, RANDOM_COIN, RANDOM_INDEX };
+enum { RANDOM_F32, RANDOM_F64, RANDOM_BOOL, RANDOM_U8, RANDOM_U16, RANDOM_U32, RANDOM_U64,
+       RANDOM_I8, RANDOM_I16, RANDOM_I32, RANDOM_I64 };
+
+#define RANDOM_TWO_PI 6.283185307179586
+
+struct RandomSample {
+  long long offset;                // bytes from the start of the output buffer
+  long long count;                 // elements
+  long long sample_id;
+  double a, b, end;                // the sample's parameters (beta: alpha, beta)
+};
+
+struct RandomBlock {
+  unsigned w[4];
+};
+
+__device__ __forceinline__ RandomBlock random_philox(unsigned long long key, long long sid,
+                                                     unsigned stream, unsigned block) {
+  unsigned k0 = (unsigned)key, k1 = (unsigned)(key >> 32);
+  unsigned c0 = (unsigned)sid, c1 = (unsigned)((unsigned long long)sid >> 32), c2 = stream;
+  unsigned c3 = block;
+  for (int r = 0; r < 10; r++) {
+    const unsigned long long p0 = (unsigned long long)0xD2511F53u * c0;
+    const unsigned long long p1 = (unsigned long long)0xCD9E8D57u * c2;
+    const unsigned n0 = (unsigned)(p1 >> 32) ^ c1 ^ k0, n2 = (unsigned)(p0 >> 32) ^ c3 ^ k1;
+    c1 = (unsigned)p1;
+    c3 = (unsigned)p0;
+    c0 = n0;
+    c2 = n2;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return RandomBlock{{c0, c1, c2, c3}};
+}
+
+__device__ __forceinline__ double random_u01(unsigned hi, unsigned lo) {
+  const unsigned long long bits = (((unsigned long long)hi << 32) | lo) >> 11;
+  return bits * (1.0 / 9007199254740992.0);
+}
+
+// draw j of a stream: uniform [0, 1) or standard normal
+__device__ __forceinline__ double random_draw_one(unsigned long long key, long long sid,
+                                                  unsigned stream, long long j, bool normal) {
+  const RandomBlock r = random_philox(key, sid, stream, (unsigned)(j / 2));
+  if (normal) {
+    const double u1 = 1.0 - random_u01(r.w[0], r.w[1]);
+    const double u2 = random_u01(r.w[2], r.w[3]);
+    const double rad = sqrt(-2.0 * log(u1));
+    return (j & 1) ? rad * sin(RANDOM_TWO_PI * u2) : rad * cos(RANDOM_TWO_PI * u2);
+  }
+  return (j & 1) ? random_u01(r.w[2], r.w[3]) : random_u01(r.w[0], r.w[1]);
+}
+
+__device__ __forceinline__ double random_int(double x, double lo, double hi) {
+  double r = trunc(x + copysign(0.5, x));
+  r = r < lo ? lo : r;
+  return r > hi ? hi : r;
+}
+
+// v (a double, or the uniform mode's float) stored as the output type
+__device__ __forceinline__ void random_store(unsigned char* p, int dtype, int mode, double v,
+                                             double end, double lo, double hi) {
+  switch (dtype) {
+    case RANDOM_F32: {
+      float x = (float)v;
+      if (mode == RANDOM_UNIFORM) {
+        const float e = (float)end;
+        if (x >= e) x = nextafterf(e, __int_as_float(0xff800000));      // below end
+      }
+      *(float*)p = x;
+      break;
+    }
+    case RANDOM_F64:
+      if (mode == RANDOM_UNIFORM && v >= end)
+        v = nextafter(end, __longlong_as_double((long long)0xfff0000000000000ull));
+      *(double*)p = v;
+      break;
+    case RANDOM_BOOL: *p = v != 0.0; break;
+    case RANDOM_U8: *p = (unsigned char)random_int(v, lo, hi); break;
+    case RANDOM_U16: *(unsigned short*)p = (unsigned short)random_int(v, lo, hi); break;
+    case RANDOM_U32: *(unsigned*)p = (unsigned)random_int(v, lo, hi); break;
+    case RANDOM_U64:
+      *(unsigned long long*)p = (unsigned long long)random_int(v, lo, hi);
+      break;
+    case RANDOM_I8: *(signed char*)p = (signed char)random_int(v, lo, hi); break;
+    case RANDOM_I16: *(short*)p = (short)random_int(v, lo, hi); break;
+    case RANDOM_I32: *(int*)p = (int)random_int(v, lo, hi); break;
+    default: *(long long*)p = (long long)random_int(v, lo, hi);
+  }
+}
+
+// samples: one RandomSample per sample; itemsize: the output type's size
+extern "C" __global__ void random_draw(unsigned char* out, const RandomSample* samples,
+                                       int n_samples, unsigned long long key, unsigned stream,
+                                       int mode, int dtype, int itemsize, double lo, double hi) {
+  if ((int)blockIdx.y >= n_samples) return;
+  const RandomSample s = samples[blockIdx.y];
+  const long long step = (long long)gridDim.x * blockDim.x;
+  for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < s.count; j += step) {
+    const double x = random_draw_one(key, s.sample_id, stream, j, mode == RANDOM_NORMAL);
+    double v;
+    switch (mode) {
+      case RANDOM_UNIFORM: v = s.a + x * s.b; break;
+      case RANDOM_RINT: v = rint(s.a + x * s.b); break;
+      case RANDOM_NORMAL: v = s.a + s.b * x; break;
+      case RANDOM_COIN: v = x < s.a ? 1.0 : 0.0; break;
+      default: {
+        const long long last = (long long)s.a - 1, idx = (long long)(x * s.a);
+        v = (double)(idx < last ? idx : last);
+      }
+    }
+    random_store(out + s.offset + j * itemsize, dtype, mode, v, s.end, lo, hi);
+  }
+}
+
+// ---- beta ----------------------------------------------------------------------------------
+// log of a Gamma(k) draw for element j and variable `var` (0: X, 1: Y); false when 64 rounds
+// rejected it
+__device__ __forceinline__ bool random_log_gamma(unsigned long long key, long long sid, int var,
+                                                 double k, long long j, double* res) {
+  const bool boost = k < 1.0;
+  const double d = (boost ? k + 1.0 : k) - 1.0 / 3.0;
+  const double c = 1.0 / sqrt(9.0 * d);
+  const double log_d = log(d);
+  bool accepted = false;
+  for (int r = 0; r < 64 && !accepted; r++) {
+    const double z = random_draw_one(key, sid, (unsigned)(2 + 4 * r + 2 * var), j, true);
+    const double u = random_draw_one(key, sid, (unsigned)(3 + 4 * r + 2 * var), j, false);
+    const double t = 1.0 + c * z;
+    const double v = t * t * t;
+    const double log_v = log(v);
+    if (v > 0 && log1p(-u) < 0.5 * z * z + d - d * v + d * log_v) {
+      *res = log_d + log_v;
+      accepted = true;
+    }
+  }
+  if (accepted && boost)
+    *res += log1p(-random_draw_one(key, sid, (unsigned)var, j, false)) / k;
+  return accepted;
+}
+
+// samples: a and b are alpha and beta; failed: one int per sample, set to 1 when an element's
+// gamma sampling did not converge
+extern "C" __global__ void random_beta(unsigned char* out, const RandomSample* samples,
+                                       int n_samples, unsigned long long key, int is_double,
+                                       int* failed) {
+  if ((int)blockIdx.y >= n_samples) return;
+  const RandomSample s = samples[blockIdx.y];
+  const long long step = (long long)gridDim.x * blockDim.x;
+  for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < s.count; j += step) {
+    double lx, ly;
+    if (!random_log_gamma(key, s.sample_id, 0, s.a, j, &lx) ||
+        !random_log_gamma(key, s.sample_id, 1, s.b, j, &ly)) {
+      failed[blockIdx.y] = 1;
+      continue;
+    }
+    const double x = 1.0 / (1.0 + exp(ly - lx));
+    if (is_double)
+      *(double*)(out + s.offset + j * 8) = x;
+    else
+      *(float*)(out + s.offset + j * 4) = (float)x;
+  }
+}

@@ -1,0 +1,69 @@
+"""random.cu under the CPU emulation equals the random generators on the CPU bit for bit:
+fn.random.uniform (float and integer ranges), normal, coin_flip, choice from range(a) and beta,
+per-sample parameters, ragged and empty samples, every output type; the emulation calls the
+same C library as the CPU kernel, so even the normal and beta transforms are exact here."""
+
+import cases_math
+import emulate
+import numpy as np
+import pytest
+from dali._ext.tensor_storage import BatchStorage
+
+from dali._ext.kernels import random as _kernel
+from dali.ops.random import _random_gpu
+
+pytestmark = pytest.mark.skipif(not emulate.AVAILABLE, reason="the CUDA emulation needs g++")
+
+
+@pytest.mark.parametrize("op", cases_math.RANDOM_OPS)
+@pytest.mark.parametrize("seed", range(6))
+def test_random_kernel_equals_cpu(op, seed):
+    case = cases_math.random_case(seed, op)
+    got, failed = cases_math.random_kernel(cases_math.emulated, case)
+    assert not failed.any()
+    cases_math.assert_same(got, cases_math.random_expected(case))
+
+
+@pytest.mark.parametrize("mode,dtype", [("uniform", np.float32), ("normal", np.float64),
+                                        ("rint", np.int16), ("coin", np.bool_),
+                                        ("index", np.uint64)])
+def test_draw_equals_cpu_kernel(mode, dtype):
+    """Sample ids above 2**32 (the counter's high word), another stream, the batch kernel of
+    the CPU operators (`draw_batch`) as the reference."""
+    rng = np.random.default_rng(5)
+    shapes = [(7, 3), (0, 3), (130, 1), (1, 1)]
+    ids = rng.integers(0, 2**40, len(shapes))
+    a = rng.uniform(1, 20, len(shapes)).round()
+    b = rng.uniform(0.5, 1.0, len(shapes)) if mode == "coin" else rng.uniform(1, 9, len(shapes))
+    if mode == "coin":
+        a, b = b, np.zeros(len(shapes))
+    end = a + b
+    expected = BatchStorage.from_arrays([np.zeros(s, dtype) for s in shapes])
+    _kernel.draw_batch(None, expected, 0x1234_5678_9ABC, ids, 3, mode, a, b, end)
+    launch = _random_gpu.draw(mode, shapes, dtype, 0x1234_5678_9ABC, ids, 3, a, b, end)
+    out = np.zeros(sum(int(np.prod(s)) for s in shapes), dtype)
+    cases_math.emulated(cases_math.RANDOM_CU, launch, [], lambda _: launch.arguments(out))
+    cases_math.assert_same(cases_math._unpack(out, shapes), expected.samples())
+
+
+def test_large_sample_uses_grid_stride():
+    case = cases_math.random_case(3, "uniform")
+    case.shapes = [(_random_gpu.BLOCK * _random_gpu.MAX_BLOCKS_X + 555,), (0,)]
+    case.params = {"range": [[-1.0, 1.0], [0.0, 2.0]]}
+    case.dtype = np.dtype(np.float32)
+    got, _ = cases_math.random_kernel(cases_math.emulated, case)
+    cases_math.assert_same(got, cases_math.random_expected(case))
+
+
+def test_launch_validates():
+    with pytest.raises(ValueError, match="does not draw float16"):
+        _random_gpu.draw("uniform", [(2,)], np.float16, 1, [0], 0, [0.0])
+    with pytest.raises(ValueError, match="float32 or float64, not int32"):
+        _random_gpu.beta([(2,)], np.int32, 1, [0], [1.0], [1.0])
+    with pytest.raises(ValueError, match="at most 65535 samples"):
+        _random_gpu.draw("coin", [()] * 65536, np.int32, 1, np.arange(65536), 0,
+                         np.zeros(65536))
+    launch = _random_gpu.draw("normal", [(3, 2), ()], np.float64, 7, [4, 5], 0, [1, 2], [3, 4])
+    assert launch.grid == (1, 2, 1)
+    assert launch.samples["offset"].tolist() == [0, 48]
+    assert launch.samples.itemsize == 48        # sizeof(RandomSample)
