@@ -1,18 +1,19 @@
 """Random cases of the box and coordinate kernels (`dali/ops/detection/boxes.cu`,
 `dali/ops/geometry/coords.cu`), shared by the emulated and the device tests: each case runs
-the CPU operator (fn.bb_flip, fn.coord_flip, fn.coord_transform) through a synchronous
-pipeline whose `run_cpu` also builds the kernel's launch from its plan and workspace (as
+the CPU operator (fn.bb_flip, fn.box_encoder, fn.coord_flip, fn.coord_transform) through a
+synchronous pipeline whose `run_cpu` also builds the kernel's launch from its plan and workspace (as
 `run_gpu` will), then runs that launch through a backend on the same samples.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from cases_filters import run_sync
+from cases_filters import recorded, run_sync
 from gpu_cases import _pack, _random, _unpack
+from pipeline_utils import run_op
 
 from dali import types as dali_types
-from dali.ops.detection import _boxes_gpu, bb_flip
+from dali.ops.detection import _boxes_gpu, bb_flip, box_encoder
 from dali.ops.geometry import _coords_gpu, coord_flip, coord_transform
 
 BOXES_CU = _boxes_gpu.__file__.replace("_boxes_gpu.py", "boxes.cu")
@@ -164,3 +165,58 @@ def coord_transform_run(backend, samples, layout, kwargs, arg_inputs, per_frame)
                   *(() if launch is None else (launch.parts, launch.table, launch.rows,
                                                launch.cols)))
     return expected, got
+
+
+# ---- box_encoder ---------------------------------------------------------------------------
+def box_encoder_case(seed):
+    """(boxes, labels, kwargs): boxes on a coarse grid (equal IoUs: ties), some samples empty,
+    several boxes best for one anchor, labels (N,) or (N, 1), criteria, offset, scale, means,
+    stds."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 5))
+    grid = np.float32(1 / 8)
+
+    def ltrb(k):
+        lo = rng.integers(0, 6, (k, 2)).astype(np.float32) * grid
+        return np.concatenate([lo, lo + rng.integers(1, 3, (k, 2)) * grid], 1).astype(np.float32)
+
+    boxes = [ltrb(int(rng.integers(0, 7))) for _ in range(n)]
+    column = bool(seed % 2)
+    labels = [rng.integers(1, 20, (len(b), 1) if column else len(b)).astype(np.int32)
+              for b in boxes]
+    kwargs = {"anchors": [float(v) for v in ltrb(int(rng.integers(1, 40))).reshape(-1)],
+              "criteria": float(rng.choice([0.0, 0.3, 0.5, 1.0]))}
+    if seed % 3:
+        kwargs.update(offset=True, scale=float(rng.choice([1.0, 300.0])),
+                      means=[float(v) for v in rng.uniform(-0.5, 0.5, 4)],
+                      stds=[float(v) for v in rng.uniform(0.1, 2, 4)])
+    return boxes, labels, kwargs
+
+
+def box_encoder_run(backend, boxes, labels, kwargs):
+    """(expected, got): the CPU operator's (encoded boxes, labels) and the kernels'."""
+    def take(op, ws, plan):
+        a = op.args
+        counts = ws.input_storage(0).shapes[:, 0]
+        sizes = np.prod(ws.input_storage(1).shapes, axis=1)
+        return plan, op.anchors, op.centers, _boxes_gpu.box_encoder(
+            counts, sizes, len(op.anchors), a["criteria"], a["offset"], a["scale"], a["means"],
+            a["stds"])
+
+    def build(fn, b, lab):
+        return tuple(fn.box_encoder(b, lab, **kwargs))
+
+    with recorded(box_encoder.BoxEncoder, take) as taken:
+        expected = run_op(build, [boxes, labels], exec_async=False, exec_pipelined=False)
+    plan, anchors, centers, enc = taken[-1]
+    m = len(anchors)
+    out_boxes, out_labels = np.zeros(len(boxes) * m * 4, np.float32), np.zeros(len(boxes) * m,
+                                                                               np.int32)
+    forced = np.zeros(enc.forced, np.int64)
+    src, lab = _pack(boxes, np.float32), _pack(labels, np.int32)
+    forced = backend(BOXES_CU, enc.force, [src, anchors, forced, enc.samples, enc.anchors])[2]
+    done = backend(BOXES_CU, enc.encode, [src, lab, anchors, centers, forced, out_boxes,
+                                          out_labels, enc.samples, enc.params, enc.anchors,
+                                          enc.offset])
+    return expected, (_unpack(done[5], plan.outputs[0].shapes),
+                      _unpack(done[6], plan.outputs[1].shapes))

@@ -68,3 +68,22 @@ def test_bb_flip_launch_offsets_and_flags():
 def test_launch_helpers_reject(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("seed", range(18))
+def test_box_encoder_kernels_equal_cpu(seed):
+    """Bit for bit under the emulation (the same logf as the CPU kernel's)."""
+    expected, got = cases_boxes.box_encoder_run(gpu_cases.emulated,
+                                                *cases_boxes.box_encoder_case(seed))
+    for g, e in zip(got, expected, strict=True):
+        gpu_cases.assert_same(g, e)
+
+
+def test_box_encoder_launch():
+    enc = _boxes_gpu.box_encoder([2, 0, 3], [2, 5, 6], 10, 0.5, True, 2.0, [0] * 4, [1] * 4)
+    assert enc.samples[:, :5].tolist() == [[0, 0, 1, 2, 0], [8, 2, 1, 0, 2], [8, 7, 2, 3, 2]]
+    assert enc.samples[:, 5:].tolist() == [[0, 0], [40, 10], [80, 20]]
+    assert enc.forced == 5 and enc.force.grid == (1, 3, 1) and int(enc.offset) == 1
+    assert _boxes_gpu.box_encoder([1], [1], 0, 0.5, False, 1.0, [0] * 4, [1] * 4) is None
+    with pytest.raises(ValueError, match="every box needs a label"):
+        _boxes_gpu.box_encoder([3], [2], 4, 0.5, False, 1.0, [0] * 4, [1] * 4)
