@@ -244,6 +244,40 @@ def resample_kernel(backend, samples, call):
     return run_program(backend, program, samples, plan.outputs[0].shapes, out_dtype), program
 
 
+def pipeline_outputs(name, samples, layout, kwargs, arg_inputs, device_id, iterations=1):
+    """fn.<name> over `samples` in a pipeline on `device_id` (0: the input moved to the GPU
+    first, the operator run there; None: the CPU), its outputs as numpy arrays per iteration
+    (argument inputs stay on the CPU)."""
+    import dali
+
+    @dali.pipeline_def(batch_size=len(samples), num_threads=2, device_id=device_id, seed=7,
+                       prefetch_queue_depth=1)
+    def pipe():
+        x = dali.fn.external_source(source=lambda: samples, layout=layout, batch=True)
+        args = {k: dali.fn.external_source(source=_constant(v), batch=True)
+                for k, v in arg_inputs.items()}
+        op = dali.fn
+        for part in name.split("."):
+            op = getattr(op, part)
+        out = op(x.gpu() if device_id is not None else x, **kwargs, **args)
+        return tuple(out) if isinstance(out, (list, tuple)) else (out,)
+
+    p = pipe()
+    p.build()
+    runs = []
+    for _ in range(iterations):
+        outs = p.run()
+        runs.append([[np.asarray(t) for t in (o.as_cpu() if device_id is not None else o)]
+                     for o in outs])
+        if device_id is not None:
+            assert all(type(o).__name__ == "TensorListGPU" for o in outs)
+    return runs
+
+
+def _constant(batch):
+    return lambda: batch
+
+
 def run_program(backend, program, samples, out_shapes, out_dtype):
     """The output samples of `program` run by `backend` on packed `samples`."""
     size = sum(int(np.prod(s)) for s in out_shapes)
@@ -251,6 +285,7 @@ def run_program(backend, program, samples, out_shapes, out_dtype):
                "tmp0": np.zeros(max(program.tmp_sizes[0], 1), np.float32),
                "tmp1": np.zeros(max(program.tmp_sizes[1], 1), np.float32)}
     for launch in program.launches:
-        got = backend(RESIZE_CU, launch, _resize_gpu.launch_args(launch, program, buffers))
+        args = _resize_gpu.launch_args(launch, buffers, program.starts, program.weights)
+        got = backend(RESIZE_CU, launch, args)
         buffers[launch.src], buffers[launch.dst] = got[0], got[1]
     return _unpack(buffers["output"], out_shapes)

@@ -45,7 +45,8 @@ def test_samples_at_given_offsets():
                "tmp1": np.zeros(max(program.tmp_sizes[1], 1), np.float32)}
     for launch in program.launches:
         gpu_cases.emulated(cases_resize.RESIZE_CU, launch,
-                           _resize_gpu.launch_args(launch, program, buffers))
+                           _resize_gpu.launch_args(launch, buffers, program.starts,
+                                                   program.weights))
     for e, at in zip(expected, dst_offsets, strict=True):
         np.testing.assert_array_equal(dst[at:at + e.size].reshape(e.shape), e)
 
@@ -101,3 +102,25 @@ def test_crop_and_resize_operators_equal_cpu(name, seed):
     expected, call = cases_resize.op_expected(name, *case)
     got, _ = cases_resize.resample_kernel(gpu_cases.emulated, case[0], call)
     gpu_cases.assert_same(got, expected)
+
+
+def _pipelines_agree(name, case, iterations=1):
+    gpu = cases_resize.pipeline_outputs(name, *case, 0, iterations)
+    cpu = cases_resize.pipeline_outputs(name, *case, None, iterations)
+    for g_run, c_run in zip(gpu, cpu, strict=True):
+        for g, c in zip(g_run, c_run, strict=True):
+            gpu_cases.assert_same(g, c)
+
+
+@pytest.mark.parametrize("seed", range(0, 48, 5))
+def test_resize_gpu_pipeline_equals_cpu(emulated_gpu, seed):
+    """fn.resize(x.gpu(), ...) on the emulated device equals the CPU pipeline."""
+    _pipelines_agree("resize", cases_resize.resize_case(seed))
+    assert any(k.startswith(("resample_", "gather_")) for k in emulated_gpu.launches)
+
+
+def test_resize_gpu_save_attrs(emulated_gpu):
+    rng = np.random.default_rng(1)
+    samples = [rng.integers(0, 256, (4, 5 + i, 6, 3), dtype=np.uint8) for i in range(3)]
+    case = samples, "DHWC", {"size": [3.0, 7.0, 2.0], "save_attrs": True}, {}
+    _pipelines_agree("resize", case)

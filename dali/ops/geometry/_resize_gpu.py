@@ -20,7 +20,8 @@ are one int32 table, their weights one float32 table, shared by every launch:
     resample_<in>_<out>(src, dst, passes, starts, weights)
     gather_<in>_<out>(src, dst, samples, starts)
 
-with `launch_args` binding the buffer names.  Pure numpy; no CuPy here.
+with `launch_args` binding the buffer names, and `run` queuing a program on a device.  Pure
+numpy; no CuPy here.
 """
 
 from __future__ import annotations
@@ -71,13 +72,32 @@ def check_types(in_dtype, out_dtype):
     return in_dtype, out_dtype
 
 
-def launch_args(launch, program, buffers):
-    """The kernel arguments of `launch`, `buffers` mapping "input", "output", "tmp0" and
-    "tmp1" to the backend's arrays (or device batches)."""
-    args = [buffers[launch.src], buffers[launch.dst], launch.descs, program.starts]
+def launch_args(launch, buffers, starts, weights):
+    """The kernel arguments of `launch`: `buffers` maps "input", "output", "tmp0" and "tmp1"
+    to the backend's arrays (or device buffers), `starts` and `weights` are the program's
+    tables there."""
+    args = [buffers[launch.src], buffers[launch.dst], launch.descs, starts]
     if launch.kernel.startswith("resample_"):
-        args.append(program.weights)
+        args.append(weights)
     return args
+
+
+def run(device, program, src, dst):
+    """Queue `program` on `device` (a `dali._gpu.runtime.Device`), reading the device batch
+    `src` and writing `dst`: the tables uploaded once, the scratch buffers allocated for it
+    (both kept until the stream's work is done)."""
+    if not program.launches:
+        return
+    buffers = {"input": src, "output": dst}
+    for k, size in enumerate(program.tmp_sizes):
+        if size:
+            buffers[f"tmp{k}"] = device.alloc(size * _F32.itemsize)
+    starts, weights = device.upload(program.starts), device.upload(program.weights)
+    for kept in (starts, weights, *buffers.values()):
+        device.keep(kept)
+    for launch in program.launches:
+        device.launch(__file__, launch.kernel, launch.grid, launch.block,
+                      launch_args(launch, buffers, starts, weights))
 
 
 def program(layout, in_shapes, out_shapes, lo, hi, filters, antialias, in_dtype, out_dtype,

@@ -29,7 +29,7 @@ from dali import _operator, _registry, _roles, _types
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _regions
-from dali.ops.geometry import _resize_common, _resize_size
+from dali.ops.geometry import _resize_common, _resize_gpu, _resize_size
 
 LAYOUTS = ("HWC", "FHWC", "CHW", "FCHW", "CFHW", "DHWC", "FDHWC", "CDHW", "FCDHW", "CFDHW")
 _CACHE_SIZE = 4096                       # entries of the per-axis and per-sample memos
@@ -41,7 +41,7 @@ _BATCH_CACHE_SIZE = 8                    # batches of input shapes remembered (e
 class Resize(_resize_size.SizeLogic, _operator.Operator, _roles.RegionProducer,
              _roles.RegionConsumer):
     schema = Schema(
-        "resize", inputs=1, devices=("cpu",),
+        "resize", inputs=1, devices=("cpu", "gpu"),
         outputs=lambda args: 2 if args.get("save_attrs") else 1,
         doc="Resizes images, sequences of images (each frame alike) and volumes.\n\n"
             "Give the output size with exactly one of: `size`, `resize_x`/`resize_y`/"
@@ -148,9 +148,27 @@ class Resize(_resize_size.SizeLogic, _operator.Operator, _roles.RegionProducer,
         _resize_common.resample_samples(ws, sources, dsts, layout, plan.geometry, filters,
                                         antialias, regions, bounds)
         if self.args["save_attrs"]:
-            spatial = [k for k, c in enumerate(layout) if c in "DHW"]
-            for src, attr in zip(srcs, ws.output_samples(1), strict=True):
-                attr[...] = [src.shape[k] for k in spatial]
+            for attr, row in zip(ws.output_samples(1), self._attrs(ws, layout), strict=True):
+                attr[...] = row
+
+    def run_gpu(self, ws, plan):
+        """The CPU path's resampling (`_resize_gpu`: the same filters, passes and rounding) as
+        kernel launches on the device; no region fusion there."""
+        src, dst = ws.input_storage(0), ws.outputs[0]
+        program = _resize_gpu.plan_program(plan, src.shapes, _resize_common.filter_codes(ws),
+                                           self.args["antialias"], src.dtype, dst.dtype,
+                                           src.offsets, dst.offsets)
+        _resize_gpu.run(ws.gpu, program, src, dst)
+        if self.args["save_attrs"]:
+            attrs = ws.gpu.upload(self._attrs(ws, plan.layout))
+            ws.gpu.keep(attrs)
+            ws.gpu.copy(ws.outputs[1].ptr, attrs.ptr, ws.outputs[1].nbytes)
+
+    @staticmethod
+    def _attrs(ws, layout):
+        """The `save_attrs` output: each input's spatial extents, an (n, k) int32 array."""
+        spatial = [k for k, c in enumerate(layout) if c in "DHW"]
+        return np.ascontiguousarray(ws.input_storage(0).shapes[:, spatial], np.int32)
 
     # -- size logic -----------------------------------------------------------------------
     def _sample_plan(self, ws, i, layout, shape):
