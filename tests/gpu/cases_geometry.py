@@ -469,3 +469,85 @@ def warp_compare(backend, op_class, samples, layout, inputs, build):
 
 
 WARP_CU = SLICE_CU.replace("slice.cu", "warp_affine.cu")
+
+
+# ---- erase -------------------------------------------------------------------------------
+def erase_case(seed):
+    """(samples, layout, kwargs, inputs, build): 0 to 3 regions per sample given as constants
+    or per-sample argument inputs, in pixels or normalized, centred or not, inside, across or
+    outside the sample, along named, indexed or the default axes; one or per-channel fill
+    values (argument inputs too)."""
+    rng = np.random.default_rng(seed)
+    layout = ("HWC", "CHW", "FHWC", "DHWC", "HW")[seed % 5]
+    dtype = np.dtype(DTYPES[seed % len(DTYPES)])
+    samples = _batch(rng, layout, dtype, 1, 12)
+    if "C" in layout:           # one channel count, so that per-channel fill values fit all
+        c = layout.index("C")
+        samples = [np.ascontiguousarray(np.resize(s, s.shape[:c] + (3,) + s.shape[c + 1:]))
+                   for s in samples]
+    kwargs = {}
+    choice = seed % 3
+    if choice == 0:
+        names = "HW" if rng.integers(0, 2) else "WH"
+        kwargs["axis_names"] = names
+    elif choice == 1:
+        axes = [layout.index(c) for c in "HW"]
+        kwargs["axes"] = axes
+        names = "HW"
+    else:
+        names = [c for c in layout if c != "C"]       # DALI's default: all but C
+    k = len(names)
+    normalized = bool(rng.integers(0, 2))
+    if normalized:
+        kwargs["normalized"] = True
+    if rng.integers(0, 3) == 0:
+        kwargs["centered_anchor"] = True
+
+    def regions(count):
+        if normalized:
+            return (rng.uniform(-0.3, 1.0, count * k).astype(np.float32),
+                    rng.uniform(0.0, 0.8, count * k).astype(np.float32))
+        return (rng.uniform(-4, 12, count * k).astype(np.float32),
+                rng.uniform(0, 9, count * k).astype(np.float32))
+
+    inputs = []
+    per_sample = seed % 2 == 0
+    if per_sample:
+        pairs = [regions(int(rng.integers(0, 4))) for _ in samples]
+        inputs = [[a for a, _ in pairs], [s for _, s in pairs]]
+    else:
+        anchor, shape = regions(int(rng.integers(1, 4)))
+        kwargs["anchor"] = [float(v) for v in anchor]
+        kwargs["shape"] = [float(v) for v in shape]
+    if "C" in layout and seed % 4 != 3:
+        kwargs["fill_value"] = [float(v) for v in rng.uniform(-300, 300, 3)]
+    else:
+        kwargs["fill_value"] = [float(rng.uniform(-300, 300))]
+
+    def build(fn, x, *rest):
+        if per_sample:
+            return fn.erase(x, anchor=rest[0], shape=rest[1], **kwargs)
+        return fn.erase(x, **kwargs)
+
+    return samples, layout, inputs, build
+
+
+def erase_compare(backend, samples, layout, inputs, build):
+    """(kernel outputs, CPU outputs) of an erase case."""
+    from dali.ops.image import _erase_gpu
+    from dali.ops.image import erase as _erase
+
+    with recorded(_erase.Erase, lambda op, ws, plan: _erase_gpu.for_erase(ws, plan)) as calls:
+        expected = run_op(build, [samples, *inputs], layouts=[layout] + [None] * len(inputs),
+                          exec_async=False, exec_pipelined=False)[0]
+    assert len(calls) == 1
+    launch = calls[0]
+    dtype = samples[0].dtype
+    word = np.dtype(f"u{dtype.itemsize}")
+    src = _pack(samples, dtype).view(word)
+    out = backend(ERASE_CU, launch, [src, np.zeros_like(src), launch.samples, launch.boxes,
+                                     launch.fill])
+    return _unpack(np.asarray(out[1]).view(dtype), [e.shape for e in expected]), expected
+
+
+ERASE_CU = SLICE_CU.replace("geometry/slice.cu", "image/erase.cu")
