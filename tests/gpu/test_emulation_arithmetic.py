@@ -141,3 +141,74 @@ def test_compile_limits_registers():
     op, plan = cases_math.arith_plan(case)
     with pytest.raises(ValueError, match=f"more than {regs} registers"):
         _arithmetic_gpu.compile(op.tree, plan.prog)
+
+
+# ---- the operator on the emulated device -----------------------------------------------------
+def _pipelines(graph_of, batch_size=4):
+    """(GPU outputs as host arrays, CPU outputs) of graph_of(on_gpu) on device 0 and on the
+    CPU; the GPU outputs must be TensorListGPU of the CPU's dtype, layout and shapes."""
+    from dali import pipeline_def
+
+    outs = []
+    for device_id in (0, None):
+        @pipeline_def(batch_size=batch_size, num_threads=2, device_id=device_id, seed=7,
+                      prefetch_queue_depth=1)
+        def pipe(on_gpu=device_id is not None):
+            return graph_of(on_gpu)
+
+        p = pipe()
+        p.build()
+        outs.append(p.run())
+    gpu, cpu = outs
+    for g, c in zip(gpu, cpu, strict=True):
+        assert type(g).__name__ == "TensorListGPU"
+        assert g.layout() == c.layout() and g.dtype == c.dtype and g.shape() == c.shape()
+    return [[np.asarray(t) for t in g.as_cpu()] for g in gpu], \
+        [[np.asarray(t) for t in c] for c in cpu]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_gpu_pipeline_equals_cpu(emulated_gpu, seed):
+    """GPU inputs with CPU inputs, per-sample scalars, Python and array constants, dali.math
+    functions, comparisons: the GPU form (chosen because one input is on the GPU) equals the
+    CPU pipeline."""
+    from dali import fn, math
+
+    rng = np.random.default_rng(seed)
+    images = [rng.integers(0, 255, (int(rng.integers(1, 9)), int(rng.integers(1, 9)), 3))
+              .astype(np.uint8) for _ in range(4)]
+    scales = [np.float32(rng.uniform(-2, 2)) for _ in range(4)]
+    ints = [rng.integers(-9, 9, 3).astype(np.int16) for _ in range(4)]
+
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: images, layout="HWC", batch=True)
+        s = fn.external_source(source=lambda: scales, batch=True)
+        k = fn.external_source(source=lambda: ints, layout="C", batch=True)
+        if on_gpu:
+            x = x.gpu()
+        y = (x * 2 + s) / 3 - math.sqrt(math.abs(k))
+        z = math.clamp(x - k, -5, 200) << 1
+        w = (x > [10, 100, 200]) ^ (k < 0)
+        v = math.max(x, 7.5) ** 2 % 13
+        return y, z, w, v
+
+    gpu, cpu = _pipelines(graph)
+    for g, c in zip(gpu, cpu, strict=True):
+        cases_math.assert_same(g, c)
+    assert "arith_program" in emulated_gpu.launches
+
+
+def test_gpu_pipeline_integer_division_by_zero(emulated_gpu):
+    from dali import fn, pipeline_def
+
+    data = [np.array([4, 5], np.int32), np.array([1, 0], np.int32)]
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=0, prefetch_queue_depth=1)
+    def pipe():
+        x = fn.external_source(source=lambda: data, batch=True).gpu()
+        return 10 // x
+
+    p = pipe()
+    p.build()
+    with pytest.raises(Exception, match=r"Integer division by zero.\n\(in sample 1 of"):
+        p.run()

@@ -1,6 +1,5 @@
 """Host side of the arithmetic operator's CUDA kernel (`arithmetic.cu`): the register program
-of an expression and the per-sample descriptors of a batch.  Not wired to an executor yet
-(docs/gpu.md).
+of an expression and the per-sample descriptors of a batch, for the operator's `run_gpu`.
 
 `compile(tree, prog)` takes the operator's parsed expression and the `_Program` its `infer`
 worked out (every subexpression's type, the constants' values) and emits the operations

@@ -14,6 +14,9 @@ values), arrays and lists become Constant nodes.  Type rules and kernels are in
 Operands are broadcast per sample, NumPy style (`(H, W, 3) + (3,)`); layouts must be equal or
 one a suffix of the other, and the output takes the layout of the operand with the most
 dimensions.  A batch whose inputs all have uniform shapes is computed in one NumPy call.
+
+When an operand is on the GPU the operator is (as in DALI), its CPU operands moved there; one
+launch of `arithmetic.cu` evaluates the expression per element (`_arithmetic_gpu`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from dali._ext.kernels import arith as _loops
 from dali._graph import data_node
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
+from dali.ops.math import _arithmetic_gpu
 from dali.ops.math import _arithmetic_kernels as kernels
 from dali.ops.tensor import constant
 
@@ -69,7 +73,9 @@ def arithm_op(name, *operands):
                          "0: at least one operand must be a DataNode.")
     kwargs = {"expression_desc": f"{name}({' '.join(parts)})",
               "integer_constants": ints or None, "real_constants": reals or None}
-    return _operator.call(ArithmeticGenericOp, edges, kwargs)
+    # On the GPU when an input is (as DALI chooses); the build moves the CPU inputs there.
+    device = "gpu" if any(e.device == "gpu" for e in edges) else "cpu"
+    return _operator.call(ArithmeticGenericOp, edges, kwargs, init_device=device)
 
 
 _PYTHON_SCALARS = {bool: T.BOOL, int: T.INT32, float: T.FLOAT}
@@ -200,7 +206,7 @@ def _leaves(e):
 @_registry.register
 class ArithmeticGenericOp(_operator.Operator):
     schema = Schema(
-        "_arithmetic_generic_op", inputs=(1, 64), outputs=1, devices=("cpu",),
+        "_arithmetic_generic_op", inputs=(1, 64), outputs=1, devices=("cpu", "gpu"),
         class_name="_ArithmeticGenericOp", internal=True,
         doc="Evaluates an arithmetic expression on its inputs (what DataNode operators and "
             "`dali.math` functions create).",
@@ -426,6 +432,30 @@ class ArithmeticGenericOp(_operator.Operator):
             else:
                 self._run_samples(ws, prog, out.samples())
 
+    def run_gpu(self, ws, plan):
+        """The expression's register program (`arithmetic.cu`), one launch for the batch; an
+        integer division by zero is reported after the stream's work, naming the first sample
+        that met one."""
+        out = ws.outputs[0]
+        if ws.batch_size == 0:
+            return
+        prog = plan.prog
+        if prog.gpu is None:
+            prog.gpu = _arithmetic_gpu.compile(self.tree, prog)
+        ins = [ws.input_storage(k) for k in range(len(ws.inputs))]
+        launch = _arithmetic_gpu.launch(prog.gpu, out.shapes, [st.shapes for st in ins],
+                                        [st.dtype for st in ins], out.offsets,
+                                        [st.offsets for st in ins])
+        addresses = np.array([st.ptr for st in ins], np.uint64)
+        errors = ws.gpu.upload(np.zeros(ws.batch_size, np.int32)) if prog.gpu.divides \
+            else np.uint64(0)
+        ws.gpu.launch(_arithmetic_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                      launch.arguments(addresses, out, errors))
+        if prog.gpu.divides:
+            flags = ws.gpu.download(errors.ptr, errors.nbytes).view(np.int32)
+            if flags.any():
+                raise ws.sample_error(int(np.flatnonzero(flags)[0]), "Integer division by zero.")
+
     def _run_batch(self, ws, prog, dense_in, dense_out):
         arrays = _aligned(dense_in, dense_out.ndim)
         # Groups of samples small enough for the temporaries to stay in cache.
@@ -469,7 +499,7 @@ class _Program:
     """
 
     __slots__ = ("dtype", "ndim", "layout", "consts", "types", "ufunc", "operands", "quiet",
-                 "uniform_descs", "loop", "loop_consts", "steps", "sample_steps")
+                 "uniform_descs", "loop", "loop_consts", "steps", "sample_steps", "gpu")
 
     def __init__(self):
         self.consts = {}
@@ -480,6 +510,7 @@ class _Program:
                                     # types too, a comparison at the root
         self.uniform_descs = {}     # (input shapes, batch size) -> [OutputDesc]
         self.loop = -1              # the ufunc's loop on operands of `dtype`, -1 if none
+        self.gpu = None             # the `_arithmetic_gpu.Program`, made at the first GPU run
 
     def run_loop(self, pool, ins, out):
         """`apply` as NumPy's own loop in chunks on `pool`, when every operand already has the

@@ -190,13 +190,17 @@ def test_math_on_constants_only_fails_at_definition():
         pipe()
 
 
-def test_gpu_operand_is_rejected():
+def test_gpu_operand_makes_a_gpu_operator():
+    """A GPU operand puts the expression on the GPU (tests/gpu runs it), which a CPU-only
+    pipeline cannot build."""
     @pipeline_def(batch_size=1, num_threads=1, device_id=None)
     def pipe():
         return fn.external_source(source=lambda: [np.ones(1)]).gpu() + 1
 
-    with pytest.raises(RuntimeError, match="gpu"):
-        pipe()
+    p = pipe()
+    with pytest.raises(RuntimeError, match=r"_arithmetic_generic_op .* runs on \"gpu\".*"
+                                           r"device_id=None pipelines are CPU-only"):
+        p.build()
 
 
 # -- run-time errors ----------------------------------------------------------------------------
