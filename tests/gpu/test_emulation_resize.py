@@ -3,6 +3,8 @@ over layouts (HWC through the batch engine, the others through the N-D engine), 
 output types, shapes (empty samples too), sizes, regions of interest, filters (per sample as
 argument inputs too) and antialiasing; float inputs hold NaNs and zeros of both signs."""
 
+import contextlib
+
 import cases_resize
 import emulate
 import gpu_cases
@@ -124,3 +126,15 @@ def test_resize_gpu_save_attrs(emulated_gpu):
     samples = [rng.integers(0, 256, (4, 5 + i, 6, 3), dtype=np.uint8) for i in range(3)]
     case = samples, "DHWC", {"size": [3.0, 7.0, 2.0], "save_attrs": True}, {}
     _pipelines_agree("resize", case)
+
+
+@pytest.mark.parametrize("seed", range(0, 16, 3))
+@pytest.mark.parametrize("name", ["random_resized_crop", "resize_crop_mirror",
+                                  "fast_resize_crop_mirror", "tensor_resize",
+                                  "experimental.tensor_resize"])
+def test_crop_and_resize_gpu_pipelines_equal_cpu(emulated_gpu, name, seed):
+    """The same operators on the emulated device, two iterations (new random windows)."""
+    base = name.split(".")[-1].replace("fast_", "")
+    deprecated = base != name
+    with pytest.warns(DeprecationWarning) if deprecated else contextlib.nullcontext():
+        _pipelines_agree(name, getattr(cases_resize, f"{base}_case")(seed), iterations=2)

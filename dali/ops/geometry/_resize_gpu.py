@@ -31,7 +31,7 @@ import typing
 
 import numpy as np
 
-from dali.ops.geometry import _resampling
+from dali.ops.geometry import _resampling, _resize_common
 
 DIMS = 5                        # DALI_RS_DIMS of resize.cu: planes, D0, D1, D2, channels
 PASS_FIELDS = 10 + 2 * DIMS     # int64 fields of a ResamplePass
@@ -121,6 +121,14 @@ def program(layout, in_shapes, out_shapes, lo, hi, filters, antialias, in_dtype,
         [_resampling.canonical_shape(tuple(s), layout) for s in in_shapes],
         [_resampling.canonical_shape(tuple(s), layout) for s in out_shapes], lo, hi, filters,
         antialias, in_dtype, out_dtype, layout == "HWC", src_offsets, dst_offsets)
+
+
+def run_plan(ws, plan, antialias):
+    """The `run_gpu` of resize, random_resized_crop and resize_crop_mirror: `plan_program` of
+    the workspace's device batches, queued on its device."""
+    src, dst = ws.input_storage(0), ws.outputs[0]
+    run(ws.gpu, plan_program(plan, src.shapes, _resize_common.filter_codes(ws), antialias,
+                             src.dtype, dst.dtype, src.offsets, dst.offsets), src, dst)
 
 
 def plan_program(plan, in_shapes, filters, antialias, in_dtype, out_dtype, src_offsets=None,

@@ -18,7 +18,7 @@ from dali import _operator, _registry, _roles, _types
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _random_window, _regions
-from dali.ops.geometry import _resize_common
+from dali.ops.geometry import _resize_common, _resize_gpu
 
 LAYOUTS = ("HWC", "CHW", "FHWC", "FCHW", "CFHW")
 _MEMO_SIZE = 4                   # batches whose windows are remembered (see `_windows`)
@@ -27,7 +27,7 @@ _MEMO_SIZE = 4                   # batches whose windows are remembered (see `_w
 @_registry.register
 class RandomResizedCrop(_operator.Operator, _roles.RegionProducer, _roles.RegionConsumer):
     schema = Schema(
-        "random_resized_crop", inputs=1, outputs=1, devices=("cpu",), random=True,
+        "random_resized_crop", inputs=1, outputs=1, devices=("cpu", "gpu"), random=True,
         doc="Crops a random window (random area fraction and aspect ratio) and resizes it to "
             "`size`.\n\nAll frames of a sequence share the window. The resampling is "
             "fn.resize's.",
@@ -135,6 +135,10 @@ class RandomResizedCrop(_operator.Operator, _roles.RegionProducer, _roles.Region
             srcs, bounds = delivery.sources(srcs), delivery.bounds(*bounds)
         _resize_common.resample_samples(ws, srcs, dsts, plan.layout, plan.geometry, filters,
                                         antialias, regions, bounds)
+
+    def run_gpu(self, ws, plan):
+        """The resampling of the CPU path on the device (no region fusion there)."""
+        _resize_gpu.run_plan(ws, plan, self.args["antialias"])
 
 
 def _shared_tuples(shapes):

@@ -154,11 +154,7 @@ class Resize(_resize_size.SizeLogic, _operator.Operator, _roles.RegionProducer,
     def run_gpu(self, ws, plan):
         """The CPU path's resampling (`_resize_gpu`: the same filters, passes and rounding) as
         kernel launches on the device; no region fusion there."""
-        src, dst = ws.input_storage(0), ws.outputs[0]
-        program = _resize_gpu.plan_program(plan, src.shapes, _resize_common.filter_codes(ws),
-                                           self.args["antialias"], src.dtype, dst.dtype,
-                                           src.offsets, dst.offsets)
-        _resize_gpu.run(ws.gpu, program, src, dst)
+        _resize_gpu.run_plan(ws, plan, self.args["antialias"])
         if self.args["save_attrs"]:
             attrs = ws.gpu.upload(self._attrs(ws, plan.layout))
             ws.gpu.keep(attrs)

@@ -22,7 +22,7 @@ from dali import _operator, _registry, _types
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _aliases
-from dali.ops.geometry import _resize_common, _resize_size
+from dali.ops.geometry import _resize_common, _resize_gpu, _resize_size
 
 LAYOUTS = ("HWC", "FHWC", "CHW", "FCHW", "CFHW", "DHWC", "FDHWC", "CDHW", "FCDHW", "CFDHW")
 _AXIS_ARGS = {"W": ("crop_w", "crop_pos_x", 1), "H": ("crop_h", "crop_pos_y", 2),
@@ -32,7 +32,7 @@ _AXIS_ARGS = {"W": ("crop_w", "crop_pos_x", 1), "H": ("crop_h", "crop_pos_y", 2)
 @_registry.register
 class ResizeCropMirror(_resize_size.SizeLogic, _operator.Operator):
     schema = Schema(
-        "resize_crop_mirror", inputs=1, outputs=1, devices=("cpu",),
+        "resize_crop_mirror", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Performs a fused resize, crop, mirror operation: the result is that of `resize` "
             "followed by `crop` and `flip`, computed as one resampling of the input region "
             "that the crop window covers. Sequences (each frame alike) and volumes are "
@@ -91,6 +91,10 @@ class ResizeCropMirror(_resize_size.SizeLogic, _operator.Operator):
         _resize_common.resample_samples(
             ws, ws.input_samples(0), ws.output_samples(0), plan.layout, plan.geometry,
             _resize_common.filter_codes(ws), self.args["antialias"], None, plan.bounds)
+
+    def run_gpu(self, ws, plan):
+        """The resampling of the CPU path on the device."""
+        _resize_gpu.run_plan(ws, plan, self.args["antialias"])
 
     def sample_plan(self, ws, i, layout, shape):
         """(output shape, (lo, hi)) of sample i: the resize's geometry narrowed to the crop

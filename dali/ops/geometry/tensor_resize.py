@@ -33,7 +33,7 @@ _ROUNDING = {"round": lambda v: math.trunc(v + math.copysign(0.5, v)),
 @_registry.register
 class TensorResize(_operator.Operator):
     schema = Schema(
-        "tensor_resize", inputs=1, outputs=1, devices=("cpu",),
+        "tensor_resize", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Resizes tensors along the given axes (all by default) to `sizes`, or by "
             "`scales`, with fn.resize's separable filters; the other axes are kept.",
         args=[
@@ -131,6 +131,13 @@ class TensorResize(_operator.Operator):
             _resample(self, srcs[i], dsts[i], *plan.geometry[i], *filters[i], antialias)
 
         _resize_common.map_samples(ws, one, len(srcs))
+
+    def run_gpu(self, ws, plan):
+        """`gpu_program` of the device batches, queued on the workspace's device."""
+        src, dst = ws.input_storage(0), ws.outputs[0]
+        program = self.gpu_program(plan, src.shapes, _resize_common.filter_codes(ws), src.dtype,
+                                   dst.dtype, src.offsets, dst.offsets)
+        _resize_gpu.run(ws.gpu, program, src, dst)
 
     def gpu_program(self, plan, in_shapes, filters, in_dtype, out_dtype, src_offsets=None,
                     dst_offsets=None):
