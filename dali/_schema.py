@@ -205,6 +205,9 @@ class Schema:
     serializable : bool
         False for operators DALI refuses to serialize (python_function: it holds a Python
         callable).
+    gpu_host_inputs : tuple of int
+        Positional inputs the GPU backend reads on the host (DALI's CPU input device: shapes,
+        anchors): the build does not move them to the GPU.
     cpu : bool
         False for an operator real DALI 2.4 has on the GPU only (`devices` then lists its
         DALI backends): calls are recorded whatever the device, as DALI records them, so
@@ -227,6 +230,7 @@ class Schema:
     extra_common: list[Arg] = field(default_factory=list)
     positional_args: tuple[str, ...] = ()
     same_batch_inputs: bool = True
+    gpu_host_inputs: tuple[int, ...] = ()
     cpu: bool = True
 
     def __post_init__(self):

@@ -63,6 +63,20 @@ class DeviceBatch:
         self.buffer = device.upload(flat if flat is not None else np.zeros(0, st.dtype))
         return self
 
+    def viewed_as(self, dtype, shapes):
+        """The same bytes as samples of `dtype` and `shapes` ((n, ndim) int64; each sample
+        keeps its size in bytes): a view sharing the buffer, as `BatchStorage.viewed_as`."""
+        view = DeviceBatch.__new__(DeviceBatch)
+        view.device, view.buffer = self.device, self.buffer
+        view.dtype = np.dtype(dtype)
+        view.shapes = np.asarray(shapes, np.int64).reshape(self.num_samples, -1)
+        sizes = np.prod(view.shapes, axis=1, dtype=np.int64) * view.dtype.itemsize
+        if not np.array_equal(sizes, np.diff(np.append(self.offsets, self.nbytes))):
+            raise ValueError("a view of a batch must keep the byte size of every sample")
+        view.ndim = view.shapes.shape[1]
+        view.num_samples, view.offsets, view.nbytes = self.num_samples, self.offsets, self.nbytes
+        return view
+
     @property
     def ptr(self):
         return self.buffer.ptr

@@ -78,8 +78,9 @@ class Graph:
         """Give every edge needed on another device than its producer's a copy node.
 
         `make_copy(edge, device)` returns the OpNode copying the produced `edge` to `device`
-        ("gpu" or "cpu").  A GPU operator needs its positional inputs on the GPU, every other
-        operator on the CPU, argument inputs are on the CPU; a pipeline output is needed where
+        ("gpu" or "cpu").  A GPU operator needs its positional inputs on the GPU (but those of
+        `schema.gpu_host_inputs`), every other operator on the CPU, argument inputs are on
+        the CPU; a pipeline output is needed where
         its DataNode says.  GPU-to-CPU copies need `gpu_to_cpu` (DALI's dynamic executor),
         else DALI's error is raised.  One copy per produced edge and device.
         """
@@ -105,8 +106,9 @@ class Graph:
             return copy.outputs[0]
 
         for n in self.nodes:
-            want = "gpu" if n.device == "gpu" else "cpu"
-            self._inputs[id(n)] = [resolve(e, want) for e in n.inputs]
+            host = n.schema.gpu_host_inputs if n.device == "gpu" else range(len(n.inputs))
+            self._inputs[id(n)] = [resolve(e, "cpu" if k in host else "gpu")
+                                   for k, e in enumerate(n.inputs)]
             self._arg_inputs[id(n)] = {k: resolve(e, "cpu") for k, e in n.arg_inputs.items()}
             nodes.append(n)
         self._outputs = [resolve(e, e.device) for e in self.outputs]

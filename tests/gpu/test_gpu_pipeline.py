@@ -207,3 +207,33 @@ def test_operator_without_gpu_backend_in_dali_is_refused_at_definition():
 
     with pytest.raises(RuntimeError, match='random.beta does not support the "gpu" backend'):
         pipe()
+
+
+def test_views_and_copy_on_the_gpu(emulated_gpu):
+    rng = np.random.default_rng(5)
+    data = [rng.integers(0, 100, (4, 6, 1), dtype=np.int32) for _ in range(3)]
+    shapes = [np.array([6, 4], np.int64) for _ in data]
+
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: data, layout="HWC", batch=True)
+        s = fn.external_source(source=lambda: shapes, batch=True)
+        if on_gpu:
+            x = x.gpu()
+        squeezed = fn.squeeze(x, axis_names="C")
+        return (fn.reshape(squeezed, s, layout="WH"), fn.expand_dims(squeezed, axes=[0]),
+                fn.reinterpret(x, dtype=types.UINT8, layout="HWC"), fn.copy(x),
+                fn.per_frame(fn.reshape(squeezed, layout="FW")))
+
+    _same_as_cpu(graph, len(data))
+    assert emulated_gpu.launches == []        # views and copies: no kernel
+
+
+def test_shape_of_a_gpu_batch(emulated_gpu):
+    data = _images(6, 4)
+
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: data, layout="HWC", batch=True)
+        return (x.gpu() if on_gpu else x).shape(dtype=types.INT32, device="gpu" if on_gpu
+                                               else "cpu")
+
+    _same_as_cpu(graph, len(data))

@@ -11,7 +11,7 @@ from dali.ops.tensor import _views
 
 @_registry.register
 class Copy(_operator.Operator):
-    schema = Schema("copy", inputs=1, outputs=1, devices=("cpu",),
+    schema = Schema("copy", inputs=1, outputs=1, devices=("cpu", "gpu"),
                     doc="Makes a copy of the input.")
 
     def infer(self, ws):
@@ -19,3 +19,7 @@ class Copy(_operator.Operator):
 
     def run_cpu(self, ws, plan):
         cast_kernel.cast_batch(ws.thread_pool, ws.input_storage(0), ws.outputs[0])
+
+    def run_gpu(self, ws, plan):
+        src = ws.input_storage(0)
+        ws.gpu.copy(ws.outputs[0].ptr, src.ptr, src.nbytes)

@@ -20,7 +20,7 @@ from dali.ops.tensor import _views
 @_registry.register
 class ExpandDims(_operator.Operator):
     schema = Schema(
-        "expand_dims", inputs=1, outputs=1, devices=("cpu",), input_names=["data"],
+        "expand_dims", inputs=1, outputs=1, devices=("cpu", "gpu"), input_names=["data"],
         doc="Inserts new dimensions of extent 1 at the positions `axes` (indices in the output "
             "shape). With `new_axis_names` their names are inserted into the layout; without "
             "them the output layout is empty.",
@@ -78,3 +78,5 @@ class ExpandDims(_operator.Operator):
     def run_cpu(self, ws, plan):
         storage = ws.input_storage(0)
         ws.outputs = [_views.viewed(storage, storage.dtype, plan.shapes)]
+
+    run_gpu = run_cpu           # a view: the same on a device batch (DeviceBatch.viewed_as)

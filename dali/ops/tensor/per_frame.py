@@ -17,7 +17,7 @@ from dali._types import DALIDataType as T
 @_registry.register
 class PerFrame(_operator.Operator):
     schema = Schema(
-        "per_frame", inputs=1, outputs=1, devices=("cpu",),
+        "per_frame", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Marks the input tensor as a sequence: the layout gets a leading \"F\", the data "
             "stays untouched. Use it to feed per-frame tensor arguments to operators that "
             "process sequences, e.g. `fn.brightness(video, brightness=fn.per_frame(b))` with "
@@ -43,3 +43,5 @@ class PerFrame(_operator.Operator):
 
     def run_cpu(self, ws, plan):
         ws.outputs = [ws.input_storage(0)]      # the same samples; the layout is the plan's
+
+    run_gpu = run_cpu

@@ -38,7 +38,7 @@ def _shape_args():
 @_registry.register
 class Reshape(_operator.Operator):
     schema = Schema(
-        "reshape", inputs=(1, 2), outputs=1, devices=("cpu",),
+        "reshape", inputs=(1, 2), outputs=1, devices=("cpu", "gpu"), gpu_host_inputs=(1,),
         input_names=["data", "shape_input"],
         doc="Treats the data as if it had a different shape and/or layout; the data are not "
             "copied. The second input, if given, is a 1-D integer shape per sample (like "
@@ -92,6 +92,8 @@ class Reshape(_operator.Operator):
 
     def run_cpu(self, ws, plan):
         ws.outputs = [_views.viewed(ws.input_storage(0), plan.dtype, plan.shapes)]
+
+    run_gpu = run_cpu           # a view: the same on a device batch (DeviceBatch.viewed_as)
 
     def _empty_batch_ndim(self, ws, tl):
         for name in _SHAPE_ARGS:
@@ -234,7 +236,7 @@ def _fill_wildcard(ws, shape, in_bytes, out_size):
 @_registry.register
 class Reinterpret(Reshape):
     schema = Schema(
-        "reinterpret", inputs=(1, 2), outputs=1, devices=("cpu",),
+        "reinterpret", inputs=(1, 2), outputs=1, devices=("cpu", "gpu"), gpu_host_inputs=(1,),
         input_names=["data", "shape_input"],
         doc="Treats the data as if it had a different type, shape and/or layout; the data are "
             "not copied. Without a new shape, a type of another size rescales the innermost "

@@ -7,6 +7,7 @@ unless `dtype` says otherwise; DALI allows int32, uint32, int64, uint64, float a
 from __future__ import annotations
 
 from dali import _operator, _registry, _types
+from dali._gpu import host
 from dali._graph import data_node
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
@@ -23,7 +24,7 @@ def shape_of(node, dtype=None, device="cpu"):
 @_registry.register
 class Shape(_operator.Operator):
     schema = Schema(
-        "_shape", inputs=1, outputs=1, devices=("cpu",), class_name="_Shape", internal=True,
+        "_shape", inputs=1, outputs=1, devices=("cpu", "gpu"), class_name="_Shape", internal=True,
         doc="Outputs the shape of each input sample as a 1-D tensor.",
         args=[Arg("dtype", T.DATA_TYPE, T.INT64, doc="Type of the output.")])
 
@@ -45,3 +46,6 @@ class Shape(_operator.Operator):
         out = ws.outputs[0].dense()
         if out is not None and out.size:
             out[...] = ws.input_storage(0).shapes
+
+    def run_gpu(self, ws, plan):
+        host.run_on_host(self, ws, plan)

@@ -22,7 +22,7 @@ from dali.ops.tensor import _views
 @_registry.register
 class Squeeze(_operator.Operator):
     schema = Schema(
-        "squeeze", inputs=1, outputs=1, devices=("cpu",), input_names=["data"],
+        "squeeze", inputs=1, outputs=1, devices=("cpu", "gpu"), input_names=["data"],
         doc="Removes the dimensions given as `axes` or `axis_names`. Removed dimensions must "
             "have extent 1 (unless the sample has no elements before and after).",
         args=[Arg("axes", T._INT32_VEC, None, tensor=True,
@@ -78,6 +78,8 @@ class Squeeze(_operator.Operator):
     def run_cpu(self, ws, plan):
         storage = ws.input_storage(0)
         ws.outputs = [_views.viewed(storage, storage.dtype, plan.shapes)]
+
+    run_gpu = run_cpu           # a view: the same on a device batch (DeviceBatch.viewed_as)
 
 
 def _stacked_axes(ws, rows):
