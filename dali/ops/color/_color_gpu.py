@@ -9,7 +9,7 @@ the launch configuration, from what the CPU path's plan holds.
   launch is `kernel(grid, block, (src, dst, samples, numpy.int32(code), numpy.int32(red),
   coeffs))`.
 
-Not wired to an executor yet (docs/gpu.md).
+`run_linear` is the linear operators' `run_gpu`.
 """
 
 from __future__ import annotations
@@ -104,6 +104,17 @@ def linear_launch(shapes, mats, offsets, frames, in_dtype, out_dtype, src_offset
         samples[:, 4] = np.cumsum(parts) - parts
     return LinearLaunch(linear_kernel_name(in_dtype, out_dtype), _grid(pixels * cout, n),
                         (BLOCK, 1, 1), samples, mats, offsets, np.int32(cin), np.int32(cout))
+
+
+def run_linear(ws, plan):
+    """One launch of the linear map over the batch, with the plan's matrices (the CPU
+    path's)."""
+    src, dst = ws.input_storage(0), ws.outputs[0]
+    launch = linear_launch(src.shapes, plan.mats, plan.offsets, plan.frames, src.dtype,
+                           dst.dtype, src.offsets, dst.offsets)
+    ws.gpu.launch(__file__, launch.kernel, launch.grid, launch.block,
+                  (src, dst, launch.samples, launch.mats, launch.offsets, launch.cin,
+                   launch.cout))
 
 
 def space_launch(shapes, conversion, red, src_offsets=None, dst_offsets=None):

@@ -26,7 +26,7 @@ from dali._ext.kernels import color as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _layouts
-from dali.ops.color import _color
+from dali.ops.color import _color, _color_gpu
 
 LAYOUTS = ("FHWC", "DHWC", "HWC")
 TYPES = (T.UINT8, T.INT16, T.INT32, T.FLOAT)
@@ -104,12 +104,15 @@ class _BrightnessContrast(_operator.Operator):
         _kernel.linear_storage(ws.thread_pool, ws.input_storage(0), ws.outputs[0], plan.mats,
                                plan.offsets, plan.frames)
 
+    def run_gpu(self, ws, plan):
+        _color_gpu.run_linear(ws, plan)
+
 
 @_registry.register
 class BrightnessContrast(_BrightnessContrast):
     factors = ("brightness", "brightness_shift", "contrast", "contrast_center")
     schema = Schema(
-        "brightness_contrast", inputs=1, outputs=1, devices=("cpu",),
+        "brightness_contrast", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Adjusts the brightness and contrast of images:\n\n"
             "    out = brightness_shift * output_range +\n"
             "          brightness * (contrast_center + contrast * (in - contrast_center))\n\n"
@@ -122,7 +125,7 @@ class BrightnessContrast(_BrightnessContrast):
 class Brightness(_BrightnessContrast):
     factors = ("brightness", "brightness_shift")
     schema = Schema(
-        "brightness", inputs=1, outputs=1, devices=("cpu",),
+        "brightness", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Adjusts the brightness of images:\n\n"
             "    out = brightness_shift * output_range + brightness * in\n\n"
             "where output_range is 1 for float outputs and the maximum value of integer ones. "
@@ -134,7 +137,7 @@ class Brightness(_BrightnessContrast):
 class Contrast(_BrightnessContrast):
     factors = ("contrast", "contrast_center")
     schema = Schema(
-        "contrast", inputs=1, outputs=1, devices=("cpu",),
+        "contrast", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Adjusts the contrast of images:\n\n"
             "    out = contrast_center + contrast * (in - contrast_center)\n\n"
             "Can also change the data type.",

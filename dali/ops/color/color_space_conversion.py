@@ -21,6 +21,7 @@ from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
 from dali._types import DALIImageType as Img
 from dali.ops import _layouts
+from dali.ops.color import _color_gpu
 
 LAYOUTS = ("FDHWC", "FHWC", "DHWC", "HWC")
 _CHANNELS = {Img.RGB: 3, Img.BGR: 3, Img.GRAY: 1, Img.YCbCr: 3}
@@ -45,7 +46,7 @@ def conversion(src: Img, dst: Img):
 @_registry.register
 class ColorSpaceConversion(_operator.Operator):
     schema = Schema(
-        "color_space_conversion", inputs=1, outputs=1, devices=("cpu",),
+        "color_space_conversion", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Converts between various image color models: RGB, BGR, GRAY and YCbCr (ITU-R "
             "BT.601, 16..235). The input must be uint8 with the channels last.",
         args=[
@@ -79,3 +80,9 @@ class ColorSpaceConversion(_operator.Operator):
         name, red = plan.conversion
         _kernel.convert_space_storage(ws.thread_pool, ws.input_storage(0), ws.outputs[0], name,
                                       red)
+
+    def run_gpu(self, ws, plan):
+        src, dst = ws.input_storage(0), ws.outputs[0]
+        launch = _color_gpu.space_launch(src.shapes, *plan.conversion, src.offsets, dst.offsets)
+        ws.gpu.launch(_color_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                      (src, dst, launch.samples, launch.code, launch.red, launch.coeffs))

@@ -26,7 +26,7 @@ from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali._types import DALIImageType
 from dali.ops import _layouts
-from dali.ops.color import _color
+from dali.ops.color import _color, _color_gpu
 
 LAYOUTS = ("HWC", "FHWC", "DHWC")
 TYPES = (T.UINT8, T.INT16, T.INT32, T.FLOAT, T.FLOAT16)
@@ -122,6 +122,9 @@ class _LinearColor(_operator.Operator):
         _kernel.linear_storage(ws.thread_pool, ws.input_storage(0), ws.outputs[0], plan.mats,
                                plan.offsets, plan.frames)
 
+    def run_gpu(self, ws, plan):
+        _color_gpu.run_linear(ws, plan)
+
 
 def _factor(name, default, doc):
     return Arg(name, T.FLOAT, default, tensor=True, doc=doc)
@@ -136,7 +139,7 @@ class ColorTwist(_LinearColor):
     factors = ("hue", "saturation", "brightness", "contrast")
     offset = True
     schema = Schema(
-        "color_twist", inputs=1, outputs=1, devices=("cpu",),
+        "color_twist", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Adjusts hue, saturation, brightness and contrast of RGB images, sequences and "
             "volumes with one linear transform per pixel (composed in YIQ space). Contrast "
             "scales around half of the input range (0.5 for floats, 128 for integers).",
@@ -155,7 +158,7 @@ class ColorTwist(_LinearColor):
 class Hsv(_LinearColor):
     factors = ("hue", "saturation", "value")
     schema = Schema(
-        "hsv", inputs=1, outputs=1, devices=("cpu",),
+        "hsv", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Adjusts hue, saturation and value (brightness) of RGB images, approximated by "
             "one linear transform per pixel in YIQ space: the colour is rotated by `hue` "
             "about the gray axis and scaled by `saturation` and `value`.\n\n"
@@ -172,7 +175,7 @@ class Hsv(_LinearColor):
 class Hue(_LinearColor):
     factors = ("hue",)
     schema = Schema(
-        "hue", inputs=1, outputs=1, devices=("cpu",),
+        "hue", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Changes the hue of RGB images: a rotation of the I/Q plane of YIQ.",
         args=[_factor("hue", 0.0, "The hue change, in degrees."), _dtype_arg(),
               _image_type_arg()])
@@ -182,6 +185,6 @@ class Hue(_LinearColor):
 class Saturation(_LinearColor):
     factors = ("saturation",)
     schema = Schema(
-        "saturation", inputs=1, outputs=1, devices=("cpu",),
+        "saturation", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Changes the saturation of RGB images: a scaling of the I/Q plane of YIQ.",
         args=[_factor("saturation", 1.0, _SAT_DOC), _dtype_arg(), _image_type_arg()])

@@ -1,0 +1,96 @@
+"""The colour operators with device="gpu" on the emulated device (emulated_device.py), end to
+end: `fn.<op>(x.gpu(), ...)` equals the same pipeline on the CPU (per-sample and per-frame
+argument inputs, type changes, sequences, empty samples)."""
+
+import numpy as np
+import pytest
+
+from dali import fn, pipeline_def, types
+
+
+def _run(graph, device_id, batch_size):
+    @pipeline_def(batch_size=batch_size, num_threads=2, device_id=device_id, seed=7,
+                  prefetch_queue_depth=1)
+    def pipe():
+        return graph()
+
+    p = pipe()
+    p.build()
+    return p.run()
+
+
+def same_as_cpu(graph_of, batch_size):
+    """graph_of(on_gpu) on device 0 and on the CPU give equal outputs, the GPU ones as
+    TensorListGPU with the same layout, type and shapes."""
+    gpu = _run(lambda: graph_of(True), 0, batch_size)
+    cpu = _run(lambda: graph_of(False), None, batch_size)
+    for g, c in zip(gpu, cpu, strict=True):
+        assert type(g).__name__ == "TensorListGPU"
+        assert g.layout() == c.layout() and g.dtype == c.dtype and g.shape() == c.shape()
+        for a, b in zip(g.as_cpu(), c, strict=True):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def _batch(seed, n, layout, channels=3, dtype=np.uint8):
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        shape = [int(rng.integers(1, 4)) if a == "F" else int(rng.integers(0 if i == 1 else 2, 9))
+                 for a in layout[:-1]]
+        out.append(rng.integers(0, 256, (*shape, channels)).astype(dtype))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_linear_colour_operators_equal_cpu(emulated_gpu, seed):
+    data = _batch(seed, 4, "HWC")
+    rng = np.random.default_rng(seed)
+    per_sample = [np.float32(rng.uniform(0.2, 2)) for _ in data]
+
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: data, layout="HWC", batch=True)
+        b = fn.external_source(source=lambda: per_sample, batch=True)
+        if on_gpu:
+            x = x.gpu()
+        return (fn.brightness_contrast(x, brightness=b, contrast=1.3, contrast_center=100,
+                                       dtype=types.FLOAT),
+                fn.brightness(x, brightness=b, brightness_shift=0.1),
+                fn.contrast(x, contrast=b, dtype=types.INT16),
+                fn.color_twist(x, hue=30.0, saturation=b, brightness=1.1, contrast=b),
+                fn.hsv(x, hue=b, saturation=0.5, value=1.2, dtype=types.FLOAT16),
+                fn.hue(x, hue=-50.0),
+                fn.saturation(x, saturation=b, dtype=types.INT32))
+
+    same_as_cpu(graph, len(data))
+    assert {"color_linear_u8_f32", "color_linear_u8_u8", "color_linear_u8_i16",
+            "color_linear_u8_f16", "color_linear_u8_i32"} <= set(emulated_gpu.launches)
+
+
+def test_per_frame_arguments_equal_cpu(emulated_gpu):
+    data = _batch(3, 3, "FHWC", dtype=np.float32)
+    rng = np.random.default_rng(3)
+    hue = [rng.uniform(-90, 90, s.shape[0]).astype(np.float32) for s in data]
+
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: data, layout="FHWC", batch=True)
+        h = fn.external_source(source=lambda: hue, layout="F", batch=True)
+        if on_gpu:
+            x = x.gpu()
+        return fn.color_twist(x, hue=h, contrast=0.7), fn.brightness(x, brightness=h)
+
+    same_as_cpu(graph, len(data))
+
+
+@pytest.mark.parametrize("src, dst", [(types.RGB, types.YCbCr), (types.BGR, types.GRAY),
+                                      (types.YCbCr, types.RGB), (types.GRAY, types.BGR),
+                                      (types.GRAY, types.YCbCr), (types.RGB, types.BGR)])
+def test_color_space_conversion_equals_cpu(emulated_gpu, src, dst):
+    data = _batch(4, 4, "FHWC", channels=1 if src == types.GRAY else 3)
+
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: data, layout="FHWC", batch=True)
+        return fn.color_space_conversion(x.gpu() if on_gpu else x, image_type=src,
+                                         output_type=dst)
+
+    same_as_cpu(graph, len(data))
+    assert emulated_gpu.launches[-1] == "color_space_u8"
