@@ -144,6 +144,12 @@ def _describe(in_shape, out_shape, anchor, perm, channel_axis):
 
 
 # ---- the operators' launches, from their plans ------------------------------------------
+def run(ws, launch):
+    """Queue `launch` on the pipeline's device: input 0 into output 0 (`run_gpu`)."""
+    ws.gpu.launch(__file__, launch.kernel, launch.grid, launch.block,
+                  (ws.input_storage(0), ws.outputs[0], launch.samples, launch.fill))
+
+
 def for_crop(ws, plan, fill_values, src_offsets=None, dst_offsets=None):
     """fn.crop's launch: `plan` of `Crop.infer`, fill values per padded sample as
     `Crop.run_cpu` gives them (`_crop_window.fill_array`, with its channel-count error)."""

@@ -25,6 +25,7 @@ from dali._schema import Arg
 from dali._types import DALIDataType as T
 from dali._types import DALIInterpType as Interp
 from dali.ops import _layouts
+from dali.ops.geometry import _warp_affine_gpu
 
 LAYOUTS = ("HWC", "FHWC", "DHWC", "FDHWC")
 _BY_NDIM = {3: "HWC", 4: "FHWC", 5: "FDHWC"}
@@ -116,6 +117,14 @@ class Warp(_operator.Operator):
     def run_cpu(self, ws, plan):
         _kernel.warp_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
                            plan.matrices, plan.interp, plan.fill)
+
+    def run_gpu(self, ws, plan):
+        """One launch of `warp_affine.cu` over every image (sample or frame)."""
+        src, out = ws.input_storage(0), ws.outputs[0]
+        launch = _warp_affine_gpu.for_warp(ws, plan, src.offsets, out.offsets)
+        ws.gpu.launch(_warp_affine_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                      (src, out, launch.images, launch.matrices, launch.interp,
+                       launch.use_fill, launch.fill))
 
 
 def check_args(op):

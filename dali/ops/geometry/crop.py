@@ -20,6 +20,7 @@ from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _crop_window
+from dali.ops.geometry import _slice_gpu
 
 _CONVERTIBLE_TO = (np.dtype(np.uint8), np.dtype(np.float16), np.dtype(np.float32))
 
@@ -27,7 +28,7 @@ _CONVERTIBLE_TO = (np.dtype(np.uint8), np.dtype(np.float16), np.dtype(np.float32
 @_registry.register
 class Crop(_operator.Operator):
     schema = Schema(
-        "crop", inputs=1, outputs=1, devices=("cpu",),
+        "crop", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Crops the data to the window given by `crop` (or `crop_h`, `crop_w`, `crop_d`) "
             "placed at the normalized position `crop_pos_x`, `crop_pos_y`, `crop_pos_z`.\n\n"
             "Windows that exceed the input raise an error unless `out_of_bounds_policy` is "
@@ -82,6 +83,12 @@ class Crop(_operator.Operator):
         hi = np.maximum(np.clip(anchors + np.asarray(out.shapes).reshape(anchors.shape), 0,
                                 in_shape), lo)
         _flip.flip_batch(ws.thread_pool, src, out, flags, lo, hi - lo, lo - anchors)
+
+    def run_gpu(self, ws, plan):
+        """One launch of `slice.cu`: the plan's windows, fill values and conversion."""
+        launch = _slice_gpu.for_crop(ws, plan, self.args["fill_values"],
+                                     ws.input_storage(0).offsets, ws.outputs[0].offsets)
+        _slice_gpu.run(ws, launch)
 
     def _fill(self, ws, plan, out):
         """Give the padded samples of `out` the fill values (the part inside the input is

@@ -18,12 +18,13 @@ from dali._ext.kernels import slice as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _c_cast, _slice_window
+from dali.ops.geometry import _slice_gpu
 
 
 @_registry.register
 class Pad(_operator.Operator):
     schema = Schema(
-        "pad", inputs=1, outputs=1, devices=("cpu",),
+        "pad", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Pads all samples with `fill_value` in the specified axes to match the biggest "
             "extent in the batch for those axes, or to the minimum shape given by `shape`; "
             "with `align`, the padded extents are rounded up to its multiples. Padding is "
@@ -126,6 +127,12 @@ class Pad(_operator.Operator):
         _kernel.slice_batch(ws.thread_pool, src, ws.outputs[0],
                             np.zeros((src.num_samples, src.ndim), np.int64), _kernel.CONSTANT,
                             plan.fill)
+
+    def run_gpu(self, ws, plan):
+        """One launch of `slice.cu`: the window at the origin, the fill value around."""
+        launch = _slice_gpu.for_pad(ws, plan, ws.input_storage(0).offsets,
+                                    ws.outputs[0].offsets)
+        _slice_gpu.run(ws, launch)
 
 
 def _extents(ws, extent, largest, shape, align, first=0):

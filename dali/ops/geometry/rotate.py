@@ -37,7 +37,7 @@ _F = np.float32
 @_registry.register
 class Rotate(_warp.Warp):
     schema = Schema(
-        "rotate", inputs=1, outputs=1, devices=("cpu",),
+        "rotate", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Rotates images by `angle` degrees, counter-clockwise, about their centre.\n\n"
             "The output is just large enough to hold the whole rotated image unless `size` or "
             "`keep_size` says otherwise; uncovered pixels take `fill_value` (or repeat the "

@@ -20,6 +20,7 @@ from dali._ext.kernels import slice as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _crop_window, _slice_window
+from dali.ops.geometry import _slice_gpu
 
 _POLICIES = {"error": None, "pad": _kernel.CONSTANT, "constant": _kernel.CONSTANT,
              "trim_to_shape": None, "edge": _kernel.EDGE, "clamp": _kernel.EDGE,
@@ -32,7 +33,7 @@ _CONVERTIBLE_TO = (np.dtype(np.uint8), np.dtype(np.float16), np.dtype(np.float32
 @_registry.register
 class Slice(_operator.Operator):
     schema = Schema(
-        "slice", inputs=(1, 3), outputs=1, devices=("cpu",),
+        "slice", inputs=(1, 3), outputs=1, devices=("cpu", "gpu"), gpu_host_inputs=(1, 2),
         input_names=("data", "__anchor", "__shape"),
         doc="Extracts a subtensor, or slice.\n\n"
             "The slice is given by two extra positional inputs, `anchor` and `shape` (floats "
@@ -153,3 +154,11 @@ class Slice(_operator.Operator):
         _kernel.slice_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
                             plan.anchors, _kernel.CONSTANT if policy is None else policy,
                             plan.fill, plan.channel, plan.cast)
+
+    def run_gpu(self, ws, plan):
+        """One launch of `slice.cu`: the plan's windows, border policy, fill values and
+        conversion (the anchor and shape inputs stay on the host, as in DALI)."""
+        policy = _POLICIES[self.args["out_of_bounds_policy"]]
+        launch = _slice_gpu.for_slice(ws, plan, _kernel.CONSTANT if policy is None else policy,
+                                      ws.input_storage(0).offsets, ws.outputs[0].offsets)
+        _slice_gpu.run(ws, launch)

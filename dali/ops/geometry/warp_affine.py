@@ -23,7 +23,8 @@ from dali.ops.geometry import _warp
 @_registry.register
 class WarpAffine(_warp.Warp):
     schema = Schema(
-        "warp_affine", inputs=(1, 2), outputs=1, devices=("cpu",), input_names=["data", "mtx"],
+        "warp_affine", inputs=(1, 2), outputs=1, devices=("cpu", "gpu"), gpu_host_inputs=(1,),
+        input_names=["data", "mtx"],
         doc="Applies an affine transformation to images.\n\n"
             "Output pixel `(x, y)` takes its value from the input at "
             "`M @ (x + 0.5, y + 0.5, 1) - 0.5` (pixel-centre convention), where `M` is the 2x3 "

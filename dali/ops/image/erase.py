@@ -21,12 +21,13 @@ from dali._ext.kernels import erase as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _c_cast, _slice_window
+from dali.ops.image import _erase_gpu
 
 
 @_registry.register
 class Erase(_operator.Operator):
     schema = Schema(
-        "erase", inputs=1, outputs=1, devices=("cpu",),
+        "erase", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Erases one or more regions from the input tensors.\n\n"
             "A region is given by an `anchor` (starting point) and a `shape`, along the "
             "dimensions of `axis_names` or `axes` (default: all but C); dimensions not listed "
@@ -154,3 +155,10 @@ class Erase(_operator.Operator):
     def run_cpu(self, ws, plan):
         _kernel.erase_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
                             plan.boxes, plan.starts, plan.fill, plan.channel)
+
+    def run_gpu(self, ws, plan):
+        """One launch of `erase.cu`: the plan's boxes and fill values."""
+        src, out = ws.input_storage(0), ws.outputs[0]
+        launch = _erase_gpu.for_erase(ws, plan, src.offsets, out.offsets)
+        ws.gpu.launch(_erase_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                      (src, out, launch.samples, launch.boxes, launch.fill))

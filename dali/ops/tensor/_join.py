@@ -15,6 +15,7 @@ from dali import _operator
 from dali._ext.kernels import join as _kernel
 from dali._schema import Arg
 from dali._types import DALIDataType as T
+from dali.ops.tensor import _cat_gpu
 
 
 def args(what):
@@ -70,7 +71,8 @@ class JoinMemo:
 
 def plan(op, ws, memo, stack):
     """The Plan of fn.cat (`stack=False`) or fn.stack on this batch's inputs."""
-    storages = [ws.input_storage(q).contiguous() for q in range(len(ws.inputs))]
+    storages = [ws.input_storage(q) for q in range(len(ws.inputs))]
+    storages = [s if s.is_contiguous else s.contiguous() for s in storages]   # device: packed
     first = storages[0]
     dtype, ndim = first.dtype, first.ndim
     for s in storages[1:]:
@@ -91,6 +93,14 @@ def plan(op, ws, memo, stack):
 
 def run(ws, plan):
     _kernel.join_batch(ws.thread_pool, plan.storages, ws.outputs[0], plan.outer, plan.inner)
+
+
+def run_gpu(ws, plan):
+    """One launch of `cat.cu` per input, each copying its blocks into the output rows."""
+    out = ws.outputs[0]
+    for launch in _cat_gpu.for_join(plan, [s.offsets for s in plan.storages], out.offsets):
+        ws.gpu.launch(_cat_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                      (plan.storages[launch.input], out, launch.samples))
 
 
 def _axis(op, ndim, layout, stack):

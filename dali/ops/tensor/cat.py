@@ -16,7 +16,7 @@ from dali.ops.tensor import _join
 @_registry.register
 class Cat(_operator.Operator):
     schema = Schema(
-        "cat", inputs=(1, -1), outputs=1, devices=("cpu",),
+        "cat", inputs=(1, -1), outputs=1, devices=("cpu", "gpu"),
         doc="Joins the input tensors along an existing axis. Per sample, the inputs' shapes "
             "must match except in the joined axis.",
         args=_join.args("cat"))
@@ -30,3 +30,6 @@ class Cat(_operator.Operator):
 
     def run_cpu(self, ws, plan):
         _join.run(ws, plan)
+
+    def run_gpu(self, ws, plan):
+        _join.run_gpu(ws, plan)

@@ -16,7 +16,7 @@ from dali.ops.tensor import _join
 @_registry.register
 class Stack(_operator.Operator):
     schema = Schema(
-        "stack", inputs=(1, -1), outputs=1, devices=("cpu",),
+        "stack", inputs=(1, -1), outputs=1, devices=("cpu", "gpu"),
         doc="Joins the input tensors along a new axis. Per sample, the inputs must have the "
             "same shape.",
         args=_join.args("stack"))
@@ -30,3 +30,6 @@ class Stack(_operator.Operator):
 
     def run_cpu(self, ws, plan):
         _join.run(ws, plan)
+
+    def run_gpu(self, ws, plan):
+        _join.run_gpu(ws, plan)

@@ -12,12 +12,13 @@ from dali import _operator, _registry
 from dali._ext.kernels import transpose as transpose_kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
+from dali.ops.geometry import _slice_gpu
 
 
 @_registry.register
 class Transpose(_operator.Operator):
     schema = Schema(
-        "transpose", inputs=1, outputs=1, devices=("cpu",),
+        "transpose", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Transposes the samples: output dimension i is input dimension `perm[i]`.",
         args=[Arg("perm", T._INT32_VEC, None,
                   doc="Permutation of the input dimensions; by default they are reversed."),
@@ -60,3 +61,9 @@ class Transpose(_operator.Operator):
     def run_cpu(self, ws, plan):
         transpose_kernel.transpose_batch(ws.thread_pool, ws.input_storage(0), ws.outputs[0],
                                          plan.perm)
+
+    def run_gpu(self, ws, plan):
+        """One launch of `slice.cu` reading the input through the permutation."""
+        launch = _slice_gpu.for_transpose(ws, plan, ws.input_storage(0).offsets,
+                                          ws.outputs[0].offsets)
+        _slice_gpu.run(ws, launch)
