@@ -35,9 +35,14 @@ def test_invalid_device():
         _graph(lambda x: {"t": to_device.to_device(x, "tpu")})
 
 
-def test_gpu_data_cannot_feed_cpu_operators():
-    with pytest.raises(RuntimeError, match="gpu"):
-        _graph(lambda x: {"y": x.gpu() * 2})
+def test_gpu_operators_need_a_gpu():
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return fn.external_source(source=lambda: [np.ones(2, np.float32)]).gpu() * 2
+
+    p = pipe()                    # defined (arithmetic has a GPU backend in DALI) ...
+    with pytest.raises(RuntimeError, match="requires a CUDA-capable GPU"):
+        p.build()                 # ... and refused without a GPU
     with pytest.raises(ValueError, match="Named arguments must be on CPU"):
         _graph(lambda x: {"y": x[x.gpu()]})
 
