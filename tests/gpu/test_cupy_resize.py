@@ -22,3 +22,15 @@ def test_large_sample_on_device():
     expected, call = cases_resize.resize_expected([x], "HWC", {"size": [45.0, 2000.0]}, {})
     got, _ = cases_resize.resample_kernel(gpu_cases.on_device, [x], call)
     gpu_cases.assert_same(got, expected)
+
+
+@pytest.mark.parametrize("name, seed", [("resize", 1), ("resize", 4), ("random_resized_crop", 0),
+                                        ("resize_crop_mirror", 2), ("tensor_resize", 3)])
+def test_gpu_pipeline_on_device_equals_cpu(name, seed):
+    """The operators' run_gpu on device 0, end to end, equal to the CPU pipeline."""
+    case = getattr(cases_resize, f"{name}_case")(seed)
+    gpu = cases_resize.pipeline_outputs(name, *case, 0, iterations=2)
+    cpu = cases_resize.pipeline_outputs(name, *case, None, iterations=2)
+    for g_run, c_run in zip(gpu, cpu, strict=True):
+        for g, c in zip(g_run, c_run, strict=True):
+            gpu_cases.assert_same(g, c)
