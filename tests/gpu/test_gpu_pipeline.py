@@ -237,3 +237,14 @@ def test_shape_of_a_gpu_batch(emulated_gpu):
                                                else "cpu")
 
     _same_as_cpu(graph, len(data))
+
+
+def test_external_source_on_the_gpu(emulated_gpu):
+    data = _images(8, 3)
+
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: data, layout="HWC", batch=True,
+                               device="gpu" if on_gpu else "cpu")
+        return fn.flip(x, horizontal=1)
+
+    _same_as_cpu(graph, len(data))

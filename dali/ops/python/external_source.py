@@ -35,8 +35,9 @@ import inspect
 
 import numpy as np
 
-from dali import _operator, _registry, _roles, _types, tensors
+from dali import _gpu, _operator, _registry, _roles, _types, tensors
 from dali._ext.tensor_storage import BatchStorage
+from dali._gpu.batch import DeviceBatch
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 
@@ -91,9 +92,10 @@ class ExternalSource(_operator.Operator, _roles.Source, _roles.Checkpointable):
             Arg("blocking", T.BOOL, False, doc="Wait for data in `feed_input` mode.",
                 ignored="feeding is synchronous here; a missing batch is an error at once"),
             Arg("cuda_stream", T.PYTHON_OBJECT, None, python_only=True,
-                doc="CUDA stream of the copy of GPU data.", ignored="no GPU backend yet"),
+                doc="CUDA stream of the copy of GPU data.",
+                ignored="fed data is copied when fed; the upload runs on the pipeline's stream"),
             Arg("use_copy_kernel", T.BOOL, False, doc="Copy GPU data with a kernel.",
-                ignored="no GPU backend yet", python_only=True),
+                ignored="uploads are copies on the pipeline's stream", python_only=True),
         ])
 
     @classmethod
@@ -355,7 +357,11 @@ class ExternalSource(_operator.Operator, _roles.Source, _roles.Checkpointable):
     def run_cpu(self, ws, plan):
         ws.outputs = [tensors.storage_of(tl) for tl in plan.batches]
 
-    run_gpu = run_cpu
+    def run_gpu(self, ws, plan):
+        """device="gpu": the fed batches uploaded on the pipeline's stream (device data fed
+        to the source was copied to the host when fed)."""
+        ws.outputs = [DeviceBatch.from_host(ws.gpu, tensors.storage_of(tl))
+                      for tl in plan.batches]
 
 
 class _Shared(list):
@@ -456,6 +462,8 @@ def _as_array(x):
         return x
     if isinstance(x, tensors.TensorCPU):
         return np.asarray(x)
+    if hasattr(x, "__cuda_array_interface__"):     # CuPy, torch CUDA tensors, TensorGPU
+        return _gpu.require("external_source with GPU data").asarray(x).get()
     if hasattr(x, "__dlpack__") and not isinstance(x, (list, tuple)):
         try:
             return np.from_dlpack(x)
