@@ -11,8 +11,10 @@ import contextlib
 
 import numpy as np
 from gpu_cases import _pack, _random, _unpack
+from gpu_cases import assert_same as gpu_same
 from pipeline_utils import run_op
 
+from dali import pipeline_def
 from dali import types as dali_types
 from dali.ops.filters import _convolution_gpu, gaussian_blur, laplacian
 from dali.ops.filters import filter as filter_op
@@ -242,3 +244,25 @@ def filter_run(backend, samples, layout, filters, per_frame, fills, kwargs):
         plan.geometry, plan.out_geometry, plan.filters, plan.index, plan.anchors, plan.fills,
         BORDERS.index(kwargs["border"]), samples[0].dtype, np.dtype(out.dtype))
     return expected, run_program(backend, program, samples, out.shapes, out.dtype)
+
+
+def same_as_cpu(graph_of, batch_size, iterations=2):
+    """graph_of(on_gpu) on device 0 (the emulated device of the `emulated_gpu` fixture) and on
+    the CPU give equal outputs over `iterations` runs, the GPU ones TensorListGPU with the same
+    layout, type and shapes."""
+    def outputs(on_gpu):
+        @pipeline_def(batch_size=batch_size, num_threads=2, device_id=0 if on_gpu else None,
+                      seed=7, prefetch_queue_depth=1)
+        def pipe():
+            return graph_of(on_gpu)
+
+        p = pipe()
+        p.build()
+        return [p.run() for _ in range(iterations)]
+
+    for gpu, cpu in zip(outputs(True), outputs(False), strict=True):
+        for g, c in zip(gpu, cpu, strict=True):
+            assert type(g).__name__ == "TensorListGPU"
+            assert g.layout() == c.layout() and g.dtype == c.dtype and g.shape() == c.shape()
+            for a, b in zip(g.as_cpu(), c, strict=True):
+                gpu_same([np.asarray(a)], [np.asarray(b)])

@@ -16,6 +16,7 @@ import numpy as np
 
 from dali import _operator, _types, tensors
 from dali._ext.kernels import convolution as _kernel
+from dali.ops.filters import _convolution_gpu
 
 MAX_AXES = 3
 
@@ -148,7 +149,8 @@ def first_bad(geo, bad):
 
 class SeparableFilter(_operator.Operator):
     """What gaussian_blur and laplacian share: the data axes, the output type, the parts of the
-    batch, and one run of the separable-convolution kernel.  A subclass sets `kinds` (the input
+    batch, and one run of the separable-convolution kernel (on the GPU: the passes of
+    `convolution.cu`).  A subclass sets `kinds` (the input
     types it takes) and `tensor_args` (its per-sample arguments) and implements
     `windows(ws, geo, axes, shapes) -> (windows, index, scales)`, one index and scale row per
     part; with constant arguments it is called once per number of data axes, for one part."""
@@ -187,3 +189,10 @@ class SeparableFilter(_operator.Operator):
     def run_cpu(self, ws, plan):
         _kernel.separable_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
                                 plan.geometry, plan.windows, plan.index, plan.scales)
+
+    def run_gpu(self, ws, plan):
+        src, out = ws.input_storage(0), ws.outputs[0]
+        program = _convolution_gpu.separable(plan.geometry, plan.windows, plan.index,
+                                             plan.scales, src.dtype, out.dtype, src.offsets,
+                                             out.offsets)
+        _convolution_gpu.run(ws.gpu, program, src, out)

@@ -7,7 +7,7 @@ A `Program` is the launches of one batch, in order, and the float32 scratch buff
 A launch's `args` are what the kernel takes: numpy arrays (descriptors, windows, filters:
 uploaded for the launch), numpy scalars, and the names of the batch buffers - "src" and "dst"
 (the input and output batches) and the scratch buffers named in `Program.temps` ("tmp0",
-"tmp1", "acc"), which the caller binds.
+"tmp1", "acc"), which the caller binds (`run` on a pipeline's device).
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ _CODES = {np.dtype(t): c for t, c in (
     (np.uint32, "u32"), (np.int32, "i32"), (np.float32, "f32"), (np.float16, "f16"),
     (np.int64, "i64"), (np.float64, "f64"))}
 _FILTER_KERNELS = {"u8_u8", "u8_f32", "i16_i16", "i16_f32", "u16_u16", "u16_f32", "f32_f32"}
-_NO_ACC = np.zeros(0, np.float32)       # the accumulator argument of passes that do not read it
 
 
 class Launch(typing.NamedTuple):
@@ -145,7 +144,7 @@ def separable(geometry, windows, index, scales, in_dtype, out_dtype, src_offsets
             desc[:, 5] = geo[:, 5] * np.prod(extents[:, a + 1:nd], axis=1)
             desc[:, 6:8] = index[:, t, a]
             kernel = f"sep_{in_code if j == 0 else 'f32'}_{dst_code}"
-            acc = "acc" if mode == PASS_ADD else _NO_ACC
+            acc = "acc" if mode == PASS_ADD else dst        # read by PASS_ADD only
             launches.append(Launch(kernel, grid, block, (src, dst, acc, windows, desc,
                                                          term_scales, np.int32(mode))))
     temps = {f"tmp{k}": int(volumes.sum()) for k in range(min(nd - 1, 2))}
@@ -198,3 +197,16 @@ def filter_(geometry, out_geometry, filters, index, anchors, fills, border, in_d
     grid, block = _grid(out_volumes)
     return Program([Launch(kernel, grid, block, ("src", "dst", filters, desc, fills,
                                                  np.int32(border)))], {})
+
+
+def run(device, program, src, dst):
+    """Queue `program` on `device` (`dali._gpu.runtime.Device`) with the device batches `src`
+    and `dst`; the scratch buffers are allocated on it and kept until the stream's work is
+    done."""
+    buffers = {"src": src, "dst": dst}
+    for name, elements in program.temps.items():
+        buffers[name] = device.alloc(4 * elements)
+        device.keep(buffers[name])
+    for launch in program.launches:
+        device.launch(__file__, launch.kernel, launch.grid, launch.block,
+                      tuple(buffers[a] if isinstance(a, str) else a for a in launch.args))

@@ -21,7 +21,7 @@ from dali._ext.kernels import convolution as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _aliases
-from dali.ops.filters import _convolution
+from dali.ops.filters import _convolution, _convolution_gpu
 
 _KINDS = frozenset(np.dtype(t) for t in (np.uint8, np.int16, np.uint16, np.float32))
 _BORDERS = {"reflect_101": _kernel.BORDER_REFLECT_101,
@@ -79,8 +79,9 @@ def _per_sample_rows(op, ws, k, name, counts, shapes, per_frame_ok):
 
 @_registry.register
 class Filter(_operator.Operator):
-    schema = Schema("filter", inputs=(2, 3), outputs=1, devices=("cpu",),
-                    input_names=("data", "filter", "fill_value"), doc=_DOC, args=_ARGS)
+    schema = Schema("filter", inputs=(2, 3), outputs=1, devices=("cpu", "gpu"),
+                    input_names=("data", "filter", "fill_value"), gpu_host_inputs=(1, 2),
+                    doc=_DOC, args=_ARGS)
 
     def setup(self):
         if self.args["mode"] not in ("same", "valid"):
@@ -195,6 +196,14 @@ class Filter(_operator.Operator):
         _kernel.filter_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
                              plan.geometry, plan.out_geometry, plan.filters, plan.index,
                              plan.anchors, _BORDERS[self.args["border"]], plan.fills)
+
+
+    def run_gpu(self, ws, plan):
+        src, out = ws.input_storage(0), ws.outputs[0]
+        program = _convolution_gpu.filter_(
+            plan.geometry, plan.out_geometry, plan.filters, plan.index, plan.anchors, plan.fills,
+            _BORDERS[self.args["border"]], src.dtype, out.dtype, src.offsets, out.offsets)
+        _convolution_gpu.run(ws.gpu, program, src, out)
 
 
 ExperimentalFilter = _aliases.deprecated_alias(

@@ -49,7 +49,7 @@ def windows_for(sigmas, sizes):
 @_registry.register
 class GaussianBlur(_convolution.SeparableFilter):
     schema = Schema(
-        "gaussian_blur", inputs=1, outputs=1, devices=("cpu",),
+        "gaussian_blur", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Applies a Gaussian blur to the input: a separable convolution along every data "
             "axis (not the channels `C` nor the frames `F`) with a Gaussian window given by "
             "`sigma` and/or `window_size`. With only `sigma`, the window has "

@@ -72,7 +72,7 @@ def _windows(sizes, smooth, scales):
 @_registry.register
 class Laplacian(_convolution.SeparableFilter):
     schema = Schema(
-        "laplacian", inputs=1, outputs=1, devices=("cpu",),
+        "laplacian", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Computes the Laplacian of the input: the sum over the data axes (not the channels "
             "`C` nor the frames `F`) of second-order partial derivatives, each approximated by "
             "a separable convolution with a derivative window along its axis and smoothing "

@@ -1,0 +1,69 @@
+"""fn.gaussian_blur, fn.laplacian and fn.filter with device="gpu" on the emulated device, end to
+end: `fn.<op>(x.gpu(), ...)` equals the same pipeline on the CPU (per-sample and per-frame
+argument inputs, sequences, channel-first layouts, output types, empty samples, border modes,
+"valid" mode, fill values), over two iterations."""
+
+import numpy as np
+import pytest
+from cases_filters import same_as_cpu
+
+from dali import fn, types
+
+
+def _batch(seed, n, shape_of, dtype=np.uint8):
+    rng = np.random.default_rng(seed)
+    return [rng.integers(0, 256, shape_of(rng, i)).astype(dtype) for i in range(n)]
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_gaussian_blur_and_laplacian_equal_cpu(emulated_gpu, seed):
+    data = _batch(seed, 4, lambda r, i: (int(r.integers(0 if i == 1 else 3, 20)),
+                                         int(r.integers(3, 20)), 3))
+    seqs = _batch(seed, 3, lambda r, i: (int(r.integers(1, 4)), 3, int(r.integers(3, 12)),
+                                         int(r.integers(3, 12))), np.float32)
+    rng = np.random.default_rng(seed)
+    sigmas = [rng.uniform(0.5, 2.5, 2).astype(np.float32) for _ in data]
+    scales = [rng.uniform(-1, 1, (len(s), 2)).astype(np.float32) for s in seqs]
+
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: data, layout="HWC", batch=True)
+        v = fn.external_source(source=lambda: seqs, layout="FCHW", batch=True)
+        sig = fn.external_source(source=lambda: sigmas, batch=True)
+        sc = fn.external_source(source=lambda: scales, batch=True)
+        if on_gpu:
+            x, v = x.gpu(), v.gpu()
+        return (fn.gaussian_blur(x, sigma=sig), fn.gaussian_blur(x, window_size=5,
+                                                                 dtype=types.FLOAT),
+                fn.gaussian_blur(v, sigma=[1.0, 0.5]),
+                fn.laplacian(x, window_size=5, normalized_kernel=True),
+                fn.laplacian(v, scale=fn.per_frame(sc), smoothing_size=[1, 3]),
+                fn.laplacian(x, window_size=3, dtype=types.FLOAT))
+
+    same_as_cpu(graph, len(data))
+    assert {"sep_u8_f32", "sep_f32_u8", "sep_f32_f32"} <= set(emulated_gpu.launches)
+
+
+@pytest.mark.parametrize("border", ["reflect_101", "wrap", "constant"])
+def test_filter_equals_cpu(emulated_gpu, border):
+    data = _batch(3, 4, lambda r, i: (int(r.integers(4, 20)), int(r.integers(4, 20)), 3))
+    seqs = _batch(4, 2, lambda r, i: (int(r.integers(1, 4)), int(r.integers(4, 12)),
+                                      int(r.integers(4, 12)), 1), np.int16)
+    rng = np.random.default_rng(5)
+    filters = [rng.uniform(-1, 1, (3, 4)).astype(np.float32) for _ in data]
+    frame_filters = [rng.uniform(-1, 1, (len(s), 3, 3)).astype(np.float32) for s in seqs]
+    fills = [np.uint8(v) for v in rng.integers(0, 256, len(data))]
+
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: data, layout="HWC", batch=True)
+        v = fn.external_source(source=lambda: seqs, layout="FHWC", batch=True)
+        f = fn.external_source(source=lambda: filters, batch=True)
+        ff = fn.external_source(source=lambda: frame_filters, batch=True)
+        fill = fn.external_source(source=lambda: fills, batch=True)
+        if on_gpu:
+            x, v = x.gpu(), v.gpu()
+        return (fn.filter(x, f, fill, border=border, anchor=[0, 3]),
+                fn.filter(x, f, mode="valid", dtype=types.FLOAT),
+                fn.filter(v, fn.per_frame(ff), border=border))
+
+    same_as_cpu(graph, len(data))
+    assert {"filter_u8_u8", "filter_u8_f32", "filter_i16_i16"} <= set(emulated_gpu.launches)
