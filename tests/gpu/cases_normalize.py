@@ -105,7 +105,7 @@ def normalize_kernel(backend, samples, reduced, args, tensors):
     in_dtype = samples[0].dtype
     out_dtype = np.dtype(dali_types.to_numpy_type(args["dtype"]))
     shapes = [s.shape for s in samples]
-    stats = _normalize_gpu.stats_launch(shapes, reduced, in_dtype)
+    stats, out = _normalize_gpu.launches(shapes, reduced, in_dtype, out_dtype)
     total = int(stats.poff[-1])
     scale, eps = _F32(args["scale"]), _F32(args.get("epsilon", 0.0))
     ddof = np.int32(args.get("ddof", 0))
@@ -124,19 +124,14 @@ def normalize_kernel(backend, samples, reduced, args, tensors):
         return got[2:5]
 
     if args.get("batch"):
-        n = len(samples)
-        per = total // n
-        count = sum(s.size for s in samples) // per if per else 0
-        if mean is None:
-            sums_out = run_stats(_normalize_gpu.SUM, np.zeros(total, _F32),
-                                 np.zeros(total, _F32))[0]
-            combined = sums_out.reshape(n, per).sum(axis=0)
-            mean = np.tile((combined / count).astype(_F32) if count else
-                           combined.astype(_F32), n)
-        if inv is None:
-            sums_out = run_stats(_normalize_gpu.SQ, mean, np.zeros(total, _F32))[0]
-            combined = sums_out.reshape(n, per).sum(axis=0)
-            inv = np.tile(_normalize._inv_stddev(combined, count, int(ddof), eps, scale), n)
+        def batch_sums(flags, mean):
+            zeros = np.zeros(total, _F32)
+            return run_stats(flags, zeros if mean is None else mean, zeros)[0]
+
+        batch = types.SimpleNamespace(num_samples=len(samples),
+                                      shapes=np.array(shapes, np.int64))
+        mean, inv = _normalize.Normalize._batch_statistics(op, batch, stats.poff, mean, inv,
+                                                           batch_sums)
     else:
         flags = 0
         if mean is None:
@@ -145,7 +140,6 @@ def normalize_kernel(backend, samples, reduced, args, tensors):
             inv, flags = np.zeros(total, _F32), flags | _normalize_gpu.INV
         if flags:
             _, mean, inv = run_stats(flags, mean, inv)
-    out = _normalize_gpu.out_launch(shapes, reduced, in_dtype, out_dtype)
     size = sum(s.size for s in samples)
     got = backend(NORMALIZE_CU, out, [src, np.zeros(size, out_dtype), out.samples,
                                       np.ascontiguousarray(mean, _F32),

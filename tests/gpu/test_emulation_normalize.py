@@ -73,12 +73,13 @@ def test_normalize_conversions(dtype):
 
 
 def test_normalize_descriptor():
-    launch = _normalize_gpu.stats_launch([(2, 1, 3, 4)], [True, True, False, False], np.uint8)
+    launch, out = _normalize_gpu.launches([(2, 1, 3, 4)], [True, True, False, False],
+                                          np.uint8, np.int16)
     row = launch.samples[0]
     assert list(row[3:11]) == [24, 12, 2, 2, 0, 24, 2, 12]   # size .. K: a 2 x 12 plane
     assert list(launch.poff) == [0, 12]
-    assert launch.kernel == "normalize_stats_u8"
+    assert (launch.kernel, out.kernel) == ("normalize_stats_u8", "normalize_out_u8_i16")
     with pytest.raises(ValueError, match="no kernel for float64"):
-        _normalize_gpu.out_launch([(2, 2)], [True, False], np.float32, np.float64)
+        _normalize_gpu.launches([(2, 2)], [True, False], np.float32, np.float64)
     with pytest.raises(ValueError, match="one flag each"):
-        _normalize_gpu.stats_launch([(2, 2)], [True], np.float32)
+        _normalize_gpu.launches([(2, 2)], [True], np.float32, np.float32)

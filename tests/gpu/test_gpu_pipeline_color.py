@@ -1,6 +1,6 @@
-"""The colour operators with device="gpu" on the emulated device (emulated_device.py), end to
-end: `fn.<op>(x.gpu(), ...)` equals the same pipeline on the CPU (per-sample and per-frame
-argument inputs, type changes, sequences, empty samples)."""
+"""The colour and intensity operators with device="gpu" on the emulated device
+(emulated_device.py), end to end: `fn.<op>(x.gpu(), ...)` equals the same pipeline on the CPU
+(per-sample and per-frame argument inputs, type changes, sequences, empty samples)."""
 
 import numpy as np
 import pytest
@@ -94,3 +94,29 @@ def test_color_space_conversion_equals_cpu(emulated_gpu, src, dst):
 
     same_as_cpu(graph, len(data))
     assert emulated_gpu.launches[-1] == "color_space_u8"
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_normalize_equals_cpu(emulated_gpu, seed):
+    data = _batch(seed, 4, "HWC", dtype=np.int16)
+    rng = np.random.default_rng(seed)
+    means = [rng.uniform(0, 255, (1, 1, 3)).astype(np.float32) for _ in data]
+    uniform = [rng.integers(0, 256, (int(rng.integers(1, 5)), 3, 3)).astype(np.uint8)
+               for _ in data]
+
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: data, layout="HWC", batch=True)
+        u = fn.external_source(source=lambda: uniform, layout="HWC", batch=True)
+        m = fn.external_source(source=lambda: means, batch=True)
+        if on_gpu:
+            x, u = x.gpu(), u.gpu()
+        return (fn.normalize(x),
+                fn.normalize(x, axis_names="HW", epsilon=0.5, ddof=1),
+                fn.normalize(x, mean=m, stddev=40.0, scale=64, shift=128, dtype=types.UINT8),
+                fn.normalize(x, mean=m, dtype=types.INT16, scale=100),
+                fn.normalize(u, axes=[0, 1], batch=True),
+                fn.normalize(u, axes=[0, 2], batch=True, mean=3.0))
+
+    same_as_cpu(graph, len(data))
+    assert {"normalize_stats_i16", "normalize_out_i16_f32", "normalize_out_i16_u8",
+            "normalize_out_u8_f32"} <= set(emulated_gpu.launches)

@@ -1,10 +1,11 @@
 """Host side of fn.normalize's CUDA kernels (`normalize.cu`): the per-sample descriptors (each
 sample collapsed as the CPU kernel collapses it) and the launch configurations, from the
-batch's shapes and the plan's `reduced` flags.  Not wired to an executor yet (docs/gpu.md).
+batch's shapes and the plan's `reduced` flags.
 
-The passes run as on the CPU (`Normalize.run_cpu`): `stats` launches compute the sums and,
-with the MEAN / INV flags, the float32 means and `scale / stddev` factors of every parameter;
-with `batch=True` the per-sample sums are combined on the host between a SUM and an SQ launch.
+The passes run as on the CPU (`Normalize.run_gpu` as `run_cpu`): `stats` launches compute the
+sums and, with the MEAN / INV flags, the float32 means and `scale / stddev` factors of every
+parameter; with `batch=True` the per-sample sums are combined on the host between a SUM and an
+SQ launch (`Normalize._batch_statistics`).
 Launches:
 
 - `kernel(grid, block, (src, samples, sums, mean, inv, numpy.int32(flags),
@@ -45,21 +46,17 @@ def _code(dtype):
     return code
 
 
-def stats_launch(shapes, reduced, in_dtype, src_offsets=None):
-    """The `Launch` of the statistics passes over a batch of `shapes` ((n, ndim)) reduced
-    along `reduced` (a bool per dimension); offsets are the samples' byte offsets in the
-    input buffer (None: packed)."""
-    samples, poff = _samples(shapes, reduced, in_dtype, in_dtype, src_offsets, None)
-    return Launch(f"normalize_stats_{_code(in_dtype)}", _grid(samples[:, 4]), (BLOCK, 1, 1),
-                  samples, poff)
-
-
-def out_launch(shapes, reduced, in_dtype, out_dtype, src_offsets=None, dst_offsets=None):
-    """The `Launch` of the normalization of a batch of `shapes` to `out_dtype` with the
-    parameters of `reduced` (as `stats_launch`)."""
+def launches(shapes, reduced, in_dtype, out_dtype, src_offsets=None, dst_offsets=None):
+    """(stats, out): the `Launch`es of the statistics passes and of the normalization to
+    `out_dtype` of a batch of `shapes` ((n, ndim)) reduced along `reduced` (a bool per
+    dimension), sharing one descriptor array; offsets are the samples' byte offsets in the
+    input and output buffers (None: packed)."""
     samples, poff = _samples(shapes, reduced, in_dtype, out_dtype, src_offsets, dst_offsets)
-    return Launch(f"normalize_out_{_code(in_dtype)}_{_code(out_dtype)}", _grid(samples[:, 3]),
-                  (BLOCK, 1, 1), samples, poff)
+    src = _code(in_dtype)
+    return (Launch(f"normalize_stats_{src}", _grid(samples[:, 4]), (BLOCK, 1, 1), samples,
+                   poff),
+            Launch(f"normalize_out_{src}_{_code(out_dtype)}", _grid(samples[:, 3]),
+                   (BLOCK, 1, 1), samples, poff))
 
 
 def _samples(shapes, reduced, in_dtype, out_dtype, src_offsets, dst_offsets):

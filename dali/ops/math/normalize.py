@@ -27,6 +27,7 @@ from dali import _operator, _registry, _types, tensors
 from dali._ext.kernels import normalize as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
+from dali.ops.math import _normalize_gpu
 
 TYPES = (T.INT8, T.UINT8, T.INT16, T.UINT16, T.INT32, T.UINT32, T.FLOAT)
 _F32 = np.float32
@@ -35,7 +36,7 @@ _F32 = np.float32
 @_registry.register
 class Normalize(_operator.Operator):
     schema = Schema(
-        "normalize", inputs=1, outputs=1, devices=("cpu",),
+        "normalize", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Normalizes the input by removing the mean and dividing by the standard "
             "deviation:\n\n    out = scale * (in - mean) / stddev + shift\n\n"
             "The mean and standard deviation are computed over the reduced axes (`axes` or "
@@ -196,7 +197,12 @@ class Normalize(_operator.Operator):
         common = dict(scale=scale, shift=_F32(self.args["shift"]), eps=eps,
                       ddof=self.args["ddof"])
         if self.args["batch"]:
-            mean, inv = self._batch_statistics(ws, src, dst, reduced, poff, mean, inv, sums)
+            def batch_sums(flags, mean):
+                _kernel.normalize_batch(ws.thread_pool, src, dst, reduced, poff, flags, mean,
+                                        sums=sums)
+                return sums
+
+            mean, inv = self._batch_statistics(src, poff, mean, inv, batch_sums)
             _kernel.normalize_batch(ws.thread_pool, src, dst, reduced, poff, _kernel.OUT,
                                     mean, inv, **common)
             return
@@ -208,21 +214,57 @@ class Normalize(_operator.Operator):
         _kernel.normalize_batch(ws.thread_pool, src, dst, reduced, poff, flags, mean, inv,
                                 sums, **common)
 
-    def _batch_statistics(self, ws, src, dst, reduced, poff, mean, inv, sums):
+    def run_gpu(self, ws, plan):
+        """normalize.cu's passes, as run_cpu runs them: a statistics launch (computed mean
+        and/or factors, or one launch per pass and the host's combination with `batch`),
+        then the normalization."""
+        src, dst, gpu = ws.input_storage(0), ws.outputs[0], ws.gpu
+        stats, out = _normalize_gpu.launches(src.shapes, plan.reduced, src.dtype, dst.dtype,
+                                             src.offsets, dst.offsets)
+        total = int(stats.poff[-1])
+        mean = self._given_means(ws, plan.params["mean"], total)
+        inv = self._given_factors(ws, plan.params["stddev"], total)
+        null = np.uint64(0)       # an array the pass does not read
+        sums = gpu.alloc(8 * max(total, 1))
+        gpu.keep(sums)
+
+        def launch_stats(flags, mean, inv):
+            gpu.launch(_normalize_gpu.__file__, stats.kernel, stats.grid, stats.block,
+                       (src, stats.samples, sums, mean, inv, np.int32(flags),
+                        _F32(self.args["scale"]), _F32(self.args["epsilon"]),
+                        np.int32(self.args["ddof"])))
+
+        if self.args["batch"]:
+            def batch_sums(flags, mean):
+                launch_stats(flags, null if mean is None else mean, null)
+                return gpu.download(sums.ptr, 8 * total).view(np.float64)
+
+            mean, inv = self._batch_statistics(src, stats.poff, mean, inv, batch_sums)
+        else:
+            flags = 0
+            if mean is None:
+                mean, flags = gpu.alloc(4 * max(total, 1)), flags | _normalize_gpu.MEAN
+                gpu.keep(mean)
+            if inv is None:
+                inv, flags = gpu.alloc(4 * max(total, 1)), flags | _normalize_gpu.INV
+                gpu.keep(inv)
+            if flags:
+                launch_stats(flags, mean, inv)
+        gpu.launch(_normalize_gpu.__file__, out.kernel, out.grid, out.block,
+                   (src, dst, out.samples, mean, inv, _F32(self.args["shift"])))
+
+    def _batch_statistics(self, src, poff, mean, inv, batch_sums):
         """(mean, inv) for every sample's parameters, computed over the whole batch where not
-        given (every sample has the same number of parameters)."""
+        given (every sample has the same number of parameters); `batch_sums(flags, mean)`
+        runs the SUM or SQ pass over the batch and returns the per-sample sums."""
         n = src.num_samples
         per = int(poff[1]) if n else 0
         count = int(np.prod(src.shapes, axis=1, dtype=np.int64).sum()) // per if per else 0
         if mean is None:
-            _kernel.normalize_batch(ws.thread_pool, src, dst, reduced, poff, _kernel.SUM,
-                                    sums=sums)
-            total = sums.reshape(n, per).sum(axis=0)
+            total = batch_sums(_kernel.SUM, None).reshape(n, per).sum(axis=0)
             mean = np.tile((total / count).astype(_F32) if count else total.astype(_F32), n)
         if inv is None:
-            _kernel.normalize_batch(ws.thread_pool, src, dst, reduced, poff, _kernel.SQ, mean,
-                                    sums=sums)
-            total = sums.reshape(n, per).sum(axis=0)
+            total = batch_sums(_kernel.SQ, mean).reshape(n, per).sum(axis=0)
             inv = np.tile(_inv_stddev(total, count, self.args["ddof"],
                                       _F32(self.args["epsilon"]), _F32(self.args["scale"])), n)
         return mean, inv
