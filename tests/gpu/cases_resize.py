@@ -10,6 +10,7 @@ runs the kernels of the `_resize_gpu.Program` built from that call through a bac
 from __future__ import annotations
 
 import contextlib
+import threading
 
 import numpy as np
 from gpu_cases import _pack, _unpack
@@ -28,16 +29,17 @@ INTERPS = tuple(Interp)
 
 @contextlib.contextmanager
 def recorded(name):
-    """Record the CPU runs of operator `name` inside the block: a list of dicts (op, plan,
-    in_shapes, in_dtype, out_dtype, filters: `_resize_common.filter_codes`)."""
+    """Record the CPU runs of operator `name` inside the block: a list of dicts (thread, op,
+    plan, in_shapes, in_dtype, out_dtype, filters: `_resize_common.filter_codes`)."""
     cls = _registry.get(name)
     calls = []
     original = cls.run_cpu
 
     def record(op, ws, plan):
         shapes = ws.input_storage(0).shapes
-        calls.append({"op": op, "plan": plan, "in_shapes": [tuple(s) for s in shapes],
-                      "in_dtype": ws.input_dtype(0), "out_dtype": plan.outputs[0].dtype,
+        calls.append({"thread": threading.get_ident(), "op": op, "plan": plan,
+                      "in_shapes": [tuple(s) for s in shapes], "in_dtype": ws.input_dtype(0),
+                      "out_dtype": plan.outputs[0].dtype,
                       "filters": _resize_common.filter_codes(ws)})
         original(op, ws, plan)
 
@@ -135,13 +137,13 @@ def op_expected(name, samples, layout, kwargs, arg_inputs):
             op = getattr(op, part)
         return op(x, **kwargs, **dict(zip(names, args, strict=True)))
 
-    with recorded(name) as calls:
+    with recorded(name) as calls:        # run synchronously: no batch ahead
         out = run_op(build, [samples, *arg_inputs.values()],
-                     layouts=[layout] + [None] * len(names))[0]
-    # the first batch of these samples: the executor may run ahead, and a previous case's
-    # pipeline may still be running its own
-    shapes = [s.shape for s in samples]
-    mine = [c for c in calls if c["in_shapes"] == shapes and c["in_dtype"] == samples[0].dtype]
+                     layouts=[layout] + [None] * len(names), exec_async=False,
+                     exec_pipelined=False)[0]
+    # this thread's run (a pipeline of another test may still run ahead in the background)
+    mine = [c for c in calls if c["thread"] == threading.get_ident()]
+    assert len(mine) == 1
     return out, mine[0]
 
 
@@ -251,7 +253,7 @@ def pipeline_outputs(name, samples, layout, kwargs, arg_inputs, device_id, itera
     import dali
 
     @dali.pipeline_def(batch_size=len(samples), num_threads=2, device_id=device_id, seed=7,
-                       prefetch_queue_depth=1)
+                       exec_async=False, exec_pipelined=False)
     def pipe():
         x = dali.fn.external_source(source=lambda: samples, layout=layout, batch=True)
         args = {k: dali.fn.external_source(source=_constant(v), batch=True)

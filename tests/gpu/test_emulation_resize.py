@@ -138,3 +138,19 @@ def test_crop_and_resize_gpu_pipelines_equal_cpu(emulated_gpu, name, seed):
     deprecated = base != name
     with pytest.warns(DeprecationWarning) if deprecated else contextlib.nullcontext():
         _pipelines_agree(name, getattr(cases_resize, f"{base}_case")(seed), iterations=2)
+
+
+@pytest.mark.parametrize("antialias", [True, False])
+@pytest.mark.parametrize("interp", list(Interp))
+@pytest.mark.parametrize("layout, dtype", [("HWC", np.uint8), ("CHW", np.float32),
+                                           ("HWC", np.uint16)])
+def test_photo_sized_reductions_and_enlargements(layout, dtype, interp, antialias):
+    """Every filter, with and without antialiasing, on larger images: a 3.4x reduction (many
+    taps per output) and a 2.5x enlargement, both axes."""
+    rng = np.random.default_rng(int(interp))
+    shape = (3, 60, 80) if layout == "CHW" else (60, 80, 3)
+    x = cases_resize._values(rng, shape, dtype)
+    for size in ([17.5, 23.0], [150.0, 201.0]):
+        expected, call = _call([x], layout, size=size, interp_type=interp, antialias=antialias)
+        got, _ = cases_resize.resample_kernel(gpu_cases.emulated, [x], call)
+        gpu_cases.assert_same(got, expected)
