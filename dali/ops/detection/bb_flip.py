@@ -18,7 +18,7 @@ import numpy as np
 from dali import _operator, _registry
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops.detection import _boxes
+from dali.ops.detection import _boxes, _boxes_gpu
 
 _F32 = np.float32
 
@@ -75,6 +75,15 @@ class BbFlip(_operator.Operator):
                 lo, hi = one - hi, one - lo
             dst[:, axis] = lo
             np.subtract(hi, lo, out=dst[:, axis + ndim])
+
+    def run_gpu(self, ws, plan):
+        src, out = ws.input_storage(0), ws.outputs[0]
+        launch = _boxes_gpu.bb_flip(plan.size, plan.counts, ws.arg_array("horizontal", np.int32),
+                                    ws.arg_array("vertical", np.int32), self.args["ltrb"],
+                                    src.offsets, out.offsets)
+        if launch is not None:
+            ws.gpu.launch(_boxes_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                          (src, out, launch.samples, launch.size, launch.ltrb))
 
 
 def _is_3d(shapes):

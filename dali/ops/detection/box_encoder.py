@@ -20,7 +20,7 @@ from dali import _operator, _registry
 from dali._ext.kernels import boxes
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops.detection import _boxes
+from dali.ops.detection import _boxes, _boxes_gpu
 
 _F32 = np.float32
 
@@ -98,3 +98,23 @@ class BoxEncoder(_operator.Operator):
                            ws.input_storage(1).contiguous(), self.anchors, self.centers,
                            a["criteria"], a["offset"], a["scale"], a["means"], a["stds"],
                            ws.outputs[0], ws.outputs[1])
+
+    def run_gpu(self, ws, plan):
+        a = self.args
+        boxes_in, labels_in = ws.input_storage(0), ws.input_storage(1)
+        out_boxes, out_labels = ws.outputs
+        label_sizes = (np.prod(labels_in.shapes, axis=1) if labels_in.ndim else
+                       np.ones(labels_in.num_samples, np.int64))
+        enc = _boxes_gpu.box_encoder(
+            boxes_in.shapes[:, 0], label_sizes, len(self.anchors), a["criteria"], a["offset"],
+            a["scale"], a["means"], a["stds"], (boxes_in.offsets, labels_in.offsets,
+                                                out_boxes.offsets, out_labels.offsets))
+        if enc is None:
+            return
+        forced = ws.gpu.alloc(8 * enc.forced)
+        ws.gpu.keep(forced)
+        ws.gpu.launch(_boxes_gpu.__file__, enc.force.kernel, enc.force.grid, enc.force.block,
+                      (boxes_in, self.anchors, forced, enc.samples, enc.anchors))
+        ws.gpu.launch(_boxes_gpu.__file__, enc.encode.kernel, enc.encode.grid, enc.encode.block,
+                      (boxes_in, labels_in, self.anchors, self.centers, forced, out_boxes,
+                       out_labels, enc.samples, enc.params, enc.anchors, enc.offset))

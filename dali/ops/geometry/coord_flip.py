@@ -18,6 +18,7 @@ import numpy as np
 from dali import _operator, _registry
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
+from dali.ops.geometry import _coords_gpu
 
 _F32 = np.float32
 _AXES = "xyz"
@@ -26,7 +27,7 @@ _AXES = "xyz"
 @_registry.register
 class CoordFlip(_operator.Operator):
     schema = Schema(
-        "coord_flip", inputs=1, outputs=1, devices=("cpu",),
+        "coord_flip", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Transforms vectors or points by flipping (reflecting) their coordinates with "
             "respect to a given center: `v -> 2 * center - v` on the flipped axes. The input "
             "is a float32 tensor of shape (N, D), D <= 3, with coordinates in the order given "
@@ -89,3 +90,14 @@ class CoordFlip(_operator.Operator):
                 continue
             np.subtract(np.repeat(twice, counts), src[:, col], out=dst[:, col],
                         where=np.repeat(flip, counts))
+
+    def run_gpu(self, ws, plan):
+        src, out = ws.input_storage(0), ws.outputs[0]
+        axes = plan.columns
+        launch = _coords_gpu.coord_flip(
+            src.shapes[:, 0], plan.ndim, axes,
+            {a: ws.arg_array(f"flip_{a}", np.int32) for a in axes},
+            {a: ws.arg_array(f"center_{a}", _F32) for a in axes}, src.offsets, out.offsets)
+        if launch is not None:
+            ws.gpu.launch(_coords_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                          (src, out, launch.parts, launch.table, launch.cols))

@@ -22,6 +22,7 @@ from dali import _operator, _registry, _types, tensors
 from dali._ext.kernels import coord_transform as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
+from dali.ops.geometry import _coords_gpu
 
 _F32 = np.dtype(np.float32)
 
@@ -29,7 +30,7 @@ _F32 = np.dtype(np.float32)
 @_registry.register
 class CoordTransform(_operator.Operator):
     schema = Schema(
-        "coord_transform", inputs=1, outputs=1, devices=("cpu",),
+        "coord_transform", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Applies a linear transformation to points or vectors: `out = M * in + T`, where "
             "`M` is an m x n matrix and `T` a translation vector of m components. The input's "
             "last axis holds the n components of each vector (n = input.shape[-1]); the "
@@ -114,6 +115,15 @@ class CoordTransform(_operator.Operator):
             points = np.repeat(plan.points // np.maximum(plan.frames, 1), plan.frames)
         _kernel.transform_batch(ws.thread_pool, np.ascontiguousarray(src), dst, plan.mats,
                                 points)
+
+    def run_gpu(self, ws, plan):
+        src, out = ws.input_storage(0), ws.outputs[0]
+        launch = _coords_gpu.coord_transform(plan.mats, plan.points, plan.cols, plan.frames,
+                                             plan.repeat, src.dtype, out.dtype, src.offsets,
+                                             out.offsets)
+        if launch is not None:
+            ws.gpu.launch(_coords_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                          (src, out, launch.parts, launch.table, launch.rows, launch.cols))
 
     def matrices(self, ws, names, cols, frames, parts):
         """(parts, rows, cols + 1) float32 `[M | T]` of every part."""
