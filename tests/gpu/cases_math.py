@@ -23,9 +23,11 @@ from dali._operator import make_spec
 from dali.ops.math import _arithmetic_gpu, arithmetic
 from dali.ops.math import _arithmetic_kernels as kernels
 from dali.ops.random import _random_gpu
+from dali.ops.reductions import _reductions_gpu
 
 ARITH_CU = _arithmetic_gpu.__file__.replace("_arithmetic_gpu.py", "arithmetic.cu")
 RANDOM_CU = _random_gpu.__file__.replace("_random_gpu.py", "random.cu")
+REDUCTIONS_CU = _reductions_gpu.__file__.replace("_reductions_gpu.py", "reductions.cu")
 
 
 # ---- backends ----------------------------------------------------------------------------
@@ -413,3 +415,88 @@ def random_kernel(backend, case):
     rest = (failed,) if case.op == "beta" else ()
     values = backend(RANDOM_CU, launch, [], lambda _: list(launch.arguments(out, *rest)))
     return _unpack(values[0], case.shapes), failed
+
+
+# ---- reductions ----------------------------------------------------------------------------
+REDUCTIONS = ("min", "max", "sum", "mean", "mean_square", "rms", "variance", "std_dev")
+REDUCE_TYPES = tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32,
+                                           np.uint32, np.int64, np.uint64, np.float32))
+
+
+class ReduceCase(types.SimpleNamespace):
+    """op, samples, axes (None: all), keep_dims, dtype (the `dtype` argument or None),
+    means (variance/std_dev: per sample, one value or one per output element), ddof."""
+
+
+def reduce_case(seed, op=None):
+    """A random ReduceCase: ragged samples of 0 to 4 dimensions (extents of 1 and 0 too), a
+    random set of axes, keep_dims, every input type, the `dtype` choices the operation has,
+    means of both shapes, ddof."""
+    rng = np.random.default_rng(seed)
+    op = op or REDUCTIONS[seed % len(REDUCTIONS)]
+    dtype = REDUCE_TYPES[int(rng.integers(0, len(REDUCE_TYPES)))]
+    ndim = int(rng.integers(0, 5))
+    n = int(rng.integers(1, 5))
+    samples = []
+    for _ in range(n):
+        shape = [int(rng.choice([0, 1, 2, 3, 5, 9, 17])) if rng.random() < 0.2
+                 else int(rng.integers(1, 12)) for _ in range(ndim)]
+        samples.append(arith_values(rng, shape, dtype, special=False) if dtype.kind != "f"
+                       else (rng.standard_normal(shape) * 100).astype(dtype))
+    axes = None
+    if ndim and rng.random() < 0.8:
+        axes = sorted(rng.choice(ndim, int(rng.integers(1, ndim + 1)), replace=False).tolist())
+        if rng.random() < 0.3:
+            axes = [a - ndim for a in axes]
+    out_type = None
+    if op in ("sum", "mean", "rms") and rng.random() < 0.5:
+        out_type = dtype if rng.random() < 0.5 else np.dtype(np.float32)
+    case = ReduceCase(op=op, samples=samples, axes=axes, keep_dims=bool(rng.integers(0, 2)),
+                      dtype=out_type, means=None, ddof=0)
+    if op in ("variance", "std_dev"):
+        reduced = reduced_flags(case)
+        per_element = rng.random() < 0.5
+        case.means = [np.asarray(rng.standard_normal(
+            tuple(1 if r and case.keep_dims else e for e, r in zip(x.shape, reduced, strict=True)
+                  if case.keep_dims or not r) if per_element else ()) * 50, np.float32)
+            for x in samples]
+        case.ddof = int(rng.integers(0, 2))
+    return case
+
+
+def reduced_flags(case):
+    ndim = case.samples[0].ndim
+    flags = np.zeros(ndim, bool)
+    flags[list(range(ndim)) if case.axes is None else case.axes] = True
+    return flags
+
+
+def reduce_expected(case):
+    """The CPU operator's output samples."""
+    kwargs = {"keep_dims": case.keep_dims}
+    if case.axes is not None:
+        kwargs["axes"] = case.axes
+    if case.dtype is not None:
+        kwargs["dtype"] = _types.to_dali_type(case.dtype)
+    if case.means is not None:
+        return run_op(lambda fn, x, m: getattr(fn.reductions, case.op)(
+            x, m, ddof=case.ddof, **kwargs), [case.samples, case.means])[0]
+    return run_op(lambda fn, x: getattr(fn.reductions, case.op)(x, **kwargs),
+                  [case.samples])[0]
+
+
+def reduce_kernel(backend, case, out_dtype, out_shapes):
+    """The kernel's output samples (of the CPU operator's type and shapes), run by
+    `backend`."""
+    src_dtype = case.samples[0].dtype
+    means = None if case.means is None else [m.shape for m in case.means]
+    launch = _reductions_gpu.launch(case.op, reduced_flags(case),
+                                    [x.shape for x in case.samples], src_dtype, out_dtype,
+                                    means, ddof=case.ddof)
+    out = np.zeros(sum(int(np.prod(s, dtype=np.int64)) for s in out_shapes), out_dtype)
+    inputs = [_pack(case.samples, src_dtype)]
+    if case.means is not None:
+        inputs.append(_pack(case.means, np.float32))
+    values = backend(REDUCTIONS_CU, launch, inputs, lambda addresses: list(launch.arguments(
+        inputs[0], out, inputs[1] if len(inputs) > 1 else np.uint64(0))))
+    return _unpack(values[1], out_shapes)
