@@ -120,3 +120,22 @@ def test_normalize_equals_cpu(emulated_gpu, seed):
     same_as_cpu(graph, len(data))
     assert {"normalize_stats_i16", "normalize_out_i16_f32", "normalize_out_i16_u8",
             "normalize_out_u8_f32"} <= set(emulated_gpu.launches)
+
+
+def test_one_hot_equals_cpu(emulated_gpu):
+    rng = np.random.default_rng(2)
+    labels = [rng.integers(-1, 6, (int(rng.integers(0, 4)), 2)).astype(np.int32)
+              for _ in range(4)]
+    scores = [rng.uniform(-1, 6, 3).astype(np.float32) for _ in range(4)]
+
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: labels, layout="NC", batch=True)
+        s = fn.external_source(source=lambda: scores, batch=True)
+        if on_gpu:
+            x, s = x.gpu(), s.gpu()
+        return (fn.one_hot(x, num_classes=5, axis=1, axis_name="K"),
+                fn.one_hot(s, num_classes=4, dtype=types.UINT8, on_value=300, off_value=7),
+                fn.one_hot(x, num_classes=3, axis=0, dtype=types.INT64, off_value=-1))
+
+    same_as_cpu(graph, len(labels))
+    assert {"one_hot_i32_4", "one_hot_f32_1", "one_hot_i32_8"} <= set(emulated_gpu.launches)

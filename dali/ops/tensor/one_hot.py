@@ -22,7 +22,7 @@ from dali import _operator, _registry, _types
 from dali._ext.kernels import onehot as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops.tensor import _views
+from dali.ops.tensor import _one_hot_gpu, _views
 
 _INPUT_TYPES = {np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32,
                                       np.uint32, np.int64, np.uint64, np.float32, np.float64)}
@@ -45,7 +45,7 @@ def _bits(value, dtype):
 @_registry.register
 class OneHot(_operator.Operator):
     schema = Schema(
-        "one_hot", inputs=1, outputs=1, devices=("cpu",),
+        "one_hot", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Encodes class indices as one-hot vectors along a new axis of extent "
             "`num_classes`: `on_value` at the index (truncated toward zero), `off_value` "
             "elsewhere; indices outside [0, num_classes) give only `off_value`.",
@@ -117,3 +117,11 @@ class OneHot(_operator.Operator):
         _kernel.one_hot_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
                               plan.outer, plan.inner, self.args["num_classes"], self.on,
                               self.off)
+
+    def run_gpu(self, ws, plan):
+        src, dst = ws.input_storage(0), ws.outputs[0]
+        launch = _one_hot_gpu.launch(plan.outer, plan.inner, self.args["num_classes"], self.on,
+                                     self.off, src.dtype, dst.dtype.itemsize, src.offsets,
+                                     dst.offsets)
+        ws.gpu.launch(_one_hot_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                      (src, dst, launch.samples, launch.classes, launch.on, launch.off))
