@@ -59,3 +59,36 @@ def test_launch_validates():
     assert launch.kernel == "reduce_u8"
     row = launch.samples[1]
     assert row[4:7].tolist() == [5, 2, 2]               # out_count, count, collapsed axes
+
+
+# ---- the operators on the emulated device ----------------------------------------------------
+@pytest.mark.parametrize("op", cases_math.REDUCTIONS)
+def test_gpu_pipeline_equals_cpu(emulated_gpu, op):
+    """fn.reductions.<op> of a GPU input (the mean of variance and std_dev a CPU input, moved
+    by the build) equals the CPU pipeline; layouts follow the reduced axes."""
+    from dali import fn, pipeline_def
+
+    case = cases_math.reduce_case(11, op)
+    rng = np.random.default_rng(3)
+    data = [rng.integers(0, 200, (int(rng.integers(1, 6)), int(rng.integers(0, 7)), 3))
+            .astype(np.uint8) for _ in range(4)]
+    means = [np.float32(rng.uniform(0, 200)) for _ in data]
+    kwargs = {"axis_names": "HC"} if op != "sum" else {"axes": [1], "keep_dims": True}
+    outs = []
+    for device_id in (0, None):
+        @pipeline_def(batch_size=4, num_threads=2, device_id=device_id, prefetch_queue_depth=1)
+        def pipe(on_gpu=device_id is not None):
+            x = fn.external_source(source=lambda: data, layout="HWC", batch=True)
+            m = fn.external_source(source=lambda: means, batch=True)
+            x = x.gpu() if on_gpu else x
+            reduce = getattr(fn.reductions, op)
+            return reduce(x, m, **kwargs) if case.means is not None else reduce(x, **kwargs)
+
+        p = pipe()
+        p.build()
+        outs.append(p.run()[0])
+    gpu, cpu = outs
+    assert type(gpu).__name__ == "TensorListGPU"
+    assert gpu.layout() == cpu.layout() and gpu.dtype == cpu.dtype and gpu.shape() == cpu.shape()
+    cases_math.assert_same([np.asarray(t) for t in gpu.as_cpu()], [np.asarray(t) for t in cpu])
+    assert any(name.startswith("reduce_") for name in emulated_gpu.launches)

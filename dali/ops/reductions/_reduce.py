@@ -14,6 +14,8 @@ Rules (measured on DALI 2.4):
 - an empty reduction gives the type's largest value (min), lowest finite value (max), 0 (sum)
   and NaN (mean and the others with float output);
 - NaN never replaces the running minimum or maximum.
+
+On the GPU one launch of `reductions.cu` computes what the CPU kernel computes, bit for bit.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dali import _operator, _types
 from dali._ext.kernels import reduce as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
+from dali.ops.reductions import _reductions_gpu
 
 _INPUT_TYPES = frozenset(_kernel.TYPES)
 _F32 = np.dtype(np.float32)
@@ -49,7 +52,7 @@ def schema(op, doc, *, class_name=None, dtype=False, centred=False):
         args.append(Arg("ddof", T.INT32, 0,
                         doc="Delta degrees of freedom: the divisor is N - ddof."))
     return Schema(f"reductions.{op}", inputs=2 if centred else 1, outputs=1,
-                  devices=("cpu",), doc=doc, class_name=class_name, args=args,
+                  devices=("cpu", "gpu"), doc=doc, class_name=class_name, args=args,
                   input_names=["data", "mean"] if centred else ["data"])
 
 
@@ -129,7 +132,9 @@ class Reduction(_operator.Operator):
             self._memo = (storage.shapes, key, (desc, reduced))
         mean = None
         if len(ws.inputs) > 1:
-            mean = ws.input_storage(1).contiguous()
+            mean = ws.input_storage(1)
+            if self.spec.device == "cpu":
+                mean = mean.contiguous()
             if mean.dtype != _F32:
                 raise self.error(f"The mean must be of type float, not {_name(mean.dtype)}",
                                  RuntimeError)
@@ -154,6 +159,19 @@ class Reduction(_operator.Operator):
     def run_cpu(self, ws, plan):
         _kernel.reduce_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
                              self.op, plan.reduced, plan.mean, self.args.get("ddof", 0))
+
+
+    def run_gpu(self, ws, plan):
+        """One launch of `reductions.cu` for the batch (`_reductions_gpu`)."""
+        src, out, mean = ws.input_storage(0), ws.outputs[0], plan.mean
+        if ws.batch_size == 0:
+            return
+        launch = _reductions_gpu.launch(
+            self.op, plan.reduced, src.shapes, src.dtype, out.dtype,
+            None if mean is None else mean.shapes, src.offsets, out.offsets,
+            None if mean is None else mean.offsets, self.args.get("ddof", 0))
+        ws.gpu.launch(_reductions_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                      launch.arguments(src, out, np.uint64(0) if mean is None else mean))
 
 
 def _name(dtype):

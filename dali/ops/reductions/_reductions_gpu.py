@@ -1,7 +1,7 @@
 """Host side of fn.reductions.*' CUDA kernels (`reductions.cu`): the per-sample descriptors
 (each sample's shape collapsed as the CPU kernel's reduce.h collapses it) and the launch
 configuration, from what the CPU path's plan holds (the reduced-axis flags, the output type,
-the mean batch of variance and std_dev).
+the mean batch of variance and std_dev), for the operators' `run_gpu`.
 
 A launch is `kernel(grid, block, launch.arguments(src, dst, mean))` with `mean` the mean batch
 or a null address.
