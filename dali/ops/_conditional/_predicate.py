@@ -39,3 +39,24 @@ def predicate_mask(ws, expected=None, name="predicate"):
     if dense is not None:
         return dense != 0
     return np.array([bool(s) for s in st.samples()], dtype=bool)
+
+
+def picked_info(info, idx):
+    """The source info of the samples `idx` of a batch whose source info is `info` (a list or
+    None), as `_ext/kernels/conditional.pyx` picks it for the host batches."""
+    return None if info is None else [info[i] for i in idx.tolist()]
+
+
+def merged_meta(mask, t_ids, f_ids, t_info, f_info):
+    """(ids, source info) of a merged batch: sample i is the next one of the true branch where
+    `mask[i]`, else of the false one (as `conditional.merge` makes them on the host)."""
+    ids = np.empty(len(mask), np.int64)
+    ids[mask], ids[~mask] = t_ids, f_ids
+    if t_info is None and f_info is None:
+        return ids, None
+    info = [""] * len(mask)
+    for part, pos in ((t_info, np.flatnonzero(mask)), (f_info, np.flatnonzero(~mask))):
+        if part is not None:
+            for p, v in zip(pos.tolist(), part, strict=False):
+                info[p] = v
+    return ids, info

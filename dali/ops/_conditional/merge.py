@@ -2,7 +2,8 @@
 
 Sample i comes from the true input when the predicate of sample i is true, else from the false
 input (each consumed in order).  Both branches must agree in type, number of dimensions and
-layout; shapes may differ per sample.
+layout; shapes may differ per sample.  On the GPU the samples are device copies
+(`copy_samples.cu`), unless one branch has every sample.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ import numpy as np
 
 from dali import _operator, _registry, tensors
 from dali._ext.kernels import conditional
+from dali._gpu.batch import DeviceBatch
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops._conditional import _predicate
+from dali.ops._conditional import _copy_samples_gpu, _predicate
 
 _DIVERGENT = ("Divergent data found in different branches of conditional operation. All paths "
               "in conditional operation are merged into one batch which must have consistent "
@@ -52,6 +54,28 @@ class Merge(_operator.Operator):
             tensors.storage_of(t), tensors.storage_of(f), plan.mask, _ids(ws, 0, t),
             _ids(ws, 1, f), t._source_info, f._source_info)
         ws.outputs[0] = storage
+        ws.set_output_meta(0, ids, info)
+
+    def run_gpu(self, ws, plan):
+        t, f = ws.inputs
+        ts, fs = tensors.storage_of(t), tensors.storage_of(f)
+        mask = plan.mask
+        ids, info = _predicate.merged_meta(mask, _ids(ws, 0, t), _ids(ws, 1, f), t._source_info,
+                                           f._source_info)
+        if ts.num_samples == 0 or fs.num_samples == 0:      # one branch has every sample
+            ws.outputs[0] = fs if ts.num_samples == 0 else ts
+        else:
+            shapes = np.empty((len(mask), ts.ndim), np.int64)
+            shapes[mask], shapes[~mask] = ts.shapes, fs.shapes
+            out = ws.outputs[0] = DeviceBatch.empty(ws.gpu, ts.dtype, shapes, ts.ndim)
+            itemsize = ts.dtype.itemsize
+            launch = _copy_samples_gpu.merge(
+                np.prod(ts.shapes, axis=1, dtype=np.int64) * itemsize, ts.offsets,
+                np.prod(fs.shapes, axis=1, dtype=np.int64) * itemsize, fs.offsets, mask,
+                out.offsets)
+            if launch is not None:
+                ws.gpu.launch(_copy_samples_gpu.__file__, launch.kernel, launch.grid,
+                              launch.block, (ts, fs, out, out, launch.ranges))
         ws.set_output_meta(0, ids, info)
 
 

@@ -3,16 +3,20 @@
 Outputs hold the input's samples in order (a side taking every sample is the input itself; small
 batches are gathered into one block, large samples stay views: `_ext/kernels/conditional.pyx`);
 each keeps its sample id and source info, so random streams and error messages still refer to
-the original samples.
+the original samples.  On the GPU both sides are device copies (`copy_samples.cu`), unless one
+takes every sample.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from dali import _operator, _registry
 from dali._ext.kernels import conditional
+from dali._gpu.batch import DeviceBatch
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops._conditional import _predicate
+from dali.ops._conditional import _copy_samples_gpu, _predicate
 
 
 @_registry.register
@@ -41,3 +45,21 @@ class Split(_operator.Operator):
         for k, (storage, ids, info) in enumerate(sides):
             ws.outputs[k] = storage
             ws.set_output_meta(k, ids, info)
+
+    def run_gpu(self, ws, plan):
+        src = ws.input_storage(0)
+        ids = np.asarray(ws.sample_ids, np.int64)
+        info = ws.inputs[0]._source_info
+        picks = (np.flatnonzero(plan.mask), np.flatnonzero(~plan.mask))
+        for k, idx in enumerate(picks):
+            full = len(idx) == src.num_samples
+            ws.outputs[k] = src if full else DeviceBatch.empty(ws.gpu, src.dtype,
+                                                               src.shapes[idx], src.ndim)
+            ws.set_output_meta(k, ids[idx], _predicate.picked_info(info, idx))
+        if all(len(idx) < src.num_samples for idx in picks):
+            sizes = np.prod(src.shapes, axis=1, dtype=np.int64) * src.dtype.itemsize
+            launch = _copy_samples_gpu.split(sizes, src.offsets, plan.mask,
+                                             ws.outputs[0].offsets, ws.outputs[1].offsets)
+            if launch is not None:
+                ws.gpu.launch(_copy_samples_gpu.__file__, launch.kernel, launch.grid,
+                              launch.block, (src, src, *ws.outputs, launch.ranges))

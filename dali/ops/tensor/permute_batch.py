@@ -12,13 +12,14 @@ import numpy as np
 from dali import _operator, _registry
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
+from dali.ops._conditional import _copy_samples_gpu
 from dali.ops.tensor import _frames
 
 
 @_registry.register
 class PermuteBatch(_operator.Operator):
     schema = Schema(
-        "permute_batch", inputs=1, outputs=1, devices=("cpu",),
+        "permute_batch", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Returns a batch of the input's samples in the order given by `indices`: output "
             "sample i is input sample `indices[i]`.",
         args=[Arg("indices", T._INT32_VEC, REQUIRED, tensor=True,
@@ -53,4 +54,13 @@ class PermuteBatch(_operator.Operator):
         _frames.gather(ws, src, ws.outputs[0], plan.indices, sample_bytes,
                        np.zeros(int(counts.sum()), np.int64),
                        np.concatenate([[0], np.cumsum(counts)]))
+        ws.set_output_meta(0, ws.sample_ids, [ws.source_info(i) for i in plan.indices.tolist()])
+
+    def run_gpu(self, ws, plan):
+        src, out = ws.input_storage(0), ws.outputs[0]
+        sizes = np.prod(src.shapes, axis=1, dtype=np.int64) * src.dtype.itemsize
+        launch = _copy_samples_gpu.gather(sizes, src.offsets, plan.indices, out.offsets)
+        if launch is not None:
+            ws.gpu.launch(_copy_samples_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                          (src, src, out, out, launch.ranges))
         ws.set_output_meta(0, ws.sample_ids, [ws.source_info(i) for i in plan.indices.tolist()])
