@@ -14,12 +14,14 @@ from pipeline_utils import run_op
 from dali import _types
 from dali import types as dali_types
 from dali._types import DALIImageType as Img
-from dali.ops.color import _color_gpu
+from dali.ops.color import _color_gpu, _lookup_table_gpu
 from dali.ops.color import brightness_contrast as _bc
 from dali.ops.color import color_space_conversion as _csc
 from dali.ops.color import color_twist as _twist
+from dali.ops.color import lookup_table as _lookup_table
 
 COLOR_CU = _color_gpu.__file__.replace("_color_gpu.py", "color.cu")
+LOOKUP_CU = _lookup_table_gpu.__file__.replace("_lookup_table_gpu.py", "lookup_table.cu")
 
 # the factor arguments of each operator and the range of their random values
 BC_OPS = {"brightness_contrast": ("brightness", "brightness_shift", "contrast",
@@ -199,3 +201,56 @@ def space_kernel(backend, samples, layout, src, dst):
     got = backend(COLOR_CU, launch, [_pack(samples, np.uint8), np.zeros(size, np.uint8),
                                      launch.samples, launch.code, launch.red, launch.coeffs])
     return _unpack(got[1], out_shapes)
+
+
+# ---- lookup_table --------------------------------------------------------------------------
+LOOKUP_INPUTS = tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32,
+                                            np.uint32, np.int64, np.uint64))
+LOOKUP_OUTPUTS = tuple(np.dtype(t) for t in (np.uint8, np.int8, np.int16, np.uint16, np.int32,
+                                             np.uint32, np.int64, np.uint64, np.float16,
+                                             np.float32, np.float64, np.bool_))
+
+
+def lookup_case(seed):
+    """(samples, args): keys anywhere in 0..65535 (some listed twice), values that round,
+    saturate or wrap in the output type, inputs around the table and at the type's limits."""
+    rng = np.random.default_rng(seed)
+    src = LOOKUP_INPUTS[seed % len(LOOKUP_INPUTS)]
+    out = LOOKUP_OUTPUTS[seed % len(LOOKUP_OUTPUTS)]
+    top = int(rng.choice([0, 5, 300, 70000 if src.itemsize > 2 else 65535]))
+    count = int(rng.integers(0, 12))
+    keys = [int(k) for k in rng.integers(0, min(top, 65535) + 1, count)]
+    values = [float(v) for v in rng.choice([-1.5, 2.5, 300.0, -40000.0, 1e10, 0.49], count)]
+    info = np.iinfo(src)
+    samples = []
+    for _ in range(int(rng.integers(1, 5))):
+        shape = tuple(int(rng.integers(0 if rng.random() < 0.1 else 1, 6)) for _ in range(2))
+        x = rng.integers(max(info.min, -3), min(info.max, max(keys, default=2) + 3), shape,
+                         endpoint=True).astype(src)
+        flat = x.reshape(-1)
+        if flat.size > 2:
+            flat[:2] = [info.min, info.max]
+        samples.append(x)
+    args = {"keys": keys, "values": values, "default_value": float(rng.choice([0.0, -7.25])),
+            "dtype": dali_types.to_dali_type(out)}
+    return samples, args
+
+
+def lookup_expected(samples, args):
+    return run_op(lambda fn, x: fn.lookup_table(x, **args), [samples])[0]
+
+
+def lookup_kernel(backend, samples, args):
+    """The kernel's output samples, run by `backend`, with the table the CPU operator builds
+    (`LookupTable.setup` and its per-type table)."""
+    op = _lookup_table.LookupTable.__new__(_lookup_table.LookupTable)
+    op.args = dict(args)
+    op.error = lambda msg, exc: exc(msg)
+    op.setup()
+    src = _pack(samples, samples[0].dtype)
+    launch = _lookup_table_gpu.launch(src.size, src.dtype, op._table_for(src.dtype),
+                                      op.default)
+    out = np.zeros(src.size, launch.table.dtype)
+    got = backend(LOOKUP_CU, launch, [src, out, launch.count, launch.table, launch.lo,
+                                      launch.size, launch.default])
+    return _unpack(got[1].view(op.dtype), [s.shape for s in samples])

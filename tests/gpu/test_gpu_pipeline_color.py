@@ -1,6 +1,7 @@
-"""The colour and intensity operators with device="gpu" on the emulated device
-(emulated_device.py), end to end: `fn.<op>(x.gpu(), ...)` equals the same pipeline on the CPU
-(per-sample and per-frame argument inputs, type changes, sequences, empty samples)."""
+"""The colour and intensity operators (and normalize, one_hot, lookup_table) with
+device="gpu" on the emulated device (emulated_device.py), end to end: `fn.<op>(x.gpu(), ...)`
+equals the same pipeline on the CPU (per-sample and per-frame argument inputs, type changes,
+sequences, empty samples)."""
 
 import numpy as np
 import pytest
@@ -139,3 +140,25 @@ def test_one_hot_equals_cpu(emulated_gpu):
 
     same_as_cpu(graph, len(labels))
     assert {"one_hot_i32_4", "one_hot_f32_1", "one_hot_i32_8"} <= set(emulated_gpu.launches)
+
+
+def test_lookup_table_equals_cpu(emulated_gpu):
+    rng = np.random.default_rng(4)
+    small = [rng.integers(0, 256, (int(rng.integers(0, 6)), 3)).astype(np.uint8)
+             for _ in range(4)]
+    wide = [rng.integers(-5, 20, int(rng.integers(1, 9))).astype(np.int64) for _ in range(4)]
+
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: small, layout="HW", batch=True)
+        w = fn.external_source(source=lambda: wide, batch=True)
+        if on_gpu:
+            x, w = x.gpu(), w.gpu()
+        return (fn.lookup_table(x, keys=[0, 3, 200, 255], values=[1.5, -2, 300, 7]),
+                fn.lookup_table(x, keys=[1, 2], values=[300, -4], dtype=types.UINT8,
+                                default_value=9),
+                fn.lookup_table(w, keys=[0, 5, 15, 5], values=[1, 2, 3, 4], dtype=types.INT16,
+                                default_value=-1))
+
+    same_as_cpu(graph, len(small))
+    assert {"lookup_table_u8_4", "lookup_table_u8_1", "lookup_table_i64_2"} <= set(
+        emulated_gpu.launches)

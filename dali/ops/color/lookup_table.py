@@ -17,6 +17,7 @@ from dali._ext.kernels import cast as _cast
 from dali._ext.kernels import lut as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
+from dali.ops.color import _lookup_table_gpu
 
 MAX_KEY = 65535
 
@@ -24,7 +25,7 @@ MAX_KEY = 65535
 @_registry.register
 class LookupTable(_operator.Operator):
     schema = Schema(
-        "lookup_table", inputs=1, outputs=1, devices=("cpu",),
+        "lookup_table", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Maps the input to output by using a lookup table that is specified by `keys` and "
             "`values`, and a `default_value` for unspecified keys.\n\n"
             "`lut[k]` is the last value given for key `k`, or `default_value`; the output is "
@@ -73,10 +74,23 @@ class LookupTable(_operator.Operator):
         return _operator.Plan([_operator.OutputDesc(shapes, self.dtype, tl.layout(),
                                                     storage.ndim)])
 
+    def _table_for(self, dtype):
+        """The table the kernels take for inputs of `dtype` (made once per type)."""
+        table = self.tables.get(dtype)
+        if table is None:
+            table = self.tables[dtype] = _kernel.full_table(self.table, self.default[0], dtype)
+        return table
+
     def run_cpu(self, ws, plan):
         storage = ws.input_storage(0)
-        table = self.tables.get(storage.dtype)
-        if table is None:
-            table = self.tables[storage.dtype] = _kernel.full_table(
-                self.table, self.default[0], storage.dtype)
-        _kernel.lut_batch(ws.thread_pool, storage, ws.outputs[0], table, self.default)
+        _kernel.lut_batch(ws.thread_pool, storage, ws.outputs[0],
+                          self._table_for(storage.dtype), self.default)
+
+    def run_gpu(self, ws, plan):
+        """One launch over the batch as one flat range (device batches are packed)."""
+        src, dst = ws.input_storage(0), ws.outputs[0]
+        launch = _lookup_table_gpu.launch(src.nbytes // src.dtype.itemsize, src.dtype,
+                                          self._table_for(src.dtype), self.default)
+        ws.gpu.launch(_lookup_table_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                      (src, dst, launch.count, launch.table, launch.lo, launch.size,
+                       launch.default))
