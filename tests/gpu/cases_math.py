@@ -412,7 +412,7 @@ def random_kernel(backend, case):
     launch = random_launch(case)
     out = np.zeros(sum(int(np.prod(s, dtype=np.int64)) for s in case.shapes), case.dtype)
     failed = np.zeros(len(case.shapes), np.int32)
-    rest = (failed,) if case.op == "beta" else ()
+    rest = (failed,) if case.op == "beta" else (np.uint64(0),)
     values = backend(RANDOM_CU, launch, [], lambda _: list(launch.arguments(out, *rest)))
     return _unpack(values[0], case.shapes), failed
 

@@ -42,7 +42,8 @@ def test_draw_equals_cpu_kernel(mode, dtype):
     _kernel.draw_batch(None, expected, 0x1234_5678_9ABC, ids, 3, mode, a, b, end)
     launch = _random_gpu.draw(mode, shapes, dtype, 0x1234_5678_9ABC, ids, 3, a, b, end)
     out = np.zeros(sum(int(np.prod(s)) for s in shapes), dtype)
-    cases_math.emulated(cases_math.RANDOM_CU, launch, [], lambda _: launch.arguments(out))
+    cases_math.emulated(cases_math.RANDOM_CU, launch, [],
+                        lambda _: launch.arguments(out, np.uint64(0)))
     cases_math.assert_same(cases_math._unpack(out, shapes), expected.samples())
 
 
@@ -67,3 +68,62 @@ def test_launch_validates():
     assert launch.grid == (1, 2, 1)
     assert launch.samples["offset"].tolist() == [0, 48]
     assert launch.samples.itemsize == 48        # sizeof(RandomSample)
+
+
+# ---- the operators on the emulated device ----------------------------------------------------
+def _same_as_cpu(graph_of, batch_size=4):
+    """graph_of(on_gpu) run on device 0 and on the CPU: equal outputs (the GPU's are
+    TensorListGPU), two iterations (the sample ids of the second batch differ)."""
+    from dali import pipeline_def
+
+    outs = []
+    for device_id in (0, None):
+        @pipeline_def(batch_size=batch_size, num_threads=2, device_id=device_id, seed=7,
+                      prefetch_queue_depth=1)
+        def pipe(on_gpu=device_id is not None):
+            return graph_of(on_gpu)
+
+        p = pipe()
+        p.build()
+        outs.append([p.run(), p.run()])
+    for gpu_run, cpu_run in zip(*outs, strict=True):
+        for g, c in zip(gpu_run, cpu_run, strict=True):
+            assert type(g).__name__ == "TensorListGPU"
+            assert g.dtype == c.dtype and g.shape() == c.shape() and g.layout() == c.layout()
+            cases_math.assert_same([np.asarray(t) for t in g.as_cpu()],
+                                   [np.asarray(t) for t in c])
+
+
+def test_gpu_generators_equal_cpu(emulated_gpu):
+    """uniform (float and integer ranges per sample, values of one or several lengths), normal
+    (per-sample mean), coin_flip; shapes from `shape`, from a GPU `shape_like` input and
+    scalars."""
+    from dali import fn, types
+
+    rng = np.random.default_rng(0)
+    images = [np.zeros((int(rng.integers(1, 9)), int(rng.integers(1, 9)), 3), np.uint8)
+              for _ in range(4)]
+    ranges = [np.array([-3.0 * i, 2.0 + i], np.float32) for i in range(4)]
+    values = [np.arange(i + 1, dtype=np.float32) * 1.5 for i in range(4)]
+    means = [np.float32(10 * i) for i in range(4)]
+
+    def graph(on_gpu):
+        device = "gpu" if on_gpu else "cpu"
+        x = fn.external_source(source=lambda: images, layout="HWC", batch=True)
+        r = fn.external_source(source=lambda: ranges, batch=True)
+        v = fn.external_source(source=lambda: values, batch=True)
+        m = fn.external_source(source=lambda: means, batch=True)
+        like = x.gpu() if on_gpu else x
+        return (fn.random.uniform(like, range=r, seed=3, device=device),
+                fn.random.uniform(shape=[5, 2], range=[0, 9], dtype=types.INT16, seed=4,
+                                  device=device),
+                fn.random.uniform(shape=[7], values=v, dtype=types.INT32, seed=5,
+                                  device=device),
+                fn.random.uniform(like, values=[0.5, 2.0, -1.0], seed=6, device=device),
+                fn.random.normal(like, mean=m, stddev=2.0, dtype=types.FLOAT64, seed=8,
+                                 device=device),
+                fn.random.coin_flip(probability=0.3, seed=9, device=device),
+                fn.random.coin_flip(shape=[3], dtype=types.UINT8, seed=10, device=device))
+
+    _same_as_cpu(graph)
+    assert "random_draw" in emulated_gpu.launches

@@ -7,6 +7,9 @@ else the `shape` argument (a constant or one shape per sample), else a scalar `(
 
 Integer outputs are converted like DALI's saturating cast: rounded half away from zero, then
 clamped to the type's range.
+
+On the GPU (uniform, normal, coin_flip, as in DALI) `draw` launches `random.cu`, which gives
+the CPU's numbers for the same seed (`_random_gpu`).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from dali import _operator, _types
 from dali._ext.kernels import random as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
+from dali.ops.random import _random_gpu
 
 INTEGER_TYPES = (T.UINT8, T.UINT16, T.UINT32, T.UINT64, T.INT8, T.INT16, T.INT32, T.INT64)
 NUMERIC_TYPES = (*INTEGER_TYPES, T.FLOAT, T.FLOAT64)
@@ -24,11 +28,12 @@ _SHAPE_DOC = ("Each output sample is a scalar unless `shape` or the optional `sh
               "(whose samples' shapes are used; their data is ignored) says otherwise.")
 
 
-def schema(name, default, supported, doc, args):
+def schema(name, default, supported, doc, args, gpu=False):
     """The Schema of a distribution: an optional `shape_like` input; the distribution's `args`,
-    then `shape` and `dtype` (`default` when not given, one of `supported`)."""
-    return Schema(name, inputs=(0, 1), outputs=1, devices=("cpu",), random=True,
-                  input_names=["shape_like"], doc=doc + "\n\n" + _SHAPE_DOC,
+    then `shape` and `dtype` (`default` when not given, one of `supported`); with a GPU backend
+    when `gpu`."""
+    return Schema(name, inputs=(0, 1), outputs=1, devices=("cpu", "gpu") if gpu else ("cpu",),
+                  random=True, input_names=["shape_like"], doc=doc + "\n\n" + _SHAPE_DOC,
                   args=[*args, shape_arg(), dtype_arg(default, supported)])
 
 
@@ -163,11 +168,21 @@ def fill(ws, flat, n, dtype, k=0):
         start += count
 
 
-def draw(ws, mode, a, b=None, end=None, k=0, stream=0):
+def draw(ws, mode, a, b=None, end=None, k=0, stream=0, table=None):
     """Fill output k with the `mode` draws of random_draws.h (per-sample parameters `a`, `b`,
-    `end`), drawn, transformed and converted in one nogil call on the pool."""
-    _kernel.draw_batch(ws.thread_pool, ws.outputs[k], ws.random_key(), ws.sample_ids, stream,
-                       mode, a, b, end)
+    `end`), drawn, transformed and converted in one nogil call on the pool; on the GPU in one
+    launch of `random.cu` (where mode may also be "pick", from the float64 `table`)."""
+    if ws.spec.device != "gpu":
+        _kernel.draw_batch(ws.thread_pool, ws.outputs[k], ws.random_key(), ws.sample_ids,
+                           stream, mode, a, b, end)
+        return
+    out = ws.outputs[k]
+    if ws.batch_size == 0:
+        return
+    launch = _random_gpu.draw(mode, out.shapes, out.dtype, ws.random_key(), ws.sample_ids,
+                              stream, a, b, end, out.offsets)
+    ws.gpu.launch(_random_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                  launch.arguments(out, np.uint64(0) if table is None else table))
 
 
 def float_arg(ws, name, positive=False):

@@ -3,8 +3,10 @@ and launch configuration of `random_draw` (fn.random.uniform, normal, coin_flip,
 range(a): the draws of `_common.draw`, with the same mode and per-sample parameters) and of
 `random_beta` (fn.random.beta).  Not wired to an executor yet (docs/gpu.md).
 
-A launch is `kernel(grid, block, launch.arguments(out))` (`random_beta`: `(out, failed)`,
-`failed` one zeroed int32 per sample, set where the gamma sampling did not converge).
+A launch is `kernel(grid, block, launch.arguments(out, table))` (`table`: the float64 values
+of the "pick" mode, fn.random.uniform's `values`, or a null address; `random_beta`:
+`(out, failed)`, `failed` one zeroed int32 per sample, set where the gamma sampling did not
+converge).
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ SAMPLE = np.dtype([("offset", np.int64), ("count", np.int64), ("sample_id", np.i
 DTYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.bool_, np.uint8, np.uint16,
                                      np.uint32, np.uint64, np.int8, np.int16, np.int32,
                                      np.int64))
+# the CPU kernel's modes, and "pick": element of the sample's values (a: their offset in the
+# table, b: their number)
+MODES = {**_kernel.MODES, "pick": len(_kernel.MODES)}
 
 
 class Launch(typing.NamedTuple):
@@ -35,15 +40,15 @@ class Launch(typing.NamedTuple):
     scalars: tuple              # the kernel's arguments after the descriptor array
 
     def arguments(self, out, *rest):
-        """The kernel's arguments in order, around the output batch `out` (and, for
-        `random_beta`, the `failed` flags)."""
+        """The kernel's arguments in order, around the output batch `out` and `rest` (the
+        table of `random_draw`, the `failed` flags of `random_beta`)."""
         return (out, self.samples.view(np.uint8), np.int32(len(self.samples)),
                 *self.scalars, *rest)
 
 
 def draw(mode, shapes, dtype, key, sample_ids, stream, a, b=None, end=None, offsets=None):
     """The `Launch` of `random_draw` filling samples of `shapes` and `dtype` with the `mode`
-    draws (a key of `_kernel.MODES`: "uniform", "rint", "normal", "coin", "index") of `key`,
+    draws (a key of `MODES`: "uniform", "rint", "normal", "coin", "index", "pick") of `key`,
     `sample_ids` and `stream`, with per-sample parameters `a`, `b`, `end` (None: zeros), as
     `_kernel.draw_batch` does; offsets: the samples' byte offsets (None: packed)."""
     dtype = np.dtype(dtype)
@@ -51,7 +56,7 @@ def draw(mode, shapes, dtype, key, sample_ids, stream, a, b=None, end=None, offs
         raise ValueError(f"random.cu does not draw {dtype}")
     lo, hi = _kernel._CLAMP[dtype]
     samples = _samples(shapes, dtype.itemsize, sample_ids, offsets, a, b, end)
-    scalars = (np.uint64(key), np.uint32(stream), np.int32(_kernel.MODES[mode]),
+    scalars = (np.uint64(key), np.uint32(stream), np.int32(MODES[mode]),
                np.int32(DTYPES.index(dtype)), np.int32(dtype.itemsize), np.float64(lo),
                np.float64(hi))
     return Launch("random_draw", _grid(samples), (BLOCK, 1, 1), samples, scalars)

@@ -24,7 +24,7 @@ class CoinFlip(_common.Distribution):
             Arg("probability", T.FLOAT, 0.5, tensor=True,
                 doc="Probability of a 1, in [0, 1] (DALI accepts values outside it and gives "
                     "unspecified results; here they are an error)."),
-        ])
+        ], gpu=True)
 
     def run_cpu(self, ws, plan):
         prob = ws.arg_array("probability", np.float64)
@@ -34,3 +34,5 @@ class CoinFlip(_common.Distribution):
             raise ws.sample_error(i, f"the argument `probability` must be in [0, 1], got "
                                      f"{prob[i]}")
         _common.draw(ws, "coin", prob)
+
+    run_gpu = run_cpu           # `_common.draw` launches random.cu on the GPU

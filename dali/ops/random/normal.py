@@ -22,9 +22,11 @@ class Normal(_common.Distribution):
             Arg("stddev", T.FLOAT, 1.0, tensor=True,
                 doc="Standard deviation of the distribution (the draws are scaled by it, so a "
                     "negative value mirrors them, as in DALI)."),
-        ])
+        ], gpu=True)
 
     def run_cpu(self, ws, plan):
         mean = _common.float_arg(ws, "mean")
         stddev = _common.float_arg(ws, "stddev")
         _common.draw(ws, "normal", mean, stddev)
+
+    run_gpu = run_cpu           # `_common.draw` launches random.cu on the GPU

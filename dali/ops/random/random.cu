@@ -12,6 +12,8 @@
 //   RANDOM_NORMAL   a + b * z
 //   RANDOM_COIN     u < a ? 1 : 0
 //   RANDOM_INDEX    min(int64(u * a), a - 1)               (choice from range(a))
+//   RANDOM_PICK     table[a + min(int64(u * b), b - 1)]    (uniform's `values`: the sample's
+//                   b values start at table[a])
 // and stores: floats cast; bool x != 0; integers rounded half away from zero, clamped to
 // [lo, hi] and cast.  random_beta draws Beta(alpha, beta) = 1 / (1 + exp(log Y - log X)) with
 // the Marsaglia-Tsang rounds and streams random_draws.h states (dali_beta_run).
@@ -19,7 +21,7 @@
 // One thread per element: blockIdx.y is the sample, a grid-stride loop over x its elements.
 // The transforms call the C library's (CUDA's) double log, sqrt, cos, sin, exp and log1p.
 
-enum { RANDOM_UNIFORM, RANDOM_RINT, RANDOM_NORMAL, RANDOM_COIN, RANDOM_INDEX };
+enum { RANDOM_UNIFORM, RANDOM_RINT, RANDOM_NORMAL, RANDOM_COIN, RANDOM_INDEX, RANDOM_PICK };
 enum { RANDOM_F32, RANDOM_F64, RANDOM_BOOL, RANDOM_U8, RANDOM_U16, RANDOM_U32, RANDOM_U64,
        RANDOM_I8, RANDOM_I16, RANDOM_I32, RANDOM_I64 };
 
@@ -111,10 +113,12 @@ __device__ __forceinline__ void random_store(unsigned char* p, int dtype, int mo
   }
 }
 
-// samples: one RandomSample per sample; itemsize: the output type's size
+// samples: one RandomSample per sample; itemsize: the output type's size; table: the values
+// of RANDOM_PICK
 extern "C" __global__ void random_draw(unsigned char* out, const RandomSample* samples,
                                        int n_samples, unsigned long long key, unsigned stream,
-                                       int mode, int dtype, int itemsize, double lo, double hi) {
+                                       int mode, int dtype, int itemsize, double lo, double hi,
+                                       const double* table) {
   if ((int)blockIdx.y >= n_samples) return;
   const RandomSample s = samples[blockIdx.y];
   const long long step = (long long)gridDim.x * blockDim.x;
@@ -126,6 +130,11 @@ extern "C" __global__ void random_draw(unsigned char* out, const RandomSample* s
       case RANDOM_RINT: v = rint(s.a + x * s.b); break;
       case RANDOM_NORMAL: v = s.a + s.b * x; break;
       case RANDOM_COIN: v = x < s.a ? 1.0 : 0.0; break;
+      case RANDOM_PICK: {
+        const long long last = (long long)s.b - 1, idx = (long long)(x * s.b);
+        v = table[(long long)s.a + (idx < last ? idx : last)];
+        break;
+      }
       default: {
         const long long last = (long long)s.a - 1, idx = (long long)(x * s.a);
         v = (double)(idx < last ? idx : last);

@@ -5,7 +5,7 @@ exactly: the ends are truncated to integers a and b, and a continuous uniform dr
 rounded to the nearest integer - so a..b are all possible, but a and b are half as likely as
 the values between them (`range=[0, 3]` gives 0, 1, 2, 3 with probabilities 1/6, 1/3, 1/3,
 1/6).  With `values`, each element is one of the values, picked with equal probability.  One
-uniform double per element, stream 0.
+uniform double per element, stream 0; the GPU (`random.cu`) draws the same numbers.
 """
 
 from __future__ import annotations
@@ -33,21 +33,31 @@ class Uniform(_common.Distribution):
             Arg("values", T._FLOAT_VEC, None, tensor=True,
                 doc="A discrete set of values to pick from with equal probability (converted "
                     "to `dtype`)."),
-        ])
+        ], gpu=True)
 
     def run_cpu(self, ws, plan):
         out = ws.outputs[0]
         if not ws.arg_given("values"):
-            lo, hi = self._ranges(ws)
-            if out.dtype.kind in "iu":
-                lo, hi = self._integer_ends(ws, lo, hi, out.dtype)
-                _common.draw(ws, "rint", lo, hi - lo)
-            else:
-                _common.draw(ws, "uniform", lo, hi - lo, hi)
+            self._draw_range(ws, out.dtype)
             return
         n = _common.counts(out)
         u = ws.uniform_flat(n)
         _common.fill(ws, self._pick(ws, u, n), n, out.dtype)
+
+    def run_gpu(self, ws, plan):
+        if not ws.arg_given("values"):
+            self._draw_range(ws, ws.outputs[0].dtype)
+            return
+        flat, offsets, sizes = self._values(ws)
+        _common.draw(ws, "pick", offsets, sizes, table=flat)
+
+    def _draw_range(self, ws, dtype):
+        lo, hi = self._ranges(ws)
+        if dtype.kind in "iu":
+            lo, hi = self._integer_ends(ws, lo, hi, dtype)
+            _common.draw(ws, "rint", lo, hi - lo)
+        else:
+            _common.draw(ws, "uniform", lo, hi - lo, hi)
 
     @staticmethod
     def _ranges(ws):
@@ -68,22 +78,31 @@ class Uniform(_common.Distribution):
 
     @staticmethod
     def _pick(ws, u, n):
-        rows = ws.arg_rows("values")
+        """The values the uniform draws `u` pick (n[i] of them for sample i)."""
+        flat, offsets, sizes = Uniform._values(ws)
         sample = np.repeat(np.arange(len(n)), n)
+        k = sizes[sample]
+        idx = np.minimum((u * k).astype(np.int64), k - 1)
+        return flat[offsets[sample] + idx]
+
+    @staticmethod
+    def _values(ws):
+        """(float64 values of every sample back to back, each sample's offset in them, their
+        numbers), checked."""
+        rows = ws.arg_rows("values")
         if rows is not None:                   # the same number of values in every sample
-            if rows.shape[1] == 0 and len(n):
+            n, k = rows.shape
+            if k == 0 and n:
                 raise ws.sample_error(0, "the argument `values` must not be empty")
-            idx = np.minimum((u * rows.shape[1]).astype(np.int64), rows.shape[1] - 1)
-            return rows[sample, idx]
+            return (np.ascontiguousarray(rows, np.float64).reshape(-1),
+                    np.arange(n, dtype=np.int64) * k, np.full(n, k, np.int64))
         values = ws.arg("values")
         sizes = np.array([v.size for v in values], dtype=np.int64)
         if (sizes == 0).any():
             raise ws.sample_error(int(np.flatnonzero(sizes == 0)[0]),
                                   "the argument `values` must not be empty")
-        flat = np.concatenate(values).astype(np.float64)
-        k = sizes[sample]
-        idx = np.minimum((u * k).astype(np.int64), k - 1)
-        return flat[(np.cumsum(sizes) - sizes)[sample] + idx]
+        flat = np.concatenate([np.ravel(v) for v in values]).astype(np.float64)
+        return flat, np.cumsum(sizes) - sizes, sizes
 
     @staticmethod
     def _integer_ends(ws, lo, hi, dtype):
