@@ -84,7 +84,8 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
     at the first run) and may pass `reshuffle_seed` through `loader_options()`.
 
     Readers that read ahead implement `read(entries) -> (data, None)` or `(None, (index,
-    message))` for the first entry that cannot be read (data: a BatchStorage, or whatever
+    message))` for the first entry that cannot be read (the message an exception instead where
+    the error is not to be a RuntimeError; data: a BatchStorage, or whatever
     `first_output`, `subset` and `combine` take) (called on the reader's own thread),
     and take each batch from `next_batch(ws)`: its entries and storage, read ahead
     (`prefetch_queue_depth` batches are kept submitted) and, with `on_error="skip"`,
@@ -208,7 +209,8 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
         self._note_skipped(entries, skipped)
         if error is not None:
             i, message = error
-            raise ws.sample_error(have - len(parts[-1][0]) + i, message, RuntimeError)
+            kind = type(message) if isinstance(message, Exception) else RuntimeError
+            raise ws.sample_error(have - len(parts[-1][0]) + i, str(message), kind)
         self._count_epochs()
         if len(parts) == 1:
             return parts[0]
@@ -253,7 +255,7 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
             if not self._skip:
                 return entries, storage, error, skipped
             i, message = error
-            skipped.append((entries[i], message, where.pop(i)))
+            skipped.append((entries[i], str(message), where.pop(i)))
             entries = entries[:i] + entries[i + 1:]
         return entries, None, None, skipped
 
