@@ -1,10 +1,7 @@
 """fn.readers.numpy: arrays from .npy files, whole or a region of interest of each.
 
-Which files (exactly one way): `file_root` alone (the files matching `file_filter` directly in
-it and in its immediate subdirectories, sorted by their path relative to it, "./name" for those
-directly in it, which is also their source info), `file_list` (one path per line, relative to
-`file_root` if given, else to the list's directory) or `files`.  Order, sharding, shuffling and
-padding: `_loader`.
+Which files (exactly one way): `file_root`, `file_list` or `files` (`_listing`).  Order,
+sharding, shuffling and padding: `_loader`.
 
 Each batch is read ahead on the reader's thread (as readers.file does), in C without the GIL:
 first the head of every file (`files.read_heads`), whose header is parsed and checked in Python
@@ -37,7 +34,6 @@ output has no layout.
 
 from __future__ import annotations
 
-import fnmatch
 import math
 import os
 
@@ -51,7 +47,7 @@ from dali._ext.thread_pool import ThreadPool
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _npy, _slice_window
-from dali.ops.readers import _common
+from dali.ops.readers import _common, _listing
 
 _STARTS = ("roi_start", "rel_roi_start")
 _ENDS = ("roi_end", "rel_roi_end", "roi_shape", "rel_roi_shape")
@@ -117,7 +113,10 @@ class Numpy(_common.Reader):
             Arg("register_buffers", T.BOOL, True,
                 doc="Register the I/O buffers with cuFile (GPU backend only).",
                 ignored="GPU-only (cuFile)"),
-            *_common.loader_args(),
+            *[a if a.name != "read_ahead" else
+              Arg("read_ahead", T.BOOL, False, doc="Keep the files' contents in memory.",
+                  ignored="the arrays are read from the files for every batch")
+              for a in _common.loader_args()],
             _common.on_error_arg(),
         ])
 
@@ -148,41 +147,7 @@ class Numpy(_common.Reader):
 
     # -- listing -----------------------------------------------------------------------------
     def list_entries(self):
-        a = self.args
-        root = a["file_root"]
-        if a["files"] is not None:
-            entries = [(os.fsencode(os.path.join(root, f) if root else f), f)
-                       for f in a["files"]]
-        elif a["file_list"] is not None:
-            entries = self._from_list(a["file_list"])
-        else:
-            entries = self._scan(root)
-        if not entries:
-            raise RuntimeError("No files found." + (
-                f" (in {root!r} and its subdirectories matching {a['file_filter']!r})"
-                if a["files"] is None and a["file_list"] is None else ""))
-        return entries
-
-    def _scan(self, root):
-        pattern = self.args["file_filter"]
-        try:
-            with os.scandir(root) as it:
-                top = list(it)
-        except OSError as e:
-            raise RuntimeError(f"Failed to open {root}: {e.strerror}") from None
-        names = [f"./{e.name}" for e in top
-                 if not e.is_dir() and fnmatch.fnmatchcase(e.name, pattern)]
-        for d in (e.name for e in top if e.is_dir()):
-            with os.scandir(os.path.join(root, d)) as it:
-                names += [f"{d}/{e.name}" for e in it
-                          if not e.is_dir() and fnmatch.fnmatchcase(e.name, pattern)]
-        return [(os.fsencode(os.path.join(root, n[2:] if n.startswith("./") else n)), n)
-                for n in sorted(names)]
-
-    def _from_list(self, list_path):
-        lines, base = _common.read_file_list(list_path, self.args["file_root"])
-        names = [line.strip() for line in lines]
-        return [(os.fsencode(os.path.join(base, n)), n) for n in names if n]
+        return _listing.list_files(self.args)
 
     # -- one iteration -----------------------------------------------------------------------
     def infer(self, ws):

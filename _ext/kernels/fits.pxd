@@ -1,0 +1,10 @@
+# The FITS conversion's C side (fits.h): `n` big-endian stored elements of BITPIX `bitpix` at
+# `src` to physical values (BZERO + BSCALE * stored) of output type `out` (a dali_fits::Out
+# code) at `dst`; exact 64-bit modular stored + izero when `integral`, else in double
+# precision.  `src` and `dst` may be the same memory when the element sizes are equal.
+from libc.stdint cimport int64_t, uint8_t, uint64_t
+
+
+cdef extern from "fits.h" namespace "dali_fits" nogil:
+    int convert(int bitpix, int out, const uint8_t* src, uint8_t* dst, int64_t n,
+                int integral, uint64_t izero, double scale, double zero)
