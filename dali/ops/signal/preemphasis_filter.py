@@ -16,12 +16,13 @@ from dali import _operator, _registry, _types
 from dali._ext.kernels import preemphasis as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
+from dali.ops.signal import _preemphasis_filter_gpu
 
 
 @_registry.register
 class PreemphasisFilter(_operator.Operator):
     schema = Schema(
-        "preemphasis_filter", inputs=1, outputs=1, devices=("cpu",),
+        "preemphasis_filter", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Applies a preemphasis filter, `Y[t] = X[t] - coeff * X[t-1]`, to the input data "
             "(its elements in order, whatever its shape).\n\n"
             "`X[-1]` depends on `border`: 0 (\"zero\"), `X[0]` (\"clamp\") or `X[1]` "
@@ -55,3 +56,10 @@ class PreemphasisFilter(_operator.Operator):
         _kernel.preemphasis_batch(ws.thread_pool, ws.input_storage(0).contiguous(),
                                   ws.outputs[0], ws.arg_array("preemph_coeff", np.float32),
                                   self.args["border"])
+
+    def run_gpu(self, ws, plan):
+        src, out = ws.input_storage(0), ws.outputs[0]
+        program = _preemphasis_filter_gpu.program(
+            src.shapes, ws.arg_array("preemph_coeff", np.float32), self.args["border"],
+            src.dtype, out.dtype, src.offsets, out.offsets)
+        _preemphasis_filter_gpu.run(ws.gpu, program, src, out)

@@ -1,0 +1,46 @@
+"""The audio kernels under the CPU emulation equal the CPU operators bit for bit:
+preemphasis_filter.cu (then cast.cu for other output types) against fn.preemphasis_filter over
+every input type, borders, output types, per-sample coefficients and signals of 0, 1 or many
+elements."""
+
+import cases_signal
+import emulate
+import gpu_cases
+import numpy as np
+import pytest
+
+from dali.ops.signal import _preemphasis_filter_gpu
+
+pytestmark = pytest.mark.skipif(not emulate.AVAILABLE, reason="the CUDA emulation needs g++")
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_preemphasis_kernels_equal_cpu(seed):
+    expected, got = cases_signal.preemphasis_run(gpu_cases.emulated,
+                                                 *cases_signal.preemphasis_case(seed))
+    gpu_cases.assert_same(got, expected)
+
+
+def test_preemphasis_program():
+    prog = _preemphasis_filter_gpu.program([(4, 1), (0, 1), (3, 2)], [0.5, 1, 2], "reflect",
+                                           np.int16, np.uint8)
+    assert [la.kernel for la in prog.launches] == ["preemph_i16_f32", "cast_f32_u8"]
+    assert prog.temps == {"acc": 40}
+    assert prog.launches[0].args[2].tolist() == [[0, 0, 4], [4, 4, 0], [4, 4, 6]]
+    direct = _preemphasis_filter_gpu.program([(4,)], 0.5, "zero", np.float64, np.float64,
+                                             dst_offsets=[64])
+    assert [la.kernel for la in direct.launches] == ["preemph_f64_f64"] and not direct.temps
+    assert direct.launches[0].args[2].tolist() == [[0, 8, 4]]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: _preemphasis_filter_gpu.program([(4,)], 0.5, "wrap", np.float32, np.float32),
+     "unknown border"),
+    (lambda: _preemphasis_filter_gpu.program([(4,)], 0.5, "zero", np.float16, np.float32),
+     "no kernel from float16"),
+    (lambda: _preemphasis_filter_gpu.program([(4,)], 0.5, "zero", np.float32, np.int16,
+                                             dst_offsets=[8]), "must be packed"),
+])
+def test_preemphasis_program_rejects(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -1,0 +1,27 @@
+"""The audio operators with device="gpu" on the emulated device, end to end: the GPU pipeline
+equals the same pipeline on the CPU (per-sample arguments, output types, empty signals), over
+two iterations."""
+
+import numpy as np
+from cases_filters import same_as_cpu
+
+from dali import fn, types
+
+
+def test_preemphasis_filter_equals_cpu(emulated_gpu):
+    rng = np.random.default_rng(0)
+    audio = [rng.integers(-3000, 3000, k).astype(np.int16) for k in (300, 0, 1, 1000)]
+    coeffs = [np.float32(v) for v in rng.uniform(0, 1, len(audio))]
+
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: audio, batch=True)
+        c = fn.external_source(source=lambda: coeffs, batch=True)
+        if on_gpu:
+            x = x.gpu()
+        return (fn.preemphasis_filter(x, preemph_coeff=c),
+                fn.preemphasis_filter(x, border="reflect", dtype=types.INT16),
+                fn.preemphasis_filter(fn.cast(x, dtype=types.FLOAT64), border="zero",
+                                      dtype=types.FLOAT64))
+
+    same_as_cpu(graph, len(audio))
+    assert {"preemph_i16_f32", "cast_f32_i16", "preemph_f64_f64"} <= set(emulated_gpu.launches)
