@@ -19,7 +19,6 @@ from dali import types as dali_types
 from dali.ops.filters import _convolution_gpu, gaussian_blur, laplacian
 from dali.ops.filters import filter as filter_op
 
-CONV_CU = _convolution_gpu.__file__.replace("_convolution_gpu.py", "convolution.cu")
 SEP_DTYPES = (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.float32,
               np.float16, np.int64, np.float64)
 # layouts and how many data axes they have
@@ -119,13 +118,15 @@ def _sep_program(samples, plan):
 
 
 def run_program(backend, program, samples, out_shapes, out_dtype):
-    """The program's output samples: the input packed, scratch buffers of float32."""
+    """The output samples of a `dali.ops._gpu_program.Program` run by `backend` (each launch
+    names its .cu file): the input packed, scratch buffers zeroed or the program's arrays."""
     size = sum(int(np.prod(s, dtype=np.int64)) for s in out_shapes)
     buffers = {"src": _pack(samples, samples[0].dtype), "dst": np.zeros(size, out_dtype)}
-    buffers.update({k: np.zeros(v, np.float32) for k, v in program.temps.items()})
+    buffers.update({k: v.copy() if isinstance(v, np.ndarray) else np.zeros(v, np.uint8)
+                    for k, v in program.temps.items()})
     for launch in program.launches:
         args = [buffers[a] if isinstance(a, str) else a for a in launch.args]
-        done = backend(CONV_CU, launch, args)
+        done = backend(launch.module, launch, args)
         for a, value in zip(launch.args, done, strict=True):
             if isinstance(a, str):
                 buffers[a] = value

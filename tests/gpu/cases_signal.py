@@ -7,28 +7,14 @@ program through a backend on the same samples.
 from __future__ import annotations
 
 import numpy as np
-from cases_filters import run_sync
-from gpu_cases import _pack, _random, _unpack
+from cases_filters import run_program, run_sync
+from gpu_cases import _random
 
 from dali import types as dali_types
 from dali.ops.signal import _preemphasis_filter_gpu, preemphasis_filter
 
 PREEMPH_TYPES = (np.float32, np.int16, np.float64, np.uint8, np.int32, np.int64, np.uint16,
                  np.int8, np.uint32, np.uint64)
-
-
-def run_program(backend, program, samples, out_shapes, out_dtype):
-    """The program's output samples; each launch names its .cu file."""
-    size = sum(int(np.prod(s, dtype=np.int64)) for s in out_shapes)
-    buffers = {"src": _pack(samples, samples[0].dtype), "dst": np.zeros(size, out_dtype)}
-    buffers.update({k: np.zeros(v, np.uint8) for k, v in program.temps.items()})
-    for launch in program.launches:
-        args = [buffers[a] if isinstance(a, str) else a for a in launch.args]
-        done = backend(launch.module, launch, args)
-        for a, value in zip(launch.args, done, strict=True):
-            if isinstance(a, str):
-                buffers[a] = value
-    return _unpack(buffers["dst"], out_shapes)
 
 
 def preemphasis_case(seed):

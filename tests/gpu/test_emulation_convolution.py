@@ -62,7 +62,7 @@ def test_separable_program_passes_and_scratch():
     index[..., 1] = 3
     program = _convolution_gpu.separable(geo, np.ones(3, np.float32), index,
                                          np.ones((2, 3), np.float32), np.uint8, np.uint8)
-    assert program.temps == {"tmp0": 720, "tmp1": 720, "acc": 720}
+    assert program.temps == {"tmp0": 2880, "tmp1": 2880, "acc": 2880}       # bytes
     assert [(la.kernel, la.args[0], la.args[1], int(la.args[-1])) for la in program.launches] == [
         ("sep_u8_f32", "src", "tmp0", 0), ("sep_f32_f32", "tmp0", "tmp1", 0),
         ("sep_f32_f32", "tmp1", "acc", 1),

@@ -16,6 +16,7 @@ import numpy as np
 
 from dali import _operator, _types, tensors
 from dali._ext.kernels import convolution as _kernel
+from dali.ops import _gpu_program
 from dali.ops.filters import _convolution_gpu
 
 MAX_AXES = 3
@@ -195,4 +196,4 @@ class SeparableFilter(_operator.Operator):
         program = _convolution_gpu.separable(plan.geometry, plan.windows, plan.index,
                                              plan.scales, src.dtype, out.dtype, src.offsets,
                                              out.offsets)
-        _convolution_gpu.run(ws.gpu, program, src, out)
+        _gpu_program.run(ws.gpu, program, src, out)

@@ -3,18 +3,17 @@ fn.filter: the per-part descriptors and the launches, built from the CPU path's 
 `geometry`, windows and filters, see `_convolution` and the operators) and the batch's byte
 offsets.  Pure numpy.
 
-A `Program` is the launches of one batch, in order, and the float32 scratch buffers they need.
-A launch's `args` are what the kernel takes: numpy arrays (descriptors, windows, filters:
-uploaded for the launch), numpy scalars, and the names of the batch buffers - "src" and "dst"
-(the input and output batches) and the scratch buffers named in `Program.temps` ("tmp0",
-"tmp1", "acc"), which the caller binds (`run` on a pipeline's device).
+The functions return a `dali.ops._gpu_program.Program`: the launches of one batch and their
+float32 scratch buffers ("tmp0", "tmp1", "acc"), run by `_gpu_program.run`.
 """
 
 from __future__ import annotations
 
-import typing
+import os
 
 import numpy as np
+
+from dali.ops._gpu_program import Launch, Program
 
 SEP_FIELDS = 8                  # int64 fields of a SepPart
 FILTER_FIELDS = 12              # of a FilterPart
@@ -26,19 +25,8 @@ _CODES = {np.dtype(t): c for t, c in (
     (np.uint8, "u8"), (np.int8, "i8"), (np.uint16, "u16"), (np.int16, "i16"),
     (np.uint32, "u32"), (np.int32, "i32"), (np.float32, "f32"), (np.float16, "f16"),
     (np.int64, "i64"), (np.float64, "f64"))}
+CU = os.path.join(os.path.dirname(os.path.abspath(__file__)), "convolution.cu")
 _FILTER_KERNELS = {"u8_u8", "u8_f32", "i16_i16", "i16_f32", "u16_u16", "u16_f32", "f32_f32"}
-
-
-class Launch(typing.NamedTuple):
-    kernel: str                 # the kernel's name in convolution.cu
-    grid: tuple
-    block: tuple
-    args: tuple                 # arrays, scalars and buffer names (see the module docstring)
-
-
-class Program(typing.NamedTuple):
-    launches: list
-    temps: dict                 # scratch buffer name -> float32 elements
 
 
 def _code(dtype):
@@ -145,11 +133,11 @@ def separable(geometry, windows, index, scales, in_dtype, out_dtype, src_offsets
             desc[:, 6:8] = index[:, t, a]
             kernel = f"sep_{in_code if j == 0 else 'f32'}_{dst_code}"
             acc = "acc" if mode == PASS_ADD else dst        # read by PASS_ADD only
-            launches.append(Launch(kernel, grid, block, (src, dst, acc, windows, desc,
-                                                         term_scales, np.int32(mode))))
-    temps = {f"tmp{k}": int(volumes.sum()) for k in range(min(nd - 1, 2))}
+            launches.append(Launch(CU, kernel, grid, block, (src, dst, acc, windows, desc,
+                                                             term_scales, np.int32(mode))))
+    temps = {f"tmp{k}": 4 * int(volumes.sum()) for k in range(min(nd - 1, 2))}
     if nterms > 1:
-        temps["acc"] = int(volumes.sum())
+        temps["acc"] = 4 * int(volumes.sum())
     return Program(launches, temps)
 
 
@@ -195,18 +183,5 @@ def filter_(geometry, out_geometry, filters, index, anchors, fills, border, in_d
     desc[:, 7:10] = index
     desc[:, 10:12] = anchors
     grid, block = _grid(out_volumes)
-    return Program([Launch(kernel, grid, block, ("src", "dst", filters, desc, fills,
-                                                 np.int32(border)))], {})
-
-
-def run(device, program, src, dst):
-    """Queue `program` on `device` (`dali._gpu.runtime.Device`) with the device batches `src`
-    and `dst`; the scratch buffers are allocated on it and kept until the stream's work is
-    done."""
-    buffers = {"src": src, "dst": dst}
-    for name, elements in program.temps.items():
-        buffers[name] = device.alloc(4 * elements)
-        device.keep(buffers[name])
-    for launch in program.launches:
-        device.launch(__file__, launch.kernel, launch.grid, launch.block,
-                      tuple(buffers[a] if isinstance(a, str) else a for a in launch.args))
+    return Program([Launch(CU, kernel, grid, block, ("src", "dst", filters, desc, fills,
+                                                     np.int32(border)))], {})

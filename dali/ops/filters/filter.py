@@ -20,7 +20,7 @@ from dali import _operator, _registry, _types, tensors
 from dali._ext.kernels import convolution as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops import _aliases
+from dali.ops import _aliases, _gpu_program
 from dali.ops.filters import _convolution, _convolution_gpu
 
 _KINDS = frozenset(np.dtype(t) for t in (np.uint8, np.int16, np.uint16, np.float32))
@@ -203,7 +203,7 @@ class Filter(_operator.Operator):
         program = _convolution_gpu.filter_(
             plan.geometry, plan.out_geometry, plan.filters, plan.index, plan.anchors, plan.fills,
             _BORDERS[self.args["border"]], src.dtype, out.dtype, src.offsets, out.offsets)
-        _convolution_gpu.run(ws.gpu, program, src, out)
+        _gpu_program.run(ws.gpu, program, src, out)
 
 
 ExperimentalFilter = _aliases.deprecated_alias(

@@ -3,18 +3,17 @@ descriptors and the launches, from the batch's shapes and byte offsets, the per-
 coefficients and the border mode.  Pure numpy.
 
 The filter is computed in float32 (float64 for float64 input), as the CPU kernel computes it;
-when the output type is another, into a scratch buffer that cast.cu's kernel then converts
-(DALI's rounding and saturation).  A launch's `args` are arrays, scalars and the names of
-buffers: "src", "dst" (the batches) and "acc" (the scratch buffer of `Program.temps`, bytes).
+when the output type is another, into a scratch buffer ("acc") that cast.cu's kernel then
+converts (DALI's rounding and saturation).  `program` returns a `dali.ops._gpu_program.Program`.
 """
 
 from __future__ import annotations
 
 import os
-import typing
 
 import numpy as np
 
+from dali.ops._gpu_program import Launch, Program
 from dali.ops.tensor import _cast_gpu
 
 FIELDS = 3                      # int64 fields of a PreemphSample
@@ -28,19 +27,6 @@ _CODES = {np.dtype(t): c for t, c in (
     (np.int8, "i8"), (np.uint8, "u8"), (np.int16, "i16"), (np.uint16, "u16"),
     (np.int32, "i32"), (np.uint32, "u32"), (np.int64, "i64"), (np.uint64, "u64"),
     (np.float32, "f32"), (np.float64, "f64"))}
-
-
-class Launch(typing.NamedTuple):
-    module: str                 # the .cu file
-    kernel: str
-    grid: tuple
-    block: tuple
-    args: tuple
-
-
-class Program(typing.NamedTuple):
-    launches: list
-    temps: dict                 # scratch buffer name -> bytes
 
 
 def program(shapes, coeffs, border, in_dtype, out_dtype, src_offsets=None, dst_offsets=None):
@@ -85,15 +71,3 @@ def program(shapes, coeffs, border, in_dtype, out_dtype, src_offsets=None, dst_o
     launches.append(Launch(CAST_CU, cast.kernel, cast.grid, cast.block, ("acc", "dst",
                                                                           cast.count)))
     return Program(launches, {"acc": total * acc.itemsize})
-
-
-def run(device, prog, src, dst):
-    """Queue `prog` on `device` with the device batches `src` and `dst`; the scratch buffer is
-    kept until the stream's work is done."""
-    buffers = {"src": src, "dst": dst}
-    for name, nbytes in prog.temps.items():
-        buffers[name] = device.alloc(nbytes)
-        device.keep(buffers[name])
-    for launch in prog.launches:
-        device.launch(launch.module, launch.kernel, launch.grid, launch.block,
-                      tuple(buffers[a] if isinstance(a, str) else a for a in launch.args))

@@ -16,6 +16,7 @@ from dali import _operator, _registry, _types
 from dali._ext.kernels import preemphasis as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
+from dali.ops import _gpu_program
 from dali.ops.signal import _preemphasis_filter_gpu
 
 
@@ -62,4 +63,4 @@ class PreemphasisFilter(_operator.Operator):
         program = _preemphasis_filter_gpu.program(
             src.shapes, ws.arg_array("preemph_coeff", np.float32), self.args["border"],
             src.dtype, out.dtype, src.offsets, out.offsets)
-        _preemphasis_filter_gpu.run(ws.gpu, program, src, out)
+        _gpu_program.run(ws.gpu, program, src, out)
