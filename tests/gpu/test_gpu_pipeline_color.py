@@ -1,4 +1,4 @@
-"""The colour and intensity operators (and normalize, one_hot, lookup_table) with
+"""The colour and intensity operators (and normalize, one_hot, lookup_table, jitter) with
 device="gpu" on the emulated device (emulated_device.py), end to end: `fn.<op>(x.gpu(), ...)`
 equals the same pipeline on the CPU (per-sample and per-frame argument inputs, type changes,
 sequences, empty samples)."""
@@ -162,3 +162,22 @@ def test_lookup_table_equals_cpu(emulated_gpu):
     same_as_cpu(graph, len(small))
     assert {"lookup_table_u8_4", "lookup_table_u8_1", "lookup_table_i64_2"} <= set(
         emulated_gpu.launches)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_jitter_equals_cpu(emulated_gpu, dtype):
+    """Same seed, same draws: the GPU output is the CPU's, NN and linear, with a mask."""
+    data = _batch(5, 4, "HWC", dtype=dtype)
+    mask = [np.int32(v) for v in (1, 0, 1, 1)]
+
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: data, layout="HWC", batch=True)
+        m = fn.external_source(source=lambda: mask, batch=True)
+        if on_gpu:
+            x = x.gpu()
+        return (fn.jitter(x, nDegree=5, mask=m, fill_value=300),
+                fn.jitter(x, interp_type=types.INTERP_LINEAR, fill_value=-2.5))
+
+    same_as_cpu(graph, len(data))
+    kernel = "jitter_u8" if dtype == np.uint8 else "jitter_f32"
+    assert emulated_gpu.launches.count(kernel) == 2

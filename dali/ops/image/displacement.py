@@ -11,7 +11,9 @@ uniform in [0, nDegree), the position clamped to [0, extent] (the far edge reads
 value).  Real DALI has it only on the GPU (curand draws, which cannot be reproduced); here it
 runs on the CPU with the counter-based generator, so that the same seed gives the same output
 whatever the threads: the kernel makes `ws.uniform(2 * H * W)`'s draws of every sample itself
-(the x offsets of the pixels, then the y offsets), row by row on the thread pool.
+(the x offsets of the pixels, then the y offsets), row by row on the thread pool.  On the GPU
+(`jitter.cu`) every output element draws its two numbers from the same streams: the outputs
+are the CPU's.
 
 `mask` (0 or 1 per sample) leaves a sample unchanged when 0.  Unlike DALI 2.4, which honours
 only a per-sample (tensor) mask and ignores a constant one, a constant `mask=0` is honoured
@@ -30,6 +32,7 @@ from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali._types import DALIInterpType as Interp
 from dali.ops import _layouts
+from dali.ops.image import _jitter_gpu
 
 _TYPES = (T.UINT8, T.FLOAT)
 _FREQ = 2 * math.pi / 128
@@ -139,11 +142,12 @@ class Sphere(_Displacement):
 class Jitter(_Displacement):
     mode = "jitter"
     schema = Schema(
-        "jitter", inputs=1, outputs=1, devices=("cpu",), random=True,
+        "jitter", inputs=1, outputs=1, devices=("cpu", "gpu"), random=True,
         doc="Performs a random jitter augmentation: each pixel is moved by a random integer "
             "amount along x and y, `r - nDegree // 2` with r uniform in [0, nDegree) (so "
-            "within [-nDegree/2, nDegree/2]). Real DALI runs it only on the GPU; this CPU "
-            "version uses the pipeline's counter-based random streams.",
+            "within [-nDegree/2, nDegree/2]). Real DALI runs it only on the GPU (curand); here "
+            "the CPU and the GPU versions draw from the pipeline's counter-based random "
+            "streams, so that a seed gives the same output on both.",
         args=[
             Arg("nDegree", T.INT32, 2,
                 doc="Each pixel is moved by a random amount in the [-nDegree/2, nDegree/2] "
@@ -161,3 +165,14 @@ class Jitter(_Displacement):
         _kernel.displace_storage(ws.thread_pool, ws.input_storage(0), ws.outputs[0], self.mode,
                                  plan.mask, plan.interp, plan.fill, degree=self.args["nDegree"],
                                  key=ws.random_key(), sample_ids=ws.sample_ids)
+
+    def run_gpu(self, ws, plan):
+        """jitter.cu over the batch, with the draws run_cpu makes (same key, sample ids and
+        stream)."""
+        src, dst = ws.input_storage(0), ws.outputs[0]
+        launch = _jitter_gpu.launch(src.shapes, plan.mask, ws.sample_ids, src.dtype,
+                                    src.offsets, dst.offsets)
+        ws.gpu.launch(_jitter_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                      (src, dst, launch.samples, np.uint64(ws.random_key()), np.uint32(0),
+                       np.int32(self.args["nDegree"]),
+                       np.int32(plan.interp == Interp.INTERP_LINEAR), np.float32(plan.fill)))

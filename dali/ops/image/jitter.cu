@@ -1,0 +1,135 @@
+// fn.jitter on the GPU, the CPU kernel's rule (_ext/kernels/displace.pyx) with its random
+// draws: output pixel (y, x) of an HWC image reads the input at (jx, jy) = (clamp(x + rx, 0, W),
+// clamp(y + ry, 0, H)), r = min(int(u * degree), degree - 1) - degree / 2, where u is draw
+// y * W + x (rx) or H * W + y * W + x (ry) of the sample's stream: draw k is the top 53 bits of
+// words (0, 1) (k even) or (2, 3) (k odd) of Philox4x32-10 block (sample id low, sample id
+// high, stream, k / 2) with the operator's key, times 2^-53 (_ext/rng.pyx).
+//
+// Nearest neighbour copies the pixel at (jx, jy) or writes `fill` (jx == W or jy == H);
+// linear blends the four pixel centres around (jx - 0.5, jy - 0.5) in float32 as the CPU's
+// `_displace` does (`a + (b - a) * f`, rows then columns; outside pixels read `fill`), then
+// converts (uint8: round half away from zero and saturate).  A sample whose mask is 0 is
+// copied.  jitter_u8, jitter_f32: one thread per output element, blockIdx.y the sample.
+
+struct JitterSample {
+  long long src_offset;            // elements from the start of the input buffer
+  long long dst_offset;            // elements from the start of the output buffer
+  long long h, w, c;
+  long long sample_id;
+  long long apply;                 // the mask: 0 copies the sample
+};
+
+__device__ __forceinline__ double dali_jitter_u01(unsigned long long key, long long sid,
+                                                  unsigned stream, long long k) {
+  unsigned k0 = (unsigned)key, k1 = (unsigned)(key >> 32);
+  unsigned c0 = (unsigned)sid, c1 = (unsigned)((unsigned long long)sid >> 32), c2 = stream;
+  unsigned c3 = (unsigned)(k / 2);
+  for (int r = 0; r < 10; r++) {
+    const unsigned long long p0 = (unsigned long long)0xD2511F53u * c0;
+    const unsigned long long p1 = (unsigned long long)0xCD9E8D57u * c2;
+    const unsigned n0 = (unsigned)(p1 >> 32) ^ c1 ^ k0, n2 = (unsigned)(p0 >> 32) ^ c3 ^ k1;
+    c1 = (unsigned)p1;
+    c3 = (unsigned)p0;
+    c0 = n0;
+    c2 = n2;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  const unsigned hi = (k & 1) ? c2 : c0, lo = (k & 1) ? c3 : c1;
+  return ((((unsigned long long)hi << 32) | lo) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+// displace.pyx's _jitter_index: i + r - degree / 2 clamped to [0, n]
+__device__ __forceinline__ long long dali_jitter_index(long long i, long long n, double u,
+                                                       int degree) {
+  const int r = (int)(u * degree);
+  i += (r < degree ? r : degree - 1) - degree / 2;
+  return i < 0 ? 0 : (i > n ? n : i);
+}
+
+// interpolation.pxd's floor_index: floor(x) limited to [-2, n + 1]
+__device__ __forceinline__ long long dali_jitter_floor(float x, long long n) {
+  if (!(x >= -2.f)) return -2;
+  if (x >= (float)(n + 1)) return n + 1;
+  const long long i = (long long)x;
+  return x < (float)i ? i - 1 : i;
+}
+
+__device__ __forceinline__ float dali_jitter_load(unsigned char v) { return (float)v; }
+__device__ __forceinline__ float dali_jitter_load(float v) { return v; }
+
+// convert.pxd's store
+__device__ __forceinline__ void dali_jitter_store(float v, unsigned char* out) {
+  if (v != v || v <= 0.f) {
+    *out = 0;
+  } else if (v >= 255.f) {
+    *out = 255;
+  } else {
+    const int r = (int)v;
+    *out = (unsigned char)(r + (v - (float)r >= 0.5f));
+  }
+}
+__device__ __forceinline__ void dali_jitter_store(float v, float* out) { *out = v; }
+
+template <typename T>
+__device__ __forceinline__ float dali_jitter_at(const T* src, long long h, long long w,
+                                                long long nc, long long y, long long x,
+                                                long long c, float fill) {
+  if (0 <= x && x < w && 0 <= y && y < h) return dali_jitter_load(src[(y * w + x) * nc + c]);
+  return fill;
+}
+
+template <typename T>
+__device__ __forceinline__ void dali_jitter(const T* __restrict__ src, T* __restrict__ dst,
+                                            const JitterSample* __restrict__ samples,
+                                            unsigned long long key, unsigned stream,
+                                            int degree, int linear, float fill) {
+  const JitterSample& s = samples[blockIdx.y];
+  const long long step = (long long)gridDim.x * blockDim.x;
+  const long long h = s.h, w = s.w, nc = s.c, volume = h * w * nc;
+  const T* in = src + s.src_offset;
+  T* out = dst + s.dst_offset;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < volume;
+       i += step) {
+    if (!s.apply) {
+      out[i] = in[i];
+      continue;
+    }
+    const long long p = i / nc, c = i - p * nc, y = p / w, x = p - y * w;
+    const long long jx =
+        dali_jitter_index(x, w, dali_jitter_u01(key, s.sample_id, stream, p), degree);
+    const long long jy =
+        dali_jitter_index(y, h, dali_jitter_u01(key, s.sample_id, stream, h * w + p), degree);
+    if (!linear) {
+      if (jx < w && jy < h)
+        out[i] = in[(jy * w + jx) * nc + c];
+      else
+        dali_jitter_store(fill, &out[i]);
+      continue;
+    }
+    const float px = (float)jx - 0.5f, py = (float)jy - 0.5f;
+    const long long xi = dali_jitter_floor(px, w), yi = dali_jitter_floor(py, h);
+    float fx = px - (float)xi, fy = py - (float)yi;
+    if (xi <= -2 || xi >= w + 1) fx = 0.f;
+    if (yi <= -2 || yi >= h + 1) fy = 0.f;
+    float a = dali_jitter_at(in, h, w, nc, yi, xi, c, fill);
+    float b = dali_jitter_at(in, h, w, nc, yi, xi + 1, c, fill);
+    const float top = a + (b - a) * fx;
+    a = dali_jitter_at(in, h, w, nc, yi + 1, xi, c, fill);
+    b = dali_jitter_at(in, h, w, nc, yi + 1, xi + 1, c, fill);
+    const float bottom = a + (b - a) * fx;
+    dali_jitter_store(top + (bottom - top) * fy, &out[i]);
+  }
+}
+
+extern "C" __global__ void jitter_u8(const unsigned char* src, unsigned char* dst,
+                                     const JitterSample* samples, unsigned long long key,
+                                     unsigned stream, int degree, int linear, float fill) {
+  dali_jitter(src, dst, samples, key, stream, degree, linear, fill);
+}
+
+extern "C" __global__ void jitter_f32(const float* src, float* dst, const JitterSample* samples,
+                                      unsigned long long key, unsigned stream, int degree,
+                                      int linear, float fill) {
+  dali_jitter(src, dst, samples, key, stream, degree, linear, fill);
+}
