@@ -11,7 +11,12 @@ from cases_filters import run_program, run_sync
 from gpu_cases import _random
 
 from dali import types as dali_types
-from dali.ops.signal import _preemphasis_filter_gpu, preemphasis_filter
+from dali.ops.signal import (
+    _preemphasis_filter_gpu,
+    _to_decibels_gpu,
+    preemphasis_filter,
+    to_decibels,
+)
 
 PREEMPH_TYPES = (np.float32, np.int16, np.float64, np.uint8, np.int32, np.int64, np.uint16,
                  np.int8, np.uint32, np.uint64)
@@ -53,5 +58,43 @@ def preemphasis_run(backend, samples, kwargs, arg_inputs):
     expected, (plan, program) = run_sync(preemphasis_filter.PreemphasisFilter, build,
                                          [samples] + [arg_inputs[k] for k in names],
                                          [None] * (1 + len(names)), take)
+    out = plan.outputs[0]
+    return expected, run_program(backend, program, samples, out.shapes, out.dtype)
+
+
+def decibels_case(seed):
+    """(samples, kwargs): power-like float32 samples (1-D and 2-D, some empty, of zeros, or with
+    -0.0, NaN and infinity, a NaN first), reference given or each sample's maximum, cut-offs
+    above and below FLT_MIN."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 5))
+    two_d = seed % 2 == 1
+    samples = []
+    for i in range(n):
+        k = int(rng.choice([0, 1, 7, 9, 64, 333]))
+        s = (rng.random(k) * rng.choice([1.0, 1e4])).astype(np.float32)
+        if k and rng.integers(0, 3) == 0:
+            s[rng.integers(0, k, max(k // 4, 1))] = rng.choice([0.0, -0.0, np.nan, np.inf])
+        if seed % 5 == 0 and i == 0:
+            s[:] = 0
+        if seed % 7 == 3 and k:
+            s[0] = np.nan
+        samples.append(s.reshape(-1, 1) if two_d else s)
+    kwargs = {"multiplier": float(rng.choice([10.0, 20.0, -3.0])),
+              "cutoff_db": float(rng.choice([-200.0, -80.0, -400.0, 5.0]))}
+    if seed % 3 == 1:
+        kwargs["reference"] = float(rng.choice([1.0, 0.37, 1e4]))
+    return samples, kwargs
+
+
+def decibels_run(backend, samples, kwargs):
+    def take(op, ws, plan):
+        a = op.args
+        return plan, _to_decibels_gpu.program(ws.input_storage(0).shapes, a["multiplier"],
+                                              a["reference"], a["cutoff_db"])
+
+    expected, (plan, program) = run_sync(to_decibels.ToDecibels,
+                                         lambda fn, x: fn.to_decibels(x, **kwargs), [samples],
+                                         [None], take)
     out = plan.outputs[0]
     return expected, run_program(backend, program, samples, out.shapes, out.dtype)

@@ -3,6 +3,7 @@ skipped without CuPy and a CUDA device."""
 
 import cases_signal
 import gpu_cases
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.gpu
@@ -13,3 +14,16 @@ def test_preemphasis_on_device_equals_cpu(seed):
     expected, got = cases_signal.preemphasis_run(gpu_cases.on_device,
                                                  *cases_signal.preemphasis_case(seed))
     gpu_cases.assert_same(got, expected)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_to_decibels_on_device_equals_cpu(seed):
+    """Bit for bit, except where the cut-off is below FLT_MIN (CUDA's log10f, within 2 ulp of
+    the C library's)."""
+    samples, kwargs = cases_signal.decibels_case(seed)
+    expected, got = cases_signal.decibels_run(gpu_cases.on_device, samples, kwargs)
+    if kwargs["cutoff_db"] / kwargs["multiplier"] > -37:
+        gpu_cases.assert_same(got, expected)
+    else:
+        for g, e in zip(got, expected, strict=True):
+            np.testing.assert_array_max_ulp(g, e, maxulp=2)

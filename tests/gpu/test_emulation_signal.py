@@ -1,7 +1,8 @@
 """The audio kernels under the CPU emulation equal the CPU operators bit for bit:
 preemphasis_filter.cu (then cast.cu for other output types) against fn.preemphasis_filter over
 every input type, borders, output types, per-sample coefficients and signals of 0, 1 or many
-elements."""
+elements; to_decibels.cu against fn.to_decibels with and without a reference (the maximum's
+lanes, NaN, infinities and signed zeros), cut-offs above and below FLT_MIN."""
 
 import cases_signal
 import emulate
@@ -9,7 +10,7 @@ import gpu_cases
 import numpy as np
 import pytest
 
-from dali.ops.signal import _preemphasis_filter_gpu
+from dali.ops.signal import _preemphasis_filter_gpu, _to_decibels_gpu
 
 pytestmark = pytest.mark.skipif(not emulate.AVAILABLE, reason="the CUDA emulation needs g++")
 
@@ -44,3 +45,33 @@ def test_preemphasis_program():
 def test_preemphasis_program_rejects(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_to_decibels_kernels_equal_cpu(seed):
+    expected, got = cases_signal.decibels_run(gpu_cases.emulated,
+                                              *cases_signal.decibels_case(seed))
+    gpu_cases.assert_same(got, expected)
+
+
+def test_to_decibels_maximum_keeps_the_first_zero():
+    """The maximum is 0 in lanes holding -0.0 before 0.0 (and the other way): its sign, and so
+    the sign of 1 / maximum, is the CPU's."""
+    for first, second in ((-0.0, 0.0), (0.0, -0.0)):
+        x = np.full(16, -1.0, np.float32)
+        x[3], x[11] = first, second
+        expected, got = cases_signal.decibels_run(gpu_cases.emulated, [x], {})
+        gpu_cases.assert_same(got, expected)
+
+
+def test_to_decibels_program():
+    prog = _to_decibels_gpu.program([(5,), (0,), (9,)], 10.0, 0.0, -80.0)
+    assert [la.kernel for la in prog.launches] == ["db_lanes", "db_reference", "db_convert"]
+    assert prog.temps["keys"].shape == (24,) and not prog.temps["keys"].any()
+    assert prog.launches[0].args[2].tolist() == [[0, 0, 5], [5, 5, 0], [5, 5, 9]]
+    given = _to_decibels_gpu.program([(5,)], 10.0, 4.0, -400.0)
+    assert [la.kernel for la in given.launches] == ["db_convert"]
+    args = given.launches[0].args
+    assert args[3].tolist() == [0.25] and int(args[6]) == 0          # log10f below FLT_MIN
+    with pytest.raises(ValueError, match="must not be 0"):
+        _to_decibels_gpu.program([(5,)], 0.0, 4.0, -80.0)

@@ -25,3 +25,19 @@ def test_preemphasis_filter_equals_cpu(emulated_gpu):
 
     same_as_cpu(graph, len(audio))
     assert {"preemph_i16_f32", "cast_f32_i16", "preemph_f64_f64"} <= set(emulated_gpu.launches)
+
+
+def test_to_decibels_equals_cpu(emulated_gpu):
+    rng = np.random.default_rng(1)
+    spectra = [(rng.random((k, 9)) * 100).astype(np.float32) for k in (40, 0, 3, 17)]
+    spectra[2][:] = 0
+
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: spectra, batch=True, layout="ft")
+        if on_gpu:
+            x = x.gpu()
+        return (fn.to_decibels(x), fn.to_decibels(x, multiplier=20.0, reference=50.0,
+                                                  cutoff_db=-60.0))
+
+    same_as_cpu(graph, len(spectra))
+    assert {"db_lanes", "db_reference", "db_convert"} <= set(emulated_gpu.launches)

@@ -12,12 +12,14 @@ from dali import _operator, _registry
 from dali._ext.kernels import decibels as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
+from dali.ops import _gpu_program
+from dali.ops.signal import _to_decibels_gpu
 
 
 @_registry.register
 class ToDecibels(_operator.Operator):
     schema = Schema(
-        "to_decibels", inputs=1, outputs=1, devices=("cpu",),
+        "to_decibels", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Converts a magnitude (real, positive) to the decibel scale:\n\n"
             "    min_ratio = pow(10, cutoff_db / multiplier)\n"
             "    out[i] = multiplier * log10(max(min_ratio, input[i] / reference))",
@@ -46,3 +48,10 @@ class ToDecibels(_operator.Operator):
         a = self.args
         _kernel.decibels_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
                                a["multiplier"], a["reference"], a["cutoff_db"])
+
+    def run_gpu(self, ws, plan):
+        a = self.args
+        src, out = ws.input_storage(0), ws.outputs[0]
+        program = _to_decibels_gpu.program(src.shapes, a["multiplier"], a["reference"],
+                                           a["cutoff_db"], src.offsets, out.offsets)
+        _gpu_program.run(ws.gpu, program, src, out)
