@@ -56,9 +56,12 @@ typedef struct {
   int power;
 } dali_power_spectrum_job;
 
-// Signals per block: fewer for long transforms, so the scratch stays within ~1 MB.
+// Signals per block: at most 16, fewer for long transforms, so the scratch stays within ~1 MB.
+enum { DALI_SPECTRAL_MAX_BLOCK = 16 };
+
 static inline int64_t dali_spectral_block(const dali_fft::RealPlan* plan) {
-  return std::max<int64_t>(1, std::min<int64_t>(16, 65536 / std::max<int64_t>(1, plan->plan.n)));
+  return std::max<int64_t>(1, std::min<int64_t>(DALI_SPECTRAL_MAX_BLOCK,
+                                                65536 / std::max<int64_t>(1, plan->plan.n)));
 }
 
 static inline int64_t dali_reflect101(int64_t i, int64_t n) {
@@ -86,8 +89,10 @@ static inline int dali_spectrogram_run(const dali_spectrogram_args* a,
   int64_t block = std::min(dali_spectral_block(a->plan), j->hi - j->lo);
   int64_t bins = plan.n / 2 + 1, wl = a->window_length;
   // nothrow: an exception must not cross the nogil caller (it would abort the process)
-  std::unique_ptr<float[]> scratch(new (std::nothrow) float[plan.scratch_size(block)]);
+  // the FFT's scratch, then one window's samples where it reaches past the signal's ends
+  std::unique_ptr<float[]> scratch(new (std::nothrow) float[plan.scratch_size(block) + wl]);
   if (!scratch) return -1;           // not zeroed; -1: the caller raises a MemoryError
+  float* frame = scratch.get() + plan.scratch_size(block);
   const float* w = a->window;
   for (int64_t g0 = j->lo; g0 < j->hi; g0 += block) {
     int64_t nb = std::min(block, j->hi - g0);
@@ -97,8 +102,20 @@ static inline int dali_spectrogram_run(const dali_spectrogram_args* a,
     for (int64_t b = 0; b < nb; b++) {
       const dali_spectrogram_signal& sig = j->signals[j->signal[g0 + b]];
       int64_t start = a->offset + j->index[g0 + b] * a->step;
-      if (plan.even && start >= 0 && start + wl <= sig.n) {
-        const float* x = sig.x + start;
+      const float* x = frame;
+      if (start >= 0 && start + wl <= sig.n) {
+        x = sig.x + start;
+      } else {                                // padded: the window's samples into `frame`
+        int64_t lo = std::min(wl, std::max<int64_t>(0, -start));              // i < 0 below
+        int64_t hi = std::max(lo, std::min(wl, sig.n - start));                // i < n below
+        for (int64_t k = 0; k < lo; k++)
+          frame[k] = a->reflect ? sig.x[dali_reflect101(start + k, sig.n)] : 0.0f;
+        if (hi > lo)
+          memcpy(frame + lo, sig.x + start + lo, (hi - lo) * sizeof(float));
+        for (int64_t k = hi; k < wl; k++)
+          frame[k] = a->reflect ? sig.x[dali_reflect101(start + k, sig.n)] : 0.0f;
+      }
+      if (plan.even) {
         int64_t k = 0;
         for (; k + 1 < wl; k += 2) {
           re[(k / 2) * nb + b] = x[k] * w[k];
@@ -108,15 +125,8 @@ static inline int dali_spectrogram_run(const dali_spectrogram_args* a,
           re[(k / 2) * nb + b] = x[k] * w[k];
         continue;
       }
-      for (int64_t k = 0; k < wl; k++) {
-        int64_t i = start + k;
-        float v;
-        if (i >= 0 && i < sig.n)
-          v = sig.x[i];
-        else
-          v = a->reflect ? sig.x[dali_reflect101(i, sig.n)] : 0.0f;
-        (plan.load_imag(k) ? im : re)[plan.load_index(k) * nb + b] = v * w[k];
-      }
+      for (int64_t k = 0; k < wl; k++)
+        re[k * nb + b] = x[k] * w[k];
     }
     if (j->signal[g0] == j->signal[g0 + nb - 1]) {   // one signal's consecutive windows
       const dali_spectrogram_signal& sig = j->signals[j->signal[g0]];
@@ -129,12 +139,22 @@ static inline int dali_spectrogram_run(const dali_spectrogram_args* a,
       });
       continue;
     }
+    // windows of several signals: bin k of window b goes to base[b] + k * stride[b]
+    float* base[DALI_SPECTRAL_MAX_BLOCK];
+    int64_t stride[DALI_SPECTRAL_MAX_BLOCK];
+    for (int64_t b = 0; b < nb; b++) {
+      const dali_spectrogram_signal& sig = j->signals[j->signal[g0 + b]];
+      int64_t t = j->index[g0 + b];
+      base[b] = a->time_major ? sig.out + t * bins : sig.out + t;
+      stride[b] = a->time_major ? 1 : sig.windows;
+    }
     plan.run(scratch.get(), nb, [&](int64_t k, const float* xr, const float* xi) {
-      for (int64_t b = 0; b < nb; b++) {
-        const dali_spectrogram_signal& sig = j->signals[j->signal[g0 + b]];
-        int64_t t = j->index[g0 + b];
-        float* out = a->time_major ? sig.out + t * bins + k : sig.out + k * sig.windows + t;
-        dali_spectral_store(xr + b, xi + b, 1, a->power, out, 0);
+      if (a->power == 1) {
+        for (int64_t b = 0; b < nb; b++)
+          base[b][k * stride[b]] = sqrtf(xr[b] * xr[b] + xi[b] * xi[b]);
+      } else {
+        for (int64_t b = 0; b < nb; b++)
+          base[b][k * stride[b]] = xr[b] * xr[b] + xi[b] * xi[b];
       }
     });
   }

@@ -96,15 +96,30 @@ cdef void _run_power(void* ctx, int64_t i) noexcept nogil:
     j.failed = dali_power_spectrum_run(&j.job) != 0
 
 
+cdef int64_t _per_thread(int64_t chunk, int64_t total, ThreadPool pool) noexcept:
+    """`chunk` (units per work item), lowered so that `total` units make at least one item per
+    thread of `pool` (in multiples of a transform block, DALI_SPECTRAL_MAX_BLOCK): a batch of
+    short signals is otherwise one item on one thread."""
+    if pool is None or pool.num_threads < 2:
+        return chunk
+    cdef int64_t share = (total + pool.num_threads - 1) // pool.num_threads
+    return max(1, min(chunk, (share + 15) // 16 * 16))
+
+
 cdef double _fft_flops(int64_t n) noexcept nogil:
     return 2.5 * n * log2(n + 1.0) + n
 
 
-def num_windows(int64_t n, int64_t window_length, int64_t step, bint center):
-    """How many windows a signal of `n` samples gives (DALI's rule; C division)."""
+cdef inline int64_t _num_windows(int64_t n, int64_t window_length, int64_t step,
+                                 bint center) noexcept nogil:
     if center:
         return n // step + 1
     return <int64_t>((n - window_length) / <double>step) + 1
+
+
+def num_windows(int64_t n, int64_t window_length, int64_t step, bint center):
+    """How many windows a signal of `n` samples gives (DALI's rule; C division)."""
+    return _num_windows(n, window_length, step, center)
 
 
 def _lengths(BatchStorage b):
@@ -152,24 +167,38 @@ def spectrogram_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, RealF
     cdef int64_t wl = win.shape[0], bins = fft.n // 2 + 1
     if wl < 1 or wl > fft.n or step < 1 or power not in (1, 2):
         raise ValueError("bad window, step or power")
-    lengths = _lengths(src)
-    windows = np.array([num_windows(v, wl, step, center) for v in lengths.tolist()], np.int64)
-    if n and ((lengths < 1).any() or (windows < 1).any()):
-        raise ValueError("every signal needs at least one sample and one window")
-    dst_shapes = np.asarray(dst.shapes, np.int64).reshape(n, dst.ndim)
-    want = np.stack([windows, np.full(n, bins)] if time_major else
-                    [np.full(n, bins), windows], axis=1) if n else dst_shapes
-    if dst.ndim != 2 or not np.array_equal(dst_shapes, want):
+    if dst.ndim != 2:
         raise ValueError("the destination shapes do not match the spectrograms")
     if n == 0:
         return
+    lengths = _lengths(src)
+    windows = np.empty(n, np.int64)
+    cdef const int64_t[::1] m = lengths
+    cdef int64_t[::1] w = windows
+    cdef const int64_t[:, ::1] dst_shapes = np.asarray(dst.shapes, np.int64).reshape(n, 2)
+    cdef int64_t total = 0, t
+    for i in range(n):
+        w[i] = _num_windows(m[i], wl, step, center)
+        if m[i] < 1 or w[i] < 1:
+            raise ValueError("every signal needs at least one sample and one window")
+        if (dst_shapes[i, 0] != (w[i] if time_major else bins) or
+                dst_shapes[i, 1] != (bins if time_major else w[i])):
+            raise ValueError("the destination shapes do not match the spectrograms")
+        total += w[i]
     cdef double per_window = _fft_flops(fft.n) + wl
-    cdef int64_t chunk = max(16, <int64_t>(_ITEM_FLOPS / per_window) // 16 * 16)
-    cdef int64_t total = int(windows.sum())
+    cdef int64_t chunk = _per_thread(max(16, <int64_t>(_ITEM_FLOPS / per_window) // 16 * 16),
+                                     total, pool)
     # every window of the batch: its signal and its index there
-    signal_of = np.repeat(np.arange(n, dtype=np.int64), windows)
-    index_of = (np.arange(total, dtype=np.int64)
-                - np.repeat(np.cumsum(windows) - windows, windows))
+    signal_of = np.empty(total, np.int64)
+    index_of = np.empty(total, np.int64)
+    cdef int64_t[::1] signal_view = signal_of
+    cdef int64_t[::1] index_view = index_of
+    k = 0
+    for i in range(n):
+        for t in range(w[i]):
+            signal_view[k] = i
+            index_view[k] = t
+            k += 1
     count = (total + chunk - 1) // chunk
     keep = [win, fft, signal_of, index_of]
     cdef dali_spectrogram_args* args = <dali_spectrogram_args*>job_array(
@@ -188,10 +217,6 @@ def spectrogram_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, RealF
     cdef SpecJob* jobs = <SpecJob*>job_array(count, sizeof(SpecJob), keep)
     sizes = np.empty(count, np.int64)
     cdef int64_t[::1] size_view = sizes
-    cdef const int64_t[::1] w = windows
-    cdef const int64_t[::1] m = lengths
-    cdef const int64_t[::1] signal_view = signal_of
-    cdef const int64_t[::1] index_view = index_of
     cdef const int64_t[::1] soff = np.ascontiguousarray(src.offsets, np.int64)
     cdef const int64_t[::1] doff = np.ascontiguousarray(dst.offsets, np.int64)
     with nogil:
@@ -268,6 +293,8 @@ def power_spectrum_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, ff
                 (dst_off == dst_off[0] + steps * int(np.prod(want[0])) * 4).all()):
             units = 1
             signals = signals[:1] * n
+    if units == 1:
+        chunks[0] = _per_thread(chunks[0], signals[0], pool)
     pieces = (signals[:units] + chunks[:units] - 1) // chunks[:units]
     count = int(pieces.sum())
     keep = [list(ffts)]
