@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import numpy as np
 from cases_filters import run_program, run_sync
-from gpu_cases import _random
+from gpu_cases import _pack, _random, _unpack
 
 from dali import types as dali_types
 from dali.ops.signal import (
+    _mel_filter_bank_gpu,
     _preemphasis_filter_gpu,
     _to_decibels_gpu,
+    mel_filter_bank,
     preemphasis_filter,
     to_decibels,
 )
+
+MEL_CU = _mel_filter_bank_gpu.__file__.replace("_mel_filter_bank_gpu.py", "mel_filter_bank.cu")
 
 PREEMPH_TYPES = (np.float32, np.int16, np.float64, np.uint8, np.int32, np.int64, np.uint16,
                  np.int8, np.uint32, np.uint64)
@@ -98,3 +102,45 @@ def decibels_run(backend, samples, kwargs):
                                          [None], take)
     out = plan.outputs[0]
     return expected, run_program(backend, program, samples, out.shapes, out.dtype)
+
+
+def mel_case(seed):
+    """(samples, layout, kwargs): spectrograms frequency-major ("ft": columns are frames,
+    fewer or more than 16) or time-major ("tf": one column), without a layout (2-D, 3-D),
+    bin counts differing between samples, both formulas, normalized or not."""
+    rng = np.random.default_rng(seed)
+    layout = ("ft", "tf", None, None)[seed % 4]
+    n = int(rng.integers(1, 4))
+    bins = [int(rng.choice([33, 65, 129])) for _ in range(n)]
+    samples = []
+    for b in bins:
+        frames = int(rng.choice([0, 1, 5, 15, 16, 17, 40]))
+        if layout == "tf":
+            shape = (frames, b)
+        elif layout is None and seed % 8 == 3:
+            shape = (2, b, frames)
+        else:
+            shape = (b, frames)
+        samples.append((rng.random(shape) * 10).astype(np.float32))
+    kwargs = {"nfilter": int(rng.choice([8, 20, 40])), "sample_rate": 16000.0,
+              "mel_formula": ("slaney", "htk")[seed % 2], "normalize": bool(seed % 3)}
+    if seed % 5 == 1:
+        kwargs.update(freq_low=300.0, freq_high=6000.0)
+    return samples, layout, kwargs
+
+
+def mel_run(backend, samples, layout, kwargs):
+    def take(op, ws, plan):
+        return plan, _mel_filter_bank_gpu.launch(ws.input_storage(0).shapes, plan.matrices,
+                                                 plan.axis)
+
+    expected, (plan, launch) = run_sync(mel_filter_bank.MelFilterBank,
+                                        lambda fn, x: fn.mel_filter_bank(x, **kwargs),
+                                        [samples], [layout], take)
+    out_shapes = plan.outputs[0].shapes
+    if launch is None:
+        return expected, [np.zeros(s, np.float32) for s in out_shapes]
+    size = int(sum(np.prod(s) for s in out_shapes))
+    done = backend(MEL_CU, launch, [_pack(samples, np.float32), np.zeros(size, np.float32),
+                                    launch.weights, launch.lo, launch.hi, launch.pieces])
+    return expected, _unpack(done[1], out_shapes)

@@ -27,3 +27,9 @@ def test_to_decibels_on_device_equals_cpu(seed):
     else:
         for g, e in zip(got, expected, strict=True):
             np.testing.assert_array_max_ulp(g, e, maxulp=2)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_mel_filter_bank_on_device_equals_cpu(seed):
+    expected, got = cases_signal.mel_run(gpu_cases.on_device, *cases_signal.mel_case(seed))
+    gpu_cases.assert_same(got, expected)

@@ -10,7 +10,7 @@ import gpu_cases
 import numpy as np
 import pytest
 
-from dali.ops.signal import _preemphasis_filter_gpu, _to_decibels_gpu
+from dali.ops.signal import _mel_filter_bank_gpu, _preemphasis_filter_gpu, _to_decibels_gpu
 
 pytestmark = pytest.mark.skipif(not emulate.AVAILABLE, reason="the CUDA emulation needs g++")
 
@@ -75,3 +75,31 @@ def test_to_decibels_program():
     assert args[3].tolist() == [0.25] and int(args[6]) == 0          # log10f below FLT_MIN
     with pytest.raises(ValueError, match="must not be 0"):
         _to_decibels_gpu.program([(5,)], 0.0, 4.0, -80.0)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_mel_filter_bank_kernel_equals_cpu(seed):
+    expected, got = cases_signal.mel_run(gpu_cases.emulated, *cases_signal.mel_case(seed))
+    gpu_cases.assert_same(got, expected)
+
+
+def test_mel_filter_bank_long_spectrogram_in_column_pieces():
+    """One outer row and enough columns for the CPU to cut the columns into several work
+    items: the pieces and their sums are the CPU's."""
+    x = (np.random.default_rng(0).random((257, 4500)) * 10).astype(np.float32)
+    kwargs = {"nfilter": 128, "sample_rate": 16000.0}
+    expected, got = cases_signal.mel_run(gpu_cases.emulated, [x], "ft", kwargs)
+    gpu_cases.assert_same(got, expected)
+    from dali.ops.signal import mel_filter_bank
+    bank = mel_filter_bank.filter_bank(257, 128, 16000.0, 0.0, 8000.0, "slaney", True)
+    launch = _mel_filter_bank_gpu.launch([x.shape], [bank], 0)
+    assert len(launch.pieces) > 1 and not launch.pieces[:, 11].any()
+
+
+def test_mel_filter_bank_launch_rejects():
+    from dali._ext.kernels import axis_matmul
+    m = axis_matmul.AxisMatrix(np.eye(3, dtype=np.float32))
+    with pytest.raises(ValueError, match="do not match the matrices"):
+        _mel_filter_bank_gpu.launch([(4, 2)], [m], 0)
+    with pytest.raises(ValueError, match="one matrix per sample"):
+        _mel_filter_bank_gpu.launch([(3, 2)], [m, m], 0)

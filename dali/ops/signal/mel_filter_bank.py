@@ -22,7 +22,7 @@ from dali import _operator, _registry
 from dali._ext.kernels import axis_matmul as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops.signal import _axes
+from dali.ops.signal import _axes, _mel_filter_bank_gpu
 
 _SLANEY_STEP = np.log(6.4) / 27.0     # log-spaced mels above 1 kHz (mel 15)
 
@@ -58,7 +58,7 @@ def filter_bank(nbins, nfilter, sample_rate, freq_low, freq_high, formula, norma
 @_registry.register
 class MelFilterBank(_operator.Operator):
     schema = Schema(
-        "mel_filter_bank", inputs=1, outputs=1, devices=("cpu",),
+        "mel_filter_bank", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Converts a spectrogram to a mel spectrogram by applying a bank of triangular "
             "filters.\n\nThe frequency ('f') dimension is selected from the input layout; "
             'without a layout, "f", "ft", or "*ft" is assumed, depending on the number of '
@@ -116,3 +116,12 @@ class MelFilterBank(_operator.Operator):
     def run_cpu(self, ws, plan):
         _kernel.matmul_axis_batch(ws.thread_pool, ws.input_storage(0).contiguous(),
                                   ws.outputs[0], plan.matrices, plan.axis)
+
+    def run_gpu(self, ws, plan):
+        src, out = ws.input_storage(0), ws.outputs[0]
+        launch = _mel_filter_bank_gpu.launch(src.shapes, plan.matrices, plan.axis, src.offsets,
+                                             out.offsets)
+        if launch is not None:
+            ws.gpu.launch(_mel_filter_bank_gpu.__file__, launch.kernel, launch.grid,
+                          launch.block, (src, out, launch.weights, launch.lo, launch.hi,
+                                         launch.pieces))
