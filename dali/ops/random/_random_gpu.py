@@ -1,7 +1,9 @@
 """Host side of the random generators' CUDA kernels (`random.cu`): the per-sample descriptors
 and launch configuration of `random_draw` (fn.random.uniform, normal, coin_flip, choice from
 range(a): the draws of `_common.draw`, with the same mode and per-sample parameters) and of
-`random_beta` (fn.random.beta).  Not wired to an executor yet (docs/gpu.md).
+`random_beta` (fn.random.beta).  `_common.draw` launches it for the operators DALI has on the
+GPU (uniform, normal, coin_flip); choice and beta stay CPU operators, as in DALI, their kernels
+ready for when they are not.
 
 A launch is `kernel(grid, block, launch.arguments(out, table))` (`table`: the float64 values
 of the "pick" mode, fn.random.uniform's `values`, or a null address; `random_beta`:
