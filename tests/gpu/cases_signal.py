@@ -12,15 +12,16 @@ from gpu_cases import _pack, _random, _unpack
 
 from dali import types as dali_types
 from dali.ops.signal import (
-    _mel_filter_bank_gpu,
+    _axis_matmul_gpu,
     _preemphasis_filter_gpu,
     _to_decibels_gpu,
     mel_filter_bank,
+    mfcc,
     preemphasis_filter,
     to_decibels,
 )
 
-MEL_CU = _mel_filter_bank_gpu.__file__.replace("_mel_filter_bank_gpu.py", "mel_filter_bank.cu")
+AXIS_MATMUL_CU = _axis_matmul_gpu.__file__.replace("_axis_matmul_gpu.py", "axis_matmul.cu")
 
 PREEMPH_TYPES = (np.float32, np.int16, np.float64, np.uint8, np.int32, np.int64, np.uint16,
                  np.int8, np.uint32, np.uint64)
@@ -130,17 +131,40 @@ def mel_case(seed):
 
 
 def mel_run(backend, samples, layout, kwargs):
-    def take(op, ws, plan):
-        return plan, _mel_filter_bank_gpu.launch(ws.input_storage(0).shapes, plan.matrices,
-                                                 plan.axis)
+    return _axis_matmul_run(backend, mel_filter_bank.MelFilterBank, "mel_filter_bank", samples,
+                            layout, kwargs)
 
-    expected, (plan, launch) = run_sync(mel_filter_bank.MelFilterBank,
-                                        lambda fn, x: fn.mel_filter_bank(x, **kwargs),
+
+def mfcc_case(seed):
+    """(samples, layout, kwargs): mel spectrograms transformed along axis 0 or 1 (frames fewer
+    or more than 16), every DCT type, normalized or not, liftered or not, n_mfcc above and below
+    the axis' length."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 4))
+    samples = [(rng.random((int(rng.choice([4, 20, 40])), int(rng.choice([1, 9, 16, 30])))) * 5)
+               .astype(np.float32) for _ in range(n)]
+    dct_type = seed % 4 + 1
+    kwargs = {"axis": seed % 2, "dct_type": dct_type, "n_mfcc": int(rng.choice([3, 13, 50])),
+              "normalize": dct_type != 1 and bool(seed % 3), "lifter": float(seed % 5 == 2) * 22}
+    return samples, None, kwargs
+
+
+def mfcc_run(backend, samples, layout, kwargs):
+    return _axis_matmul_run(backend, mfcc.Mfcc, "mfcc", samples, layout, kwargs)
+
+
+def _axis_matmul_run(backend, cls, name, samples, layout, kwargs):
+    def take(op, ws, plan):
+        return plan, _axis_matmul_gpu.launch(ws.input_storage(0).shapes, plan.matrices,
+                                             plan.axis)
+
+    expected, (plan, launch) = run_sync(cls, lambda fn, x: getattr(fn, name)(x, **kwargs),
                                         [samples], [layout], take)
     out_shapes = plan.outputs[0].shapes
     if launch is None:
         return expected, [np.zeros(s, np.float32) for s in out_shapes]
     size = int(sum(np.prod(s) for s in out_shapes))
-    done = backend(MEL_CU, launch, [_pack(samples, np.float32), np.zeros(size, np.float32),
-                                    launch.weights, launch.lo, launch.hi, launch.pieces])
+    done = backend(AXIS_MATMUL_CU, launch, [_pack(samples, np.float32),
+                                            np.zeros(size, np.float32), launch.weights,
+                                            launch.lo, launch.hi, launch.pieces])
     return expected, _unpack(done[1], out_shapes)

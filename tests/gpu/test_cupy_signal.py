@@ -33,3 +33,9 @@ def test_to_decibels_on_device_equals_cpu(seed):
 def test_mel_filter_bank_on_device_equals_cpu(seed):
     expected, got = cases_signal.mel_run(gpu_cases.on_device, *cases_signal.mel_case(seed))
     gpu_cases.assert_same(got, expected)
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_mfcc_on_device_equals_cpu(seed):
+    expected, got = cases_signal.mfcc_run(gpu_cases.on_device, *cases_signal.mfcc_case(seed))
+    gpu_cases.assert_same(got, expected)

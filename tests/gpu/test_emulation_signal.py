@@ -1,7 +1,8 @@
 """The audio kernels under the CPU emulation equal the CPU operators bit for bit:
 preemphasis_filter.cu (then cast.cu for other output types) against fn.preemphasis_filter over
 every input type, borders, output types, per-sample coefficients and signals of 0, 1 or many
-elements; to_decibels.cu against fn.to_decibels with and without a reference (the maximum's
+elements; axis_matmul.cu against fn.mel_filter_bank and fn.mfcc (the CPU work items' sum
+orders); to_decibels.cu against fn.to_decibels with and without a reference (the maximum's
 lanes, NaN, infinities and signed zeros), cut-offs above and below FLT_MIN."""
 
 import cases_signal
@@ -10,7 +11,7 @@ import gpu_cases
 import numpy as np
 import pytest
 
-from dali.ops.signal import _mel_filter_bank_gpu, _preemphasis_filter_gpu, _to_decibels_gpu
+from dali.ops.signal import _axis_matmul_gpu, _preemphasis_filter_gpu, _to_decibels_gpu
 
 pytestmark = pytest.mark.skipif(not emulate.AVAILABLE, reason="the CUDA emulation needs g++")
 
@@ -92,7 +93,7 @@ def test_mel_filter_bank_long_spectrogram_in_column_pieces():
     gpu_cases.assert_same(got, expected)
     from dali.ops.signal import mel_filter_bank
     bank = mel_filter_bank.filter_bank(257, 128, 16000.0, 0.0, 8000.0, "slaney", True)
-    launch = _mel_filter_bank_gpu.launch([x.shape], [bank], 0)
+    launch = _axis_matmul_gpu.launch([x.shape], [bank], 0)
     assert len(launch.pieces) > 1 and not launch.pieces[:, 11].any()
 
 
@@ -100,6 +101,12 @@ def test_mel_filter_bank_launch_rejects():
     from dali._ext.kernels import axis_matmul
     m = axis_matmul.AxisMatrix(np.eye(3, dtype=np.float32))
     with pytest.raises(ValueError, match="do not match the matrices"):
-        _mel_filter_bank_gpu.launch([(4, 2)], [m], 0)
+        _axis_matmul_gpu.launch([(4, 2)], [m], 0)
     with pytest.raises(ValueError, match="one matrix per sample"):
-        _mel_filter_bank_gpu.launch([(3, 2)], [m, m], 0)
+        _axis_matmul_gpu.launch([(3, 2)], [m, m], 0)
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_mfcc_kernel_equals_cpu(seed):
+    expected, got = cases_signal.mfcc_run(gpu_cases.emulated, *cases_signal.mfcc_case(seed))
+    gpu_cases.assert_same(got, expected)

@@ -43,7 +43,7 @@ def test_to_decibels_equals_cpu(emulated_gpu):
     assert {"db_lanes", "db_reference", "db_convert"} <= set(emulated_gpu.launches)
 
 
-def test_mel_filter_bank_equals_cpu(emulated_gpu):
+def test_mel_filter_bank_and_mfcc_equal_cpu(emulated_gpu):
     rng = np.random.default_rng(2)
     spectra = [(rng.random((65, k)) * 10).astype(np.float32) for k in (30, 0, 7, 12)]
 
@@ -52,7 +52,8 @@ def test_mel_filter_bank_equals_cpu(emulated_gpu):
         if on_gpu:
             x = x.gpu()
         mel = fn.mel_filter_bank(x, nfilter=20, sample_rate=16000.0)
-        return mel, fn.to_decibels(mel, multiplier=10.0, cutoff_db=-80.0)
+        db = fn.to_decibels(mel, multiplier=10.0, cutoff_db=-80.0)
+        return mel, db, fn.mfcc(db, n_mfcc=13, lifter=22.0, normalize=True)
 
     same_as_cpu(graph, len(spectra))
     assert "axis_matmul" in emulated_gpu.launches

@@ -22,7 +22,7 @@ from dali import _operator, _registry
 from dali._ext.kernels import axis_matmul as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops.signal import _axes, _mel_filter_bank_gpu
+from dali.ops.signal import _axes, _axis_matmul_gpu
 
 _SLANEY_STEP = np.log(6.4) / 27.0     # log-spaced mels above 1 kHz (mel 15)
 
@@ -118,10 +118,4 @@ class MelFilterBank(_operator.Operator):
                                   ws.outputs[0], plan.matrices, plan.axis)
 
     def run_gpu(self, ws, plan):
-        src, out = ws.input_storage(0), ws.outputs[0]
-        launch = _mel_filter_bank_gpu.launch(src.shapes, plan.matrices, plan.axis, src.offsets,
-                                             out.offsets)
-        if launch is not None:
-            ws.gpu.launch(_mel_filter_bank_gpu.__file__, launch.kernel, launch.grid,
-                          launch.block, (src, out, launch.weights, launch.lo, launch.hi,
-                                         launch.pieces))
+        _axis_matmul_gpu.run(ws, plan)

@@ -19,7 +19,7 @@ from dali import _operator, _registry
 from dali._ext.kernels import axis_matmul as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops.signal import _axes
+from dali.ops.signal import _axes, _axis_matmul_gpu
 
 
 def dct_matrix(n, count, dct_type, normalize):
@@ -56,7 +56,7 @@ def mfcc_matrix(n, n_mfcc, dct_type, normalize, lifter):
 @_registry.register
 class Mfcc(_operator.Operator):
     schema = Schema(
-        "mfcc", inputs=1, outputs=1, devices=("cpu",), class_name="MFCC",
+        "mfcc", inputs=1, outputs=1, devices=("cpu", "gpu"), class_name="MFCC",
         doc="Computes Mel Frequency Cepstral Coefficients (MFCC) from a mel spectrogram.",
         args=[Arg("axis", T.INT32, 0,
                   doc="Axis over which the transform will be applied (the outermost by "
@@ -106,3 +106,6 @@ class Mfcc(_operator.Operator):
     def run_cpu(self, ws, plan):
         _kernel.matmul_axis_batch(ws.thread_pool, ws.input_storage(0).contiguous(),
                                   ws.outputs[0], plan.matrices, plan.axis)
+
+    def run_gpu(self, ws, plan):
+        _axis_matmul_gpu.run(ws, plan)

@@ -1,11 +1,12 @@
-// fn.mel_filter_bank on the GPU: a banded matrix applied along one axis of float32 samples, a
+// fn.mel_filter_bank and fn.mfcc on the GPU: a banded matrix applied along one axis of float32
+// samples (a mel filter bank, a DCT matrix), a
 // sample seen as (outer, nin, inner) becoming (outer, nout, inner) with
 //   out[o, m, i] = sum over k in [lo[m], hi[m]) of w[m, k] in[o, k, i],
 // one thread per output element, the sums in the CPU kernel's order (_ext/kernels/axis_matmul.h)
 // so that the results are the CPU's bit for bit.  That order depends on the CPU's work item
 // holding the element: items of fewer than 16 columns sum k in four interleaved partial sums
 // ((p0 + p1) + (p2 + p3)), the others in one running sum from 0.  So the host
-// (dali/ops/signal/_mel_filter_bank_gpu.py) describes every CPU work item with one AxisPiece
+// (dali/ops/signal/_axis_matmul_gpu.py) describes every CPU work item with one AxisPiece
 // (its outer rows, its columns, whether it sums in four parts) and blockIdx.y is the piece.
 
 struct AxisPiece {

@@ -1,10 +1,11 @@
-"""Host side of fn.mel_filter_bank's CUDA kernel (`mel_filter_bank.cu`): the matrices' weights
-and bands, and one AxisPiece per work item of the CPU kernel (`axis_matmul.pyx`), whose column
-count decides the order of the sums, from the plan (`axis`, `matrices`) and the batch's shapes
-and byte offsets.  Pure numpy.
+"""Host side of fn.mel_filter_bank's and fn.mfcc's CUDA kernel (`axis_matmul.cu`): the
+matrices' weights and bands, and one AxisPiece per work item of the CPU kernel
+(`axis_matmul.pyx`), whose column count decides the order of the sums, from the plan (`axis`,
+`matrices`) and the batch's shapes and byte offsets.  Pure numpy.
 
 A launch is `axis_matmul(grid, block, (src, dst, weights, lo, hi, pieces))` with the arrays of
-`Launch` on the device; None when there is nothing to compute.
+`Launch` on the device; None when there is nothing to compute.  `run` is both operators'
+`run_gpu`.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def launch(shapes, matrices, axis, src_offsets=None, dst_offsets=None):
                                       np.where(outer > 1, outer, inner)))
     total = int(pieces.sum())
     if total > MAX_PIECES:
-        raise ValueError(f"a mel_filter_bank launch takes at most {MAX_PIECES} pieces, not "
+        raise ValueError(f"an axis_matmul launch takes at most {MAX_PIECES} pieces, not "
                          f"{total}")
     sample = np.repeat(np.arange(n), pieces)
     t = np.arange(total) - np.repeat(np.cumsum(pieces) - pieces, pieces)
@@ -102,3 +103,13 @@ def launch(shapes, matrices, axis, src_offsets=None, dst_offsets=None):
                   np.concatenate([w.reshape(-1) for w in weights]),
                   np.concatenate([b[0] for b in bands]), np.concatenate([b[1] for b in bands]),
                   table)
+
+
+def run(ws, plan):
+    """The `run_gpu` of the operators whose plan has `axis` and `matrices` (one AxisMatrix per
+    sample): one launch over the batch."""
+    src, out = ws.input_storage(0), ws.outputs[0]
+    done = launch(src.shapes, plan.matrices, plan.axis, src.offsets, out.offsets)
+    if done is not None:
+        ws.gpu.launch(__file__, done.kernel, done.grid, done.block,
+                      (src, out, done.weights, done.lo, done.hi, done.pieces))
