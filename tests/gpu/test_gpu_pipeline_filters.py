@@ -59,8 +59,8 @@ def test_filter_equals_cpu(emulated_gpu, border):
         f = fn.external_source(source=lambda: filters, batch=True)
         ff = fn.external_source(source=lambda: frame_filters, batch=True)
         fill = fn.external_source(source=lambda: fills, batch=True)
-        if on_gpu:
-            x, v = x.gpu(), v.gpu()
+        if on_gpu:          # the filters given on the GPU are read on the host all the same
+            x, v, f = x.gpu(), v.gpu(), f.gpu()
         return (fn.filter(x, f, fill, border=border, anchor=[0, 3]),
                 fn.filter(x, f, mode="valid", dtype=types.FLOAT),
                 fn.filter(v, fn.per_frame(ff), border=border))
