@@ -5,11 +5,16 @@
 // touches about two rows' worth of inputs in all).  With inner elements (a frequency-major
 // spectrogram) blocks of DALI_AXIS_BLOCK columns are summed over k in order in registers, a
 // loop that vectorizes; fewer columns (time-major or short spectrograms) are summed in four
-// interleaved partial sums, which breaks the chain of dependent additions.
+// interleaved partial sums, which breaks the chain of dependent additions, and four rows of
+// one band (a dense matrix: MFCC's DCT) are summed together, each sum as for one row.
 #ifndef DALI_EXT_KERNELS_AXIS_MATMUL_H_
 #define DALI_EXT_KERNELS_AXIS_MATMUL_H_
 
 #include <stdint.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define DALI_AXIS_BLOCK 16
 
@@ -39,6 +44,37 @@ static inline void dali_axis_matmul_run(const dali_axis_matmul_job* j) {
       const float* w = m->w + r * nin;
       int64_t k0 = m->lo[r], k1 = m->hi[r];
       float* y = out + r * inner;
+#ifdef __SSE2__
+      if (j->i1 - j->i0 < DALI_AXIS_BLOCK && r + 4 <= nout && m->lo[r + 1] == k0 &&
+          m->hi[r + 1] == k1 && m->lo[r + 2] == k0 && m->hi[r + 2] == k1 &&
+          m->lo[r + 3] == k0 && m->hi[r + 3] == k1) {
+        // four rows of one band (a dense matrix) together, row q's four partial sums in the
+        // lanes of part[q]: each sum as below, sixteen chains in flight
+        for (int64_t i = j->i0; i < j->i1; i++) {
+          __m128 part[4] = {_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(),
+                            _mm_setzero_ps()};
+          int64_t k = k0;
+          for (; k + 4 <= k1; k += 4) {
+            const __m128 x = _mm_setr_ps(in[k * inner + i], in[(k + 1) * inner + i],
+                                         in[(k + 2) * inner + i], in[(k + 3) * inner + i]);
+            for (int q = 0; q < 4; q++)
+              part[q] = _mm_add_ps(part[q], _mm_mul_ps(_mm_loadu_ps(w + q * nin + k), x));
+          }
+          for (; k < k1; k++) {
+            const __m128 x = _mm_set_ss(in[k * inner + i]);
+            for (int q = 0; q < 4; q++)
+              part[q] = _mm_add_ss(part[q], _mm_mul_ss(_mm_set_ss(w[q * nin + k]), x));
+          }
+          for (int q = 0; q < 4; q++) {   // (p0 + p1) + (p2 + p3)
+            const __m128 pairs = _mm_add_ps(part[q], _mm_shuffle_ps(part[q], part[q],
+                                                                    _MM_SHUFFLE(2, 3, 0, 1)));
+            y[q * inner + i] = _mm_cvtss_f32(_mm_add_ss(pairs, _mm_movehl_ps(pairs, pairs)));
+          }
+        }
+        r += 3;
+        continue;
+      }
+#endif
       if (j->i1 - j->i0 < DALI_AXIS_BLOCK) {  // few columns: 4 partial sums per column
         for (int64_t i = j->i0; i < j->i1; i++) {
           float part[4] = {0, 0, 0, 0};

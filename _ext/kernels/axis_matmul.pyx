@@ -95,17 +95,21 @@ def matmul_axis_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matri
             or len(matrices) != n):
         raise ValueError("the source, destination and matrices must match and have the axis")
     shapes = np.asarray(src.shapes, np.int64).reshape(n, src.ndim)
-    if not all(s == mat.shape[1] for s, mat in zip(shapes[:, axis].tolist(), matrices)):
+    # one matrix for the whole batch (the usual case): no Python loop over the samples
+    one = n > 0 and all(mat is matrices[0] for mat in matrices)
+    if not ((shapes[:, axis] == matrices[0].shape[1]).all() if one else
+            all(s == mat.shape[1] for s, mat in zip(shapes[:, axis].tolist(), matrices))):
         raise ValueError(f"the samples' extents along axis {axis} do not match the matrices")
     want = shapes.copy()
-    want[:, axis] = [mat.shape[0] for mat in matrices]
+    want[:, axis] = matrices[0].shape[0] if one else [mat.shape[0] for mat in matrices]
     if not np.array_equal(np.asarray(dst.shapes, np.int64).reshape(n, dst.ndim), want):
         raise ValueError("the destination shapes do not match")
     if n == 0:
         return
     outer = np.prod(shapes[:, :axis], axis=1, dtype=np.int64)
     inner = np.prod(shapes[:, axis + 1:], axis=1, dtype=np.int64)
-    macs = np.maximum(1, np.array([mat.macs for mat in matrices], np.int64))
+    macs = np.maximum(1, np.full(n, matrices[0].macs, np.int64) if one else
+                      np.array([mat.macs for mat in matrices], np.int64))
     pieces = np.maximum(1, np.minimum((outer * inner * macs / _ITEM_MACS).astype(np.int64),
                                       np.where(outer > 1, outer, inner)))
     count = int(pieces.sum())
