@@ -60,3 +60,10 @@ def test_large_sample_uses_grid_stride():
 def test_copy_helpers_reject(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_alignment_of_base_addresses():
+    assert _copy_samples_gpu.alignment(256, 4096) == 16
+    assert _copy_samples_gpu.alignment(256, 4100) == 4
+    assert _copy_samples_gpu.alignment(7) == 1
+    assert _copy_samples_gpu.gather([32, 32], [0, 32], [1, 0], base_align=8).unit == 8

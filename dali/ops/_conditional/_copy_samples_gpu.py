@@ -28,6 +28,12 @@ class Launch(typing.NamedTuple):
     unit: int                   # bytes
 
 
+def alignment(*ptrs):
+    """The largest unit (up to 16 bytes) dividing every address in `ptrs` (the buffers' base
+    addresses; CuPy's pool gives 256-byte aligned blocks, other producers may not)."""
+    return int(np.gcd.reduce(np.array([UNITS[0], *ptrs], np.uint64))) if ptrs else UNITS[0]
+
+
 def _packed(sizes):
     sizes = np.asarray(sizes, np.int64)
     return np.cumsum(sizes) - sizes
@@ -57,7 +63,7 @@ def copies(src, src_offsets, dst, dst_offsets, sizes, base_align=16):
                   np.ascontiguousarray(ranges), unit)
 
 
-def split(sizes, src_offsets, mask, true_offsets=None, false_offsets=None):
+def split(sizes, src_offsets, mask, true_offsets=None, false_offsets=None, base_align=16):
     """`_conditional.split`: the samples (`sizes` bytes at `src_offsets`) where `mask` is true
     to destination 0, the others to destination 1, in order (offsets None: packed)."""
     sizes = np.asarray(sizes, np.int64)
@@ -66,10 +72,11 @@ def split(sizes, src_offsets, mask, true_offsets=None, false_offsets=None):
     dst_offsets = np.empty(len(sizes), np.int64)
     dst_offsets[t] = _packed(sizes[t]) if true_offsets is None else true_offsets
     dst_offsets[f] = _packed(sizes[f]) if false_offsets is None else false_offsets
-    return copies(0, src_offsets, (~mask).astype(np.int64), dst_offsets, sizes)
+    return copies(0, src_offsets, (~mask).astype(np.int64), dst_offsets, sizes, base_align)
 
 
-def merge(true_sizes, true_offsets, false_sizes, false_offsets, mask, dst_offsets=None):
+def merge(true_sizes, true_offsets, false_sizes, false_offsets, mask, dst_offsets=None,
+          base_align=16):
     """`_conditional.merge`: output sample i is the next sample of source 0 (the true branch)
     where `mask[i]`, else the next of source 1."""
     mask = np.asarray(mask, bool)
@@ -80,10 +87,10 @@ def merge(true_sizes, true_offsets, false_sizes, false_offsets, mask, dst_offset
             raise ValueError("the mask selects as many samples as each source has")
         sizes[side], src_offsets[side] = s, o
     return copies((~mask).astype(np.int64), src_offsets, 0,
-                  _packed(sizes) if dst_offsets is None else dst_offsets, sizes)
+                  _packed(sizes) if dst_offsets is None else dst_offsets, sizes, base_align)
 
 
-def gather(sizes, src_offsets, indices, dst_offsets=None):
+def gather(sizes, src_offsets, indices, dst_offsets=None, base_align=16):
     """fn.permute_batch: output sample j is input sample `indices[j]`."""
     indices = np.asarray(indices, np.int64)
     sizes = np.asarray(sizes, np.int64)
@@ -91,4 +98,4 @@ def gather(sizes, src_offsets, indices, dst_offsets=None):
         raise ValueError("sample index out of range")
     picked = sizes[indices]
     return copies(0, np.asarray(src_offsets, np.int64)[indices], 0,
-                  _packed(picked) if dst_offsets is None else dst_offsets, picked)
+                  _packed(picked) if dst_offsets is None else dst_offsets, picked, base_align)

@@ -72,7 +72,7 @@ class Merge(_operator.Operator):
             launch = _copy_samples_gpu.merge(
                 np.prod(ts.shapes, axis=1, dtype=np.int64) * itemsize, ts.offsets,
                 np.prod(fs.shapes, axis=1, dtype=np.int64) * itemsize, fs.offsets, mask,
-                out.offsets)
+                out.offsets, _copy_samples_gpu.alignment(ts.ptr, fs.ptr, out.ptr))
             if launch is not None:
                 ws.gpu.launch(_copy_samples_gpu.__file__, launch.kernel, launch.grid,
                               launch.block, (ts, fs, out, out, launch.ranges))

@@ -58,8 +58,9 @@ class Split(_operator.Operator):
             ws.set_output_meta(k, ids[idx], _predicate.picked_info(info, idx))
         if all(len(idx) < src.num_samples for idx in picks):
             sizes = np.prod(src.shapes, axis=1, dtype=np.int64) * src.dtype.itemsize
-            launch = _copy_samples_gpu.split(sizes, src.offsets, plan.mask,
-                                             ws.outputs[0].offsets, ws.outputs[1].offsets)
+            launch = _copy_samples_gpu.split(
+                sizes, src.offsets, plan.mask, ws.outputs[0].offsets, ws.outputs[1].offsets,
+                _copy_samples_gpu.alignment(src.ptr, *(o.ptr for o in ws.outputs)))
             if launch is not None:
                 ws.gpu.launch(_copy_samples_gpu.__file__, launch.kernel, launch.grid,
                               launch.block, (src, src, *ws.outputs, launch.ranges))

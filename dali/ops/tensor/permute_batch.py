@@ -59,7 +59,8 @@ class PermuteBatch(_operator.Operator):
     def run_gpu(self, ws, plan):
         src, out = ws.input_storage(0), ws.outputs[0]
         sizes = np.prod(src.shapes, axis=1, dtype=np.int64) * src.dtype.itemsize
-        launch = _copy_samples_gpu.gather(sizes, src.offsets, plan.indices, out.offsets)
+        launch = _copy_samples_gpu.gather(sizes, src.offsets, plan.indices, out.offsets,
+                                          _copy_samples_gpu.alignment(src.ptr, out.ptr))
         if launch is not None:
             ws.gpu.launch(_copy_samples_gpu.__file__, launch.kernel, launch.grid, launch.block,
                           (src, src, out, out, launch.ranges))
