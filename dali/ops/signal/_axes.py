@@ -16,7 +16,12 @@ def shapes_and_matrices(ws, axis, matrix_for):
     """The output shapes and the `AxisMatrix` of every sample: `matrix_for(extent)` (memoized
     by the caller) of its extent along `axis`."""
     shapes = np.array(ws.input_storage(0).shapes, np.int64).reshape(ws.batch_size, -1)
-    extents, index = np.unique(shapes[:, axis], return_inverse=True)
+    column = shapes[:, axis]
+    if len(column) and (column == column[0]).all():     # one extent: one matrix, no sorting
+        matrix = matrix_for(int(column[0]))
+        shapes[:, axis] = matrix.shape[0]
+        return shapes, [matrix] * len(column)
+    extents, index = np.unique(column, return_inverse=True)
     made = [matrix_for(int(e)) for e in extents]
     matrices = [made[k] for k in index.tolist()]
     shapes[:, axis] = [made[k].shape[0] for k in index.tolist()]
