@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from cases_filters import same_as_cpu
 
-from dali import fn, types
+from dali import fn, pipeline_def, types
 
 
 def _batch(seed, n, shape_of, dtype=np.uint8):
@@ -67,3 +67,63 @@ def test_filter_equals_cpu(emulated_gpu, border):
 
     same_as_cpu(graph, len(data))
     assert {"filter_u8_u8", "filter_u8_f32", "filter_i16_i16"} <= set(emulated_gpu.launches)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.float16])
+def test_filter_gpu_only_types(emulated_gpu, dtype):
+    """int8 and float16 inputs, which DALI filters on the GPU only: equal to the CPU filter of
+    the same values as float32, rounded half to even and saturated (int8) or rounded to float16
+    (DALI's GPU conversions)."""
+    rng = np.random.default_rng(7)
+    data = [(rng.uniform(-100, 100, (int(rng.integers(4, 12)), int(rng.integers(4, 12)), 2)))
+            .astype(dtype) for _ in range(3)]
+    filters = [(rng.uniform(-1, 1, (3, 3)) * 3).astype(np.float32) for _ in data]
+    fills = [dtype(v) for v in rng.uniform(-50, 50, len(data))]
+
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: data, layout="HWC", batch=True)
+        f = fn.external_source(source=lambda: filters, batch=True)
+        fill = fn.external_source(source=lambda: fills, batch=True)
+        if on_gpu:
+            return (fn.filter(x.gpu(), f, fill, border="constant"),
+                    fn.filter(x.gpu(), f, fill, border="constant", dtype=types.FLOAT))
+        wide = fn.filter(fn.cast(x, dtype=types.FLOAT), f, fn.cast(fill, dtype=types.FLOAT),
+                         border="constant", dtype=types.FLOAT)
+        return wide, wide
+
+    @pipeline_def(batch_size=len(data), num_threads=1, device_id=None)
+    def cpu_pipe():
+        return graph(False)
+
+    @pipeline_def(batch_size=len(data), num_threads=1, device_id=0)
+    def gpu_pipe():
+        return graph(True)
+
+    expected = [np.asarray(t) for t in _run(cpu_pipe)[0]]
+    same, wide = _run(gpu_pipe)
+    for g, w, e in zip(same.as_cpu(), wide.as_cpu(), expected, strict=True):
+        np.testing.assert_array_equal(np.asarray(w), e)
+        if dtype == np.int8:
+            e = np.clip(np.rint(e), -128, 127)
+        np.testing.assert_array_equal(np.asarray(g), e.astype(dtype))
+    assert {f"filter_{'i8' if dtype == np.int8 else 'f16'}_{k}"
+            for k in ("i8" if dtype == np.int8 else "f16", "f32")} <= set(emulated_gpu.launches)
+
+
+def test_filter_gpu_volumes_not_implemented(emulated_gpu):
+    vol = [np.zeros((3, 4, 4, 1), np.uint8)]
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=0)
+    def pipe():
+        x = fn.external_source(source=lambda: vol, layout="DHWC", batch=True)
+        f = fn.external_source(source=lambda: [np.ones((3, 3, 3), np.float32)], batch=True)
+        return fn.filter(x.gpu(), f)
+
+    with pytest.raises(Exception, match="Volumetric .3D. data is not implemented on the GPU"):
+        _run(pipe)
+
+
+def _run(pipe_def):
+    p = pipe_def()
+    p.build()
+    return p.run()

@@ -26,7 +26,8 @@ _CODES = {np.dtype(t): c for t, c in (
     (np.uint32, "u32"), (np.int32, "i32"), (np.float32, "f32"), (np.float16, "f16"),
     (np.int64, "i64"), (np.float64, "f64"))}
 CU = os.path.join(os.path.dirname(os.path.abspath(__file__)), "convolution.cu")
-_FILTER_KERNELS = {"u8_u8", "u8_f32", "i16_i16", "i16_f32", "u16_u16", "u16_f32", "f32_f32"}
+_FILTER_KERNELS = {"u8_u8", "u8_f32", "i8_i8", "i8_f32", "i16_i16", "i16_f32", "u16_u16",
+                   "u16_f32", "f16_f16", "f16_f32", "f32_f32"}
 
 
 def _code(dtype):

@@ -19,8 +19,9 @@
 // Filter: out[y, x] = sum_i sum_j f[i, j] * in[y - ay + i, x - ax + j] over the non-zero taps
 // (i-major, as OpenCV's filter2D skips zero taps), positions outside the part by the border
 // mode (the constant one reads the part's fill value); integer outputs are rounded half to
-// even before the conversion (cvRound).  filter_<in>_<out>: u8, i16, u16 to themselves or
-// f32, and f32_f32.
+// even before the conversion (cvRound, as the __float2int_rn of DALI's GPU kernel).
+// filter_<in>_<out>: u8, i8, i16, u16, f16 to themselves or f32, and f32_f32 (i8 and f16 on
+// the GPU only, as in DALI).
 //
 // Conversions as DALI's CPU kernels (convert.pxd, convolution.h): integers round half away
 // from zero and saturate, NaN gives 0 (the type's minimum for int32, 0 for uint32), float16
@@ -150,6 +151,7 @@ __device__ __forceinline__ void dali_store(float f, dali_half* out) {
 template <typename T>
 __device__ __forceinline__ bool dali_is_float(const T*) { return false; }
 __device__ __forceinline__ bool dali_is_float(const float*) { return true; }
+__device__ __forceinline__ bool dali_is_float(const dali_half*) { return true; }
 
 // ---- borders -------------------------------------------------------------------------------
 // The index read for position i of an axis of extent n >= 1 (-1: the fill value), as the CPU
@@ -273,6 +275,10 @@ __device__ __forceinline__ void dali_filter(const In* __restrict__ src, Out* __r
 
 DALI_FILTER_KERNEL(u8, u8, unsigned char, unsigned char)
 DALI_FILTER_KERNEL(u8, f32, unsigned char, float)
+DALI_FILTER_KERNEL(i8, i8, signed char, signed char)
+DALI_FILTER_KERNEL(i8, f32, signed char, float)
+DALI_FILTER_KERNEL(f16, f16, dali_half, dali_half)
+DALI_FILTER_KERNEL(f16, f32, dali_half, float)
 DALI_FILTER_KERNEL(i16, i16, short, short)
 DALI_FILTER_KERNEL(i16, f32, short, float)
 DALI_FILTER_KERNEL(u16, u16, unsigned short, unsigned short)

@@ -24,6 +24,7 @@ from dali.ops import _aliases, _gpu_program
 from dali.ops.filters import _convolution, _convolution_gpu
 
 _KINDS = frozenset(np.dtype(t) for t in (np.uint8, np.int16, np.uint16, np.float32))
+_GPU_KINDS = _KINDS | {np.dtype(np.int8), np.dtype(np.float16)}      # as DALI's GPU backend
 _BORDERS = {"reflect_101": _kernel.BORDER_REFLECT_101,
             "reflect_1001": _kernel.BORDER_REFLECT_1001, "wrap": _kernel.BORDER_WRAP,
             "clamp": _kernel.BORDER_CLAMP, "constant": _kernel.BORDER_CONSTANT}
@@ -94,13 +95,15 @@ class Filter(_operator.Operator):
     def infer(self, ws):
         tl = ws.inputs[0]
         storage = ws.input_storage(0)
-        if storage.dtype not in _KINDS:
-            raise self.error(f"Filter CPU does not support input type {storage.dtype}.",
-                             TypeError)
+        gpu = self.spec.device == "gpu"
+        kinds = _GPU_KINDS if gpu else _KINDS
+        if storage.dtype not in kinds:
+            raise self.error(f"Filter {'GPU' if gpu else 'CPU'} does not support input type "
+                             f"{storage.dtype}.", TypeError)
         axes = _convolution.data_axes(self, tl)
         dtype = self.args["dtype"]
         out = _convolution.check_dtype(self, storage.dtype, None if dtype is None else
-                                       _types.dtype_of(dtype), _KINDS)
+                                       _types.dtype_of(dtype), kinds)
         filt_store = tensors.storage_of(ws.inputs[1])
         if filt_store.dtype != np.float32:
             raise self.error(f"Unsupported filter type: {filt_store.dtype}.", TypeError)
@@ -111,6 +114,9 @@ class Filter(_operator.Operator):
             raise self.error(f"Filter dimensionality must match the number of spatial "
                              f"dimensions in the input samples. Got {axes.data} spatial "
                              f"dimensions but the filter is {filt_ndim} dimensional.")
+        if axes.data != 2 and gpu:
+            raise self.error("Volumetric (3D) data is not implemented on the GPU yet.",
+                             NotImplementedError)
         if axes.data != 2:
             raise self.error("Filter CPU does not support volumetric (3D) data.")
         shapes = np.asarray(storage.shapes, np.int64).reshape(len(tl), storage.ndim)
