@@ -256,7 +256,8 @@ class _Planner:
             src_type = in_dtype if src == "input" else _F32
             dst_type = out_dtype if dst == "output" else _F32
             kind = "gather" if p < 0 else "resample"
-            descs = np.array(rows, np.int64)
+            descs = np.array(rows, np.int64).reshape(-1, GATHER_FIELDS if p < 0 else
+                                                     PASS_FIELDS)
             volume = int(descs[:, 2].max())
             blocks = int(min(max(-(-volume // BLOCK), 1), MAX_BLOCKS_X))
             launches.append(Launch(f"{kind}_{_CODES[src_type]}_{_CODES[dst_type]}",
