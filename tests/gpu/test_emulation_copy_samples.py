@@ -67,3 +67,29 @@ def test_alignment_of_base_addresses():
     assert _copy_samples_gpu.alignment(256, 4100) == 4
     assert _copy_samples_gpu.alignment(7) == 1
     assert _copy_samples_gpu.gather([32, 32], [0, 32], [1, 0], base_align=8).unit == 8
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_gpu_split_merge_metadata_equal_host(seed):
+    """The ids and source info the GPU split and merge give (`_predicate.picked_info`,
+    `merged_meta`) are those of the host kernels."""
+    from dali._ext.tensor_storage import BatchStorage
+
+    from dali._ext.kernels import conditional
+    from dali.ops._conditional import _predicate
+
+    samples, mask = cases.batch_case(seed)
+    n = len(samples)
+    ids = np.arange(100, 100 + n)
+    info = [f"file{i}" for i in range(n)] if seed % 2 else None
+    sides = conditional.split(BatchStorage.from_arrays(samples), mask, ids, info)
+    for (_, side_ids, side_info), side in zip(sides, (mask, ~mask), strict=True):
+        idx = np.flatnonzero(side)
+        np.testing.assert_array_equal(ids[idx], side_ids)
+        assert _predicate.picked_info(info, idx) == (None if side_info is None
+                                                     else list(side_info))
+    (t, t_ids, t_info), (f, f_ids, f_info) = sides
+    _, m_ids, m_info = conditional.merge(t, f, mask, t_ids, f_ids, t_info, f_info)
+    ids2, info2 = _predicate.merged_meta(mask, t_ids, f_ids, t_info, f_info)
+    np.testing.assert_array_equal(ids2, m_ids)
+    assert info2 == (None if m_info is None else list(m_info))
