@@ -70,8 +70,10 @@ def _samples(shapes, reduced, in_dtype, out_dtype, src_offsets, dst_offsets):
     samples = np.zeros((n, FIELDS), np.int64)
     samples[:, 0] = _elements(src_offsets, volumes, in_dtype)
     samples[:, 1] = _elements(dst_offsets, volumes, out_dtype)
-    for i in range(n):
-        samples[i, 3:] = _describe(shapes[i], reduced)
+    if n:                       # one description per distinct shape
+        distinct, which = np.unique(shapes, axis=0, return_inverse=True)
+        rows = np.array([_describe(s, reduced) for s in distinct], np.int64)
+        samples[:, 3:] = rows[which.reshape(-1)]
     params = samples[:, 4]
     poff = np.concatenate([[0], np.cumsum(params)]).astype(np.int64)
     samples[:, 2] = poff[:-1]
