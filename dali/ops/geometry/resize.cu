@@ -87,6 +87,7 @@ __device__ __forceinline__ void dali_resample(const In* __restrict__ src, Out* _
        i += step) {
     long long rest = i, offset = s.src_offset, pos = 0;
     for (int d = DALI_RS_DIMS - 1; d >= 0; d--) {
+      if (s.extent[d] == 1) continue;       // index 0 (the padded axes: no division)
       const long long q = rest / s.extent[d];
       const long long k = rest - q * s.extent[d];
       rest = q;
@@ -115,9 +116,12 @@ __device__ __forceinline__ void dali_gather(const In* __restrict__ src, Out* __r
        i += step) {
     long long rest = i, offset = s.src_offset;
     for (int d = DALI_RS_DIMS - 1; d >= 0; d--) {
-      const long long q = rest / s.extent[d];
-      long long k = rest - q * s.extent[d];
-      rest = q;
+      long long k = 0;
+      if (s.extent[d] != 1) {               // (no division for the padded axes)
+        const long long q = rest / s.extent[d];
+        k = rest - q * s.extent[d];
+        rest = q;
+      }
       if (d >= 1 && d <= 3) k = index[s.index[d - 1] + k];
       offset += k * s.stride[d];
     }
