@@ -154,3 +154,11 @@ def test_photo_sized_reductions_and_enlargements(layout, dtype, interp, antialia
         expected, call = _call([x], layout, size=size, interp_type=interp, antialias=antialias)
         got, _ = cases_resize.resample_kernel(gpu_cases.emulated, [x], call)
         gpu_cases.assert_same(got, expected)
+
+
+def test_gpu_pipeline_of_empty_samples_only(emulated_gpu):
+    """Nothing to launch: the outputs keep their empty shapes."""
+    samples = [np.zeros((0, 5, 3), np.uint8), np.zeros((4, 0, 3), np.uint8)]
+    case = samples, "HWC", {"size": [6.0, 7.0]}, {}
+    _pipelines_agree("resize", case)
+    assert not [k for k in emulated_gpu.launches if k.startswith(("resample_", "gather_"))]
