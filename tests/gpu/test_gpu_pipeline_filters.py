@@ -110,17 +110,64 @@ def test_filter_gpu_only_types(emulated_gpu, dtype):
             for k in ("i8" if dtype == np.int8 else "f16", "f32")} <= set(emulated_gpu.launches)
 
 
-def test_filter_gpu_volumes_not_implemented(emulated_gpu):
-    vol = [np.zeros((3, 4, 4, 1), np.uint8)]
+_PAD_MODES = {"reflect_101": "reflect", "reflect_1001": "symmetric", "wrap": "wrap",
+              "clamp": "edge", "constant": "constant"}
 
-    @pipeline_def(batch_size=1, num_threads=1, device_id=0)
+
+def _volume_reference(x, f, anchor, border, fill, valid):
+    """fn.filter of a DHWC volume as the GPU kernel sums it: float32 taps in (depth, row,
+    column) order, zero taps skipped; positions outside by numpy's pad of the border mode."""
+    x = x.astype(np.float32)
+    if not valid:
+        widths = [(a, e - 1 - a) for a, e in zip(anchor, f.shape, strict=True)] + [(0, 0)]
+        x = np.pad(x, widths, _PAD_MODES[border],
+                   **({"constant_values": fill} if border == "constant" else {}))
+    out_shape = [n - e + 1 for n, e in zip(x.shape[:3], f.shape, strict=True)] + [x.shape[3]]
+    acc = np.zeros(out_shape, np.float32)
+    for (a, i, j), w in np.ndenumerate(f):
+        if w != 0:
+            acc = acc + w * x[a:a + out_shape[0], i:i + out_shape[1], j:j + out_shape[2]]
+    return acc
+
+
+@pytest.mark.parametrize("border", ["reflect_101", "reflect_1001", "wrap", "clamp", "constant"])
+@pytest.mark.parametrize("mode", ["same", "valid"])
+def test_filter_volumes_on_gpu(emulated_gpu, border, mode):
+    """Volumes, which DALI filters on the GPU only: against a NumPy reference, uint8 output
+    rounded half to even and saturated, float32 output, per-sample filter shapes, anchors and
+    fill values."""
+    rng = np.random.default_rng(len(border) + len(mode))
+    vols = [rng.integers(0, 256, (int(rng.integers(3, 6)), int(rng.integers(3, 7)),
+                                  int(rng.integers(3, 7)), int(rng.integers(1, 3))))
+            .astype(np.uint8) for _ in range(3)]
+    vols = [v[..., :vols[0].shape[3]] for v in vols]
+    filters = []
+    for _ in vols:
+        f = (rng.uniform(-1, 1, tuple(int(e) for e in rng.integers(1, 4, 3))) * 2)
+        f[rng.random(f.shape) < 0.3] = 0
+        filters.append(f.astype(np.float32))
+    anchors = [np.array([int(rng.integers(-1, e)) for e in f.shape], np.int32) for f in filters]
+    fills = [np.uint8(v) for v in rng.integers(0, 256, len(vols))]
+
+    @pipeline_def(batch_size=len(vols), num_threads=1, device_id=0)
     def pipe():
-        x = fn.external_source(source=lambda: vol, layout="DHWC", batch=True)
-        f = fn.external_source(source=lambda: [np.ones((3, 3, 3), np.float32)], batch=True)
-        return fn.filter(x.gpu(), f)
+        x = fn.external_source(source=lambda: vols, layout="DHWC", batch=True)
+        f = fn.external_source(source=lambda: filters, batch=True)
+        a = fn.external_source(source=lambda: anchors, batch=True)
+        v = fn.external_source(source=lambda: fills, batch=True)
+        kw = {"border": border, "mode": mode} | ({} if mode == "valid" else {"anchor": a})
+        return (fn.filter(x.gpu(), f, v, **kw), fn.filter(x.gpu(), f, v, dtype=types.FLOAT,
+                                                         **kw))
 
-    with pytest.raises(Exception, match="Volumetric .3D. data is not implemented on the GPU"):
-        _run(pipe)
+    same, wide = _run(pipe)
+    for k, x in enumerate(vols):
+        anchor = [e // 2 if a == -1 else a for a, e in zip(anchors[k], filters[k].shape,
+                                                            strict=True)]
+        fill = fills[k] if border == "constant" else 0
+        e = _volume_reference(x, filters[k], anchor, border, fill, mode == "valid")
+        np.testing.assert_array_equal(np.asarray(wide.as_cpu()[k]), e)
+        np.testing.assert_array_equal(np.asarray(same.as_cpu()[k]),
+                                      np.clip(np.rint(e), 0, 255).astype(np.uint8))
 
 
 def _run(pipe_def):

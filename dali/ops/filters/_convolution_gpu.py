@@ -16,7 +16,7 @@ import numpy as np
 from dali.ops._gpu_program import Launch, Program
 
 SEP_FIELDS = 8                  # int64 fields of a SepPart
-FILTER_FIELDS = 12              # of a FilterPart
+FILTER_FIELDS = 16              # of a FilterPart
 BLOCK = 256
 MAX_BLOCKS_X = 1024             # grid-stride beyond this many blocks per part
 MAX_PARTS = 65535               # gridDim.y
@@ -145,19 +145,23 @@ def separable(geometry, windows, index, scales, in_dtype, out_dtype, src_offsets
 def filter_(geometry, out_geometry, filters, index, anchors, fills, border, in_dtype,
             out_dtype, src_offsets=None, dst_offsets=None):
     """The `Program` of `filter_batch` (fn.filter) on a batch: the plan's `geometry`,
-    `out_geometry`, `filters`, `index` (parts, 3: offset, height, width), `anchors` (parts, 2),
-    `fills` (parts,), and the border mode (`convolution.BORDER_*`)."""
+    `out_geometry`, `filters`, `index` (parts, 1 + nd: offset, then the filter's extents),
+    `anchors` (parts, nd), `fills` (parts,), and the border mode (`convolution.BORDER_*`);
+    nd, the data axes, is 2 (images) or 3 (volumes)."""
     geo, src_off, dst_off, _, out_volumes = _parts(geometry, out_geometry, in_dtype, out_dtype,
                                                    src_offsets, dst_offsets)
     out_geo = np.repeat(np.asarray(out_geometry, np.int64).reshape(-1, 6),
                         np.asarray(geometry, np.int64).reshape(-1, 6)[:, 0], axis=0)
     filters = np.ascontiguousarray(filters, np.float32).reshape(-1)
-    index = np.asarray(index, np.int64).reshape(-1, 3)
-    anchors = np.asarray(anchors, np.int64).reshape(-1, 2)
+    index = np.asarray(index, np.int64)
+    nd = index.shape[1] - 1 if index.ndim == 2 else 0
+    anchors = np.asarray(anchors, np.int64).reshape(-1, max(nd, 1))
     fills = np.ascontiguousarray(fills, np.float32).reshape(-1)
     parts = len(geo)
-    if index.shape[0] != parts or anchors.shape[0] != parts or fills.shape != (parts,):
-        raise ValueError("index must be (parts, 3), anchors (parts, 2), fills (parts,)")
+    if (nd not in (2, 3) or index.shape[0] != parts or anchors.shape != (parts, nd)
+            or fills.shape != (parts,)):
+        raise ValueError("index must be (parts, 3 or 4), anchors (parts, 2 or 3), fills "
+                         "(parts,)")
     if not 0 <= int(border) <= 4:
         raise ValueError(f"unknown border mode {border}")
     kernel = f"filter_{_code(in_dtype)}_{_code(out_dtype)}"
@@ -166,23 +170,24 @@ def filter_(geometry, out_geometry, filters, index, anchors, fills, border, in_d
                          f"{np.dtype(out_dtype)}")
     if parts == 0:
         return Program([], {})
-    fh, fw = index[:, 1], index[:, 2]
-    if ((geo[:, 1] != 2) | (fh < 1) | (fw < 1) | (index[:, 0] < 0)
-            | (index[:, 0] + fh * fw > filters.size) | (anchors < 0).any(axis=1)
-            | (anchors[:, 0] >= fh) | (anchors[:, 1] >= fw)).any():
-        raise ValueError("every part needs 2 data axes and a filter range with its anchor "
-                         "inside")
-    same = (out_geo[:, 2:4] == geo[:, 2:4]).all(axis=1)
-    valid = ((out_geo[:, 2] == geo[:, 2] - fh + 1) & (out_geo[:, 3] == geo[:, 3] - fw + 1))
-    if not (same | valid).all():
+    extents = index[:, 1:]
+    if ((geo[:, 1] != nd) | (extents < 1).any(axis=1) | (index[:, 0] < 0)
+            | (index[:, 0] + np.prod(extents, axis=1) > filters.size)
+            | ((anchors < 0) | (anchors >= extents)).any(axis=1)).any():
+        raise ValueError(f"every part needs {nd} data axes and a filter range with its anchor "
+                         f"inside")
+    ins, outs = geo[:, 2:2 + nd], out_geo[:, 2:2 + nd]
+    if not ((outs == ins).all(axis=1) | (outs == ins - extents + 1).all(axis=1)).all():
         raise ValueError("the output parts must be as large as the input's or smaller by the "
                          "filter's extents - 1")
+    pad = 3 - nd               # images: depth 1, a filter of depth 1 anchored at 0
     desc = np.empty((parts, FILTER_FIELDS), np.int64)
     desc[:, 0], desc[:, 1] = src_off, dst_off
-    desc[:, 2:4], desc[:, 4] = geo[:, 2:4], geo[:, 5]
-    desc[:, 5:7] = out_geo[:, 2:4]
-    desc[:, 7:10] = index
-    desc[:, 10:12] = anchors
+    desc[:, 2:2 + pad], desc[:, 2 + pad:5], desc[:, 5] = 1, ins, geo[:, 5]
+    desc[:, 6:6 + pad], desc[:, 6 + pad:9] = 1, outs
+    desc[:, 9] = index[:, 0]
+    desc[:, 10:10 + pad], desc[:, 10 + pad:13] = 1, extents
+    desc[:, 13:13 + pad], desc[:, 13 + pad:16] = 0, anchors
     grid, block = _grid(out_volumes)
     return Program([Launch(CU, kernel, grid, block, ("src", "dst", filters, desc, fills,
                                                      np.int32(border)))], {})

@@ -18,7 +18,9 @@
 //
 // Filter: out[y, x] = sum_i sum_j f[i, j] * in[y - ay + i, x - ax + j] over the non-zero taps
 // (i-major, as OpenCV's filter2D skips zero taps), positions outside the part by the border
-// mode (the constant one reads the part's fill value); integer outputs are rounded half to
+// mode (the constant one reads the part's fill value); volumes (the GPU only, as in DALI) add
+// the depth as the outermost axis of the part, of the filter and of the sums; integer outputs
+// are rounded half to
 // even before the conversion (cvRound, as the __float2int_rn of DALI's GPU kernel).
 // filter_<in>_<out>: u8, i8, i16, u16, f16 to themselves or f32, and f32_f32 (i8 and f16 on
 // the GPU only, as in DALI).
@@ -49,11 +51,12 @@ struct SepPart {
 struct FilterPart {
   long long src_offset;
   long long dst_offset;
-  long long height, width, channels;   // the input part (channels interleaved)
-  long long out_height, out_width;     // smaller than the input's in "valid" mode
-  long long filt_offset;               // the filter: fh x fw floats, row-major
-  long long fh, fw;
-  long long ay, ax;                    // the anchor
+  long long depth, height, width, channels;   // the input part (channels interleaved; depth 1
+                                              // for images)
+  long long out_depth, out_height, out_width; // smaller than the input's in "valid" mode
+  long long filt_offset;                      // the filter: fd x fh x fw floats, row-major
+  long long fd, fh, fw;
+  long long az, ay, ax;                       // the anchor
 };
 
 struct dali_half {                 // float16 storage, converted by hand (no CUDA headers)
@@ -238,7 +241,7 @@ __device__ __forceinline__ void dali_filter(const In* __restrict__ src, Out* __r
                                             const float* __restrict__ fills, int border) {
   const FilterPart& p = parts[blockIdx.y];
   const long long nc = p.channels;
-  const long long volume = p.out_height * p.out_width * nc;
+  const long long volume = p.out_depth * p.out_height * p.out_width * nc;
   const long long step = (long long)gridDim.x * blockDim.x;
   const float* f = filters + p.filt_offset;
   const float fill = fills[blockIdx.y];
@@ -246,17 +249,23 @@ __device__ __forceinline__ void dali_filter(const In* __restrict__ src, Out* __r
   for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < volume; e += step) {
     const long long c = e % nc;
     const long long x = (e / nc) % p.out_width;
-    const long long y = e / (nc * p.out_width);
+    const long long y = (e / (nc * p.out_width)) % p.out_height;
+    const long long z = e / (nc * p.out_width * p.out_height);
     float v = 0.0f;
-    for (long long i = 0; i < p.fh; i++) {
-      const long long sy = dali_border(y - p.ay + i, p.height, border);
-      for (long long j = 0; j < p.fw; j++) {
-        const float wv = f[i * p.fw + j];
-        if (wv != 0.0f) {
-          const long long sx = dali_border(x - p.ax + j, p.width, border);
-          const float value = sy < 0 || sx < 0 ? fill
-                                               : dali_load(in[(sy * p.width + sx) * nc + c]);
-          v = v + wv * value;
+    for (long long a = 0; a < p.fd; a++) {
+      const long long sz = dali_border(z - p.az + a, p.depth, border);
+      for (long long i = 0; i < p.fh; i++) {
+        const long long sy = dali_border(y - p.ay + i, p.height, border);
+        for (long long j = 0; j < p.fw; j++) {
+          const float wv = f[(a * p.fh + i) * p.fw + j];
+          if (wv != 0.0f) {
+            const long long sx = dali_border(x - p.ax + j, p.width, border);
+            const float value =
+                sz < 0 || sy < 0 || sx < 0
+                    ? fill
+                    : dali_load(in[((sz * p.height + sy) * p.width + sx) * nc + c]);
+            v = v + wv * value;
+          }
         }
       }
     }

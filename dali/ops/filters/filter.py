@@ -8,8 +8,9 @@ filter lies inside the input are computed (the output is smaller by the filter's
 and the anchor is 0.  The anchor -1 centres the filter (extent // 2).  Channels (first or last)
 are filtered independently; a sequence's frames can each have their own filter (a filter
 input given per frame, "F" leading its layout) and fill value.  DALI's CPU backend takes 2-D
-data only (no volumes) of uint8, int16, uint16 or float32.  The kernel is
-`dali._ext.kernels.convolution.filter_batch`.
+data only (no volumes) of uint8, int16, uint16 or float32; its GPU backend also volumes (a 3-D
+filter) and int8 and float16.  The kernels are `dali._ext.kernels.convolution.filter_batch`
+and, on the GPU, `convolution.cu`'s filter_<in>_<out>.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ _DOC = ("Correlates every image or video frame with a 2-D float32 filter (the or
         "\"valid\" mode the output only covers positions where the filter lies inside the "
         "input. Channel-first and channel-last inputs are supported; for sequences, the filter "
         "and fill value can be given per frame. The CPU backend takes uint8, int16, uint16 "
-        "and float32 images and videos (no volumes).")
+        "and float32 images and videos (no volumes); the GPU backend also int8 and float16, "
+        "and volumes (with 3-D filters).")
 
 _ARGS = [
     Arg("anchor", T._INT32_VEC, [-1], tensor=True,
@@ -114,16 +116,14 @@ class Filter(_operator.Operator):
             raise self.error(f"Filter dimensionality must match the number of spatial "
                              f"dimensions in the input samples. Got {axes.data} spatial "
                              f"dimensions but the filter is {filt_ndim} dimensional.")
-        if axes.data != 2 and gpu:
-            raise self.error("Volumetric (3D) data is not implemented on the GPU yet.",
-                             NotImplementedError)
-        if axes.data != 2:
+        if axes.data != 2 and not gpu:
             raise self.error("Filter CPU does not support volumetric (3D) data.")
+        nd = axes.data
         shapes = np.asarray(storage.shapes, np.int64).reshape(len(tl), storage.ndim)
         geo = _convolution.geometry(shapes, axes)
         counts = geo[:, 0]
         sample = np.repeat(np.arange(len(tl)), counts)
-        flat, index = self._filters(ws, filt_store, counts, shapes, seq, sample)
+        flat, index = self._filters(ws, filt_store, counts, shapes, seq, sample, nd)
         fshape = index[:, 1:]
         empty = np.flatnonzero((fshape == 0).any(axis=1))
         if empty.size:
@@ -132,11 +132,11 @@ class Filter(_operator.Operator):
         anchors = self._anchors(ws, fshape, geo, axes, shapes, sample, valid)
         out_geo = geo.copy()
         if valid:
-            per_sample = np.zeros((len(tl), 2), np.int64)
+            per_sample = np.zeros((len(tl), nd), np.int64)
             if len(sample):
                 per_sample[sample] = fshape
-            out_geo[:, 2:4] -= per_sample - 1
-            small = np.flatnonzero((out_geo[:, 2:4] <= 0).any(axis=1) & (counts > 0))
+            out_geo[:, 2:2 + nd] -= per_sample - 1
+            small = np.flatnonzero((out_geo[:, 2:2 + nd] <= 0).any(axis=1) & (counts > 0))
             if small.size:
                 i = int(small[0])
                 raise ws.sample_error(i, f"Filter for sample of idx {i} is bigger than the "
@@ -144,7 +144,7 @@ class Filter(_operator.Operator):
                                          f"``valid``.")
             out_shapes = shapes.copy()
             d0 = int(axes.frames) + int(axes.channels_first)
-            out_shapes[:, d0:d0 + 2] = out_geo[:, 2:4]
+            out_shapes[:, d0:d0 + nd] = out_geo[:, 2:2 + nd]
             out_shapes = [tuple(s) for s in out_shapes]
             if len(sample):        # per-frame filters of one sample must agree in "valid"
                 first = np.repeat(np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
@@ -165,20 +165,20 @@ class Filter(_operator.Operator):
                               geometry=geo, out_geometry=out_geo, filters=flat, index=index,
                               anchors=anchors, fills=fills)
 
-    def _filters(self, ws, store, counts, shapes, seq, sample):
-        """(all filters flat, (parts, 3) offset, height, width of every part's filter)."""
+    def _filters(self, ws, store, counts, shapes, seq, sample, nd):
+        """(all filters flat, (parts, 1 + nd) offset and extents (height, width; depth first
+        for volumes, on the GPU) of every part's filter)."""
         per_frame = seq and (ws.inputs[1].layout() or "").startswith("F")
         dense = None if per_frame else store.dense()
         if dense is not None:          # one filter shape: no copy, no per-sample Python
-            fh, fw = dense.shape[1:]
-            index = np.empty((len(sample), 3), np.int64)
-            index[:, 0] = sample * (fh * fw)
-            index[:, 1], index[:, 2] = fh, fw
+            index = np.empty((len(sample), 1 + nd), np.int64)
+            index[:, 0] = sample * int(np.prod(dense.shape[1:]))
+            index[:, 1:] = dense.shape[1:]
             return dense.reshape(-1), index
         filters = _per_sample_rows(self, ws, 1, "filter", counts, shapes, seq)
-        index = np.empty((len(filters), 3), np.int64)
-        index[:, 1:] = np.array([f.shape for f in filters], np.int64).reshape(-1, 2)
-        sizes = index[:, 1] * index[:, 2]
+        index = np.empty((len(filters), 1 + nd), np.int64)
+        index[:, 1:] = np.array([f.shape for f in filters], np.int64).reshape(-1, nd)
+        sizes = np.prod(index[:, 1:], axis=1)
         index[:, 0] = np.cumsum(sizes) - sizes
         flat = (np.concatenate([f.reshape(-1) for f in filters]) if filters
                 else np.zeros(0, np.float32))
@@ -187,15 +187,16 @@ class Filter(_operator.Operator):
     def _anchors(self, ws, fshape, geo, axes, shapes, sample, valid):
         if valid:
             return np.zeros_like(fshape)
-        anchors = _convolution.per_part(self, ws, "anchor", 2, geo, axes, shapes, np.int64)
+        anchors = _convolution.per_part(self, ws, "anchor", fshape.shape[1], geo, axes, shapes,
+                                        np.int64)
         bad = np.flatnonzero(((anchors < -1) | (anchors >= fshape)).any(axis=1))
         if bad.size:
             p = int(bad[0])
             i = int(sample[p])
             raise ws.sample_error(i, f"Anchor must lie within the filter. Got anchor "
-                                     f"{{{anchors[p, 0]}, {anchors[p, 1]}}} with a filter of "
-                                     f"shape {fshape[p, 0]} x {fshape[p, 1]} for sample of idx "
-                                     f"{i}.")
+                                     f"{{{', '.join(str(a) for a in anchors[p])}}} with a "
+                                     f"filter of shape {' x '.join(str(e) for e in fshape[p])} "
+                                     f"for sample of idx {i}.")
         return np.where(anchors == -1, fshape // 2, anchors)
 
     def run_cpu(self, ws, plan):
