@@ -61,3 +61,13 @@ def test_slice_launch_validates():
         _slice_gpu.launch([(3,) * 9], [(2,) * 9], np.uint8, np.uint8)
     with pytest.raises(ValueError, match="at most 65535 samples"):
         _slice_gpu.launch([(1,)] * 65536, [(1,)] * 65536, np.uint8, np.uint8)
+
+
+def test_slice_large_sample_uses_grid_stride():
+    """More elements than MAX_BLOCKS_X blocks cover: the grid-stride loop reaches them all,
+    the border policy included."""
+    x = np.arange(_slice_gpu.BLOCK * _slice_gpu.MAX_BLOCKS_X + 555, dtype=np.uint16)
+    launch = _slice_gpu.launch([x.shape], [(x.size + 10,)], x.dtype, x.dtype, anchors=[(-5,)],
+                               policy=_slice_gpu.WRAP)
+    got = cases_geometry.run_kernel(gpu_cases.emulated, [x], launch, [(x.size + 10,)], x.dtype)
+    np.testing.assert_array_equal(got[0], np.take(x, np.arange(-5, x.size + 5), mode="wrap"))
