@@ -47,6 +47,31 @@ def test_draw_equals_cpu_kernel(mode, dtype):
     cases_math.assert_same(cases_math._unpack(out, shapes), expected.samples())
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int8, np.uint64, np.bool_])
+def test_pick_equals_cpu_pick(dtype):
+    """The "pick" mode (fn.random.uniform's `values`) against the CPU path's rule on the same
+    uniform draws: value min(int(u * k), k - 1) of the sample's k, converted by
+    `_common.convert` (rounded, clamped)."""
+    from dali._ext import rng as _rng
+    from dali.ops.random import _common
+
+    shapes = [(5, 2), (0, 2), (40, 1)]
+    sizes = np.array([3, 1, 6], np.int64)
+    table = np.array([0.5, -200.0, 7.25, 1e30, -3.5, 0.0, 2.5, 126.5, -0.5, 99.0])
+    offsets = np.cumsum(sizes) - sizes
+    ids = np.array([0, 9, 2**33 + 1], np.int64)
+    counts = np.array([int(np.prod(s)) for s in shapes], np.int64)
+    u = _rng.uniform(77, ids, counts, 0)
+    sample = np.repeat(np.arange(len(shapes)), counts)
+    idx = np.minimum((u * sizes[sample]).astype(np.int64), sizes[sample] - 1)
+    with np.errstate(invalid="ignore", over="ignore"):
+        expected = _common.convert(table[offsets[sample] + idx], dtype)
+    launch = _random_gpu.draw("pick", shapes, dtype, 77, ids, 0, offsets, sizes)
+    out = np.zeros(counts.sum(), dtype)
+    cases_math.emulated(cases_math.RANDOM_CU, launch, [], lambda _: launch.arguments(out, table))
+    np.testing.assert_array_equal(out, expected)
+
+
 def test_large_sample_uses_grid_stride():
     case = cases_math.random_case(3, "uniform")
     case.shapes = [(_random_gpu.BLOCK * _random_gpu.MAX_BLOCKS_X + 555,), (0,)]
