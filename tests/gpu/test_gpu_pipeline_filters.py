@@ -1,7 +1,8 @@
 """fn.gaussian_blur, fn.laplacian and fn.filter with device="gpu" on the emulated device, end to
 end: `fn.<op>(x.gpu(), ...)` equals the same pipeline on the CPU (per-sample and per-frame
 argument inputs, sequences, channel-first layouts, output types, empty samples, border modes,
-"valid" mode, fill values), over two iterations."""
+"valid" mode, fill values), over two iterations; fn.filter's GPU-only inputs (int8, float16,
+volumes) against the CPU filter of float32 values or a NumPy reference."""
 
 import numpy as np
 import pytest
