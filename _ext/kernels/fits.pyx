@@ -1,11 +1,13 @@
 """FITS image data to native values, for experimental.readers.fits: each sample's big-endian
 stored elements (any BITPIX) converted to the output type as BZERO + BSCALE * stored (fits.h),
-samples cut into work items of at most `_CHUNK` elements, run in one nogil call on the pool.
+samples cut into work items of at most `_CHUNK` elements, run in one nogil call on the pool;
+and Rice-compressed images decompressed into stored elements (`rice_batch`, one work item per
+image).
 """
 cimport numpy as cnp
 import numpy as np
 
-from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
@@ -86,3 +88,81 @@ def convert_batch(ThreadPool pool, list raws, list outs, bitpix, integral, scale
             k += 1
             start += size
     run_largest_first(pool, _run_item, items, sizes, _NS_PER_ELEMENT)
+
+
+cdef struct RiceItem:
+    const uint8_t* table
+    int64_t rows
+    int64_t row_width
+    int64_t column
+    bint wide
+    const uint8_t* heap
+    int64_t heap_len
+    int ndim
+    const int64_t* shape
+    const int64_t* ztile
+    int block
+    int bytepix
+    uint8_t* image
+    uint32_t* scratch
+    int64_t failed
+
+
+cdef void _run_rice(void* ctx, int64_t i) noexcept nogil:
+    cdef RiceItem* it = (<RiceItem*>ctx) + i
+    it.failed = rice_image(it.table, it.rows, it.row_width, it.column, it.wide, it.heap,
+                           it.heap_len, it.ndim, it.shape, it.ztile, it.block, it.bytepix,
+                           it.image, it.scratch)
+
+
+def rice_batch(ThreadPool pool, list datas, list images, list tiles, list shapes):
+    """Decompress Rice-compressed images: `datas[i]` the data of sample i's compressed HDU (a
+    C-contiguous uint8 array: its table, then its heap), `tiles[i]` its `_fits.Tiles`,
+    `shapes[i]` the image's shape (fastest axis first); `images[i]` receives its stored
+    (big-endian) elements (a C-contiguous writable uint8 array of the image's bytes).  Returns
+    None, or (sample, tile) for the first tile (from 1) that cannot be decoded."""
+    cdef Py_ssize_t n = len(datas), i
+    cdef list keep = []
+    cdef cnp.ndarray data, image, shape, ztile, scratch
+    cdef int64_t heap_at
+    if len(images) != n or len(tiles) != n or len(shapes) != n:
+        raise ValueError("one image, table description and shape per compressed sample")
+    cdef RiceItem* items = <RiceItem*>job_array(n, sizeof(RiceItem), keep)
+    sizes = np.empty(n, np.int64)
+    for i in range(n):
+        data, image, t = datas[i], images[i], tiles[i]
+        shape = np.ascontiguousarray(shapes[i], np.int64)
+        ztile = np.ascontiguousarray(t.ztile, np.int64)
+        ndim = shape.shape[0]
+        if data.dtype != np.uint8 or not data.flags.c_contiguous or image.dtype != np.uint8 \
+                or not image.flags.c_contiguous or not image.flags.writeable:
+            raise ValueError(f"sample {i}: C-contiguous uint8 data and image expected")
+        if ndim > 16 or ztile.shape[0] != ndim or t.bytepix not in (1, 2, 4) or \
+                image.size != int(np.prod(shape)) * t.bytepix or t.rows * t.row_width > \
+                min(t.heap, data.size) or t.column + (16 if t.wide else 8) > t.row_width:
+            raise ValueError(f"sample {i}: the table, tiles or image do not fit")
+        scratch = np.empty(max(int(np.prod(np.minimum(ztile, np.maximum(shape, 1)))), 1),
+                           np.uint32)
+        keep += [data, image, shape, ztile, scratch]
+        items[i].table = <const uint8_t*>cnp.PyArray_DATA(data)
+        items[i].rows = t.rows
+        items[i].row_width = t.row_width
+        items[i].column = t.column
+        items[i].wide = t.wide
+        heap_at = t.heap
+        items[i].heap = <const uint8_t*>cnp.PyArray_DATA(data) + heap_at
+        items[i].heap_len = data.size - heap_at
+        items[i].ndim = ndim
+        items[i].shape = <const int64_t*>cnp.PyArray_DATA(shape)
+        items[i].ztile = <const int64_t*>cnp.PyArray_DATA(ztile)
+        items[i].block = t.blocksize
+        items[i].bytepix = t.bytepix
+        items[i].image = <uint8_t*>cnp.PyArray_DATA(image)
+        items[i].scratch = <uint32_t*>cnp.PyArray_DATA(scratch)
+        items[i].failed = 0
+        sizes[i] = image.size
+    run_largest_first(pool, _run_rice, items, sizes, _NS_PER_ELEMENT * 8)
+    for i in range(n):
+        if items[i].failed:
+            return i, items[i].failed
+    return None

@@ -15,8 +15,11 @@ integral BZERO the smallest integer type of the shifted range among int8 (BITPIX
 -128), int16, uint16 (BITPIX 16, BZERO 32768), int32, uint32, int64, uint64, else float32 (BITPIX
 8 and 16) or float64 (32 and 64).  `BLANK` is not applied (DALI reads with null checking off).
 
-Tile-compressed images (a binary table with `ZIMAGE = T`) are recognised and reported as not
-supported, naming their compression (`ZCMPTYPE`).
+Tile-compressed images (a binary table with `ZIMAGE = T`: one row per tile of ZTILE1 x ..
+pixels of the ZNAXIS1 x .. image, whose COMPRESSED_DATA column points into the heap after the
+table) are read when Rice-compressed integer images (`ZCMPTYPE = 'RICE_1'`, ZBITPIX 8, 16 or
+32, BYTEPIX its size); others (quantized floats, GZIP, PLIO, HCOMPRESS) are reported as not
+supported, naming their compression.  BZERO and BSCALE apply to the decompressed values.
 """
 
 from __future__ import annotations
@@ -50,10 +53,19 @@ class Unsupported(NotImplementedError):
     """An HDU this reader cannot decode (tile-compressed images)."""
 
 
-Hdu = collections.namedtuple("Hdu", "kind bitpix shape data_offset data_size bscale bzero end")
+Hdu = collections.namedtuple(
+    "Hdu", "kind bitpix shape data_offset data_size bscale bzero end tiles", defaults=(None,))
 Hdu.__doc__ = """One HDU: its kind ("PRIMARY" or the XTENSION value), BITPIX, its image shape
 (slowest axis first, as the output has it), where its data starts and how many bytes it has
-(without padding), the scaling, and where the next HDU starts."""
+(without padding), the scaling, where the next HDU starts, and for a tile-compressed image its
+`Tiles` (BITPIX and shape are then the image's), or the reason it cannot be read (a str)."""
+
+Tiles = collections.namedtuple(
+    "Tiles", "ztile blocksize bytepix row_width column wide heap rows")
+Tiles.__doc__ = """A Rice-compressed image's table: the tile extents (fastest axis first), the
+Rice block size and bytes per pixel, the table's row width, the COMPRESSED_DATA column's
+offset in a row, whether its descriptors are 64-bit (Q) rather than 32-bit (P), where the heap
+starts in the data and the number of rows (tiles)."""
 
 
 def header_end(buf):
@@ -138,21 +150,82 @@ def parse(header, offset, first):
         kind = "GROUPS"
         data_size = abs(bitpix) // 8 * get("GCOUNT", 1) * (
             get("PCOUNT", 0) + math.prod(axes[1:]))
+    tiles = None
     if kind == "BINTABLE" and get("ZIMAGE") is True:
-        raise Unsupported(f"Tile-compressed images (ZCMPTYPE = {get('ZCMPTYPE')!r}) are not "
-                          "supported")
+        bitpix, axes, tiles = _compressed(get, axes)
     bscale, bzero = get("BSCALE", 1.0), get("BZERO", 0.0)
     if not isinstance(bscale, (int, float)) or not isinstance(bzero, (int, float)) or \
             isinstance(bscale, bool) or isinstance(bzero, bool):
         raise FitsError(f"Bad BSCALE or BZERO: {bscale!r}, {bzero!r}")
     data_offset = offset + len(header)
     end = data_offset + -(-data_size // BLOCK) * BLOCK
-    return Hdu(kind, bitpix, tuple(axes[::-1]), data_offset, data_size, bscale, bzero, end)
+    return Hdu(kind, bitpix, tuple(axes[::-1]), data_offset, data_size, bscale, bzero, end,
+               tiles)
+
+
+_TFORM = re.compile(r"^\s*(\d*)([A-Z])(?:([A-Z])\(?\d*\)?)?")
+_WIDTH = {"L": 1, "X": 1, "B": 1, "I": 2, "J": 4, "K": 8, "A": 1, "E": 4, "D": 8, "C": 8,
+          "M": 16, "P": 8, "Q": 16}
+
+
+def _compressed(get, table_axes):
+    """(BITPIX, axes, Tiles or the reason it cannot be read) of a tile-compressed image."""
+    method = get("ZCMPTYPE")
+    zbitpix, zndim = get("ZBITPIX"), get("ZNAXIS")
+    if zbitpix not in _RAW:
+        raise FitsError(f"Bad ZBITPIX: {zbitpix!r}")
+    if not isinstance(zndim, int) or not 0 <= zndim <= _MAX_AXES:
+        raise FitsError(f"Bad ZNAXIS: {zndim!r}")
+    axes = [get(f"ZNAXIS{k}") for k in range(1, zndim + 1)]
+    for k, n in enumerate(axes, 1):
+        if not isinstance(n, int) or n < 0:
+            raise FitsError(f"Bad ZNAXIS{k}: {n!r}")
+    params = {}
+    for k in range(1, 100):
+        name = get(f"ZNAME{k}")
+        if name is None:
+            break
+        params[str(name).upper()] = get(f"ZVAL{k}")
+    columns, offset, found = {}, 0, None
+    for k in range(1, (get("TFIELDS", 0) or 0) + 1):
+        form, name = get(f"TFORM{k}"), str(get(f"TTYPE{k}", "")).upper()
+        m = _TFORM.match(form) if isinstance(form, str) else None
+        if m is None:
+            raise FitsError(f"Bad TFORM{k}: {form!r}")
+        columns[name] = (offset, m.group(2), m.group(3))
+        offset += (int(m.group(1)) if m.group(1) else 1) * _WIDTH.get(m.group(2), 0)
+    what = f"Tile-compressed images (ZCMPTYPE = {method!r}"
+    if method != "RICE_1" or zbitpix < 0 or "ZSCALE" in columns or "ZZERO" in columns:
+        reason = f"{what}, ZBITPIX = {zbitpix}) are not supported"
+        return zbitpix, axes, reason
+    found = columns.get("COMPRESSED_DATA")
+    if found is None or found[1] not in ("P", "Q") or found[2] != "B":
+        raise FitsError("No COMPRESSED_DATA column of byte arrays in a compressed image")
+    bytepix = params.get("BYTEPIX", 4)
+    if bytepix != abs(zbitpix) // 8:
+        return zbitpix, axes, f"{what}, ZBITPIX = {zbitpix}, BYTEPIX = {bytepix}) are not supported"
+    blocksize = params.get("BLOCKSIZE", 32)
+    ztile = [get(f"ZTILE{k}", axes[0] if k == 1 else 1) for k in range(1, zndim + 1)]
+    for k, t in enumerate(ztile, 1):
+        if not isinstance(t, int) or t < 1:
+            raise FitsError(f"Bad ZTILE{k}: {t!r}")
+    if not isinstance(blocksize, int) or blocksize < 1:
+        raise FitsError(f"Bad BLOCKSIZE: {blocksize!r}")
+    width, rows = table_axes if len(table_axes) == 2 else (0, 0)
+    tiles_needed = math.prod(-(-n // t) for n, t in zip(axes, ztile, strict=True)) if axes else 0
+    if rows != tiles_needed:
+        raise FitsError(f"The compressed image has {rows} tiles, its shape needs {tiles_needed}")
+    heap = get("THEAP", width * rows)
+    return zbitpix, axes, Tiles(tuple(ztile), blocksize, bytepix, width, found[0],
+                                found[1] == "Q", heap, rows)
 
 
 def check_image(hdu):
-    """FitsError unless `hdu` is an image DALI reads (an image HDU with NAXIS > 0)."""
-    if hdu.kind not in ("PRIMARY", "IMAGE"):
+    """FitsError unless `hdu` is an image DALI reads (an image HDU with NAXIS > 0);
+    Unsupported for a compressed image this reader cannot decompress."""
+    if isinstance(hdu.tiles, str):
+        raise Unsupported(hdu.tiles)
+    if hdu.kind not in ("PRIMARY", "IMAGE") and hdu.tiles is None:
         raise FitsError("Only IMAGE_HDUs are supported!")
     if not hdu.shape:
         raise FitsError("NAXIS (image dimensions) value for each HDU has to be greater than 0!")

@@ -13,8 +13,9 @@ first extension.  Output k has the shape NAXISn x .. x NAXIS1 of the files' HDU
 `hdu_indices[k]` and the type of its values (`_fits.output_dtype`, DALI's through CFITSIO);
 all samples of a batch must have the same type and number of dimensions per output (DALI's
 rule).  `dtypes` is checked as DALI checks it (one supported type per HDU index) and, as in
-DALI, does not change the outputs' types.  Tile-compressed images raise NotImplementedError
-naming their compression.
+DALI, does not change the outputs' types.  Rice-compressed integer images are decompressed
+(`rice_batch`, one nogil work item per image) into stored values, converted as the others;
+other tile-compressed images raise NotImplementedError naming their compression.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import numpy as np
 
 from dali import _operator, _registry
 from dali._ext import files
-from dali._ext.kernels.fits import convert_batch
+from dali._ext.kernels.fits import convert_batch, rice_batch
 from dali._ext.tensor_storage import BatchStorage
 from dali._ext.thread_pool import ThreadPool
 from dali._schema import Arg, Schema
@@ -60,9 +61,9 @@ class Fits(_common.Reader):
             "NAXISn x .. x NAXIS1, with no layout, in native byte order and of the type of its "
             "physical values (BZERO + BSCALE * stored, as CFITSIO gives them: uint16 for "
             "BITPIX 16 with BZERO 32768, float32 for scaled 16-bit data, ...). All samples of "
-            "a batch must have the same type and number of dimensions per output. Tile-"
-            "compressed images are not supported. The sample order, sharding, shuffling "
-            "buffer and padding are real DALI's.",
+            "a batch must have the same type and number of dimensions per output. Of the "
+            "tile-compressed images, Rice-compressed integer ones are read. The sample "
+            "order, sharding, shuffling buffer and padding are real DALI's.",
         args=[
             Arg("file_root", T.STRING, None,
                 doc="Directory of the data: scanned unless `file_list` or `files` is given, "
@@ -211,7 +212,7 @@ class Fits(_common.Reader):
         """The outputs of `entries`, whose selected HDUs are `found` (per sample, per output),
         or (None, (index, message)) for a batch of inconsistent types or dimensions."""
         n = len(entries)
-        storages, paths, offsets, targets, todo = [], [], [], [], []
+        storages, paths, offsets, targets, todo, compressed = [], [], [], [], [], []
         for k in range(len(self.args["hdu_indices"])):
             hdus = [f[k] for f in found]
             types = [_fits.output_dtype(h.bitpix, h.bscale, h.bzero) for h in hdus]
@@ -235,8 +236,12 @@ class Fits(_common.Reader):
                 flat = out.reshape(-1)
                 identity = h.bitpix == 8 and dtype == np.uint8
                 raw = flat.view(np.uint8) if abs(h.bitpix) // 8 == dtype.itemsize else \
-                    np.empty(h.data_size, np.uint8)
-                targets.append((i, raw))
+                    np.empty(flat.size * (abs(h.bitpix) // 8), np.uint8)
+                if h.tiles is None:
+                    targets.append((i, raw))
+                else:                               # the table and heap, decompressed later
+                    targets.append((i, np.empty(h.data_size, np.uint8)))
+                    compressed.append((targets[-1][1], raw, h))
                 paths.append(entries[i][0])
                 offsets.append(h.data_offset)
                 if not identity:
@@ -249,9 +254,18 @@ class Fits(_common.Reader):
             i = targets[order[j]][0]
             why = os.strerror(err) if err else f"it ends {got} bytes into the data read"
             return None, (i, f"Failed to read file: {entries[i][1]}: {why}")
+        if self._pool is None and (todo or compressed):
+            self._pool = ThreadPool(max(self.spec.num_threads, 1))
+        if compressed:
+            failure = rice_batch(self._pool, [c[0] for c in compressed],
+                                 [c[1] for c in compressed], [c[2].tiles for c in compressed],
+                                 [c[2].shape[::-1] for c in compressed])
+            if failure is not None:
+                j, tile = failure
+                i = next(i for i, t in targets if t is compressed[j][0])
+                return None, (i, f"The Rice-compressed data of tile {tile} is corrupt. File: "
+                                 f"{entries[i][1]}")
         if todo:
-            if self._pool is None:
-                self._pool = ThreadPool(max(self.spec.num_threads, 1))
             convert_batch(self._pool, [t[0] for t in todo], [t[1] for t in todo],
                           [t[2].bitpix for t in todo], [t[3] for t in todo],
                           [float(t[2].bscale) for t in todo], [t[2].bzero for t in todo])

@@ -2,11 +2,13 @@
 2880-byte blocks, big-endian data), read back against NumPy: every BITPIX with and without
 BZERO/BSCALE (the output types CFITSIO gives), several HDUs per file, long headers, listing,
 DALI's order (against real DALI's readers.numpy over files of the same names: DALI's FITS
-reader needs CUDA here), errors naming the file, on_error="skip"."""
+reader needs CUDA here), Rice-compressed images (compressed here by a small encoder), errors
+naming the file, on_error="skip"."""
 
 from __future__ import annotations
 
 import os
+import struct
 
 import numpy as np
 import pytest
@@ -227,14 +229,6 @@ def _bad(tmp_path, name, data):
         f.write(data)
 
 
-def _table():
-    cards = [card("XTENSION", "BINTABLE"), card("BITPIX", 8), card("NAXIS", 2),
-             card("NAXIS1", 4), card("NAXIS2", 1), card("PCOUNT", 0), card("GCOUNT", 1),
-             card("TFIELDS", 1), card("ZIMAGE", True), card("ZCMPTYPE", "RICE_1")]
-    text = "".join(cards) + "END".ljust(80)
-    return (text + " " * (-len(text) % 2880)).encode() + b"\0" * 2880
-
-
 GOOD = hdu(primary=True) + hdu(np.zeros((2, 2), np.int16))
 BAD_FILES = [
     ("b.fits", GOOD[:5764], r"the data of HDU 2 ends at byte 5768, the file has 5764 bytes"),
@@ -265,13 +259,6 @@ def test_no_data_in_the_primary_hdu(tmp_path):
     with pytest.raises(RuntimeError, match=r"NAXIS \(image dimensions\) value for each HDU "
                                            r"has to be greater than 0!\. File: \./a\.fits"):
         read(batch_size=1, file_root=str(tmp_path), hdu_indices=[1])
-
-
-def test_compressed_images_are_not_implemented(tmp_path):
-    write(tmp_path / "a.fits", hdu(primary=True), _table())
-    with pytest.raises(NotImplementedError, match=r"Tile-compressed images \(ZCMPTYPE = "
-                                                  r"'RICE_1'\) are not supported\. File: "):
-        read(batch_size=1, file_root=str(tmp_path))
 
 
 def test_a_batch_of_mixed_types_or_dimensions_fails(tmp_path):
@@ -324,3 +311,132 @@ def test_on_error_skip_replaces_bad_files(tmp_path):
     assert values == [0, 1, 3, 5, 0, 1, 3, 5]
     assert [s["sample"] for s in meta["skipped"]][:2] == ["./2.fits", "./4.fits"]
     assert "File: ./4.fits" in meta["skipped"][1]["reason"]
+
+
+# -- Rice-compressed images ----------------------------------------------------------------------
+def rice_encode(values, block, bytepix):
+    """FITS RICE_1 bytes of the integers `values` (any split positions: the decoder reads them
+    from the data; raw blocks where the unary codes would be long)."""
+    fsbits, fsmax, bbits = {1: (3, 6, 8), 2: (4, 14, 16), 4: (5, 25, 32)}[bytepix]
+    mask = (1 << bbits) - 1
+    vals = [int(v) & mask for v in values]
+    if not vals:
+        return b""
+    bits, last = [], vals[0]
+    for start in range(0, len(vals), block):
+        pd = []
+        for v in vals[start:start + block]:
+            d = (v - last) & mask
+            d = d - (1 << bbits) if d >> (bbits - 1) else d
+            last = v
+            pd.append((d << 1) & mask if d >= 0 else ~(d << 1) & mask)
+        if not any(pd):
+            bits.append("0" * fsbits)
+            continue
+        fs = max((sum(pd) // len(pd)).bit_length() - 1, 0)
+        if fs >= fsmax or max(pd) >> fs > 64:
+            bits.append(format(fsmax + 1, f"0{fsbits}b"))
+            bits += [format(p, f"0{bbits}b") for p in pd]
+            continue
+        bits.append(format(fs + 1, f"0{fsbits}b"))
+        for p in pd:
+            bits.append("0" * (p >> fs) + "1" + (format(p & ((1 << fs) - 1), f"0{fs}b")
+                                                 if fs else ""))
+    text = "".join(bits)
+    text += "0" * (-len(text) % 8)
+    return vals[0].to_bytes(bytepix, "big") + int(text, 2).to_bytes(len(text) // 8, "big")
+
+
+def rice_hdu(image, ztile, block=32, bzero=None, cmptype="RICE_1", columns=()):
+    """A tile-compressed image HDU (binary table, one row per tile, heap after it)."""
+    bytepix = image.dtype.itemsize
+    axes = image.shape[::-1]                        # fastest first
+    grid = [-(-n // t) for n, t in zip(axes, ztile, strict=True)]
+    heap, rows = bytearray(), []
+    for tile in np.ndindex(*grid[::-1]):
+        tile = tile[::-1]
+        part = image[tuple(slice(t * z, min((t + 1) * z, n))
+                           for t, z, n in zip(tile, ztile, axes, strict=True))[::-1]]
+        coded = rice_encode(part.ravel(), block, bytepix)
+        rows.append((len(coded), len(heap)))
+        heap += coded
+    cards = [card("XTENSION", "BINTABLE"), card("BITPIX", 8), card("NAXIS", 2),
+             card("NAXIS1", 8), card("NAXIS2", len(rows)), card("PCOUNT", len(heap)),
+             card("GCOUNT", 1), card("TFIELDS", 1 + len(columns)),
+             card("TTYPE1", "COMPRESSED_DATA"),
+             card("TFORM1", f"1PB({max((n for n, _ in rows), default=0)})")]
+    cards += [card(f"{key}{k + 2}", v) for k, (name, form) in enumerate(columns)
+              for key, v in (("TTYPE", name), ("TFORM", form))]
+    cards += [card("ZIMAGE", True), card("ZBITPIX", BITPIX[image.dtype]),
+              card("ZNAXIS", image.ndim)]
+    cards += [card(f"ZNAXIS{k + 1}", n) for k, n in enumerate(axes)]
+    cards += [card(f"ZTILE{k + 1}", t) for k, t in enumerate(ztile)]
+    cards += [card("ZCMPTYPE", cmptype), card("ZNAME1", "BLOCKSIZE"), card("ZVAL1", block),
+              card("ZNAME2", "BYTEPIX"), card("ZVAL2", bytepix)]
+    if bzero is not None:
+        cards.append(card("BZERO", bzero))
+    text = "".join(cards) + "END".ljust(80)
+    text += " " * (-len(text) % 2880)
+    data = b"".join(struct.pack(">ii", n, o) for n, o in rows) + bytes(heap)
+    return text.encode() + data + b"\0" * (-len(data) % 2880)
+
+
+def _rice_image(dtype, shape, rng):
+    info = np.iinfo(dtype)
+    smooth = (np.cumsum(rng.integers(-3, 4, shape), axis=-1) + (info.min + info.max) // 2)
+    image = np.clip(smooth, info.min, info.max).astype(dtype)
+    flat = image.reshape(-1)
+    flat[: flat.size // 4] = 7                                     # blocks of no difference
+    noisy = flat[flat.size // 2: flat.size // 2 + 40]                # raw blocks
+    noisy[...] = rng.integers(info.min, info.max, noisy.size, endpoint=True)
+    return image
+
+
+@pytest.mark.parametrize("dtype, bzero, out", [(np.uint8, None, np.uint8),
+                                               (np.int16, None, np.int16),
+                                               (np.int16, 32768, np.uint16),
+                                               (np.int32, None, np.int32),
+                                               (np.int32, 0.5, np.float64)])
+@pytest.mark.parametrize("shape, ztile", [((13, 50), (50, 1)), ((13, 50), (16, 5)),
+                                          ((3, 4, 70), (70, 1, 1)), ((1, 1), (1, 1))])
+def test_rice_compressed_images(tmp_path, dtype, bzero, out, shape, ztile):
+    rng = np.random.default_rng(len(shape) * 100 + np.dtype(dtype).itemsize)
+    images = [_rice_image(dtype, shape, rng) for _ in range(3)]
+    for i, image in enumerate(images):
+        write(tmp_path / f"{i}.fits", hdu(primary=True),
+              rice_hdu(image, ztile, block=16 if i else 32, bzero=bzero),
+              hdu(np.full(3, i, np.int16)))
+    ((outs, _),), _ = read(batch_size=3, file_root=str(tmp_path), hdu_indices=[2, 3])
+    for got, image, tail, i in zip(outs[0], images, outs[1], range(3), strict=True):
+        assert got.dtype == np.dtype(out) and got.shape == image.shape
+        np.testing.assert_array_equal(got, _physical(image, bzero, None, out))
+        np.testing.assert_array_equal(tail, np.full(3, i, np.int16))
+
+
+def test_unsupported_compressions_fail_only_where_read(tmp_path):
+    image = np.arange(20, dtype=np.int16).reshape(4, 5)
+    write(tmp_path / "a.fits", hdu(primary=True), rice_hdu(image, (5, 1), cmptype="GZIP_1"),
+          hdu(image))
+    ((outs, _),), _ = read(batch_size=1, file_root=str(tmp_path), hdu_indices=[3])
+    np.testing.assert_array_equal(outs[0][0], image)
+    with pytest.raises(NotImplementedError, match=r"Tile-compressed images \(ZCMPTYPE = "
+                                                  r"'GZIP_1', ZBITPIX = 16\) are not supported"
+                                                  r"\. File: \./a\.fits"):
+        read(batch_size=1, file_root=str(tmp_path))
+    write(tmp_path / "a.fits", hdu(primary=True),
+          rice_hdu(image, (5, 1), columns=[("ZSCALE", "1D"), ("ZZERO", "1D")]))
+    with pytest.raises(NotImplementedError, match=r"'RICE_1', ZBITPIX = 16\) are not"):
+        read(batch_size=1, file_root=str(tmp_path))
+
+
+def test_corrupt_rice_data_fails_naming_the_tile(tmp_path):
+    image = _rice_image(np.int16, (6, 40), np.random.default_rng(3))
+    data = bytearray(hdu(primary=True) + rice_hdu(image, (40, 1)))
+    table_end = 2 * 2880 + 6 * 8
+    first = struct.unpack(">i", data[2 * 2880 + 3 * 8:2 * 2880 + 3 * 8 + 4])[0]   # tile 4
+    struct.pack_into(">i", data, 2 * 2880 + 3 * 8, 1)                # 1 byte: ends early
+    assert first > 1 and table_end < len(data)
+    (tmp_path / "a.fits").write_bytes(bytes(data))
+    with pytest.raises(RuntimeError, match=r"The Rice-compressed data of tile 4 is corrupt\. "
+                                           r"File: \./a\.fits"):
+        read(batch_size=1, file_root=str(tmp_path))
