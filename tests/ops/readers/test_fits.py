@@ -440,3 +440,26 @@ def test_corrupt_rice_data_fails_naming_the_tile(tmp_path):
     with pytest.raises(RuntimeError, match=r"The Rice-compressed data of tile 4 is corrupt\. "
                                            r"File: \./a\.fits"):
         read(batch_size=1, file_root=str(tmp_path))
+
+
+def test_resumes_from_a_checkpoint(many):
+    """A reader restored from a checkpoint (DALI's FITS reader refuses them) goes on with the
+    same samples, with the shuffle buffer replayed."""
+    def pipe(checkpoint=None):
+        @pipeline_def(batch_size=3, num_threads=1, device_id=None, seed=5,
+                      enable_checkpointing=True)
+        def p():
+            return fn.experimental.readers.fits(file_root=many, random_shuffle=True,
+                                                initial_fill=6, num_shards=2, shard_id=1)
+
+        built = p(checkpoint=checkpoint) if checkpoint is not None else p()
+        built.build()
+        return built
+
+    def values(p, n):
+        return [[int(np.array(x)[0, 0]) for x in p.run()[0]] for _ in range(n)]
+
+    expected = values(pipe(), 10)
+    first = pipe()
+    assert values(first, 4) == expected[:4]
+    assert values(pipe(first.checkpoint()), 6) == expected[4:]
