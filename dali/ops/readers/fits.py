@@ -2,7 +2,7 @@
 
 The files are listed as readers.numpy lists them (`_listing`), in DALI's order, sharding,
 shuffling and padding (`_loader`).  Each batch is read ahead on the reader's thread: the first
-two blocks of every file (`files.read_heads`, without the GIL), whose headers are parsed in
+three blocks of every file (`files.read_heads`, without the GIL), whose headers are parsed in
 Python (`_fits`: 80-character cards; the HDUs are walked from the primary one, a header beyond
 the bytes read costs one more read of that file), then the data of the selected HDUs of all
 files with one `files.read_ranges` call (one open per file), straight into the outputs where
@@ -33,7 +33,7 @@ from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops.readers import _common, _fits, _listing
 
-_HEAD = 2 * _fits.BLOCK
+_HEAD = 3 * _fits.BLOCK     # a primary header, an extension's header and the first block of data
 _SUPPORTED = (T.UINT8, T.UINT16, T.UINT32, T.UINT64, T.INT8, T.INT16, T.INT32, T.INT64,
               T.FLOAT16, T.FLOAT, T.FLOAT64)
 _TYPE_NAMES = {T.FLOAT: "float", T.FLOAT64: "double"}
@@ -170,7 +170,7 @@ class Fits(_common.Reader):
             except (_fits.FitsError, OSError) as e:
                 return None, (i, f"{e}. File: {name}")
             found.append(chosen)
-        return self._load(entries, found)
+        return self._load(entries, found, heads, got)
 
     def _walk(self, path, buf, size, count):
         """The first `count` HDUs of the file `path` of `size` bytes, whose first bytes are
@@ -208,11 +208,13 @@ class Fits(_common.Reader):
             offset = hdu.end
         return hdus
 
-    def _load(self, entries, found):
-        """The outputs of `entries`, whose selected HDUs are `found` (per sample, per output),
-        or (None, (index, message)) for a batch of inconsistent types or dimensions."""
+    def _load(self, entries, found, heads, got):
+        """The outputs of `entries`, whose selected HDUs are `found` (per sample, per output)
+        and whose first `got[i]` bytes are in `heads[i]` (data within them is copied from
+        there, not read again), or (None, (index, message)) for a batch of inconsistent types
+        or dimensions or a file that cannot be read."""
         n = len(entries)
-        storages, paths, offsets, targets, todo, compressed = [], [], [], [], [], []
+        storages, reads, todo, compressed = [], [], [], []
         for k in range(len(self.args["hdu_indices"])):
             hdus = [f[k] for f in found]
             types = [_fits.output_dtype(h.bitpix, h.bscale, h.bzero) for h in hdus]
@@ -237,22 +239,23 @@ class Fits(_common.Reader):
                 identity = h.bitpix == 8 and dtype == np.uint8
                 raw = flat.view(np.uint8) if abs(h.bitpix) // 8 == dtype.itemsize else \
                     np.empty(flat.size * (abs(h.bitpix) // 8), np.uint8)
-                if h.tiles is None:
-                    targets.append((i, raw))
-                else:                               # the table and heap, decompressed later
-                    targets.append((i, np.empty(h.data_size, np.uint8)))
-                    compressed.append((targets[-1][1], raw, h))
-                paths.append(entries[i][0])
-                offsets.append(h.data_offset)
+                target = raw
+                if h.tiles is not None:             # the table and heap, decompressed later
+                    target = np.empty(h.data_size, np.uint8)
+                    compressed.append((target, raw, h, i))
+                if h.data_offset + target.size <= got[i]:
+                    target[...] = heads[i, h.data_offset:h.data_offset + target.size]
+                else:
+                    reads.append((i, entries[i][0], h.data_offset, target))
                 if not identity:
                     todo.append((raw, flat, h, types[i][1]))
-        order = sorted(range(len(targets)), key=lambda j: targets[j][0])   # a file's HDUs together
-        failure = files.read_ranges([paths[j] for j in order], [offsets[j] for j in order],
-                                    [targets[j][1] for j in order])
+        reads.sort(key=lambda r: r[0])              # a file's HDUs together: one open
+        failure = files.read_ranges([r[1] for r in reads], [r[2] for r in reads],
+                                    [r[3] for r in reads])
         if failure is not None:
-            j, err, got = failure
-            i = targets[order[j]][0]
-            why = os.strerror(err) if err else f"it ends {got} bytes into the data read"
+            j, err, end = failure
+            i = reads[j][0]
+            why = os.strerror(err) if err else f"it ends {end} bytes into the data read"
             return None, (i, f"Failed to read file: {entries[i][1]}: {why}")
         if self._pool is None and (todo or compressed):
             self._pool = ThreadPool(max(self.spec.num_threads, 1))
@@ -262,7 +265,7 @@ class Fits(_common.Reader):
                                  [c[2].shape[::-1] for c in compressed])
             if failure is not None:
                 j, tile = failure
-                i = next(i for i, t in targets if t is compressed[j][0])
+                i = compressed[j][3]
                 return None, (i, f"The Rice-compressed data of tile {tile} is corrupt. File: "
                                  f"{entries[i][1]}")
         if todo:

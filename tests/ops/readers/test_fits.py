@@ -117,11 +117,12 @@ def _physical(stored, bzero, bscale, out):
 @pytest.mark.parametrize("stored, bzero, bscale, out", TYPE_CASES)
 def test_values_and_types_match_the_physical_values(tmp_path, stored, bzero, bscale, out):
     rng = np.random.default_rng(abs(hash((np.dtype(stored).str, bzero, bscale))) % 2**32)
-    arrays = [_stored(stored, rng, shape) for shape in [(3, 5), (7, 2), (1, 1), (0, 4)]]
+    shapes = [(3, 5), (7, 2), (1, 1), (0, 4), (60, 70)]        # the last: beyond the head
+    arrays = [_stored(stored, rng, shape) for shape in shapes]
     for i, a in enumerate(arrays):
         write(tmp_path / f"{i}.fits", hdu(primary=True), hdu(a, bzero=bzero, bscale=bscale))
-    ((outs, infos),), _ = read(batch_size=4, file_root=str(tmp_path))
-    assert infos == [f"./{i}.fits" for i in range(4)]
+    ((outs, infos),), _ = read(batch_size=5, file_root=str(tmp_path))
+    assert infos == [f"./{i}.fits" for i in range(5)]
     for got, a in zip(outs[0], arrays, strict=True):
         want = _physical(a, bzero, bscale, out)
         assert got.dtype == np.dtype(out) and got.shape == a.shape
