@@ -41,7 +41,8 @@ cdef extern from "convolution.h" nogil:
     void dali_conv_store_u16(uint16_t* dst, const float* v, int64_t n)
     void dali_conv_store_i16(int16_t* dst, const float* v, int64_t n)
     void dali_conv_store_i64(int64_t* dst, const float* v, int64_t n)
-    void dali_conv_store_rint_u8(uint8_t* dst, const float* v, int64_t n)
+    void dali_conv_store_rint_u8_fast(uint8_t* dst, const float* v, int64_t n)
+    void dali_conv_load_u8(const uint8_t* src, float* out, int64_t n)
     void dali_conv_store_rint_u16(uint16_t* dst, const float* v, int64_t n)
     void dali_conv_store_rint_i16(int16_t* dst, const float* v, int64_t n)
 
@@ -164,7 +165,7 @@ cdef inline void _store_f64(double* p, const float* v, Py_ssize_t n) noexcept no
 
 cdef void _load(int kind, const char* p, float* out, Py_ssize_t n) noexcept nogil:
     if kind == K_U8:
-        _load_typed(<const uint8_t*>p, out, n)
+        dali_conv_load_u8(<const uint8_t*>p, out, n)
     elif kind == K_I8:
         _load_typed(<const int8_t*>p, out, n)
     elif kind == K_U16:
@@ -213,7 +214,7 @@ cdef void _store_rint(int kind, char* p, float* v, Py_ssize_t n) noexcept nogil:
     rounding of `v` in place for the types without a fused store."""
     cdef Py_ssize_t i
     if kind == K_U8:
-        dali_conv_store_rint_u8(<uint8_t*>p, v, n)
+        dali_conv_store_rint_u8_fast(<uint8_t*>p, v, n)
     elif kind == K_U16:
         dali_conv_store_rint_u16(<uint16_t*>p, v, n)
     elif kind == K_I16:

@@ -122,18 +122,25 @@ def test_checks():
                             np.array([[0, 0]]), kernel.BORDER_WRAP, np.zeros(1, F32))
 
 
-def test_avx2_and_sse_paths_agree():
+@pytest.mark.parametrize("dtype", [F32, np.uint8])
+def test_avx2_and_sse_paths_agree(dtype):
+    """Sums, and for uint8 the loads and the stores (halves: weights of 0.5 steps, both
+    saturations), are the same on both paths."""
     rng = np.random.default_rng(8)
     shapes = [(31, 45, 3), (7, 70, 1)]
-    xs = [rng.random(s).astype(F32) for s in shapes]
-    f = rng.uniform(-1, 1, (3, 5)).astype(F32)
+    if dtype == F32:
+        xs = [rng.random(s).astype(F32) for s in shapes]
+        f = rng.uniform(-1, 1, (3, 5)).astype(F32)
+    else:
+        xs = [rng.integers(0, 256, s).astype(np.uint8) for s in shapes]
+        f = (rng.integers(-4, 5, (3, 5)) * 0.5).astype(F32)
     geo = _geo(shapes)
     outs = []
     was = kernel.avx2()
     try:
         for on in (True, False):
             kernel.avx2(on)
-            dst = BatchStorage.from_arrays([np.zeros(s, F32) for s in shapes])
+            dst = BatchStorage.from_arrays([np.zeros(s, dtype) for s in shapes])
             kernel.filter_batch(None, BatchStorage.from_arrays(xs), dst, geo, geo, f,
                                 np.array([[0, 3, 5]] * 2), np.array([[1, 2]] * 2),
                                 kernel.BORDER_REFLECT_101, np.zeros(2, F32))
