@@ -42,7 +42,7 @@ _INT_RANGES = [(np.int8, -128, 127), (np.int16, -32768, 32767), (np.uint16, 0, 6
 _RAW_RANGES = {8: (0, 255), 16: (-2**15, 2**15 - 1), 32: (-2**31, 2**31 - 1),
                64: (-2**63, 2**63 - 1)}
 _MAX_AXES = 999
-_END = re.compile(rb"END {77}")
+_END_CARD = b"END" + b" " * 77
 
 
 class FitsError(ValueError):
@@ -71,11 +71,13 @@ starts in the data and the number of rows (tiles)."""
 def header_end(buf):
     """The length of the header at the start of `buf` (whole blocks up to its END card), or
     None when `buf` does not hold all of it."""
-    for block in range(len(buf) // BLOCK):
-        for at in range(block * BLOCK, (block + 1) * BLOCK, CARD):
-            if buf[at:at + 3] == b"END" and _END.fullmatch(buf, at, at + CARD):
-                return (block + 1) * BLOCK
-    return None
+    at = buf.find(_END_CARD)
+    while at >= 0 and at % CARD:
+        at = buf.find(_END_CARD, at + 1)
+    if at < 0:
+        return None
+    end = (at // BLOCK + 1) * BLOCK
+    return end if end <= len(buf) else None
 
 
 def _value(card, keyword):

@@ -153,11 +153,19 @@ class Fits(_common.Reader):
             i, err = failure
             return None, (i, f"Failed to open file: {entries[i][1]}: {os.strerror(err)}")
         indices = self.args["hdu_indices"]
-        found = []
+        found, walked, span = [], {}, 0
         for i, (path, name) in enumerate(entries):
             try:
-                hdus = self._walk(path, heads[i, :got[i]].tobytes(), int(sizes[i]),
-                                  max(indices))
+                # files whose bytes up to the data of the last HDU needed are those of a file
+                # walked before (the same headers, an empty primary HDU) have its HDUs
+                key = heads[i, :span].tobytes() if 0 < span <= got[i] else None
+                hdus = walked.get(key)
+                if hdus is None:
+                    hdus = self._walk(path, heads[i, :got[i]].tobytes(), int(sizes[i]),
+                                      max(indices))
+                    span = hdus[-1].data_offset
+                    if span <= got[i]:
+                        walked[heads[i, :span].tobytes()] = hdus
                 chosen = [hdus[k - 1] for k in indices]
                 for k, hdu in zip(indices, chosen, strict=True):
                     _fits.check_image(hdu)
