@@ -113,7 +113,7 @@ class Fits(_common.Reader):
                 raise RuntimeError("Number of extensions does not match the number of "
                                    "provided types")
         self._pool = None       # the threads of the conversions (on the reader's thread)
-        self._parsed = {}       # (header bytes, offset, primary) -> Hdu, bounded
+        self._parsed = {}       # (header bytes, offset, primary) -> Hdu, at most 1024
         super().setup()
 
     def loader_options(self):
@@ -175,7 +175,7 @@ class Fits(_common.Reader):
                             f"{hdu.data_offset + hdu.data_size}, the file has {sizes[i]} bytes")
             except _fits.Unsupported as e:
                 return None, (i, NotImplementedError(f"{e}. File: {name}"))
-            except (_fits.FitsError, OSError) as e:
+            except _fits.FitsError as e:
                 return None, (i, f"{e}. File: {name}")
             found.append(chosen)
         return self._load(entries, found, heads, got)
@@ -200,8 +200,9 @@ class Fits(_common.Reader):
                 more = np.empty(want, np.uint8)
                 failure = files.read_ranges([path], [offset], [more])
                 if failure is not None:
-                    raise OSError(failure[1], f"Failed to read the file: "
-                                              f"{os.strerror(failure[1]) if failure[1] else ''}")
+                    _, err, got = failure
+                    raise _fits.FitsError("Failed to read the file: " + (
+                        os.strerror(err) if err else f"it ends at byte {offset + got}"))
                 buf, at = more.tobytes(), offset
                 continue
             header = buf[offset - at:offset - at + end]
@@ -209,7 +210,7 @@ class Fits(_common.Reader):
             hdu = self._parsed.get(key)
             if hdu is None:
                 hdu = _fits.parse(header, offset, not hdus)
-                if len(self._parsed) >= 4096:
+                if len(self._parsed) >= 1024:
                     self._parsed.clear()
                 self._parsed[key] = hdu
             hdus.append(hdu)
