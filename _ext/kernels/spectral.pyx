@@ -270,8 +270,12 @@ def power_spectrum_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, ff
     if not 0 <= axis < src.ndim or power not in (1, 2):
         raise ValueError("bad axis or power")
     src_shapes = np.asarray(src.shapes, np.int64).reshape(n, src.ndim)
+    # one plan for the whole batch (the usual case): no Python loop over the samples
+    one = n > 0 and all(f is ffts[0] for f in ffts)
+    sizes_n = (np.full(n, ffts[0].n, np.int64) if one else
+               np.array([f.n for f in ffts], np.int64))
     want = src_shapes.copy()
-    want[:, axis] = [f.n // 2 + 1 for f in ffts]
+    want[:, axis] = sizes_n // 2 + 1
     if not np.array_equal(np.asarray(dst.shapes, np.int64).reshape(n, dst.ndim), want):
         raise ValueError("the destination shapes do not match the spectra")
     if n == 0:
@@ -279,13 +283,12 @@ def power_spectrum_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, ff
     lengths = src_shapes[:, axis]
     signals = np.prod(src_shapes, axis=1) // np.maximum(lengths, 1)
     inner = np.prod(src_shapes[:, axis + 1:], axis=1, dtype=np.int64)
-    sizes_n = np.array([f.n for f in ffts], np.int64)
     per = 2.5 * sizes_n * np.log2(sizes_n + 1.0) + 2 * sizes_n   # _fft_flops + loading
     chunks = np.maximum(1, (_ITEM_FLOPS / per).astype(np.int64))
     src_off = np.ascontiguousarray(src.offsets, np.int64)
     dst_off = np.ascontiguousarray(dst.offsets, np.int64)
     cdef Py_ssize_t units = n
-    if n > 1 and all(f is ffts[0] for f in ffts) and (src_shapes == src_shapes[0]).all():
+    if n > 1 and one and (src_shapes == src_shapes[0]).all():
         # samples of one shape back to back: their signals are numbered across them, so
         # short samples share the blocks transformed together
         steps = np.arange(n, dtype=np.int64)

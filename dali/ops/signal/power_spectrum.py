@@ -58,11 +58,15 @@ class PowerSpectrum(_operator.Operator):
                                          f"FFT size (`nfft`) must be at least {_fft.MIN_NFFT}.")
         else:
             nffts = np.full(len(shapes), self.args["nfft"], np.int64)
-        sizes, index = np.unique(nffts, return_inverse=True)
-        plans = [_fft.plan(int(n)) for n in sizes]
+        if len(nffts) and (nffts == nffts[0]).all():     # one size: one plan, no sorting
+            ffts = [_fft.plan(int(nffts[0]))] * len(nffts)
+        else:
+            sizes, index = np.unique(nffts, return_inverse=True)
+            plans = [_fft.plan(int(n)) for n in sizes]
+            ffts = [plans[k] for k in index.tolist()]
         shapes[:, axis] = nffts // 2 + 1
         return _operator.Plan([_operator.OutputDesc(shapes, np.float32, ws.inputs[0].layout())],
-                              axis=axis, ffts=[plans[k] for k in index.tolist()])
+                              axis=axis, ffts=ffts)
 
     def run_cpu(self, ws, plan):
         _kernel.power_spectrum_batch(ws.thread_pool, ws.input_storage(0).contiguous(),
