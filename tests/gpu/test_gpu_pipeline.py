@@ -248,3 +248,14 @@ def test_external_source_on_the_gpu(emulated_gpu):
         return fn.flip(x, horizontal=1)
 
     _same_as_cpu(graph, len(data))
+
+
+def test_feed_ndarray_refuses_a_target_on_the_other_device(emulated_gpu):
+    torch = pytest.importorskip("torch")
+    from dali.plugin.pytorch import feed_ndarray
+    from dali.tensors import TensorListGPU
+
+    tl = TensorListGPU(TensorListCPU(np.zeros((2, 3), np.float32)))
+    with pytest.raises(RuntimeError, match="the DALI tensor is on the GPU but the target is a "
+                                           "cpu tensor"):
+        feed_ndarray(tl, torch.empty((2, 3), dtype=torch.float32))

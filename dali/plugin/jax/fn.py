@@ -153,13 +153,13 @@ def jax_function(function=None, num_outputs=1, output_layouts=None, sharding=Non
     sharding : jax.sharding.Sharding, optional
         Hand the function global arrays of this sharding (one local device only).
     device : str, optional
-        "cpu" or None; dali has no GPU backend yet.
+        "cpu" or None ("gpu" is not implemented yet in dali).
     preserve : bool
         False lets the pipeline prune the operator when its outputs are unused.
     """
     if device not in (None, "cpu"):
-        raise RuntimeError("dali.plugin.jax.fn.jax_function: dali has no GPU backend yet; "
-                           "use device=\"cpu\" or None")
+        raise NotImplementedError("dali.plugin.jax.fn.jax_function: device=\"gpu\" is not "
+                                  "implemented yet in dali; use device=\"cpu\" or None")
 
     def decorator(f):
         @functools.wraps(f)

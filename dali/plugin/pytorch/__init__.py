@@ -41,8 +41,9 @@ to_torch_type = {
 
 
 def feed_ndarray(dali_tensor, arr, cuda_stream=None):
-    """Copy a TensorCPU or TensorListCPU into the torch tensor `arr` (same type and shape);
-    returns `arr`.  `cuda_stream` is for GPU tensors (no GPU backend yet)."""
+    """Copy a TensorCPU or TensorListCPU into the CPU torch tensor `arr`, or a TensorGPU or
+    TensorListGPU into a CUDA one (same type and shape); returns `arr`.  `cuda_stream` is
+    accepted: the copy runs on the pipeline's stream and is waited for."""
     dali_type = to_torch_type[dali_tensor.dtype]
     if dali_type != arr.dtype:
         raise AssertionError("The element type of DALI Tensor/TensorList doesn't match the "
@@ -53,9 +54,12 @@ def feed_ndarray(dali_tensor, arr, cuda_stream=None):
     if shape != list(arr.size()):
         raise AssertionError(f"Shapes do not match: DALI tensor has size {shape}, but PyTorch "
                              f"Tensor has size {list(arr.size())}")
-    if arr.device.type != "cpu":
-        raise RuntimeError("feed_ndarray: dali has no GPU backend yet; the target must be a CPU "
-                           "tensor")
+    from dali._gpu import tensors as gpu_tensors
+
+    on_gpu = isinstance(dali_tensor, (gpu_tensors.TensorGPU, gpu_tensors.TensorListGPU))
+    if (arr.device.type != "cpu") != on_gpu:
+        raise RuntimeError(f"feed_ndarray: the DALI tensor is on the {'GPU' if on_gpu else 'CPU'}"
+                           f" but the target is a {arr.device.type} tensor")
     dali_tensor.copy_to_external(arr.data_ptr())
     return arr
 
@@ -77,7 +81,10 @@ def shard_info():
 
 
 def _torch(tensor):
-    """A torch tensor over a TensorCPU's buffer (kept alive by the tensor)."""
+    """A torch tensor over a TensorCPU's buffer, or a TensorGPU's device memory (through
+    DLPack), kept alive by the tensor."""
+    if hasattr(tensor, "__cuda_array_interface__"):
+        return torch.from_dlpack(tensor)
     return torch.from_numpy(np.asarray(tensor))
 
 

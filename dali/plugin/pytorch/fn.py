@@ -31,8 +31,8 @@ def torch_python_function(*inputs, function, num_outputs=1, batch_processing=Fal
     `batch_processing=True`, per batch (one list of tensors per input); it returns tensors (a
     tuple of them for several outputs).  The other arguments are `fn.python_function`'s."""
     if device != "cpu":
-        raise RuntimeError("torch_python_function: dali has no GPU backend yet; use "
-                           "device=\"cpu\"")
+        raise NotImplementedError("torch_python_function: device=\"gpu\" is not implemented "
+                                  "yet in dali; use device=\"cpu\"")
 
     def wrapped(*args):
         return _to_numpy(function(*(_to_torch(a) for a in args)))
