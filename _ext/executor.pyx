@@ -173,7 +173,8 @@ cdef list _execute(object op, object spec, int mode, object device, bint same_ba
                                            _hint(hints, k) * max_bs))
         ws.outputs = outs
         if mode == MODE_GPU:
-            op.run_gpu(ws, plan)
+            if bs or None in outs:      # an empty batch has nothing to launch
+                op.run_gpu(ws, plan)
         else:
             op.run_cpu(ws, plan)
     except _PipelineError:

@@ -91,8 +91,12 @@ class Device:
         self._pending.append(obj)
 
     def launch(self, module_file, name, grid, block, args):
-        """Run kernel `name` of the `.cu` source of `module_file` (`modules.source_path`)."""
-        self.run_kernel(module_file, name, _dim3(grid), _dim3(block),
+        """Run kernel `name` of the `.cu` source of `module_file` (`modules.source_path`); a
+        grid with no blocks along an axis launches nothing."""
+        grid = _dim3(grid, empty_ok=True)
+        if 0 in grid:
+            return
+        self.run_kernel(module_file, name, grid, _dim3(block),
                         tuple(self._argument(a) for a in args))
 
     def _argument(self, a):
@@ -106,9 +110,9 @@ class Device:
         return a
 
 
-def _dim3(d):
+def _dim3(d, empty_ok=False):
     d = (d,) if isinstance(d, int) else tuple(int(x) for x in d)
-    if not 1 <= len(d) <= 3 or min(d) < 1:
+    if not 1 <= len(d) <= 3 or min(d) < (0 if empty_ok else 1):
         raise ValueError(f"a launch dimension must be 1 to 3 positive integers, not {d}")
     return d + (1,) * (3 - len(d))
 

@@ -259,3 +259,20 @@ def test_feed_ndarray_refuses_a_target_on_the_other_device(emulated_gpu):
     with pytest.raises(RuntimeError, match="the DALI tensor is on the GPU but the target is a "
                                            "cpu tensor"):
         feed_ndarray(tl, torch.empty((2, 3), dtype=torch.float32))
+
+
+def test_empty_batches_launch_nothing(emulated_gpu):
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: np.zeros((0, 4, 4, 3), np.uint8), layout="HWC",
+                               batch=True)
+        if on_gpu:
+            x = x.gpu()
+        return fn.flip(x), fn.crop_mirror_normalize(x, crop=(2, 2))
+
+    _, outs = _run(lambda: graph(True), 0, 2)
+    assert [len(o) for o in outs] == [0, 0]
+    assert emulated_gpu.launches == []
+    emulated_gpu.launch(__file__.replace("tests/gpu/test_gpu_pipeline.py",
+                                         "dali/ops/geometry/flip.cu"), "flip_1", (1, 0, 1),
+                        (256, 1, 1), ())
+    assert emulated_gpu.launches == []        # a grid without blocks launches nothing

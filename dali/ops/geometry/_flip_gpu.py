@@ -63,7 +63,7 @@ def launch(shapes, flags, itemsize, src_offsets=None, dst_offsets=None):
         samples[i] = _describe(shape, flags[i], src_offsets[i] // itemsize,
                                dst_offsets[i] // itemsize)
     blocks = int(min(max(-(-int(volumes.max(initial=0)) // BLOCK), 1), MAX_BLOCKS_X))
-    return Launch(kernel_name(itemsize), (blocks, max(n, 1), 1), (BLOCK, 1, 1), samples)
+    return Launch(kernel_name(itemsize), (blocks, n, 1), (BLOCK, 1, 1), samples)
 
 
 def _describe(shape, flags, src_offset, dst_offset):

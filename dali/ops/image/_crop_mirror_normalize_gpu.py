@@ -91,7 +91,7 @@ def launch(in_shapes, out_shapes, layout, perm, anchors, extents, mirror, mean, 
                 start, step = anchors[i, a] + extents[i, a] - 1, -1
             row_i[6 + j::DIMS][:5] = (padded[i, a], start, step, in_shapes[i, a], strides[a])
     blocks = int(min(max(-(-int(volumes.max(initial=0)) // BLOCK), 1), MAX_BLOCKS_X))
-    return Launch(kernel_name(in_dtype, out_dtype), (blocks, max(n, 1), 1), (BLOCK, 1, 1),
+    return Launch(kernel_name(in_dtype, out_dtype), (blocks, n, 1), (BLOCK, 1, 1),
                   samples, mean_rows, mul_rows, fill_rows, row)
 
 

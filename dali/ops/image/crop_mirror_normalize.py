@@ -111,8 +111,8 @@ class CropMirrorNormalize(_operator.Operator, _roles.RegionConsumer):
         n = len(windows)
         geometry = _Geometry(
             shapes, {w.shape[channel] for w in windows},
-            np.array([w.anchor for w in windows], np.int64).reshape(n, -1),
-            np.array([w.shape for w in windows], np.int64).reshape(n, -1))
+            np.array([w.anchor for w in windows], np.int64).reshape(n, len(perm)),
+            np.array([w.shape for w in windows], np.int64).reshape(n, len(perm)))
         self._last_geometry = windows, geometry
         return geometry
 
