@@ -3,7 +3,9 @@
 `build(backend, graph, ...)` wraps a graph function in the backend's `pipeline_def`, so the
 same code makes the dali pipeline and the identical real-DALI one.  `IMAGE_CASES` lists the
 image pipelines of the suite (P1 decode only, P2 ResNet-50 training in two variants, P3
-validation) with the operators each needs and the speed-up over real DALI it aims at.
+validation) with the operators each needs and the speed-up over real DALI it aims at.  The image
+graphs take `device="gpu"` for their GPU variant (bench/gpu.py): the decoder runs as "mixed" and
+the augmentations that follow it on the GPU (DALI places an operator with a GPU input there).
 """
 
 from __future__ import annotations
@@ -29,40 +31,46 @@ def _normalize(fn, types, images, **kwargs):
                                     mean=IMAGENET_MEAN, std=IMAGENET_STD, **kwargs)
 
 
+def _decoder_device(device):
+    """The decoders' device for a graph's `device`: "mixed" for "gpu", else "cpu"."""
+    return "mixed" if device == "gpu" else "cpu"
+
+
 def read_only(fn, types, root):
     """readers.file alone: the encoded files and labels."""
     jpegs, labels = fn.readers.file(file_root=root, name="Reader")
     return jpegs, labels
 
 
-def decode_only(fn, types, root):
+def decode_only(fn, types, root, device="cpu"):
     """P1: readers.file -> decoders.image."""
     jpegs, labels = fn.readers.file(file_root=root, name="Reader")
-    images = fn.decoders.image(jpegs, device="cpu", output_type=types.RGB)
+    images = fn.decoders.image(jpegs, device=_decoder_device(device), output_type=types.RGB)
     return images, labels
 
 
-def training(fn, types, root):
+def training(fn, types, root, device="cpu"):
     """P2: shuffled reader -> decoders.image_random_crop -> resize 224x224 -> normalize with a
     random mirror, FLOAT CHW (the ResNet-50 training pipeline of DALI's examples)."""
     jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
-    images = fn.decoders.image_random_crop(jpegs, device="cpu", output_type=types.RGB)
+    images = fn.decoders.image_random_crop(jpegs, device=_decoder_device(device),
+                                           output_type=types.RGB)
     images = fn.resize(images, resize_x=224, resize_y=224)
     return _normalize(fn, types, images, mirror=fn.random.coin_flip()), labels
 
 
-def training_rrc(fn, types, root):
+def training_rrc(fn, types, root, device="cpu"):
     """P2 variant: full decode -> random_resized_crop 224x224 -> normalize with random mirror."""
     jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
-    images = fn.decoders.image(jpegs, device="cpu", output_type=types.RGB)
+    images = fn.decoders.image(jpegs, device=_decoder_device(device), output_type=types.RGB)
     images = fn.random_resized_crop(images, size=(224, 224))
     return _normalize(fn, types, images, mirror=fn.random.coin_flip()), labels
 
 
-def validation(fn, types, root):
+def validation(fn, types, root, device="cpu"):
     """P3: decode -> resize(resize_shorter=256) -> normalize with a centre 224x224 crop."""
     jpegs, labels = fn.readers.file(file_root=root, name="Reader")
-    images = fn.decoders.image(jpegs, device="cpu", output_type=types.RGB)
+    images = fn.decoders.image(jpegs, device=_decoder_device(device), output_type=types.RGB)
     images = fn.resize(images, resize_shorter=256)
     return _normalize(fn, types, images, crop=(224, 224)), labels
 
@@ -161,8 +169,8 @@ def half_predicate(batch_size):
 # -- building ----------------------------------------------------------------------------------
 def build(backend, graph, *, batch_size=BATCH_SIZE, num_threads=NUM_THREADS, seed=SEED,
           debug=False, conditionals=False, fuse_regions=True, sync=False, decode_scaling=False,
-          **params):
-    """Build `graph(fn, types, **params)` as a pipeline of `backend` (CPU only).
+          device_id=None, **params):
+    """Build `graph(fn, types, **params)` as a pipeline of `backend`.
 
     Parameters
     ----------
@@ -179,8 +187,10 @@ def build(backend, graph, *, batch_size=BATCH_SIZE, num_threads=NUM_THREADS, see
         ahead (no prefetching), so time spent in `run()` is the batch's cost.
     decode_scaling : bool
         dali's `Pipeline(decode_scaling=True)` (real DALI has no such option).
+    device_id : int or None
+        The CUDA device of a graph with GPU operators; None (the default): CPU only.
     """
-    kwargs = dict(batch_size=batch_size, num_threads=num_threads, device_id=None, seed=seed,
+    kwargs = dict(batch_size=batch_size, num_threads=num_threads, device_id=device_id, seed=seed,
                   enable_conditionals=conditionals)
     if decode_scaling:
         kwargs["decode_scaling"] = True
