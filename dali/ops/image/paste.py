@@ -3,7 +3,8 @@
 The canvas extent is `int(max(extent * ratio, min_canvas_size))` (in float32, per sample),
 the image's top-left corner `int(paste * (canvas - extent))` with `paste_y` / `paste_x` in
 [0, 1].  The canvas is one nogil call of the slice kernel: a window starting at minus the
-paste position, with the fill value per channel outside the image.
+paste position, with the fill value per channel outside the image.  On the GPU the same window
+is one launch of the window-copy kernel `slice.cu` (`_slice_gpu`).
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from dali._ext.kernels import slice as _kernel
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _layouts
+from dali.ops.geometry import _slice_gpu
 
 
 @_registry.register
 class Paste(_operator.Operator):
     schema = Schema(
-        "paste", inputs=1, outputs=1, devices=("cpu",),
+        "paste", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Pastes the input images on a larger canvas, where the canvas size is equal to "
             "``input size * ratio`` (at least `min_canvas_size`). Only uint8 HWC images are "
             "supported.",
@@ -98,3 +100,11 @@ class Paste(_operator.Operator):
     def run_cpu(self, ws, plan):
         _kernel.slice_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
                             plan.anchors, _kernel.CONSTANT, plan.fill, 2)
+
+    def run_gpu(self, ws, plan):
+        src, out = ws.input_storage(0), ws.outputs[0]
+        if src.num_samples == 0:
+            return
+        _slice_gpu.run(ws, _slice_gpu.launch(
+            src.shapes, plan.outputs[0].shapes, np.uint8, np.uint8, anchors=plan.anchors,
+            fill=plan.fill, channel_axis=2, src_offsets=src.offsets, dst_offsets=out.offsets))
