@@ -19,7 +19,8 @@ from dali import _operator, _registry
 from dali._ext.kernels import spectral as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops.signal import _fft
+from dali.ops import _gpu_program
+from dali.ops.signal import _fft, _spectrogram_gpu
 
 
 def hann(n):
@@ -30,7 +31,7 @@ def hann(n):
 @_registry.register
 class Spectrogram(_operator.Operator):
     schema = Schema(
-        "spectrogram", inputs=1, outputs=1, devices=("cpu",),
+        "spectrogram", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Produces a spectrogram from a 1D signal (for example, audio).\n\n"
             "Input data is expected to be one channel (shape being `(nsamples,)`, "
             "`(nsamples, 1)`, or `(1, nsamples)`) of type float32.",
@@ -112,3 +113,13 @@ class Spectrogram(_operator.Operator):
                                   ws.outputs[0], self.fft, self.window, a["window_step"],
                                   a["center_windows"], a["reflect_padding"], a["power"],
                                   a["layout"] == "tf")
+
+    def run_gpu(self, ws, plan):
+        a = self.args
+        src, out = ws.input_storage(0), ws.outputs[0]
+        program = _spectrogram_gpu.program(src.shapes, plan.outputs[0].shapes, self.fft.n,
+                                           self.window, a["window_step"],
+                                           a["center_windows"], a["reflect_padding"],
+                                           a["power"], a["layout"] == "tf", src.offsets,
+                                           out.offsets)
+        _gpu_program.run(ws.gpu, program, src, out)

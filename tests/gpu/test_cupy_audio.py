@@ -1,0 +1,16 @@
+"""The audio kernels on a real device (CuPy, dali._gpu.modules) against the CPU operators, as
+under the emulation (spectrogram within its stated tolerance); skipped without CuPy and a CUDA
+device."""
+
+import cases_audio
+import gpu_cases
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_spectrogram_on_device_close_to_cpu(seed):
+    samples, kwargs = cases_audio.spectrogram_case(seed)
+    expected, got = cases_audio.spectrogram_run(gpu_cases.on_device, samples, kwargs)
+    cases_audio.assert_spectrogram_close(got, expected, samples, kwargs)

@@ -1,0 +1,64 @@
+"""The audio kernels under the CPU emulation against the CPU operators: spectrogram.cu against
+fn.spectrogram within its stated tolerance (a direct DFT in double against the CPU's float
+FFT) over FFT sizes, window lengths and steps, window functions, powers, centring and padding,
+layouts."""
+
+import cases_audio
+import emulate
+import gpu_cases
+import numpy as np
+import pytest
+
+from dali.ops.signal import _spectrogram_gpu
+
+pytestmark = pytest.mark.skipif(not emulate.AVAILABLE, reason="the CUDA emulation needs g++")
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_spectrogram_kernel_close_to_cpu(seed):
+    samples, kwargs = cases_audio.spectrogram_case(seed)
+    expected, got = cases_audio.spectrogram_run(gpu_cases.emulated, samples, kwargs)
+    cases_audio.assert_spectrogram_close(got, expected, samples, kwargs)
+
+
+def test_spectrogram_tolerance_is_tight():
+    """The kernel's error is far below the stated bound (so the bound checks something): a
+    bin off by 1% of the bound fails."""
+    samples, kwargs = cases_audio.spectrogram_case(0)
+    expected, got = cases_audio.spectrogram_run(gpu_cases.emulated, samples, kwargs)
+    bound = cases_audio.spectrogram_bound(samples, kwargs)[0]
+    err = np.abs(got[0].astype(np.float64) - expected[0]).max()
+    assert err < 1e-6 * bound
+    got[0][0, 0] += np.float32(2e-5 * bound)
+    with pytest.raises(AssertionError):
+        cases_audio.assert_spectrogram_close(got, expected, samples, kwargs)
+
+
+def test_spectrogram_program():
+    window = np.ones(4, np.float32)
+    prog = _spectrogram_gpu.program([(10, 1), (3, 1)], [(5, 3), (5, 1)], 8, window, 4, True,
+                                    True, 2, False)
+    (launch,) = prog.launches
+    assert launch.kernel == "spectrogram" and launch.grid == (1, 2, 1)
+    assert launch.args[2].tolist() == [[0, 0, 10, 3], [10, 15, 3, 1]]
+    assert int(launch.args[8]) == -2 and int(launch.args[9]) == 1
+    assert launch.args[4].shape == (16,) and launch.args[4][2:4].tolist() == [
+        pytest.approx(np.cos(np.pi / 4)), pytest.approx(np.sin(np.pi / 4))]
+    empty = _spectrogram_gpu.program(np.zeros((0, 1), np.int64), np.zeros((0, 2), np.int64),
+                                     8, window, 4, True, True, 2, False)
+    assert empty.launches == []
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda w: _spectrogram_gpu.program([(10,)], [(5, 3)], 3, w, 4, True, True, 2, False),
+     "bad window"),
+    (lambda w: _spectrogram_gpu.program([(10,)], [(4, 3)], 8, w, 4, True, True, 2, False),
+     "must have 5 bins"),
+    (lambda w: _spectrogram_gpu.program([(0,)], [(5, 1)], 8, w, 4, True, True, 2, False),
+     "at least one sample"),
+    (lambda w: _spectrogram_gpu.program([(10,)], [(5, 3)], 8, w, 4, True, True, 2, False,
+                                        src_offsets=[2]), "multiples of 4"),
+])
+def test_spectrogram_program_rejects(call, message):
+    with pytest.raises(ValueError, match=message):
+        call(np.ones(4, np.float32))
