@@ -1,5 +1,6 @@
 """What the noise operators share: the types they take, the output (the input's shape, type
-and layout) and the call of the `dali._ext.kernels.noise` kernel."""
+and layout) and the call of the `dali._ext.kernels.noise` kernel, or of its GPU twin
+(`noise.cu`, the same draws)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import numpy as np
 
 from dali import _operator
 from dali._ext.kernels import noise as _kernel
+from dali.ops.noise import _noise_gpu
 
 TYPES = frozenset(_kernel.types())
 _NAMES = "uint8, int8, uint16, int16, uint32, int32, uint64, int64, float"
@@ -41,6 +43,15 @@ class Noise(_operator.Operator):
         src = ws.input_storage(0).contiguous()
         _kernel.noise_batch(ws.thread_pool, src, ws.outputs[0], ws.random_key(), ws.sample_ids,
                             self.mode, self.params(ws, src.dtype), self.groups(ws))
+
+    def run_gpu(self, ws, plan):
+        """noise.cu over the batch, with the draws run_cpu makes (same key and sample ids)."""
+        src, dst = ws.input_storage(0), ws.outputs[0]
+        launch = _noise_gpu.launch(self.mode, src.shapes, src.dtype, ws.sample_ids,
+                                   self.params(ws, src.dtype), self.groups(ws), src.offsets,
+                                   dst.offsets)
+        ws.gpu.launch(_noise_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                      launch.arguments(src, dst, ws.random_key()))
 
 
 def finite(ws, name) -> np.ndarray:

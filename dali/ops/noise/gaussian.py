@@ -15,7 +15,7 @@ from dali.ops.noise import _noise
 class Gaussian(_noise.Noise):
     mode = "gaussian"
     schema = Schema(
-        "noise.gaussian", inputs=1, outputs=1, devices=("cpu",), random=True,
+        "noise.gaussian", inputs=1, outputs=1, devices=("cpu", "gpu"), random=True,
         doc="Adds Gaussian noise to the input: `out = in + n`, n drawn from N(`mean`, "
             "`stddev`) for every element (in float32; integer outputs are rounded and "
             "saturated). The shape and data type of the output match the input.",

@@ -29,7 +29,7 @@ def cast_value(v, dtype) -> float:
 class SaltAndPepper(_noise.Noise):
     mode = "salt_and_pepper"
     schema = Schema(
-        "noise.salt_and_pepper", inputs=1, outputs=1, devices=("cpu",), random=True,
+        "noise.salt_and_pepper", inputs=1, outputs=1, devices=("cpu", "gpu"), random=True,
         doc="Applies salt-and-pepper noise to the input: with probability `prob` a value is "
             "replaced by `salt_val` (with probability `salt_vs_pepper`) or `pepper_val`. "
             "Without `per_channel`, the channels of a pixel are kept or replaced together "

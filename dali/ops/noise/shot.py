@@ -15,7 +15,7 @@ from dali.ops.noise import _noise
 class Shot(_noise.Noise):
     mode = "shot"
     schema = Schema(
-        "noise.shot", inputs=1, outputs=1, devices=("cpu",), random=True,
+        "noise.shot", inputs=1, outputs=1, devices=("cpu", "gpu"), random=True,
         doc="Applies shot noise to the input: `out = poisson(max(0, in / factor)) * factor`, "
             "a Poisson draw per element (in float32; integer outputs are rounded and "
             "saturated). The shape and data type of the output match the input.",
