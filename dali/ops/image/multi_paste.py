@@ -7,7 +7,8 @@ extent, default: to the source's end) and an output anchor (`out_anchors`, or
 `out_anchors_rel` times the canvas), all (y, x); relative anchors are truncated and relative
 shapes rounded up (in float32).  Regions are pasted in order (a later one covers an earlier
 one) by one nogil call of the paste kernel; another output `dtype` is the pasted batch
-converted like fn.cast.
+converted like fn.cast.  On the GPU, `multi_paste.cu` writes every output element from the
+last region covering it (0 elsewhere), and another `dtype` is then one launch of `cast.cu`.
 """
 
 from __future__ import annotations
@@ -18,9 +19,12 @@ from dali import _operator, _registry, _types, tensors
 from dali._ext.kernels import cast as _cast
 from dali._ext.kernels import paste as _kernel
 from dali._ext.tensor_storage import BatchStorage
+from dali._gpu.batch import DeviceBatch
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _layouts
+from dali.ops.image import _multi_paste_gpu
+from dali.ops.tensor import _cast_gpu
 
 _PAIRS = (("in_anchors", "in_anchors_rel"), ("out_anchors", "out_anchors_rel"),
           ("shapes", "shapes_rel"))
@@ -36,7 +40,7 @@ def _region_arg(name, kind, what):
 @_registry.register
 class MultiPaste(_operator.Operator):
     schema = Schema(
-        "multi_paste", inputs=(1, -1), outputs=1, devices=("cpu",),
+        "multi_paste", inputs=(1, -1), outputs=1, devices=("cpu", "gpu"),
         doc="Performs multiple pastes from image batches to each of the outputs.\n\n"
             "With `in_ids`, the operator takes one input batch and output sample i gets the "
             "samples `in_ids[i]` of it; without `in_ids`, it takes several batches and "
@@ -133,10 +137,10 @@ class MultiPaste(_operator.Operator):
 
     def _canvas(self, ws, shapes, n):
         if ws.arg_given("output_size"):
-            rows = np.array([np.asarray(v, np.int64).reshape(-1) for v in ws.arg("output_size")])
-            if rows.ndim != 2 or rows.shape[1] != 2:
+            rows = [np.asarray(v, np.int64).reshape(-1) for v in ws.arg("output_size")]
+            if any(len(r) != 2 for r in rows):
                 raise self.error("`output_size` must have 2 values (H, W)", RuntimeError)
-            return np.broadcast_to(rows, (n, 2))
+            return np.broadcast_to(np.array(rows, np.int64).reshape(-1, 2), (n, 2))
         every = np.concatenate(shapes)[:, :2]
         different = np.flatnonzero((every != every[0]).any(axis=1)) if len(every) else []
         if len(different):
@@ -203,6 +207,23 @@ class MultiPaste(_operator.Operator):
         pasted = BatchStorage.allocate(plan.in_dtype, out.shapes)
         _kernel.paste_batch(ws.thread_pool, srcs, pasted, plan.regions, plan.starts)
         _cast.cast_batch(ws.thread_pool, pasted, out)
+
+    def run_gpu(self, ws, plan):
+        srcs = [ws.input_storage(k) for k in range(len(ws.inputs))]
+        out = ws.outputs[0]
+        pasted = out if plan.in_dtype == np.dtype(out.dtype) else \
+            DeviceBatch.empty(ws.gpu, plan.in_dtype, out.shapes)
+        launch = _multi_paste_gpu.launch(plan.regions, plan.starts, out.shapes,
+                                         [s.shapes for s in srcs], [s.offsets for s in srcs],
+                                         plan.in_dtype.itemsize, pasted.offsets)
+        ws.gpu.launch(_multi_paste_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                      (np.array([s.ptr for s in srcs], np.uint64), pasted, launch.samples,
+                       launch.regions))
+        if pasted is not out:
+            cast = _cast_gpu.launch(pasted.nbytes // plan.in_dtype.itemsize, plan.in_dtype,
+                                    out.dtype)
+            ws.gpu.launch(_cast_gpu.__file__, cast.kernel, cast.grid, cast.block,
+                          (pasted, out, cast.count))
 
 
 def _dims(v):
