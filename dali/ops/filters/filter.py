@@ -187,6 +187,8 @@ class Filter(_operator.Operator):
     def _anchors(self, ws, fshape, geo, axes, shapes, sample, valid):
         if valid:
             return np.zeros_like(fshape)
+        if not ws.arg_given("anchor"):       # the default -1: the filters' centres
+            return fshape // 2
         anchors = _convolution.per_part(self, ws, "anchor", fshape.shape[1], geo, axes, shapes,
                                         np.int64)
         bad = np.flatnonzero(((anchors < -1) | (anchors >= fshape)).any(axis=1))
