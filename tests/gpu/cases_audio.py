@@ -8,9 +8,11 @@ then runs the program through a backend on the same samples.
 from __future__ import annotations
 
 import numpy as np
-from cases_filters import run_program, run_sync
+from cases_filters import recorded, run_program, run_sync
+from gpu_cases import _pack, _random
+from pipeline_utils import run_op
 
-from dali.ops.signal import _spectrogram_gpu, spectrogram
+from dali.ops.signal import _nonsilent_region_gpu, _spectrogram_gpu, nonsilent_region, spectrogram
 
 
 # ---- spectrogram --------------------------------------------------------------------------
@@ -71,3 +73,56 @@ def assert_spectrogram_close(got, expected, samples, kwargs):
         assert g.dtype == e.dtype == np.float32 and g.shape == e.shape
         tol = 1e-5 * b if kwargs["power"] == 1 else 2e-5 * b * b
         np.testing.assert_allclose(g, e, rtol=0, atol=tol)
+
+
+# ---- nonsilent_region ---------------------------------------------------------------------
+SILENCE_TYPES = (np.float32, np.int16, np.uint8, np.int32, np.int8, np.uint16, np.uint32,
+                 np.int64, np.uint64)
+
+
+def nonsilent_case(seed):
+    """(samples, kwargs): signals of every type (some empty, of one sample, all silent, or
+    quiet with a loud stretch), windows shorter and longer than the signals, reset intervals
+    (never, or a multiple of the window), the reference each signal's largest power or given,
+    cut-offs."""
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(SILENCE_TYPES[seed % len(SILENCE_TYPES)])
+    window = int(rng.choice([1, 4, 16, 100]))
+    kwargs = {"window_length": window, "cutoff_db": float(rng.choice([-60.0, -20.0, -3.0])),
+              "reset_interval": -1 if seed % 4 == 0 else window * int(rng.choice([1, 3, 50]))}
+    if seed % 3 == 1:
+        kwargs["reference_power"] = float(rng.choice([0.5, 1e3, 1e6]))
+    samples = []
+    for _ in range(int(rng.integers(1, 6))):
+        n = int(rng.choice([0, 1, 7, 300, 2000]))
+        x = _random(rng, n, dtype)
+        if n > 10 and rng.integers(0, 2):             # quiet with a loud stretch
+            lo = int(rng.integers(0, n - 5))
+            loud = x[lo:lo + int(rng.integers(1, n - lo))].copy()
+            x = (x // 50 if dtype.kind in "iu" else x / 1e4).astype(dtype)
+            x[lo:lo + len(loud)] = loud
+        if n and rng.integers(0, 5) == 0:
+            x[:] = 0
+        samples.append(x)
+    return samples, kwargs
+
+
+def nonsilent_run(backend, samples, kwargs):
+    """(CPU operator's (begin, length) samples, the kernel's)."""
+    def take(op, ws, plan):
+        a = op.args
+        return _nonsilent_region_gpu.launch(ws.input_storage(0).shapes, ws.input_dtype(0),
+                                            a["window_length"], a["reset_interval"],
+                                            a["cutoff_db"], a["reference_power"])
+
+    with recorded(nonsilent_region.NonsilentRegion, take) as taken:
+        outputs = run_op(lambda fn, x: tuple(fn.nonsilent_region(x, **kwargs)), [samples],
+                         exec_async=False, exec_pipelined=False)
+    launch = taken[-1]
+    n = len(samples)
+    buffers = {"src": _pack(samples, samples[0].dtype), "begin": np.full(n, -7, np.int32),
+               "length": np.full(n, -7, np.int32)}
+    done = backend(launch.module, launch,
+                   [buffers[a] if isinstance(a, str) else a for a in launch.args])
+    got = [[np.asarray(v) for v in done[1]], [np.asarray(v) for v in done[2]]]
+    return outputs, got

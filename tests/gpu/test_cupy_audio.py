@@ -14,3 +14,11 @@ def test_spectrogram_on_device_close_to_cpu(seed):
     samples, kwargs = cases_audio.spectrogram_case(seed)
     expected, got = cases_audio.spectrogram_run(gpu_cases.on_device, samples, kwargs)
     cases_audio.assert_spectrogram_close(got, expected, samples, kwargs)
+
+
+@pytest.mark.parametrize("seed", range(36))
+def test_nonsilent_region_on_device_equals_cpu(seed):
+    expected, got = cases_audio.nonsilent_run(gpu_cases.on_device,
+                                              *cases_audio.nonsilent_case(seed))
+    for g, e in zip(got, expected, strict=True):
+        gpu_cases.assert_same(g, e)

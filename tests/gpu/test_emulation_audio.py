@@ -9,7 +9,7 @@ import gpu_cases
 import numpy as np
 import pytest
 
-from dali.ops.signal import _spectrogram_gpu
+from dali.ops.signal import _nonsilent_region_gpu, _spectrogram_gpu
 
 pytestmark = pytest.mark.skipif(not emulate.AVAILABLE, reason="the CUDA emulation needs g++")
 
@@ -62,3 +62,35 @@ def test_spectrogram_program():
 def test_spectrogram_program_rejects(call, message):
     with pytest.raises(ValueError, match=message):
         call(np.ones(4, np.float32))
+
+
+@pytest.mark.parametrize("seed", range(36))
+def test_nonsilent_region_kernel_equals_cpu(seed):
+    expected, got = cases_audio.nonsilent_run(gpu_cases.emulated,
+                                              *cases_audio.nonsilent_case(seed))
+    for g, e in zip(got, expected, strict=True):
+        gpu_cases.assert_same(g, e)
+
+
+def test_nonsilent_region_launch():
+    launch = _nonsilent_region_gpu.launch([(5,), (0,), (300,)], np.int16, 4, 8, -60.0, 0.0,
+                                          begin_offsets=[0, 8, 16])
+    assert launch.kernel == "nonsilent_i16" and launch.grid == (1, 1, 1)
+    assert launch.args[3].tolist() == [[0, 5, 0, 0], [5, 0, 2, 1], [5, 300, 4, 2]]
+    assert launch.args[7] == np.float32(1e-6) and launch.args[7].dtype == np.float32
+    assert _nonsilent_region_gpu.launch(np.zeros((0, 1), np.int64), np.float32, 4, 8, -60.0,
+                                        0.0) is None
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: _nonsilent_region_gpu.launch([(5,)], np.float64, 4, 8, -60.0, 0.0),
+     "no kernel for float64"),
+    (lambda: _nonsilent_region_gpu.launch([(5,)], np.float32, 0, 8, -60.0, 0.0),
+     "window must be positive"),
+    (lambda: _nonsilent_region_gpu.launch([(5, 2)], np.float32, 4, 8, -60.0, 0.0), "1-D"),
+    (lambda: _nonsilent_region_gpu.launch([(5,)], np.int16, 4, 8, -60.0, 0.0,
+                                          src_offsets=[3]), "multiples of the element"),
+])
+def test_nonsilent_region_launch_rejects(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -4,6 +4,7 @@ two iterations."""
 
 import cases_audio
 import numpy as np
+from cases_filters import same_as_cpu
 
 from dali import fn, pipeline_def
 
@@ -43,3 +44,22 @@ def test_spectrogram_close_to_cpu(emulated_gpu):
             cases_audio.assert_spectrogram_close([np.asarray(t) for t in g.as_cpu()],
                                                  [np.asarray(t) for t in c], audio, kw)
     assert "spectrogram" in emulated_gpu.launches
+
+
+def test_nonsilent_region_equals_cpu(emulated_gpu):
+    rng = np.random.default_rng(1)
+    audio = [rng.integers(-3000, 3000, k).astype(np.int16) for k in (3000, 0, 1, 900)]
+    audio[0][:1000] //= 300
+    floats = [(x / 32768).astype(np.float32) for x in audio]
+
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: audio, batch=True)
+        f = fn.external_source(source=lambda: floats, batch=True)
+        if on_gpu:
+            x, f = x.gpu(), f.gpu()
+        return (*fn.nonsilent_region(x, window_length=64, cutoff_db=-30.0),
+                *fn.nonsilent_region(f, window_length=32, reset_interval=256,
+                                     cutoff_db=-40.0, reference_power=0.01))
+
+    same_as_cpu(graph, len(audio))
+    assert {"nonsilent_i16", "nonsilent_f32"} <= set(emulated_gpu.launches)

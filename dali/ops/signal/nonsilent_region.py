@@ -18,12 +18,13 @@ from dali import _operator, _registry
 from dali._ext.kernels import nonsilent as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
+from dali.ops.signal import _nonsilent_region_gpu
 
 
 @_registry.register
 class NonsilentRegion(_operator.Operator):
     schema = Schema(
-        "nonsilent_region", inputs=1, outputs=2, devices=("cpu",),
+        "nonsilent_region", inputs=1, outputs=2, devices=("cpu", "gpu"),
         doc="Performs leading and trailing silence detection in an audio buffer.\n\n"
             "Returns the beginning and length of the non-silent region, comparing the short "
             "term power over `window_length` samples with a cut-off: a window is silent when "
@@ -69,3 +70,15 @@ class NonsilentRegion(_operator.Operator):
                                 ws.outputs[0].dense(), ws.outputs[1].dense(),
                                 a["window_length"], a["reset_interval"], a["cutoff_db"],
                                 a["reference_power"])
+
+    def run_gpu(self, ws, plan):
+        a = self.args
+        src, begin, length = ws.input_storage(0), ws.outputs[0], ws.outputs[1]
+        launch = _nonsilent_region_gpu.launch(src.shapes, src.dtype, a["window_length"],
+                                              a["reset_interval"], a["cutoff_db"],
+                                              a["reference_power"], src.offsets,
+                                              begin.offsets, length.offsets)
+        if launch is not None:
+            buffers = {"src": src, "begin": begin, "length": length}
+            ws.gpu.launch(launch.module, launch.kernel, launch.grid, launch.block,
+                          tuple(buffers[x] if isinstance(x, str) else x for x in launch.args))
