@@ -1,6 +1,6 @@
 """fn.element_extract: frames of sequences as separate outputs, one per entry of
 `element_map` (the outermost axis dropped, and 'F' from the layout).  The copies are the nogil
-`gather` kernel (see `_frames`)."""
+`gather` kernel, or copy_samples.cu on the GPU (see `_frames`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from dali.ops.tensor import _frames
 class ElementExtract(_operator.Operator):
     schema = Schema(
         "element_extract", inputs=1, outputs=lambda args: len(args["element_map"] or [0]),
-        devices=("cpu",),
+        devices=("cpu", "gpu"),
         doc="Extracts one or more elements (frames) from each input sequence: one output per "
             "entry of `element_map`, without the outermost (frame) axis.",
         args=[Arg("element_map", T._INT32_VEC, REQUIRED,
@@ -50,10 +50,14 @@ class ElementExtract(_operator.Operator):
         return _operator.Plan([desc] * len(self.elements))
 
     def run_cpu(self, ws, plan):
-        src = ws.input_storage(0).contiguous()
+        self._extract(ws, ws.input_storage(0).contiguous(), _frames.gather)
+
+    def run_gpu(self, ws, plan):
+        self._extract(ws, ws.input_storage(0), _frames.gather_gpu)
+
+    def _extract(self, ws, src, gather):
         n = src.num_samples
         fbytes = _frames.frame_bytes(src)
         start = np.arange(n + 1, dtype=np.int64)
         for k, e in enumerate(self.elements):
-            _frames.gather(ws, src, ws.outputs[k], start[:-1], fbytes, np.full(n, e, np.int64),
-                           start)
+            gather(ws, src, ws.outputs[k], start[:-1], fbytes, np.full(n, e, np.int64), start)

@@ -1,6 +1,6 @@
 """fn.sequence_rearrange: the frames of every sequence reordered, repeated or dropped by
 `new_order` (per sample when given as an argument input).  The copies are the nogil `gather`
-kernel (see `_frames`)."""
+kernel, or copy_samples.cu on the GPU (see `_frames`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from dali.ops.tensor import _frames
 @_registry.register
 class SequenceRearrange(_operator.Operator):
     schema = Schema(
-        "sequence_rearrange", inputs=1, outputs=1, devices=("cpu",),
+        "sequence_rearrange", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Rearranges the frames (outermost axis) of each sequence: output frame j is input "
             "frame `new_order[j]`. Frames may be repeated or left out.",
         args=[Arg("new_order", T._INT32_VEC, REQUIRED, tensor=True,
@@ -78,3 +78,8 @@ class SequenceRearrange(_operator.Operator):
         src = ws.input_storage(0).contiguous()
         _frames.gather(ws, src, ws.outputs[0], np.arange(src.num_samples),
                        _frames.frame_bytes(src), plan.frames, plan.start)
+
+    def run_gpu(self, ws, plan):
+        src = ws.input_storage(0)
+        _frames.gather_gpu(ws, src, ws.outputs[0], np.arange(src.num_samples),
+                           _frames.frame_bytes(src), plan.frames, plan.start)
