@@ -53,6 +53,38 @@ cdef void _band(const _Job* job, plain_pixel_t* tag) noexcept nogil:
                 memset(dst + at, 0, pixel)
 
 
+cdef inline void _geometry(_Job* job, float tile, float ratio, float angle, float shift_x,
+                           float shift_y) noexcept nogil:
+    job.ca = cosf(angle) / tile
+    job.sa = sinf(angle) / tile
+    job.sx = shift_x / tile
+    job.sy = shift_y / tile
+    job.ratio = ratio
+
+
+def grid_geometry(tile, ratio, angle, shift_x, shift_y):
+    """(n, 5) float32 rows (cos(angle) / tile, sin(angle) / tile, shift_x / tile,
+    shift_y / tile, ratio): each sample's grid constants as `grid_mask_batch` computes them
+    (libm's cosf and sinf), for the GPU kernel (dali/ops/image/grid_mask.cu)."""
+    params = np.broadcast_arrays(*(np.asarray(v, np.float32).reshape(-1) for v in
+                                   (tile, ratio, angle, shift_x, shift_y)))
+    cdef Py_ssize_t n = len(params[0]), i
+    cdef const float[:] t = np.ascontiguousarray(params[0])
+    cdef const float[:] r = np.ascontiguousarray(params[1])
+    cdef const float[:] a = np.ascontiguousarray(params[2])
+    cdef const float[:] sx = np.ascontiguousarray(params[3])
+    cdef const float[:] sy = np.ascontiguousarray(params[4])
+    out = np.empty((n, 5), np.float32)
+    cdef float[:, ::1] o = out
+    cdef _Job job
+    with nogil:
+        for i in range(n):
+            _geometry(&job, t[i], r[i], a[i], sx[i], sy[i])
+            o[i, 0], o[i, 1], o[i, 2], o[i, 3], o[i, 4] = job.ca, job.sa, job.sx, job.sy, \
+                job.ratio
+    return out
+
+
 cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
     cdef const _Job* job = (<const _Job*>ctx) + i
     if job.kind == 0:
@@ -129,11 +161,7 @@ def grid_mask_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, tile, r
                 jobs[count].lo = h * k // bands[i]
                 jobs[count].hi = h * (k + 1) // bands[i]
                 jobs[count].kind = kind
-                jobs[count].ca = cosf(a[i]) / t[i]
-                jobs[count].sa = sinf(a[i]) / t[i]
-                jobs[count].sx = sx[i] / t[i]
-                jobs[count].sy = sy[i] / t[i]
-                jobs[count].ratio = r[i]
+                _geometry(&jobs[count], t[i], r[i], a[i], sx[i], sy[i])
                 size_view[count] = (jobs[count].hi - jobs[count].lo) * shape[i, 1] * \
                     shape[i, 2] * isz
                 count += 1

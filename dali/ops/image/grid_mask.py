@@ -3,7 +3,8 @@
 Squares of a grid with period `tile`, rotated by `angle` about the origin and shifted by
 (`shift_x`, `shift_y`), are zeroed; `ratio` is the side of a black square over `tile`.  The
 geometry is the kernel's (`_ext/kernels/grid_mask.pyx`): float32, in DALI's order of
-operations, so the same pixels are masked.  One nogil call for the batch.
+operations, so the same pixels are masked.  One nogil call for the batch; on the GPU one
+launch of `grid_mask.cu`, given the constants the CPU kernel computes (`grid_geometry`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dali._ext.kernels import grid_mask as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _layouts
+from dali.ops.image import _grid_mask_gpu
 
 _TYPES = (np.dtype(np.uint8), np.dtype(np.int16), np.dtype(np.int32), np.dtype(np.float32))
 _NAMES = {np.dtype(np.float64): "double"}
@@ -23,7 +25,7 @@ _NAMES = {np.dtype(np.float64): "double"}
 @_registry.register
 class GridMask(_operator.Operator):
     schema = Schema(
-        "grid_mask", inputs=1, outputs=1, devices=("cpu",),
+        "grid_mask", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Performs the gridmask augmentation (https://arxiv.org/abs/2001.04086).\n\n"
             "Zeroes out pixels of an image in a grid-like fashion. The grid consists of "
             "squares repeating in x and y directions, with the same spacing in both "
@@ -64,3 +66,12 @@ class GridMask(_operator.Operator):
         _kernel.grid_mask_batch(ws.thread_pool, ws.input_storage(0).contiguous(),
                                 ws.outputs[0], plan.tile, plan.ratio, plan.angle,
                                 plan.shift_x, plan.shift_y)
+
+    def run_gpu(self, ws, plan):
+        src, out = ws.input_storage(0), ws.outputs[0]
+        geometry = _kernel.grid_geometry(plan.tile, plan.ratio, plan.angle, plan.shift_x,
+                                         plan.shift_y)
+        launch = _grid_mask_gpu.launch(src.shapes, geometry, src.dtype.itemsize, src.offsets,
+                                       out.offsets)
+        ws.gpu.launch(_grid_mask_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                      (src, out, launch.samples, launch.geometry))
