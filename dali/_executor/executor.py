@@ -42,6 +42,21 @@ def contiguous(tl):
     return tensors.TensorListCPU._wrap(tl._storage.contiguous(), tl._layout, tl._source_info)
 
 
+class Outputs(list):
+    """The outputs of an iteration and the fences of its device work: the GPU stage of the
+    iteration runs on while the executor goes on with the next one's CPU stage, and whoever
+    hands the outputs out waits (`wait()`)."""
+
+    def __init__(self, outs, fences=()):
+        super().__init__(outs)
+        self.fences = fences
+
+    def wait(self):
+        for f in self.fences:
+            f.wait()
+        return self
+
+
 class Snapshot:
     """The executor's state after an iteration (what a checkpoint keeps): its counters and
     the state of each operator (None for operators without state), in graph order."""
@@ -121,8 +136,10 @@ class Executor:
         return self.max_batch_size
 
     def run(self):
-        """Run one iteration; returns the pipeline outputs as contiguous TensorLists."""
-        return [contiguous(tl) for tl in self._run(False)]
+        """Run one iteration; returns the pipeline outputs as contiguous TensorLists (an
+        `Outputs` list: GPU outputs are complete once its `wait()` returned)."""
+        outs = self._run(False)
+        return Outputs([contiguous(tl) for tl in outs], outs.fences)
 
     def run_captured(self):
         """Run one iteration; returns every operator output, by `id()` of its DataNode."""
@@ -134,9 +151,12 @@ class Executor:
         try:
             outs = self.plan.run(bs, root_ids, self.iteration, self.epoch, self.thread_pool,
                                  self.max_batch_size, capture)
-            for dev in self._devices:     # GPU outputs are ready when handed out
-                dev.synchronize()
-            return outs
+            fences = [dev.fence() for dev in self._devices]
+            if capture:
+                for f in fences:
+                    f.wait()
+                return outs
+            return Outputs(outs, fences)
         finally:            # a failed iteration still used its samples: the next one goes on
             self.iteration += 1
             self._samples_seen += bs

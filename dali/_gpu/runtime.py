@@ -4,7 +4,8 @@ stream per pipeline.
     dev = runtime.device(device_id)          # the pipeline's Device (CuPy)
     buf = dev.upload(host_array)             # pinned staging, then an async copy on the stream
     dev.launch(__file__, "flip_1", grid, block, (src_batch, out_batch, descriptors))
-    dev.synchronize()                        # the iteration's work is done; staging freed
+    fence = dev.fence()                      # the iteration's work so far, and its staging
+    fence.wait()                             # done; the staging is released
 
 Everything the executor and the operators' `run_gpu` do on the device goes through a `Device`,
 so that the same code runs on a CUDA device through CuPy (`CupyDevice`) or, in the tests of
@@ -41,8 +42,8 @@ class Device:
     """What the GPU stage needs of a device; subclasses implement the primitives.
 
     Launch arguments (`launch`): device batches and `Buffer`s are passed as their address
-    (a `numpy.uint64`), numpy arrays are uploaded first (kept until the next `synchronize`),
-    numpy scalars are passed by value.
+    (a `numpy.uint64`), numpy arrays are uploaded first (kept until the fence of the work is
+    waited for), numpy scalars are passed by value.
     """
 
     device_id = 0
@@ -70,6 +71,11 @@ class Device:
         """Wait for the stream's work."""
         raise NotImplementedError
 
+    def record(self):
+        """An event marking the stream's work so far (with `synchronize()`), or None when the
+        work is already done."""
+        raise NotImplementedError
+
     def array(self, buffer, offset, shape, dtype):
         """An array of the device's array library (CuPy; numpy when emulated) viewing
         `shape`/`dtype` elements at `offset` bytes into `buffer`, keeping it alive."""
@@ -79,13 +85,18 @@ class Device:
     _pending = None             # what launches queued on the stream still read
 
     def synchronize(self):
-        """Wait for the stream's work, then release the staging and argument buffers of the
-        launches and uploads it did."""
+        """Wait for everything queued on the stream."""
         self.wait()
-        self._pending = None
+
+    def fence(self):
+        """A `Fence` over the work queued so far: it holds what that work reads (staging and
+        argument buffers) until it is waited for.  Only the thread queueing work (the
+        executor's) takes fences."""
+        pending, self._pending = self._pending, None
+        return Fence(self.record(), pending)
 
     def keep(self, obj):
-        """Keep `obj` alive until the next `synchronize` (memory queued work reads)."""
+        """Keep `obj` alive until the fence of the work queued now is waited for."""
         if self._pending is None:
             self._pending = []
         self._pending.append(obj)
@@ -108,6 +119,20 @@ class Device:
             self.keep(buf)
             return np.uint64(buf.ptr)
         return a
+
+
+class Fence:
+    """The end of an iteration's device work (see `Device.fence`)."""
+
+    __slots__ = ("_event", "_pending")
+
+    def __init__(self, event, pending):
+        self._event, self._pending = event, pending
+
+    def wait(self):
+        if self._event is not None:
+            self._event.synchronize()
+        self._event = self._pending = None
 
 
 def _dim3(d, empty_ok=False):
@@ -149,7 +174,7 @@ class CupyDevice(Device):
 
     def download(self, ptr, nbytes):
         out = np.empty(int(nbytes), np.uint8)
-        self.synchronize()
+        self.wait()
         if nbytes:
             with self._device:
                 self._cupy.cuda.runtime.memcpy(out.ctypes.data, ptr, int(nbytes),
@@ -172,6 +197,12 @@ class CupyDevice(Device):
 
     def wait(self):
         self.stream.synchronize()
+
+    def record(self):
+        with self._device:
+            event = self._cupy.cuda.Event(block=False, disable_timing=True)
+            event.record(self.stream)
+        return event
 
     def array(self, buffer, offset, shape, dtype):
         cupy = self._cupy

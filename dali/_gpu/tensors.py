@@ -79,7 +79,7 @@ class TensorGPU:
     def copy_to_external(self, ptr):
         """Copy the data to device address `ptr` (on the pipeline's stream, then waited for)."""
         self._device.copy(int(ptr), self.data_ptr(), self._nbytes())
-        self._device.synchronize()
+        self._device.wait()
 
     @property
     def __cuda_array_interface__(self):
@@ -218,7 +218,7 @@ class TensorListGPU:
     def copy_to_external(self, ptr):
         st = self._storage
         st.device.copy(int(ptr), st.ptr, st.nbytes)
-        st.device.synchronize()
+        st.device.wait()
 
     def source_info(self, i=None):
         if self._source_info is None:

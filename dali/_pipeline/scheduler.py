@@ -32,6 +32,7 @@ import concurrent.futures
 import weakref
 
 from dali import _types
+from dali._executor import executor
 
 
 class Scheduler:
@@ -134,7 +135,10 @@ class Scheduler:
     def _pop(self):
         future, held = self.ready.popleft()
         try:
-            return tuple(self._pipe._check_outputs(future.result()))
+            outs = future.result()
+            if isinstance(outs, executor.Outputs):      # GPU outputs complete before use
+                outs.wait()
+            return tuple(self._pipe._check_outputs(outs))
         finally:
             if held[0] is not None:
                 self.snapshot = held[0]

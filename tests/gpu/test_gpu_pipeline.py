@@ -276,3 +276,37 @@ def test_empty_batches_launch_nothing(emulated_gpu):
                                          "dali/ops/geometry/flip.cu"), "flip_1", (1, 0, 1),
                         (256, 1, 1), ())
     assert emulated_gpu.launches == []        # a grid without blocks launches nothing
+
+
+def test_outputs_are_handed_out_after_their_iterations_fence(emulated_gpu, monkeypatch):
+    """The executor does not wait for the stream at the end of an iteration (the next one's
+    CPU stage overlaps the device work); the outputs' fence is waited for when they are
+    handed out, and it holds the launches' uploaded arguments until then."""
+    events = []
+
+    class Event:
+        waited = False
+
+        def synchronize(self):
+            self.waited = True
+
+    def record():
+        events.append(Event())
+        return events[-1]
+
+    monkeypatch.setattr(emulated_gpu, "record", record)
+    data = _images(9, 2)
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=0, prefetch_queue_depth=2,
+                  exec_async=False)
+    def pipe():
+        x = fn.external_source(source=lambda: data, layout="HWC", batch=True)
+        return fn.flip(x.gpu())
+
+    p = pipe()
+    p.build()
+    (out,) = p.run()                  # runs two iterations (prefetch), hands out the first
+    assert len(events) == 2 and events[0].waited and not events[1].waited
+    np.testing.assert_array_equal(out.as_cpu().at(0), data[0][:, ::-1])
+    p.run()
+    assert events[1].waited
