@@ -310,3 +310,21 @@ def test_outputs_are_handed_out_after_their_iterations_fence(emulated_gpu, monke
     np.testing.assert_array_equal(out.as_cpu().at(0), data[0][:, ::-1])
     p.run()
     assert events[1].waited
+
+
+def test_jax_iterator_takes_gpu_outputs_through_dlpack(emulated_gpu):
+    pytest.importorskip("jax")
+    from dali.plugin.jax import DALIGenericIterator
+
+    data = _images(10, 2)
+    data[1] = data[0][::-1].copy()
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=0)
+    def pipe():
+        x = fn.external_source(source=lambda: data, layout="HWC", batch=True)
+        return fn.flip(x.gpu())
+
+    with pytest.warns(Warning, match="Please set `reader_name`"):
+        it = DALIGenericIterator([pipe()], ["images"], size=2)
+    batch = next(iter(it))["images"]
+    np.testing.assert_array_equal(np.asarray(batch), np.stack(data)[:, :, ::-1])

@@ -58,7 +58,7 @@ class DALIGenericIterator(_DaliBaseIterator):
         outputs = self._get_outputs()
         out = {}
         for j, name in enumerate(self.output_map):
-            shards = [jax.device_put(np.asarray(outs[j].as_tensor()), device)
+            shards = [jax.device_put(_array(outs[j].as_tensor()), device)
                       for outs, device in zip(outputs, self._devices, strict=True)]
             out[name] = self._combine(shards)
         self._schedule_runs()
@@ -87,8 +87,27 @@ class DALIGenericIterator(_DaliBaseIterator):
 
 def _device_of(pipe, index):
     """The JAX device a pipeline's batches go to: the pipeline's own (`_jax_device`, set by
-    `data_iterator`), else the first CPU device."""
-    return getattr(pipe, "_jax_device", None) or jax.devices("cpu")[0]
+    `data_iterator`), else the GPU of its `device_id` when JAX has GPUs, else the first CPU
+    device."""
+    own = getattr(pipe, "_jax_device", None)
+    if own is not None:
+        return own
+    if pipe.device_id is not None:
+        try:
+            return jax.devices("gpu")[pipe.device_id]
+        except (RuntimeError, IndexError):       # JAX without CUDA
+            pass
+    return jax.devices("cpu")[0]
+
+
+def _array(tensor):
+    """What `jax.device_put` takes of a batch: a GPU tensor through DLPack (no copy on its
+    device), a host tensor as a numpy view."""
+    if hasattr(tensor, "__cuda_array_interface__"):
+        from jax import dlpack
+
+        return dlpack.from_dlpack(tensor)
+    return np.asarray(tensor)
 
 
 def default_num_threads_value():
