@@ -4,7 +4,8 @@
 of a contiguous batch) into the (h, w, 3) RGB images of another batch of that type, given the
 byte offsets and sizes of the images and the (y, x) parity of their red sensor positions.
 One work item per image, all run without the GIL on the pool, largest first.  uint8 rows take
-an SSE4.1 path where the build has one (same values; `simd(False)` switches it off for tests).
+SSE4.1 and AVX2 paths where the build and CPU have them (same values; `simd(False)` switches
+them off for tests).
 """
 cimport numpy as cnp
 import numpy as np
@@ -45,8 +46,8 @@ cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
 
 
 def simd(bint on):
-    """Whether uint8 rows take the SSE4.1 path (on by default); returns whether the build has
-    one.  For tests: both paths give the same values."""
+    """Whether uint8 rows take the SSE4.1 (and AVX2) paths (on by default); returns whether the
+    build has them.  For tests: every path gives the same values."""
     return dali_debayer_simd(on)
 
 
