@@ -12,6 +12,8 @@ from cases_filters import recorded, run_program, run_sync
 from gpu_cases import _pack, _random
 from pipeline_utils import run_op
 
+from dali import types as dali_types
+from dali.ops.audio import _audio_resample_gpu, _resampling, audio_resample
 from dali.ops.signal import _nonsilent_region_gpu, _spectrogram_gpu, nonsilent_region, spectrogram
 
 
@@ -126,3 +128,65 @@ def nonsilent_run(backend, samples, kwargs):
                    [buffers[a] if isinstance(a, str) else a for a in launch.args])
     got = [[np.asarray(v) for v in done[1]], [np.asarray(v) for v in done[2]]]
     return outputs, got
+
+
+# ---- audio_resample -----------------------------------------------------------------------
+RESAMPLE_TYPES = (np.float32, np.int16, np.uint8, np.int32, np.int8, np.uint16, np.uint32)
+
+
+def resample_case(seed):
+    """(samples, kwargs, arg_inputs): 1-D or 2-D (channels) signals of every type (some empty,
+    some of one sample, some long enough for several blocks of 256 outputs), outputs of the
+    input's type or another, up- and downsampling by scale, rates or output length (constant
+    or per sample), qualities from 0 to 100 (3 to 64 lobes)."""
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(RESAMPLE_TYPES[seed % len(RESAMPLE_TYPES)])
+    channels = (None, 1, 2, 3)[seed % 4]
+    samples = []
+    for _ in range(int(rng.integers(1, 5))):
+        n = int(rng.choice([0, 1, 5, 60, 700]))
+        shape = (n,) if channels is None else (n, channels)
+        x = _random(rng, shape, dtype)
+        if dtype == np.float32:
+            x = (x / 300).astype(np.float32)
+        elif rng.integers(0, 2):                      # the whole range: saturating outputs
+            info = np.iinfo(dtype)
+            x = rng.integers(info.min, info.max, shape, endpoint=True).astype(dtype)
+        samples.append(x)
+    kwargs = {"quality": float(rng.choice([0.0, 20.0, 50.0, 77.0, 100.0]))}
+    if seed % 3 == 1:
+        kwargs["dtype"] = dali_types.to_dali_type(RESAMPLE_TYPES[(seed // 3) % 7])
+    arg_inputs = {}
+    factor = seed % 5
+    if factor == 0:
+        kwargs["scale"] = float(rng.choice([0.3, 0.97, 1.0, 1.7, 4.0]))
+    elif factor == 1:
+        arg_inputs["scale"] = [np.float32(rng.uniform(0.2, 3)) for _ in samples]
+    elif factor == 2:
+        kwargs["in_rate"], kwargs["out_rate"] = 44100.0, float(rng.choice([16000.0, 48000.0]))
+    elif factor == 3:
+        arg_inputs["in_rate"] = [np.float32(rng.choice([8000, 22050])) for _ in samples]
+        arg_inputs["out_rate"] = [np.float32(rng.choice([16000, 11025])) for _ in samples]
+    else:
+        arg_inputs["out_length"] = [np.int64(rng.integers(0, 900)) for _ in samples]
+    return samples, kwargs, arg_inputs
+
+
+def resample_run(backend, samples, kwargs, arg_inputs):
+    """(CPU operator's output, the kernel's output)."""
+    names = list(arg_inputs)
+
+    def build(fn, x, *args):
+        return fn.audio_resample(x, **kwargs, **dict(zip(names, args, strict=True)))
+
+    def take(op, ws, plan):
+        src = ws.input_storage(0)
+        return plan, _audio_resample_gpu.program(
+            src.shapes, plan.outputs[0].shapes, src.dtype, plan.outputs[0].dtype, plan.scales,
+            _resampling.window(op.lobes), op.lobes)
+
+    expected, (plan, program) = run_sync(audio_resample.AudioResample, build,
+                                         [samples] + [arg_inputs[k] for k in names],
+                                         [None] * (1 + len(names)), take)
+    out = plan.outputs[0]
+    return expected, run_program(backend, program, samples, out.shapes, out.dtype)

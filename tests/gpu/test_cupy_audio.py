@@ -22,3 +22,10 @@ def test_nonsilent_region_on_device_equals_cpu(seed):
                                               *cases_audio.nonsilent_case(seed))
     for g, e in zip(got, expected, strict=True):
         gpu_cases.assert_same(g, e)
+
+
+@pytest.mark.parametrize("seed", range(42))
+def test_audio_resample_on_device_equals_cpu(seed):
+    expected, got = cases_audio.resample_run(gpu_cases.on_device,
+                                             *cases_audio.resample_case(seed))
+    gpu_cases.assert_same(got, expected)

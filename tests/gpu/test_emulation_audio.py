@@ -9,6 +9,7 @@ import gpu_cases
 import numpy as np
 import pytest
 
+from dali.ops.audio import _audio_resample_gpu, _resampling
 from dali.ops.signal import _nonsilent_region_gpu, _spectrogram_gpu
 
 pytestmark = pytest.mark.skipif(not emulate.AVAILABLE, reason="the CUDA emulation needs g++")
@@ -94,3 +95,41 @@ def test_nonsilent_region_launch():
 def test_nonsilent_region_launch_rejects(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("seed", range(42))
+def test_audio_resample_kernels_equal_cpu(seed):
+    expected, got = cases_audio.resample_run(gpu_cases.emulated,
+                                             *cases_audio.resample_case(seed))
+    gpu_cases.assert_same(got, expected)
+
+
+def test_audio_resample_program():
+    window = _resampling.window(3)
+    prog = _audio_resample_gpu.program([(5, 2), (0, 2), (300, 2)], [(10, 2), (0, 2), (600, 2)],
+                                       np.int16, np.float32, [0.5, 1.0, 0.5], window, 3)
+    (launch,) = prog.launches
+    assert launch.kernel == "resample_i16_f32" and launch.grid == (5, 3, 1)
+    assert launch.args[2].tolist() == [[0, 5, 0, 10, 2], [10, 0, 20, 0, 2],
+                                       [10, 300, 20, 600, 2]]
+    assert launch.args[5].shape == (32 * 2 * 6,) and int(launch.args[8]) == 3
+    for shapes in ([(0,)], np.zeros((0, 1), np.int64)):
+        assert _audio_resample_gpu.program(shapes, shapes, np.float32, np.float32,
+                                           np.ones(len(shapes)), window, 3).launches == []
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda w: _audio_resample_gpu.program([(5,)], [(5,)], np.float64, np.float32, [1.0], w,
+                                           3), "no kernel from float64"),
+    (lambda w: _audio_resample_gpu.program([(5, 2)], [(5, 3)], np.int16, np.int16, [1.0], w,
+                                           3), "same channels"),
+    (lambda w: _audio_resample_gpu.program([(5,)], [(5,)], np.int16, np.int16, [0.0], w, 3),
+     "positive"),
+    (lambda w: _audio_resample_gpu.program([(5,)], [(5,)], np.int16, np.int16, [1.0], w, 16),
+     "too few"),
+    (lambda w: _audio_resample_gpu.program([(5,)], [(5,)], np.int16, np.int16, [1.0], w, 3,
+                                           dst_offsets=[1]), "multiples of the element"),
+])
+def test_audio_resample_program_rejects(call, message):
+    with pytest.raises(ValueError, match=message):
+        call(_resampling.window(3))

@@ -4,9 +4,10 @@ two iterations."""
 
 import cases_audio
 import numpy as np
+import pytest
 from cases_filters import same_as_cpu
 
-from dali import fn, pipeline_def
+from dali import fn, pipeline_def, types
 
 
 def _outputs(graph_of, batch_size, on_gpu, iterations=2):
@@ -63,3 +64,23 @@ def test_nonsilent_region_equals_cpu(emulated_gpu):
 
     same_as_cpu(graph, len(audio))
     assert {"nonsilent_i16", "nonsilent_f32"} <= set(emulated_gpu.launches)
+
+
+def test_audio_resample_equals_cpu(emulated_gpu):
+    rng = np.random.default_rng(2)
+    audio = [rng.integers(-30000, 30000, (k, 2)).astype(np.int16) for k in (700, 0, 1, 90)]
+    scales = [np.float32(v) for v in (0.5, 2.0, 3.0, 1.3)]
+
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: audio, batch=True, layout="tc")
+        s = fn.external_source(source=lambda: scales, batch=True)
+        if on_gpu:
+            x = x.gpu()
+        return (fn.audio_resample(x, scale=s, quality=30.0),
+                fn.audio_resample(x, in_rate=44100.0, out_rate=16000.0, dtype=types.FLOAT),
+                fn.experimental.audio_resample(x, out_length=333, dtype=types.UINT8))
+
+    with pytest.warns(DeprecationWarning, match="experimental.audio_resample"):
+        same_as_cpu(graph, len(audio))
+    assert {"resample_i16_i16", "resample_i16_f32", "resample_i16_u8"} <= set(
+        emulated_gpu.launches)

@@ -38,6 +38,11 @@ def as_float(value) -> float:
     return float(np.float32(value))
 
 
+def window(lobes_):
+    """(the tabulated filter (float32), its scale, its centre) for `lobes_` zero crossings."""
+    return _kernel.window(lobes_)
+
+
 def length(n, in_rate, out_rate) -> int:
     """The length of `n` samples at `in_rate` resampled to `out_rate` (DALI's rounding up)."""
     return _kernel.resampled_length(n, in_rate, out_rate)

@@ -16,8 +16,8 @@ import numpy as np
 from dali import _operator, _registry, _types
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops import _aliases
-from dali.ops.audio import _resampling
+from dali.ops import _aliases, _gpu_program
+from dali.ops.audio import _audio_resample_gpu, _resampling
 
 _FACTORS = ("scale", "out_length", "in_rate", "out_rate")
 
@@ -25,7 +25,7 @@ _FACTORS = ("scale", "out_length", "in_rate", "out_rate")
 @_registry.register
 class AudioResample(_operator.Operator):
     schema = Schema(
-        "audio_resample", inputs=1, outputs=1, devices=("cpu",),
+        "audio_resample", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Resamples an audio signal.\n\n"
             "The resampling is achieved by applying a sinc filter with Hann window with an "
             "extent controlled by the `quality` argument.\n\n"
@@ -136,6 +136,14 @@ class AudioResample(_operator.Operator):
         inputs = [np.ascontiguousarray(x.reshape(x.shape[0], -1)) for x in ws.input_samples(0)]
         outputs = [y.reshape(y.shape[0], -1) for y in ws.output_samples(0)]
         _resampling.resample(ws.thread_pool, inputs, outputs, plan.scales, self.lobes)
+
+    def run_gpu(self, ws, plan):
+        src, out = ws.input_storage(0), ws.outputs[0]
+        program = _audio_resample_gpu.program(src.shapes, plan.outputs[0].shapes, src.dtype,
+                                              out.dtype, plan.scales,
+                                              _resampling.window(self.lobes), self.lobes,
+                                              src.offsets, out.offsets)
+        _gpu_program.run(ws.gpu, program, src, out)
 
 
 ALIASES = [_aliases.deprecated_alias("experimental.audio_resample", AudioResample,
