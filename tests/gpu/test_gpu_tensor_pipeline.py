@@ -5,6 +5,7 @@ inputs, empty frames)."""
 import numpy as np
 import pytest
 
+import dali
 from dali import fn, pipeline_def
 
 
@@ -68,3 +69,35 @@ def test_element_extract_out_of_range_on_gpu_names_operator(emulated_gpu):
 
     with pytest.raises(RuntimeError, match=r"element_extract.*out of bounds"):
         _run(graph, 0, len(data))
+
+
+def test_subscripts_equal_cpu(emulated_gpu):
+    rng = np.random.default_rng(4)
+    data = [rng.integers(0, 100, (int(rng.integers(2, 6)), int(rng.integers(0 if i == 2 else 3,
+                                                                            7)), 3))
+            .astype(np.int16) for i in range(4)]
+    at = [np.int32(v) for v in (0, -1, 1, 0)]
+    lo = [np.int64(v) for v in (-1, 0, 2, 1)]
+
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: data, layout="HWC", batch=True)
+        a = fn.external_source(source=lambda: at, batch=True)
+        b = fn.external_source(source=lambda: lo, batch=True)
+        if on_gpu:
+            x = x.gpu()
+        return (x[1], x[:, ::-2], x[a, 1:], x[b:, :, ::-1], x[-1, :, 2], x[:, :],
+                x[::2, dali.newaxis("F")])
+
+    same_as_cpu(graph, len(data))
+    assert emulated_gpu.launches.count("subscript_2") == 6
+
+
+def test_subscript_out_of_range_on_gpu_names_operator(emulated_gpu):
+    data = [np.zeros((2, 3), np.float32)]
+
+    def graph():
+        x = fn.external_source(source=lambda: data, batch=True)
+        return x.gpu()[5]
+
+    with pytest.raises(IndexError, match="out of range"):
+        _run(graph, 0, 1)

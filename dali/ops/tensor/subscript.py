@@ -12,6 +12,8 @@
   `dali.newaxis("F")` inserts "F" into it.
 
 Out-of-range indices, zero steps and too many indices are errors when the pipeline runs.
+On the GPU, `_tensor_subscript` copies the planned views with `subscript.cu` and
+`_subscript_dim_check` passes the device batch through.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from dali import _operator, _registry, tensors
 from dali._graph import data_node
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops.tensor import _views
+from dali.ops.tensor import _subscript_gpu, _views
 
 MAX_SUBSCRIPTS = 32
 _PARTS = ("at", "lo", "hi", "step")
@@ -127,7 +129,7 @@ def _index_args(ws, name):
 @_registry.register
 class TensorSubscript(_operator.Operator):
     schema = Schema(
-        "_tensor_subscript", inputs=1, outputs=1, devices=("cpu",),
+        "_tensor_subscript", inputs=1, outputs=1, devices=("cpu", "gpu"),
         class_name="_TensorSubscript", internal=True,
         doc="Indexes and slices samples (what `DataNode[...]` records).",
         args=[*(Arg(f"{part}_{d}", T.INT32, None, tensor=True,
@@ -171,7 +173,7 @@ class TensorSubscript(_operator.Operator):
         if layout:
             layout = "".join(c for d, c in enumerate(layout) if d not in self.removed)
         # one index for every sample of a uniform batch: one NumPy copy of the dense batch
-        same = not per_sample and storage.is_uniform()
+        same = not per_sample and bool((storage.shapes == storage.shapes[:1]).all())
         return _operator.Plan([_operator.OutputDesc(out_shapes, ws.input_dtype(0), layout,
                                                     tl.ndim() - len(self.removed))],
                               indices=indices, same=same)
@@ -221,11 +223,21 @@ class TensorSubscript(_operator.Operator):
         for s, dst, ix in zip(src.samples(), ws.output_samples(0), plan.indices, strict=True):
             dst[...] = s[ix]
 
+    def run_gpu(self, ws, plan):
+        """subscript.cu: each sample's view (plan.indices) copied."""
+        if ws.batch_size == 0:
+            return
+        src, dst = ws.input_storage(0), ws.outputs[0]
+        launch = _subscript_gpu.launch(src.shapes, plan.indices, src.dtype.itemsize,
+                                       src.offsets, dst.offsets)
+        ws.gpu.launch(_subscript_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                      (src, dst, launch.samples))
+
 
 @_registry.register
 class SubscriptDimCheck(_operator.Operator):
     schema = Schema(
-        "_subscript_dim_check", inputs=1, outputs=1, devices=("cpu",),
+        "_subscript_dim_check", inputs=1, outputs=1, devices=("cpu", "gpu"),
         class_name="_SubscriptDimCheck", internal=True,
         doc="Passes its input through after checking it has at least `num_subscripts` "
             "dimensions (what `DataNode[:, :]` records).",
@@ -242,3 +254,5 @@ class SubscriptDimCheck(_operator.Operator):
 
     def run_cpu(self, ws, plan):
         ws.outputs = [ws.input_storage(0)]
+
+    run_gpu = run_cpu
