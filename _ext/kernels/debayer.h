@@ -186,7 +186,12 @@ __attribute__((target("avx2"))) static int64_t dali_debayer_row_avx2(
   return x;
 }
 
-static const bool dali_debayer_has_avx2 = __builtin_cpu_supports("avx2");
+static inline bool dali_debayer_detect_avx2() {
+  __builtin_cpu_init();   // this runs as a static initializer: the CPU model may not be read yet
+  return __builtin_cpu_supports("avx2");
+}
+
+static const bool dali_debayer_has_avx2 = dali_debayer_detect_avx2();
 #endif
 
 template <typename T, bool kRedRow, bool kColourFirst>
