@@ -292,7 +292,7 @@ def record_ops(msg):
             if io["is_argument_input"]:
                 kwargs[io["arg_name"]] = tensors[io["name"]]
             else:
-                inputs.append(tensors[io["name"]])
+                inputs.append(_on(tensors[io["name"]], io["device"]))
         if schema.name == "external_source" and "dtype" in kwargs:
             kwargs["dtype"] = T(kwargs["dtype"])
         out = _operator.call(impl, inputs, {**kwargs, "device": device,
@@ -311,7 +311,15 @@ def record_ops(msg):
     missing = [io["name"] for io in msg["pipe_outputs"] if io["name"] not in tensors]
     if missing:
         raise ValueError(f"the pipeline outputs {missing} are produced by no operator")
-    return [tensors[io["name"]] for io in msg["pipe_outputs"]]
+    return [_on(tensors[io["name"]], io["device"]) for io in msg["pipe_outputs"]]
+
+
+def _on(node, device):
+    """`node` where the serialized edge has it (`.gpu()` / `.cpu()` are recorded as the
+    device of the edge that reads it)."""
+    if not device or node.device == device:
+        return node
+    return node.gpu() if device == "gpu" else node.cpu()
 
 
 def output_descs(msg):

@@ -328,3 +328,22 @@ def test_jax_iterator_takes_gpu_outputs_through_dlpack(emulated_gpu):
         it = DALIGenericIterator([pipe()], ["images"], size=2)
     batch = next(iter(it))["images"]
     np.testing.assert_array_equal(np.asarray(batch), np.stack(data)[:, :, ::-1])
+
+
+def test_serialized_gpu_pipeline_keeps_its_devices(emulated_gpu):
+    from dali import Pipeline
+
+    data = _images(11, 2)
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=0)
+    def pipe():
+        x = fn.external_source(name="src", layout="HWC")
+        return fn.flip(x.gpu(), horizontal=1), x.gpu(), x
+
+    restored = Pipeline.deserialize(pipe().serialize())
+    restored.build()
+    restored.feed_input("src", data)
+    flipped, moved, host = restored.run()
+    assert [type(o).__name__ for o in (flipped, moved, host)] == \
+        ["TensorListGPU", "TensorListGPU", "TensorListCPU"]
+    np.testing.assert_array_equal(flipped.as_cpu().at(1), data[1][:, ::-1])
