@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import dali
-from dali import fn, pipeline_def
+from dali import fn, pipeline_def, types
 
 
 def _run(graph, device_id, batch_size):
@@ -101,3 +101,31 @@ def test_subscript_out_of_range_on_gpu_names_operator(emulated_gpu):
 
     with pytest.raises(IndexError, match="out of range"):
         _run(graph, 0, 1)
+
+
+def test_shapes_and_properties_equal_cpu(emulated_gpu):
+    data = _sequences(5, 3, np.float32)
+
+    def graph(on_gpu):
+        x = fn.external_source(source=lambda: data, layout="FHWC", batch=True)
+        x = fn.reshape(x, layout="FHWC")
+        if on_gpu:
+            x = x.gpu()
+        return (fn.shapes(x), fn.shapes(x, dtype=types.FLOAT), fn.get_property(x, key="layout"),
+                x.property("layout", device="gpu" if on_gpu else "cpu"))
+
+    with pytest.warns(DeprecationWarning, match="fn.shapes"):
+        same_as_cpu(graph, len(data))
+
+
+def test_source_info_on_gpu_equals_cpu(emulated_gpu, tmp_path):
+    for i in range(3):
+        (tmp_path / f"{i}.bin").write_bytes(bytes(range(i + 2)))
+
+    def graph(on_gpu):
+        raw, _ = fn.readers.file(file_root=str(tmp_path), files=["0.bin", "1.bin", "2.bin"])
+        if on_gpu:
+            raw = raw.gpu()
+        return fn.get_property(raw, key="source_info"), raw
+
+    same_as_cpu(graph, 3)

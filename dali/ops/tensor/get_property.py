@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from dali import _operator, _registry
+from dali._gpu import host
 from dali._graph import data_node
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
@@ -26,7 +27,7 @@ def get_property(node, key, device="cpu"):
 @_registry.register
 class GetProperty(_operator.Operator):
     schema = Schema(
-        "get_property", inputs=1, outputs=1, devices=("cpu",),
+        "get_property", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Returns a property of each input sample as a 1-D uint8 tensor holding UTF-8 "
             'text: "source_info" (the origin of the sample, e.g. the file it was read from) '
             'or "layout" (the data layout).',
@@ -53,3 +54,7 @@ class GetProperty(_operator.Operator):
         flat = ws.outputs[0].flat()
         if flat is not None:
             flat[...] = plan.data       # the samples lie back to back
+
+    def run_gpu(self, ws, plan):
+        """The texts worked out on the host and uploaded (uint8 samples on the device)."""
+        host.run_on_host(self, ws, plan)

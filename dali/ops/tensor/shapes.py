@@ -8,6 +8,7 @@ from __future__ import annotations
 import warnings
 
 from dali import _operator, _registry, _types
+from dali._gpu import host
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 
@@ -17,7 +18,7 @@ _ALLOWED = (T.INT32, T.UINT32, T.INT64, T.UINT64, T.FLOAT, T.FLOAT64)
 @_registry.register
 class Shapes(_operator.Operator):
     schema = Schema(
-        "shapes", inputs=1, outputs=1, devices=("cpu",),
+        "shapes", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Returns the shapes of the input samples, each as a 1-D tensor (deprecated in "
             "DALI: use `DataNode.shape()`).",
         args=[Arg("dtype", T.DATA_TYPE, T.INT64,
@@ -44,3 +45,7 @@ class Shapes(_operator.Operator):
         out = ws.outputs[0].dense()
         if out is not None and out.size:
             out[...] = ws.input_storage(0).shapes
+
+    def run_gpu(self, ws, plan):
+        """The shapes worked out on the host and uploaded, as DALI's GPU backend copies them."""
+        host.run_on_host(self, ws, plan)
