@@ -2,8 +2,9 @@
 experimental.resize, decoders.inflate, optical_flow, readers.video, readers.video_resize and
 their deprecated names): registered with DALI's complete schemas (`Schema(cpu=False)`) so that
 graphs using them are defined, serialized and documented as in DALI; building one on the CPU
-raises DALI's error for an operator that has no CPU backend, naming the operator, and on the
-GPU NotImplementedError until its kernel is written (docs/gpu.md).
+raises DALI's error for an operator that has no CPU backend, naming the operator.  Those with a
+GPU kernel (median_blur, dilate, erode) define `run_gpu` and build on the GPU; the others raise
+the same error on the GPU until their kernel is written (docs/gpu.md).
 """
 
 from __future__ import annotations
@@ -21,19 +22,25 @@ class GpuOnly(_operator.Operator):
     name whose DALI schema is an alias of another: experimental.inflate)."""
 
     def setup(self):
+        kernel = type(self).run_gpu is not _operator.Operator.run_gpu
+        if self.spec.device == "gpu" and kernel:
+            return
         schema = self.spec.schema
         name = self.registered_as or schema.dali_schema_name
         raise RuntimeError(
             f"Operator \"{name}\" not registered for {self.spec.device}. "
-            f"{schema.display_name} runs on the GPU only in DALI 2.4, and dali has no GPU "
-            "kernel for it yet.")
+            f"{schema.display_name} runs on the GPU only in DALI 2.4"
+            + ("." if kernel else ", and dali has no GPU kernel for it yet."))
 
 
-def gpu_doc(doc):
-    """An operator's doc with the note every GPU-only operator carries."""
+def gpu_doc(doc, kernel=False):
+    """An operator's doc with the note every GPU-only operator carries (`kernel`: it has its GPU
+    kernel)."""
+    gpu = ("runs on the GPU" if kernel else
+           "raises the same error on the GPU until its kernel is written")
     return (f"{doc}\n\nGPU only (as in DALI 2.4): dali records and serializes it; building "
             "a pipeline that uses it raises DALI's \"not registered for cpu\" error on the "
-            "CPU, and NotImplementedError on the GPU until its kernel is written.")
+            f"CPU, and it {gpu}.")
 
 
 def as_declared(args):
