@@ -26,7 +26,8 @@ _SERIAL = ThreadPool(1)                  # for workspaces without a pool
 @_registry.register
 class Video(_operator.Operator):
     schema = Schema(
-        "decoders.video", inputs=1, outputs=1, devices=("cpu",), input_names=["encoded"],
+        "decoders.video", inputs=1, outputs=1, devices=("cpu", "mixed"),
+        input_names=["encoded"],
         doc="Decodes videos from in-memory streams (any container and codec FFmpeg reads, "
             "through PyAV; the first video stream) into sequences of RGB frames: uint8, layout "
             "FHWC, one sequence per sample.\n\n"
@@ -37,7 +38,8 @@ class Video(_operator.Operator):
             "order; decoding seeks to the keyframe before each wanted frame.",
         args=[
             Arg("affine", T.BOOL, True, doc="Pin the mixed backend's threads to CPU cores.",
-                ignored="applies only to the mixed backend (the GPU decoder)"),
+                ignored="the mixed backend decodes on the CPU (the pipeline's thread "
+                        "pool, not pinned) and uploads the frames"),
             Arg("build_index", T.BOOL, True,
                 doc="Build a frame index (timestamps and keyframes) when a sample is opened.",
                 ignored="the index is always built: one demux pass without decoding, which "

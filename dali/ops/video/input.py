@@ -28,7 +28,7 @@ _BLACK = np.zeros(3, np.uint8)
 @_registry.register
 class Video(_operator.Operator, _roles.Source):
     schema = Schema(
-        "experimental.inputs.video", inputs=0, outputs=1, devices=("cpu",),
+        "experimental.inputs.video", inputs=0, outputs=1, devices=("cpu", "mixed"),
         doc="Streams and decodes a video fed with `Pipeline.feed_input` (one encoded video, "
             "uint8 bytes, per call; any container and codec FFmpeg reads, through PyAV): each "
             "run returns the next `max_batch_size` sequences of `sequence_length` frames, "
@@ -47,7 +47,8 @@ class Video(_operator.Operator, _roles.Source):
                 ignored="the encoded video is copied once when it is indexed (PyAV reads "
                         "from its own buffer), so the fed buffer may be reused at once"),
             Arg("affine", T.BOOL, True, doc="Pin the mixed backend's threads to CPU cores.",
-                ignored="applies only to the mixed backend"),
+                ignored="the mixed backend decodes on the CPU (the pipeline's thread "
+                        "pool, not pinned) and uploads the frames"),
         ])
 
     def setup(self):
