@@ -192,11 +192,12 @@ def test_cpu_only_pipeline_has_no_gpu():
 
 def test_dali_gpu_operator_without_kernel_is_defined_then_not_implemented(emulated_gpu):
     def graph():
-        data = fn.external_source(source=lambda: [np.zeros((8, 8, 3), np.uint8)], batch=True,
-                                  layout="HWC")
-        return fn.water(data.gpu())           # DALI has it on the GPU; dali has no kernel yet
+        data = fn.external_source(source=lambda: [np.zeros((2, 8, 8, 3), np.uint8)],
+                                  batch=True, layout="FHWC")
+        return fn.optical_flow(data.gpu())    # DALI has it on the GPU; dali has no kernel yet
 
-    with pytest.raises(NotImplementedError, match='water.*device="gpu" is not implemented yet'):
+    with pytest.raises(NotImplementedError, match='optical_flow.*device="gpu" is not '
+                                                  "implemented yet"):
         _run(graph, 0, 1)
 
 
