@@ -63,6 +63,39 @@ cdef inline float _at(const image_t* src, Py_ssize_t h, Py_ssize_t w, Py_ssize_t
     return fill
 
 
+cdef inline void _water_waves(const float* wave, Py_ssize_t h, Py_ssize_t w,
+                              float* out) noexcept nogil:
+    # out[y] = ampl_x * sinf(freq_x * y + phase_x) for the h rows, then
+    # out[h + x] = ampl_y * cosf(freq_y * x + phase_y) for the w columns
+    cdef Py_ssize_t y, x
+    for y in range(h):
+        out[y] = wave[0] * sinf(wave[1] * <float>y + wave[2])
+    for x in range(w):
+        out[h + x] = wave[3] * cosf(wave[4] * <float>x + wave[5])
+
+
+def water_waves(shapes, wave):
+    """fn.water's wave terms of a batch as the kernel computes them (libm's sinf and cosf):
+    for each (H, W, ...) sample in turn, H row terms then W column terms (float32), for the
+    GPU kernel (dali/ops/image/jitter.cu)."""
+    if wave is None or len(wave) != 6:
+        raise ValueError("water needs the six wave parameters")
+    cdef const int64_t[:, ::1] hw = np.ascontiguousarray(
+        np.asarray(shapes, np.int64).reshape(len(shapes), -1)[:, :2])
+    cdef Py_ssize_t n = hw.shape[0], i, at = 0
+    cdef float wv[6]
+    for i in range(6):
+        wv[i] = wave[i]
+    out = np.empty(int(np.sum(hw, dtype=np.int64)) if n else 0, np.float32)
+    cdef float[::1] o = out
+    with nogil:
+        for i in range(n):
+            if hw[i, 0] + hw[i, 1]:
+                _water_waves(wv, hw[i, 0], hw[i, 1], &o[at])
+            at += hw[i, 0] + hw[i, 1]
+    return out
+
+
 cdef void _displace(const image_t* src, image_t* dst, Py_ssize_t h, Py_ssize_t w,
                     Py_ssize_t nc, int mode, const float* wave, const float* map_x,
                     const float* map_y, const DisplaceJob* job, int interp,
@@ -87,10 +120,7 @@ cdef void _displace(const image_t* src, image_t* dst, Py_ssize_t h, Py_ssize_t w
         jy = jx + w
     if mode == WATER:
         wave_cols = wave_rows + h
-        for y in range(h):
-            wave_rows[y] = wave[0] * sinf(wave[1] * <float>y + wave[2])
-        for x in range(w):
-            wave_cols[x] = wave[3] * cosf(wave[4] * <float>x + wave[5])
+        _water_waves(wave, h, w, wave_rows)
     for y in range(h):
         for x in range(w):
             fy_ = <float>y

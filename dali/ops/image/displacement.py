@@ -4,7 +4,8 @@ Output pixel (y, x) samples the input at a displaced position (see
 `dali._ext.kernels.displace` for the formulas, DALI's, in float32 with sinf/cosf): water adds
 sine waves along both axes, sphere bulges the image about its centre.  Nearest neighbour or
 linear interpolation; positions outside the image read `fill_value`, converted to the input
-type as DALI does (a C cast: truncated and, for uint8, wrapped modulo 256).
+type as DALI does (a C cast: truncated and, for uint8, wrapped modulo 256).  On the GPU the
+three run `jitter.cu`, at the CPU's positions (water's wave terms from the CPU kernel's code).
 
 fn.jitter moves every pixel by a random integer offset per axis, `r - nDegree // 2` with r
 uniform in [0, nDegree), the position clamped to [0, extent] (the far edge reads the fill
@@ -101,12 +102,26 @@ class _Displacement(_operator.Operator):
         _kernel.displace_storage(ws.thread_pool, ws.input_storage(0), ws.outputs[0], self.mode,
                                  plan.mask, plan.interp, plan.fill, self._wave())
 
+    def run_gpu(self, ws, plan):
+        """water and sphere: one launch of jitter.cu's kernel at the CPU's positions (water's
+        wave terms computed on the host by the CPU kernel's code)."""
+        src, dst = ws.input_storage(0), ws.outputs[0]
+        wave = self._wave()
+        waves = None if wave is None else _kernel.water_waves(src.shapes, wave)
+        if waves is None or not waves.size:
+            waves = np.zeros(1, np.float32)
+        launch = _jitter_gpu.launch(src.shapes, plan.mask, None, src.dtype, src.offsets,
+                                    dst.offsets, mode=self.mode)
+        ws.gpu.launch(_jitter_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                      (src, dst, launch.samples, waves,
+                       np.int32(plan.interp == Interp.INTERP_LINEAR), np.float32(plan.fill)))
+
 
 @_registry.register
 class Water(_Displacement):
     mode = "water"
     schema = Schema(
-        "water", inputs=1, outputs=1, devices=("cpu",),
+        "water", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Performs a water augmentation, which makes the image appear to be underwater: "
             "output pixel (y, x) reads the input at\n"
             "(x + ampl_x * sin(freq_x * y + phase_x), y + ampl_y * cos(freq_y * x + phase_y)).",
@@ -131,7 +146,7 @@ class Water(_Displacement):
 class Sphere(_Displacement):
     mode = "sphere"
     schema = Schema(
-        "sphere", inputs=1, outputs=1, devices=("cpu",),
+        "sphere", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Performs a sphere augmentation: the image is bulged about its centre (a pixel at "
             "offset t from the centre reads the input at offset t * |t| / d, d being half the "
             "larger image extent).",

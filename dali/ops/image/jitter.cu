@@ -10,12 +10,20 @@
 // `_displace` does (`a + (b - a) * f`, rows then columns; outside pixels read `fill`), then
 // converts (uint8: round half away from zero and saturate).  A sample whose mask is 0 is
 // copied.  jitter_u8, jitter_f32: one thread per output element, blockIdx.y the sample.
+//
+// fn.water and fn.sphere sample the input the same way (nearest neighbour: the pixel holding
+// the position, `fill` outside; linear as above) at the CPU kernel's float32 positions:
+// water_u8, water_f32: (x + waves[y], y + waves[H + x]), the sample's wave terms given by the
+// host as the CPU kernel computes them (`displace.water_waves`, libm's sinf and cosf), from
+// float `extra` of `waves` on; sphere_u8, sphere_f32: with m = (W * 0.5, H * 0.5),
+// d = int(max(m)) and t = (x + 0.5 - m_x, y + 0.5 - m_y), m + t * (sqrtf(t_x^2 + t_y^2) / d),
+// in the order of displace_rows.h (correctly rounded operations only).
 
 struct JitterSample {
   long long src_offset;            // elements from the start of the input buffer
   long long dst_offset;            // elements from the start of the output buffer
   long long h, w, c;
-  long long sample_id;
+  long long extra;                 // jitter: the sample id; water: its first wave term
   long long apply;                 // the mask: 0 copies the sample
 };
 
@@ -79,16 +87,49 @@ __device__ __forceinline__ float dali_jitter_at(const T* src, long long h, long 
   return fill;
 }
 
+// out = the input at float position (px, py): the CPU `_displace`'s sampling
 template <typename T>
-__device__ __forceinline__ void dali_jitter(const T* __restrict__ src, T* __restrict__ dst,
-                                            const JitterSample* __restrict__ samples,
-                                            unsigned long long key, unsigned stream,
-                                            int degree, int linear, float fill) {
+__device__ __forceinline__ void dali_displace_at(const T* __restrict__ in, T* out, long long h,
+                                                 long long w, long long nc, long long c,
+                                                 float px, float py, int linear, float fill) {
+  if (!linear) {
+    const long long xi = dali_jitter_floor(px, w), yi = dali_jitter_floor(py, h);
+    if (0 <= xi && xi < w && 0 <= yi && yi < h)
+      *out = in[(yi * w + xi) * nc + c];
+    else
+      dali_jitter_store(fill, out);
+    return;
+  }
+  px = px - 0.5f;
+  py = py - 0.5f;
+  const long long xi = dali_jitter_floor(px, w), yi = dali_jitter_floor(py, h);
+  float fx = px - (float)xi, fy = py - (float)yi;
+  if (xi <= -2 || xi >= w + 1) fx = 0.f;
+  if (yi <= -2 || yi >= h + 1) fy = 0.f;
+  float a = dali_jitter_at(in, h, w, nc, yi, xi, c, fill);
+  float b = dali_jitter_at(in, h, w, nc, yi, xi + 1, c, fill);
+  const float top = a + (b - a) * fx;
+  a = dali_jitter_at(in, h, w, nc, yi + 1, xi, c, fill);
+  b = dali_jitter_at(in, h, w, nc, yi + 1, xi + 1, c, fill);
+  const float bottom = a + (b - a) * fx;
+  dali_jitter_store(top + (bottom - top) * fy, out);
+}
+
+enum { DALI_JITTER = 0, DALI_WATER = 1, DALI_SPHERE = 2 };
+
+template <int MODE, typename T>
+__device__ __forceinline__ void dali_displace(const T* __restrict__ src, T* __restrict__ dst,
+                                              const JitterSample* __restrict__ samples,
+                                              unsigned long long key, unsigned stream,
+                                              int degree, const float* __restrict__ waves,
+                                              int linear, float fill) {
   const JitterSample& s = samples[blockIdx.y];
   const long long step = (long long)gridDim.x * blockDim.x;
   const long long h = s.h, w = s.w, nc = s.c, volume = h * w * nc;
   const T* in = src + s.src_offset;
   T* out = dst + s.dst_offset;
+  const float mid_x = (float)w * 0.5f, mid_y = (float)h * 0.5f;
+  const float d = (float)(int)(mid_x > mid_y ? mid_x : mid_y);
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < volume;
        i += step) {
     if (!s.apply) {
@@ -96,40 +137,43 @@ __device__ __forceinline__ void dali_jitter(const T* __restrict__ src, T* __rest
       continue;
     }
     const long long p = i / nc, c = i - p * nc, y = p / w, x = p - y * w;
-    const long long jx =
-        dali_jitter_index(x, w, dali_jitter_u01(key, s.sample_id, stream, p), degree);
-    const long long jy =
-        dali_jitter_index(y, h, dali_jitter_u01(key, s.sample_id, stream, h * w + p), degree);
-    if (!linear) {
-      if (jx < w && jy < h)
-        out[i] = in[(jy * w + jx) * nc + c];
-      else
-        dali_jitter_store(fill, &out[i]);
-      continue;
+    float px, py;
+    if (MODE == DALI_JITTER) {
+      px = (float)dali_jitter_index(x, w, dali_jitter_u01(key, s.extra, stream, p), degree);
+      py = (float)dali_jitter_index(y, h, dali_jitter_u01(key, s.extra, stream, h * w + p),
+                                    degree);
+    } else if (MODE == DALI_WATER) {
+      px = (float)x + waves[s.extra + y];
+      py = (float)y + waves[s.extra + h + x];
+    } else {
+      const float ty = (float)y + 0.5f - mid_y, tx = (float)x + 0.5f - mid_x;
+      const float rad = sqrtf(tx * tx + ty * ty) / d;
+      px = mid_x + rad * tx;
+      py = mid_y + rad * ty;
     }
-    const float px = (float)jx - 0.5f, py = (float)jy - 0.5f;
-    const long long xi = dali_jitter_floor(px, w), yi = dali_jitter_floor(py, h);
-    float fx = px - (float)xi, fy = py - (float)yi;
-    if (xi <= -2 || xi >= w + 1) fx = 0.f;
-    if (yi <= -2 || yi >= h + 1) fy = 0.f;
-    float a = dali_jitter_at(in, h, w, nc, yi, xi, c, fill);
-    float b = dali_jitter_at(in, h, w, nc, yi, xi + 1, c, fill);
-    const float top = a + (b - a) * fx;
-    a = dali_jitter_at(in, h, w, nc, yi + 1, xi, c, fill);
-    b = dali_jitter_at(in, h, w, nc, yi + 1, xi + 1, c, fill);
-    const float bottom = a + (b - a) * fx;
-    dali_jitter_store(top + (bottom - top) * fy, &out[i]);
+    dali_displace_at(in, out + i, h, w, nc, c, px, py, linear, fill);
   }
 }
 
 extern "C" __global__ void jitter_u8(const unsigned char* src, unsigned char* dst,
                                      const JitterSample* samples, unsigned long long key,
                                      unsigned stream, int degree, int linear, float fill) {
-  dali_jitter(src, dst, samples, key, stream, degree, linear, fill);
+  dali_displace<DALI_JITTER>(src, dst, samples, key, stream, degree, nullptr, linear, fill);
 }
 
 extern "C" __global__ void jitter_f32(const float* src, float* dst, const JitterSample* samples,
                                       unsigned long long key, unsigned stream, int degree,
                                       int linear, float fill) {
-  dali_jitter(src, dst, samples, key, stream, degree, linear, fill);
+  dali_displace<DALI_JITTER>(src, dst, samples, key, stream, degree, nullptr, linear, fill);
 }
+
+#define DALI_DISPLACE_KERNEL(NAME, MODE, T)                                                 \
+  extern "C" __global__ void NAME(const T* src, T* dst, const JitterSample* samples,        \
+                                  const float* waves, int linear, float fill) {             \
+    dali_displace<MODE>(src, dst, samples, 0ull, 0u, 1, waves, linear, fill);               \
+  }
+
+DALI_DISPLACE_KERNEL(water_u8, DALI_WATER, unsigned char)
+DALI_DISPLACE_KERNEL(water_f32, DALI_WATER, float)
+DALI_DISPLACE_KERNEL(sphere_u8, DALI_SPHERE, unsigned char)
+DALI_DISPLACE_KERNEL(sphere_f32, DALI_SPHERE, float)
