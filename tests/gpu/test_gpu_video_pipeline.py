@@ -1,7 +1,10 @@
-"""The video decoders on the emulated device, end to end: fn.decoders.video and
-fn.experimental.decoders.video with device="mixed" and fn.experimental.inputs.video with
-device="mixed" (decoded on the CPU, then uploaded) give the CPU pipeline's frames, as
-TensorListGPU; clips made with PyAV (skipped without it)."""
+"""The video decoders and reader on the emulated device, end to end: fn.decoders.video and
+fn.experimental.decoders.video with device="mixed", fn.experimental.inputs.video with
+device="mixed" and fn.experimental.readers.video with device="gpu" (decoded on the CPU, then
+uploaded) give the CPU pipeline's outputs, as TensorListGPU; clips made with PyAV (skipped
+without it)."""
+
+import os
 
 import numpy as np
 import pytest
@@ -56,3 +59,27 @@ def test_inputs_video_mixed_equals_cpu(emulated_gpu, clips):
         for a, b in zip(g.as_cpu(), c, strict=True):
             np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     assert [len(b) for b in cpu] == [2, 2, 1, 2, 1, 2]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = str(tmp_path_factory.mktemp("videos"))
+    return [video_clips.write(d, name, video_clips.encode(codec, frames, first=first, gop=4))
+            for name, codec, frames, first in (("a/x.webm", "libvpx-vp9", 14, 0),
+                                               ("b/y.avi", "mjpeg", 9, 100))]
+
+
+def test_readers_video_gpu_equals_cpu(emulated_gpu, files):
+    root = os.path.dirname(os.path.dirname(files[0]))
+
+    def graph(on_gpu):
+        device = "gpu" if on_gpu else "cpu"
+        frames, labels, numbers, stamps = fn.experimental.readers.video(
+            device=device, file_root=root, sequence_length=3, stride=2, step=4,
+            enable_frame_num="sequence", enable_timestamps=True, pad_mode="constant")
+        padded = fn.experimental.readers.video(
+            device=device, filenames=files, sequence_length=5, step=6, pad_mode="edge",
+            random_shuffle=True, seed=3)
+        return frames, labels, numbers, stamps, padded
+
+    same_as_cpu(graph, 3, iterations=3)

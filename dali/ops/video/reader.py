@@ -1,4 +1,5 @@
-"""fn.experimental.readers.video: sequences of frames from video files, on the CPU.
+"""fn.experimental.readers.video: sequences of frames from video files, decoded on the CPU (with
+device="gpu" the outputs are then uploaded, `dali._gpu.host.run_on_host`).
 
 At build (or the first run, with `lazy_init`) every file is indexed once (`_clip.Clip`: one
 demux pass, no decoding): its frames, timestamps and keyframes.  Each file's range of interest
@@ -23,6 +24,7 @@ import numpy as np
 
 from dali import _operator, _registry
 from dali._ext.thread_pool import ThreadPool
+from dali._gpu import host
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
 from dali._types import DALIImageType as Image
@@ -53,7 +55,7 @@ def _num_outputs(args):
 @_registry.register
 class Video(_common.Reader):
     schema = Schema(
-        "experimental.readers.video", inputs=0, outputs=_num_outputs, devices=("cpu",),
+        "experimental.readers.video", inputs=0, outputs=_num_outputs, devices=("cpu", "gpu"),
         random=True,
         doc="Loads and decodes video files (any container and codec FFmpeg reads, through "
             "PyAV; the first video stream) into sequences of RGB frames: uint8, layout FHWC.\n\n"
@@ -336,3 +338,7 @@ class Video(_common.Reader):
                 sample[...] = np.where(frames[k] >= 0, clip.pts[frames[k]] * (
                     tb.numerator / tb.denominator), -1.0)
         ws.out_source_info = [self._paths[f] for f, _ in entries]
+
+    def run_gpu(self, ws, plan):
+        """device="gpu": decoded on the CPU as `run_cpu` does, every output then uploaded."""
+        host.run_on_host(self, ws, plan)
