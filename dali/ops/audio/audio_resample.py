@@ -7,6 +7,7 @@ keeps the channels (innermost axis of 2-D input) and the layout.  Values are rea
 normalized (integers span -1..1, see `dtype`), so the type can change on the way.  The
 arithmetic is DALI's (`_ext/kernels/audio_resample.h`): float results agree with DALI 2.4 to
 a few float32 ulps; no resampling shortcut is taken for a factor of 1, as DALI takes none.
+On the GPU `audio_resample.cu` computes the CPU kernel's float operations, bit for bit.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ unless given.  The region runs from `window_length - 1` samples before the end o
 non-silent window (at least 0) to the end of the last one; (0, 0) when all is silent.  Float
 signals keep the power as a running sum recomputed at multiples of `reset_interval` (which,
 as in DALI, must be a multiple of `window_length`, or -1 for never); integer signals sum
-exactly.  Outputs: two int32 scalars per sample.  One call of the `nonsilent` kernel per batch.
+exactly.  Outputs: two int32 scalars per sample.  One call of the `nonsilent` kernel per batch;
+on the GPU `nonsilent_region.cu`, one thread per signal, the same results.
 """
 
 from __future__ import annotations

@@ -8,7 +8,9 @@ centred windows, or `trunc((n - window_length) / window_step) + 1` others (C's d
 a signal slightly shorter than a window still gives one, zero-padded).  Each window is
 multiplied by `window_fn` (DALI's Hann window by default, 0.5 - 0.5 cos(2 pi (k + 0.5) / N)),
 zero-padded to `nfft` and transformed; the output holds |X|^power of the `nfft // 2 + 1`
-bins, layout "ft" (bins x windows) or "tf".  One call of the `spectral` kernel per batch.
+bins, layout "ft" (bins x windows) or "tf".  One call of the `spectral` kernel per batch; on
+the GPU `spectrogram.cu` computes each bin's DFT directly in double (within the tolerance
+`_spectrogram_gpu` states of the CPU's float FFT).
 """
 
 from __future__ import annotations
