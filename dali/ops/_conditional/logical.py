@@ -1,5 +1,7 @@
 """`_conditional.not_` and `_conditional.validate_logical`: the per-sample `not`, and the
-operand check of `and` / `or` (scalar bool samples on the CPU)."""
+operand check of `and` / `or` (scalar bool samples on the CPU).  As in DALI, their GPU backends
+only fail, when the pipeline is built, with the message saying that the inputs must be on the
+CPU (DALI registers them "to fail fast and provide better error message")."""
 
 from __future__ import annotations
 
@@ -14,20 +16,31 @@ _RESTRICTED = ("Logical expression `{}` is restricted to scalar (0-d tensors) in
                "type, that are placed on CPU. Got {} as the {} argument in logical "
                "expression.\n" + _predicate.SCALAR_ONLY)
 _NOT_RESTRICTED = ("Logical expression `not` is restricted to scalar (0-d tensors) inputs, that "
-                   "are placed on CPU. Got a {}-d input in logical expression.\n"
+                   "are placed on CPU. Got {} in logical expression.\n"
                    + _predicate.SCALAR_ONLY)
 
 
 @_registry.register
 class Not(_operator.Operator):
     schema = Schema(
-        "_conditional.not_", inputs=1, outputs=1, devices=("cpu",), internal=True,
+        "_conditional.not_", inputs=1, outputs=1, devices=("cpu", "gpu"), internal=True,
         class_name="Not_", doc="Per-sample logical not of scalar inputs of any numeric type.")
+
+    def setup(self):
+        if self.spec.device == "gpu":
+            raise self._gpu_failure()
+
+    def _gpu_failure(self):
+        return RuntimeError(_NOT_RESTRICTED.format("a GPU input"))
+
+    def run_gpu(self, ws, plan):
+        """Not reached: `setup` fails on the GPU, as DALI's GPU backend does."""
+        raise self._gpu_failure()
 
     def infer(self, ws):
         tl = ws.inputs[0]
         if tl.ndim() != 0:
-            raise RuntimeError(_NOT_RESTRICTED.format(tl.ndim()))
+            raise RuntimeError(_NOT_RESTRICTED.format(f"a {tl.ndim()}-d input"))
         return _operator.Plan([_operator.OutputDesc([()] * len(tl), np.bool_, "")])
 
     def run_cpu(self, ws, plan):
@@ -42,10 +55,22 @@ class Not(_operator.Operator):
 @_registry.register
 class ValidateLogical(_operator.Operator):
     schema = Schema(
-        "_conditional.validate_logical", inputs=1, outputs=1, devices=("cpu",),
+        "_conditional.validate_logical", inputs=1, outputs=1, devices=("cpu", "gpu"),
         internal=True, doc="Checks an operand of `and`/`or`; passes it through.",
         args=[Arg("expression_name", T.STRING, REQUIRED, doc="`and` or `or`."),
               Arg("expression_side", T.STRING, REQUIRED, doc="`left` or `right`.")])
+
+    def setup(self):
+        if self.spec.device == "gpu":
+            raise self._gpu_failure()
+
+    def _gpu_failure(self):
+        return RuntimeError(_RESTRICTED.format(self.args["expression_name"], "a GPU input",
+                                               self.args["expression_side"]))
+
+    def run_gpu(self, ws, plan):
+        """Not reached: `setup` fails on the GPU, as DALI's GPU backend does."""
+        raise self._gpu_failure()
 
     def infer(self, ws):
         tl = ws.inputs[0]
