@@ -129,3 +129,26 @@ def test_source_info_on_gpu_equals_cpu(emulated_gpu, tmp_path):
         return fn.get_property(raw, key="source_info"), raw
 
     same_as_cpu(graph, 3)
+
+
+def test_dump_image_on_gpu_writes_what_cpu_writes(emulated_gpu, tmp_path, monkeypatch):
+    rng = np.random.default_rng(6)
+    data = [rng.integers(0, 256, (int(rng.integers(1, 5)), int(rng.integers(1, 5)), c))
+            .astype(np.uint8) for c in (3, 1, 3)]
+    written = {}
+    for on_gpu in (False, True):
+        folder = tmp_path / str(on_gpu)
+        folder.mkdir()
+        monkeypatch.chdir(folder)
+
+        def graph(on_gpu=on_gpu):
+            x = fn.external_source(source=lambda: data, layout="HWC", batch=True)
+            return fn.dump_image(x.gpu() if on_gpu else x, suffix="s")
+
+        (out,) = _run(graph, 0 if on_gpu else None, len(data))
+        assert type(out).__name__ == ("TensorListGPU" if on_gpu else "TensorListCPU")
+        for a, b in zip(out.as_cpu() if on_gpu else out, data, strict=True):
+            np.testing.assert_array_equal(np.asarray(a), b)
+        written[on_gpu] = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert sorted(written[True]) == ["0-s-0.ppm", "1-s-0.ppm", "2-s-0.ppm"]
+    assert written[True] == written[False]

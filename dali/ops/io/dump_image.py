@@ -1,5 +1,5 @@
 """fn.dump_image: writes every image of the batch to a file, for debugging, and passes the
-batch through unchanged (no copy).
+batch through unchanged (no copy); on the GPU the batch is downloaded for the writing.
 
 As DALI's DumpImage, sample i goes to `{i}-{suffix}-0.ppm` in the current directory, as an
 ASCII PNM file: "P3" for RGB, "P2" for gray (ppm kernel); files of earlier iterations are
@@ -21,7 +21,7 @@ from dali._types import DALIDataType as T
 @_registry.register
 class DumpImage(_operator.Operator):
     schema = Schema(
-        "dump_image", inputs=1, outputs=1, devices=("cpu",),
+        "dump_image", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Save images in batch to disk in PPM format, for debugging.\n\n"
             "Sample i is written to `{i}-{suffix}-0.ppm` in the current directory (ASCII "
             "PPM, P3, for RGB and PGM, P2, for gray images); the input is the output, "
@@ -57,10 +57,20 @@ class DumpImage(_operator.Operator):
 
     def run_cpu(self, ws, plan):
         images = ws.input_storage(0)
+        self._write(ws, images.contiguous())
+        ws.outputs[0] = images
+
+    def run_gpu(self, ws, plan):
+        """The images downloaded (waiting for the stream) and written as on the CPU; the device
+        batch passes through."""
+        images = ws.input_storage(0)
+        self._write(ws, images.to_host())
+        ws.outputs[0] = images
+
+    def _write(self, ws, images):
         suffix = self.args["suffix"]
         paths = [os.fsencode(f"{i}-{suffix}-0.ppm") for i in range(ws.batch_size)]
-        errors = ppm.write_batch(ws.thread_pool, images.contiguous(), paths)
+        errors = ppm.write_batch(ws.thread_pool, images, paths)
         for i in np.flatnonzero(errors):
             raise ws.sample_error(int(i), f"cannot write {os.fsdecode(paths[i])}: "
                                           f"{os.strerror(int(errors[i]))}", OSError)
-        ws.outputs[0] = images
