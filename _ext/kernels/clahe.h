@@ -11,9 +11,9 @@
 // - every pixel of the original image blends the luts of its four nearest tile centres
 //   bilinearly, in float, and is rounded half to even.
 //
-// Speed, same values: histograms count alternate pixels into four partial histograms; the
-// blend reads the luts as floats and runs four pixels at a time with SSE4.1 where the build
-// has it (the same float operations in the same order in every lane).
+// Speed, same values: histograms of large tiles count alternate pixels into four partial
+// histograms; the blend reads the luts as floats and runs four pixels at a time with SSE4.1
+// where the build has it (the same float operations in the same order in every lane).
 #ifndef DALI_CLAHE_H_
 #define DALI_CLAHE_H_
 
@@ -79,6 +79,8 @@ static int dali_clahe_channel(const uint8_t* src, int64_t src_row, int64_t src_p
     free(xw);
     return -1;
   }
+  // the luts as floats too (for the blend), after the blend's column tables
+  float* flut = reinterpret_cast<float*>(reinterpret_cast<int*>(xw + 2 * w) + 2 * w);
   int64_t* col = reinterpret_cast<int64_t*>(lut + ntiles * 256);  // source column of each
   for (int64_t x = 0; x < ext_w; x++) col[x] = dali_clahe_reflect(x, w) * src_px;
   int64_t limit = 0;
@@ -89,25 +91,30 @@ static int dali_clahe_channel(const uint8_t* src, int64_t src_row, int64_t src_p
   const float lut_scale = 255.f / static_cast<float>(area);
   int64_t hist[256];
   uint32_t part[4][256];
+  const bool split = area >= 4096;   // partial histograms pay for their clearing from here
   for (int ty = 0; ty < tiles_y; ty++) {
     for (int tx = 0; tx < tiles_x; tx++) {
       memset(hist, 0, sizeof(hist));
-      memset(part, 0, sizeof(part));
+      if (split) memset(part, 0, sizeof(part));
       const int64_t x0 = tx * tile_w, x1 = (tx + 1) * tile_w;
       const int64_t inside = x1 < w ? x1 : (x0 > w ? x0 : w);  // columns [x0, inside) unmirrored
       for (int64_t y = ty * tile_h; y < (ty + 1) * tile_h; y++) {
         const uint8_t* row = src + dali_clahe_reflect(y, h) * src_row;
-        dali_clahe_count(row + x0 * src_px, src_px, inside - x0, hist, part);
+        if (split) {
+          dali_clahe_count(row + x0 * src_px, src_px, inside - x0, hist, part);
+        } else {
+          for (int64_t x = x0; x < inside; x++) hist[row[x * src_px]]++;
+        }
         for (int64_t x = inside; x < x1; x++) hist[row[col[x]]]++;  // mirrored columns
       }
-      for (int i = 0; i < 256; i++) hist[i] += part[0][i] + part[1][i] + part[2][i] + part[3][i];
+      if (split)
+        for (int i = 0; i < 256; i++) hist[i] += part[0][i] + part[1][i] + part[2][i] + part[3][i];
       if (limit > 0) {
         int64_t clipped = 0;
-        for (int i = 0; i < 256; i++) {
-          if (hist[i] > limit) {
-            clipped += hist[i] - limit;
-            hist[i] = limit;
-          }
+        for (int i = 0; i < 256; i++) {   // branch-free: the excess of a bin, or 0
+          const int64_t excess = hist[i] > limit ? hist[i] - limit : 0;
+          clipped += excess;
+          hist[i] -= excess;
         }
         const int64_t batch = clipped / 256;
         int64_t residual = clipped - batch * 256;
@@ -117,11 +124,28 @@ static int dali_clahe_channel(const uint8_t* src, int64_t src_row, int64_t src_p
           for (int64_t i = 0; i < 256 && residual > 0; i += step, residual--) hist[i]++;
         }
       }
-      uint8_t* l = lut + (static_cast<int64_t>(ty) * tiles_x + tx) * 256;
+      const int64_t t = static_cast<int64_t>(ty) * tiles_x + tx;
+      uint8_t* l = lut + t * 256;
+      float* fl = flut + t * 256;
       int64_t sum = 0;
-      for (int i = 0; i < 256; i++) {
+      for (int i = 0; i < 256; i++) {   // the cdf, then lut = its rounded scaled values
         sum += hist[i];
-        l[i] = dali_clahe_round(static_cast<float>(sum) * lut_scale);
+        fl[i] = static_cast<float>(sum);
+      }
+      int i = 0;
+#ifdef __SSE4_1__
+      const __m128 scale = _mm_set1_ps(lut_scale);
+      for (; i < 256; i += 4) {
+        __m128i r = _mm_cvtps_epi32(_mm_mul_ps(_mm_loadu_ps(fl + i), scale));
+        r = _mm_min_epi32(_mm_max_epi32(r, _mm_setzero_si128()), _mm_set1_epi32(255));
+        _mm_storeu_ps(fl + i, _mm_cvtepi32_ps(r));
+        const int packed = _mm_cvtsi128_si32(_mm_packus_epi16(_mm_packs_epi32(r, r), r));
+        memcpy(l + i, &packed, 4);
+      }
+#endif
+      for (; i < 256; i++) {
+        l[i] = dali_clahe_round(fl[i] * lut_scale);
+        fl[i] = l[i];
       }
     }
   }
@@ -131,8 +155,6 @@ static int dali_clahe_channel(const uint8_t* src, int64_t src_row, int64_t src_p
   float* xa1 = xw + w;
   int* ind1 = reinterpret_cast<int*>(xw + 2 * w);
   int* ind2 = ind1 + w;
-  float* flut = reinterpret_cast<float*>(ind2 + w);   // the luts as floats
-  for (int64_t i = 0; i < ntiles * 256; i++) flut[i] = lut[i];
   for (int64_t x = 0; x < w; x++) {
     const float txf = static_cast<float>(x) * inv_tw - 0.5f;
     int tx1 = static_cast<int>(floorf(txf));
