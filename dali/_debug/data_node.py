@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dali._debug import gpu_stage
 from dali._gpu import runtime
 from dali._graph import data_node
 
@@ -30,17 +31,24 @@ class DataNodeDebug(data_node.DataNode):
         return self._data.shape()
 
     def gpu(self):
-        """This batch on the GPU.  Debug mode moves data at once, so without a GPU backend this
-        fails here (graph mode fails at `build()`); with one, debug mode does not run GPU
-        operators yet (graph mode does)."""
-        if not runtime.available():
+        """This batch on the GPU, moved at once (without a GPU backend this fails here; graph
+        mode fails at `build()`)."""
+        device_id = getattr(getattr(self.source, "ctx", None), "device_id", None)
+        if device_id is None or not runtime.available(device_id):
             raise RuntimeError(
                 f'Cannot move "{self.name}" to the GPU: debug mode moves data at once, and no '
                 "GPU backend is available (install CuPy with `pip install dali[gpu]` on a "
                 "machine with a CUDA device); device_id=None pipelines are CPU-only.")
-        raise NotImplementedError(
-            f'Cannot move "{self.name}" to the GPU: debug mode does not run GPU operators yet '
-            "in dali; build the pipeline without debug=True to run them.")
+        if self.device == "gpu":
+            return self
+        return DataNodeDebug(gpu_stage.moved(self._data, "gpu", device_id), self.name, "gpu",
+                             self.source, self._ids)
+
+    def cpu(self):
+        """This batch on the host (a copy of a GPU batch)."""
+        if self.device == "cpu":
+            return self
+        return DataNodeDebug(self._data.as_cpu(), self.name, "cpu", self.source, self._ids)
 
     def __str__(self):
         body = str(self._data).replace("\n", "\n     ")

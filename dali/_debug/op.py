@@ -13,7 +13,9 @@ import numpy as np
 
 from dali import _operator, _roles, tensors
 from dali._debug import data_node as debug_node
+from dali._debug import gpu_stage
 from dali._executor import executor
+from dali._gpu import runtime
 from dali._graph import context, data_node
 from dali._types import DALIDataType as T
 
@@ -80,9 +82,7 @@ class DebugOp:
             max_batch_size=ctx.max_batch_size, num_threads=ctx.num_threads,
             device_id=ctx.device_id)
         if device != "cpu":
-            raise RuntimeError(
-                f"{schema.display_name}: debug mode runs on the CPU only here (no GPU backend "
-                "is available)")
+            runtime.check_operator(impl, device, ctx.device_id, frames)
         self.op = impl(spec)
         self.op.setup()
         self.meta = None
@@ -104,8 +104,12 @@ class DebugOp:
         ins = [self._as_batch(x, root_ids) for x in inputs]
         arg_ins = {k: self._as_batch(v, root_ids) for k, v in batches.items()}
         self._check_meta(ins, arg_ins)
+        ins = [(gpu_stage.moved(tl, self._input_device(k), self.ctx.device_id), ids)
+               for k, (tl, ids) in enumerate(ins)]
         outs = executor.run_operator(self.op, ins, arg_ins, state.batch_size, root_ids,
                                      state.index, state.epoch, self.ctx.thread_pool)
+        if self.op.spec.device != "cpu":
+            gpu_stage.finish(self.ctx.device_id)
         nodes = [debug_node.DataNodeDebug(tl, self.name if len(outs) == 1 else
                                           f"{self.name}[{i}]", self.device, self, ids)
                  for i, (tl, ids) in enumerate(outs)]
@@ -116,6 +120,13 @@ class DebugOp:
             conditions.register(nodes, bool(
                 [x for x in inputs if isinstance(x, data_node.DataNode)] or batches))
         return _operator.call_result(self.impl, consts, nodes)
+
+    def _input_device(self, k):
+        """Where positional input k is read: on the GPU for GPU operators (but their
+        `gpu_host_inputs`), else on the host."""
+        spec = self.op.spec
+        gpu = spec.device == "gpu" and k not in spec.schema.gpu_host_inputs
+        return "gpu" if gpu else "cpu"
 
     def _check_inputs(self, inputs):
         if len(inputs) != len(self.input_kinds):

@@ -225,6 +225,26 @@ def available(device_id=0):
     return device_id is not None and 0 <= device_id < _gpu.device_count()
 
 
+def check_operator(impl, device, device_id, origin, what="runs"):
+    """Raise what DALI users get for an operator on `device` ("gpu"/"mixed") that cannot run:
+    a RuntimeError without a GPU backend (no `device_id`, CuPy or device), NotImplementedError
+    for a GPU operator without a GPU implementation in dali yet."""
+    from dali import _operator
+
+    schema = impl.schema
+    where = f" (created at {origin[-1].filename}:{origin[-1].lineno})" if origin else ""
+    if device_id is None or not available(device_id):
+        raise RuntimeError(
+            f"The pipeline requires a CUDA-capable GPU: operator {schema.display_name}{where} "
+            f"{what} on \"gpu\", but no GPU backend is available (install CuPy with "
+            "`pip install dali[gpu]` on a machine with a CUDA device), and device_id=None "
+            "pipelines are CPU-only.")
+    if device == "gpu" and impl.run_gpu is _operator.Operator.run_gpu:
+        raise NotImplementedError(
+            f'{schema.display_name}{where}: device="gpu" is not implemented yet in dali '
+            "(docs/gpu.md lists the GPU operators)")
+
+
 def device(device_id):
     """The `Device` for CUDA device `device_id`, made once per process (per factory).
 

@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from dali import _operator, _roles, _types
+from dali import _roles, _types
 from dali._autograph import conditional
 from dali._executor import executor as _executor_mod
 from dali._gpu import runtime as _gpu_runtime
@@ -291,25 +291,13 @@ class Pipeline:
     def _check_devices(self, g, outputs):
         """GPU operators, and outputs moved with `.gpu()`, need a GPU backend; GPU operators
         need a GPU implementation."""
-        if self._device_id is not None and _gpu_runtime.available(self._device_id):
-            for n in g.nodes:
-                if n.device == "gpu" and n.impl.run_gpu is _operator.Operator.run_gpu:
-                    where = f" (created at {n.origin[-1].filename}:{n.origin[-1].lineno})" \
-                        if n.origin else ""
-                    raise NotImplementedError(
-                        f'{n.schema.display_name}{where}: device="gpu" is not implemented yet '
-                        "in dali (docs/gpu.md lists the GPU operators)")
-            return
-        on_gpu = [(n, "runs") for n in g.nodes if n.device != "cpu"]
-        on_gpu += [(o.source, "moves its output") for o in outputs if o.device != "cpu"]
-        for n, what in on_gpu:
-            where = f" (created at {n.origin[-1].filename}:{n.origin[-1].lineno})" \
-                if n.origin else ""
-            raise RuntimeError(
-                f"The pipeline requires a CUDA-capable GPU: operator "
-                f"{n.schema.display_name}{where} {what} on \"gpu\", but no GPU "
-                "backend is available (install CuPy with `pip install dali[gpu]` on a "
-                "machine with a CUDA device), and device_id=None pipelines are CPU-only.")
+        for n in g.nodes:
+            if n.device != "cpu":
+                _gpu_runtime.check_operator(n.impl, n.device, self._device_id, n.origin)
+        for o in outputs:
+            if o.device != "cpu":
+                _gpu_runtime.check_operator(o.source.impl, "cpu", self._device_id,
+                                            o.source.origin, "moves its output")
 
     def _output_descs(self, n):
         """(dtype, ndim, layout) lists of `n` outputs from the output_* arguments: a single

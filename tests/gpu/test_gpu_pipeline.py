@@ -348,3 +348,41 @@ def test_serialized_gpu_pipeline_keeps_its_devices(emulated_gpu):
     assert [type(o).__name__ for o in (flipped, moved, host)] == \
         ["TensorListGPU", "TensorListGPU", "TensorListCPU"]
     np.testing.assert_array_equal(flipped.as_cpu().at(1), data[1][:, ::-1])
+
+
+def test_debug_mode_runs_gpu_operators(emulated_gpu):
+    from dali.pipeline import experimental
+
+    data = _images(12, 3)
+    seen = {}
+
+    @experimental.pipeline_def(batch_size=3, num_threads=1, device_id=0, debug=True)
+    def pipe():
+        x = fn.external_source(source=lambda: data, layout="HWC", batch=True)
+        g = x.gpu()
+        flipped = fn.flip(g, horizontal=1)
+        auto = fn.flip(x, device="gpu", vertical=1, horizontal=0)       # CPU input moved
+        back = fn.cast(flipped.cpu(), dtype=types.INT16)                 # a CPU operator
+        seen.update(g=g, flipped=flipped.get(), back=back.get())
+        return flipped, auto, back
+
+    flipped, auto, back = pipe().run()
+    assert seen["g"].device == "gpu" and type(seen["flipped"]).__name__ == "TensorListGPU"
+    for k, d in enumerate(data):
+        np.testing.assert_array_equal(flipped.as_cpu().at(k), d[:, ::-1])
+        np.testing.assert_array_equal(auto.as_cpu().at(k), d[::-1])
+        np.testing.assert_array_equal(back.at(k), d[:, ::-1].astype(np.int16))
+
+
+def test_debug_mode_gpu_operator_without_kernel(emulated_gpu):
+    from dali.pipeline import experimental
+
+    @experimental.pipeline_def(batch_size=1, num_threads=1, device_id=0, debug=True)
+    def pipe():
+        x = fn.external_source(source=lambda: [np.zeros((2, 8, 8, 3), np.uint8)], batch=True,
+                               layout="FHWC")
+        return fn.optical_flow(x.gpu())
+
+    with pytest.raises(NotImplementedError, match='optical_flow.*device="gpu" is not '
+                                                  "implemented yet"):
+        pipe().run()
