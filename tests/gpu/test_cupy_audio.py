@@ -1,6 +1,6 @@
 """The audio kernels on a real device (CuPy, dali._gpu.modules) against the CPU operators, as
-under the emulation (spectrogram within its stated tolerance); skipped without CuPy and a CUDA
-device."""
+under the emulation (spectrogram within its stated tolerance, nonsilent_region and
+audio_resample bit for bit); skipped without CuPy and a CUDA device."""
 
 import cases_audio
 import gpu_cases

@@ -1,7 +1,11 @@
 """The audio kernels under the CPU emulation against the CPU operators: spectrogram.cu against
 fn.spectrogram within its stated tolerance (a direct DFT in double against the CPU's float
 FFT) over FFT sizes, window lengths and steps, window functions, powers, centring and padding,
-layouts."""
+layouts; nonsilent_region.cu against fn.nonsilent_region bit for bit over every input type,
+windows, reset intervals, references and cut-offs (empty, silent and partly loud signals);
+audio_resample.cu against fn.audio_resample bit for bit over every input and output type,
+channels, qualities and the factor given as scale, rates or length (per sample too); the host
+helpers' descriptors, empty batches and rejected arguments."""
 
 import cases_audio
 import emulate
