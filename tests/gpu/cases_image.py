@@ -223,3 +223,63 @@ def displace_case(seed, op):
     def build(fn, x, m):
         return getattr(fn, op)(x, mask=m, **kwargs)
     return build, [images, mask], ["HWC", None]
+
+
+# ---- fn.experimental.warp_perspective ------------------------------------------------------
+def _homography(rng, h, w):
+    """An output->input matrix near a random similarity with a little perspective."""
+    m = np.eye(3)
+    a = rng.uniform(-0.5, 0.5)
+    s = rng.uniform(0.6, 1.5)
+    m[:2, :2] = s * np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    m[:2, 2] = rng.uniform(-0.3, 0.3, 2) * (w, h)
+    m[2, :2] = rng.uniform(-2e-3, 2e-3, 2)
+    return m.astype(np.float32)
+
+
+def warp_perspective_case(seed):
+    """uint8, uint16, int16 and float images of 1-4 channels (both of the CPU's algorithms),
+    HWC, HW or CHW, NN or linear, every border, constant or per-sample matrices (an argument
+    input or the second input), output sizes, inverse_map and pixel_origin."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 5))
+    dtype = (np.uint8, np.uint16, np.int16, np.float32)[seed % 4]
+    layout = ("HWC", "HWC", "HW", "CHW")[seed // 4 % 4]
+    c = int(rng.integers(1, 5))
+    images = []
+    for _ in range(n):
+        h, w = int(rng.integers(1, 20)), int(rng.integers(1, 20))
+        shape = {"HWC": (h, w, c), "HW": (h, w), "CHW": (c, h, w)}[layout]
+        if dtype == np.float32:
+            images.append(rng.normal(0, 100, shape).astype(dtype))
+        else:
+            images.append(rng.integers(0, 1000 if dtype != np.uint8 else 256,
+                                       shape).astype(dtype))
+    mats = [_homography(rng, 16, 16) for _ in range(n)]
+    borders = ("constant", "replicate", "reflect", "reflect_101", "wrap")
+    kwargs = {"interp_type": (types.INTERP_NN, types.INTERP_LINEAR)[seed % 2],
+              "border_mode": borders[seed % 5],
+              "inverse_map": bool(seed % 3),
+              "pixel_origin": ("corner", "center")[seed // 2 % 2]}
+    if seed % 5 == 0 and layout != "CHW":
+        kwargs["fill_value"] = [float(v) for v in rng.uniform(-5, 300, c if layout == "HWC"
+                                                                 else 1)]
+    elif seed % 5 == 0:
+        kwargs["fill_value"] = [7.0]
+    if seed % 3 == 1:
+        kwargs["size"] = [float(rng.integers(1, 25)), float(rng.integers(1, 25))]
+    how = seed % 3
+    if how == 0:
+        matrix = [float(v) for v in mats[0].reshape(-1)]
+
+        def build(fn, x):
+            return fn.experimental.warp_perspective(x, matrix=matrix, **kwargs)
+        return build, [images], [layout]
+    if how == 1:
+        def build(fn, x, m):
+            return fn.experimental.warp_perspective(x, matrix=m, **kwargs)
+        return build, [images, mats], [layout, None]
+
+    def build(fn, x, m):
+        return fn.experimental.warp_perspective(x, m, **kwargs)
+    return build, [images, mats], [layout, None]

@@ -10,7 +10,9 @@ With `inverse_map` (default) it maps output to input positions, otherwise input 
 shifts, `S(-0.5) @ M @ S(0.5)`, in float64; "center" puts it at that pixel's centre (OpenCV's
 convention).  Interleaved images (HW, HWC, FHWC) are warped whole; planar ones (CHW, FCHW)
 plane by plane (with one fill value, as DALI requires).  The per-image work is the nogil
-kernel `warp_perspective_batch` (_ext/kernels/warp.pyx, warp_perspective.h).
+kernel `warp_perspective_batch` (_ext/kernels/warp.pyx, warp_perspective.h); on the GPU, one
+launch of `warp_perspective.cu` (the same algorithms per output pixel) over the plan's images,
+the matrix input read on the host.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali._types import DALIInterpType as Interp
 from dali.ops import _layouts
-from dali.ops.geometry import _warp
+from dali.ops.geometry import _warp, _warp_perspective_gpu
 
 LAYOUTS = ("HW", "HWC", "FHWC", "CHW", "FCHW")
 BORDERS = {"constant": 0, "replicate": 1, "reflect": 2, "reflect_101": 3, "wrap": 4}
@@ -34,7 +36,8 @@ _SHIFT = {s: np.array([[1.0, 0, s], [0, 1, s], [0, 0, 1]]) for s in (-0.5, 0.5)}
 @_registry.register
 class WarpPerspective(_operator.Operator):
     schema = Schema(
-        "experimental.warp_perspective", inputs=(1, 2), outputs=1, devices=("cpu",),
+        "experimental.warp_perspective", inputs=(1, 2), outputs=1, devices=("cpu", "gpu"),
+        gpu_host_inputs=(1,),
         input_names=["input", "matrix_input"],
         doc="Performs a perspective transform on the images: output pixel `(x, y)` takes the "
             "input at `(X / W, Y / W)` with `(X, Y, W) = M @ (x, y, 1)`, `M` the 3x3 matrix "
@@ -154,6 +157,15 @@ class WarpPerspective(_operator.Operator):
             ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0], plan.images,
             plan.mats, int(self.args["interp_type"]), BORDERS[self.args["border_mode"]],
             plan.fills)
+
+    def run_gpu(self, ws, plan):
+        src, out = ws.input_storage(0), ws.outputs[0]
+        launch = _warp_perspective_gpu.launch(plan.images, src.dtype, src.offsets, out.offsets,
+                                              len(plan.mats), len(plan.fills))
+        ws.gpu.launch(_warp_perspective_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                      (src, out, launch.images, plan.mats, plan.fills,
+                       np.int32(self.args["interp_type"]),
+                       np.int32(BORDERS[self.args["border_mode"]])))
 
     def matrices(self, ws, frames):
         """(parts, 9) float64 output->input matrices: one for all samples (parts = 1), one
