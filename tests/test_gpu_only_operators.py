@@ -16,7 +16,7 @@ GPU_ONLY = ["experimental.median_blur", "experimental.dilate", "experimental.ero
             "decoders.inflate", "optical_flow", "readers.video", "readers.video_resize",
             "video_reader", "video_reader_resize"]
 WITH_KERNEL = {"experimental.median_blur", "experimental.dilate", "experimental.erode",
-               "experimental.remap"}
+               "experimental.remap", "experimental.resize"}
 SCHEMA_NAMES = {"experimental.median_blur": "experimental__MedianBlur",
                 "experimental.inflate": "decoders__Inflate",
                 "readers.video_resize": "readers__VideoResize",

@@ -123,8 +123,9 @@ class Resize(_gpu_only.GpuOnly):
     schema = Schema(
         "experimental.resize", inputs=1, outputs=lambda args: 2 if args.get("save_attrs") else 1,
         devices=("gpu",), cpu=False,
-        doc=_gpu_only.gpu_doc("Resizes images, as fn.resize does (same arguments), with "
-                              "DALI's experimental GPU kernels."),
+        doc=_gpu_only.gpu_doc("Resizes images, as fn.resize does (same arguments, sizes, "
+                              "filters and values: fn.resize's GPU kernels, resize.cu).",
+                              kernel=True),
         args=_gpu_only.as_declared([
             *_resize_size.size_args(),
             Arg("save_attrs", T.BOOL, False,
@@ -134,3 +135,16 @@ class Resize(_gpu_only.GpuOnly):
                            "in a future release."),
             *_resize_common.filter_args(),
         ]))
+
+    def setup(self):
+        super().setup()
+        # fn.resize's operator on this operator's spec (errors name experimental.resize): its
+        # size logic, plan and run_gpu (_resize_gpu.run_plan), found through the registry
+        self._resize = _registry.get("resize")(self.spec)
+        self._resize.setup()
+
+    def infer(self, ws):
+        return self._resize.infer(ws)
+
+    def run_gpu(self, ws, plan):
+        self._resize.run_gpu(ws, plan)
