@@ -283,3 +283,28 @@ def warp_perspective_case(seed):
     def build(fn, x, m):
         return fn.experimental.warp_perspective(x, m, **kwargs)
     return build, [images, mats], [layout, None]
+
+
+# ---- fn.equalize ---------------------------------------------------------------------------
+def equalize_case(seed, op="equalize"):
+    """uint8 images and videos in every layout equalize takes, narrow value ranges, channels
+    of one value and empty samples."""
+    rng = np.random.default_rng(seed)
+    layouts = ("HW", "HWC", "CHW", "FHW", "FHWC", "FCHW")
+    layout = layouts[seed % len(layouts)]
+    n = int(rng.integers(1, 5))
+    c = int(rng.integers(1, 5))
+    images = []
+    for i in range(n):
+        ext = {"H": int(rng.integers(0 if i == 2 else 1, 20)), "W": int(rng.integers(1, 20)),
+               "C": c, "F": int(rng.integers(1, 4))}
+        lo = int(rng.integers(0, 200))
+        x = rng.integers(lo, lo + int(rng.integers(1, 56)), [ext[a] for a in layout])
+        images.append(x.astype(np.uint8))
+    if op == "experimental.equalize":
+        def build(fn, x):
+            return fn.experimental.equalize(x)
+    else:
+        def build(fn, x):
+            return fn.equalize(x)
+    return build, [images], [layout]

@@ -4,7 +4,8 @@ Each channel of each image (of each frame of a video) is equalised on its own, w
 equalizeHist rule, which is what DALI's CPU backend applies: for a channel whose smallest value
 `v0` occurs `k` times among `n` pixels, lut[v] = round(float(cdf(v) - k) * 255 / (n - k)),
 and a channel of one value is left as it is.  The nogil batch kernel is
-`dali._ext.kernels.histogram.equalize_batch`, one work item per sample.
+`dali._ext.kernels.histogram.equalize_batch`, one work item per sample; on the GPU,
+`equalize.cu`: one thread per plane and channel builds its table, then one per element maps.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import numpy as np
 from dali import _operator, _registry, _types
 from dali._ext.kernels import histogram as _kernel
 from dali._schema import Schema
-from dali.ops import _layouts
+from dali.ops import _gpu_program, _layouts
+from dali.ops.color import _equalize_gpu
 
 LAYOUTS = ("HW", "HWC", "CHW", "FHW", "FHWC", "FCHW")
 
@@ -22,7 +24,7 @@ LAYOUTS = ("HW", "HWC", "CHW", "FHW", "FHWC", "FCHW")
 @_registry.register
 class Equalize(_operator.Operator):
     schema = Schema(
-        "equalize", inputs=1, outputs=1, devices=("cpu",),
+        "equalize", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Performs grayscale/per-channel histogram equalization.\n\n"
             "The supported inputs are images and videos of uint8 type, with layouts "
             + ", ".join(LAYOUTS) + ".")
@@ -40,11 +42,21 @@ class Equalize(_operator.Operator):
         return _operator.Plan([_operator.OutputDesc(shapes, np.uint8, layout, storage.ndim)],
                               layout=layout)
 
-    def run_cpu(self, ws, plan):
-        storage = ws.input_storage(0)
+    @staticmethod
+    def _planes(storage, layout):
+        """(planes, pixels, channels) of every sample."""
         shapes = np.asarray(storage.shapes, np.int64).reshape(storage.num_samples, storage.ndim)
-        layout = plan.layout
         pixels = shapes[:, layout.index("H")] * shapes[:, layout.index("W")]
         channels = shapes[:, -1] if layout.endswith("C") else np.ones_like(pixels)
         planes = np.prod(shapes, axis=1) // np.maximum(pixels * channels, 1)
-        _kernel.equalize_batch(ws.thread_pool, storage, ws.outputs[0], planes, pixels, channels)
+        return planes, pixels, channels
+
+    def run_cpu(self, ws, plan):
+        storage = ws.input_storage(0)
+        _kernel.equalize_batch(ws.thread_pool, storage, ws.outputs[0],
+                               *self._planes(storage, plan.layout))
+
+    def run_gpu(self, ws, plan):
+        src, out = ws.input_storage(0), ws.outputs[0]
+        _gpu_program.run(ws.gpu, _equalize_gpu.program(*self._planes(src, plan.layout),
+                                                       src.offsets, out.offsets), src, out)

@@ -1,0 +1,12 @@
+"""fn.equalize on a real device equals fn.equalize on the CPU; skipped without CuPy and a
+CUDA device."""
+
+import cases_image
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_equalize_on_device_equals_cpu(seed):
+    cases_image.check(cases_image.equalize_case(seed))
