@@ -45,9 +45,13 @@ class TensorGPU:
     def dtype(self) -> _types.DALIDataType:
         return _types.dali_type_of(self._dtype)
 
-    @property
     def device_id(self) -> int:
         return self._device.device_id
+
+    @property
+    def stream(self) -> int:
+        """The handle of the pipeline's CUDA stream (0 where there is none)."""
+        return getattr(getattr(self._device, "stream", None), "ptr", 0)
 
     def shape(self) -> list:
         return list(self._shape)
@@ -63,6 +67,21 @@ class TensorGPU:
 
     def source_info(self) -> str:
         return self._source_info
+
+    def get_property(self, key):
+        if key == "source_info":
+            return self._source_info
+        if key == "layout":
+            return self._layout
+        raise ValueError(f"Unknown property '{key}'; known: 'source_info', 'layout'")
+
+    def reinterpret(self, dtype):
+        """View the bytes as another type of the same size."""
+        dt = _types.dtype_of(dtype)
+        if dt.itemsize != self._dtype.itemsize:
+            raise RuntimeError("Cannot reinterpret the tensor as having a different element "
+                               "size.")
+        self._dtype = dt
 
     def data_ptr(self) -> int:
         return self._buffer.ptr + self._offset
@@ -96,7 +115,7 @@ class TensorGPU:
         return self._array().__dlpack_device__()
 
     def __repr__(self):
-        return _description("TensorGPU", self.dtype, self._layout, self.device_id,
+        return _description("TensorGPU", self.dtype, self._layout, self.device_id(),
                             f"shape={self._shape}")
 
     __str__ = __repr__
@@ -150,9 +169,13 @@ class TensorListGPU:
     def dtype(self) -> _types.DALIDataType:
         return _types.dali_type_of(self._storage.dtype)
 
-    @property
     def device_id(self) -> int:
         return self._storage.device.device_id
+
+    @property
+    def stream(self) -> int:
+        """The handle of the pipeline's CUDA stream (0 where there is none)."""
+        return getattr(getattr(self._storage.device, "stream", None), "ptr", 0)
 
     def ndim(self) -> int:
         return self._storage.ndim
@@ -165,6 +188,14 @@ class TensorListGPU:
 
     def set_layout(self, layout):
         self._layout = _check_layout(layout, self._storage.ndim, "TensorList")
+
+    def reinterpret(self, dtype):
+        """View the bytes as another type of the same size."""
+        dt = _types.dtype_of(dtype)
+        if dt.itemsize != self._storage.dtype.itemsize:
+            raise RuntimeError("Cannot reinterpret the tensor as having a different element "
+                               "size.")
+        self._storage = self._storage.viewed_as(dt, self._storage.shapes)
 
     def is_dense_tensor(self) -> bool:
         st = self._storage
@@ -226,7 +257,7 @@ class TensorListGPU:
         return self._source_info[i] if i is not None else list(self._source_info)
 
     def __repr__(self):
-        return _description("TensorListGPU", self.dtype, self._layout, self.device_id,
+        return _description("TensorListGPU", self.dtype, self._layout, self.device_id(),
                             f"num_samples={len(self)}", f"shape={self.shape()}")
 
     __str__ = __repr__

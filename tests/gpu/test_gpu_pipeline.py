@@ -135,7 +135,7 @@ def test_gpu_tensor_types(emulated_gpu):
         return fn.flip(x.gpu(), horizontal=0)
 
     _, (tl,) = _run(graph, 0, 3)
-    assert len(tl) == 3 and tl.device_id == 0 and tl.layout() == "HWC"
+    assert len(tl) == 3 and tl.device_id() == 0 and tl.layout() == "HWC"
     assert tl.shape() == [d.shape for d in data] and tl.dtype == types.UINT8
     t = tl.at(1)
     assert type(t).__name__ == "TensorGPU" and t.shape() == list(data[1].shape)
@@ -149,6 +149,11 @@ def test_gpu_tensor_types(emulated_gpu):
     with pytest.raises(IndexError):
         tl[3]
     np.testing.assert_array_equal(tl.as_cpu().at(2), data[2])
+    assert t.get_property("layout") == "HWC" and t.device_id() == 0 and tl.stream == 0
+    tl.reinterpret(types.INT8)
+    assert tl.dtype == types.INT8 and tl.at(0).dtype == types.INT8
+    with pytest.raises(RuntimeError, match="different element size"):
+        t.reinterpret(types.INT16)
 
 
 def test_dense_batch_as_tensor_and_back(emulated_gpu):
