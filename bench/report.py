@@ -45,6 +45,7 @@ from bench import (
     corpus,
     efficientnet,
     features,
+    gpu,
     large_images,
     measure,
     operator_report,
@@ -57,7 +58,7 @@ from bench import (
 RESULTS = pathlib.Path(__file__).resolve().parent / "RESULTS.md"
 BEGIN, END = "<!-- bench.report:begin -->", "<!-- bench.report:end -->"
 SECTIONS = ("images", "executor", "conditionals", "memory", "features", "ssd", "efficientnet",
-            "speech", "video", "large", "operators")
+            "speech", "video", "large", "gpu", "operators")
 # Sections that need an optional module, and that module.
 NEEDS = {"speech": "soundfile", "video": "av"}
 CHAIN_LENGTHS = (10, 40)
@@ -435,6 +436,13 @@ def render(command, sections, s, root, started, elapsed, commit="unknown"):
                   "`decode_scaling=True` (docs/large_images.md), its PSNR against dali's exact "
                   "outputs over the whole corpus.", "", large_images.table(sections["large"]),
                   ""]
+    if "gpu" in sections:
+        parts += [f"### GPU image pipelines (bench/gpu.py; batch {pipelines.BATCH_SIZE}, "
+                  f"num_threads={pipelines.NUM_THREADS}, device_id={gpu.DEVICE_ID})", "",
+                  "The image pipelines with `device=\"mixed\"` decoding and the augmentations "
+                  f"on the GPU; {s.image_iterations} batches per measurement after {s.warmup} "
+                  "warm-up batches; ratio = dali / DALI throughput.", "",
+                  gpu.table(sections["gpu"]), ""]
     if "operators" in sections:
         parts += [operator_report.section(sections["operators"], s.repeats, s.op_window)]
     return "\n".join(parts)
@@ -469,7 +477,8 @@ def main(argv=None):
     command = " ".join(["python -m bench.report", *(argv if argv is not None else sys.argv[1:])])
     names = [n for n in backends.NAMES if backends.available(n)]
     loaded = [backends.load(n) for n in names]
-    own_data = {"operators", "ssd", "speech", "video", "large"}
+    own_data = {"operators", "ssd", "speech", "video", "large"} | (
+        {"gpu"} if gpu.unavailable() else set())
     root = corpus.locate() if set(a.sections) - own_data else "not used"
     commit = git_commit()
     started, t0 = datetime.datetime.now(datetime.timezone.utc), time.perf_counter()
@@ -520,6 +529,9 @@ def main(argv=None):
             results[section] = large_images.measure_large(
                 loaded, str(corpus.locate(kind=corpus.LARGE)), s.large_repeats,
                 s.large_iterations, s.warmup, log)
+        elif section == "gpu":
+            results[section] = gpu.measure_gpu(loaded, str(root), s.repeats,
+                                               s.image_iterations, s.warmup, log)
         elif section == "operators":
             results[section] = operator_report.measure_all(
                 loaded, log, repeats=s.repeats, warmup=s.warmup, window=s.op_window,
