@@ -308,3 +308,35 @@ def equalize_case(seed, op="equalize"):
         def build(fn, x):
             return fn.equalize(x)
     return build, [images], [layout]
+
+
+# ---- fn.debayer ----------------------------------------------------------------------------
+def debayer_case(seed, op="debayer"):
+    """uint8 and uint16 mosaics in HW, HWC, FHW and FHWC (one channel), even sizes from 2 (a
+    black image) up, blue positions constant, per sample or per frame, the algorithm given
+    as bilinear_ocv, default_npp or not at all."""
+    rng = np.random.default_rng(seed)
+    layout = ("HW", "HWC", "FHW", "FHWC")[seed % 4]
+    dtype = (np.uint8, np.uint16)[seed // 4 % 2]
+    n = int(rng.integers(1, 5))
+    frames = [int(rng.integers(1, 4)) for _ in range(n)]
+    images = []
+    for i in range(n):
+        ext = {"H": 2 * int(rng.integers(1, 10)), "W": 2 * int(rng.integers(1, 10)), "C": 1,
+               "F": frames[i]}
+        images.append(rng.integers(0, 256 if dtype == np.uint8 else 65536,
+                                   [ext[a] for a in layout]).astype(dtype))
+    kwargs = {}
+    if seed % 3:
+        kwargs["algorithm"] = ("bilinear_ocv", "default_npp")[seed % 3 - 1]
+    per_frame = layout.startswith("F") and seed % 2
+    positions = [rng.integers(0, 2, (frames[i], 2) if per_frame else 2).astype(np.int32)
+                 for i in range(n)]
+
+    def build(fn, x, b):
+        op_fn = fn.experimental.debayer if op == "experimental.debayer" else fn.debayer
+        args = dict(kwargs)
+        if args.get("algorithm") == "default_npp" and x.device == "cpu":
+            args["algorithm"] = "bilinear_ocv"      # the CPU's name of the GPU's rule here
+        return op_fn(x, blue_position=fn.per_frame(b) if per_frame else b, **args)
+    return build, [images, positions], [layout, None]

@@ -8,6 +8,10 @@ debayer.h); "edgeaware_ocv", "vng_ocv" and "gray_ocv" call OpenCV image by image
 `blue_position` (y, x) follows OpenCV's naming, which refers to the 2x2 tile starting at the
 sensor's second row and column: blue sits at ((1 + y) % 2, (1 + x) % 2) of the mosaic and red
 at (y, x).  It may be given per sample or, for sequences, per frame (`fn.per_frame`).
+
+On the GPU (`debayer.cu`, one thread per output pixel) the bilinear rule runs for
+"bilinear_ocv" and for "default_npp" (the GPU default in DALI, whose NPP values this does not
+reproduce: it gives OpenCV's, the CPU's); the other algorithms are not implemented there.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from dali._ext.kernels import debayer as _kernel
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _layouts
+from dali.ops.color import _debayer_gpu
 
 LAYOUTS = ("HW", "HWC", "FHW", "FHWC")
 ALGORITHMS = ("bilinear_ocv", "edgeaware_ocv", "vng_ocv", "gray_ocv")
@@ -33,7 +38,7 @@ _CODES = {(pos, alg): getattr(cv2, f"COLOR_{name}{suffix}")
 @_registry.register
 class Debayer(_operator.Operator):
     schema = Schema(
-        "debayer", inputs=1, outputs=1, devices=("cpu",),
+        "debayer", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Performs image demosaicing/debayering: converts single-channel images of a Bayer "
             "colour filter array (uint8 or uint16, HW/HWC/FHW/FHWC with one channel, even "
             "height and width) to RGB images (one channel for \"gray_ocv\").",
@@ -47,10 +52,18 @@ class Debayer(_operator.Operator):
                       "default on the CPU: bilinear interpolation), \"edgeaware_ocv\" "
                       "(edge-aware interpolation), \"vng_ocv\" (Variable Number of Gradients, "
                       "uint8 only), \"gray_ocv\" (grayscale with bilinear interpolation); "
-                      "\"default_npp\" is the GPU's and is not supported on the CPU.")])
+                      "\"default_npp\" is the GPU's and is not supported on the CPU. On the "
+                      "GPU, \"bilinear_ocv\" and \"default_npp\" (the default there) both "
+                      "give the CPU's bilinear values; the other algorithms are CPU-only.")])
 
     def setup(self):
         alg = self.args["algorithm"] or "bilinear_ocv"
+        if self.spec.device == "gpu":
+            if alg not in ("bilinear_ocv", "default_npp"):
+                raise self.error(f"The `{alg}` algorithm is not implemented on the GPU in "
+                                 "dali (bilinear_ocv and default_npp are).",
+                                 NotImplementedError)
+            alg = "bilinear_ocv"
         if alg == "default_npp":
             raise self.error("default_npp algorithm is not supported on CPU.", RuntimeError)
         if alg not in ALGORITHMS:
@@ -69,7 +82,7 @@ class Debayer(_operator.Operator):
                              TypeError)
         if self.algorithm == "vng_ocv" and dtype != np.uint8:
             raise self.error("VNG debayering only supported with UINT8.", TypeError)
-        shapes = np.asarray(storage.shapes, np.int64).reshape(storage.num_samples, -1)
+        shapes = np.asarray(storage.shapes, np.int64).reshape(storage.num_samples, storage.ndim)
         h, w = layout.index("H"), layout.index("W")
         if layout.endswith("C"):
             for i in np.flatnonzero(shapes[:, -1] != 1):
@@ -91,6 +104,8 @@ class Debayer(_operator.Operator):
 
     def _positions(self, ws, frames):
         """The blue position of every frame: an (n_frames, 2) int32 array."""
+        if not len(frames):
+            return np.zeros((0, 2), np.int32)
         rows = ws.arg_rows("blue_position", np.int32)
         if rows is not None and rows.shape[1] == 2:
             pos = np.repeat(rows, frames, axis=0)
@@ -112,22 +127,32 @@ class Debayer(_operator.Operator):
                              f"{y} x {x}.")
         return pos
 
+    @staticmethod
+    def _images(plan, src, dst, pos):
+        """(src byte offsets, dst byte offsets, sizes) of every image (sample or frame)."""
+        if len(pos) == len(plan.frames):          # one image per sample
+            return src.offsets, dst.offsets, plan.sizes
+        sizes = np.repeat(plan.sizes, plan.frames, axis=0)
+        # byte offset of every frame: its sample's, plus the frames before it in the sample
+        first = np.repeat(np.cumsum(plan.frames) - plan.frames, plan.frames)
+        index = np.arange(len(sizes)) - first
+        pixels = sizes[:, 0] * sizes[:, 1] * src.dtype.itemsize
+        return (np.repeat(src.offsets, plan.frames) + index * pixels,
+                np.repeat(dst.offsets, plan.frames) + index * pixels * 3, sizes)
+
+    def run_gpu(self, ws, plan):
+        pos = self._positions(ws, plan.frames)
+        src, dst = ws.input_storage(0), ws.outputs[0]
+        launch = _debayer_gpu.launch(src.dtype, *self._images(plan, src, dst, pos), pos)
+        ws.gpu.launch(_debayer_gpu.__file__, launch.kernel, launch.grid, launch.block,
+                      (src, dst, launch.images))
+
     def run_cpu(self, ws, plan):
         pos = self._positions(ws, plan.frames)
         if self.algorithm == "bilinear_ocv":
             src, dst = ws.input_storage(0).contiguous(), ws.outputs[0]
-            if len(pos) == len(plan.frames):          # one image per sample
-                _kernel.bilinear_batch(ws.thread_pool, src, dst, src.offsets, dst.offsets,
-                                       plan.sizes, pos)
-                return
-            sizes = np.repeat(plan.sizes, plan.frames, axis=0)
-            # byte offset of every frame: its sample's, plus the frames before it in the sample
-            first = np.repeat(np.cumsum(plan.frames) - plan.frames, plan.frames)
-            index = np.arange(len(sizes)) - first
-            pixels = sizes[:, 0] * sizes[:, 1] * src.dtype.itemsize
-            src_off = np.repeat(src.offsets, plan.frames) + index * pixels
-            dst_off = np.repeat(dst.offsets, plan.frames) + index * pixels * 3
-            _kernel.bilinear_batch(ws.thread_pool, src, dst, src_off, dst_off, sizes, pos)
+            _kernel.bilinear_batch(ws.thread_pool, src, dst, *self._images(plan, src, dst, pos),
+                                   pos)
             return
         images, outs = [], []
         for x, o in zip(ws.input_samples(0), ws.output_samples(0), strict=True):
