@@ -340,3 +340,35 @@ def debayer_case(seed, op="debayer"):
             args["algorithm"] = "bilinear_ocv"      # the CPU's name of the GPU's rule here
         return op_fn(x, blue_position=fn.per_frame(b) if per_frame else b, **args)
     return build, [images, positions], [layout, None]
+
+
+# ---- fn.clahe, fn.jpeg_compression_distortion (computed on the host) -----------------------
+def clahe_case(seed):
+    """Gray and RGB uint8 images, luma only or per channel, tile grids that do or do not divide
+    the images, clip limits with and without clipping."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 4))
+    c = (1, 3)[seed % 2]
+    images = [rng.integers(0, 256, (int(rng.integers(4, 30)), int(rng.integers(4, 30)), c))
+              .astype(np.uint8) for _ in range(n)]
+    kwargs = {"tiles_x": int(rng.integers(1, 5)), "tiles_y": int(rng.integers(1, 5)),
+              "clip_limit": float(rng.uniform(0, 4)), "luma_only": bool(seed // 2 % 2)}
+
+    def build(fn, x):
+        return fn.clahe(x, **kwargs)
+    return build, [images], ["HWC"]
+
+
+def jpeg_distortion_case(seed):
+    """RGB images and sequences, per-sample qualities (some out of 1..100)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 4))
+    layout = ("HWC", "FHWC")[seed % 2]
+    images = [rng.integers(0, 256, ((2,) if layout == "FHWC" else ()) +
+                           (int(rng.integers(1, 30)), int(rng.integers(1, 30)), 3))
+              .astype(np.uint8) for _ in range(n)]
+    quality = [np.array(rng.integers(-5, 110), np.int32) for _ in range(n)]
+
+    def build(fn, x, q):
+        return fn.jpeg_compression_distortion(x, quality=q)
+    return build, [images, quality], [layout, None]

@@ -6,6 +6,10 @@ are equalised as they are, RGB images either channel by channel (`luma_only=Fals
 default, on the L channel of OpenCV's 8-bit CIE Lab conversion, converted back to RGB
 afterwards.  The two colour conversions are OpenCV's (cv2.cvtColor, one call for a batch of
 images of one shape).  `bins` has no effect on the CPU, in DALI as here: 256 bins.
+
+On the GPU there is no kernel yet: the input is read on the host (`gpu_host_inputs`), the CPU
+path computes the outputs, which are uploaded (`dali._gpu.host.run_on_host`), so the values are
+the CPU's (OpenCV's), not those of DALI's GPU kernel; `bins` is ignored there too.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import numpy as np
 
 from dali import _operator, _registry
 from dali._ext.kernels import clahe as _kernel
+from dali._gpu import host
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _layouts
@@ -23,7 +28,7 @@ from dali.ops import _layouts
 @_registry.register
 class Clahe(_operator.Operator):
     schema = Schema(
-        "clahe", inputs=1, outputs=1, devices=("cpu",),
+        "clahe", inputs=1, outputs=1, devices=("cpu", "gpu"), gpu_host_inputs=(0,),
         doc="Contrast Limited Adaptive Histogram Equalization (CLAHE).\n\n"
             "The image is divided into `tiles_x` x `tiles_y` tiles whose histograms are "
             "clipped and equalised; each pixel blends the lookup tables of its four nearest "
@@ -38,7 +43,8 @@ class Clahe(_operator.Operator):
                   doc="Relative clip limit: a tile's histogram bins are clipped at "
                       "`clip_limit * tile_area / bins` (at least 1); 0 or less: no clipping."),
               Arg("bins", T.INT32, 256,
-                  ignored="the CPU operator always uses 256 bins, in DALI as here",
+                  ignored="256 bins always: DALI's CPU operator ignores it too, and the GPU "
+                          "backend here computes on the host with the CPU's code",
                   doc="Number of histogram bins (GPU only)."),
               Arg("luma_only", T.BOOL, True,
                   doc="For RGB inputs, apply CLAHE to the luminance (L of CIE Lab) only; "
@@ -61,6 +67,10 @@ class Clahe(_operator.Operator):
         uniform = storage.uniform_shape
         shapes = [uniform] * storage.num_samples if uniform is not None else storage.shapes
         return _operator.Plan([_operator.OutputDesc(shapes, np.uint8, layout, 3)])
+
+    def run_gpu(self, ws, plan):
+        """The CPU path on the host, its outputs uploaded (no kernel yet)."""
+        host.run_on_host(self, ws, plan)
 
     def run_cpu(self, ws, plan):
         args = (self.args["tiles_x"], self.args["tiles_y"], self.args["clip_limit"])

@@ -6,6 +6,10 @@ Each RGB image (each frame of a sequence) is encoded as a JPEG at the sample's `
 imdecode: accurate integer IDCT, fancy upsampling).  The round trips run in one nogil call of
 the libjpeg-turbo kernel (`jpeg.round_trip_batch`, equal to OpenCV's bit for bit); a build
 without libjpeg-turbo does them with OpenCV, image by image.
+
+On the GPU there is no kernel yet: the input is read on the host (`gpu_host_inputs`), the round
+trips run as on the CPU and the outputs are uploaded (`dali._gpu.host.run_on_host`), so the
+values are the CPU's (libjpeg's), not those of DALI's GPU kernel.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import cv2
 import numpy as np
 
 from dali import _operator, _registry, _types
+from dali._gpu import host
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _layouts
@@ -29,7 +34,8 @@ LAYOUTS = ("HWC", "FHWC")
 @_registry.register
 class JpegCompressionDistortion(_operator.Operator):
     schema = Schema(
-        "jpeg_compression_distortion", inputs=1, outputs=1, devices=("cpu",),
+        "jpeg_compression_distortion", inputs=1, outputs=1, devices=("cpu", "gpu"),
+        gpu_host_inputs=(0,),
         doc="Introduces JPEG compression artifacts to RGB images.\n\n"
             "Each image (each frame of a sequence) is encoded as a JPEG with the given `quality` "
             "factor and decoded again: colour is subsampled and 8x8 blocks of DCT coefficients "
@@ -58,6 +64,10 @@ class JpegCompressionDistortion(_operator.Operator):
         out_shapes = [uniform] * storage.num_samples if uniform is not None else storage.shapes
         return _operator.Plan([_operator.OutputDesc(out_shapes, np.uint8, layout,
                                                     storage.ndim)])
+
+    def run_gpu(self, ws, plan):
+        """The CPU path on the host, its outputs uploaded (no kernel yet)."""
+        host.run_on_host(self, ws, plan)
 
     def run_cpu(self, ws, plan):
         quality = np.clip(ws.arg_array("quality", np.int32), 1, 100).astype(np.int32)

@@ -1,0 +1,17 @@
+"""fn.clahe and fn.jpeg_compression_distortion with device="gpu" on a real device (computed
+on the host, uploaded) equal them on the CPU; skipped without CuPy and a CUDA device."""
+
+import cases_image
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_clahe_on_device_equals_cpu(seed):
+    cases_image.check(cases_image.clahe_case(seed))
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_jpeg_compression_distortion_on_device_equals_cpu(seed):
+    cases_image.check(cases_image.jpeg_distortion_case(seed))
