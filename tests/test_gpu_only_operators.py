@@ -16,7 +16,8 @@ GPU_ONLY = ["experimental.median_blur", "experimental.dilate", "experimental.ero
             "decoders.inflate", "optical_flow", "readers.video", "readers.video_resize",
             "video_reader", "video_reader_resize"]
 WITH_KERNEL = {"experimental.median_blur", "experimental.dilate", "experimental.erode",
-               "experimental.remap", "experimental.resize"}
+               "experimental.remap", "experimental.resize", "decoders.inflate",
+               "experimental.inflate"}
 SCHEMA_NAMES = {"experimental.median_blur": "experimental__MedianBlur",
                 "experimental.inflate": "decoders__Inflate",
                 "readers.video_resize": "readers__VideoResize",
