@@ -29,6 +29,7 @@ from dali._ext import files
 from dali._ext.kernels.fits import convert_batch, rice_batch
 from dali._ext.tensor_storage import BatchStorage
 from dali._ext.thread_pool import ThreadPool
+from dali._gpu import host
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops.readers import _common, _fits, _listing
@@ -52,7 +53,7 @@ def _type_name(t):
 class Fits(_common.Reader):
     schema = Schema(
         "experimental.readers.fits", inputs=0, outputs=lambda args: _count(args.get("hdu_indices")),
-        devices=("cpu",), random=True,
+        devices=("cpu", "gpu"), random=True,
         doc="Reads image HDUs of FITS files, one output per entry of `hdu_indices`.\n\n"
             "Give exactly one of: `file_root` alone (the files matching `file_filter` in it "
             "and in its immediate subdirectories, sorted by relative path), `file_list` (a "
@@ -63,7 +64,8 @@ class Fits(_common.Reader):
             "BITPIX 16 with BZERO 32768, float32 for scaled 16-bit data, ...). All samples of "
             "a batch must have the same type and number of dimensions per output. Of the "
             "tile-compressed images, Rice-compressed integer ones are read. The sample "
-            "order, sharding, shuffling buffer and padding are real DALI's.",
+            "order, sharding, shuffling buffer and padding are real DALI's. With "
+            "device=\"gpu\" the files are read on the host as on the CPU, then uploaded.",
         args=[
             Arg("file_root", T.STRING, None,
                 doc="Directory of the data: scanned unless `file_list` or `files` is given, "
@@ -132,6 +134,11 @@ class Fits(_common.Reader):
         for k, st in enumerate(plan.contents):
             ws.outputs[k] = st
         ws.out_source_info = [name for _, name in plan.entries]
+
+    def run_gpu(self, ws, plan):
+        """device="gpu" (DALI's GPU reader): the files read on the host as on the CPU, then
+        uploaded on the pipeline's stream."""
+        host.run_on_host(self, ws, plan)
 
     # the data read ahead: a BatchStorage per output
     def first_output(self, data):

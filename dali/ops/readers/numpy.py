@@ -44,6 +44,7 @@ from dali._ext import files
 from dali._ext.kernels.transpose import transpose_array
 from dali._ext.tensor_storage import BatchStorage
 from dali._ext.thread_pool import ThreadPool
+from dali._gpu import host
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _npy, _slice_window
@@ -58,7 +59,7 @@ _MAX_DIMS = 32
 @_registry.register
 class Numpy(_common.Reader):
     schema = Schema(
-        "readers.numpy", inputs=0, outputs=1, devices=("cpu",), random=True,
+        "readers.numpy", inputs=0, outputs=1, devices=("cpu", "gpu"), random=True,
         doc="Reads NumPy arrays (.npy files), whole or a region of interest of each.\n\n"
             "Give exactly one of: `file_root` alone (the files matching `file_filter` in it "
             "and in its immediate subdirectories, sorted by relative path), `file_list` (a "
@@ -66,7 +67,9 @@ class Numpy(_common.Reader):
             "stored in each file (C order, also for Fortran-order files) and no layout; all "
             "samples of a batch must have the same type and number of dimensions. With a "
             "region of interest only the bytes of the region are read from the file. The "
-            "sample order, sharding, shuffling buffer and padding are real DALI's.",
+            "sample order, sharding, shuffling buffer and padding are real DALI's. With "
+            "device=\"gpu\" the files are read on the host as on the CPU, then uploaded "
+            "(DALI reads them with GPUDirect Storage).",
         args=[
             Arg("file_root", T.STRING, None,
                 doc="Directory of the data: scanned unless `file_list` or `files` is given, "
@@ -112,7 +115,7 @@ class Numpy(_common.Reader):
                 ignored="files are read through the page cache"),
             Arg("register_buffers", T.BOOL, True,
                 doc="Register the I/O buffers with cuFile (GPU backend only).",
-                ignored="GPU-only (cuFile)"),
+                ignored="cuFile: the GPU reader reads on the host, then uploads"),
             *[a if a.name != "read_ahead" else
               Arg("read_ahead", T.BOOL, False, doc="Keep the files' contents in memory.",
                   ignored="the arrays are read from the files for every batch")
@@ -172,6 +175,11 @@ class Numpy(_common.Reader):
     def run_cpu(self, ws, plan):
         ws.outputs[0] = plan.contents
         ws.out_source_info = [name for _, name in plan.entries]
+
+    def run_gpu(self, ws, plan):
+        """device="gpu" (DALI's GPU reader): the files read on the host as on the CPU, then
+        uploaded on the pipeline's stream."""
+        host.run_on_host(self, ws, plan)
 
     def read(self, entries):
         if not self._roi_names:
