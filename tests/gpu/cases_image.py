@@ -344,15 +344,18 @@ def debayer_case(seed, op="debayer"):
 
 # ---- fn.clahe, fn.jpeg_compression_distortion (computed on the host) -----------------------
 def clahe_case(seed):
-    """Gray and RGB uint8 images, luma only or per channel, tile grids that do or do not divide
-    the images, clip limits with and without clipping."""
+    """Gray and RGB uint8 images (an empty one too), luma only or per channel, tile grids that
+    do or do not divide the images, clip limits with and without clipping."""
     rng = np.random.default_rng(seed)
-    n = int(rng.integers(1, 4))
+    n = int(rng.integers(1, 5))
     c = (1, 3)[seed % 2]
-    images = [rng.integers(0, 256, (int(rng.integers(4, 30)), int(rng.integers(4, 30)), c))
-              .astype(np.uint8) for _ in range(n)]
-    kwargs = {"tiles_x": int(rng.integers(1, 5)), "tiles_y": int(rng.integers(1, 5)),
-              "clip_limit": float(rng.uniform(0, 4)), "luma_only": bool(seed // 2 % 2)}
+    images = []
+    for i in range(n):
+        shape = (0 if i == 3 else int(rng.integers(1, 30)), int(rng.integers(1, 30)), c)
+        lo = int(rng.integers(0, 128))
+        images.append(rng.integers(lo, lo + int(rng.integers(1, 128)), shape).astype(np.uint8))
+    kwargs = {"tiles_x": int(rng.integers(1, 9)), "tiles_y": int(rng.integers(1, 9)),
+              "clip_limit": float(rng.uniform(-1, 4)), "luma_only": bool(seed // 2 % 2)}
 
     def build(fn, x):
         return fn.clahe(x, **kwargs)

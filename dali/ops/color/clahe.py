@@ -7,9 +7,12 @@ default, on the L channel of OpenCV's 8-bit CIE Lab conversion, converted back t
 afterwards.  The two colour conversions are OpenCV's (cv2.cvtColor, one call for a batch of
 images of one shape).  `bins` has no effect on the CPU, in DALI as here: 256 bins.
 
-On the GPU there is no kernel yet: the input is read on the host (`gpu_host_inputs`), the CPU
-path computes the outputs, which are uploaded (`dali._gpu.host.run_on_host`), so the values are
-the CPU's (OpenCV's), not those of DALI's GPU kernel; `bins` is ignored there too.
+On the GPU, channels equalised on their own (grayscale images, RGB ones with
+`luma_only=False`) run `clahe.cu`: one thread per channel and tile builds its table, then one
+per element blends, the CPU's values bit for bit.  A batch with RGB images and `luma_only`
+(OpenCV's Lab conversions have no kernel yet) is downloaded, computed by the CPU path and
+uploaded.  Either way the values are the CPU's (OpenCV's), not those of DALI's GPU kernel;
+`bins` is ignored there too.
 """
 
 from __future__ import annotations
@@ -17,18 +20,19 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from dali import _operator, _registry
+from dali import _operator, _registry, tensors
 from dali._ext.kernels import clahe as _kernel
 from dali._gpu import host
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
-from dali.ops import _layouts
+from dali.ops import _gpu_program, _layouts
+from dali.ops.color import _clahe_gpu
 
 
 @_registry.register
 class Clahe(_operator.Operator):
     schema = Schema(
-        "clahe", inputs=1, outputs=1, devices=("cpu", "gpu"), gpu_host_inputs=(0,),
+        "clahe", inputs=1, outputs=1, devices=("cpu", "gpu"),
         doc="Contrast Limited Adaptive Histogram Equalization (CLAHE).\n\n"
             "The image is divided into `tiles_x` x `tiles_y` tiles whose histograms are "
             "clipped and equalised; each pixel blends the lookup tables of its four nearest "
@@ -44,7 +48,7 @@ class Clahe(_operator.Operator):
                       "`clip_limit * tile_area / bins` (at least 1); 0 or less: no clipping."),
               Arg("bins", T.INT32, 256,
                   ignored="256 bins always: DALI's CPU operator ignores it too, and the GPU "
-                          "backend here computes on the host with the CPU's code",
+                          "backend here computes the CPU's values",
                   doc="Number of histogram bins (GPU only)."),
               Arg("luma_only", T.BOOL, True,
                   doc="For RGB inputs, apply CLAHE to the luminance (L of CIE Lab) only; "
@@ -69,7 +73,18 @@ class Clahe(_operator.Operator):
         return _operator.Plan([_operator.OutputDesc(shapes, np.uint8, layout, 3)])
 
     def run_gpu(self, ws, plan):
-        """The CPU path on the host, its outputs uploaded (no kernel yet)."""
+        src, out = ws.input_storage(0), ws.outputs[0]
+        if self.args["luma_only"] and (np.asarray(src.shapes)[:, 2] == 3).any():
+            self._luma_on_host(ws, plan)
+            return
+        _gpu_program.run(ws.gpu, _clahe_gpu.program(
+            src.shapes, src.offsets, out.offsets, self.args["tiles_x"], self.args["tiles_y"],
+            self.args["clip_limit"]), src, out)
+
+    def _luma_on_host(self, ws, plan):
+        """The CPU path on a host copy of the input, its outputs uploaded."""
+        ws.inputs = [tensors.TensorListCPU._wrap(ws.input_storage(0).to_host(),
+                                                 ws.inputs[0].layout())]
         host.run_on_host(self, ws, plan)
 
     def run_cpu(self, ws, plan):
@@ -80,7 +95,7 @@ class Clahe(_operator.Operator):
             return
         storage = ws.input_storage(0)
         uniform = storage.uniform_shape
-        if uniform is not None and uniform[2] == 3 and storage.is_contiguous:
+        if uniform is not None and uniform[2] == 3 and 0 not in uniform and storage.is_contiguous:
             # one image of all the batch's rows for each colour conversion
             w = uniform[1]
             lab = cv2.cvtColor(storage.dense().reshape(-1, w, 3), cv2.COLOR_RGB2Lab)
@@ -88,10 +103,11 @@ class Clahe(_operator.Operator):
             _kernel.clahe_batch(ws.thread_pool, labs, labs, False, *args)
             cv2.cvtColor(lab, cv2.COLOR_Lab2RGB, dst=ws.outputs[0].dense().reshape(-1, w, 3))
             return
-        labs = [cv2.cvtColor(x, cv2.COLOR_RGB2Lab) if x.shape[2] == 3 else x for x in images]
-        dsts = [lab if x.shape[2] == 3 else o for x, lab, o in zip(images, labs, outs,
-                                                                    strict=True)]
+        rgb = [x.shape[2] == 3 and x.size > 0 for x in images]    # (empty ones: no cvtColor)
+        labs = [cv2.cvtColor(x, cv2.COLOR_RGB2Lab) if c else x for x, c in zip(images, rgb,
+                                                                               strict=True)]
+        dsts = [lab if c else o for c, lab, o in zip(rgb, labs, outs, strict=True)]
         _kernel.clahe_batch(ws.thread_pool, labs, dsts, False, *args)
-        for x, lab, o in zip(images, labs, outs, strict=True):
-            if x.shape[2] == 3:
+        for c, lab, o in zip(rgb, labs, outs, strict=True):
+            if c:
                 cv2.cvtColor(lab, cv2.COLOR_Lab2RGB, dst=o)

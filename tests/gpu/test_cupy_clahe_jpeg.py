@@ -1,5 +1,6 @@
-"""fn.clahe and fn.jpeg_compression_distortion with device="gpu" on a real device (computed
-on the host, uploaded) equal them on the CPU; skipped without CuPy and a CUDA device."""
+"""fn.clahe (clahe.cu; RGB with luma_only on the host) and fn.jpeg_compression_distortion
+(computed on the host, uploaded) with device="gpu" on a real device equal them on the CPU;
+skipped without CuPy and a CUDA device."""
 
 import cases_image
 import pytest
@@ -7,7 +8,7 @@ import pytest
 pytestmark = pytest.mark.gpu
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(12))
 def test_clahe_on_device_equals_cpu(seed):
     cases_image.check(cases_image.clahe_case(seed))
 
