@@ -32,6 +32,11 @@ import numpy as np
 AVAILABLE = shutil.which("g++") is not None     # the emulation tests skip without it
 HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cuda_emulation.h")
 FLAGS = ("-std=c++20", "-O2", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math")
+# DALI_EMULATION_SANITIZE=1 builds the kernels with AddressSanitizer, so that an access out of
+# a buffer stops the test with a report instead of corrupting the heap; run the tests with
+# LD_PRELOAD=$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0.
+if os.environ.get("DALI_EMULATION_SANITIZE"):
+    FLAGS += ("-fsanitize=address", "-fno-omit-frame-pointer")
 _KERNEL = re.compile(r'extern\s+"C"\s+__attribute__\(\(used\)\)\s+void\s+(\w+)\s*\(')
 _SCALARS = {np.dtype(t): c for t, c in (
     (np.int8, ctypes.c_int8), (np.uint8, ctypes.c_uint8), (np.int16, ctypes.c_int16),

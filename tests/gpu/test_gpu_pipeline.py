@@ -180,16 +180,6 @@ def test_memory_statistics_name_gpu_operators(emulated_gpu):
     assert stats["GPU_flipper"]["real_memory_size"] == [sum(d.nbytes for d in data)]
 
 
-def test_gpu_operator_without_kernel_is_not_implemented(emulated_gpu):
-    def graph():
-        data = fn.external_source(source=lambda: [np.zeros(4, np.uint8)], batch=True)
-        return fn.decoders.inflate(data.gpu(), shape=[4])
-
-    with pytest.raises(NotImplementedError, match='decoders.inflate.*device="gpu" is not '
-                                                  "implemented yet"):
-        _run(graph, 0, 1)
-
-
 def test_cpu_only_pipeline_has_no_gpu():
     with pytest.raises(_gpu.GPUUnavailableError, match="device_id=None"):
         runtime.device(None)
