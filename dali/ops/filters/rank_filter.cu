@@ -78,21 +78,28 @@ __device__ __forceinline__ void dali_median(const T* __restrict__ src, T* __rest
     const long long c = i % p.channels, pixel = i / p.channels;
     const long long x = pixel % p.width, y = pixel / p.width;
     T result = in[i];              // a window without an ordered median (NaNs) keeps the input
-    for (long long j = 0; j < n; j++) {
-      const long long cy = dali_border_index(y - p.ay + j / p.kw, p.height, BORDER_REPLICATE);
-      const long long cx = dali_border_index(x - p.ax + j % p.kw, p.width, BORDER_REPLICATE);
-      const T cand = in[(cy * p.width + cx) * p.channels + c];
-      long long less = 0, not_more = 0;
-      for (long long t = 0; t < n; t++) {
-        const long long ty = dali_border_index(y - p.ay + t / p.kw, p.height, BORDER_REPLICATE);
-        const long long tx = dali_border_index(x - p.ax + t % p.kw, p.width, BORDER_REPLICATE);
-        const T v = in[(ty * p.width + tx) * p.channels + c];
-        less += v < cand;
-        not_more += v <= cand;
-      }
-      if (less <= k && k < not_more) {
-        result = cand;
-        break;
+    bool found = false;
+    for (long long jy = 0; jy < p.kh && !found; jy++) {
+      const T* cand_row = in + dali_border_index(y - p.ay + jy, p.height, BORDER_REPLICATE) *
+                                   p.width * p.channels + c;
+      for (long long jx = 0; jx < p.kw && !found; jx++) {
+        const T cand =
+            cand_row[dali_border_index(x - p.ax + jx, p.width, BORDER_REPLICATE) * p.channels];
+        long long less = 0, not_more = 0;
+        for (long long ty = 0; ty < p.kh; ty++) {
+          const T* row = in + dali_border_index(y - p.ay + ty, p.height, BORDER_REPLICATE) *
+                                  p.width * p.channels + c;
+          for (long long tx = 0; tx < p.kw; tx++) {
+            const T v = row[dali_border_index(x - p.ax + tx, p.width, BORDER_REPLICATE) *
+                            p.channels];
+            less += v < cand;
+            not_more += v <= cand;
+          }
+        }
+        if (less <= k && k < not_more) {
+          result = cand;
+          found = true;
+        }
       }
     }
     dst[p.dst_offset + i] = result;
