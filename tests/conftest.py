@@ -1,7 +1,12 @@
 import importlib.util
+import os
+import sys
 
 import numpy as np
 import pytest
+
+# the GPU harness (tests/gpu: emulate.py, emulated_device.py, the shared cases)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "gpu"))
 
 
 def _have_oracle():
@@ -34,3 +39,18 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+@pytest.fixture
+def emulated_gpu():
+    """GPU pipelines run on the emulated device (tests/gpu/emulated_device.py) while the test
+    runs; yields the device of device_id 0.  Skips without g++."""
+    import emulate
+    import emulated_device
+
+    from dali._gpu import runtime
+
+    if not emulate.AVAILABLE:
+        pytest.skip("the CUDA emulation needs g++")
+    with runtime.use_device_factory(emulated_device.EmulatedDevice):
+        yield runtime.device(0)

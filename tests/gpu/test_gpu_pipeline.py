@@ -246,17 +246,6 @@ def test_external_source_on_the_gpu(emulated_gpu):
     _same_as_cpu(graph, len(data))
 
 
-def test_feed_ndarray_refuses_a_target_on_the_other_device(emulated_gpu):
-    torch = pytest.importorskip("torch")
-    from dali.plugin.pytorch import feed_ndarray
-    from dali.tensors import TensorListGPU
-
-    tl = TensorListGPU(TensorListCPU(np.zeros((2, 3), np.float32)))
-    with pytest.raises(RuntimeError, match="the DALI tensor is on the GPU but the target is a "
-                                           "cpu tensor"):
-        feed_ndarray(tl, torch.empty((2, 3), dtype=torch.float32))
-
-
 def test_empty_batches_launch_nothing(emulated_gpu):
     def graph(on_gpu):
         x = fn.external_source(source=lambda: np.zeros((0, 4, 4, 3), np.uint8), layout="HWC",
@@ -306,24 +295,6 @@ def test_outputs_are_handed_out_after_their_iterations_fence(emulated_gpu, monke
     np.testing.assert_array_equal(out.as_cpu().at(0), data[0][:, ::-1])
     p.run()
     assert events[1].waited
-
-
-def test_jax_iterator_takes_gpu_outputs_through_dlpack(emulated_gpu):
-    pytest.importorskip("jax")
-    from dali.plugin.jax import DALIGenericIterator
-
-    data = _images(10, 2)
-    data[1] = data[0][::-1].copy()
-
-    @pipeline_def(batch_size=2, num_threads=1, device_id=0)
-    def pipe():
-        x = fn.external_source(source=lambda: data, layout="HWC", batch=True)
-        return fn.flip(x.gpu())
-
-    with pytest.warns(Warning, match="Please set `reader_name`"):
-        it = DALIGenericIterator([pipe()], ["images"], size=2)
-    batch = next(iter(it))["images"]
-    np.testing.assert_array_equal(np.asarray(batch), np.stack(data)[:, :, ::-1])
 
 
 def test_serialized_gpu_pipeline_keeps_its_devices(emulated_gpu):
