@@ -28,5 +28,6 @@ def test_reference_lists_public_operators_with_arguments():
 def test_reference_marks_aliases_and_arguments_without_effect():
     text = _docgen.operator_reference()
     assert "| `output_dtype` | dali.types.DALIDataType | — | *deprecated alias of `dtype`*" in text
-    assert "*no effect: applies only to the mixed backend (the GPU decoder)*" in text
+    assert "*no effect: tunes DALI's nvJPEG decoder; dali's mixed backend decodes on the CPU " \
+        "and uploads*" in text
 

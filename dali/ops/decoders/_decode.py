@@ -63,9 +63,11 @@ _COLOR_FLAGS = {Image.RGB: cv2.IMREAD_COLOR, Image.BGR: cv2.IMREAD_COLOR,
 
 
 def mixed_only(name, type_, default, what):
-    """An argument of the ``mixed`` backend, which the CPU decoder accepts and does not use."""
+    """An argument tuning DALI's nvJPEG decoder (its ``mixed`` backend), accepted without
+    effect: dali's mixed backend decodes on the CPU and uploads."""
     return Arg(name, type_, default, doc=what,
-               ignored="applies only to the mixed backend (the GPU decoder)")
+               ignored="tunes DALI's nvJPEG decoder; dali's mixed backend decodes on the CPU "
+                       "and uploads")
 
 
 def decoder_args():
