@@ -12,9 +12,10 @@ from __future__ import annotations
 from dali import _gpu
 from dali.tensors import TensorCPU, TensorListCPU
 
+# TensorGPU and TensorListGPU are here too, through __getattr__ (imported on first use)
 __all__ = ["GetCUDADeviceCount", "PreallocateDeviceMemory", "PreallocatePinnedMemory",
-           "ReleaseUnusedMemory", "SetHostBufferShrinkThreshold", "TensorCPU", "TensorGPU",
-           "TensorListCPU", "TensorListGPU"]
+           "ReleaseUnusedMemory", "SetHostBufferShrinkThreshold", "TensorCPU",
+           "TensorListCPU"]
 
 
 def GetCUDADeviceCount():  # noqa: N802 (DALI's name)

@@ -16,7 +16,7 @@ import numpy as np
 from dali import _types
 from dali._ext.tensor_storage import BatchStorage
 
-__all__ = ["TensorCPU", "TensorGPU", "TensorListCPU", "TensorListGPU"]
+__all__ = ["TensorCPU", "TensorListCPU"]    # TensorGPU, TensorListGPU: __getattr__ below
 
 
 def _check_layout(layout, ndim, what):
