@@ -208,7 +208,49 @@ class TensorCPU:
                             self._layout, f"shape={tuple(self._array.shape)}")
 
 
-class TensorListCPU:
+class _TensorList:
+    """What the host and device batch types share: the storage (`BatchStorage` or the GPU's
+    `DeviceBatch`, both with dtype, ndim, num_samples and shapes), layout and source info."""
+
+    __slots__ = ("_storage", "_layout", "_source_info")
+
+    @classmethod
+    def _wrap(cls, storage, layout="", source_info=None):
+        tl = cls.__new__(cls)
+        tl._storage = storage
+        tl._layout = layout
+        tl._source_info = source_info
+        return tl
+
+    @property
+    def dtype(self) -> _types.DALIDataType:
+        return _types.dali_type_of(self._storage.dtype)
+
+    def ndim(self) -> int:
+        return self._storage.ndim
+
+    def shape(self) -> list:
+        return [tuple(int(x) for x in s) for s in self._storage.shapes]
+
+    def layout(self) -> str:
+        return self._layout
+
+    def set_layout(self, layout):
+        self._layout = _check_layout(layout, self._storage.ndim, "TensorList")
+
+    def __len__(self):
+        return self._storage.num_samples
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def source_info(self, i=None):
+        if self._source_info is None:
+            return "" if i is not None else [""] * len(self)
+        return self._source_info[i] if i is not None else list(self._source_info)
+
+
+class TensorListCPU(_TensorList):
     """A batch of samples on the host.
 
     Parameters
@@ -220,7 +262,7 @@ class TensorListCPU:
         Layout of each sample (no batch dimension).
     """
 
-    __slots__ = ("_storage", "_layout", "_source_info")
+    __slots__ = ()
 
     def __init__(self, data=None, layout=None, is_pinned=False, contiguous=True):
         if isinstance(data, TensorListCPU):
@@ -244,14 +286,6 @@ class TensorListCPU:
         self._source_info = None
 
     @classmethod
-    def _wrap(cls, storage, layout="", source_info=None):
-        tl = cls.__new__(cls)
-        tl._storage = storage
-        tl._layout = layout
-        tl._source_info = source_info
-        return tl
-
-    @classmethod
     def broadcast(cls, tensor, num_samples):
         """A batch of `num_samples` copies of `tensor`."""
         arr = np.asarray(tensor)
@@ -262,23 +296,7 @@ class TensorListCPU:
     def from_dlpack_list(cls, capsules, layout=None):
         return cls([_from_producer(c) for c in capsules], layout)
 
-    # -- properties DALI users read -----------------------------------------------------------
-    @property
-    def dtype(self) -> _types.DALIDataType:
-        return _types.dali_type_of(self._storage.dtype)
-
-    def ndim(self) -> int:
-        return self._storage.ndim
-
-    def shape(self) -> list:
-        return [tuple(int(x) for x in s) for s in self._storage.shapes]
-
-    def layout(self) -> str:
-        return self._layout
-
-    def set_layout(self, layout):
-        self._layout = _check_layout(layout, self._storage.ndim, "TensorList")
-
+    # -- properties DALI users read (the others: _TensorList) ---------------------------------
     def is_dense_tensor(self) -> bool:
         return self._storage.is_contiguous and self._storage.is_uniform()
 
@@ -286,9 +304,6 @@ class TensorListCPU:
         if not self._storage.is_contiguous:
             raise RuntimeError("data_ptr() needs contiguous storage")
         return self._storage.data_ptr
-
-    def __len__(self):
-        return self._storage.num_samples
 
     def __getitem__(self, i):
         n = self._storage.num_samples
@@ -305,9 +320,6 @@ class TensorListCPU:
             raise IndexError("TensorListCPU index out of range")
         i = int(i) % n if n else 0
         return TensorCPU._view(self._storage.sample(i), self._layout, self.source_info(i))
-
-    def __iter__(self):
-        return (self[i] for i in range(len(self)))
 
     def at(self, i) -> np.ndarray:
         """Sample i as a numpy array (a copy)."""
@@ -350,11 +362,6 @@ class TensorListCPU:
 
     def copy_to_external(self, ptr):
         _copy_to_address(self._dense_or_concat(), ptr)
-
-    def source_info(self, i=None):
-        if self._source_info is None:
-            return "" if i is not None else [""] * len(self)
-        return self._source_info[i] if i is not None else list(self._source_info)
 
     # -- helpers ------------------------------------------------------------------------------
     def _dense(self):

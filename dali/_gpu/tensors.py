@@ -15,7 +15,7 @@ import numpy as np
 
 from dali import _types
 from dali._gpu.batch import DeviceBatch
-from dali.tensors import TensorCPU, TensorListCPU, _check_layout
+from dali.tensors import TensorCPU, TensorListCPU, _check_layout, _TensorList
 
 _KDLCUDA = 2
 
@@ -121,7 +121,7 @@ class TensorGPU:
     __str__ = __repr__
 
 
-class TensorListGPU:
+class TensorListGPU(_TensorList):
     """A batch of samples in device memory.
 
     Parameters
@@ -132,7 +132,7 @@ class TensorListGPU:
     device_id : int, optional
     """
 
-    __slots__ = ("_storage", "_layout", "_source_info")
+    __slots__ = ()
 
     def __init__(self, data=None, layout=None, device_id=None):
         from dali._gpu import runtime
@@ -157,18 +157,6 @@ class TensorListGPU:
         self._layout = _check_layout(layout, storage.ndim, "TensorList")
         self._source_info = None
 
-    @classmethod
-    def _wrap(cls, storage, layout="", source_info=None):
-        tl = cls.__new__(cls)
-        tl._storage = storage
-        tl._layout = layout
-        tl._source_info = source_info
-        return tl
-
-    @property
-    def dtype(self) -> _types.DALIDataType:
-        return _types.dali_type_of(self._storage.dtype)
-
     def device_id(self) -> int:
         return self._storage.device.device_id
 
@@ -176,18 +164,6 @@ class TensorListGPU:
     def stream(self) -> int:
         """The handle of the pipeline's CUDA stream (0 where there is none)."""
         return getattr(getattr(self._storage.device, "stream", None), "ptr", 0)
-
-    def ndim(self) -> int:
-        return self._storage.ndim
-
-    def shape(self) -> list:
-        return self._storage.shape_list()
-
-    def layout(self) -> str:
-        return self._layout
-
-    def set_layout(self, layout):
-        self._layout = _check_layout(layout, self._storage.ndim, "TensorList")
 
     def reinterpret(self, dtype):
         """View the bytes as another type of the same size."""
@@ -204,9 +180,6 @@ class TensorListGPU:
     def data_ptr(self) -> int:
         return self._storage.ptr
 
-    def __len__(self):
-        return self._storage.num_samples
-
     def __getitem__(self, i):
         n = self._storage.num_samples
         if not isinstance(i, (int, np.integer)):
@@ -217,9 +190,6 @@ class TensorListGPU:
         st = self._storage
         return TensorGPU._view(st.device, st.buffer, st.offsets[i], st.shape_of(i), st.dtype,
                                self._layout, self.source_info(i))
-
-    def __iter__(self):
-        return (self[i] for i in range(len(self)))
 
     def at(self, i) -> TensorGPU:
         """Sample i (a TensorGPU view, as in DALI)."""
@@ -250,11 +220,6 @@ class TensorListGPU:
         st = self._storage
         st.device.copy(int(ptr), st.ptr, st.nbytes)
         st.device.wait()
-
-    def source_info(self, i=None):
-        if self._source_info is None:
-            return "" if i is not None else [""] * len(self)
-        return self._source_info[i] if i is not None else list(self._source_info)
 
     def __repr__(self):
         return _description("TensorListGPU", self.dtype, self._layout, self.device_id(),
