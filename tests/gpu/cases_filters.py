@@ -247,7 +247,7 @@ def filter_run(backend, samples, layout, filters, per_frame, fills, kwargs):
     return expected, run_program(backend, program, samples, out.shapes, out.dtype)
 
 
-def same_as_cpu(graph_of, batch_size, iterations=2, **pipe_kwargs):
+def assert_same_as_cpu(graph_of, batch_size, iterations=2, **pipe_kwargs):
     """graph_of(on_gpu) on device 0 (the emulated device of the `emulated_gpu` fixture) and on
     the CPU give equal outputs over `iterations` runs, the GPU ones TensorListGPU with the same
     layout, type and shapes."""

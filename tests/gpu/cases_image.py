@@ -51,7 +51,7 @@ def _constant(batch):
     return lambda: batch
 
 
-def check(case, atol=0, empty=False):
+def check_equal(case, atol=0, empty=False):
     """The case on device 0 equals it on the CPU: layout, type, shapes and values (bit for bit,
     or within `atol`)."""
     gpu, cpu = outputs(case, True, empty), outputs(case, False, empty)

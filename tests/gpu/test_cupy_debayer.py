@@ -9,4 +9,4 @@ pytestmark = pytest.mark.gpu
 
 @pytest.mark.parametrize("seed", range(12))
 def test_debayer_on_device_equals_cpu(seed):
-    cases_image.check(cases_image.debayer_case(seed))
+    cases_image.check_equal(cases_image.debayer_case(seed))

@@ -10,4 +10,4 @@ pytestmark = pytest.mark.gpu
 
 @pytest.mark.parametrize("seed", range(12))
 def test_grid_mask_on_device_equals_cpu(seed):
-    cases_image.check(cases_image.grid_mask_case(seed))
+    cases_image.check_equal(cases_image.grid_mask_case(seed))

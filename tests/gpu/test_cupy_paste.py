@@ -9,4 +9,4 @@ pytestmark = pytest.mark.gpu
 
 @pytest.mark.parametrize("seed", range(10))
 def test_paste_on_device_equals_cpu(seed):
-    cases_image.check(cases_image.paste_case(seed))
+    cases_image.check_equal(cases_image.paste_case(seed))

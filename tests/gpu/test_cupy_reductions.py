@@ -4,7 +4,7 @@ root); skipped without CuPy and a CUDA device."""
 
 import cases_math
 import pytest
-from test_emulation_reductions import check
+from test_emulation_reductions import check_equal
 
 pytestmark = pytest.mark.gpu
 
@@ -12,4 +12,4 @@ pytestmark = pytest.mark.gpu
 @pytest.mark.parametrize("op", cases_math.REDUCTIONS)
 @pytest.mark.parametrize("seed", range(8))
 def test_reduction_on_device_equals_cpu(op, seed):
-    check(cases_math.reduce_case(seed, op), cases_math.on_device)
+    check_equal(cases_math.reduce_case(seed, op), cases_math.on_device)

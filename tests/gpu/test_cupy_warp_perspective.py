@@ -10,4 +10,4 @@ pytestmark = pytest.mark.gpu
 
 @pytest.mark.parametrize("seed", range(24))
 def test_warp_perspective_on_device_equals_cpu(seed):
-    cases_image.check(cases_image.warp_perspective_case(seed))
+    cases_image.check_equal(cases_image.warp_perspective_case(seed))

@@ -21,7 +21,7 @@ INTEGER_OPS = ("pow", "lshift", "rshift", "div", "mod", "minus", "abs", "mul", "
 COMPARE_OPS = ("eq", "neq", "lt", "leq", "gt", "geq", "min", "max", "clamp")
 
 
-def check(case, backend=cases_math.emulated):
+def check_equal(case, backend=cases_math.emulated):
     """The kernel's output (or the flagged division by zero) against the CPU operator's."""
     expected = cases_math.arith_expected(case)
     got, errors = cases_math.arith_kernel(backend, case)
@@ -34,17 +34,17 @@ def check(case, backend=cases_math.emulated):
 
 @pytest.mark.parametrize("seed", range(48))
 def test_expression_equals_cpu(seed):
-    check(cases_math.arith_case(seed))
+    check_equal(cases_math.arith_case(seed))
 
 
 @pytest.mark.parametrize("seed", range(16))
 def test_integer_expression_equals_cpu(seed):
-    check(cases_math.arith_case(1000 + seed, INTEGER_OPS))
+    check_equal(cases_math.arith_case(1000 + seed, INTEGER_OPS))
 
 
 @pytest.mark.parametrize("seed", range(16))
 def test_comparison_expression_equals_cpu(seed):
-    check(cases_math.arith_case(2000 + seed, COMPARE_OPS))
+    check_equal(cases_math.arith_case(2000 + seed, COMPARE_OPS))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8])
@@ -52,12 +52,12 @@ def test_comparison_expression_equals_cpu(seed):
 def test_math_function_within_ulps(name, dtype):
     case = cases_math.math_case(7, name, dtype)
     if name == "pow" and np.dtype(dtype).kind != "f":
-        check(case)                                 # integer power: exact
+        check_equal(case)                                 # integer power: exact
         return
     expected = cases_math.arith_expected(case)
     got, errors = cases_math.arith_kernel(cases_math.emulated, case)
     if isinstance(expected, int) or expected[0].dtype.kind != "f":
-        check(case)                                 # integer fmod: exact (or a zero divisor)
+        check_equal(case)                                 # integer fmod: exact (or a zero divisor)
         return
     out = expected[0].dtype
     assert got[0].dtype == out
@@ -100,7 +100,7 @@ def test_empty_samples_and_grid_stride():
     case = cases_math.ArithCase(
         desc="add(&0 $0:int32)", ints=[5], reals=[],
         inputs=[[big, np.zeros(0, np.int32), big[:3]]], layouts=[None])
-    check(case)
+    check_equal(case)
 
 
 def test_opcodes_and_types_match_the_kernel():
@@ -134,9 +134,9 @@ def test_compile_limits_registers():
     regs = _arithmetic_gpu.REGS
     case = cases_math.ArithCase(desc="add(" * regs + "&0" + " &0)" * regs, ints=[], reals=[],
                                 inputs=[[np.arange(3, dtype=np.float32)]], layouts=[None])
-    check(case)
+    check_equal(case)
     case.desc = "add(&0 " * (regs - 1) + "&0" + ")" * (regs - 1)
-    check(case)                                     # exactly REGS registers
+    check_equal(case)                                     # exactly REGS registers
     case.desc = "add(&0 " * regs + "&0" + ")" * regs
     op, plan = cases_math.arith_plan(case)
     with pytest.raises(ValueError, match=f"more than {regs} registers"):

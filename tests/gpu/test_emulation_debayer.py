@@ -16,19 +16,19 @@ from dali.ops.color import _debayer_gpu
 
 @pytest.mark.parametrize("seed", range(12))
 def test_debayer_equals_cpu(emulated_gpu, seed):
-    cases_image.check(cases_image.debayer_case(seed))
+    cases_image.check_equal(cases_image.debayer_case(seed))
     assert emulated_gpu.launches[-1] == ("debayer_u8", "debayer_u16")[seed // 4 % 2]
 
 
 def test_experimental_debayer_equals_cpu(emulated_gpu):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        cases_image.check(cases_image.debayer_case(3, "experimental.debayer"))
+        cases_image.check_equal(cases_image.debayer_case(3, "experimental.debayer"))
     assert "debayer_u8" in emulated_gpu.launches
 
 
 def test_debayer_empty_batch(emulated_gpu):
-    cases_image.check(cases_image.debayer_case(1), empty=True)
+    cases_image.check_equal(cases_image.debayer_case(1), empty=True)
     assert "debayer_u8" not in emulated_gpu.launches
 
 

@@ -14,7 +14,7 @@ from dali.ops.image import _jitter_gpu
 @pytest.mark.parametrize("op", ["sphere", "water"])
 @pytest.mark.parametrize("seed", range(8))
 def test_displacement_equals_cpu(emulated_gpu, op, seed):
-    cases_image.check(cases_image.displace_case(seed, op))
+    cases_image.check_equal(cases_image.displace_case(seed, op))
     assert f"{op}_{('u8', 'f32')[seed % 2]}" in emulated_gpu.launches
 
 
@@ -23,7 +23,7 @@ def test_displacement_empty_batch(emulated_gpu, op):
     case = cases_image.displace_case(1, op) if op != "jitter" else \
         (lambda fn, x, m: fn.jitter(x, mask=m), cases_image.displace_case(1, "sphere")[1],
          ["HWC", None])
-    cases_image.check(case, empty=True)
+    cases_image.check_equal(case, empty=True)
     assert not any(k.startswith(op) for k in emulated_gpu.launches)
 
 

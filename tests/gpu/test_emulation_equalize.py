@@ -14,19 +14,19 @@ from dali.ops.color import _equalize_gpu
 
 @pytest.mark.parametrize("seed", range(12))
 def test_equalize_equals_cpu(emulated_gpu, seed):
-    cases_image.check(cases_image.equalize_case(seed))
+    cases_image.check_equal(cases_image.equalize_case(seed))
     assert emulated_gpu.launches[-2:] == ["equalize_luts", "equalize_map"]
 
 
 def test_experimental_equalize_equals_cpu(emulated_gpu):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        cases_image.check(cases_image.equalize_case(4, "experimental.equalize"))
+        cases_image.check_equal(cases_image.equalize_case(4, "experimental.equalize"))
     assert "equalize_map" in emulated_gpu.launches
 
 
 def test_equalize_empty_batch(emulated_gpu):
-    cases_image.check(cases_image.equalize_case(1), empty=True)
+    cases_image.check_equal(cases_image.equalize_case(1), empty=True)
     assert "equalize_map" not in emulated_gpu.launches
 
 

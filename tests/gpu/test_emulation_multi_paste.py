@@ -12,23 +12,23 @@ from dali.ops.image import _multi_paste_gpu
 
 @pytest.mark.parametrize("seed", range(16))
 def test_multi_paste_equals_cpu(emulated_gpu, seed):
-    cases_image.check(cases_image.multi_paste_case(seed))
+    cases_image.check_equal(cases_image.multi_paste_case(seed))
     assert any(k.startswith("multi_paste_") for k in emulated_gpu.launches)
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_multi_paste_relative_equals_cpu(emulated_gpu, seed):
-    cases_image.check(cases_image.multi_paste_relative_case(seed))
+    cases_image.check_equal(cases_image.multi_paste_relative_case(seed))
     assert "multi_paste_1" in emulated_gpu.launches
 
 
 def test_multi_paste_converts_with_cast(emulated_gpu):
-    cases_image.check(cases_image.multi_paste_case(9))      # int16 -> uint8
+    cases_image.check_equal(cases_image.multi_paste_case(9))      # int16 -> uint8
     assert emulated_gpu.launches[-2:] == ["multi_paste_2", "cast_i16_u8"]
 
 
 def test_multi_paste_empty_batch(emulated_gpu):
-    cases_image.check(cases_image.multi_paste_case(1), empty=True)
+    cases_image.check_equal(cases_image.multi_paste_case(1), empty=True)
     assert not any(k.startswith("multi_paste_") for k in emulated_gpu.launches)
 
 

@@ -8,10 +8,10 @@ import pytest
 
 @pytest.mark.parametrize("seed", range(10))
 def test_paste_equals_cpu(emulated_gpu, seed):
-    cases_image.check(cases_image.paste_case(seed))
+    cases_image.check_equal(cases_image.paste_case(seed))
     assert "slice_copy_1" in emulated_gpu.launches
 
 
 def test_paste_empty_batch(emulated_gpu):
-    cases_image.check(cases_image.paste_case(3), empty=True)
+    cases_image.check_equal(cases_image.paste_case(3), empty=True)
     assert "slice_copy_1" not in emulated_gpu.launches

@@ -96,7 +96,7 @@ def test_launch_validates():
 
 
 # ---- the operators on the emulated device ----------------------------------------------------
-def _same_as_cpu(graph_of, batch_size=4):
+def _assert_same_as_cpu(graph_of, batch_size=4):
     """graph_of(on_gpu) run on device 0 and on the CPU: equal outputs (the GPU's are
     TensorListGPU), two iterations (the sample ids of the second batch differ)."""
     from dali import pipeline_def
@@ -150,5 +150,5 @@ def test_gpu_generators_equal_cpu(emulated_gpu):
                 fn.random.coin_flip(probability=0.3, seed=9, device=device),
                 fn.random.coin_flip(shape=[3], dtype=types.UINT8, seed=10, device=device))
 
-    _same_as_cpu(graph)
+    _assert_same_as_cpu(graph)
     assert "random_draw" in emulated_gpu.launches

@@ -15,7 +15,7 @@ from dali.ops.filters import _rank_filter_gpu as _rank
 pytestmark = pytest.mark.skipif(not emulate.AVAILABLE, reason="the CUDA emulation needs g++")
 
 
-def _same(got, expected):
+def _assert_same(got, expected):
     assert len(got) == len(expected)
     for g, e in zip(got, expected, strict=True):
         assert g.dtype == e.dtype and g.shape == e.shape
@@ -25,17 +25,17 @@ def _same(got, expected):
 @pytest.mark.parametrize("seed", range(10))
 def test_median_kernel_equals_reference(seed):
     samples, layout, windows = cases.median_case(seed)
-    _same(cases.median_kernel(emulated, samples, layout, windows),
+    _assert_same(cases.median_kernel(emulated, samples, layout, windows),
           cases.median_reference(samples, layout, windows))
 
 
 @pytest.mark.parametrize("seed", range(15))
 def test_morphology_kernel_equals_reference(seed):
     samples, layout, dilate, masks, anchors, iterations, border = cases.morphology_case(seed)
-    _same(cases.morphology_kernel(emulated, samples, layout, dilate, masks, anchors, iterations,
-                                  border),
-          cases.morphology_reference(samples, layout, dilate, masks, anchors, iterations,
-                                     border))
+    _assert_same(cases.morphology_kernel(emulated, samples, layout, dilate, masks, anchors,
+                                         iterations, border),
+                 cases.morphology_reference(samples, layout, dilate, masks, anchors, iterations,
+                                            border))
 
 
 @pytest.mark.parametrize("ksize", [3, 5])

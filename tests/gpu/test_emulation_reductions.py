@@ -13,7 +13,7 @@ from dali.ops.reductions import _reductions_gpu
 pytestmark = pytest.mark.skipif(not emulate.AVAILABLE, reason="the CUDA emulation needs g++")
 
 
-def check(case, backend=cases_math.emulated):
+def check_equal(case, backend=cases_math.emulated):
     expected = cases_math.reduce_expected(case)
     got = cases_math.reduce_kernel(backend, case, expected[0].dtype, [e.shape for e in expected])
     cases_math.assert_same(got, expected)
@@ -22,7 +22,7 @@ def check(case, backend=cases_math.emulated):
 @pytest.mark.parametrize("op", cases_math.REDUCTIONS)
 @pytest.mark.parametrize("seed", range(8))
 def test_reduction_kernel_equals_cpu(op, seed):
-    check(cases_math.reduce_case(seed, op))
+    check_equal(cases_math.reduce_case(seed, op))
 
 
 @pytest.mark.parametrize("op", ["min", "max"])
@@ -31,14 +31,14 @@ def test_nan_and_signed_zeros(op):
     x = np.array([[np.nan, 0.0, -0.0, 2.0], [-0.0, 0.0, np.nan, -3.0], [np.nan] * 4],
                  np.float32)
     for axes in ([0], [1]):
-        check(cases_math.ReduceCase(op=op, samples=[x, x[::-1].copy()], axes=axes,
+        check_equal(cases_math.ReduceCase(op=op, samples=[x, x[::-1].copy()], axes=axes,
                                     keep_dims=False, dtype=None, means=None, ddof=0))
 
 
 def test_large_output_uses_grid_stride():
     n = _reductions_gpu.BLOCK * _reductions_gpu.MAX_BLOCKS_X + 321
     x = np.arange(2 * n, dtype=np.int32).reshape(2, n)
-    check(cases_math.ReduceCase(op="sum", samples=[x], axes=[0], keep_dims=True,
+    check_equal(cases_math.ReduceCase(op="sum", samples=[x], axes=[0], keep_dims=True,
                                 dtype=None, means=None, ddof=0))
 
 

@@ -106,7 +106,7 @@ def test_crop_and_resize_operators_equal_cpu(name, seed):
     gpu_cases.assert_same(got, expected)
 
 
-def _pipelines_agree(name, case, iterations=1):
+def _assert_pipelines_agree(name, case, iterations=1):
     gpu = cases_resize.pipeline_outputs(name, *case, 0, iterations)
     cpu = cases_resize.pipeline_outputs(name, *case, None, iterations)
     for g_run, c_run in zip(gpu, cpu, strict=True):
@@ -117,7 +117,7 @@ def _pipelines_agree(name, case, iterations=1):
 @pytest.mark.parametrize("seed", range(0, 48, 5))
 def test_resize_gpu_pipeline_equals_cpu(emulated_gpu, seed):
     """fn.resize(x.gpu(), ...) on the emulated device equals the CPU pipeline."""
-    _pipelines_agree("resize", cases_resize.resize_case(seed))
+    _assert_pipelines_agree("resize", cases_resize.resize_case(seed))
     assert any(k.startswith(("resample_", "gather_")) for k in emulated_gpu.launches)
 
 
@@ -125,7 +125,7 @@ def test_resize_gpu_save_attrs(emulated_gpu):
     rng = np.random.default_rng(1)
     samples = [rng.integers(0, 256, (4, 5 + i, 6, 3), dtype=np.uint8) for i in range(3)]
     case = samples, "DHWC", {"size": [3.0, 7.0, 2.0], "save_attrs": True}, {}
-    _pipelines_agree("resize", case)
+    _assert_pipelines_agree("resize", case)
 
 
 @pytest.mark.parametrize("seed", range(0, 16, 3))
@@ -137,7 +137,7 @@ def test_crop_and_resize_gpu_pipelines_equal_cpu(emulated_gpu, name, seed):
     base = name.split(".")[-1].replace("fast_", "")
     deprecated = base != name
     with pytest.warns(DeprecationWarning) if deprecated else contextlib.nullcontext():
-        _pipelines_agree(name, getattr(cases_resize, f"{base}_case")(seed), iterations=2)
+        _assert_pipelines_agree(name, getattr(cases_resize, f"{base}_case")(seed), iterations=2)
 
 
 @pytest.mark.parametrize("antialias", [True, False])
@@ -160,5 +160,5 @@ def test_gpu_pipeline_of_empty_samples_only(emulated_gpu):
     """Nothing to launch: the outputs keep their empty shapes."""
     samples = [np.zeros((0, 5, 3), np.uint8), np.zeros((4, 0, 3), np.uint8)]
     case = samples, "HWC", {"size": [6.0, 7.0]}, {}
-    _pipelines_agree("resize", case)
+    _assert_pipelines_agree("resize", case)
     assert not [k for k in emulated_gpu.launches if k.startswith(("resample_", "gather_"))]

@@ -5,7 +5,7 @@ two iterations."""
 import cases_audio
 import numpy as np
 import pytest
-from cases_filters import same_as_cpu
+from cases_filters import assert_same_as_cpu
 
 from dali import fn, pipeline_def, types
 
@@ -62,7 +62,7 @@ def test_nonsilent_region_equals_cpu(emulated_gpu):
                 *fn.nonsilent_region(f, window_length=32, reset_interval=256,
                                      cutoff_db=-40.0, reference_power=0.01))
 
-    same_as_cpu(graph, len(audio))
+    assert_same_as_cpu(graph, len(audio))
     assert {"nonsilent_i16", "nonsilent_f32"} <= set(emulated_gpu.launches)
 
 
@@ -81,6 +81,6 @@ def test_audio_resample_equals_cpu(emulated_gpu):
                 fn.experimental.audio_resample(x, out_length=333, dtype=types.UINT8))
 
     with pytest.warns(DeprecationWarning, match="experimental.audio_resample"):
-        same_as_cpu(graph, len(audio))
+        assert_same_as_cpu(graph, len(audio))
     assert {"resample_i16_i16", "resample_i16_f32", "resample_i16_u8"} <= set(
         emulated_gpu.launches)

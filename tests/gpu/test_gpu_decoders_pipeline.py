@@ -22,7 +22,7 @@ def _outputs(graph, batch_size, iterations=2, device_id=0):
     return [p.run() for _ in range(iterations)]
 
 
-def _check(out, expected, layout=""):
+def _check_equal(out, expected, layout=""):
     assert type(out).__name__ == "TensorListGPU" and out.layout() == layout
     got = [np.asarray(t) for t in out.as_cpu()]
     assert len(got) == len(expected)
@@ -56,8 +56,8 @@ def test_single_chunks(emulated_gpu):
                 fn.decoders.inflate(f, shape=[5, 6], dtype=types.FLOAT, device="gpu"))
 
     for img, flt in _outputs(graph, 3):
-        _check(img, images, "HWC")
-        _check(flt, floats)
+        _check_equal(img, images, "HWC")
+        _check_equal(flt, floats)
 
 
 @pytest.mark.parametrize("given", ["sizes", "offsets", "both"])
@@ -81,7 +81,7 @@ def test_sequences_of_chunks(emulated_gpu, given):
                                    sequence_axis_name="F", **kw)
 
     for (out,) in _outputs(graph, 3):
-        _check(out, seqs, "FHW")
+        _check_equal(out, seqs, "FHW")
 
 
 def test_output_larger_and_smaller_than_the_data(emulated_gpu):
@@ -93,8 +93,8 @@ def test_output_larger_and_smaller_than_the_data(emulated_gpu):
         return (fn.decoders.inflate(d.gpu(), shape=[80]), fn.decoders.inflate(d.gpu(), shape=[40]))
 
     longer, shorter = _outputs(graph, 1, 1)[0]
-    _check(longer, [np.concatenate([x, np.zeros(16, np.uint8)])])
-    _check(shorter, [x[:40]])
+    _check_equal(longer, [np.concatenate([x, np.zeros(16, np.uint8)])])
+    _check_equal(shorter, [x[:40]])
 
 
 def test_deprecated_name(emulated_gpu):
@@ -107,7 +107,7 @@ def test_deprecated_name(emulated_gpu):
 
     with pytest.warns(DeprecationWarning, match="experimental.inflate"):
         (out,) = _outputs(graph, 1, 1)[0]
-    _check(out, [x])
+    _check_equal(out, [x])
 
 
 _BLOCK = _blob([np.arange(40, dtype=np.uint8)])[0]

@@ -29,7 +29,7 @@ def _outputs(graph, device_id, batch_size):
     return p.run()
 
 
-def _same_as_cpu(graph, batch_size):
+def _assert_same_as_cpu(graph, batch_size):
     """graph(on_gpu) on device 0 (its data moved with .gpu()) equals it on the CPU."""
     gpu = _outputs(graph, 0, batch_size)
     cpu = _outputs(graph, None, batch_size)
@@ -68,7 +68,7 @@ def test_window_operators_equal_cpu(emulated_gpu, seed):
                 fn.erase(x, anchor=[2.0, 3.0, 10.0, 1.0], shape=[5.0, 4.0, 30.0, 2.0],
                          fill_value=[10.0, 20.0, 30.0]))
 
-    _same_as_cpu(graph, len(data))
+    _assert_same_as_cpu(graph, len(data))
     launched = set(emulated_gpu.launches)
     assert {"slice_copy_1", "slice_u8_f16", "slice_u8_f32", "erase_1"} <= launched
 
@@ -85,7 +85,7 @@ def test_cat_stack_equal_cpu(emulated_gpu):
             x, y = x.gpu(), y.gpu()
         return fn.cat(x, y, x, axis_name="W"), fn.stack(x, x, axis=1, axis_name="N")
 
-    _same_as_cpu(graph, len(a))
+    _assert_same_as_cpu(graph, len(a))
     assert "join_8" in emulated_gpu.launches
 
 
@@ -114,6 +114,6 @@ def test_warps_equal_cpu(emulated_gpu, dtype):
                 fn.warp_affine(x, matrix=[0.7, 0.7, 0.0, -0.7, 0.7, 5.0], inverse_map=False,
                                dtype=types.FLOAT, fill_value=9.0))
 
-    _same_as_cpu(graph, len(data))
+    _assert_same_as_cpu(graph, len(data))
     name = "u8" if dtype == np.uint8 else "f32"
     assert {f"warp_{name}_{name}", f"warp_{name}_f32"} <= set(emulated_gpu.launches)

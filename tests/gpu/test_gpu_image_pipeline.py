@@ -30,7 +30,7 @@ def _run(graph, on_gpu, iterations=2, **kwargs):
     return [p.run() for _ in range(iterations)]
 
 
-def _same_as_cpu(graph, **kwargs):
+def _assert_same_as_cpu(graph, **kwargs):
     for gpu, cpu in zip(_run(graph, True, **kwargs), _run(graph, False, **kwargs),
                         strict=True):
         for g, c in zip(gpu, cpu, strict=True):
@@ -68,7 +68,7 @@ def test_image_operators_in_one_pipeline_equal_cpu(emulated_gpu):
                 fn.clahe(x, tiles_x=3, tiles_y=2, clip_limit=1.0, luma_only=False),
                 fn.jpeg_compression_distortion(x, quality=30))
 
-    _same_as_cpu(graph)
+    _assert_same_as_cpu(graph)
     assert {"grid_mask_1", "slice_copy_1", "multi_paste_1", "cast_u8_f32", "sphere_u8",
             "water_u8", "warp_perspective_u8", "equalize_luts", "equalize_map",
             "debayer_u8", "clahe_luts", "clahe_map"} <= set(emulated_gpu.launches)
@@ -86,11 +86,11 @@ def test_host_computed_operators_after_a_gpu_operator(emulated_gpu):
         return (fn.clahe(y, tiles_x=3, tiles_y=2, clip_limit=1.5),
                 fn.jpeg_compression_distortion(y, quality=70))
 
-    _same_as_cpu(graph, exec_dynamic=True)
+    _assert_same_as_cpu(graph, exec_dynamic=True)
     with pytest.raises(RuntimeError, match="transition from GPU to CPU"):
         _run(graph, True, exec_dynamic=False)
 
 
 @pytest.mark.parametrize("seed", range(2))
 def test_jpeg_compression_distortion_equals_cpu(emulated_gpu, seed):
-    cases_image.check(cases_image.jpeg_distortion_case(seed))
+    cases_image.check_equal(cases_image.jpeg_distortion_case(seed))

@@ -19,7 +19,7 @@ def _run(graph, device_id, batch_size):
     return [p.run() for _ in range(2)]
 
 
-def same_as_cpu(graph_of, batch_size):
+def assert_same_as_cpu(graph_of, batch_size):
     """graph_of(on_gpu) on device 0 and on the CPU give equal outputs over two iterations, the
     GPU ones as TensorListGPU with the same layout, type and shapes."""
     gpu = _run(lambda: graph_of(True), 0, batch_size)
@@ -60,7 +60,7 @@ def test_noise_operators_equal_cpu(emulated_gpu, dtype):
                                          pepper_val=10, per_channel=True),
                 fn.noise.shot(x, factor=f))
 
-    same_as_cpu(graph, len(data))
+    assert_same_as_cpu(graph, len(data))
     assert emulated_gpu.launches.count("noise_apply") >= 8
 
 
@@ -73,4 +73,4 @@ def test_channel_first_salt_and_pepper_equals_cpu(emulated_gpu):
         return (fn.noise.salt_and_pepper(x, prob=0.4),
                 fn.cast(fn.noise.shot(x, factor=0.0), dtype=types.UINT8))
 
-    same_as_cpu(graph, len(data))
+    assert_same_as_cpu(graph, len(data))

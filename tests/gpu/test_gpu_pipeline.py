@@ -36,7 +36,7 @@ def _host(out):
     return [np.asarray(t) for t in (out.as_cpu() if hasattr(out, "as_cpu") else out)]
 
 
-def _same_as_cpu(graph_of, batch_size):
+def _assert_same_as_cpu(graph_of, batch_size):
     """Runs graph_of(on_gpu) with on_gpu True on device 0 and False on the CPU; asserts the
     outputs are equal and that the GPU ones are TensorListGPU."""
     _, gpu = _run(lambda: graph_of(True), 0, batch_size)
@@ -65,7 +65,7 @@ def test_flip_cmn_cast_equal_cpu(emulated_gpu, seed):
                                         fill_values=[1.0, 2, 3], dtype=types.FLOAT16)
         return flipped, norm, fn.cast(flipped, dtype=types.FLOAT)
 
-    _same_as_cpu(graph, len(data))
+    _assert_same_as_cpu(graph, len(data))
     assert {"flip_1", "cast_u8_f32", "cmn_u8_f16"} <= set(emulated_gpu.launches)
 
 
@@ -123,7 +123,7 @@ def test_mixed_decoder_equals_cpu_decoder(emulated_gpu):
         images = fn.decoders.image(data, device="mixed" if on_gpu else "cpu")
         return fn.crop_mirror_normalize(images, crop=(64, 64), dtype=types.UINT8), images
 
-    _same_as_cpu(graph, len(encoded))
+    _assert_same_as_cpu(graph, len(encoded))
 
 
 def test_gpu_tensor_types(emulated_gpu):
@@ -220,7 +220,7 @@ def test_views_and_copy_on_the_gpu(emulated_gpu):
                 fn.reinterpret(x, dtype=types.UINT8, layout="HWC"), fn.copy(x),
                 fn.per_frame(fn.reshape(squeezed, layout="FW")))
 
-    _same_as_cpu(graph, len(data))
+    _assert_same_as_cpu(graph, len(data))
     assert emulated_gpu.launches == []        # views and copies: no kernel
 
 
@@ -232,7 +232,7 @@ def test_shape_of_a_gpu_batch(emulated_gpu):
         return (x.gpu() if on_gpu else x).shape(dtype=types.INT32, device="gpu" if on_gpu
                                                else "cpu")
 
-    _same_as_cpu(graph, len(data))
+    _assert_same_as_cpu(graph, len(data))
 
 
 def test_external_source_on_the_gpu(emulated_gpu):
@@ -243,7 +243,7 @@ def test_external_source_on_the_gpu(emulated_gpu):
                                device="gpu" if on_gpu else "cpu")
         return fn.flip(x, horizontal=1)
 
-    _same_as_cpu(graph, len(data))
+    _assert_same_as_cpu(graph, len(data))
 
 
 def test_empty_batches_launch_nothing(emulated_gpu):

@@ -4,7 +4,7 @@ argument inputs, empty samples, 3-D boxes, per-frame matrices, output types), ov
 iterations."""
 
 import numpy as np
-from cases_filters import same_as_cpu
+from cases_filters import assert_same_as_cpu
 
 from dali import fn, types
 
@@ -35,7 +35,7 @@ def test_bb_flip_and_box_encoder_equal_cpu(emulated_gpu):
         return (fn.bb_flip(b, horizontal=h, vertical=1, ltrb=True), fn.bb_flip(c, vertical=h),
                 *enc, *off)
 
-    same_as_cpu(graph, len(boxes))
+    assert_same_as_cpu(graph, len(boxes))
     assert {"bb_flip", "box_encoder_force", "box_encoder"} <= set(emulated_gpu.launches)
 
 
@@ -60,6 +60,6 @@ def test_coord_flip_and_transform_equal_cpu(emulated_gpu):
                 fn.coord_transform(q, MT=[1.5, 0.5, 10, -1, 2, 3], dtype=types.UINT8),
                 fn.coord_transform(q, M=fn.per_frame(m)))
 
-    same_as_cpu(graph, len(points))
+    assert_same_as_cpu(graph, len(points))
     assert {"coord_flip", "coord_transform_f32_f32", "coord_transform_u8_u8",
             "coord_transform_u8_f32"} <= set(emulated_gpu.launches)

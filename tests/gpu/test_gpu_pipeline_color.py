@@ -20,7 +20,7 @@ def _run(graph, device_id, batch_size):
     return p.run()
 
 
-def same_as_cpu(graph_of, batch_size):
+def assert_same_as_cpu(graph_of, batch_size):
     """graph_of(on_gpu) on device 0 and on the CPU give equal outputs, the GPU ones as
     TensorListGPU with the same layout, type and shapes."""
     gpu = _run(lambda: graph_of(True), 0, batch_size)
@@ -62,7 +62,7 @@ def test_linear_colour_operators_equal_cpu(emulated_gpu, seed):
                 fn.hue(x, hue=-50.0),
                 fn.saturation(x, saturation=b, dtype=types.INT32))
 
-    same_as_cpu(graph, len(data))
+    assert_same_as_cpu(graph, len(data))
     assert {"color_linear_u8_f32", "color_linear_u8_u8", "color_linear_u8_i16",
             "color_linear_u8_f16", "color_linear_u8_i32"} <= set(emulated_gpu.launches)
 
@@ -79,7 +79,7 @@ def test_per_frame_arguments_equal_cpu(emulated_gpu):
             x = x.gpu()
         return fn.color_twist(x, hue=h, contrast=0.7), fn.brightness(x, brightness=h)
 
-    same_as_cpu(graph, len(data))
+    assert_same_as_cpu(graph, len(data))
 
 
 @pytest.mark.parametrize("src, dst", [(types.RGB, types.YCbCr), (types.BGR, types.GRAY),
@@ -93,7 +93,7 @@ def test_color_space_conversion_equals_cpu(emulated_gpu, src, dst):
         return fn.color_space_conversion(x.gpu() if on_gpu else x, image_type=src,
                                          output_type=dst)
 
-    same_as_cpu(graph, len(data))
+    assert_same_as_cpu(graph, len(data))
     assert emulated_gpu.launches[-1] == "color_space_u8"
 
 
@@ -118,7 +118,7 @@ def test_normalize_equals_cpu(emulated_gpu, seed):
                 fn.normalize(u, axes=[0, 1], batch=True),
                 fn.normalize(u, axes=[0, 2], batch=True, mean=3.0))
 
-    same_as_cpu(graph, len(data))
+    assert_same_as_cpu(graph, len(data))
     assert {"normalize_stats_i16", "normalize_out_i16_f32", "normalize_out_i16_u8",
             "normalize_out_u8_f32"} <= set(emulated_gpu.launches)
 
@@ -138,7 +138,7 @@ def test_one_hot_equals_cpu(emulated_gpu):
                 fn.one_hot(s, num_classes=4, dtype=types.UINT8, on_value=300, off_value=7),
                 fn.one_hot(x, num_classes=3, axis=0, dtype=types.INT64, off_value=-1))
 
-    same_as_cpu(graph, len(labels))
+    assert_same_as_cpu(graph, len(labels))
     assert {"one_hot_i32_4", "one_hot_f32_1", "one_hot_i32_8"} <= set(emulated_gpu.launches)
 
 
@@ -159,7 +159,7 @@ def test_lookup_table_equals_cpu(emulated_gpu):
                 fn.lookup_table(w, keys=[0, 5, 15, 5], values=[1, 2, 3, 4], dtype=types.INT16,
                                 default_value=-1))
 
-    same_as_cpu(graph, len(small))
+    assert_same_as_cpu(graph, len(small))
     assert {"lookup_table_u8_4", "lookup_table_u8_1", "lookup_table_i64_2"} <= set(
         emulated_gpu.launches)
 
@@ -178,6 +178,6 @@ def test_jitter_equals_cpu(emulated_gpu, dtype):
         return (fn.jitter(x, nDegree=5, mask=m, fill_value=300),
                 fn.jitter(x, interp_type=types.INTERP_LINEAR, fill_value=-2.5))
 
-    same_as_cpu(graph, len(data))
+    assert_same_as_cpu(graph, len(data))
     kernel = "jitter_u8" if dtype == np.uint8 else "jitter_f32"
     assert emulated_gpu.launches.count(kernel) == 2

@@ -6,7 +6,7 @@ samples), over two iterations."""
 
 import numpy as np
 import pytest
-from cases_filters import same_as_cpu
+from cases_filters import assert_same_as_cpu
 
 from dali import fn, types
 
@@ -37,7 +37,7 @@ def test_if_on_gpu_data_equals_cpu(emulated_gpu, pattern):
             y = fn.laplacian(fn.cast(x, dtype=types.INT16), window_size=3)
         return y, x
 
-    same_as_cpu(graph, len(data), enable_conditionals=True)
+    assert_same_as_cpu(graph, len(data), enable_conditionals=True)
     if 0 < sum(pattern) < len(pattern):
         assert any(k.startswith("copy_") for k in emulated_gpu.launches)
 
@@ -53,5 +53,5 @@ def test_permute_batch_equals_cpu(emulated_gpu):
             x = x.gpu()
         return fn.permute_batch(x, indices=[1, 1, 0, 4, 3]), fn.permute_batch(x, indices=i)
 
-    same_as_cpu(graph, len(data))
+    assert_same_as_cpu(graph, len(data))
     assert any(k.startswith("copy_") for k in emulated_gpu.launches)

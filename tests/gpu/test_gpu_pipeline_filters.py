@@ -6,7 +6,7 @@ volumes) against the CPU filter of float32 values or a NumPy reference."""
 
 import numpy as np
 import pytest
-from cases_filters import same_as_cpu
+from cases_filters import assert_same_as_cpu
 
 from dali import fn, pipeline_def, types
 
@@ -40,7 +40,7 @@ def test_gaussian_blur_and_laplacian_equal_cpu(emulated_gpu, seed):
                 fn.laplacian(v, scale=fn.per_frame(sc), smoothing_size=[1, 3]),
                 fn.laplacian(x, window_size=3, dtype=types.FLOAT))
 
-    same_as_cpu(graph, len(data))
+    assert_same_as_cpu(graph, len(data))
     assert {"sep_u8_f32", "sep_f32_u8", "sep_f32_f32"} <= set(emulated_gpu.launches)
 
 
@@ -66,7 +66,7 @@ def test_filter_equals_cpu(emulated_gpu, border):
                 fn.filter(x, f, mode="valid", dtype=types.FLOAT),
                 fn.filter(v, fn.per_frame(ff), border=border))
 
-    same_as_cpu(graph, len(data))
+    assert_same_as_cpu(graph, len(data))
     assert {"filter_u8_u8", "filter_u8_f32", "filter_i16_i16"} <= set(emulated_gpu.launches)
 
 

@@ -3,7 +3,7 @@ equals the same pipeline on the CPU (per-sample arguments, output types, empty s
 two iterations."""
 
 import numpy as np
-from cases_filters import same_as_cpu
+from cases_filters import assert_same_as_cpu
 
 from dali import fn, types
 
@@ -23,7 +23,7 @@ def test_preemphasis_filter_equals_cpu(emulated_gpu):
                 fn.preemphasis_filter(fn.cast(x, dtype=types.FLOAT64), border="zero",
                                       dtype=types.FLOAT64))
 
-    same_as_cpu(graph, len(audio))
+    assert_same_as_cpu(graph, len(audio))
     assert {"preemph_i16_f32", "cast_f32_i16", "preemph_f64_f64"} <= set(emulated_gpu.launches)
 
 
@@ -39,7 +39,7 @@ def test_to_decibels_equals_cpu(emulated_gpu):
         return (fn.to_decibels(x), fn.to_decibels(x, multiplier=20.0, reference=50.0,
                                                   cutoff_db=-60.0))
 
-    same_as_cpu(graph, len(spectra))
+    assert_same_as_cpu(graph, len(spectra))
     assert {"db_lanes", "db_reference", "db_convert"} <= set(emulated_gpu.launches)
 
 
@@ -55,5 +55,5 @@ def test_mel_filter_bank_and_mfcc_equal_cpu(emulated_gpu):
         db = fn.to_decibels(mel, multiplier=10.0, cutoff_db=-80.0)
         return mel, db, fn.mfcc(db, n_mfcc=13, lifter=22.0, normalize=True)
 
-    same_as_cpu(graph, len(spectra))
+    assert_same_as_cpu(graph, len(spectra))
     assert "axis_matmul" in emulated_gpu.launches

@@ -21,7 +21,7 @@ def _epochs(make, device_id, batch_size=3, iterations=5):
     return [p.run() for _ in range(iterations)]
 
 
-def _same_as_cpu(make, **kwargs):
+def _assert_same_as_cpu(make, **kwargs):
     for gpu, cpu in zip(_epochs(make, 0, **kwargs), _epochs(make, None, **kwargs), strict=True):
         for g, c in zip(gpu, cpu, strict=True):
             assert type(g).__name__ == "TensorListGPU"
@@ -51,7 +51,7 @@ def npy_dir(tmp_path_factory):
     {"pad_last_batch": True, "stick_to_shard": True, "num_shards": 3, "shard_id": 2},
 ])
 def test_numpy_reader_on_gpu_equals_cpu(emulated_gpu, npy_dir, kwargs):
-    _same_as_cpu(lambda device: fn.readers.numpy(device=device, file_root=npy_dir, **kwargs))
+    _assert_same_as_cpu(lambda device: fn.readers.numpy(device=device, file_root=npy_dir, **kwargs))
 
 
 def _card(key, value):
@@ -95,5 +95,5 @@ def fits_dir(tmp_path_factory):
     {"hdu_indices": [2], "num_shards": 2, "shard_id": 1, "pad_last_batch": True},
 ])
 def test_fits_reader_on_gpu_equals_cpu(emulated_gpu, fits_dir, kwargs):
-    _same_as_cpu(lambda device: fn.experimental.readers.fits(device=device, file_root=fits_dir,
-                                                              **kwargs), batch_size=2)
+    _assert_same_as_cpu(lambda device: fn.experimental.readers.fits(
+        device=device, file_root=fits_dir, **kwargs), batch_size=2)

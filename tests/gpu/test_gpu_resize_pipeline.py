@@ -19,7 +19,7 @@ def _run(graph, batch_size, device_id, iterations=2):
     return [p.run() for _ in range(iterations)]
 
 
-def _same_as_cpu_resize(graph, batch_size):
+def _assert_same_as_cpu_resize(graph, batch_size):
     """graph(on_gpu) with experimental.resize on the GPU equals it with fn.resize on the CPU."""
     for gpu, cpu in zip(_run(graph, batch_size, 0), _run(graph, batch_size, None), strict=True):
         for g, c in zip(gpu, cpu, strict=True):
@@ -56,7 +56,7 @@ def test_images_equal_cpu_resize(emulated_gpu, seed):
                 resize(x, resize_longer=25, min_filter=types.INTERP_TRIANGULAR,
                        mag_filter=types.INTERP_LANCZOS3))
 
-    _same_as_cpu_resize(graph, len(images))
+    _assert_same_as_cpu_resize(graph, len(images))
     assert emulated_gpu.launches
 
 
@@ -69,7 +69,7 @@ def test_sequences_equal_cpu_resize(emulated_gpu):
         x = fn.external_source(source=lambda: seqs, layout="FCHW", batch=True)
         return _resize(on_gpu)(x.gpu() if on_gpu else x, resize_x=20, subpixel_scale=False)
 
-    _same_as_cpu_resize(graph, len(seqs))
+    _assert_same_as_cpu_resize(graph, len(seqs))
 
 
 def test_errors_name_experimental_resize(emulated_gpu):

@@ -20,7 +20,7 @@ def _run(graph, device_id, batch_size):
     return p.run()
 
 
-def same_as_cpu(graph_of, batch_size):
+def assert_same_as_cpu(graph_of, batch_size):
     """graph_of(on_gpu) on device 0 and on the CPU give equal outputs, the GPU ones as
     TensorListGPU with the same layout, type and shapes."""
     gpu = _run(lambda: graph_of(True), 0, batch_size)
@@ -55,7 +55,7 @@ def test_frame_operators_equal_cpu(emulated_gpu, dtype):
                 fn.sequence_rearrange(x, new_order=[2, 1, 1, 0]),
                 fn.sequence_rearrange(x, new_order=o))
 
-    same_as_cpu(graph, len(data))
+    assert_same_as_cpu(graph, len(data))
     # one launch per extracted element, one per rearrangement
     assert sum(k.startswith("copy_") for k in emulated_gpu.launches) == 5
 
@@ -88,7 +88,7 @@ def test_subscripts_equal_cpu(emulated_gpu):
         return (x[1], x[:, ::-2], x[a, 1:], x[b:, :, ::-1], x[-1, :, 2], x[:, :],
                 x[::2, dali.newaxis("F")])
 
-    same_as_cpu(graph, len(data))
+    assert_same_as_cpu(graph, len(data))
     assert emulated_gpu.launches.count("subscript_2") == 6
 
 
@@ -115,7 +115,7 @@ def test_shapes_and_properties_equal_cpu(emulated_gpu):
                 x.property("layout", device="gpu" if on_gpu else "cpu"))
 
     with pytest.warns(DeprecationWarning, match="fn.shapes"):
-        same_as_cpu(graph, len(data))
+        assert_same_as_cpu(graph, len(data))
 
 
 def test_source_info_on_gpu_equals_cpu(emulated_gpu, tmp_path):
@@ -128,7 +128,7 @@ def test_source_info_on_gpu_equals_cpu(emulated_gpu, tmp_path):
             raw = raw.gpu()
         return fn.get_property(raw, key="source_info"), raw
 
-    same_as_cpu(graph, 3)
+    assert_same_as_cpu(graph, 3)
 
 
 def test_dump_image_on_gpu_writes_what_cpu_writes(emulated_gpu, tmp_path, monkeypatch):

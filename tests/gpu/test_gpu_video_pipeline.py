@@ -11,7 +11,7 @@ import pytest
 
 av = pytest.importorskip("av")
 import video_clips  # noqa: E402
-from cases_filters import same_as_cpu  # noqa: E402
+from cases_filters import assert_same_as_cpu  # noqa: E402
 
 from dali import fn, pipeline_def  # noqa: E402
 
@@ -33,7 +33,7 @@ def test_decoders_video_mixed_equals_cpu(emulated_gpu, clips):
                                                fill_value=[9, 8, 7]))
 
     with pytest.warns(DeprecationWarning, match="experimental.decoders.video"):
-        same_as_cpu(graph, len(clips))
+        assert_same_as_cpu(graph, len(clips))
 
 
 def _streamed(on_gpu, clips, runs):
@@ -82,4 +82,4 @@ def test_readers_video_gpu_equals_cpu(emulated_gpu, files):
             random_shuffle=True, seed=3)
         return frames, labels, numbers, stamps, padded
 
-    same_as_cpu(graph, 3, iterations=3)
+    assert_same_as_cpu(graph, 3, iterations=3)
