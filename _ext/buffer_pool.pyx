@@ -11,10 +11,9 @@ would otherwise be kept for nothing.  That keeps the number of blocks at what th
 in flight, and resident memory flat once the largest batches have been seen.
 
 Blocks are 64-byte aligned, which every SIMD kernel and DLPack consumer is happy with; large
-ones are mapped from the system directly (mmap, populated at once, on transparent huge pages
-where the system grants them: buffer_pool.h), so a freed one goes back at once instead of
-staying in the C heap, and resident memory does not creep up as larger batches touch more of
-a block.  Freed blocks are cached up to `max_cached` bytes; beyond that they go
+ones are mapped from the system directly (mmap, populated at once), so a freed one goes back at
+once instead of staying in the C heap, and resident memory does not creep up as larger batches
+touch more of a block.  Freed blocks are cached up to `max_cached` bytes; beyond that they go
 back to the system, so a burst of odd sizes cannot pin memory forever.
 """
 from cpython.buffer cimport PyBUF_FORMAT, PyBUF_ND, PyBUF_STRIDES
@@ -26,8 +25,10 @@ cdef extern from "<stdlib.h>" nogil:
     int posix_memalign(void** memptr, size_t alignment, size_t size)
 
 cdef extern from "buffer_pool.h" nogil:
+    void* mmap(void* addr, size_t length, int prot, int flags, int fd, long offset)
     int munmap(void* addr, size_t length)
-    void* dali_map_block(size_t capacity) noexcept
+    int PROT_READ, PROT_WRITE, MAP_PRIVATE, MAP_ANONYMOUS, MAP_POPULATE
+    void* MAP_FAILED
     bint dali_push_block(vector[void*]& blocks, void* ptr) noexcept
 
 cdef enum:
@@ -46,9 +47,10 @@ cdef void* _system_alloc(Py_ssize_t capacity) noexcept nogil:
     cdef void* ptr = NULL
     if capacity >= LARGE:
         # Populated at once: a block's pages are resident from the start, not as batches that
-        # happen to be larger touch more of them (resident memory stays flat); huge pages
-        # where the system grants them (buffer_pool.h).
-        return dali_map_block(capacity)
+        # happen to be larger touch more of them (resident memory stays flat).
+        ptr = mmap(NULL, capacity, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0)
+        return NULL if ptr == MAP_FAILED else ptr
     if posix_memalign(&ptr, ALIGNMENT, capacity) != 0:
         return NULL
     return ptr

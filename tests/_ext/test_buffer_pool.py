@@ -84,20 +84,6 @@ def test_large_blocks_get_headroom_and_replace_slightly_smaller_cached_ones():
     assert pool.stats()["allocations"] == 3 and sum(int(x.sum()) for x in arrays) == 6 * mib
 
 
-def test_large_blocks_start_on_a_huge_page_boundary_and_are_usable():
-    """Blocks of 2 MiB and more are mapped on a 2 MiB boundary (for transparent huge pages)
-    and are readable and writable to their last byte; 1 MiB ones (mapped too) work alike."""
-    pool = BufferPool()
-    for n in (1 << 20, 3 << 20, (5 << 20) + 1):
-        buf = pool.lease(n)
-        if buf.capacity >= 2 << 20:
-            assert buf.address % (2 << 20) == 0
-        arr = np.frombuffer(buf, np.uint8)
-        assert not arr[::4096].any()              # populated with zeros
-        arr[-1] = arr[0] = 5
-        assert arr.sum() == 10
-
-
 def test_negative_size_rejected():
     with pytest.raises(ValueError):
         BufferPool().lease(-1)
