@@ -14,6 +14,7 @@ import types
 
 import emulate
 import numpy as np
+from gpu_cases import _pack, _unpack
 from pipeline_utils import run_op
 
 from dali import _types, tensors
@@ -54,20 +55,6 @@ def on_device(cu, launch, inputs, args):
     modules.kernel(cu, launch.kernel, 0)(launch.grid, launch.block, tuple(dev))
     cupy.cuda.Device(0).synchronize()
     return [cupy.asnumpy(a) if isinstance(a, cupy.ndarray) else a for a in dev]
-
-
-def _pack(samples, dtype):
-    return np.concatenate([np.ascontiguousarray(s, dtype).reshape(-1) for s in samples]
-                          or [np.zeros(0, dtype)])
-
-
-def _unpack(flat, shapes):
-    out, at = [], 0
-    for s in shapes:
-        size = int(np.prod(s, dtype=np.int64))
-        out.append(flat[at:at + size].reshape(s))
-        at += size
-    return out
 
 
 # ---- arithmetic --------------------------------------------------------------------------
