@@ -18,6 +18,9 @@ from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 cnp.import_array()
 
 
+cdef extern from "ufunc_types.h" nogil:
+    const char* ufunc_loop_types(object ufunc)
+
 cdef extern from "arith_load.h" namespace "arith_load" nogil:
     bint load(int src_num, int dst_num, const char* src, int64_t period, int64_t start,
               int64_t n, char* out)
@@ -34,13 +37,14 @@ def loop_index(cnp.ufunc ufunc, dtype, out_dtype=None):
     (default: `dtype`), or -1."""
     cdef int num = np.dtype(dtype).num, k, j
     cdef int out_num = num if out_dtype is None else np.dtype(out_dtype).num
+    cdef const char* types = ufunc_loop_types(ufunc)
     cdef bint ok
     if ufunc.nout != 1 or ufunc.nargs > MAX_ARGS:
         return -1
     for k in range(ufunc.ntypes):
         ok = True
         for j in range(ufunc.nargs):
-            ok = ok and ufunc.types[k * ufunc.nargs + j] == (out_num if j == ufunc.nin else num)
+            ok = ok and types[k * ufunc.nargs + j] == (out_num if j == ufunc.nin else num)
         if ok:
             return k
     return -1
@@ -80,7 +84,7 @@ def run(ThreadPool pool, cnp.ufunc ufunc, int index, list operands, cnp.ndarray 
     arrays = [*operands, out]
     for j in range(nin + 1):
         a = arrays[j]
-        if cnp.PyArray_TYPE(a) != ufunc.types[index * ufunc.nargs + j]:
+        if cnp.PyArray_TYPE(a) != ufunc_loop_types(ufunc)[index * ufunc.nargs + j]:
             raise TypeError(f"operand {j} has type {a.dtype}, not the loop's")
         if not a.flags.c_contiguous or a.size not in (1, n):
             raise ValueError(f"operand {j} must be C-contiguous, of size 1 or {n}")
@@ -232,7 +236,7 @@ cdef int _set_steps(Program* p, list steps, int ntemps, Py_ssize_t n_inputs,
             raise ValueError(f"step {s}: one operand per input and a loop index are needed")
         for j in range(nin + 1):
             want = p.out_num if j == nin and s == len(steps) - 1 else num
-            if uf.types[index * uf.nargs + j] != want:
+            if ufunc_loop_types(uf)[index * uf.nargs + j] != want:
                 raise TypeError(f"step {s}: the loop's types must all be the program's")
         p.steps[s].fn = <loop_fn>uf.functions[index]
         p.steps[s].data = uf.data[index]
