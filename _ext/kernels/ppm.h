@@ -20,7 +20,7 @@
 namespace dali_ppm {
 
 struct Number {
-  char text[4];  // the digits and a space
+  char text[5];  // the digits, a space and the NUL of snprintf
   int len;
 };
 
