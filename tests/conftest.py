@@ -29,6 +29,11 @@ def pytest_collection_modifyitems(config, items):
         have_gpu = False
     skip_gpu = pytest.mark.skip(reason="needs CuPy and a CUDA device")
     skip_oracle = pytest.mark.skip(reason="real NVIDIA DALI (nvidia-dali-cuda120) not installed")
+    if os.environ.get("DALI_TEST_DEVICE") == "cuda":        # the tests that use a device only
+        uses = [i.get_closest_marker("gpu") is not None or "emulated_gpu" in i.fixturenames
+                for i in items]
+        config.hook.pytest_deselected(items=[i for i, u in zip(items, uses, strict=True) if not u])
+        items[:] = [i for i, u in zip(items, uses, strict=True) if u]
     for item in items:
         if item.get_closest_marker("gpu") is not None and not have_gpu:
             item.add_marker(skip_gpu)
@@ -44,13 +49,22 @@ def rng():
 @pytest.fixture
 def emulated_gpu():
     """GPU pipelines run on the emulated device (tests/gpu/emulated_device.py) while the test
-    runs; yields the device of device_id 0.  Skips without g++."""
+    runs; yields the device of device_id 0.  Skips without g++.
+
+    With DALI_TEST_DEVICE=cuda they run on CUDA device 0 instead (RecordingCupyDevice), and
+    skip without CuPy and a device: the same tests, end to end on a real GPU."""
     import emulate
     import emulated_device
 
+    from dali import _gpu
     from dali._gpu import runtime
 
-    if not emulate.AVAILABLE:
+    factory = emulated_device.EmulatedDevice
+    if os.environ.get("DALI_TEST_DEVICE") == "cuda":
+        if not _gpu.cupy_available() or _gpu.device_count() == 0:
+            pytest.skip("DALI_TEST_DEVICE=cuda needs CuPy and a CUDA device")
+        factory = emulated_device.RecordingCupyDevice
+    elif not emulate.AVAILABLE:
         pytest.skip("the CUDA emulation needs g++")
-    with runtime.use_device_factory(emulated_device.EmulatedDevice):
+    with runtime.use_device_factory(factory):
         yield runtime.device(0)

@@ -221,36 +221,6 @@ def arith_kernel(backend, case):
     return _unpack(values[6], shapes), values[-1]
 
 
-def assert_same(got, expected):
-    """Equal samples: same dtype and shape, equal values (NaN where NaN), the same sign of
-    zero for floats."""
-    assert len(got) == len(expected)
-    for g, e in zip(got, expected, strict=True):
-        assert g.dtype == e.dtype and g.shape == e.shape
-        np.testing.assert_array_equal(g, e)
-        if e.dtype.kind == "f":
-            numbers = ~np.isnan(e)
-            np.testing.assert_array_equal(np.signbit(g[numbers]), np.signbit(e[numbers]))
-
-
-def ulps(got, expected):
-    """Largest distance in units of the last place between finite float arrays (NaN and
-    infinities must match exactly: they count as 0 when they do, as a huge number if not)."""
-    got, expected = np.asarray(got), np.asarray(expected)
-    itype = np.int32 if got.dtype == np.float32 else np.int64
-    same_special = (np.isnan(got) & np.isnan(expected)) | (got == expected)
-    g = got.view(itype).astype(np.int64)
-    e = expected.view(itype).astype(np.int64)
-    sign = np.int64(1) << (8 * got.dtype.itemsize - 1)
-    g = np.where(g < 0, -(g + sign) if got.dtype == np.float32 else -(g ^ sign), g)
-    e = np.where(e < 0, -(e + sign) if got.dtype == np.float32 else -(e ^ sign), e)
-    dist = np.abs(g.astype(object) - e.astype(object)) if got.dtype == np.float64 else \
-        np.abs(g - e)
-    dist = np.where(same_special, 0, dist)
-    bad = (np.isnan(got) != np.isnan(expected)) | (np.isinf(got) != np.isinf(expected))
-    return int(np.where(bad, 1 << 62, dist).max(initial=0))
-
-
 # ULP tolerances of the math functions: the emulation (glibc's float and double functions)
 # against the CPU operator (NumPy's: its own SIMD code for some float32 functions, SVML or libm
 # for others), measured with margin; on a device CUDA's documented maximum errors add to them.

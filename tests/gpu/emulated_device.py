@@ -56,3 +56,17 @@ class EmulatedDevice(runtime.Device):
         dtype = np.dtype(dtype)
         count = int(np.prod(shape, dtype=np.int64))
         return np.frombuffer(buffer.owner, dtype, count, offset).reshape(shape)
+
+
+class RecordingCupyDevice(runtime.CupyDevice):
+    """CUDA device `device_id` through CuPy, recording kernel names like `EmulatedDevice`: with
+    DALI_TEST_DEVICE=cuda the `emulated_gpu` fixture installs it, so that the same end-to-end
+    tests run on a real GPU (its stream is asynchronous: fences and waits are exercised too)."""
+
+    def __init__(self, device_id):
+        super().__init__(device_id)
+        self.launches = []
+
+    def run_kernel(self, module_file, name, grid, block, args):
+        self.launches.append(name)
+        super().run_kernel(module_file, name, grid, block, args)

@@ -28,7 +28,7 @@ def test_noise_on_device_equals_cpu(mode, seed):
     for g, e in zip(got, expected, strict=True):
         assert g.dtype == e.dtype and g.shape == e.shape
         if mode == "shot":
-            assert (g == e).mean(initial=1.0) >= 0.999
+            assert g.size == 0 or (g == e).mean() >= 0.999
         elif e.dtype.kind == "f":
             scale = np.abs(e).max(initial=1.0) + 1.0
             np.testing.assert_allclose(g, e, rtol=2.0 ** -23, atol=2.0 ** -23 * scale)

@@ -5,6 +5,7 @@ samples and reductions; NaN and signed zeros in min and max."""
 
 import cases_math
 import emulate
+import gpu_cases
 import numpy as np
 import pytest
 
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.skipif(not emulate.AVAILABLE, reason="the CUDA emulatio
 def check_equal(case, backend=cases_math.emulated):
     expected = cases_math.reduce_expected(case)
     got = cases_math.reduce_kernel(backend, case, expected[0].dtype, [e.shape for e in expected])
-    cases_math.assert_same(got, expected)
+    gpu_cases.assert_same(got, expected)
 
 
 @pytest.mark.parametrize("op", cases_math.REDUCTIONS)
@@ -90,5 +91,5 @@ def test_gpu_pipeline_equals_cpu(emulated_gpu, op):
     gpu, cpu = outs
     assert type(gpu).__name__ == "TensorListGPU"
     assert gpu.layout() == cpu.layout() and gpu.dtype == cpu.dtype and gpu.shape() == cpu.shape()
-    cases_math.assert_same([np.asarray(t) for t in gpu.as_cpu()], [np.asarray(t) for t in cpu])
+    gpu_cases.assert_same([np.asarray(t) for t in gpu.as_cpu()], [np.asarray(t) for t in cpu])
     assert any(name.startswith("reduce_") for name in emulated_gpu.launches)

@@ -42,3 +42,24 @@ def test_feed_ndarray_refuses_a_target_on_the_other_device(emulated_gpu):
     with pytest.raises(RuntimeError, match="the DALI tensor is on the GPU but the target is a "
                                            "cpu tensor"):
         feed_ndarray(tl, torch.empty((2, 3), dtype=torch.float32))
+
+
+@pytest.mark.gpu
+def test_pytorch_iterator_gives_cuda_tensors_of_the_gpu_outputs():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("this torch has no CUDA")
+    from dali.plugin.pytorch import DALIGenericIterator
+
+    data = _images(11, 1) * 2
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=0)
+    def pipe():
+        x = fn.external_source(source=lambda: data, layout="HWC", batch=True)
+        return fn.flip(x.gpu())
+
+    with pytest.warns(Warning, match="Please set `reader_name`"):
+        it = DALIGenericIterator([pipe()], ["images"], size=2)
+    batch = next(iter(it))[0]["images"]
+    assert batch.device.type == "cuda" and batch.device.index == 0
+    np.testing.assert_array_equal(batch.cpu().numpy(), np.stack(data)[:, :, ::-1])
