@@ -254,11 +254,11 @@ def device(device_id):
         raise _gpu.GPUUnavailableError(
             "the pipeline was created with device_id=None (CPU only), so it has no GPU; give "
             "it a device_id to run GPU operators")
+    factory = _factory              # once: a device is kept under the factory that made it
     with _lock:
-        dev = _devices.get((_factory, device_id))
+        dev = _devices.get((factory, device_id))
         if dev is None:
-            dev = (_factory or CupyDevice)(device_id)
-            _devices[(_factory, device_id)] = dev
+            dev = _devices[(factory, device_id)] = (factory or CupyDevice)(device_id)
         return dev
 
 
