@@ -21,7 +21,7 @@ import numpy as np
 from bench import backends, measure, pipelines
 
 SOURCE_BATCH = 16
-SOURCE_ITERATIONS = 12
+SOURCE_ITERATIONS = 40          # 0.3 s a run with 2 workers: 12 (0.1 s) left the ramp-up in it
 
 
 def busy_sample(info):
