@@ -29,7 +29,6 @@ from dali._ext import files
 from dali._ext.kernels.fits import convert_batch, rice_batch
 from dali._ext.tensor_storage import BatchStorage
 from dali._ext.thread_pool import ThreadPool
-from dali._gpu import host
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops.readers import _common, _fits, _listing
@@ -50,7 +49,7 @@ def _type_name(t):
 
 
 @_registry.register
-class Fits(_common.Reader):
+class Fits(_listing.FilesReader):
     schema = Schema(
         "experimental.readers.fits", inputs=0, outputs=lambda args: _count(args.get("hdu_indices")),
         devices=("cpu", "gpu"), random=True,
@@ -67,18 +66,7 @@ class Fits(_common.Reader):
             "order, sharding, shuffling buffer and padding are real DALI's. With "
             "device=\"gpu\" the files are read on the host as on the CPU, then uploaded.",
         args=[
-            Arg("file_root", T.STRING, None,
-                doc="Directory of the data: scanned unless `file_list` or `files` is given, "
-                    "else the base of their relative paths."),
-            Arg("file_list", T.STRING, None,
-                doc="A text file with one path a line (relative to `file_root` if given, "
-                    "else to the list's directory). Exclusive with `files`."),
-            Arg("files", T._STRING_VEC, None,
-                doc="Paths of the files to read (relative to `file_root` when it is given). "
-                    "Exclusive with `file_list`."),
-            Arg("file_filter", T.STRING, "*.fits",
-                doc="Glob pattern (case-sensitive) of the file names listed when `file_root` "
-                    "is scanned."),
+            *_listing.file_args("*.fits"),
             Arg("hdu_indices", T._INT32_VEC, [2],
                 doc="The HDUs to read (from 1: the primary HDU), one output each; the default "
                     "is the first extension."),
@@ -86,12 +74,7 @@ class Fits(_common.Reader):
                 doc="Data types of the outputs, one per HDU index (default uint8 each): "
                     "checked to be supported types, as DALI does; as in DALI the outputs have "
                     "the types of the files' values whatever they say."),
-            *_common.shuffle_after_epoch_args(),
-            *[a if a.name != "read_ahead" else
-              Arg("read_ahead", T.BOOL, False, doc="Keep the files' contents in memory.",
-                  ignored="the HDUs are read from the files for every batch")
-              for a in _common.loader_args()],
-            _common.on_error_arg(),
+            *_listing.reader_args("the HDUs are read from the files for every batch"),
         ])
 
     def setup(self):
@@ -118,12 +101,6 @@ class Fits(_common.Reader):
         self._parsed = {}       # (header bytes, offset, primary) -> Hdu, at most 1024
         super().setup()
 
-    def loader_options(self):
-        return _common.shuffle_after_epoch_options(self.args)
-
-    def list_entries(self):
-        return _listing.list_files(self.args)
-
     # -- one iteration -----------------------------------------------------------------------
     def infer(self, ws):
         entries, storages = self.next_batch(ws)       # read ahead on the reader's thread
@@ -134,11 +111,6 @@ class Fits(_common.Reader):
         for k, st in enumerate(plan.contents):
             ws.outputs[k] = st
         ws.out_source_info = [name for _, name in plan.entries]
-
-    def run_gpu(self, ws, plan):
-        """device="gpu" (DALI's GPU reader): the files read on the host as on the CPU, then
-        uploaded on the pipeline's stream."""
-        host.run_on_host(self, ws, plan)
 
     # the data read ahead: a BatchStorage per output
     def first_output(self, data):

@@ -44,7 +44,6 @@ from dali._ext import files
 from dali._ext.kernels.transpose import transpose_array
 from dali._ext.tensor_storage import BatchStorage
 from dali._ext.thread_pool import ThreadPool
-from dali._gpu import host
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _npy, _slice_window
@@ -57,7 +56,7 @@ _MAX_DIMS = 32
 
 
 @_registry.register
-class Numpy(_common.Reader):
+class Numpy(_listing.FilesReader):
     schema = Schema(
         "readers.numpy", inputs=0, outputs=1, devices=("cpu", "gpu"), random=True,
         doc="Reads NumPy arrays (.npy files), whole or a region of interest of each.\n\n"
@@ -71,18 +70,7 @@ class Numpy(_common.Reader):
             "device=\"gpu\" the files are read on the host as on the CPU, then uploaded "
             "(DALI reads them with GPUDirect Storage).",
         args=[
-            Arg("file_root", T.STRING, None,
-                doc="Directory of the data: scanned unless `file_list` or `files` is given, "
-                    "else the base of their relative paths."),
-            Arg("file_list", T.STRING, None,
-                doc="A text file with one path a line (relative to `file_root` if given, "
-                    "else to the list's directory). Exclusive with `files`."),
-            Arg("files", T._STRING_VEC, None,
-                doc="Paths of the files to read (relative to `file_root` when it is given). "
-                    "Exclusive with `file_list`."),
-            Arg("file_filter", T.STRING, "*.npy",
-                doc="Glob pattern (case-sensitive) of the file names listed when `file_root` "
-                    "is scanned."),
+            *_listing.file_args("*.npy"),
             Arg("cache_header_information", T.BOOL, False,
                 doc="Keep each file's parsed header after it is first read (the file is "
                     "then assumed not to change)."),
@@ -109,18 +97,14 @@ class Numpy(_common.Reader):
             Arg("fill_value", T.FLOAT, 0.0,
                 doc='Value of the padding with out_of_bounds_policy="pad" (converted to the '
                     "array's type with saturation)."),
-            *_common.shuffle_after_epoch_args(),
-            Arg("use_o_direct", T.BOOL, False,
-                doc="Read bypassing the system's page cache.",
-                ignored="files are read through the page cache"),
-            Arg("register_buffers", T.BOOL, True,
-                doc="Register the I/O buffers with cuFile (GPU backend only).",
-                ignored="cuFile: the GPU reader reads on the host, then uploads"),
-            *[a if a.name != "read_ahead" else
-              Arg("read_ahead", T.BOOL, False, doc="Keep the files' contents in memory.",
-                  ignored="the arrays are read from the files for every batch")
-              for a in _common.loader_args()],
-            _common.on_error_arg(),
+            *_listing.reader_args(
+                "the arrays are read from the files for every batch",
+                Arg("use_o_direct", T.BOOL, False,
+                    doc="Read bypassing the system's page cache.",
+                    ignored="files are read through the page cache"),
+                Arg("register_buffers", T.BOOL, True,
+                    doc="Register the I/O buffers with cuFile (GPU backend only).",
+                    ignored="cuFile: the GPU reader reads on the host, then uploads")),
         ])
 
     def setup(self):
@@ -145,13 +129,6 @@ class Numpy(_common.Reader):
         self._pool = None       # the threads of the reader's whole-file reads (`_read_whole`)
         super().setup()
 
-    def loader_options(self):
-        return _common.shuffle_after_epoch_options(self.args)
-
-    # -- listing -----------------------------------------------------------------------------
-    def list_entries(self):
-        return _listing.list_files(self.args)
-
     # -- one iteration -----------------------------------------------------------------------
     def infer(self, ws):
         n = ws.batch_size
@@ -175,11 +152,6 @@ class Numpy(_common.Reader):
     def run_cpu(self, ws, plan):
         ws.outputs[0] = plan.contents
         ws.out_source_info = [name for _, name in plan.entries]
-
-    def run_gpu(self, ws, plan):
-        """device="gpu" (DALI's GPU reader): the files read on the host as on the CPU, then
-        uploaded on the pipeline's stream."""
-        host.run_on_host(self, ws, plan)
 
     def read(self, entries):
         if not self._roi_names:
