@@ -9,7 +9,9 @@ for and cached per (source, options, device).
 Sources are compiled by `dali._gpu.nvrtc` with its IEEE-exact `OPTIONS` (CuPy's RawModule
 compile path adds `-ftz=true`, which would flush denormals the CPU kernels keep) to a cubin for
 the device's architecture (PTX for the newest one NVRTC knows when the device is newer), kept
-under the temporary directory by content hash and loaded with `cupy.RawModule(path=...)`.
+under the temporary directory by content hash and loaded with `cupy.RawModule(path=...)`; the
+hash is the compiled binary's, so an edit of the source or of a shared header
+(`dali/ops/_cuda/*.cuh`, see `nvrtc.INCLUDE_DIR`) that changes the code gives a new file.
 Kernels are `extern "C"` (plain C names, as the CPU emulation of tests/gpu needs too).  CuPy is
 imported on the first call.
 """

@@ -5,7 +5,8 @@ CuPy needs no driver), else ctypes on the `libnvrtc.so` of the NVIDIA wheel
 (`nvidia-cuda-nvrtc-cu12`: `site-packages/nvidia/cuda_nvrtc/lib`; the CUDA 13 wheels put it in
 `site-packages/nvidia/cu13/lib`).  The compile checks (tests/gpu/test_nvrtc.py) use this for
 every `.cu` file, and `dali._gpu.modules` compiles the kernels it loads with it (CuPy's own
-compile path forces `-ftz=true`, which the kernels must not have: see OPTIONS).
+compile path forces `-ftz=true`, which the kernels must not have: see OPTIONS).  The headers
+the kernels share (`dali/ops/_cuda/*.cuh`) are found through `--include-path` (INCLUDE_DIR).
 """
 
 from __future__ import annotations
@@ -23,6 +24,12 @@ from dali import _gpu
 # division and square root, no contraction into fused multiply-adds (the CPU kernels and the
 # emulation compute a * b + c in two roundings); C++17 for `if constexpr`.
 OPTIONS = ("--std=c++17", "-ftz=false", "-prec-div=true", "-prec-sqrt=true", "-fmad=false")
+
+# The device helpers the kernels share (`#include "dali_numeric.cuh"`): both backends add this
+# folder to every compile's include path.
+INCLUDE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "ops", "_cuda")
+_INCLUDE_OPTION = f"--include-path={INCLUDE_DIR}"
 
 
 class NVRTCError(RuntimeError):
@@ -117,7 +124,7 @@ class _CupyNVRTC:
         prog = nvrtc.createProgram(source, name, [], [])
         try:
             try:
-                nvrtc.compileProgram(prog, options)
+                nvrtc.compileProgram(prog, [*options, _INCLUDE_OPTION])
             except nvrtc.NVRTCError as e:
                 raise NVRTCError(f"{name}: {e}\n{nvrtc.getProgramLog(prog)}") from None
             code = nvrtc.getPTX(prog) if output == "PTX" else nvrtc.getCUBIN(prog)
@@ -155,6 +162,7 @@ class _CtypesNVRTC:
         self._check(lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(),
                                            0, None, None), name)
         try:
+            options = [*options, _INCLUDE_OPTION]
             opts = (ctypes.c_char_p * len(options))(*(o.encode() for o in options))
             result = lib.nvrtcCompileProgram(prog, len(options), opts)
             if result != 0:

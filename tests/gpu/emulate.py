@@ -5,7 +5,9 @@ args)` where args are numpy arrays (passed as pointers to their data) and numpy 
 (passed by value with their exact type; Python ints are int64, floats float64, as CuPy does).
 
 Libraries are cached under the temporary directory, keyed by the hash of the source, the
-header and the compiler flags, so a test session compiles each `.cu` once.
+headers (this one and the kernels' shared ones, `dali/ops/_cuda/*.cuh`, found by g++'s `-I`
+as NVRTC finds them by `--include-path`) and the compiler flags, so a test session compiles
+each `.cu` once.
 
 What a `.cu` file must follow to be emulated (docs/gpu.md repeats it):
 - kernels are `extern "C" __global__ void` (found by a regular expression on that spelling);
@@ -20,6 +22,7 @@ What a `.cu` file must follow to be emulated (docs/gpu.md repeats it):
 from __future__ import annotations
 
 import ctypes
+import glob
 import hashlib
 import os
 import re
@@ -29,9 +32,12 @@ import tempfile
 
 import numpy as np
 
+from dali._gpu import nvrtc
+
 AVAILABLE = shutil.which("g++") is not None     # the emulation tests skip without it
 HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cuda_emulation.h")
-FLAGS = ("-std=c++20", "-O2", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math")
+FLAGS = ("-std=c++20", "-O2", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math",
+         f"-I{nvrtc.INCLUDE_DIR}")
 # DALI_EMULATION_SANITIZE=1 builds the kernels with AddressSanitizer, so that an access out of
 # a buffer stops the test with a report instead of corrupting the heap; run the tests with
 # LD_PRELOAD=$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0.
@@ -65,14 +71,14 @@ class Module:
 
 def load(path):
     """The emulated `Module` of the `.cu` file at `path` (compiled once per content)."""
-    with open(path, encoding="utf-8") as f:
-        source = f.read()
-    with open(HEADER, encoding="utf-8") as f:
-        header = f.read()
-    key = hashlib.sha256("\0".join((source, header, *FLAGS)).encode()).hexdigest()
+    texts = []
+    for name in (path, HEADER, *sorted(glob.glob(os.path.join(nvrtc.INCLUDE_DIR, "*.cuh")))):
+        with open(name, encoding="utf-8") as f:
+            texts.append(f.read())
+    key = hashlib.sha256("\0".join((*texts, *FLAGS)).encode()).hexdigest()
     module = _modules.get(key)
     if module is None:
-        lib, names = _compile(path, source, key)
+        lib, names = _compile(path, texts[0], key)
         module = _modules[key] = Module(path, ctypes.CDLL(lib), names)
     return module
 

@@ -18,6 +18,8 @@
 // The host (dali/ops/color/_color_gpu.py) describes each sample with one ColorSample; one
 // thread per output element, blockIdx.y the sample, a grid-stride loop over x.
 
+#include "dali_numeric.cuh"
+
 struct ColorSample {
   long long src_offset;            // elements from the start of the input buffer
   long long dst_offset;            // elements from the start of the output buffer
@@ -25,73 +27,6 @@ struct ColorSample {
   long long part_pixels;           // pixels of each of its parts (linear maps; >= 1)
   long long param;                 // index of its first part's matrix and offset
 };
-
-struct dali_half {                 // float16 storage, converted by hand (no CUDA headers)
-  unsigned short bits;
-};
-
-__device__ __forceinline__ float dali_load(unsigned char v) { return (float)v; }
-__device__ __forceinline__ float dali_load(short v) { return (float)v; }
-__device__ __forceinline__ float dali_load(int v) { return (float)v; }
-__device__ __forceinline__ float dali_load(float v) { return v; }
-__device__ __forceinline__ float dali_load(dali_half h) {
-  const unsigned sign = (unsigned)(h.bits & 0x8000u) << 16;
-  const unsigned exponent = (h.bits >> 10) & 0x1fu;
-  const unsigned mantissa = h.bits & 0x3ffu;
-  if (exponent == 0) {             // zero or subnormal: mantissa * 2^-24 is exact
-    const float out = (float)mantissa * 5.9604644775390625e-08f;
-    return sign ? -out : out;
-  }
-  if (exponent == 31) return __uint_as_float(sign | 0x7f800000u | (mantissa << 13));
-  return __uint_as_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
-}
-
-// convert.pxd's round_half_away: exact, the remainder of a truncation has no rounding
-__device__ __forceinline__ int dali_round_half_away(float v) {
-  const int r = (int)v;
-  const float rem = v - (float)r;
-  return r + (rem >= 0.5f) - (rem <= -0.5f);
-}
-
-__device__ __forceinline__ int dali_sat_int(float v, int lo, int hi) {
-  if (v != v) return 0;
-  if (v <= (float)lo) return lo;
-  if (v >= (float)hi) return hi;
-  return dali_round_half_away(v);
-}
-
-__device__ __forceinline__ void dali_store(float v, unsigned char* out) {
-  *out = (unsigned char)dali_sat_int(v, 0, 255);
-}
-__device__ __forceinline__ void dali_store(float v, short* out) {
-  *out = (short)dali_sat_int(v, -32768, 32767);
-}
-__device__ __forceinline__ void dali_store(float v, int* out) {
-  if (v != v || v <= -2147483648.0f) {
-    *out = -2147483647 - 1;
-  } else if (v >= 2147483648.0f) {   // the float values >= 2147483647.0
-    *out = 2147483647;
-  } else if (v > 8388608.0f || v < -8388608.0f) {   // no fraction left from 2^23 on
-    *out = (int)v;
-  } else {
-    *out = dali_round_half_away(v);
-  }
-}
-__device__ __forceinline__ void dali_store(float v, float* out) { *out = v; }
-__device__ __forceinline__ void dali_store(float f, dali_half* out) {
-  unsigned x = __float_as_uint(f);
-  const unsigned sign = (x >> 16) & 0x8000u;
-  x &= 0x7fffffffu;
-  if (x >= 0x47800000u) {          // |f| >= 65536, inf or NaN
-    out->bits = (unsigned short)(sign | (x > 0x7f800000u ? 0x7e00u : 0x7c00u));
-  } else if (x < 0x38800000u) {    // below 2^-14: adding 0.5 rounds to the subnormal grid
-    const unsigned aligned = __float_as_uint(__uint_as_float(x) + 0.5f);
-    out->bits = (unsigned short)(sign | (aligned - 0x3f000000u));
-  } else {                         // rebias, round the 13 dropped bits to nearest even
-    x += 0xc8000fffu + ((x >> 13) & 1u);
-    out->bits = (unsigned short)(sign | (x >> 13));
-  }
-}
 
 template <typename In, typename Out>
 __device__ __forceinline__ void dali_color_linear(const In* __restrict__ src,
