@@ -29,6 +29,8 @@
 // from zero and saturate, NaN gives 0 (the type's minimum for int32, 0 for uint32), float16
 // rounds to nearest even; int64 and float64 are computed in float32 too.
 
+#include "dali_numeric.cuh"
+
 #define PASS_PLAIN 0
 #define PASS_FIRST 1
 #define PASS_ADD 2
@@ -58,98 +60,6 @@ struct FilterPart {
   long long fd, fh, fw;
   long long az, ay, ax;                       // the anchor
 };
-
-struct dali_half {                 // float16 storage, converted by hand (no CUDA headers)
-  unsigned short bits;
-};
-
-// ---- loads ---------------------------------------------------------------------------------
-__device__ __forceinline__ float dali_load(unsigned char v) { return (float)v; }
-__device__ __forceinline__ float dali_load(signed char v) { return (float)v; }
-__device__ __forceinline__ float dali_load(unsigned short v) { return (float)v; }
-__device__ __forceinline__ float dali_load(short v) { return (float)v; }
-__device__ __forceinline__ float dali_load(unsigned int v) { return (float)v; }
-__device__ __forceinline__ float dali_load(int v) { return (float)v; }
-__device__ __forceinline__ float dali_load(long long v) { return (float)v; }
-__device__ __forceinline__ float dali_load(float v) { return v; }
-__device__ __forceinline__ float dali_load(double v) { return (float)v; }
-__device__ __forceinline__ float dali_load(dali_half h) {
-  const unsigned sign = (unsigned)(h.bits & 0x8000u) << 16;
-  const unsigned exponent = (h.bits >> 10) & 0x1fu;
-  const unsigned mantissa = h.bits & 0x3ffu;
-  if (exponent == 0) {             // zero or subnormal: mantissa * 2^-24 is exact
-    const float out = (float)mantissa * 5.9604644775390625e-08f;
-    return sign ? -out : out;
-  }
-  if (exponent == 31) return __uint_as_float(sign | 0x7f800000u | (mantissa << 13));
-  return __uint_as_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
-}
-
-// ---- stores --------------------------------------------------------------------------------
-__device__ __forceinline__ int dali_round_half_away(float v) {   // |v| well within int
-  const int r = (int)v;
-  const float rem = v - (float)r;
-  return r + (rem >= 0.5f) - (rem <= -0.5f);
-}
-
-__device__ __forceinline__ int dali_sat(float v, float lo, float hi) {   // narrow integers
-  float x = v == v ? v : 0.0f;
-  x = x > lo ? x : lo;
-  x = x < hi ? x : hi;
-  return dali_round_half_away(x);
-}
-
-__device__ __forceinline__ void dali_store(float v, float* out) { *out = v; }
-__device__ __forceinline__ void dali_store(float v, double* out) { *out = (double)v; }
-__device__ __forceinline__ void dali_store(float v, unsigned char* out) {
-  *out = (unsigned char)dali_sat(v, 0.0f, 255.0f);
-}
-__device__ __forceinline__ void dali_store(float v, signed char* out) {
-  *out = (signed char)dali_sat(v, -128.0f, 127.0f);
-}
-__device__ __forceinline__ void dali_store(float v, unsigned short* out) {
-  *out = (unsigned short)dali_sat(v, 0.0f, 65535.0f);
-}
-__device__ __forceinline__ void dali_store(float v, short* out) {
-  *out = (short)dali_sat(v, -32768.0f, 32767.0f);
-}
-__device__ __forceinline__ void dali_store(float v, int* out) {
-  if (v != v || v <= -2147483648.0f) *out = (int)(-2147483647 - 1);
-  else if (v >= 2147483647.0f) *out = 2147483647;
-  else if (v > 8388608.0f || v < -8388608.0f) *out = (int)v;   // no fraction from 2^23 on
-  else *out = dali_round_half_away(v);
-}
-__device__ __forceinline__ void dali_store(float v, unsigned int* out) {
-  if (!(v > 0.0f)) *out = 0u;                                    // also NaN
-  else if (v >= 4294967295.0f) *out = 4294967295u;
-  else if (v > 8388608.0f) *out = (unsigned int)v;
-  else *out = (unsigned int)dali_round_half_away(v);
-}
-__device__ __forceinline__ void dali_store(float v, long long* out) {
-  const double x = v == v ? (double)v : 0.0;
-  if (x <= -9223372036854775808.0) {
-    *out = (long long)(-9223372036854775807LL - 1);
-  } else if (x >= 9223372036854775807.0) {
-    *out = 9223372036854775807LL;
-  } else {
-    const double t = trunc(x), rem = x - t;
-    *out = (long long)t + (rem >= 0.5) - (rem <= -0.5);
-  }
-}
-__device__ __forceinline__ void dali_store(float f, dali_half* out) {
-  unsigned x = __float_as_uint(f);
-  const unsigned sign = (x >> 16) & 0x8000u;
-  x &= 0x7fffffffu;
-  if (x >= 0x47800000u) {          // |f| >= 65536, inf or NaN
-    out->bits = (unsigned short)(sign | (x > 0x7f800000u ? 0x7e00u : 0x7c00u));
-  } else if (x < 0x38800000u) {    // below 2^-14: adding 0.5 rounds to the subnormal grid
-    const unsigned aligned = __float_as_uint(__uint_as_float(x) + 0.5f);
-    out->bits = (unsigned short)(sign | (aligned - 0x3f000000u));
-  } else {                         // rebias, round the 13 dropped bits to nearest even
-    x += 0xc8000fffu + ((x >> 13) & 1u);
-    out->bits = (unsigned short)(sign | (x >> 13));
-  }
-}
 
 template <typename T>
 __device__ __forceinline__ bool dali_is_float(const T*) { return false; }

@@ -14,6 +14,8 @@
 //
 // Kernels: cmn_<in>_<out>, in = u8 i16 u16 i32 f16 f32, out = u8 i8 f16 f32.
 
+#include "dali_numeric.cuh"
+
 #define DALI_CMN_DIMS 6
 
 struct CmnSample {
@@ -29,54 +31,6 @@ struct CmnSample {
   long long in_extent[DALI_CMN_DIMS];
   long long in_stride[DALI_CMN_DIMS];  // source elements
 };
-
-struct dali_half {                 // float16 storage, converted by hand (no CUDA headers)
-  unsigned short bits;
-};
-
-__device__ __forceinline__ float dali_load(unsigned char v) { return (float)v; }
-__device__ __forceinline__ float dali_load(short v) { return (float)v; }
-__device__ __forceinline__ float dali_load(unsigned short v) { return (float)v; }
-__device__ __forceinline__ float dali_load(int v) { return (float)v; }
-__device__ __forceinline__ float dali_load(float v) { return v; }
-__device__ __forceinline__ float dali_load(dali_half h) {
-  const unsigned sign = (unsigned)(h.bits & 0x8000u) << 16;
-  const unsigned exponent = (h.bits >> 10) & 0x1fu;
-  const unsigned mantissa = h.bits & 0x3ffu;
-  if (exponent == 0) {             // zero or subnormal: mantissa * 2^-24 is exact
-    const float out = (float)mantissa * 5.9604644775390625e-08f;
-    return sign ? -out : out;
-  }
-  if (exponent == 31) return __uint_as_float(sign | 0x7f800000u | (mantissa << 13));
-  return __uint_as_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
-}
-
-__device__ __forceinline__ void dali_store(float v, float* out) { *out = v; }
-__device__ __forceinline__ void dali_store(float v, unsigned char* out) {
-  if (!(v > 0.f)) v = 0.f;         // also NaN
-  else if (v > 255.f) v = 255.f;
-  *out = (unsigned char)roundf(v);
-}
-__device__ __forceinline__ void dali_store(float v, signed char* out) {
-  if (v != v) v = 0.f;
-  else if (v < -128.f) v = -128.f;
-  else if (v > 127.f) v = 127.f;
-  *out = (signed char)roundf(v);
-}
-__device__ __forceinline__ void dali_store(float f, dali_half* out) {
-  unsigned x = __float_as_uint(f);
-  const unsigned sign = (x >> 16) & 0x8000u;
-  x &= 0x7fffffffu;
-  if (x >= 0x47800000u) {          // |f| >= 65536, inf or NaN
-    out->bits = (unsigned short)(sign | (x > 0x7f800000u ? 0x7e00u : 0x7c00u));
-  } else if (x < 0x38800000u) {    // below 2^-14: adding 0.5 rounds to the subnormal grid
-    const unsigned aligned = __float_as_uint(__uint_as_float(x) + 0.5f);
-    out->bits = (unsigned short)(sign | (aligned - 0x3f000000u));
-  } else {                         // rebias, round the 13 dropped bits to nearest even
-    x += 0xc8000fffu + ((x >> 13) & 1u);
-    out->bits = (unsigned short)(sign | (x >> 13));
-  }
-}
 
 template <typename In, typename Out>
 __device__ __forceinline__ void dali_cmn(const In* __restrict__ src, Out* __restrict__ dst,

@@ -21,6 +21,8 @@
 // Parameters of a sample lie at `poff` in the batch's mean, inv (float) and sums (double)
 // arrays.  blockIdx.y is the sample, a grid-stride loop over x its parameters or elements.
 
+#include "dali_numeric.cuh"
+
 #define DALI_NORM_DIMS 16
 #define DALI_NORM_BLOCK 64         // normalize.pyx's BLOCK: elements of a plane's block
 #define DALI_NORM_SUM 1
@@ -146,56 +148,6 @@ __device__ __forceinline__ void dali_norm_stats(const In* __restrict__ src,
     }
   }
 }
-
-// convert.pxd's store
-__device__ __forceinline__ int dali_round_half_away(float v) {
-  const int r = (int)v;
-  const float rem = v - (float)r;
-  return r + (rem >= 0.5f) - (rem <= -0.5f);
-}
-
-__device__ __forceinline__ int dali_sat_int(float v, int lo, int hi) {
-  if (v != v) return 0;
-  if (v <= (float)lo) return lo;
-  if (v >= (float)hi) return hi;
-  return dali_round_half_away(v);
-}
-
-__device__ __forceinline__ void dali_store(float v, signed char* out) {
-  *out = (signed char)dali_sat_int(v, -128, 127);
-}
-__device__ __forceinline__ void dali_store(float v, unsigned char* out) {
-  *out = (unsigned char)dali_sat_int(v, 0, 255);
-}
-__device__ __forceinline__ void dali_store(float v, short* out) {
-  *out = (short)dali_sat_int(v, -32768, 32767);
-}
-__device__ __forceinline__ void dali_store(float v, unsigned short* out) {
-  *out = (unsigned short)dali_sat_int(v, 0, 65535);
-}
-__device__ __forceinline__ void dali_store(float v, int* out) {
-  if (v != v || v <= -2147483648.0f) {
-    *out = -2147483647 - 1;
-  } else if (v >= 2147483648.0f) {   // the float values >= 2147483647.0
-    *out = 2147483647;
-  } else if (v > 8388608.0f || v < -8388608.0f) {   // no fraction left from 2^23 on
-    *out = (int)v;
-  } else {
-    *out = dali_round_half_away(v);
-  }
-}
-__device__ __forceinline__ void dali_store(float v, unsigned int* out) {
-  if (!(v > 0.f)) {                // also NaN
-    *out = 0u;
-  } else if (v >= 4294967296.0f) {   // the float values >= 4294967295.0
-    *out = 4294967295u;
-  } else if (v > 8388608.0f) {
-    *out = (unsigned int)v;
-  } else {
-    *out = (unsigned int)dali_round_half_away(v);
-  }
-}
-__device__ __forceinline__ void dali_store(float v, float* out) { *out = v; }
 
 template <typename In, typename Out>
 __device__ __forceinline__ void dali_norm_out(const In* __restrict__ src, Out* __restrict__ dst,
