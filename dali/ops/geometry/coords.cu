@@ -12,6 +12,8 @@
 // (NaN -> 0; int32: its minimum).  in/out: u8 i16 u16 i32 f32, the output the input's type or
 // f32.
 
+#include "dali_numeric.cuh"
+
 struct CoordPart {
   long long src_offset;            // elements from the start of the input buffer
   long long dst_offset;            // elements from the start of the output buffer
@@ -32,36 +34,6 @@ extern "C" __global__ void coord_flip(const float* __restrict__ src, float* __re
     const float v = src[p.src_offset + i];
     dst[p.dst_offset + i] = (p.extra >> c) & 1 ? t[c] - v : v;
   }
-}
-
-__device__ __forceinline__ int dali_round_half_away(float v) {   // |v| well within int
-  const int r = (int)v;
-  const float rem = v - (float)r;
-  return r + (rem >= 0.5f) - (rem <= -0.5f);
-}
-
-__device__ __forceinline__ int dali_sat(float v, int lo, int hi) {
-  if (v != v) return 0;
-  if (v <= (float)lo) return lo;
-  if (v >= (float)hi) return hi;
-  return dali_round_half_away(v);
-}
-
-__device__ __forceinline__ void dali_store(float v, float* out) { *out = v; }
-__device__ __forceinline__ void dali_store(float v, unsigned char* out) {
-  *out = (unsigned char)dali_sat(v, 0, 255);
-}
-__device__ __forceinline__ void dali_store(float v, short* out) {
-  *out = (short)dali_sat(v, -32768, 32767);
-}
-__device__ __forceinline__ void dali_store(float v, unsigned short* out) {
-  *out = (unsigned short)dali_sat(v, 0, 65535);
-}
-__device__ __forceinline__ void dali_store(float v, int* out) {
-  if (v != v || v <= -2147483648.0f) *out = (int)(-2147483647 - 1);
-  else if (v >= 2147483647.0f) *out = 2147483647;
-  else if (v > 8388608.0f || v < -8388608.0f) *out = (int)v;   // no fraction from 2^23 on
-  else *out = dali_round_half_away(v);
 }
 
 template <typename In, typename Out>

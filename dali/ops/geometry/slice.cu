@@ -17,6 +17,8 @@
 // u16 i16 u32 i32 u64 i64 f16 f32 f64 and out = u8 f16 f32 other than in; `cast` (per
 // sample) picks DALI's plain C++ casts over the saturating conversion (slice.h: Convert, Cast).
 
+#include "dali_numeric.cuh"
+
 #define DALI_SLICE_DIMS 8
 
 struct SliceSample {
@@ -32,10 +34,6 @@ struct SliceSample {
   long long anchor[DALI_SLICE_DIMS];     // source coordinate of output index 0
   long long in_extent[DALI_SLICE_DIMS];
   long long in_stride[DALI_SLICE_DIMS];  // source elements
-};
-
-struct dali_half {                 // float16 storage, converted by hand (no CUDA headers)
-  unsigned short bits;
 };
 
 __device__ __forceinline__ long long dali_source_index(long long i, long long n, long long policy) {
@@ -61,35 +59,6 @@ __device__ __forceinline__ long long dali_source_index(long long i, long long n,
 }
 
 // ---- conversions (slice.h's Convert and Cast, in the same order of operations) -------------
-__device__ __forceinline__ float dali_half_to_float(dali_half h) {
-  const unsigned sign = (unsigned)(h.bits & 0x8000u) << 16;
-  const unsigned exponent = (h.bits >> 10) & 0x1fu;
-  const unsigned mantissa = h.bits & 0x3ffu;
-  if (exponent == 0) {             // zero or subnormal: mantissa * 2^-24 is exact
-    const float out = (float)mantissa * 5.9604644775390625e-08f;
-    return sign ? -out : out;
-  }
-  if (exponent == 31) return __uint_as_float(sign | 0x7f800000u | (mantissa << 13));
-  return __uint_as_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
-}
-
-__device__ __forceinline__ dali_half dali_float_to_half(float f) {
-  unsigned x = __float_as_uint(f);
-  const unsigned sign = (x >> 16) & 0x8000u;
-  dali_half out;
-  x &= 0x7fffffffu;
-  if (x >= 0x47800000u) {          // |f| >= 65536, inf or NaN
-    out.bits = (unsigned short)(sign | (x > 0x7f800000u ? 0x7e00u : 0x7c00u));
-  } else if (x < 0x38800000u) {    // below 2^-14: adding 0.5 rounds to the subnormal grid
-    const unsigned aligned = __float_as_uint(__uint_as_float(x) + 0.5f);
-    out.bits = (unsigned short)(sign | (aligned - 0x3f000000u));
-  } else {                         // rebias, round the 13 dropped bits to nearest even
-    x += 0xc8000fffu + ((x >> 13) & 1u);
-    out.bits = (unsigned short)(sign | (x >> 13));
-  }
-  return out;
-}
-
 template <typename In>
 __device__ __forceinline__ double dali_widen(In v) { return (double)v; }
 __device__ __forceinline__ double dali_widen(dali_half v) {

@@ -14,6 +14,8 @@
 // blockIdx.y is the image, a grid-stride loop over x covers its output pixels.
 // Kernels: warp_<in>_<out> for u8, i16, i32 to themselves or f32, and f32 to u8, i16, i32, f32.
 
+#include "dali_numeric.cuh"
+
 struct WarpImage {
   long long src_offset;            // elements from the start of the input buffer
   long long dst_offset;            // elements from the start of the output buffer
@@ -21,33 +23,6 @@ struct WarpImage {
   long long oh, ow;                // the output image (c channels too)
   long long matrix;                // its row of `matrices` (6 floats)
 };
-
-__device__ __forceinline__ int dali_round_half_away(float v) {
-  const int r = (int)v;
-  const float rem = v - (float)r;
-  return r + (rem >= 0.5f) - (rem <= -0.5f);
-}
-
-__device__ __forceinline__ int dali_sat_int(float v, int lo, int hi) {
-  if (v != v) return 0;
-  if (v <= (float)lo) return lo;
-  if (v >= (float)hi) return hi;
-  return dali_round_half_away(v);
-}
-
-__device__ __forceinline__ void dali_store(unsigned char* p, float v) {
-  *p = (unsigned char)dali_sat_int(v, 0, 255);
-}
-__device__ __forceinline__ void dali_store(short* p, float v) {
-  *p = (short)dali_sat_int(v, -32768, 32767);
-}
-__device__ __forceinline__ void dali_store(int* p, float v) {
-  if (v != v || (double)v <= -2147483648.0) *p = -2147483647 - 1;
-  else if ((double)v >= 2147483647.0) *p = 2147483647;
-  else if (v > 8388608.f || v < -8388608.f) *p = (int)v;
-  else *p = dali_round_half_away(v);
-}
-__device__ __forceinline__ void dali_store(float* p, float v) { *p = v; }
 
 // one pixel's channels, nearest neighbour: integer inputs keep their value exactly
 template <typename S, typename D>
@@ -60,7 +35,7 @@ __device__ __forceinline__ void dali_copy_px(const S* px, float* out, long long 
 }
 template <typename D>
 __device__ __forceinline__ void dali_copy_px(const float* px, D* out, long long nc) {
-  for (long long c = 0; c < nc; c++) dali_store(&out[c], px[c]);
+  for (long long c = 0; c < nc; c++) dali_store(px[c], &out[c]);
 }
 __device__ __forceinline__ void dali_copy_px(const float* px, float* out, long long nc) {
   for (long long c = 0; c < nc; c++) out[c] = px[c];
@@ -91,7 +66,7 @@ __device__ __forceinline__ void dali_warp_linear(const S* src, long long h, long
     for (long long c = 0; c < nc; c++) {
       const float top = (float)p00[c] + ((float)p00[c + nc] - (float)p00[c]) * fx;
       const float bottom = (float)p10[c] + ((float)p10[c + nc] - (float)p10[c]) * fx;
-      dali_store(&out[c], top + (bottom - top) * fy);
+      dali_store(top + (bottom - top) * fy, &out[c]);
     }
     return;
   }
@@ -126,7 +101,7 @@ __device__ __forceinline__ void dali_warp_linear(const S* src, long long h, long
       b = (float)p11[c];
     }
     const float bottom = a + (b - a) * fx;
-    dali_store(&out[c], top + (bottom - top) * fy);
+    dali_store(top + (bottom - top) * fy, &out[c]);
   }
 }
 
@@ -145,7 +120,7 @@ __device__ __forceinline__ void dali_warp(const S* __restrict__ src, D* __restri
     const long long y = i / im.ow, x = i - y * im.ow;
     D* out = dst + im.dst_offset + i * nc;
     if (h == 0 || w == 0) {
-      for (long long c = 0; c < nc; c++) dali_store(&out[c], use_fill ? fill : 0.f);
+      for (long long c = 0; c < nc; c++) dali_store(use_fill ? fill : 0.f, &out[c]);
       continue;
     }
     const float x0 = m[0] * half + m[2];
@@ -161,7 +136,7 @@ __device__ __forceinline__ void dali_warp(const S* __restrict__ src, D* __restri
     } else if (sx >= 0.f && sx < (float)w && sy >= 0.f && sy < (float)h) {
       dali_copy_px(in + ((long long)sy * w + (long long)sx) * nc, out, nc);
     } else if (use_fill) {
-      for (long long c = 0; c < nc; c++) dali_store(&out[c], fill);
+      for (long long c = 0; c < nc; c++) dali_store(fill, &out[c]);
     } else {
       const long long xi = dali_floor_index(sx, w), yi = dali_floor_index(sy, h);
       dali_copy_px(in + (dali_clamp(yi, h) * w + dali_clamp(xi, w)) * nc, out, nc);
