@@ -13,9 +13,7 @@
 // The batch is one flat range (samples back to back); kernel cast_<src>_<dst> for the codes
 // bool i8 u8 i16 u16 i32 u32 i64 u64 f16 f32 f64, a grid-stride loop over the elements.
 
-struct dali_half {                 // float16 storage, converted by hand (no CUDA headers)
-  unsigned short bits;
-};
+#include "dali_numeric.cuh"
 
 enum { DALI_BOOL, DALI_INT, DALI_HALF, DALI_FLOAT };
 
@@ -84,32 +82,6 @@ __device__ __forceinline__ constexpr bool dali_less(A a, B b) {
     return a < 0 || (unsigned long long)a < (unsigned long long)b;
   else
     return b >= 0 && (unsigned long long)a < (unsigned long long)b;
-}
-
-__device__ __forceinline__ float dali_half_to_float(dali_half h) {
-  const unsigned sign = (unsigned)(h.bits & 0x8000u) << 16;
-  const unsigned exponent = (h.bits >> 10) & 0x1fu;
-  const unsigned mantissa = h.bits & 0x3ffu;
-  if (exponent == 0) {             // zero or subnormal: mantissa * 2^-24 is exact
-    const float out = (float)mantissa * 5.9604644775390625e-08f;
-    return sign ? -out : out;
-  }
-  if (exponent == 31) return __uint_as_float(sign | 0x7f800000u | (mantissa << 13));
-  return __uint_as_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
-}
-
-__device__ __forceinline__ dali_half dali_float_to_half(float f) {
-  unsigned x = __float_as_uint(f);
-  const unsigned sign = (x >> 16) & 0x8000u;
-  x &= 0x7fffffffu;
-  if (x >= 0x47800000u)            // |f| >= 65536, inf or NaN
-    return dali_half{(unsigned short)(sign | (x > 0x7f800000u ? 0x7e00u : 0x7c00u))};
-  if (x < 0x38800000u) {           // below 2^-14: adding 0.5 rounds to the subnormal grid
-    const unsigned aligned = __float_as_uint(__uint_as_float(x) + 0.5f);
-    return dali_half{(unsigned short)(sign | (aligned - 0x3f000000u))};
-  }
-  x += 0xc8000fffu + ((x >> 13) & 1u);     // rebias, round the 13 dropped bits to even
-  return dali_half{(unsigned short)(sign | (x >> 13))};
 }
 
 __device__ __forceinline__ dali_half dali_double_to_half(double d) {
