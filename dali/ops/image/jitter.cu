@@ -19,6 +19,8 @@
 // d = int(max(m)) and t = (x + 0.5 - m_x, y + 0.5 - m_y), m + t * (sqrtf(t_x^2 + t_y^2) / d),
 // in the order of displace_rows.h (correctly rounded operations only).
 
+#include "dali_philox.cuh"
+
 struct JitterSample {
   long long src_offset;            // elements from the start of the input buffer
   long long dst_offset;            // elements from the start of the output buffer
@@ -26,26 +28,6 @@ struct JitterSample {
   long long extra;                 // jitter: the sample id; water: its first wave term
   long long apply;                 // the mask: 0 copies the sample
 };
-
-__device__ __forceinline__ double dali_jitter_u01(unsigned long long key, long long sid,
-                                                  unsigned stream, long long k) {
-  unsigned k0 = (unsigned)key, k1 = (unsigned)(key >> 32);
-  unsigned c0 = (unsigned)sid, c1 = (unsigned)((unsigned long long)sid >> 32), c2 = stream;
-  unsigned c3 = (unsigned)(k / 2);
-  for (int r = 0; r < 10; r++) {
-    const unsigned long long p0 = (unsigned long long)0xD2511F53u * c0;
-    const unsigned long long p1 = (unsigned long long)0xCD9E8D57u * c2;
-    const unsigned n0 = (unsigned)(p1 >> 32) ^ c1 ^ k0, n2 = (unsigned)(p0 >> 32) ^ c3 ^ k1;
-    c1 = (unsigned)p1;
-    c3 = (unsigned)p0;
-    c0 = n0;
-    c2 = n2;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  const unsigned hi = (k & 1) ? c2 : c0, lo = (k & 1) ? c3 : c1;
-  return ((((unsigned long long)hi << 32) | lo) >> 11) * (1.0 / 9007199254740992.0);
-}
 
 // displace.pyx's _jitter_index: i + r - degree / 2 clamped to [0, n]
 __device__ __forceinline__ long long dali_jitter_index(long long i, long long n, double u,
@@ -139,8 +121,8 @@ __device__ __forceinline__ void dali_displace(const T* __restrict__ src, T* __re
     const long long p = i / nc, c = i - p * nc, y = p / w, x = p - y * w;
     float px, py;
     if (MODE == DALI_JITTER) {
-      px = (float)dali_jitter_index(x, w, dali_jitter_u01(key, s.extra, stream, p), degree);
-      py = (float)dali_jitter_index(y, h, dali_jitter_u01(key, s.extra, stream, h * w + p),
+      px = (float)dali_jitter_index(x, w, dali_uniform_draw(key, s.extra, stream, p), degree);
+      py = (float)dali_jitter_index(y, h, dali_uniform_draw(key, s.extra, stream, h * w + p),
                                     degree);
     } else if (MODE == DALI_WATER) {
       px = (float)x + waves[s.extra + y];

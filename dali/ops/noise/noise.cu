@@ -21,12 +21,12 @@
 // noise_apply: one thread per pixel, blockIdx.y the sample, a grid-stride loop over x.  The
 // double log, sqrt, cos, sin, exp and lgamma are CUDA's (glibc's under the emulation).
 
+#include "dali_philox.cuh"
+
 enum { NOISE_GAUSSIAN, NOISE_SALT, NOISE_SHOT };
 // the type codes of noise.h (random_draws.h's DALI_DT_*; no float64, no bool)
 enum { NOISE_F32 = 0, NOISE_U8 = 3, NOISE_U16, NOISE_U32, NOISE_U64, NOISE_I8, NOISE_I16,
        NOISE_I32, NOISE_I64 };
-
-#define NOISE_TWO_PI 6.283185307179586
 
 struct NoiseSample {
   long long src_offset;            // bytes from the start of the input buffer
@@ -36,41 +36,6 @@ struct NoiseSample {
   long long sample_id;
   double a, b, c, d;               // mean, stddev | prob, salt_vs_pepper, salt, pepper | factor
 };
-
-struct NoiseBlock {
-  unsigned w[4];
-};
-
-__device__ __forceinline__ NoiseBlock noise_philox(unsigned long long key, long long sid,
-                                                   unsigned stream, unsigned block) {
-  unsigned k0 = (unsigned)key, k1 = (unsigned)(key >> 32);
-  unsigned c0 = (unsigned)sid, c1 = (unsigned)((unsigned long long)sid >> 32), c2 = stream;
-  unsigned c3 = block;
-  for (int r = 0; r < 10; r++) {
-    const unsigned long long p0 = (unsigned long long)0xD2511F53u * c0;
-    const unsigned long long p1 = (unsigned long long)0xCD9E8D57u * c2;
-    const unsigned n0 = (unsigned)(p1 >> 32) ^ c1 ^ k0, n2 = (unsigned)(p0 >> 32) ^ c3 ^ k1;
-    c1 = (unsigned)p1;
-    c3 = (unsigned)p0;
-    c0 = n0;
-    c2 = n2;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  return NoiseBlock{{c0, c1, c2, c3}};
-}
-
-__device__ __forceinline__ double noise_u01(unsigned hi, unsigned lo) {
-  const unsigned long long bits = (((unsigned long long)hi << 32) | lo) >> 11;
-  return bits * (1.0 / 9007199254740992.0);
-}
-
-// uniform draw q of `stream`
-__device__ __forceinline__ double noise_uniform(unsigned long long key, long long sid,
-                                                unsigned stream, long long q) {
-  const NoiseBlock r = noise_philox(key, sid, stream, (unsigned)(q / 2));
-  return (q & 1) ? noise_u01(r.w[2], r.w[3]) : noise_u01(r.w[0], r.w[1]);
-}
 
 __device__ __forceinline__ double noise_load(int dtype, const unsigned char* p, long long i) {
   switch (dtype) {
@@ -142,8 +107,8 @@ __device__ double noise_poisson(unsigned long long key, long long sid, long long
       U = u0 - 0.5;
       V = u1;
     } else {
-      U = noise_uniform(key, sid, (unsigned)(2 * r), q) - 0.5;
-      V = noise_uniform(key, sid, (unsigned)(2 * r + 1), q);
+      U = dali_uniform_draw(key, sid, (unsigned)(2 * r), q) - 0.5;
+      V = dali_uniform_draw(key, sid, (unsigned)(2 * r + 1), q);
     }
     const double us = 0.5 - fabs(U);
     const double k = floor((2 * a / us + b) * U + lam + 0.43);
@@ -169,18 +134,14 @@ extern "C" __global__ void noise_apply(const unsigned char* in, unsigned char* o
   for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < s.pixels; q += step) {
     const long long e = (q / s.inner) * s.nc * s.inner + q % s.inner;
     if (mode == NOISE_GAUSSIAN) {
-      const NoiseBlock r = noise_philox(key, s.sample_id, 0, (unsigned)(q / 2));
-      const double u1 = 1.0 - noise_u01(r.w[0], r.w[1]);
-      const double u2 = noise_u01(r.w[2], r.w[3]);
-      const double rad = sqrt(-2.0 * log(u1));
-      const double z = (q & 1) ? rad * sin(NOISE_TWO_PI * u2) : rad * cos(NOISE_TWO_PI * u2);
+      const double z = dali_normal_draw(key, s.sample_id, 0, q);
       const float noise = (float)(s.a + s.b * z);
       const float x = (float)noise_load(dtype, src, e);
       noise_store(dtype, dst, e, (double)(x + noise), false, lo, hi);
       continue;
     }
-    const double u = noise_uniform(key, s.sample_id, 0, q);
-    const double v = noise_uniform(key, s.sample_id, 1, q);
+    const double u = dali_uniform_draw(key, s.sample_id, 0, q);
+    const double v = dali_uniform_draw(key, s.sample_id, 1, q);
     for (long long c = 0; c < s.nc; c++) {
       const long long i = e + c * s.inner;
       if (mode == NOISE_SALT) {

@@ -21,11 +21,11 @@
 // One thread per element: blockIdx.y is the sample, a grid-stride loop over x its elements.
 // The transforms call the C library's (CUDA's) double log, sqrt, cos, sin, exp and log1p.
 
+#include "dali_philox.cuh"
+
 enum { RANDOM_UNIFORM, RANDOM_RINT, RANDOM_NORMAL, RANDOM_COIN, RANDOM_INDEX, RANDOM_PICK };
 enum { RANDOM_F32, RANDOM_F64, RANDOM_BOOL, RANDOM_U8, RANDOM_U16, RANDOM_U32, RANDOM_U64,
        RANDOM_I8, RANDOM_I16, RANDOM_I32, RANDOM_I64 };
-
-#define RANDOM_TWO_PI 6.283185307179586
 
 struct RandomSample {
   long long offset;                // bytes from the start of the output buffer
@@ -33,47 +33,6 @@ struct RandomSample {
   long long sample_id;
   double a, b, end;                // the sample's parameters (beta: alpha, beta)
 };
-
-struct RandomBlock {
-  unsigned w[4];
-};
-
-__device__ __forceinline__ RandomBlock random_philox(unsigned long long key, long long sid,
-                                                     unsigned stream, unsigned block) {
-  unsigned k0 = (unsigned)key, k1 = (unsigned)(key >> 32);
-  unsigned c0 = (unsigned)sid, c1 = (unsigned)((unsigned long long)sid >> 32), c2 = stream;
-  unsigned c3 = block;
-  for (int r = 0; r < 10; r++) {
-    const unsigned long long p0 = (unsigned long long)0xD2511F53u * c0;
-    const unsigned long long p1 = (unsigned long long)0xCD9E8D57u * c2;
-    const unsigned n0 = (unsigned)(p1 >> 32) ^ c1 ^ k0, n2 = (unsigned)(p0 >> 32) ^ c3 ^ k1;
-    c1 = (unsigned)p1;
-    c3 = (unsigned)p0;
-    c0 = n0;
-    c2 = n2;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  return RandomBlock{{c0, c1, c2, c3}};
-}
-
-__device__ __forceinline__ double random_u01(unsigned hi, unsigned lo) {
-  const unsigned long long bits = (((unsigned long long)hi << 32) | lo) >> 11;
-  return bits * (1.0 / 9007199254740992.0);
-}
-
-// draw j of a stream: uniform [0, 1) or standard normal
-__device__ __forceinline__ double random_draw_one(unsigned long long key, long long sid,
-                                                  unsigned stream, long long j, bool normal) {
-  const RandomBlock r = random_philox(key, sid, stream, (unsigned)(j / 2));
-  if (normal) {
-    const double u1 = 1.0 - random_u01(r.w[0], r.w[1]);
-    const double u2 = random_u01(r.w[2], r.w[3]);
-    const double rad = sqrt(-2.0 * log(u1));
-    return (j & 1) ? rad * sin(RANDOM_TWO_PI * u2) : rad * cos(RANDOM_TWO_PI * u2);
-  }
-  return (j & 1) ? random_u01(r.w[2], r.w[3]) : random_u01(r.w[0], r.w[1]);
-}
 
 __device__ __forceinline__ double random_int(double x, double lo, double hi) {
   double r = trunc(x + copysign(0.5, x));
@@ -123,7 +82,8 @@ extern "C" __global__ void random_draw(unsigned char* out, const RandomSample* s
   const RandomSample s = samples[blockIdx.y];
   const long long step = (long long)gridDim.x * blockDim.x;
   for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < s.count; j += step) {
-    const double x = random_draw_one(key, s.sample_id, stream, j, mode == RANDOM_NORMAL);
+    const double x = mode == RANDOM_NORMAL ? dali_normal_draw(key, s.sample_id, stream, j)
+                                           : dali_uniform_draw(key, s.sample_id, stream, j);
     double v;
     switch (mode) {
       case RANDOM_UNIFORM: v = s.a + x * s.b; break;
@@ -155,8 +115,8 @@ __device__ __forceinline__ bool random_log_gamma(unsigned long long key, long lo
   const double log_d = log(d);
   bool accepted = false;
   for (int r = 0; r < 64 && !accepted; r++) {
-    const double z = random_draw_one(key, sid, (unsigned)(2 + 4 * r + 2 * var), j, true);
-    const double u = random_draw_one(key, sid, (unsigned)(3 + 4 * r + 2 * var), j, false);
+    const double z = dali_normal_draw(key, sid, (unsigned)(2 + 4 * r + 2 * var), j);
+    const double u = dali_uniform_draw(key, sid, (unsigned)(3 + 4 * r + 2 * var), j);
     const double t = 1.0 + c * z;
     const double v = t * t * t;
     const double log_v = log(v);
@@ -166,7 +126,7 @@ __device__ __forceinline__ bool random_log_gamma(unsigned long long key, long lo
     }
   }
   if (accepted && boost)
-    *res += log1p(-random_draw_one(key, sid, (unsigned)var, j, false)) / k;
+    *res += log1p(-dali_uniform_draw(key, sid, (unsigned)var, j)) / k;
   return accepted;
 }
 
