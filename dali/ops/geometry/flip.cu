@@ -8,6 +8,8 @@
 // x covers its elements.  Flip moves elements without looking at them, so one kernel per
 // element size: flip_1, flip_2, flip_4, flip_8.
 
+#include "dali_kernels.cuh"
+
 #define DALI_FLIP_DIMS 6
 
 struct FlipSample {
@@ -37,22 +39,4 @@ __device__ __forceinline__ void dali_flip(const T* __restrict__ src, T* __restri
   }
 }
 
-extern "C" __global__ void flip_1(const unsigned char* src, unsigned char* dst,
-                                  const FlipSample* samples) {
-  dali_flip(src, dst, samples);
-}
-
-extern "C" __global__ void flip_2(const unsigned short* src, unsigned short* dst,
-                                  const FlipSample* samples) {
-  dali_flip(src, dst, samples);
-}
-
-extern "C" __global__ void flip_4(const unsigned int* src, unsigned int* dst,
-                                  const FlipSample* samples) {
-  dali_flip(src, dst, samples);
-}
-
-extern "C" __global__ void flip_8(const unsigned long long* src, unsigned long long* dst,
-                                  const FlipSample* samples) {
-  dali_flip(src, dst, samples);
-}
+DALI_WORD_KERNELS(flip, dali_flip, FlipSample)

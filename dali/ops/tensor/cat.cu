@@ -10,6 +10,8 @@
 // block.  blockIdx.y is the sample, a grid-stride loop over x covers its elements.  Nothing
 // is computed: join_1, join_2, join_4, join_8 move words.
 
+#include "dali_kernels.cuh"
+
 struct JoinSample {
   long long src_offset;            // words from the start of the input buffer
   long long dst_offset;            // words from the start of the output buffer, to the block
@@ -32,22 +34,4 @@ __device__ __forceinline__ void dali_join(const T* __restrict__ src, T* __restri
   }
 }
 
-extern "C" __global__ void join_1(const unsigned char* src, unsigned char* dst,
-                                  const JoinSample* samples) {
-  dali_join(src, dst, samples);
-}
-
-extern "C" __global__ void join_2(const unsigned short* src, unsigned short* dst,
-                                  const JoinSample* samples) {
-  dali_join(src, dst, samples);
-}
-
-extern "C" __global__ void join_4(const unsigned int* src, unsigned int* dst,
-                                  const JoinSample* samples) {
-  dali_join(src, dst, samples);
-}
-
-extern "C" __global__ void join_8(const unsigned long long* src, unsigned long long* dst,
-                                  const JoinSample* samples) {
-  dali_join(src, dst, samples);
-}
+DALI_WORD_KERNELS(join, dali_join, JoinSample)
