@@ -14,6 +14,8 @@
 // read 0.  Integer outputs are rounded to nearest (ties to even, __float2int_rn as DALI's GPU
 // conversions) and saturated.  remap_<t> for u8, i16, u16, f32; `interp` 0 nearest, 1 linear.
 
+#include "dali_numeric.cuh"
+
 struct RemapPart {
   long long src_offset;            // elements from the start of the input buffer
   long long dst_offset;            // elements from the start of the output buffer
@@ -22,11 +24,6 @@ struct RemapPart {
   long long height, width, channels;
   long long pad;
 };
-
-__device__ __forceinline__ float dali_remap_load(unsigned char v) { return (float)v; }
-__device__ __forceinline__ float dali_remap_load(short v) { return (float)v; }
-__device__ __forceinline__ float dali_remap_load(unsigned short v) { return (float)v; }
-__device__ __forceinline__ float dali_remap_load(float v) { return v; }
 
 __device__ __forceinline__ void dali_remap_store(unsigned char* p, float v) {
   *p = (unsigned char)__float2int_rn(fminf(fmaxf(v, 0.f), 255.f));
@@ -43,7 +40,7 @@ template <typename T>
 __device__ __forceinline__ float dali_remap_pixel(const T* in, const RemapPart& p, long long y,
                                                   long long x, long long c) {
   if (y < 0 || y >= p.height || x < 0 || x >= p.width) return 0.f;
-  return dali_remap_load(in[(y * p.width + x) * p.channels + c]);
+  return dali_load(in[(y * p.width + x) * p.channels + c]);
 }
 
 template <typename T>

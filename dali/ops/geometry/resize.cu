@@ -25,6 +25,8 @@
 // Kernels: resample_<in>_<out> for in = u8 i16 u16 with out = in or f32, and in = f32 with out =
 // u8 i16 u16 f32; gather_<in>_<out> for in = u8 i16 u16 f32 with out = in or f32.
 
+#include "dali_numeric.cuh"
+
 #define DALI_RS_DIMS 5
 
 struct ResamplePass {
@@ -50,11 +52,6 @@ struct ResampleGather {
   long long extent[DALI_RS_DIMS];  // output extents
   long long stride[DALI_RS_DIMS];  // input strides in elements
 };
-
-__device__ __forceinline__ float dali_rs_load(unsigned char v) { return (float)v; }
-__device__ __forceinline__ float dali_rs_load(short v) { return (float)v; }
-__device__ __forceinline__ float dali_rs_load(unsigned short v) { return (float)v; }
-__device__ __forceinline__ float dali_rs_load(float v) { return v; }
 
 // Saturate (a NaN becomes lo), then round half to even or half away from zero.
 __device__ __forceinline__ float dali_rs_round(float v, float lo, float hi, bool even) {
@@ -98,9 +95,9 @@ __device__ __forceinline__ void dali_resample(const In* __restrict__ src, Out* _
     }
     const In* x = src + offset + (long long)starts[s.starts + pos] * axis_stride;
     const float* w = weights + s.weights + pos * s.support;
-    float a = w[0] * dali_rs_load(x[0]);
+    float a = w[0] * dali_load(x[0]);
     if (s.from_zero) a = 0.f + a;
-    for (long long k = 1; k < s.support; k++) a = a + w[k] * dali_rs_load(x[k * axis_stride]);
+    for (long long k = 1; k < s.support; k++) a = a + w[k] * dali_load(x[k * axis_stride]);
     dali_rs_store(a, &out[i], i % s.inner < s.even_end);
   }
 }

@@ -19,6 +19,7 @@
 // d = int(max(m)) and t = (x + 0.5 - m_x, y + 0.5 - m_y), m + t * (sqrtf(t_x^2 + t_y^2) / d),
 // in the order of displace_rows.h (correctly rounded operations only).
 
+#include "dali_numeric.cuh"
 #include "dali_philox.cuh"
 
 struct JitterSample {
@@ -45,27 +46,12 @@ __device__ __forceinline__ long long dali_jitter_floor(float x, long long n) {
   return x < (float)i ? i - 1 : i;
 }
 
-__device__ __forceinline__ float dali_jitter_load(unsigned char v) { return (float)v; }
-__device__ __forceinline__ float dali_jitter_load(float v) { return v; }
-
-// convert.pxd's store
-__device__ __forceinline__ void dali_jitter_store(float v, unsigned char* out) {
-  if (v != v || v <= 0.f) {
-    *out = 0;
-  } else if (v >= 255.f) {
-    *out = 255;
-  } else {
-    const int r = (int)v;
-    *out = (unsigned char)(r + (v - (float)r >= 0.5f));
-  }
-}
-__device__ __forceinline__ void dali_jitter_store(float v, float* out) { *out = v; }
 
 template <typename T>
 __device__ __forceinline__ float dali_jitter_at(const T* src, long long h, long long w,
                                                 long long nc, long long y, long long x,
                                                 long long c, float fill) {
-  if (0 <= x && x < w && 0 <= y && y < h) return dali_jitter_load(src[(y * w + x) * nc + c]);
+  if (0 <= x && x < w && 0 <= y && y < h) return dali_load(src[(y * w + x) * nc + c]);
   return fill;
 }
 
@@ -79,7 +65,7 @@ __device__ __forceinline__ void dali_displace_at(const T* __restrict__ in, T* ou
     if (0 <= xi && xi < w && 0 <= yi && yi < h)
       *out = in[(yi * w + xi) * nc + c];
     else
-      dali_jitter_store(fill, out);
+      dali_store(fill, out);
     return;
   }
   px = px - 0.5f;
@@ -94,7 +80,7 @@ __device__ __forceinline__ void dali_displace_at(const T* __restrict__ in, T* ou
   a = dali_jitter_at(in, h, w, nc, yi + 1, xi, c, fill);
   b = dali_jitter_at(in, h, w, nc, yi + 1, xi + 1, c, fill);
   const float bottom = a + (b - a) * fx;
-  dali_jitter_store(top + (bottom - top) * fy, out);
+  dali_store(top + (bottom - top) * fy, out);
 }
 
 enum { DALI_JITTER = 0, DALI_WATER = 1, DALI_SPHERE = 2 };
