@@ -1,6 +1,7 @@
-"""What the suites share: translation augmentations bounded by pixels or by the image shape,
-the check that every extra keyword argument is used, the `excluded` filter and the per-draw
-seeds."""
+"""What the suites share: the 14 augmentations of RandAugment's and TrivialAugment's suites
+(translations bounded by pixels or by the image shape), the check that every extra keyword
+argument is used, the `excluded` filter, the per-draw seeds and the per-sample choice of an
+augmentation."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import numbers
 
 import numpy as np
 
+from dali import fn, types
 from dali.auto_aug import augmentations
+from dali.auto_aug.core import _select
 
 
 def _pair(value, name):
@@ -41,6 +44,39 @@ def translations(use_shape, max_translate_abs, max_translate_rel, default_abs, d
                  "max_translate_abs")
     return [augmentations.translate_x_no_shape.augmentation(mag_range=(0, w)),
             augmentations.translate_y_no_shape.augmentation(mag_range=(0, h))]
+
+
+def suite(translations, *, shear, rotate, enhancements, posterize, solarize):
+    """RandAugment's and TrivialAugment's 14 augmentations in DALI's order: the `translations`,
+    the shears and the rotation with magnitude ranges `shear` and `rotate`, the four
+    `enhancements`, posterize and solarize with ranges `posterize` and `solarize`, then
+    equalize, auto_contrast and identity."""
+    a = augmentations
+    return [*translations,
+            a.shear_x.augmentation(mag_range=shear),
+            a.shear_y.augmentation(mag_range=shear),
+            a.rotate.augmentation(mag_range=rotate),
+            *enhancements,
+            a.posterize.augmentation(mag_range=posterize),
+            a.solarize.augmentation(mag_range=solarize),
+            a.equalize, a.auto_contrast, a.identity]
+
+
+def enhancements(mag_range):
+    """Brightness, contrast, color and sharpness with the magnitude range `mag_range`."""
+    a = augmentations
+    return [aug.augmentation(mag_range=mag_range)
+            for aug in (a.brightness, a.contrast, a.color, a.sharpness)]
+
+
+def shifted_enhancements():
+    """Brightness, contrast, color and sharpness with AutoAugment's ranges: `(0.1, 1.9)`, not
+    negated (factors around the identity 1, so they do not get stronger with the bin)."""
+    a = augmentations
+    shifted = {"mag_range": (0.1, 1.9), "randomly_negate": False}
+    return [*(aug.augmentation(mag_to_param=None, **shifted)
+              for aug in (a.brightness, a.contrast, a.color)),
+            a.sharpness.augmentation(mag_to_param=a.sharpness_kernel_shifted, **shifted)]
 
 
 def forbid_unused_kwargs(augs, kwargs, call_name):
@@ -97,3 +133,24 @@ def seeds(seed, count):
 
 def seed_kwargs(seed):
     return {} if seed is None else {"seed": seed}
+
+
+def uniform_ints(count, seed, shape=None):
+    """Per sample, an integer drawn uniformly from `[0, count - 1]` (`shape` of them, with
+    `shape`)."""
+    shape_kwargs = {} if shape is None else {"shape": shape}
+    return fn.random.uniform(values=list(range(count)), dtype=types.INT32, **shape_kwargs,
+                             **seed_kwargs(seed))
+
+
+def op_index(augs, seed, shape=None):
+    """Per sample, the index of one of `augs` drawn uniformly (as `uniform_ints`); None for a
+    single augmentation, which needs no draw."""
+    return None if len(augs) == 1 else uniform_ints(len(augs), seed, shape)
+
+
+def apply_selected(augs, op_idx, data, **kwargs):
+    """Applies `augs[op_idx]` to every sample (`op_idx` None: the only augmentation)."""
+    if op_idx is None:
+        return augs[0](data, **kwargs)
+    return _select.select(augs, op_idx, data, **kwargs)

@@ -104,12 +104,10 @@ def apply_auto_augment(policy, data, seed=None, **kwargs):
     run_seed, sub_seed, sign_seed = _suite.seeds(seed, 3)
     should_run = fn.random.uniform(range=[0, 1], shape=(stages,), dtype=types.FLOAT,
                                    **_suite.seed_kwargs(run_seed))
-    sub_id = fn.random.uniform(values=list(range(len(subs))), dtype=types.INT32,
-                               **_suite.seed_kwargs(sub_seed))
+    sub_id = _suite.uniform_ints(len(subs), sub_seed)
     signs = None
     if any(aug.randomly_negate for aug in augs.values()):
-        signs = fn.random.uniform(values=[0, 1], dtype=types.INT32, shape=(stages,),
-                                  **_suite.seed_kwargs(sign_seed))
+        signs = _suite.uniform_ints(2, sign_seed, shape=(stages,))
     for stage in range(stages):
         data = _stage(subs, stage, data, should_run[stage], sub_id,
                       None if signs is None else signs[stage], policy.num_magnitude_bins,
@@ -139,31 +137,21 @@ def _stage(subs, stage, data, should_run, sub_id, sign, num_magnitude_bins, kwar
         magnitude_bin = _augmentation.signed_bin(magnitude_bin, random_sign=sign)
     op_kwargs = {"magnitude_bin": magnitude_bin, "num_magnitude_bins": num_magnitude_bins,
                  **kwargs}
-    if len(used) == 1:
-        def apply():
-            return used[0](data, **op_kwargs)
-    else:
-        op_idx = types.Constant(ops)[sub_id]
-
-        def apply():
-            return _select.select(used, op_idx, data, **op_kwargs)
-    return _select.if_else(should_run < types.Constant(probs)[sub_id], apply, lambda: data)
+    op_idx = None if len(used) == 1 else types.Constant(ops)[sub_id]
+    return _select.if_else(should_run < types.Constant(probs)[sub_id],
+                           lambda: _suite.apply_selected(used, op_idx, data, **op_kwargs),
+                           lambda: data)
 
 
 # -- the policies -----------------------------------------------------------------------------
-def _enhance(aug):
-    return aug.augmentation(mag_range=(0.1, 1.9), randomly_negate=False, mag_to_param=None)
-
-
 def _policy_augmentations(use_shape, max_translate_abs, max_translate_rel):
     a = augmentations
     translate_x, translate_y = _suite.translations(use_shape, max_translate_abs,
                                                    max_translate_rel, 250, 1.0)
+    brightness, contrast, color, sharpness = _suite.shifted_enhancements()
     return {"shear_x": a.shear_x, "shear_y": a.shear_y, "translate_x": translate_x,
-            "translate_y": translate_y, "rotate": a.rotate, "color": _enhance(a.color),
-            "contrast": _enhance(a.contrast), "brightness": _enhance(a.brightness),
-            "sharpness": a.sharpness.augmentation(mag_range=(0.1, 1.9), randomly_negate=False,
-                                                  mag_to_param=a.sharpness_kernel_shifted),
+            "translate_y": translate_y, "rotate": a.rotate, "color": color,
+            "contrast": contrast, "brightness": brightness, "sharpness": sharpness,
             "posterize": a.posterize, "solarize": a.solarize.augmentation(mag_range=(0, 256)),
             "solarize_add": a.solarize_add, "invert": a.invert, "equalize": a.equalize,
             "auto_contrast": a.auto_contrast}

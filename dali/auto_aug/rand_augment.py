@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import numbers
 
-from dali import fn, types
-from dali.auto_aug import _suite, augmentations
-from dali.auto_aug.core import _augmentation, _select
+from dali.auto_aug import _suite
+from dali.auto_aug.core import _augmentation
 
 
 def rand_augment(data, n, m, num_magnitude_bins=31, shape=None, fill_value=128,
@@ -100,18 +99,12 @@ def apply_rand_augment(augmentations, data, n, m, num_magnitude_bins=31, seed=No
     bins = None
     if any(aug.randomly_negate for aug in augmentations):
         bins = _augmentation.signed_bin(m, seed=sign_seed, shape=(n,))
-    op_idx = None
-    if len(augmentations) > 1:
-        op_idx = fn.random.uniform(values=list(range(len(augmentations))), dtype=types.INT32,
-                                   shape=(n,), **_suite.seed_kwargs(op_seed))
+    op_idx = _suite.op_index(augmentations, op_seed, shape=(n,))
     for step in range(n):
         magnitude_bin = m if bins is None else bins[step]
-        if op_idx is None:
-            data = augmentations[0](data, magnitude_bin=magnitude_bin,
-                                    num_magnitude_bins=num_magnitude_bins, **kwargs)
-        else:
-            data = _select.select(augmentations, op_idx[step], data, magnitude_bin=magnitude_bin,
-                                  num_magnitude_bins=num_magnitude_bins, **kwargs)
+        data = _suite.apply_selected(augmentations, None if op_idx is None else op_idx[step],
+                                     data, magnitude_bin=magnitude_bin,
+                                     num_magnitude_bins=num_magnitude_bins, **kwargs)
     return data
 
 
@@ -128,19 +121,10 @@ def get_rand_augment_suite(use_shape=False, max_translate_abs=None, max_translat
     max_translate_rel : float or (float, float), optional
         Largest shift as a fraction of the shape; only with `use_shape`.
     """
-    a = augmentations
-    return [*_suite.translations(use_shape, max_translate_abs, max_translate_rel, 100,
-                                 100 / 224),
-            a.shear_x.augmentation(mag_range=(0, 0.3)),
-            a.shear_y.augmentation(mag_range=(0, 0.3)),
-            a.rotate.augmentation(mag_range=(0, 30)),
-            a.brightness.augmentation(mag_range=(0, 0.9)),
-            a.contrast.augmentation(mag_range=(0, 0.9)),
-            a.color.augmentation(mag_range=(0, 0.9)),
-            a.sharpness.augmentation(mag_range=(0, 0.9)),
-            a.posterize.augmentation(mag_range=(8, 4)),
-            a.solarize.augmentation(mag_range=(256, 0)),
-            a.equalize, a.auto_contrast, a.identity]
+    return _suite.suite(
+        _suite.translations(use_shape, max_translate_abs, max_translate_rel, 100, 100 / 224),
+        shear=(0, 0.3), rotate=(0, 30), enhancements=_suite.enhancements((0, 0.9)),
+        posterize=(8, 4), solarize=(256, 0))
 
 
 def get_rand_augment_non_monotonic_suite(use_shape=False, max_translate_abs=None,
@@ -148,18 +132,7 @@ def get_rand_augment_non_monotonic_suite(use_shape=False, max_translate_abs=None
     """Like `get_rand_augment_suite`, with the AutoAugment ranges for brightness, contrast,
     color, sharpness (`(0.1, 1.9)`, not negated), posterize (`(0, 4)`) and solarize
     (`(0, 256)`): those do not get stronger with the bin."""
-    a = augmentations
-    enhance = {"mag_range": (0.1, 1.9), "randomly_negate": False, "mag_to_param": None}
-    return [*_suite.translations(use_shape, max_translate_abs, max_translate_rel, 100,
-                                 100 / 224),
-            a.shear_x.augmentation(mag_range=(0, 0.3)),
-            a.shear_y.augmentation(mag_range=(0, 0.3)),
-            a.rotate.augmentation(mag_range=(0, 30)),
-            a.brightness.augmentation(**enhance),
-            a.contrast.augmentation(**enhance),
-            a.color.augmentation(**enhance),
-            a.sharpness.augmentation(mag_range=(0.1, 1.9), randomly_negate=False,
-                                     mag_to_param=a.sharpness_kernel_shifted),
-            a.posterize.augmentation(mag_range=(0, 4)),
-            a.solarize.augmentation(mag_range=(0, 256)),
-            a.equalize, a.auto_contrast, a.identity]
+    return _suite.suite(
+        _suite.translations(use_shape, max_translate_abs, max_translate_rel, 100, 100 / 224),
+        shear=(0, 0.3), rotate=(0, 30), enhancements=_suite.shifted_enhancements(),
+        posterize=(0, 4), solarize=(0, 256))

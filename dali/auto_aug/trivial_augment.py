@@ -4,9 +4,8 @@ uniformly from the suite, at a magnitude bin drawn uniformly from `[0, num_magni
 
 from __future__ import annotations
 
-from dali import fn, types
-from dali.auto_aug import _suite, augmentations
-from dali.auto_aug.core import _augmentation, _select
+from dali.auto_aug import _suite
+from dali.auto_aug.core import _augmentation
 
 
 def trivial_augment_wide(data, num_magnitude_bins=31, shape=None, fill_value=128,
@@ -72,17 +71,12 @@ def apply_trivial_augment(augmentations, data, num_magnitude_bins=31, seed=None,
                          "`apply_trivial_augment` call.")
     _suite.forbid_unused_kwargs(augmentations, kwargs, "apply_trivial_augment")
     op_seed, bin_seed, sign_seed = _suite.seeds(seed, 3)
-    magnitude_bin = fn.random.uniform(values=list(range(num_magnitude_bins)),
-                                      dtype=types.INT32, **_suite.seed_kwargs(bin_seed))
+    magnitude_bin = _suite.uniform_ints(num_magnitude_bins, bin_seed)
     if any(aug.randomly_negate for aug in augmentations):
         magnitude_bin = _augmentation.signed_bin(magnitude_bin, seed=sign_seed)
-    if len(augmentations) == 1:
-        return augmentations[0](data, magnitude_bin=magnitude_bin,
-                                num_magnitude_bins=num_magnitude_bins, **kwargs)
-    op_idx = fn.random.uniform(values=list(range(len(augmentations))), dtype=types.INT32,
-                               **_suite.seed_kwargs(op_seed))
-    return _select.select(augmentations, op_idx, data, magnitude_bin=magnitude_bin,
-                          num_magnitude_bins=num_magnitude_bins, **kwargs)
+    return _suite.apply_selected(augmentations, _suite.op_index(augmentations, op_seed), data,
+                                 magnitude_bin=magnitude_bin,
+                                 num_magnitude_bins=num_magnitude_bins, **kwargs)
 
 
 def get_trivial_augment_wide_suite(use_shape=False, max_translate_abs=None,
@@ -99,15 +93,7 @@ def get_trivial_augment_wide_suite(use_shape=False, max_translate_abs=None,
     max_translate_rel : float or (float, float), optional
         Largest shift as a fraction of the shape; only with `use_shape`.
     """
-    a = augmentations
-    return [*_suite.translations(use_shape, max_translate_abs, max_translate_rel, 32, 1.0),
-            a.shear_x.augmentation(mag_range=(0, 0.99)),
-            a.shear_y.augmentation(mag_range=(0, 0.99)),
-            a.rotate.augmentation(mag_range=(0, 135)),
-            a.brightness.augmentation(mag_range=(0.01, 0.99)),
-            a.contrast.augmentation(mag_range=(0.01, 0.99)),
-            a.color.augmentation(mag_range=(0.01, 0.99)),
-            a.sharpness.augmentation(mag_range=(0.01, 0.99)),
-            a.posterize.augmentation(mag_range=(8, 2)),
-            a.solarize.augmentation(mag_range=(256, 0)),
-            a.equalize, a.auto_contrast, a.identity]
+    return _suite.suite(
+        _suite.translations(use_shape, max_translate_abs, max_translate_rel, 32, 1.0),
+        shear=(0, 0.99), rotate=(0, 135), enhancements=_suite.enhancements((0.01, 0.99)),
+        posterize=(8, 2), solarize=(256, 0))
