@@ -1,21 +1,26 @@
 // Kernel-stamping macros shared by the kernels (`#include "dali_kernels.cuh"`).
 //
-// Operators that move elements without looking at them (flip, cat/stack) have one kernel per
-// element size: DALI_WORD_KERNELS(name, body, Sample) defines the extern "C" kernels name_1,
-// name_2, name_4 and name_8, each `(const W* src, W* dst, const Sample* samples)` for the
-// unsigned word W of that many bytes, calling the device template body(src, dst, samples).
+// Kernels that move elements without looking at them come in one per element size, for the
+// unsigned word of 1, 2, 4 and 8 bytes:
+// - DALI_FOR_WORDS(M, args...) expands M(args..., BYTES, W) for each word W of BYTES bytes;
+// - DALI_WORD_KERNELS(name, body, Sample) defines the extern "C" kernels name_1, name_2, name_4
+//   and name_8, each `(const W* src, W* dst, const Sample* samples)` calling the device
+//   template body(src, dst, samples).
 #ifndef DALI_OPS_CUDA_DALI_KERNELS_CUH_
 #define DALI_OPS_CUDA_DALI_KERNELS_CUH_
 
-#define DALI_WORD_KERNEL(NAME, BODY, SAMPLE, W)                                  \
-  extern "C" __global__ void NAME(const W* src, W* dst, const SAMPLE* samples) { \
-    BODY(src, dst, samples);                                                     \
+#define DALI_FOR_WORDS(M, ...)      \
+  M(__VA_ARGS__, 1, unsigned char)  \
+  M(__VA_ARGS__, 2, unsigned short) \
+  M(__VA_ARGS__, 4, unsigned int)   \
+  M(__VA_ARGS__, 8, unsigned long long)
+
+#define DALI_WORD_KERNEL(NAME, BODY, SAMPLE, BYTES, W)                                      \
+  extern "C" __global__ void NAME##_##BYTES(const W* src, W* dst, const SAMPLE* samples) { \
+    BODY(src, dst, samples);                                                                \
   }
 
-#define DALI_WORD_KERNELS(NAME, BODY, SAMPLE)              \
-  DALI_WORD_KERNEL(NAME##_1, BODY, SAMPLE, unsigned char)  \
-  DALI_WORD_KERNEL(NAME##_2, BODY, SAMPLE, unsigned short) \
-  DALI_WORD_KERNEL(NAME##_4, BODY, SAMPLE, unsigned int)   \
-  DALI_WORD_KERNEL(NAME##_8, BODY, SAMPLE, unsigned long long)
+#define DALI_WORD_KERNELS(NAME, BODY, SAMPLE) \
+  DALI_FOR_WORDS(DALI_WORD_KERNEL, NAME, BODY, SAMPLE)
 
 #endif  // DALI_OPS_CUDA_DALI_KERNELS_CUH_

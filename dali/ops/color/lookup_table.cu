@@ -6,6 +6,8 @@
 // output's size).  The batch is one flat range of `count` elements (device batches are
 // packed); a grid-stride loop, one thread per element.
 
+#include "dali_kernels.cuh"
+
 template <typename In, typename W>
 __device__ __forceinline__ void dali_lookup(const In* __restrict__ src, W* __restrict__ dst,
                                             long long count, const W* __restrict__ table,
@@ -31,17 +33,11 @@ __device__ __forceinline__ void dali_lookup(const In* __restrict__ src, W* __res
     dali_lookup(src, dst, count, table, lo, size, dflt);                                     \
   }
 
-#define DALI_LOOKUP_FROM(IN, TIN)                  \
-  DALI_LOOKUP(IN, TIN, 1, unsigned char)           \
-  DALI_LOOKUP(IN, TIN, 2, unsigned short)          \
-  DALI_LOOKUP(IN, TIN, 4, unsigned int)            \
-  DALI_LOOKUP(IN, TIN, 8, unsigned long long)
-
-DALI_LOOKUP_FROM(i8, signed char)
-DALI_LOOKUP_FROM(u8, unsigned char)
-DALI_LOOKUP_FROM(i16, short)
-DALI_LOOKUP_FROM(u16, unsigned short)
-DALI_LOOKUP_FROM(i32, int)
-DALI_LOOKUP_FROM(u32, unsigned int)
-DALI_LOOKUP_FROM(i64, long long)
-DALI_LOOKUP_FROM(u64, unsigned long long)
+DALI_FOR_WORDS(DALI_LOOKUP, i8, signed char)
+DALI_FOR_WORDS(DALI_LOOKUP, u8, unsigned char)
+DALI_FOR_WORDS(DALI_LOOKUP, i16, short)
+DALI_FOR_WORDS(DALI_LOOKUP, u16, unsigned short)
+DALI_FOR_WORDS(DALI_LOOKUP, i32, int)
+DALI_FOR_WORDS(DALI_LOOKUP, u32, unsigned int)
+DALI_FOR_WORDS(DALI_LOOKUP, i64, long long)
+DALI_FOR_WORDS(DALI_LOOKUP, u64, unsigned long long)

@@ -9,6 +9,8 @@
 // The host (dali/ops/tensor/_one_hot_gpu.py) describes each sample with one OneHotSample; one
 // thread per output element, blockIdx.y the sample, a grid-stride loop over x.
 
+#include "dali_kernels.cuh"
+
 struct OneHotSample {
   long long src_offset;            // elements from the start of the input buffer
   long long dst_offset;            // elements from the start of the output buffer
@@ -61,19 +63,13 @@ __device__ __forceinline__ void dali_one_hot(const T* __restrict__ src, W* __res
     dali_one_hot(src, dst, samples, classes, on, off);                                       \
   }
 
-#define DALI_ONE_HOT_FROM(SRC, T)                  \
-  DALI_ONE_HOT(SRC, T, 1, unsigned char)           \
-  DALI_ONE_HOT(SRC, T, 2, unsigned short)          \
-  DALI_ONE_HOT(SRC, T, 4, unsigned int)            \
-  DALI_ONE_HOT(SRC, T, 8, unsigned long long)
-
-DALI_ONE_HOT_FROM(i8, signed char)
-DALI_ONE_HOT_FROM(u8, unsigned char)
-DALI_ONE_HOT_FROM(i16, short)
-DALI_ONE_HOT_FROM(u16, unsigned short)
-DALI_ONE_HOT_FROM(i32, int)
-DALI_ONE_HOT_FROM(u32, unsigned int)
-DALI_ONE_HOT_FROM(i64, long long)
-DALI_ONE_HOT_FROM(u64, unsigned long long)
-DALI_ONE_HOT_FROM(f32, float)
-DALI_ONE_HOT_FROM(f64, double)
+DALI_FOR_WORDS(DALI_ONE_HOT, i8, signed char)
+DALI_FOR_WORDS(DALI_ONE_HOT, u8, unsigned char)
+DALI_FOR_WORDS(DALI_ONE_HOT, i16, short)
+DALI_FOR_WORDS(DALI_ONE_HOT, u16, unsigned short)
+DALI_FOR_WORDS(DALI_ONE_HOT, i32, int)
+DALI_FOR_WORDS(DALI_ONE_HOT, u32, unsigned int)
+DALI_FOR_WORDS(DALI_ONE_HOT, i64, long long)
+DALI_FOR_WORDS(DALI_ONE_HOT, u64, unsigned long long)
+DALI_FOR_WORDS(DALI_ONE_HOT, f32, float)
+DALI_FOR_WORDS(DALI_ONE_HOT, f64, double)
