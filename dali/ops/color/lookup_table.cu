@@ -33,11 +33,4 @@ __device__ __forceinline__ void dali_lookup(const In* __restrict__ src, W* __res
     dali_lookup(src, dst, count, table, lo, size, dflt);                                     \
   }
 
-DALI_FOR_WORDS(DALI_LOOKUP, i8, signed char)
-DALI_FOR_WORDS(DALI_LOOKUP, u8, unsigned char)
-DALI_FOR_WORDS(DALI_LOOKUP, i16, short)
-DALI_FOR_WORDS(DALI_LOOKUP, u16, unsigned short)
-DALI_FOR_WORDS(DALI_LOOKUP, i32, int)
-DALI_FOR_WORDS(DALI_LOOKUP, u32, unsigned int)
-DALI_FOR_WORDS(DALI_LOOKUP, i64, long long)
-DALI_FOR_WORDS(DALI_LOOKUP, u64, unsigned long long)
+DALI_FOR_INTS(DALI_FOR_WORDS, DALI_LOOKUP)

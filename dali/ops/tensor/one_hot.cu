@@ -63,13 +63,6 @@ __device__ __forceinline__ void dali_one_hot(const T* __restrict__ src, W* __res
     dali_one_hot(src, dst, samples, classes, on, off);                                       \
   }
 
-DALI_FOR_WORDS(DALI_ONE_HOT, i8, signed char)
-DALI_FOR_WORDS(DALI_ONE_HOT, u8, unsigned char)
-DALI_FOR_WORDS(DALI_ONE_HOT, i16, short)
-DALI_FOR_WORDS(DALI_ONE_HOT, u16, unsigned short)
-DALI_FOR_WORDS(DALI_ONE_HOT, i32, int)
-DALI_FOR_WORDS(DALI_ONE_HOT, u32, unsigned int)
-DALI_FOR_WORDS(DALI_ONE_HOT, i64, long long)
-DALI_FOR_WORDS(DALI_ONE_HOT, u64, unsigned long long)
+DALI_FOR_INTS(DALI_FOR_WORDS, DALI_ONE_HOT)
 DALI_FOR_WORDS(DALI_ONE_HOT, f32, float)
 DALI_FOR_WORDS(DALI_ONE_HOT, f64, double)
