@@ -1,11 +1,13 @@
 """What the suites share: the 14 augmentations of RandAugment's and TrivialAugment's suites
-(translations bounded by pixels or by the image shape), the check that every extra keyword
-argument is used, the `excluded` filter, the per-draw seeds and the per-sample choice of an
-augmentation."""
+(translations bounded by pixels or by the image shape) and the documentation of their
+arguments, the check that every extra keyword argument is used, the `excluded` filter, the
+per-draw seeds and the per-sample choice of an augmentation."""
 
 from __future__ import annotations
 
 import numbers
+import re
+import textwrap
 
 import numpy as np
 
@@ -15,44 +17,39 @@ from dali.auto_aug.core import _select
 
 
 def _pair(value, name):
-    if isinstance(value, (tuple, list)):
-        if len(value) != 2 or not all(isinstance(v, numbers.Real) for v in value):
-            raise ValueError(f"The `{name}` must be a number or a pair of numbers (height, "
-                             f"width), got {value!r}.")
-        return tuple(value)
-    if not isinstance(value, numbers.Real):
+    pair = tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+    if len(pair) != 2 or not all(isinstance(v, numbers.Real) for v in pair):
         raise ValueError(f"The `{name}` must be a number or a pair of numbers (height, width), "
                          f"got {value!r}.")
-    return value, value
+    return pair
 
 
 def translations(use_shape, max_translate_abs, max_translate_rel, default_abs, default_rel):
     """`[translate_x, translate_y]` with magnitude ranges `(0, max width/height shift)`: relative
     to the `shape` argument when `use_shape`, in pixels otherwise."""
+    a = augmentations
     if use_shape:
-        if max_translate_abs is not None:
-            raise ValueError("The argument `max_translate_abs` cannot be used with image "
-                             "shapes. You may use `max_translate_rel` instead.")
-        h, w = _pair(default_rel if max_translate_rel is None else max_translate_rel,
-                     "max_translate_rel")
-        return [augmentations.translate_x.augmentation(mag_range=(0, w)),
-                augmentations.translate_y.augmentation(mag_range=(0, h))]
-    if max_translate_rel is not None:
-        raise ValueError("The argument `max_translate_rel` cannot be used without image "
-                         "shapes. You may use `max_translate_abs` instead.")
-    h, w = _pair(default_abs if max_translate_abs is None else max_translate_abs,
-                 "max_translate_abs")
-    return [augmentations.translate_x_no_shape.augmentation(mag_range=(0, w)),
-            augmentations.translate_y_no_shape.augmentation(mag_range=(0, h))]
+        used, unused, default = "max_translate_rel", "max_translate_abs", default_rel
+        translate_x, translate_y = a.translate_x, a.translate_y
+    else:
+        used, unused, default = "max_translate_abs", "max_translate_rel", default_abs
+        translate_x, translate_y = a.translate_x_no_shape, a.translate_y_no_shape
+    given = {"max_translate_abs": max_translate_abs, "max_translate_rel": max_translate_rel}
+    if given[unused] is not None:
+        shapes = "with" if use_shape else "without"
+        raise ValueError(f"The argument `{unused}` cannot be used {shapes} image shapes. You may "
+                         f"use `{used}` instead.")
+    h, w = _pair(default if given[used] is None else given[used], used)
+    return [translate_x.augmentation(mag_range=(0, w)), translate_y.augmentation(mag_range=(0, h))]
 
 
-def suite(translations, *, shear, rotate, enhancements, posterize, solarize):
-    """RandAugment's and TrivialAugment's 14 augmentations in DALI's order: the `translations`,
-    the shears and the rotation with magnitude ranges `shear` and `rotate`, the four
+def suite(translate, *, shear, rotate, enhancements, posterize, solarize):
+    """RandAugment's and TrivialAugment's 14 augmentations in DALI's order: the two `translate`
+    augmentations, the shears and the rotation with magnitude ranges `shear` and `rotate`, the four
     `enhancements`, posterize and solarize with ranges `posterize` and `solarize`, then
     equalize, auto_contrast and identity."""
     a = augmentations
-    return [*translations,
+    return [*translate,
             a.shear_x.augmentation(mag_range=shear),
             a.shear_y.augmentation(mag_range=shear),
             a.rotate.augmentation(mag_range=rotate),
@@ -81,9 +78,7 @@ def shifted_enhancements():
 
 def forbid_unused_kwargs(augs, kwargs, call_name):
     """Raise when a keyword argument is used by none of `augs`."""
-    used = set()
-    for aug in augs:
-        used.update(aug._extra)
+    used = _extra_kwargs(augs)
     unused = [k for k in kwargs if k not in used]
     if unused:
         noun = "kwarg" if len(unused) == 1 else "kwargs"
@@ -110,10 +105,13 @@ def suite_kwargs(augs, shape, fill_value, interp_type):
     kwargs = {"fill_value": fill_value, "interp_type": interp_type}
     if shape is not None:
         kwargs["shape"] = shape
-    used = set()
-    for aug in augs:
-        used.update(aug._extra)
+    used = _extra_kwargs(augs)
     return {k: v for k, v in kwargs.items() if k in used}
+
+
+def _extra_kwargs(augs):
+    """The names of the keyword arguments that some of `augs` take."""
+    return set().union(*(aug._extra for aug in augs))
 
 
 def check_bins(num_magnitude_bins):
@@ -154,3 +152,43 @@ def apply_selected(augs, op_idx, data, **kwargs):
     if op_idx is None:
         return augs[0](data, **kwargs)
     return _select.select(augs, op_idx, data, **kwargs)
+
+
+_PARAMETER_DOCS = {
+    "warp_parameters": """\
+shape : DataNode or (int, int), optional
+    The (height, width) of the images or frames: translations then shift by up to
+    `max_translate_rel` times it, otherwise by up to `max_translate_abs` pixels.
+fill_value : int, optional
+    Padding of the translated, sheared and rotated images; None repeats the border.
+interp_type : types.DALIInterpType, optional
+    Interpolation of those warps (`INTERP_LINEAR` by default, or `INTERP_NN`).
+max_translate_abs : int or (int, int), optional
+    Largest shift in pixels (height, width) without `shape`; {abs} by default.
+max_translate_rel : float or (float, float), optional
+    Largest shift as a fraction of the shape, with `shape`; {rel} by default.""",
+    "suite_parameters": """\
+use_shape : bool
+    Translations relative to the image shape (`max_translate_rel`, default {rel}) instead
+    of bounded in pixels (`max_translate_abs`, default {abs}).
+max_translate_abs : int or (int, int), optional
+    Largest shift in pixels (height, width); only without `use_shape`.
+max_translate_rel : float or (float, float), optional
+    Largest shift as a fraction of the shape; only with `use_shape`.""",
+}
+
+
+def parameter_docs(max_translate_abs, max_translate_rel):
+    """Decorator: a docstring line `{warp_parameters}` (of the entry points) or
+    `{suite_parameters}` (of the suites and policies) becomes the documentation of those
+    parameters, at the line's indentation, with these default largest shifts."""
+    def fill(match):
+        text = _PARAMETER_DOCS[match[2]].format(abs=max_translate_abs, rel=max_translate_rel)
+        return textwrap.indent(text, match[1])
+
+    def decorate(function):
+        if function.__doc__ is not None:  # None under `python -OO`
+            function.__doc__ = re.sub(r"^( *)\{(\w+)\}$", fill, function.__doc__, flags=re.M)
+        return function
+
+    return decorate

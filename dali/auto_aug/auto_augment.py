@@ -20,6 +20,7 @@ from dali.auto_aug.core.policy import Policy
 _POLICIES = ("image_net", "reduced_image_net", "svhn", "reduced_cifar10")
 
 
+@_suite.parameter_docs("250", "1")
 def auto_augment(data, policy_name="image_net", shape=None, fill_value=128, interp_type=None,
                  max_translate_abs=None, max_translate_rel=None, seed=None):
     """Applies one of the AutoAugment paper's policies to the batch.
@@ -30,17 +31,7 @@ def auto_augment(data, policy_name="image_net", shape=None, fill_value=128, inte
         `uint8` images (`HWC`) or videos (`FHWC`).
     policy_name : str, optional
         `image_net` (default), `reduced_image_net`, `svhn` or `reduced_cifar10`.
-    shape : DataNode or (int, int), optional
-        The (height, width) of the images or frames: translations then shift by up to
-        `max_translate_rel` times it, otherwise by up to `max_translate_abs` pixels.
-    fill_value : int, optional
-        Padding of the translated, sheared and rotated images; None repeats the border.
-    interp_type : types.DALIInterpType, optional
-        Interpolation of those warps (`INTERP_LINEAR` by default, or `INTERP_NN`).
-    max_translate_abs : int or (int, int), optional
-        Largest shift in pixels (height, width) without `shape`; 250 by default.
-    max_translate_rel : float or (float, float), optional
-        Largest shift as a fraction of the shape, with `shape`; 1 by default.
+    {warp_parameters}
     seed : int, optional
         Seed of the random choices of sub-policies, steps and signs.
 
@@ -275,18 +266,13 @@ _REDUCED_CIFAR10 = [
 ]
 
 
+@_suite.parameter_docs("250", "1")
 def get_image_net_policy(use_shape=False, max_translate_abs=None, max_translate_rel=None):
     """The policy tuned on ImageNet in the AutoAugment paper.
 
     Parameters
     ----------
-    use_shape : bool
-        Translations relative to the image shape (`max_translate_rel`, default 1) instead of
-        bounded in pixels (`max_translate_abs`, default 250).
-    max_translate_abs : int or (int, int), optional
-        Largest shift in pixels (height, width); only without `use_shape`.
-    max_translate_rel : float or (float, float), optional
-        Largest shift as a fraction of the shape; only with `use_shape`.
+    {suite_parameters}
     """
     return _policy("ImageNetPolicy", _IMAGE_NET, use_shape, max_translate_abs,
                    max_translate_rel)

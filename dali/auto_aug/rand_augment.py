@@ -10,6 +10,7 @@ from dali.auto_aug import _suite
 from dali.auto_aug.core import _augmentation
 
 
+@_suite.parameter_docs("100", "100/224")
 def rand_augment(data, n, m, num_magnitude_bins=31, shape=None, fill_value=128,
                  interp_type=None, max_translate_abs=None, max_translate_rel=None, seed=None,
                  monotonic_mag=True, excluded=None):
@@ -25,17 +26,7 @@ def rand_augment(data, n, m, num_magnitude_bins=31, shape=None, fill_value=128,
         The magnitude bin of every augmentation, from `[0, num_magnitude_bins - 1]`.
     num_magnitude_bins : int, optional
         The number of bins the magnitude ranges are divided into.
-    shape : DataNode or (int, int), optional
-        The (height, width) of the images or frames: translations then shift by up to
-        `max_translate_rel` times it, otherwise by up to `max_translate_abs` pixels.
-    fill_value : int, optional
-        Padding of the translated, sheared and rotated images; None repeats the border.
-    interp_type : types.DALIInterpType, optional
-        Interpolation of those warps (`INTERP_LINEAR` by default, or `INTERP_NN`).
-    max_translate_abs : int or (int, int), optional
-        Largest shift in pixels (height, width) without `shape`; 100 by default.
-    max_translate_rel : float or (float, float), optional
-        Largest shift as a fraction of the shape, with `shape`; 100/224 by default.
+    {warp_parameters}
     seed : int, optional
         Seed of the random choices of augmentations and signs.
     monotonic_mag : bool, optional
@@ -108,18 +99,13 @@ def apply_rand_augment(augmentations, data, n, m, num_magnitude_bins=31, seed=No
     return data
 
 
+@_suite.parameter_docs("100", "100/224")
 def get_rand_augment_suite(use_shape=False, max_translate_abs=None, max_translate_rel=None):
     """The 14 augmentations of RandAugment, all stronger with higher magnitude bins.
 
     Parameters
     ----------
-    use_shape : bool
-        Translations relative to the image shape (`max_translate_rel`, default 100/224) instead
-        of bounded in pixels (`max_translate_abs`, default 100).
-    max_translate_abs : int or (int, int), optional
-        Largest shift in pixels (height, width); only without `use_shape`.
-    max_translate_rel : float or (float, float), optional
-        Largest shift as a fraction of the shape; only with `use_shape`.
+    {suite_parameters}
     """
     return _suite.suite(
         _suite.translations(use_shape, max_translate_abs, max_translate_rel, 100, 100 / 224),

@@ -8,6 +8,7 @@ from dali.auto_aug import _suite
 from dali.auto_aug.core import _augmentation
 
 
+@_suite.parameter_docs("32", "1")
 def trivial_augment_wide(data, num_magnitude_bins=31, shape=None, fill_value=128,
                          interp_type=None, max_translate_abs=None, max_translate_rel=None,
                          seed=None, excluded=None):
@@ -19,17 +20,7 @@ def trivial_augment_wide(data, num_magnitude_bins=31, shape=None, fill_value=128
         `uint8` images (`HWC`) or videos (`FHWC`).
     num_magnitude_bins : int, optional
         The number of bins the magnitude ranges are divided into.
-    shape : DataNode or (int, int), optional
-        The (height, width) of the images or frames: translations then shift by up to
-        `max_translate_rel` times it, otherwise by up to `max_translate_abs` pixels.
-    fill_value : int, optional
-        Padding of the translated, sheared and rotated images; None repeats the border.
-    interp_type : types.DALIInterpType, optional
-        Interpolation of those warps (`INTERP_LINEAR` by default, or `INTERP_NN`).
-    max_translate_abs : int or (int, int), optional
-        Largest shift in pixels (height, width) without `shape`; 32 by default.
-    max_translate_rel : float or (float, float), optional
-        Largest shift as a fraction of the shape, with `shape`; 1 by default.
+    {warp_parameters}
     seed : int, optional
         Seed of the random choices of augmentations, bins and signs.
     excluded : list of str, optional
@@ -79,19 +70,14 @@ def apply_trivial_augment(augmentations, data, num_magnitude_bins=31, seed=None,
                                  num_magnitude_bins=num_magnitude_bins, **kwargs)
 
 
+@_suite.parameter_docs("32", "1")
 def get_trivial_augment_wide_suite(use_shape=False, max_translate_abs=None,
                                    max_translate_rel=None):
     """The 14 augmentations of TrivialAugment's wide augmentation space.
 
     Parameters
     ----------
-    use_shape : bool
-        Translations relative to the image shape (`max_translate_rel`, default 1) instead of
-        bounded in pixels (`max_translate_abs`, default 32).
-    max_translate_abs : int or (int, int), optional
-        Largest shift in pixels (height, width); only without `use_shape`.
-    max_translate_rel : float or (float, float), optional
-        Largest shift as a fraction of the shape; only with `use_shape`.
+    {suite_parameters}
     """
     return _suite.suite(
         _suite.translations(use_shape, max_translate_abs, max_translate_rel, 32, 1.0),
