@@ -1,10 +1,11 @@
-"""What the auto_aug tests (and tests/goldens/make_auto_aug.py) share: small test images, and
+"""What the auto_aug tests (and tests/goldens/make_auto_aug.py) share: small test images,
 running one augmentation at given magnitude bins and signs, or a whole graph, with dali or with
-real NVIDIA DALI."""
+real NVIDIA DALI, and the comparisons of suites and graphs with real DALI's."""
 
 from __future__ import annotations
 
 import importlib
+import warnings
 
 import numpy as np
 
@@ -77,6 +78,34 @@ def run_augmentation(name, imgs, bins=BINS, signs=SIGNS, *, real=False, augmenta
         return aug(x, magnitude_bin=core.signed_bin(b, s), num_magnitude_bins=num_bins, **extra)
 
     return run_graph(graph, [imgs, bins, signs], real=real, layouts=[layout, None, None])[0]
+
+
+def assert_same_as_dali(graph, inputs):
+    """`run_graph(graph, inputs)` gives real DALI's samples, bit for bit (DALI's warnings
+    silenced)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = run_graph(graph, inputs, real=True)[0]
+    for o, r in zip(run_graph(graph, inputs)[0], ref, strict=True):
+        np.testing.assert_array_equal(o, r)
+
+
+def assert_same_augmentations(ours, theirs):
+    """Each of `ours` has the magnitude range, random sign and parameter device of the
+    augmentation of real DALI at its place in `theirs`, and gives the same parameters over the
+    magnitude range."""
+    for a, b in zip(ours, theirs, strict=True):
+        assert (a.mag_range, a.randomly_negate, a.param_device) == (
+            b.mag_range, b.randomly_negate, b.param_device)
+        if a.mag_range is not None:
+            for m in np.linspace(*a.mag_range, 5):
+                np.testing.assert_allclose(np.asarray(_parameter(a, m), np.float64),
+                                           np.asarray(_parameter(b, m), np.float64), rtol=1e-6,
+                                           atol=1e-6)
+
+
+def _parameter(aug, magnitude):
+    return magnitude if aug.mag_to_param is None else aug.mag_to_param(magnitude)
 
 
 # -- marker augmentations: which augmentation ran, with which magnitude -------------------------
