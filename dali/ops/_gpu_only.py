@@ -3,9 +3,9 @@ experimental.resize, decoders.inflate, optical_flow, readers.video, readers.vide
 their deprecated names): registered with DALI's complete schemas (`Schema(cpu=False)`) so that
 graphs using them are defined, serialized and documented as in DALI; building one on the CPU
 raises DALI's error for an operator that has no CPU backend, naming the operator.  Those with a
-GPU backend (median_blur, dilate, erode, remap, experimental.resize, decoders.inflate) define
-`run_gpu` and build on the GPU; the others raise the same error on the GPU until their kernel
-is written (docs/gpu.md).
+GPU backend (median_blur, dilate, erode, remap, experimental.resize, decoders.inflate,
+readers.video) define `run_gpu` and build on the GPU; the others raise the same error on the
+GPU until their kernel is written (docs/gpu.md).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ av = pytest.importorskip("av")
 import video_clips  # noqa: E402
 from cases_filters import assert_same_as_cpu  # noqa: E402
 
-from dali import fn, pipeline_def  # noqa: E402
+from dali import fn, pipeline_def, types  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -83,3 +83,72 @@ def test_readers_video_gpu_equals_cpu(emulated_gpu, files):
         return frames, labels, numbers, stamps, padded
 
     assert_same_as_cpu(graph, 3, iterations=3)
+
+
+def _outputs(graph, device_id, runs):
+    @pipeline_def(batch_size=3, num_threads=2, device_id=device_id, seed=5,
+                  prefetch_queue_depth=1)
+    def pipe():
+        return graph()
+
+    p = pipe()
+    p.build()
+    return [[o.as_cpu() if device_id is not None else o for o in p.run()] for _ in range(runs)]
+
+
+def test_legacy_readers_video_is_the_experimental_reader_uploaded(emulated_gpu, files, tmp_path):
+    """fn.readers.video (DALI's GPU-only reader) on the GPU gives what
+    fn.experimental.readers.video gives on the CPU with the mapped arguments: pad_sequences is
+    zero padding, a file_list's timestamps round start up and end down (or, with
+    file_list_include_preceding_frame, start down and end up), enable_frame_num=True the
+    first frame's number, dtype=FLOAT with normalized the values / 255."""
+    root = os.path.dirname(os.path.dirname(files[0]))
+    listing = tmp_path / "list.txt"
+    listing.write_text(f"{files[0]} 4 0.05 0.3\n{files[1]} 7 0.1 0.25\n")
+
+    def legacy():
+        frames, labels, first, stamps = fn.readers.video(
+            device="gpu", file_root=root, sequence_length=3, stride=2, step=4,
+            enable_frame_num=True, enable_timestamps=True, pad_sequences=True)
+        floats, _ = fn.readers.video(device="gpu", filenames=files, labels=[], sequence_length=4,
+                                     dtype=types.FLOAT, normalized=True)
+        listed = fn.readers.video(device="gpu", file_list=str(listing), sequence_length=2,
+                                  random_shuffle=True, seed=3)
+        early = fn.readers.video(device="gpu", file_list=str(listing), sequence_length=2,
+                                 file_list_include_preceding_frame=True)
+        return frames, labels, first, stamps, floats, *listed, *early
+
+    def experimental():
+        read = fn.experimental.readers.video
+        frames, labels, first, stamps = read(
+            file_root=root, sequence_length=3, stride=2, step=4, enable_frame_num="scalar",
+            enable_timestamps=True, pad_mode="constant")
+        uint8, _ = read(filenames=files, labels=[0, 1], sequence_length=4)
+        listed = read(file_list=str(listing), sequence_length=2, random_shuffle=True, seed=3,
+                      file_list_rounding="start_up_end_down")
+        early = read(file_list=str(listing), sequence_length=2)
+        return frames, labels, first, stamps, uint8, *listed, *early
+
+    gpu, cpu = _outputs(legacy, 0, 3), _outputs(experimental, None, 3)
+    for g_run, c_run in zip(gpu, cpu, strict=True):
+        for k, (g, c) in enumerate(zip(g_run, c_run, strict=True)):
+            expected = [np.asarray(t) for t in c]
+            if k == 4:
+                expected = [e.astype(np.float32) / np.float32(255) for e in expected]
+            np.testing.assert_equal([np.asarray(t) for t in g], expected)
+    assert gpu[0][4].dtype == types.FLOAT and gpu[0][0].layout() == "FHWC"
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"channels": 1}, NotImplementedError, "channels=1 is not implemented"),
+    ({"normalized": True}, NotImplementedError, "normalized=True is implemented for dtype=FLOAT"),
+    ({"dtype": types.INT16}, RuntimeError, "dtype must be UINT8 or FLOAT"),
+])
+def test_legacy_readers_video_refuses_what_it_does_not_do(emulated_gpu, files, kwargs, error,
+                                                          message):
+    @pipeline_def(batch_size=1, num_threads=1, device_id=0)
+    def pipe():
+        return fn.readers.video(device="gpu", filenames=files, sequence_length=2, **kwargs)
+
+    with pytest.raises(error, match=message):
+        pipe().build()

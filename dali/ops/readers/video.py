@@ -1,8 +1,14 @@
 """readers.video and readers.video_resize (and their deprecated names video_reader and
 video_reader_resize): DALI 2.4's GPU video readers (NVDEC), GPU only (see
-dali/ops/_gpu_only.py).  dali reads videos on the CPU with fn.experimental.readers.video."""
+dali/ops/_gpu_only.py).  readers.video decodes on the CPU as fn.experimental.readers.video does
+(`dali.ops.video._sequence_reader`, PyAV) and uploads the outputs; its arguments are mapped to
+that reader's: `pad_sequences` pads with zero frames, `file_list_frame_num` and
+`file_list_include_preceding_frame` choose how a `file_list`'s starts and ends count and round.
+readers.video_resize has no GPU backend yet."""
 
 from __future__ import annotations
+
+import numpy as np
 
 from dali import _registry
 from dali._schema import REQUIRED, Arg, Schema
@@ -11,18 +17,11 @@ from dali._types import DALIImageType as Image
 from dali.ops import _aliases, _gpu_only
 from dali.ops.geometry import _resize_common, _resize_size
 from dali.ops.readers import _common
-
-
-def _num_outputs(args):
-    """The frames; the labels (with `file_root`, `file_list` or `labels`); the frame numbers
-    (with `enable_frame_num`); the timestamps (with `enable_timestamps`)."""
-    labelled = bool(args.get("file_root") or args.get("file_list")) or \
-        args.get("labels") is not None
-    frame_num = args.get("enable_frame_num", "none") not in (None, False, "none", "None")
-    return 1 + labelled + frame_num + bool(args.get("enable_timestamps"))
+from dali.ops.video import _sequence_reader
 
 
 def _reader_args():
+    """readers.video's arguments, as it runs them (on the GPU, from the CPU decoder)."""
     return [
         Arg("sequence_length", T.INT32, REQUIRED, doc="Frames to load per sequence."),
         Arg("filenames", T._STRING_VEC, [],
@@ -44,7 +43,8 @@ def _reader_args():
         Arg("dtype", T.DATA_TYPE, T.UINT8, doc="Output type: UINT8 or FLOAT."),
         Arg("image_type", T.IMAGE_TYPE, Image.RGB,
             doc="Color space of the frames: RGB or YCbCr."),
-        Arg("normalized", T.BOOL, False, doc="Output normalized data."),
+        Arg("normalized", T.BOOL, False,
+            doc="Output normalized data: FLOAT frames in [0, 1] (the values / 255)."),
         Arg("enable_frame_num", T.PYTHON_OBJECT, "none",
             doc="Frame number output: 'none' or False (none), 'scalar' or True (the first "
                 "frame's number), 'sequence' (each frame's number)."),
@@ -54,40 +54,79 @@ def _reader_args():
         Arg("file_list_include_preceding_frame", T.BOOL, False,
             doc="Round a `file_list` start timestamp down to a frame instead of up."),
         Arg("skip_vfr_check", T.BOOL, False,
-            doc="Skip the check for variable frame rate videos."),
+            doc="Skip the check for variable frame rate videos.",
+            ignored="dali's CPU decoder reads variable frame rate videos frame by frame"),
         Arg("additional_decode_surfaces", T.INT32, 2,
-            doc="Decode surfaces to use beyond the minimum the decoder needs."),
-        *_gpu_only.as_declared(_common.loader_args()),
+            doc="Decode surfaces to use beyond the minimum the decoder needs.",
+            ignored="NVDEC's decode surfaces; dali decodes on the CPU"),
+        *_common.loader_args(),
     ]
 
 
 def _resize_args():
     return _gpu_only.as_declared([
+        *_reader_args(),
         *_resize_size.size_args(),
         *(a for a in _resize_common.filter_args() if a.name != "dtype"),
     ])
 
 
 @_registry.register
-class Video(_gpu_only.GpuOnly):
+class Video(_gpu_only.GpuOnly, _sequence_reader.SequenceReader):
     schema = Schema(
-        "readers.video", inputs=0, outputs=_num_outputs, devices=("gpu",), cpu=False,
-        random=True,
+        "readers.video", inputs=0, outputs=_sequence_reader.num_outputs, devices=("gpu",),
+        cpu=False, random=True,
         doc=_gpu_only.gpu_doc(
-            "Loads and decodes video files with NVDEC into sequences of frames (FHWC), "
-            "with labels, frame numbers and timestamps as extra outputs."),
+            "Loads and decodes video files into sequences of frames (FHWC), with labels, "
+            "frame numbers and timestamps as extra outputs. DALI decodes with NVDEC; dali "
+            "decodes on the CPU threads (PyAV, `pip install \"dali[video]\"`) and uploads the "
+            "outputs to the GPU.", kernel=True),
         args=_reader_args())
+
+    def setup(self):
+        _gpu_only.GpuOnly.setup(self)           # DALI's error on the CPU
+        a, name = self.args, self.spec.display_name
+        if a["channels"] != 3:
+            raise NotImplementedError(f"{name}: channels={a['channels']} is not implemented "
+                                      "(3 channels only)")
+        if a["image_type"] != Image.RGB:
+            raise NotImplementedError(f"{name}: image_type={a['image_type']} is not "
+                                      "implemented (RGB only)")
+        if a["dtype"] not in (T.UINT8, T.FLOAT):
+            raise RuntimeError(f"{name}: dtype must be UINT8 or FLOAT, got {a['dtype']}")
+        if a["normalized"] and a["dtype"] != T.FLOAT:
+            raise NotImplementedError(f"{name}: normalized=True is implemented for "
+                                      "dtype=FLOAT only")
+        self.frame_dtype = np.float32 if a["dtype"] == T.FLOAT else np.uint8
+        self.normalized = a["normalized"]
+        self.args = {
+            **a, "pad_mode": "constant" if a["pad_sequences"] else "none", "fill_value": [0],
+            "file_list_format": "frames" if a["file_list_frame_num"] else "timestamps",
+            "file_list_rounding": ("start_down_end_up" if a["file_list_include_preceding_frame"]
+                                   else "start_up_end_down"),
+            "uniform_sample": False,
+            "labels": (list(range(len(a["filenames"]))) if a["labels"] is not None
+                       and len(a["labels"]) == 0 else a["labels"])}
+        _sequence_reader.SequenceReader.setup(self)
+
+    def run_cpu(self, ws, plan):
+        """The sequences decoded into the frames output (its type converts them), scaled to
+        [0, 1] with `normalized`; `run_gpu` uploads what this fills."""
+        super().run_cpu(ws, plan)
+        if self.normalized:
+            for frames in ws.output_samples(0):
+                np.divide(frames, np.float32(255), out=frames)
 
 
 @_registry.register
 class VideoResize(_gpu_only.GpuOnly):
     schema = Schema(
-        "readers.video_resize", inputs=0, outputs=_num_outputs, devices=("gpu",), cpu=False,
-        random=True,
+        "readers.video_resize", inputs=0, outputs=_sequence_reader.num_outputs,
+        devices=("gpu",), cpu=False, random=True,
         doc=_gpu_only.gpu_doc(
             "readers.video followed by fn.resize of every frame (the resize arguments are "
             "fn.resize's)."),
-        args=[*_reader_args(), *_resize_args()])
+        args=_resize_args())
 
 
 ALIASES = [
