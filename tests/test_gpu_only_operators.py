@@ -17,7 +17,8 @@ GPU_ONLY = ["experimental.median_blur", "experimental.dilate", "experimental.ero
             "video_reader", "video_reader_resize"]
 WITH_KERNEL = {"experimental.median_blur", "experimental.dilate", "experimental.erode",
                "experimental.remap", "experimental.resize", "decoders.inflate",
-               "experimental.inflate", "readers.video", "video_reader"}
+               "experimental.inflate", "readers.video", "video_reader", "readers.video_resize",
+               "video_reader_resize"}
 SCHEMA_NAMES = {"experimental.median_blur": "experimental__MedianBlur",
                 "experimental.inflate": "decoders__Inflate",
                 "readers.video_resize": "readers__VideoResize",

@@ -139,6 +139,35 @@ def test_legacy_readers_video_is_the_experimental_reader_uploaded(emulated_gpu, 
     assert gpu[0][4].dtype == types.FLOAT and gpu[0][0].layout() == "FHWC"
 
 
+def test_legacy_readers_video_resize_is_the_reader_then_resize(emulated_gpu, files):
+    """fn.readers.video_resize on the GPU gives fn.experimental.readers.video followed by
+    fn.resize on the CPU: sizes by `size`, `resize_shorter` (with max_size) and `resize_x`,
+    filters, antialias and float frames."""
+    def legacy():
+        read = fn.readers.video_resize
+        return (read(device="gpu", filenames=files, sequence_length=3, size=[20, 30]),
+                read(device="gpu", filenames=files, sequence_length=2, step=5,
+                     resize_shorter=40, max_size=70, interp_type=types.INTERP_CUBIC),
+                read(device="gpu", filenames=files, sequence_length=2, resize_x=17,
+                     dtype=types.FLOAT, antialias=False, min_filter=types.INTERP_NN))
+
+    def reference():
+        read = fn.experimental.readers.video
+        return (fn.resize(read(filenames=files, sequence_length=3), size=[20, 30]),
+                fn.resize(read(filenames=files, sequence_length=2, step=5), resize_shorter=40,
+                          max_size=70, interp_type=types.INTERP_CUBIC),
+                fn.resize(fn.cast(read(filenames=files, sequence_length=2),
+                                  dtype=types.FLOAT), resize_x=17, antialias=False,
+                          min_filter=types.INTERP_NN))
+
+    gpu, cpu = _outputs(legacy, 0, 2), _outputs(reference, None, 2)
+    for g_run, c_run in zip(gpu, cpu, strict=True):
+        for g, c in zip(g_run, c_run, strict=True):
+            assert g.dtype == c.dtype and g.shape() == c.shape() and g.layout() == "FHWC"
+            np.testing.assert_equal([np.asarray(t) for t in g], [np.asarray(t) for t in c])
+    assert gpu[0][0].shape()[0] == (3, 20, 30, 3)          # size is (H, W)
+
+
 @pytest.mark.parametrize("kwargs, error, message", [
     ({"channels": 1}, NotImplementedError, "channels=1 is not implemented"),
     ({"normalized": True}, NotImplementedError, "normalized=True is implemented for dtype=FLOAT"),

@@ -4,9 +4,12 @@ dali/ops/_gpu_only.py).  readers.video decodes on the CPU as fn.experimental.rea
 (`dali.ops.video._sequence_reader`, PyAV) and uploads the outputs; its arguments are mapped to
 that reader's: `pad_sequences` pads with zero frames, `file_list_frame_num` and
 `file_list_include_preceding_frame` choose how a `file_list`'s starts and ends count and round.
-readers.video_resize has no GPU backend yet."""
+readers.video_resize then resizes the frames as fn.resize does (`geometry._resize_size`,
+`_resize_common`) before the upload."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -64,11 +67,8 @@ def _reader_args():
 
 
 def _resize_args():
-    return _gpu_only.as_declared([
-        *_reader_args(),
-        *_resize_size.size_args(),
-        *(a for a in _resize_common.filter_args() if a.name != "dtype"),
-    ])
+    return [*_reader_args(), *_resize_size.size_args(),
+            *(a for a in _resize_common.filter_args() if a.name != "dtype")]
 
 
 @_registry.register
@@ -109,24 +109,44 @@ class Video(_gpu_only.GpuOnly, _sequence_reader.SequenceReader):
                        and len(a["labels"]) == 0 else a["labels"])}
         _sequence_reader.SequenceReader.setup(self)
 
-    def run_cpu(self, ws, plan):
-        """The sequences decoded into the frames output (its type converts them), scaled to
-        [0, 1] with `normalized`; `run_gpu` uploads what this fills."""
-        super().run_cpu(ws, plan)
+    def decode(self, ws, plan, out):
+        """The sequences decoded into `out` (its type converts them), scaled to [0, 1] with
+        `normalized`; `run_gpu` uploads what `run_cpu` fills."""
+        super().decode(ws, plan, out)
         if self.normalized:
-            for frames in ws.output_samples(0):
+            for frames in out:
                 np.divide(frames, np.float32(255), out=frames)
 
 
 @_registry.register
-class VideoResize(_gpu_only.GpuOnly):
+class VideoResize(_resize_size.SizeLogic, Video):
     schema = Schema(
         "readers.video_resize", inputs=0, outputs=_sequence_reader.num_outputs,
         devices=("gpu",), cpu=False, random=True,
         doc=_gpu_only.gpu_doc(
             "readers.video followed by fn.resize of every frame (the resize arguments are "
-            "fn.resize's)."),
+            "fn.resize's). dali decodes and resizes on the CPU threads and uploads the "
+            "outputs to the GPU.", kernel=True),
         args=_resize_args())
+
+    def infer(self, ws):
+        plan = super().infer(ws)
+        frames = plan.outputs[0]
+        plans = [_resize_size.plan_of("FHWC", shape, self._sample_geometry(ws, i, "FHWC", shape))
+                 for i, shape in enumerate(frames.shapes)]
+        plan.decoded, plan.geometry = frames.shapes, [region for _, region in plans]
+        plan.outputs[0] = dataclasses.replace(frames, shapes=[shape for shape, _ in plans])
+        return plan
+
+    def run_cpu(self, ws, plan):
+        """The sequences decoded into host arrays, then resized into the frames output as
+        fn.resize resizes FHWC sequences; `run_gpu` uploads what this fills."""
+        decoded = [np.empty(shape, self.frame_dtype) for shape in plan.decoded]
+        self.decode(ws, plan, decoded)
+        _resize_common.resample_samples(ws, decoded, ws.output_samples(0), "FHWC",
+                                        plan.geometry, _resize_common.filter_codes(ws),
+                                        self.args["antialias"])
+        self.fill_metadata(ws, plan)
 
 
 ALIASES = [

@@ -244,7 +244,12 @@ class SequenceReader(_common.Reader):
         return _operator.Plan(descs, entries=entries, clips=clips, frames=frames)
 
     def run_cpu(self, ws, plan):
-        out = ws.output_samples(0)
+        self.decode(ws, plan, ws.output_samples(0))
+        self.fill_metadata(ws, plan)
+
+    def decode(self, ws, plan, out):
+        """Decode the batch's sequences into `out` (an array per sample, (F, H, W, 3), whose
+        type the RGB values are converted to), on the pool; closes the clips."""
         clips, frames, entries = plan.clips, plan.frames, plan.entries
 
         def decode(k):
@@ -262,6 +267,10 @@ class SequenceReader(_common.Reader):
         for k, failure in enumerate(failures):
             if failure is not None:
                 raise ws.sample_error(k, failure, RuntimeError)
+
+    def fill_metadata(self, ws, plan):
+        """The outputs after the frames: labels, frame numbers, timestamps; the source info."""
+        clips, frames, entries = plan.clips, plan.frames, plan.entries
         o = 1
         if self.labelled:
             ws.outputs[o].dense()[:, 0] = [self._labels[f] for f, _ in entries]
