@@ -180,26 +180,50 @@ cdef int _first(const uint8_t* b, int64_t* out, const char** err) noexcept nogil
     return 0
 
 
-cdef int _pointers(list records, const uint8_t** data, int64_t* sizes) except -1:
-    """data[i], sizes[i] = the bytes of records[i] (C-contiguous uint8 arrays; else ValueError)."""
+cdef int _pointers(records, const uint8_t** data, int64_t* sizes) except -1:
+    """data[i], sizes[i] = the bytes of record i of `records`: a list of C-contiguous uint8
+    arrays, or a contiguous uint8 BatchStorage of 1-D samples; else ValueError."""
     cdef Py_ssize_t i
     cdef cnp.ndarray r
+    if isinstance(records, BatchStorage):
+        _storage_pointers(records, data, sizes)
+        return 0
     for i in range(len(records)):
         r = records[i]
-        if r.dtype != np.uint8 or not r.flags.c_contiguous:
+        if cnp.PyArray_TYPE(r) != cnp.NPY_UINT8 or not cnp.PyArray_IS_C_CONTIGUOUS(r):
             raise ValueError(f"record {i} must be a C-contiguous uint8 array")
         data[i] = <const uint8_t*>cnp.PyArray_DATA(r)
-        sizes[i] = r.size
+        sizes[i] = cnp.PyArray_SIZE(r)
     return 0
 
 
-def example_spans(list records, list names):
+cdef Py_ssize_t _count(records) except -1:
+    """How many records `records` (as `_pointers` takes them) holds."""
+    return (<BatchStorage>records).num_samples if isinstance(records, BatchStorage) \
+        else len(records)
+
+
+cdef int _storage_pointers(BatchStorage st, const uint8_t** data, int64_t* sizes) except -1:
+    """`_pointers` of a BatchStorage: one contiguous block of uint8 samples of one dimension."""
+    cdef Py_ssize_t i
+    if st.base is None or st.dtype != np.uint8 or st.ndim != 1:
+        raise ValueError("records must be a contiguous batch of 1-D uint8 samples")
+    cdef const int64_t[::1] offs = st.offsets
+    cdef const int64_t[:, ::1] shapes = st.shapes
+    for i in range(st.num_samples):
+        data[i] = <const uint8_t*>st.data + offs[i]
+        sizes[i] = shapes[i, 0]
+    return 0
+
+
+def example_spans(records, list names):
     """(spans, None): an int64 array (len(records), len(names), 5) of (kind, start, stop,
     first start, first stop) of each wanted feature in each record: the span of its value list
     (kind 1 bytes, 2 float, 3 int64; 0: not in the record) and, for bytes, of its first value
     (first stop -1: none); or (None, (index, message)) for the first malformed record.
-    `records` are C-contiguous uint8 arrays (whole framed records), `names` bytes."""
-    cdef Py_ssize_t n = len(records), i
+    `records` are whole framed records (a list of C-contiguous uint8 arrays, or a contiguous
+    BatchStorage of them), `names` bytes."""
+    cdef Py_ssize_t n = _count(records), i
     cdef int k = len(names), j
     cdef cnp.ndarray[cnp.int64_t, ndim=3] spans = np.zeros((n, k, _W), np.int64)
     cdef const char** cnames = <const char**>malloc(max(k, 1) * sizeof(char*))
@@ -271,12 +295,12 @@ cdef int64_t _numbers(const uint8_t* b, int64_t pos, int64_t end, int kind, void
     return count
 
 
-def numbers(list records, spans, int kind):
+def numbers(records, spans, int kind):
     """(values, counts, None): the values of one numeric feature in each record, back to back
     (float32 for kind 2, int64 for kind 3) and how many each record has (records whose span
     has another kind count 0), from `spans` (n, 5) of `example_spans`; or (None, None,
-    (index, message)) for a malformed list."""
-    cdef Py_ssize_t n = len(records), i
+    (index, message)) for a malformed list.  `records` as `example_spans` takes them."""
+    cdef Py_ssize_t n = _count(records), i
     cdef cnp.ndarray[cnp.int64_t, ndim=2] sp = np.ascontiguousarray(spans, np.int64)
     if sp.shape[0] != n or sp.shape[1] != _W or kind not in (2, 3):
         raise ValueError("one row of spans per record, and kind 2 or 3")
@@ -287,20 +311,18 @@ def numbers(list records, spans, int kind):
     values = np.empty(bound, np.float32 if kind == 2 else np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] counts = np.zeros(n, np.int64)
     cdef const uint8_t** data = <const uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
+    cdef int64_t* sizes = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
     cdef char* out = <char*>cnp.PyArray_DATA(values)
     cdef Py_ssize_t esize = 4 if kind == 2 else 8
     cdef const char* err = NULL
     cdef Py_ssize_t failed = -1
-    cdef cnp.ndarray r
     try:
-        if data == NULL:
+        if data == NULL or sizes == NULL:
             raise MemoryError()
+        _pointers(records, data, sizes)
         for i in range(n):
-            r = records[i]
-            if r.dtype != np.uint8 or not r.flags.c_contiguous or sp[i, 2] > r.size or \
-                    sp[i, 1] < 0 or sp[i, 1] > sp[i, 2]:
+            if sp[i, 2] > sizes[i] or sp[i, 1] < 0 or sp[i, 1] > sp[i, 2]:
                 raise ValueError(f"record {i}: not a uint8 record holding its span")
-            data[i] = <const uint8_t*>cnp.PyArray_DATA(r)
         with nogil:
             for i in range(n):
                 if sp[i, 0] != kind:
@@ -316,15 +338,16 @@ def numbers(list records, spans, int kind):
         return values[:total], counts, None
     finally:
         free(data)
+        free(sizes)
 
 
-def recordio_spans(list records):
+def recordio_spans(records):
     """MXNet RecordIO records of one part (continuation flag 0) parsed in C: an int64 array
     (n, 4) of (image start, image stop, label start, label count) per record (labels: float32
     from `label start`; count 0: the one label of the header, at byte 12), or -1 in the first
     column for a record split in parts or malformed (`dali.ops.readers.mxnet` parses those and
-    says what is wrong)."""
-    cdef Py_ssize_t n = len(records), i
+    says what is wrong).  `records` as `example_spans` takes them."""
+    cdef Py_ssize_t n = _count(records), i
     cdef cnp.ndarray[cnp.int64_t, ndim=2] out = np.full((n, 4), -1, np.int64)
     cdef const uint8_t** data = <const uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
     cdef int64_t* sizes = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
@@ -432,21 +455,27 @@ cdef int _datum(const uint8_t* b, int64_t n, int64_t* out) noexcept nogil:
 
 cdef class _Buffers:
     """The bytes of a list of buffers (bytes, memoryviews into an LMDB map, C-contiguous
-    uint8 arrays), held while the object lives: data[i], sizes[i]."""
+    uint8 arrays) or of the samples of a contiguous uint8 BatchStorage of 1-D samples, held
+    while the object lives: data[i], sizes[i]."""
 
     cdef Py_buffer* views
     cdef Py_ssize_t held
     cdef const uint8_t** data
     cdef int64_t* sizes
+    cdef object storage               # the BatchStorage whose samples these are, or None
 
-    def __cinit__(self, list values):
-        cdef Py_ssize_t n = len(values), i
+    def __cinit__(self, values):
+        cdef Py_ssize_t n = _count(values), i
         self.held = 0
         self.views = <Py_buffer*>malloc(max(n, 1) * sizeof(Py_buffer))
         self.data = <const uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
         self.sizes = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
         if self.views == NULL or self.data == NULL or self.sizes == NULL:
             raise MemoryError()
+        if isinstance(values, BatchStorage):
+            self.storage = values
+            _storage_pointers(values, self.data, self.sizes)
+            return
         for i in range(n):
             PyObject_GetBuffer(values[i], &self.views[i], PyBUF_SIMPLE)
             self.held += 1
@@ -479,24 +508,27 @@ def caffe_datums(list values):
     return out if ok else None
 
 
-def gather_spans(list values, starts, stops, BatchStorage out):
-    """Copy the bytes values[i][starts[i]:stops[i]] (values: buffers) into sample i of the
-    contiguous batch `out`, whose samples have those sizes in bytes; one call, without the
-    GIL."""
-    cdef Py_ssize_t n = len(values), i
+def gather_spans(values, starts, stops, BatchStorage out):
+    """Copy the bytes values[i][starts[i]:stops[i]] (values: buffers, as `_Buffers` takes
+    them) into sample i of the contiguous batch `out`, whose samples have those sizes in
+    bytes; one call, without the GIL."""
+    cdef Py_ssize_t n = _count(values), i, j
     cdef cnp.ndarray[cnp.int64_t, ndim=1] s = np.ascontiguousarray(starts, np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] e = np.ascontiguousarray(stops, np.int64)
     if out.base is None or out.num_samples != n or s.shape[0] != n or e.shape[0] != n:
         raise ValueError("a contiguous batch and a span per value")
-    cdef cnp.ndarray[cnp.int64_t, ndim=1] nbytes = \
-        np.prod(out.shapes, axis=1, dtype=np.int64) * out.dtype.itemsize
+    cdef const int64_t[:, :] shapes = out.shapes
+    cdef int64_t itemsize = out.dtype.itemsize, nbytes
     cdef cnp.ndarray[cnp.int64_t, ndim=1] offs = out.offsets
     cdef _Buffers bufs = _Buffers(values)
     cdef int64_t* ss = <int64_t*>cnp.PyArray_DATA(s)
     cdef int64_t* ee = <int64_t*>cnp.PyArray_DATA(e)
     cdef char* dst = out.data
     for i in range(n):
-        if not 0 <= ss[i] <= ee[i] <= bufs.sizes[i] or ee[i] - ss[i] != nbytes[i]:
+        nbytes = itemsize
+        for j in range(out.ndim):
+            nbytes *= shapes[i, j]
+        if not 0 <= ss[i] <= ee[i] <= bufs.sizes[i] or ee[i] - ss[i] != nbytes:
             raise ValueError(f"span {i} does not fit its record or its sample")
     with nogil:
         for i in range(n):

@@ -42,22 +42,40 @@ class RecordReader(_common.Reader):
         self._offsets = np.asarray(offsets, np.int64)
         self._sizes = np.asarray(sizes, np.int64)
         self._paths = [os.fsencode(p) for p in self.args["path"]]
+        self._info_prefixes = [f"{p} at index " for p in self.args["path"]]
         if not len(self._offsets):
             raise RuntimeError(f"{self.spec.display_name}: the index lists no records")
+        # records k and k + 1 are one byte range when they have the same `_run`
+        follows = (np.diff(self._file_ids) == 0) & \
+            (self._offsets[1:] == self._offsets[:-1] + self._sizes[:-1])
+        self._run = np.concatenate([[0], np.cumsum(~follows)])
         return range(len(self._offsets))
 
     def entry_name(self, entry):
         return f"{self.args['path'][self._file_ids[entry]]} at index {self._offsets[entry]}"
 
     def read_records(self, entries):
-        """([1-D uint8 array of each record], None), or (None, (index, message))."""
+        """(a contiguous BatchStorage of the records, 1-D uint8 samples, None), or (None,
+        (index, message)).  Records that follow each other in one file (a batch in stored
+        order) are read as one range."""
         idx = np.asarray(entries, np.int64)
         sizes = self._sizes[idx]
-        raw = BatchStorage.allocate(np.uint8, sizes.reshape(-1, 1), ndim=1).samples()
-        paths = [self._paths[k] for k in self._file_ids[idx].tolist()]
-        failure = files.read_ranges(paths, self._offsets[idx], raw)
+        storage = BatchStorage.allocate(np.uint8, sizes.reshape(-1, 1), ndim=1)
+        first, last = entries[0], entries[-1]
+        if last - first == len(idx) - 1 and self._run[first] == self._run[last] and \
+                (np.diff(idx) == 1).all():
+            failure = files.read_ranges([self._paths[self._file_ids[first]]],
+                                        self._offsets[idx[:1]], [storage.flat()])
+            if failure is not None:          # in the record where the range stops
+                _, err, got = failure
+                ends = np.cumsum(sizes)
+                i = min(int(np.searchsorted(ends, got, side="right")), len(idx) - 1)
+                failure = i, err, got - int(ends[i] - sizes[i])
+        else:
+            paths = [self._paths[k] for k in self._file_ids[idx].tolist()]
+            failure = files.read_ranges(paths, self._offsets[idx], storage.samples())
         if failure is None:
-            return raw, None
+            return storage, None
         i, err, got = failure
         why = os.strerror(err) if err else f"the file ends {got} bytes into the record"
         return None, (i, f"cannot read the record {self.entry_name(entries[i])}: {why}")
@@ -79,8 +97,8 @@ class RecordReader(_common.Reader):
         idx = np.asarray(plan.entries, np.int64)        # entry_name's, in one call
         none = np.zeros(len(idx), np.int64)
         ws.out_source_info = records.source_infos(
-            [f"{p} at index " for p in self.args["path"]], self._file_ids[idx], b"", none,
-            none, numbers=self._offsets[idx], colon=False)
+            self._info_prefixes, self._file_ids[idx], b"", none, none,
+            numbers=self._offsets[idx], colon=False)
 
 
 def file_sizes(paths, op_name):

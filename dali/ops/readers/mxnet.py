@@ -132,7 +132,7 @@ class MXNet(_records.RecordReader):
         parsed = {}
         for i in np.flatnonzero(~whole).tolist():
             try:
-                parsed[i] = split_record(record_data(raw[i]))
+                parsed[i] = split_record(record_data(raw.samples()[i]))
             except RecordError as e:
                 return None, (i, f"the record {self.entry_name(entries[i])} is corrupt: {e}")
         starts, stops, label_at, counts = spans.T
@@ -147,7 +147,8 @@ class MXNet(_records.RecordReader):
             records.gather_spans(raw, label_at, label_at + 4 * label_sizes, labels)
             return [images, labels], None
         for i, (record, image, label, (s, e, at, k)) in enumerate(zip(
-                raw, images.samples(), labels.samples(), spans.tolist(), strict=True)):
+                raw.samples(), images.samples(), labels.samples(), spans.tolist(),
+                strict=True)):
             if s < 0:
                 label[...], image[...] = parsed[i][0], np.frombuffer(parsed[i][1], np.uint8)
                 continue

@@ -226,26 +226,28 @@ def _wrong_kind(name, feature, kinds):
 
 def _strings(name, feature, raw, spans):
     """(storage, None) of a string feature: the first value of each record's bytes list
-    (spans: (n, 5) of the feature in the records), gathered into one batch; or (None,
-    (index, message))."""
+    (raw: the records' storage, spans: (n, 5) of the feature in the records), gathered into
+    one batch; or (None, (index, message))."""
     kinds, first, stop = spans[:, 0], spans[:, 3], spans[:, 4]
-    error = _wrong_kind(name, feature, kinds)
+    everywhere = (kinds == _BYTES).all()              # the usual batch: one check
+    error = None if everywhere else _wrong_kind(name, feature, kinds)
     if error is not None:
         return None, error
     missing = kinds == 0
     empty = np.flatnonzero(~missing & (stop < 0))
     if len(empty):
         return None, (int(empty[0]), f"feature {name!r} has no value")
+    if everywhere:                          # one copy, without the GIL
+        storage = BatchStorage.allocate(np.uint8, (stop - first).reshape(-1, 1), ndim=1)
+        records.gather_spans(raw, first, stop, storage)
+        return storage, None
     default = feature.default_value
     default = np.frombuffer(default.encode() if isinstance(default, str) else bytes(default),
                             np.uint8)
     sizes = np.where(missing, len(default), stop - first)
     storage = BatchStorage.allocate(np.uint8, sizes.reshape(-1, 1), ndim=1)
-    if not missing.any():                   # one copy, without the GIL
-        records.gather_spans(raw, first, stop, storage)
-        return storage, None
-    for out, record, s, e, m in zip(storage.samples(), raw, first.tolist(), stop.tolist(),
-                                    missing.tolist(), strict=True):
+    for out, record, s, e, m in zip(storage.samples(), raw.samples(), first.tolist(),
+                                    stop.tolist(), missing.tolist(), strict=True):
         out[...] = default if m else record[s:e]
     return storage, None
 
@@ -253,14 +255,14 @@ def _strings(name, feature, raw, spans):
 def _numbers(name, feature, raw, spans):
     """(storage, None) of an int64 or float32 feature over the records, or (None, (index,
     message)); a record without it gets the default (FixedLenFeature) or nothing."""
-    kinds = spans[:, 0]
-    error = _wrong_kind(name, feature, kinds)
+    kinds, n = spans[:, 0], raw.num_samples
+    everywhere = (kinds == _KINDS[feature.dtype]).all()      # the usual batch: one check
+    error = None if everywhere else _wrong_kind(name, feature, kinds)
     if error is not None:
         return None, error
     values, counts, error = records.numbers(raw, spans, _KINDS[feature.dtype])
     if error is not None:
         return None, error
-    missing = kinds == 0
     if feature.var_len:
         partial = feature.partial_shape or ()
         m = math.prod(partial) if partial else 1
@@ -270,23 +272,26 @@ def _numbers(name, feature, raw, spans):
             return None, (i, f"feature {name!r} has {counts[i]} values, not a multiple of the "
                              f"partial shape {list(partial)}")
         shapes = np.concatenate([(counts // max(m, 1)).reshape(-1, 1),
-                                 np.tile(np.array(partial, np.int64), (len(raw), 1))], axis=1)
+                                 np.tile(np.array(partial, np.int64), (n, 1))], axis=1)
         storage = BatchStorage.allocate(_DTYPES[feature.dtype], shapes, ndim=1 + len(partial))
         storage.flat()[:] = values
         return storage, None
-    bad = np.flatnonzero(~missing & (counts != feature.size))
-    if len(bad):
-        i = int(bad[0])
+    missing = None if everywhere else kinds == 0
+    wrong = counts != feature.size
+    if not everywhere:
+        wrong &= ~missing
+    if wrong.any():
+        i = int(np.flatnonzero(wrong)[0])
         relation = "more than its shape" if counts[i] > feature.size else "its shape"
         need = "holds" if counts[i] > feature.size else f"needs {feature.size}"
         return None, (i, f"feature {name!r} has {counts[i]} values, {relation} "
                          f"{list(feature.shape)} {need}")
-    storage = BatchStorage.allocate(_DTYPES[feature.dtype], [feature.shape] * len(raw),
+    storage = BatchStorage.allocate(_DTYPES[feature.dtype], [feature.shape] * n,
                                     ndim=len(feature.shape))
-    if missing.any():
-        flat = storage.flat().reshape(len(raw), -1)
+    if everywhere or not missing.any():
+        storage.flat()[:] = values
+    else:
+        flat = storage.flat().reshape(n, -1)
         flat[missing] = feature.default_value
         flat[~missing] = values.reshape(-1, feature.size)
-    else:
-        storage.flat()[:] = values
     return storage, None

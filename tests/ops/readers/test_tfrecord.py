@@ -167,6 +167,33 @@ def test_on_error_skip_drops_corrupt_records(tmp_path):
     assert meta["skipped"][0]["reason"].endswith("unsupported wire type")
 
 
+
+@pytest.mark.parametrize("cut,shuffle", [(4, False), (5, False), (5, True)])
+def test_a_file_cut_short_names_the_record_it_ends_in(tmp_path, cut, shuffle):
+    """The records of a batch in stored order are read as one range, shuffled ones one by one:
+    either way the error names the record the file ends in, and how far into it."""
+    import dali
+
+    path, idx = str(tmp_path / "t.tfrecord"), str(tmp_path / "t.idx")
+    write_tfrecord(path, _records(6), idx)
+    with open(idx) as f:
+        offsets = [int(line.split()[0]) for line in f]
+
+    @dali.pipeline_def(batch_size=6, num_threads=1, device_id=None, seed=5)
+    def pipe():
+        return dali.fn.readers.tfrecord(
+            path=[path], index_path=[idx], random_shuffle=shuffle,
+            features={"label": dali.tfrecord.FixedLenFeature([1], dali.tfrecord.int64, 0)}
+        )["label"]
+
+    p = pipe()
+    p.build()
+    with open(path, "r+b") as f:
+        f.truncate(offsets[cut] + 3)
+    with pytest.raises(RuntimeError, match=f"t.tfrecord at index {offsets[cut]}: the file "
+                                           "ends 3 bytes into the record"):
+        p.run()
+
 @pytest.mark.parametrize("kwargs,message", [
     (dict(index_path=[]), "one index per file"),
     (dict(features={"s": "nope"}), "must be a dali.tfrecord.Feature"),
