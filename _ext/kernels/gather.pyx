@@ -5,8 +5,9 @@ fn.permute_batch.
 
 Destination sample i is `count_i` frames, frame j a copy of frame `frames[start[i] + j]` of
 source sample `sources[i]`, where a frame of source sample s is `frame_bytes[s]` bytes.  Each
-destination sample is one work item (a run of memcpy calls); all items run in one nogil call on
-the pool, largest first.
+destination sample is one work item (a run of memcpy calls, or of streaming copies when the
+output is larger than the caches: gather.h); all items run in one nogil call on the pool,
+largest first.
 """
 cimport numpy as cnp
 import numpy as np
@@ -18,9 +19,16 @@ from dali._ext.kernels.batch_shapes cimport sample_bytes
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
+cdef extern from "gather.h" nogil:
+    void dali_gather_stream(char* dst, const char* src, int64_t n)
+    void dali_gather_fence()
+
 cnp.import_array()
 
 cdef double _NS_PER_BYTE = 0.1          # the cost estimate the pool gets
+# Outputs larger than this are written with streaming stores (gather.h): with their source they
+# no longer fit the last-level cache of a typical server CPU (32 MiB).
+cdef int64_t _STREAM_BYTES = 16 << 20
 
 
 cdef struct Job:
@@ -29,11 +37,18 @@ cdef struct Job:
     const int64_t* frames
     int64_t count
     int64_t frame_bytes
+    bint stream             # with streaming stores (gather.h)
 
 
 cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
     cdef Job* j = (<Job*>ctx) + i
     cdef int64_t k
+    if j.stream:
+        for k in range(j.count):
+            dali_gather_stream(j.dst + k * j.frame_bytes, j.src + j.frames[k] * j.frame_bytes,
+                               j.frame_bytes)
+        dali_gather_fence()
+        return
     for k in range(j.count):
         memcpy(j.dst + k * j.frame_bytes, j.src + j.frames[k] * j.frame_bytes, j.frame_bytes)
 
@@ -84,7 +99,7 @@ def gather_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, sources, f
             raise ValueError("start must rise from 0 to the number of frames")
     cdef int64_t[::1] sbytes = _bytes(src)
     cdef int64_t[::1] dbytes = _bytes(dst)
-    cdef int64_t s, f, k, length
+    cdef int64_t s, f, k, length, total = 0
     for i in range(m):
         if (sbytes[i] % fbytes[i] if fbytes[i] else sbytes[i]) != 0:
             raise ValueError(f"source sample {i}: frames of {fbytes[i]} bytes do not divide "
@@ -101,6 +116,7 @@ def gather_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, sources, f
         if dbytes[i] != (st[i + 1] - st[i]) * fbytes[s]:
             raise ValueError(f"sample {i}: {dbytes[i]} bytes, not {st[i + 1] - st[i]} frames "
                              f"of {fbytes[s]}")
+        total += dbytes[i]
     if n == 0:
         return
     keep = []
@@ -108,6 +124,7 @@ def gather_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, sources, f
     cdef const int64_t[::1] doff = np.ascontiguousarray(dst.offsets, np.int64)
     cdef Job* jobs = <Job*>job_array(n, sizeof(Job), keep)
     sizes = np.asarray(dbytes)
+    cdef bint stream = total > _STREAM_BYTES
     with nogil:
         for i in range(n):
             s = srcs[i]
@@ -116,4 +133,5 @@ def gather_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, sources, f
             jobs[i].frames = &fr[st[i]] if st[i] < fr.shape[0] else NULL
             jobs[i].count = st[i + 1] - st[i]
             jobs[i].frame_bytes = fbytes[s]
+            jobs[i].stream = stream
     run_largest_first(pool, _run_job, jobs, sizes, _NS_PER_BYTE)

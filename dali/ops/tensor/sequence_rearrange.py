@@ -25,7 +25,7 @@ class SequenceRearrange(_operator.Operator):
     def setup(self):
         if "new_order" not in self.spec.arg_inputs and not self.args["new_order"]:
             raise self.error("Empty result sequences are not allowed.", RuntimeError)
-        self._memo = None       # (input shape array, plan values) for a constant new_order
+        self._memo = None       # (input shapes, dtype, plan values) for a constant new_order
 
     def infer(self, ws):
         storage = ws.input_storage(0)
@@ -37,15 +37,17 @@ class SequenceRearrange(_operator.Operator):
             'dimension `F`, got data with layout = "{layout}".')
         constant = not ws.is_arg_input("new_order")
         memo = self._memo
-        if constant and memo is not None and memo[0] is storage.shapes:
-            shapes, frames, start = memo[1]
+        if (constant and memo is not None and memo[0] is storage.shapes
+                and memo[1] == storage.dtype):
+            shapes, frames, start, fbytes = memo[2]
         else:
             shapes, frames, start = self._frames(ws, storage)
+            fbytes = _frames.frame_bytes(storage)
             if constant:
-                self._memo = (storage.shapes, (shapes, frames, start))
+                self._memo = (storage.shapes, storage.dtype, (shapes, frames, start, fbytes))
         return _operator.Plan([_operator.OutputDesc(shapes, storage.dtype, layout,
                                                     storage.ndim)],
-                              frames=frames, start=start)
+                              frames=frames, start=start, fbytes=fbytes)
 
     def _frames(self, ws, storage):
         """The output shapes, the input frame of every output frame and where each sample's
@@ -76,10 +78,10 @@ class SequenceRearrange(_operator.Operator):
 
     def run_cpu(self, ws, plan):
         src = ws.input_storage(0).contiguous()
-        _frames.gather(ws, src, ws.outputs[0], np.arange(src.num_samples),
-                       _frames.frame_bytes(src), plan.frames, plan.start)
+        _frames.gather(ws, src, ws.outputs[0], np.arange(src.num_samples), plan.fbytes,
+                       plan.frames, plan.start)
 
     def run_gpu(self, ws, plan):
         src = ws.input_storage(0)
-        _frames.gather_gpu(ws, src, ws.outputs[0], np.arange(src.num_samples),
-                           _frames.frame_bytes(src), plan.frames, plan.start)
+        _frames.gather_gpu(ws, src, ws.outputs[0], np.arange(src.num_samples), plan.fbytes,
+                           plan.frames, plan.start)
