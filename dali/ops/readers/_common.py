@@ -22,6 +22,7 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import os
+import time
 import warnings
 import weakref
 
@@ -77,6 +78,15 @@ def on_error_arg():
                    "per epoch). Not in DALI 2.4.")
 
 
+# Reads that take less CPU time than this (seconds, a recent mean) are done on the pipeline's
+# thread when the batch is submitted instead of on the reader's: waking that thread and
+# waiting for its result cost tens of microseconds, and such reads (tiny records, parsed in
+# Python and C) hold the GIL most of the time anyway.  CPU time, not wall time: a threaded
+# read's wall time counts its waits for the GIL.  Either way a batch is read when it is
+# submitted, and its errors are raised when it is taken.
+INLINE_READ_S = 150e-6
+
+
 class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
     """A source operator driven by a `Loader`; subclasses list the entries and load them.
 
@@ -86,7 +96,8 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
     Readers that read ahead implement `read(entries) -> (data, None)` or `(None, (index,
     message))` for the first entry that cannot be read (the message an exception instead where
     the error is not to be a RuntimeError; data: a BatchStorage, or whatever
-    `first_output`, `subset` and `combine` take) (called on the reader's own thread),
+    `first_output`, `subset` and `combine` take) (called on the reader's own thread, or on
+    the pipeline's for quick reads: `INLINE_READ_S`),
     and take each batch from `next_batch(ws)`: its entries and storage, read ahead
     (`prefetch_queue_depth` batches are kept submitted) and, with `on_error="skip"`,
     completed after skipped samples.  `entry_name(entry)` names an entry in errors and in
@@ -102,6 +113,7 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
                                f"{a['prefetch_queue_depth']}")
         self._ahead = collections.deque()      # (entries, future of read(entries))
         self._worker = None
+        self._read_s = INLINE_READ_S           # recent reads' mean CPU time (s); threaded first
         self._skip = a.get("on_error", "raise") == "skip"
         if a.get("on_error", "raise") not in ("raise", "skip"):
             raise RuntimeError(f'on_error must be "raise" or "skip", got {a["on_error"]!r}')
@@ -309,12 +321,28 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
         return done
 
     def submit(self, entries):
-        """(entries, future of `read(entries)` on the reader's thread)."""
+        """(entries, future of `read(entries)`): run on the reader's thread, or at once on the
+        caller's while reads take less than `INLINE_READ_S` (see there)."""
+        if self._read_s < INLINE_READ_S:
+            done = concurrent.futures.Future()
+            try:
+                done.set_result(self._timed_read(entries))
+            except Exception as e:          # raised by the batch's result, as when threaded
+                done.set_exception(e)
+            return entries, done
         if self._worker is None:
             self._worker = concurrent.futures.ThreadPoolExecutor(
                 max_workers=1, thread_name_prefix=f"dali-{self.spec.name}")
             weakref.finalize(self, self._worker.shutdown, wait=False)
-        return entries, self._worker.submit(self.read_skipping, entries)
+        return entries, self._worker.submit(self._timed_read, entries)
+
+    def _timed_read(self, entries):
+        """`read_skipping(entries)`, its CPU time averaged into `_read_s`."""
+        start = time.thread_time()
+        try:
+            return self.read_skipping(entries)
+        finally:
+            self._read_s += (time.thread_time() - start - self._read_s) / 4
 
 
 # -- shuffle_after_epoch ----------------------------------------------------------------------

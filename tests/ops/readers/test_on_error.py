@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from dali import fn, pipeline_def
+from dali.ops.readers import _common
 
 
 def _pipe(reader, batch_size, **kwargs):
@@ -32,6 +33,14 @@ def _names(p, iterations):
     return out
 
 
+@pytest.fixture(params=["threaded", "inline"])
+def read_mode(request, monkeypatch):
+    """Batches read on the reader's thread, or (after the first) on the pipeline's at once,
+    as quick reads are (`_common.INLINE_READ_S`): the same samples, skips and errors."""
+    monkeypatch.setattr(_common, "INLINE_READ_S", 0.0 if request.param == "threaded" else 1.0)
+    return request.param
+
+
 @pytest.fixture(scope="module")
 def npy_set(tmp_path_factory):
     """1000 .npy files, 3 of them corrupt (a bad header, truncated, empty)."""
@@ -50,7 +59,7 @@ def npy_set(tmp_path_factory):
 
 @pytest.mark.parametrize("kwargs", [dict(), dict(random_shuffle=True, initial_fill=64),
                                     dict(prefetch_queue_depth=3)])
-def test_an_epoch_returns_every_good_sample_once(npy_set, kwargs):
+def test_an_epoch_returns_every_good_sample_once(npy_set, kwargs, read_mode):
     root, bad = npy_set
     p = _pipe(fn.readers.numpy, 32, file_root=root, on_error="skip", **kwargs)
     with warnings.catch_warnings(record=True) as caught:
@@ -82,7 +91,7 @@ def test_raise_is_the_default(npy_set):
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3])
-def test_file_reader_skips_missing_files(tmp_path, depth):
+def test_file_reader_skips_missing_files(tmp_path, depth, read_mode):
     names = [f"{i}.bin" for i in range(10)]
     for n in names:
         (tmp_path / n).write_bytes(n.encode())
