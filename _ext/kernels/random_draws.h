@@ -206,7 +206,10 @@ static int dali_log_gamma_rest(uint64_t key, int64_t sid, int var, double d, dou
 #define DALI_BETA_PAIRS 128
 
 /* log Gamma(k) of elements first .. first + m - 1 (first even) into res; round 0 and the
- * boost uniforms from runs of Philox blocks, the rare rejections one at a time. */
+ * boost uniforms from runs of Philox blocks, the rare rejections one at a time.  Built without
+ * SLP vectorization: it would load sincos's two results, just stored one by one, as one
+ * vector, which store forwarding cannot serve (a stall per pair, a fifth of the time). */
+__attribute__((optimize("no-tree-slp-vectorize")))
 static int dali_log_gamma_run(uint64_t key, int64_t sid, int var, double k, int64_t first,
                               int64_t m, double* res) {
     uint32_t wz[4 * DALI_BETA_PAIRS], wu[4 * DALI_BETA_PAIRS];
