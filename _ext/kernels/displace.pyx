@@ -37,8 +37,12 @@ cdef extern from "philox_blocks.h" nogil:
     void dali_philox_detect()
 
 cdef extern from "displace_rows.h" nogil:
-    void dali_sphere_row(float fy, float mid_x, float mid_y, float d, int64_t w, float* px,
-                         float* py)
+    enum: DALI_NN_ROW_MAX
+    void dali_sphere_rad(float fy, float mid_x, float mid_y, float d, int64_t n, float* rad)
+    void dali_sphere_row(float fy, float mid_x, float mid_y, int64_t w, const float* rad,
+                         float* px, float* py)
+    void dali_nn_row(const float* px, const float* py, int64_t w, int64_t h, int32_t* xs,
+                     int32_t* ys)
     void dali_philox_blocks(uint64_t key, uint32_t c0, uint32_t c1, uint32_t c2, uint32_t first,
                             int64_t n, uint32_t* out)
 
@@ -100,14 +104,14 @@ cdef void _displace(const image_t* src, image_t* dst, Py_ssize_t h, Py_ssize_t w
                     Py_ssize_t nc, int mode, const float* wave, const float* map_x,
                     const float* map_y, const DisplaceJob* job, int interp,
                     float fill, float* wave_rows) noexcept nogil:
-    # wave_rows: scratch for water, h + w floats, and for sphere, 2 * w
+    # wave_rows: scratch for water, h + w floats, and for sphere, 5 * w (the positions, the
+    # radii, NN's pixels)
     cdef Py_ssize_t y, x, c, xi, yi
     cdef float px, py, fx, fy, top, bottom, a, b, fy_, fx_
     cdef float mid_x = w * <float>0.5, mid_y = h * <float>0.5
     cdef int d = <int>(mid_x if mid_x > mid_y else mid_y)
     cdef float half = 0.5
     cdef image_t* out
-    cdef const image_t* pix
     cdef image_t fill_value
     store(&fill_value, fill)
     # water's sine term depends on the row only and its cosine term on the column only:
@@ -121,6 +125,19 @@ cdef void _displace(const image_t* src, image_t* dst, Py_ssize_t h, Py_ssize_t w
     if mode == WATER:
         wave_cols = wave_rows + h
         _water_waves(wave, h, w, wave_rows)
+    cdef float* rad = wave_rows + 2 * w if mode == SPHERE else NULL
+    if mode == SPHERE and interp == NN and w < DALI_NN_ROW_MAX and h < DALI_NN_ROW_MAX:
+        # rows y and h - 1 - y share their radii; a row's positions, then the pixels they
+        # read (displace_rows.h)
+        jx = <int32_t*>(rad + w)
+        for y in range((h + 1) // 2):
+            dali_sphere_rad(<float>y, mid_x, mid_y, <float>d, (w + 1) // 2, rad)
+            for c in range(2 if 2 * y + 1 < h else 1):
+                yi = h - 1 - y if c else y
+                dali_sphere_row(<float>yi, mid_x, mid_y, w, rad, wave_rows, wave_rows + w)
+                dali_nn_row(wave_rows, wave_rows + w, w, h, jx, jx + w)
+                _copy_row(src, &dst[yi * w * nc], jx, jx + w, h, w, nc, fill_value)
+        return
     for y in range(h):
         for x in range(w):
             fy_ = <float>y
@@ -138,23 +155,14 @@ cdef void _displace(const image_t* src, image_t* dst, Py_ssize_t h, Py_ssize_t w
                 py = <float>jy[x]
             else:
                 if x == 0:
-                    dali_sphere_row(fy_, mid_x, mid_y, <float>d, w, wave_rows, wave_rows + w)
+                    dali_sphere_rad(fy_, mid_x, mid_y, <float>d, (w + 1) // 2, rad)
+                    dali_sphere_row(fy_, mid_x, mid_y, w, rad, wave_rows, wave_rows + w)
                 px = wave_rows[x]
                 py = wave_rows[w + x]
             out = &dst[(y * w + x) * nc]
             if interp == NN:
-                xi = floor_index(px, w)
-                yi = floor_index(py, h)
-                if 0 <= xi < w and 0 <= yi < h:      # the element itself: store(load(v)) == v
-                    pix = &src[(yi * w + xi) * nc]
-                    if nc == 3:
-                        out[0], out[1], out[2] = pix[0], pix[1], pix[2]
-                    else:
-                        for c in range(nc):
-                            out[c] = pix[c]
-                else:
-                    for c in range(nc):
-                        out[c] = fill_value
+                _copy_pixel(src, out, floor_index(px, w), floor_index(py, h), h, w, nc,
+                            fill_value)
             else:
                 px = px - half
                 py = py - half
@@ -208,31 +216,42 @@ cdef void _jitter_row(const DisplaceJob* j, Py_ssize_t y, int32_t* xi,
                 yi[x] = <int32_t>_jitter_index(y, j.h, u, j.degree)
 
 
+cdef inline void _copy_pixel(const image_t* src, image_t* out, Py_ssize_t xi, Py_ssize_t yi,
+                             Py_ssize_t h, Py_ssize_t w, Py_ssize_t nc,
+                             image_t fill_value) noexcept nogil:
+    # out = source pixel (yi, xi) (the element itself: store(load(v)) == v), or the fill
+    # outside the image
+    cdef Py_ssize_t c
+    cdef const image_t* pix
+    if 0 <= xi < w and 0 <= yi < h:
+        pix = &src[(yi * w + xi) * nc]
+        if nc == 3:         # the common case, unrolled
+            out[0], out[1], out[2] = pix[0], pix[1], pix[2]
+        else:
+            for c in range(nc):
+                out[c] = pix[c]
+    else:
+        for c in range(nc):
+            out[c] = fill_value
+
+
+cdef void _copy_row(const image_t* src, image_t* out, const int32_t* xs, const int32_t* ys,
+                    Py_ssize_t h, Py_ssize_t w, Py_ssize_t nc, image_t fill_value) noexcept nogil:
+    # output row pixel x is source pixel (ys[x], xs[x]), or the fill where that is outside
+    cdef Py_ssize_t x
+    for x in range(w):
+        _copy_pixel(src, out + x * nc, xs[x], ys[x], h, w, nc, fill_value)
+
+
 cdef void _jitter(const image_t* src, image_t* dst, const DisplaceJob* j) noexcept nogil:
-    cdef Py_ssize_t h = j.h, w = j.w, nc = j.nc, y, x, c, xi, yi
-    cdef float fill = j.fill
+    cdef Py_ssize_t h = j.h, w = j.w, nc = j.nc, y
     cdef int32_t* xs = <int32_t*>(j.words + 4 * (w // 2 + 2))
     cdef int32_t* ys = xs + w
     cdef image_t fill_value
-    cdef image_t* out
-    cdef const image_t* pix
-    store(&fill_value, fill)
+    store(&fill_value, j.fill)
     for y in range(h):
         _jitter_row(j, y, xs, ys)
-        for x in range(w):
-            xi = xs[x]
-            yi = ys[x]
-            out = &dst[(y * w + x) * nc]
-            if xi < w and yi < h:
-                pix = &src[(yi * w + xi) * nc]
-                if nc == 3:         # the common case, unrolled
-                    out[0], out[1], out[2] = pix[0], pix[1], pix[2]
-                else:
-                    for c in range(nc):
-                        out[c] = pix[c]
-            else:
-                for c in range(nc):
-                    out[c] = fill_value
+        _copy_row(src, &dst[y * w * nc], xs, ys, h, w, nc, fill_value)
 
 
 cdef void displace_run(const DisplaceJob* j) noexcept nogil:
@@ -285,7 +304,7 @@ cdef object _describe(cnp.ndarray src, cnp.ndarray dst, str mode, int interp, fl
         job.scratch = &scratch[0]
     elif mode == "sphere":
         job.mode = SPHERE
-        scratch = np.empty(2 * src.shape[1] + 1, np.float32)
+        scratch = np.empty(5 * src.shape[1] + 1, np.float32)
         job.scratch = &scratch[0]
     elif mode == "copy":
         job.mode = COPY
@@ -437,7 +456,7 @@ def displace_storage(ThreadPool pool, BatchStorage src, BatchStorage dst, str mo
         scratch = np.empty(total + 1, np.float32)
     elif code == SPHERE:
         for i in range(n):
-            total += 2 * shapes[i, 1]
+            total += 5 * shapes[i, 1]
         scratch = np.empty(total + 1, np.float32)
     keep = [src.samples() if src_off is None else None]
     cdef list views = keep[0]
@@ -478,7 +497,7 @@ def displace_storage(ThreadPool pool, BatchStorage src, BatchStorage dst, str mo
                 at += h + w
             elif code == SPHERE:
                 j.scratch = &scratch[at]
-                at += 2 * w
+                at += 5 * w
             sz[i] = h * w * j.nc
     keep.append((words, scratch))
     run_largest_first(pool, _run_job, jobs, sizes, _NS_PER_ELEMENT)

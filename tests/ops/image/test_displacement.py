@@ -45,9 +45,14 @@ def nearest(img, px, py, fill=0):
     return out
 
 
-def test_sphere_nearest_against_numpy():
-    (out,) = run_op(lambda fn, x: fn.sphere(x, fill_value=9.0), [[IMG]])
-    np.testing.assert_array_equal(out[0], nearest(IMG, *positions(IMG.shape, "sphere"), 9))
+@pytest.mark.parametrize("shape, dtype", [((23, 31, 3), np.uint8), ((8, 8, 3), np.uint8),
+                                          ((10, 7, 1), np.uint8), ((1, 5, 4), F32),
+                                          ((6, 1, 3), F32), ((9, 16, 2), F32)])
+def test_sphere_nearest_against_numpy(shape, dtype):
+    """Odd and even extents: rows and columns mirrored about the centre share their radii."""
+    x = IMG if shape == IMG.shape else (RNG.random(shape) * 255).astype(dtype)
+    (out,) = run_op(lambda fn, t: fn.sphere(t, fill_value=9.0), [[x]])
+    np.testing.assert_array_equal(out[0], nearest(x, *positions(shape, "sphere"), 9))
 
 
 def test_water_nearest_against_numpy():
