@@ -84,7 +84,7 @@ def on_error_arg():
 # Python and C) hold the GIL most of the time anyway.  CPU time, not wall time: a threaded
 # read's wall time counts its waits for the GIL.  Either way a batch is read when it is
 # submitted, and its errors are raised when it is taken.
-INLINE_READ_S = 150e-6
+INLINE_READ_S = 250e-6
 
 
 class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):

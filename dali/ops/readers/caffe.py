@@ -83,24 +83,28 @@ class Caffe(_lmdb.LmdbReader):
         table = records.caffe_datums(values)
         if table is None:
             return None
-        flags, n = table[:, 0], len(values)
+        a, n = self.args, len(values)
+        flags = table[:, 0] & ((5 if a["image_available"] else 0) |     # the parts that matter
+                               (2 if a["label_available"] else 0))
+        kind = int(flags[0])
+        if not (flags == kind).all():       # mixed or missing parts: the Python path says so
+            return None
         storages = []
-        if self.args["image_available"]:
+        if a["image_available"]:
             sizes = table[:, 2] - table[:, 1]
-            raw = (flags & 4) != 0
-            if not (flags & 1).all() or raw.any() and not raw.all():
+            if not kind & 1:
                 return None
-            shapes = table[:, [4, 5, 3]] if raw.all() else sizes[:, None]
-            if raw.all() and ((shapes < 0).any() or
-                              (shapes.astype(np.float64).prod(axis=1) != sizes).any()):
+            shapes = table[:, [4, 5, 3]] if kind & 4 else sizes[:, None]
+            if kind & 4 and ((shapes < 0).any() or
+                             (shapes.astype(np.float64).prod(axis=1) != sizes).any()):
                 return None
             out = BatchStorage.allocate(np.uint8, shapes, ndim=shapes.shape[1])
             records.gather_spans(values, table[:, 1], table[:, 2], out)
             storages.append(out)
-        if self.args["label_available"]:
-            if not (flags & 2).all():
+        if a["label_available"]:
+            if not kind & 2:
                 return None
-            out = BatchStorage.allocate(np.int32, np.ones((n, 1), np.int64), ndim=1)
+            out = BatchStorage.allocate(np.int32, [(1,)] * n, ndim=1)
             out.dense()[:, 0] = table[:, 6]
             storages.append(out)
         return storages
