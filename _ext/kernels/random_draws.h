@@ -206,9 +206,11 @@ static int dali_log_gamma_rest(uint64_t key, int64_t sid, int var, double d, dou
 #define DALI_BETA_PAIRS 128
 
 /* log Gamma(k) of elements first .. first + m - 1 (first even) into res; round 0 and the
- * boost uniforms from runs of Philox blocks, the rare rejections one at a time.  Built without
- * SLP vectorization: it would load sincos's two results, just stored one by one, as one
- * vector, which store forwarding cannot serve (a stall per pair, a fifth of the time). */
+ * boost uniforms from runs of Philox blocks, the rare rejections one at a time.  The normals
+ * of round 0 are made in passes (the radii, then the angles, then the tests), each a run of
+ * independent library calls the CPU overlaps.  Built without SLP vectorization: it would load
+ * sincos's two results, just stored one by one, as one vector, which store forwarding cannot
+ * serve (a stall per pair, a fifth of the time). */
 __attribute__((optimize("no-tree-slp-vectorize")))
 static int dali_log_gamma_run(uint64_t key, int64_t sid, int var, double k, int64_t first,
                               int64_t m, double* res) {
@@ -221,19 +223,22 @@ static int dali_log_gamma_run(uint64_t key, int64_t sid, int var, double k, int6
     uint32_t a0 = (uint32_t)sid, a1 = (uint32_t)(sid >> 32), b0 = (uint32_t)(first / 2);
     dali_philox_blocks(key, a0, a1, (uint32_t)(2 + 2 * var), b0, nb, wz);
     dali_philox_blocks(key, a0, a1, (uint32_t)(3 + 2 * var), b0, nb, wu);
+    double z[2 * DALI_BETA_PAIRS];
     for (int64_t b = 0; b < nb; b++) {
         double u1 = 1.0 - dali_draw_u01(wz[4 * b], wz[4 * b + 1]);
+        z[2 * b] = sqrt(-2.0 * log(u1));
+    }
+    for (int64_t b = 0; b < nb; b++) {
         double u2 = dali_draw_u01(wz[4 * b + 2], wz[4 * b + 3]);
-        double rad = sqrt(-2.0 * log(u1));
-        double z[2] = {rad * cos(6.283185307179586 * u2), rad * sin(6.283185307179586 * u2)};
-        double u[2] = {dali_draw_u01(wu[4 * b], wu[4 * b + 1]),
-                       dali_draw_u01(wu[4 * b + 2], wu[4 * b + 3])};
-        for (int e = 0; e < 2 && 2 * b + e < m; e++) {
-            if (!dali_mt_accept(z[e], u[e], d, c, log_d, &res[2 * b + e]) &&
-                !dali_log_gamma_rest(key, sid, var, d, c, log_d, first + 2 * b + e,
-                                     &res[2 * b + e]))
-                return 0;
-        }
+        double rad = z[2 * b];
+        z[2 * b] = rad * cos(6.283185307179586 * u2);
+        z[2 * b + 1] = rad * sin(6.283185307179586 * u2);
+    }
+    for (int64_t e = 0; e < m; e++) {
+        double u = dali_draw_u01(wu[2 * e], wu[2 * e + 1]);
+        if (!dali_mt_accept(z[e], u, d, c, log_d, &res[e]) &&
+            !dali_log_gamma_rest(key, sid, var, d, c, log_d, first + e, &res[e]))
+            return 0;
     }
     if (boost) {
         dali_philox_blocks(key, a0, a1, (uint32_t)var, b0, nb, wu);
