@@ -201,7 +201,7 @@ def draw_batch(ThreadPool pool, BatchStorage out, uint64_t key, sample_ids, uint
          _NS_NORMAL if ctx.batch.mode == DALI_DRAW_NORMAL else _NS_UNIFORM)
 
 
-cdef double _BETA_NS_PER_ELEMENT = 90.0
+cdef double _BETA_NS_PER_ELEMENT = 60.0
 BETA_CHUNK = 1 << 12
 
 
