@@ -113,6 +113,7 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
                                f"{a['prefetch_queue_depth']}")
         self._ahead = collections.deque()      # (entries, future of read(entries))
         self._worker = None
+        self._threaded = None                  # future of the last read on the reader's thread
         self._read_s = INLINE_READ_S           # recent reads' mean CPU time (s); threaded first
         self._skip = a.get("on_error", "raise") == "skip"
         if a.get("on_error", "raise") not in ("raise", "skip"):
@@ -322,8 +323,9 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
 
     def submit(self, entries):
         """(entries, future of `read(entries)`): run on the reader's thread, or at once on the
-        caller's while reads take less than `INLINE_READ_S` (see there)."""
-        if self._read_s < INLINE_READ_S:
+        caller's while reads take less than `INLINE_READ_S` (see there) and none is left on
+        the reader's thread (reads never overlap)."""
+        if self._read_s < INLINE_READ_S and (self._threaded is None or self._threaded.done()):
             done = concurrent.futures.Future()
             try:
                 done.set_result(self._timed_read(entries))
@@ -334,7 +336,8 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
             self._worker = concurrent.futures.ThreadPoolExecutor(
                 max_workers=1, thread_name_prefix=f"dali-{self.spec.name}")
             weakref.finalize(self, self._worker.shutdown, wait=False)
-        return entries, self._worker.submit(self._timed_read, entries)
+        self._threaded = self._worker.submit(self._timed_read, entries)
+        return entries, self._threaded
 
     def _timed_read(self, entries):
         """`read_skipping(entries)`, its CPU time averaged into `_read_s`."""

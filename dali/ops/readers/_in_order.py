@@ -2,9 +2,9 @@
 
 The shuffle buffer is filled in stored order, without the fixed pre-permutation
 `random_shuffle` gives readers.file (DALI's webdataset and LMDB loaders do not permute their
-records).  A batch is read ahead on the reader's thread (`_common.Reader.next_batch`): `read`
-returns `(storages, infos)`, a BatchStorage per output and each output's per-sample source
-infos, which `run_cpu` hands over as they are.
+records).  A batch is read ahead (`_common.Reader.next_batch`): `read` returns
+`(storages, infos)`, a BatchStorage per output and each output's per-sample source infos,
+which `run_cpu` hands over as they are.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ of shape (1,).  A batch is parsed in C without the GIL (`dali._ext.records.caffe
 its images copied into the output in one call; a batch the C parser refuses is parsed again by
 `parse_datum` (over `_protobuf_wire`), which gives the error.  The records of the databases of
 `path` are read in path order, each in key order (`_lmdb`); the image's source info is
-`<path> at key <key>`.  Batches are read and parsed ahead on the reader's thread.  Order,
+`<path> at key <key>`.  Batches are read and parsed ahead (`_common.Reader.submit`).  Order,
 sharding, shuffling and padding: `_loader` (the shuffle buffer is filled in stored order, as
 DALI's LMDB loader does).
 """

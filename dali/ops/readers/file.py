@@ -9,8 +9,10 @@ the label (int32, shape (1,)); each sample's source info is its path as listed (
 
 As in DALI, files are read ahead: while the pipeline works on one batch, the reader's own
 thread reads the files of the next `prefetch_queue_depth` batches (file reads release the GIL),
-so reading is off the pipeline's critical path.  Which files, and in which order, is decided on
-the pipeline's thread; a file that cannot be read fails the iteration that returns it.
+so reading is off the pipeline's critical path (batches read in under
+`_common.INLINE_READ_S`, a few small files, are read when submitted on the pipeline's thread).
+Which files, and in which order, is decided on the pipeline's thread; a file that cannot be read
+fails the iteration that returns it.
 """
 
 from __future__ import annotations

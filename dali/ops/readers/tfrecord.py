@@ -9,9 +9,9 @@ Order, sharding, shuffling and padding: `_loader`.
 `features` maps names to `dali.tfrecord` features; the call returns a dict of one output per
 feature, in the order given (int64 -> int64, float32 -> float32, string -> the bytes of the
 first value, uint8 1-D), each sample's source info "<path> at index <offset>".  Each batch's
-records are read ahead on the reader's thread; the framing and the Example protobuf are parsed
-in C without the GIL (`dali._ext.records`: the spans of the wanted features, then the values
-of each feature over the batch).
+records are read ahead (`_common.Reader.submit`; in stored order, as one byte range); the
+framing and the Example protobuf are parsed in C without the GIL (`dali._ext.records`: the
+spans of the wanted features, then the values of each feature over the batch).
 
 Differences from DALI, where DALI's behaviour is undefined: a record without a feature gives
 the feature's `default_value` (FixedLenFeature) or an empty array (VarLenFeature) instead of an
