@@ -84,23 +84,51 @@ static inline double dali_box_u01(dali_box_rng* r) {
     return r->v[r->pos++ - r->base];
 }
 
-/* The largest IoU any allowed window can have with every box of the sample: a window's area
- * is at least smin^ndim (or fixed), and IoU <= min(areas) / max(areas). */
+#define DALI_BOX_SLACK 1e-6
+
+/* The largest min(q / w, w / q) over w in [wmin, wmax] for the smallest of quantities q in
+ * [qmin, qmax] (their worst ratio to w): w at sqrt(qmin * qmax), clamped to the range. */
+static double dali_box_spread(double qmin, double qmax, double wmin, double wmax) {
+    double w = sqrt(qmin * qmax);
+    w = w < wmin ? wmin : (w > wmax ? wmax : w);
+    double r = qmin / w < w / qmax ? qmin / w : w / qmax;
+    return r < 1.0 ? r : 1.0;
+}
+
+/* The largest IoU any allowed window can have with every box of the sample.  IoU is at most
+ * min(areas) / max(areas), and along each axis at most min(extents) / max(extents) (the
+ * intersection is at most the smaller extent times the other axes' box extents, the union at
+ * least the larger area); a window's extents lie in [min(smin, 1), min(smax, 1)] (or are
+ * fixed), widened by DALI_BOX_SLACK for their rounding to float corners. */
 static double dali_box_iou_bound(const dali_box_job* j) {
     const dali_box_params* p = j->p;
     int nd = p->ndim;
-    double window = 1.0, bound = 1.0;
-    for (int d = 0; d < nd; d++)
-        window *= p->fixed ? j->crop_size[d] / j->in_size[d] : p->smin;
-    if (window <= 0)
+    double bound = 1.0, wmin_area = 1.0, wmax_area = 1.0;
+    if (j->count == 0)
         return 1.0;
-    for (int64_t b = j->first; b < j->first + j->count; b++) {
-        double area = 1.0;
-        for (int d = 0; d < nd; d++)
-            area *= (double)p->hi[b * nd + d] - (double)p->lo[b * nd + d];
-        double r = area < window ? area / window : (p->fixed ? window / area : 1.0);
-        if (r < bound)
-            bound = r;
+    for (int d = 0; d <= nd; d++) {             /* each axis, then the areas (d == nd) */
+        double qmin = INFINITY, qmax = 0.0, wmin, wmax;
+        for (int64_t b = j->first; b < j->first + j->count; b++) {
+            double q = 1.0;
+            for (int k = d < nd ? d : 0; k < (d < nd ? d + 1 : nd); k++)
+                q *= (double)p->hi[b * nd + k] - (double)p->lo[b * nd + k];
+            qmin = q < qmin ? q : qmin;
+            qmax = q > qmax ? q : qmax;
+        }
+        if (d < nd) {
+            wmin = p->fixed ? j->crop_size[d] / j->in_size[d] : (p->smin < 1.0 ? p->smin : 1.0);
+            wmax = (p->fixed ? wmin : (p->smax < 1.0 ? p->smax : 1.0)) + DALI_BOX_SLACK;
+            wmin = wmin > DALI_BOX_SLACK ? wmin - DALI_BOX_SLACK : 0.0;
+            wmin_area *= wmin;
+            wmax_area *= wmax;
+        } else {
+            wmin = wmin_area;
+            wmax = wmax_area;
+        }
+        if (wmin > 0 && qmax > 0) {
+            double r = dali_box_spread(qmin, qmax, wmin, wmax);
+            bound = r < bound ? r : bound;
+        }
     }
     return bound;
 }
@@ -175,7 +203,8 @@ static int dali_box_check(const dali_box_job* j, const float* wlo, const float* 
             float c = (lo[d] + hi[d]) * 0.5f;
             centre &= c >= wlo[d] && c <= whi[d];
         }
-        double frac = area > 0 ? inter / area : 0.0;
+        /* the fraction of the box inside, only where it is used (a division per box) */
+        double frac = !p->iou || p->prune >= 0 ? (area > 0 ? inter / area : 0.0) : 0.0;
         double m;
         if (p->iou) {
             double uni = area + warea - inter;
@@ -273,6 +302,56 @@ static void dali_box_search(dali_box_job* j) {
         }
     }
     j->status = p->keep_best ? DALI_BOX_BEST : DALI_BOX_GAVE_UP;
+}
+
+/* ---- the boxes of a crop (dali/ops/detection/_boxes.py `crop`) ------------------------------
+ * Box b of sample i against the sample's window [wlo, whi]: it survives when its centre
+ * (lo + hi) * 0.5 lies in the window (every axis, ends included) or, with `prune_given`, when
+ * intersection / area >= prune with some intersection (products over the axes in order, 0 for
+ * an empty box), and always in a `nocrop` sample; its corners are clamped to the window and
+ * made relative to it, (clamp(x) - wlo) / (whi - wlo).  All in float32, the operations NumPy
+ * makes for the same expressions, so the results are its bits. */
+static void dali_box_crop(const float* lo, const float* hi, int nd, const int64_t* counts,
+                          int64_t n, const float* crop_lo, const float* crop_hi,
+                          const uint8_t* nocrop, int prune_given, float prune, float* new_lo,
+                          float* new_hi, uint8_t* keep, int64_t* kept) {
+    int64_t b = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const float* wlo = crop_lo + i * nd;
+        const float* whi = crop_hi + i * nd;
+        kept[i] = 0;
+        for (int64_t k = 0; k < counts[i]; k++, b++) {
+            const float* l = lo + b * nd;
+            const float* h = hi + b * nd;
+            int in = 1;
+            if (prune_given) {
+                float inter = 1.0f, area = 1.0f;
+                for (int d = 0; d < nd; d++) {
+                    float a = l[d] > wlo[d] ? l[d] : wlo[d];
+                    float e = (h[d] < whi[d] ? h[d] : whi[d]) - a;
+                    float z = h[d] - l[d];
+                    inter *= e > 0.0f ? e : 0.0f;
+                    area *= z > 0.0f ? z : 0.0f;
+                }
+                float frac = area > 0.0f ? inter / area : 0.0f;
+                in = frac >= prune && inter > 0.0f;
+            } else {
+                for (int d = 0; d < nd; d++) {
+                    float c = (l[d] + h[d]) * 0.5f;
+                    in &= c >= wlo[d] && c <= whi[d];
+                }
+            }
+            keep[b] = (uint8_t)(in || nocrop[i]);
+            kept[i] += keep[b];
+            for (int d = 0; d < nd; d++) {
+                float size = whi[d] - wlo[d];
+                float x = l[d] > wlo[d] ? l[d] : wlo[d];
+                float y = h[d] > wlo[d] ? h[d] : wlo[d];
+                new_lo[b * nd + d] = ((x < whi[d] ? x : whi[d]) - wlo[d]) / size;
+                new_hi[b * nd + d] = ((y < whi[d] ? y : whi[d]) - wlo[d]) / size;
+            }
+        }
+    }
 }
 
 /* ---- fn.box_encoder: SSD matching of a sample's boxes to the anchors ----------------------

@@ -1,7 +1,8 @@
 # Bounding-box kernels (boxes.h).  The crop window search of fn.random_bbox_crop: one job per
 # sample, reading the corners of all the batch's boxes, drawing from the sample's Philox stream
 # and writing the window found (relative corners, and the anchor in pixels for a fixed size),
-# how it was found and the best overlap seen.  The SSD encoding of fn.box_encoder: one job per
+# how it was found and the best overlap seen; the boxes clamped to the windows and which survive
+# (one loop on the caller).  The SSD encoding of fn.box_encoder: one job per
 # sample, matching its boxes to the anchors and writing the encoded boxes and labels.  The
 # rotation of fn.bbox_rotate: one job per sample, writing the moved boxes and which to keep.
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
@@ -46,6 +47,11 @@ cdef extern from "boxes.h" nogil:
         double best
 
     void dali_box_search(dali_box_job* job)
+
+    void dali_box_crop(const float* lo, const float* hi, int nd, const int64_t* counts,
+                       int64_t n, const float* crop_lo, const float* crop_hi,
+                       const uint8_t* nocrop, int prune_given, float prune, float* new_lo,
+                       float* new_hi, uint8_t* keep, int64_t* kept)
 
     ctypedef struct dali_encode_params:
         const float* anchors

@@ -6,7 +6,8 @@ fn.box_encoder (boxes.h states both).
 sample, largest (most boxes) first.  Each sample draws from its own Philox stream (key, sample
 id, stream), so the windows do not depend on the number of threads.  `encode_batch` matches
 every sample's boxes to the anchors, one work item per sample.  `rotate_boxes` moves the boxes
-of fn.bbox_rotate (a few flops a box: one nogil loop on the caller).
+of fn.bbox_rotate and `crop_boxes` clamps the boxes of the crops to their windows (a few flops a
+box: one nogil loop on the caller each).
 """
 cimport numpy as cnp
 import numpy as np
@@ -153,6 +154,60 @@ def crop_search(ThreadPool pool, lo, hi, counts, sample_ids, uint64_t key, uint3
         st[i] = jobs[i].status
         bst[i] = jobs[i].best
     return crop_lo, crop_hi, anchor, status, best
+
+
+def crop_boxes(lo, hi, counts, crop_lo, crop_hi, nocrop, prune=None):
+    """The boxes of a batch against per-sample windows (boxes.h `dali_box_crop`; a few flops a
+    box: one nogil loop on the caller).
+
+    Parameters
+    ----------
+    lo, hi : (boxes, ndim) float32 arrays
+        The start and end corners of every box, sample after sample.
+    counts : (n,) int64 array
+        Boxes per sample.
+    crop_lo, crop_hi : (n, ndim) float32 arrays
+        Each sample's relative window.
+    nocrop : (n,) bool array
+        Samples whose boxes all survive.
+    prune : float or None
+        Survival by the fraction of the area inside (and some of it); None: by the centre.
+
+    Returns
+    -------
+    (new_lo, new_hi, keep, kept): the corners clamped to their window and relative to it
+    ((boxes, ndim) float32), which boxes survive ((boxes,) bool) and how many per sample
+    ((n,) int64).
+    """
+    cdef const float[:, ::1] lo_v = np.ascontiguousarray(lo, np.float32)
+    cdef const float[:, ::1] hi_v = np.ascontiguousarray(hi, np.float32)
+    cdef const int64_t[::1] cnt = np.ascontiguousarray(counts, np.int64)
+    cdef Py_ssize_t m = lo_v.shape[0], n = cnt.shape[0]
+    cdef int nd = lo_v.shape[1]
+    cdef const float[:, ::1] clo = np.ascontiguousarray(crop_lo, np.float32).reshape(n, nd)
+    cdef const float[:, ::1] chi = np.ascontiguousarray(crop_hi, np.float32).reshape(n, nd)
+    cdef const uint8_t[::1] nc = np.ascontiguousarray(nocrop, np.uint8)
+    if hi_v.shape[0] != m or hi_v.shape[1] != nd or nc.shape[0] != n:
+        raise ValueError("lo and hi must be alike and nocrop must have one entry per sample")
+    if np.sum(counts) != m or (n and np.min(counts) < 0):
+        raise ValueError(f"the box counts must add up to the {m} boxes")
+    new_lo = np.empty((m, nd), np.float32)
+    new_hi = np.empty((m, nd), np.float32)
+    keep = np.empty(m, bool)
+    kept = np.empty(n, np.int64)
+    cdef float[:, ::1] nl = new_lo
+    cdef float[:, ::1] nh = new_hi
+    cdef uint8_t[::1] k_v = keep.view(np.uint8)
+    cdef int64_t[::1] kc = kept
+    cdef bint given = prune is not None
+    cdef float p = prune if given else 0      # float32, as NumPy compares it with the boxes
+    if m and n:
+        with nogil:
+            dali_box_crop(&lo_v[0, 0], &hi_v[0, 0], nd, &cnt[0], n, &clo[0, 0], &chi[0, 0],
+                          &nc[0], given, p, &nl[0, 0], &nh[0, 0], &k_v[0], &kc[0])
+    else:
+        kept[...] = 0
+    return new_lo, new_hi, keep, kept
 
 
 def encode_batch(ThreadPool pool, BatchStorage boxes, BatchStorage labels, anchors, centers,

@@ -1,5 +1,5 @@
 """Box helpers shared by the detection operators: input checks, the boxes of a batch as one
-(boxes, coordinates) array, box layouts ("xyXY", "xyWH", ...) and overlaps.
+(boxes, coordinates) array and box layouts ("xyXY", "xyWH", ...).
 
 Boxes of all samples lie back to back in the batch's storage, so the operators work on the
 whole batch at once, as one (total boxes, k) array; `box_counts` gives the number of boxes of
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dali._ext.kernels import boxes
 from dali._ext.tensor_storage import BatchStorage
 
 _F32 = np.float32
@@ -116,16 +117,6 @@ def from_corners(lo, hi, layout_cols):
     return out
 
 
-def volumes(lo, hi):
-    """Area (volume) of boxes given by corners, over the last axis."""
-    return np.prod(np.maximum(hi - lo, 0), axis=-1)
-
-
-def intersections(lo_a, hi_a, lo_b, hi_b):
-    """Area of the intersection of boxes (broadcast over leading axes)."""
-    return np.prod(np.maximum(np.minimum(hi_a, hi_b) - np.maximum(lo_a, lo_b), 0), axis=-1)
-
-
 def labels(op, ws, k, counts):
     """The int32 labels of input `k`, [N] or [N, 1] per sample with N = `counts`: (storage,
     rows), rows the labels of all samples as one array (N, or (N, 1), rows)."""
@@ -158,24 +149,10 @@ def crop(lo, hi, counts, crop_lo, crop_hi, nocrop, prune=None):
 
     Returns (new_lo, new_hi, keep, kept): the corners clamped to their window and relative to
     it, which boxes survive (centre in the window, or with `prune` at least that fraction of
-    the area in it, and some of it; every box of a `nocrop` sample) and how many per sample.
+    the area in it, and some of it; every box of a `nocrop` sample) and how many per sample
+    (float32 throughout, one nogil pass: `boxes.crop_boxes`).
     """
-    n = len(counts)
-    wlo, whi = np.repeat(crop_lo, counts, axis=0), np.repeat(crop_hi, counts, axis=0)
-    if prune is None:
-        centre = (lo + hi) * _F32(0.5)
-        keep = ((centre >= wlo) & (centre <= whi)).all(axis=-1)
-    else:
-        inter = intersections(wlo, whi, lo, hi)
-        area = volumes(lo, hi)
-        frac = np.divide(inter, area, out=np.zeros_like(inter), where=area > 0)
-        keep = (frac >= prune) & (inter > 0)
-    keep |= np.repeat(nocrop, counts)
-    size = whi - wlo
-    new_lo = (np.clip(lo, wlo, whi) - wlo) / size
-    new_hi = (np.clip(hi, wlo, whi) - wlo) / size
-    kept = np.bincount(np.repeat(np.arange(n), counts)[keep], minlength=n)
-    return new_lo, new_hi, keep, kept
+    return boxes.crop_boxes(lo, hi, counts, crop_lo, crop_hi, nocrop, prune)
 
 
 def kept_rows(rows, keep, kept, ndim):

@@ -1,7 +1,7 @@
 """The bounding-box kernels: the crop window search (windows within the ranges and valid, the
-same on the caller and on a pool, drawn from the samples' ids), the SSD
-encoding and the box rotation on the caller and on a pool, and the checks made before they
-run."""
+same on the caller and on a pool, drawn from the samples' ids), the boxes of a crop against
+NumPy, the SSD encoding and the box rotation on the caller and on a pool, and the checks made
+before they run."""
 
 import numpy as np
 import pytest
@@ -75,6 +75,43 @@ def test_search_checks_counts():
     with pytest.raises(ValueError, match="box counts must add up"):
         boxes.crop_search(None, LO, HI, COUNTS + 1, np.arange(6), 1, 0, [0.0], False, 1, 10,
                           False, True, True, -1.0, 0.3, 1.0, ASPECT)
+
+
+def _crop_reference(lo, hi, counts, crop_lo, crop_hi, nocrop, prune):
+    """NumPy float32 expressions of crop_boxes."""
+    wlo, whi = np.repeat(crop_lo, counts, axis=0), np.repeat(crop_hi, counts, axis=0)
+    if prune is None:
+        centre = (lo + hi) * np.float32(0.5)
+        keep = ((centre >= wlo) & (centre <= whi)).all(axis=-1)
+    else:
+        inter = np.prod(np.maximum(np.minimum(whi, hi) - np.maximum(wlo, lo), 0), axis=-1)
+        area = np.prod(np.maximum(hi - lo, 0), axis=-1)
+        frac = np.divide(inter, area, out=np.zeros_like(inter), where=area > 0)
+        keep = (frac >= prune) & (inter > 0)
+    keep |= np.repeat(nocrop, counts)
+    new_lo = (np.clip(lo, wlo, whi) - wlo) / (whi - wlo)
+    new_hi = (np.clip(hi, wlo, whi) - wlo) / (whi - wlo)
+    kept = np.bincount(np.repeat(np.arange(len(counts)), counts)[keep], minlength=len(counts))
+    return new_lo, new_hi, keep, kept
+
+
+@pytest.mark.parametrize("ndim", [2, 3])
+@pytest.mark.parametrize("prune", [None, 0.0, 0.3, 0.1 + 0.2, 1.0])
+def test_crop_boxes_equals_numpy(ndim, prune):
+    counts = np.array([3, 0, 7, 1, 12, 2], np.int64)
+    a, b = (RNG.random((int(counts.sum()), ndim), np.float32) for _ in range(2))
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    hi[0] = lo[0]                                   # an empty box
+    crop_lo = (RNG.random((len(counts), ndim), np.float32) * 0.5).astype(np.float32)
+    crop_hi = crop_lo + (RNG.random((len(counts), ndim), np.float32) * 0.5).astype(np.float32)
+    nocrop = np.array([0, 0, 1, 0, 0, 1], bool)
+    got = boxes.crop_boxes(lo, hi, counts, crop_lo, crop_hi, nocrop, prune)
+    want = _crop_reference(lo, hi, counts, crop_lo, crop_hi, nocrop, prune)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+    assert [len(x) for x in boxes.crop_boxes(lo[:0], hi[:0], [0], crop_lo[:1], crop_hi[:1],
+                                             [False])] == [0, 0, 0, 1]
 
 
 @pytest.mark.parametrize("threads", [None, 2])
