@@ -136,9 +136,8 @@ def labels(op, ws, k, counts):
 
 def check_inside(ws, src, lo, hi, counts):
     """Relative boxes (rows `src`, corners `lo`, `hi`) must lie within [0, 1]."""
-    outside = np.flatnonzero(((lo < 0) | (hi > 1) | (lo > hi)).any(axis=1))
-    if len(outside):
-        b = int(outside[0])
+    b = boxes.first_outside(lo, hi)
+    if b >= 0:
         i = int(np.searchsorted(np.cumsum(counts), b, side="right"))
         raise ws.sample_error(i, f"box {src[b].tolist()} is out of bounds [0, 1] (or its end "
                                  f"is before its start)", RuntimeError)

@@ -152,12 +152,16 @@ class RandomBboxCrop(_operator.Operator):
             raise RuntimeError(f"{name}: `aspect_ratio` ranges must be non-negative with "
                                f"min <= max. Got: {ratio}")
         self.aspect = pairs
+        self.aspect_rows = np.repeat(pairs, 3 // len(pairs), axis=0)   # x/y, x/z, y/z
         prune = a["bbox_prune_threshold"]
         if prune is not None and not 0 <= prune <= 1:
             raise RuntimeError(f"{name}: `bbox_prune_threshold` must be within [0.0, 1.0]. "
                                f"Received: {prune}")
         # Outcomes: the thresholds, then "no crop" (never with a fixed crop shape, as in DALI).
         self.no_crop = bool(a["allow_no_crop"]) and not self.fixed
+        # ndim -> the box layout's columns, and ndim -> the order of `shape_layout`: checked
+        # on the first batch of each ndim (they depend on constant arguments only)
+        self._cols, self._orders = {}, {}
 
     # -- per batch ----------------------------------------------------------------------------
     def infer(self, ws):
@@ -173,12 +177,15 @@ class RandomBboxCrop(_operator.Operator):
                              f"{sorted(set(shapes[:, 1].tolist()))} (4 for 2-D boxes, 6 for "
                              f"3-D ones, the same in every sample)", RuntimeError)
         ndim = coords // 2
-        layout = self.args["bbox_layout"] or (("xyXY", "xyWH"), ("xyzXYZ", "xyzWHD"))[
-            ndim - 2][0 if self.args["ltrb"] else 1]
-        cols = _boxes.parse_layout(self, layout, ndim)
-        if len(self.aspect) == 3 and ndim == 2:
-            raise self.error("`aspect_ratio` has 6 values (3-D pairs) but the boxes are 2-D",
-                             RuntimeError)
+        cols = self._cols.get(ndim)
+        if cols is None:
+            layout = self.args["bbox_layout"] or (("xyXY", "xyWH"), ("xyzXYZ", "xyzWHD"))[
+                ndim - 2][0 if self.args["ltrb"] else 1]
+            cols = _boxes.parse_layout(self, layout, ndim)
+            if len(self.aspect) == 3 and ndim == 2:
+                raise self.error("`aspect_ratio` has 6 values (3-D pairs) but the boxes are "
+                                 "2-D", RuntimeError)
+            self._cols[ndim] = cols
         counts = shapes[:, 0]
         labels = None
         if len(ws.inputs) > 1:
@@ -198,12 +205,13 @@ class RandomBboxCrop(_operator.Operator):
     def _sizes(self, ws, ndim):
         """(input sizes, crop sizes) as (n, ndim) float64 arrays in x, y(, z) order, each None
         when not given."""
-        layout = self.args["shape_layout"] or "WHD"[:ndim]
-        if sorted(layout) != sorted("WHD"[:ndim]):
-            raise self.error(f'`shape_layout` "{layout}" must hold the letters of '
-                             f'"{"WHD"[:ndim]}"', RuntimeError)
-        order = ["WHD".index(c) for c in layout]
-        perm = np.argsort(order)
+        perm = self._orders.get(ndim)
+        if perm is None:
+            layout = self.args["shape_layout"] or "WHD"[:ndim]
+            if sorted(layout) != sorted("WHD"[:ndim]):
+                raise self.error(f'`shape_layout` "{layout}" must hold the letters of '
+                                 f'"{"WHD"[:ndim]}"', RuntimeError)
+            perm = self._orders[ndim] = np.argsort(["WHD".index(c) for c in layout])
         out = []
         for name in ("input_shape", "crop_shape"):
             if not ws.arg_given(name):
@@ -233,13 +241,12 @@ class RandomBboxCrop(_operator.Operator):
         a = self.args
         total = int(a["total_num_attempts"])
         in_size, crop_size = plan.sizes
-        aspect = np.repeat(self.aspect, 3 // len(self.aspect), axis=0)
         crop_lo, crop_hi, anchor, status, best = boxes.crop_search(
             ws.thread_pool, lo, hi, counts, ws.sample_ids, ws.random_key(), 0, self.thresholds,
             self.no_crop, int(a["num_attempts"]), total if total >= 0 else _MAX_ATTEMPTS,
             total >= 0, a["threshold_type"] == "iou", bool(a["all_boxes_above_threshold"]),
             -1.0 if a["bbox_prune_threshold"] is None else float(a["bbox_prune_threshold"]),
-            a["scaling"][0], a["scaling"][1], aspect, in_size, crop_size)
+            a["scaling"][0], a["scaling"][1], self.aspect_rows, in_size, crop_size)
         if (status == _GAVE_UP).any():
             raise ws.sample_error(int(np.flatnonzero(status == _GAVE_UP)[0]),
                                   f"no valid crop window in {_MAX_ATTEMPTS} attempts; give "

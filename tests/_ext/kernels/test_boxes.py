@@ -95,6 +95,15 @@ def _crop_reference(lo, hi, counts, crop_lo, crop_hi, nocrop, prune):
     return new_lo, new_hi, keep, kept
 
 
+def test_first_outside():
+    lo = np.array([[0.1, 0.2], [0.0, 0.5], [0.3, -0.1], [0.9, 0.1]], np.float32)
+    hi = np.array([[0.2, 0.3], [1.0, 0.5], [0.4, 0.2], [0.8, 0.2]], np.float32)
+    assert boxes.first_outside(lo, hi) == 2
+    assert boxes.first_outside(lo[3:], hi[3:]) == 0           # end before start
+    assert boxes.first_outside(lo[:2], hi[:2]) == -1          # 0, 1 and empty boxes are in
+    assert boxes.first_outside(np.full((1, 2), np.nan, np.float32), hi[:1]) == -1
+
+
 @pytest.mark.parametrize("ndim", [2, 3])
 @pytest.mark.parametrize("prune", [None, 0.0, 0.3, 0.1 + 0.2, 1.0])
 def test_crop_boxes_equals_numpy(ndim, prune):
