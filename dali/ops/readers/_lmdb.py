@@ -71,25 +71,30 @@ class Databases:
         call only: `parse` copies what it keeps), and DALI's source info `<path> at key
         <key>` (the key up to a NUL)."""
         rec = np.asarray(indices, np.int64)
-        dbs = np.searchsorted(self.first, rec, side="right") - 1
         starts, ends = self._key_ends[rec], self._key_ends[rec + 1]
         blob = self._keys
         keys = [blob[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+        if len(self._envs) == 1:
+            with self._envs[0].begin(buffers=True) as txn:
+                return self._parse(parse, list(map(txn.get, keys)), keys,
+                                   np.zeros(len(rec), np.int64), starts, ends)
+        dbs = np.searchsorted(self.first, rec, side="right") - 1
         with contextlib.ExitStack() as stack:
-            if dbs[0] == dbs[-1] and (dbs == dbs[0]).all():
-                get = stack.enter_context(self._envs[dbs[0]].begin(buffers=True)).get
-                values = [get(key) for key in keys]
-            else:
-                gets = {db: stack.enter_context(self._envs[db].begin(buffers=True)).get
-                        for db in np.unique(dbs).tolist()}
-                values = [gets[db](key) for db, key in zip(dbs.tolist(), keys, strict=True)]
-            if None in values:
-                j = values.index(None)
-                raise RuntimeError(f"{self.paths[dbs[j]]}: the record at key {keys[j]!r} "
-                                   f"disappeared")
-            infos = records.source_infos(self._info_prefixes, dbs, self._keys, starts, ends,
-                                         errors="replace", cut_at_nul=True)
-            return parse(values, infos)
+            gets = {db: stack.enter_context(self._envs[db].begin(buffers=True)).get
+                    for db in np.unique(dbs).tolist()}
+            values = [gets[db](key) for db, key in zip(dbs.tolist(), keys, strict=True)]
+            return self._parse(parse, values, keys, dbs, starts, ends)
+
+    def _parse(self, parse, values, keys, dbs, starts, ends):
+        """`read`'s call of `parse`, in the transactions of `values` (of the databases
+        `dbs`, at the keys `keys`, spans `starts`..`ends` of the blob of keys)."""
+        if None in values:
+            j = values.index(None)
+            raise RuntimeError(f"{self.paths[dbs[j]]}: the record at key {keys[j]!r} "
+                               f"disappeared")
+        infos = records.source_infos(self._info_prefixes, dbs, self._keys, starts, ends,
+                                     errors="replace", cut_at_nul=True)
+        return parse(values, infos)
 
 
 class LmdbReader(_in_order.InOrderReader):
