@@ -804,12 +804,30 @@ cdef int _c2_record(const uint8_t* b, int64_t n, const C2Config* cfg, int64_t* d
 _DTYPES = (np.uint8, np.float32, np.int32, np.int64)
 
 
+cdef (bint, bint) _c2_kinds(const int64_t* desc, Py_ssize_t n, int outputs, int k) noexcept:
+    """(the records' output k has several types or ranks, every record's has one shape), from
+    the descriptions `desc` (n, outputs, _C2_W) of `caffe2_records`."""
+    cdef const int64_t* first = desc + _C2_W * k
+    cdef const int64_t* d
+    cdef Py_ssize_t i
+    cdef int j
+    cdef bint uniform = True
+    for i in range(1, n):
+        d = desc + _C2_W * (outputs * i + k)
+        if d[0] != first[0] or d[1] != first[1]:
+            return True, False
+        for j in range(2, 2 + <int>first[1]):
+            if d[j] != first[j]:
+                uniform = False
+    return False, uniform
+
+
 def caffe2_records(list values, bint image, int label_type, int64_t num_labels,
                    int additional, bint bbox, int outputs):
     """The outputs (a contiguous BatchStorage each) of the Caffe2 TensorProtos records
     `values` (bytes) for the reader's arguments, or None where the batch needs the Python
     parser (see above)."""
-    cdef Py_ssize_t n = len(values), i, k
+    cdef Py_ssize_t n = len(values), i, k, j
     cdef C2Config cfg
     cfg.image, cfg.label_type, cfg.num_labels = image, label_type, num_labels
     cfg.additional, cfg.bbox, cfg.outputs = additional, bbox, outputs
@@ -828,6 +846,8 @@ def caffe2_records(list values, bint image, int label_type, int64_t num_labels,
     cdef int64_t longest = 0
     cdef bint ok = True
     cdef BatchStorage st
+    cdef const int64_t[::1] offs
+    cdef int64_t code, ndim
     try:
         if dst == NULL:
             raise MemoryError()
@@ -847,13 +867,18 @@ def caffe2_records(list values, bint image, int label_type, int64_t num_labels,
             return None
         storages = []
         for k in range(outputs):
-            kinds = desc[:, k, :2]
-            if n and (kinds != kinds[0]).any():
+            mixed, uniform = _c2_kinds(dd, n, outputs, k)
+            if mixed:
                 return None             # the batch mixes types: the Python path says so
-            code, ndim = kinds[0].tolist() if n else (2, 1)
-            st = BatchStorage.allocate(_DTYPES[code], desc[:, k, 2:2 + ndim], ndim=ndim)
+            code, ndim = 2, 1                 # an empty batch: int32 vectors
+            if n:
+                code, ndim = dd[_C2_W * k], dd[_C2_W * k + 1]
+            shapes = [tuple([dd[_C2_W * k + 2 + j] for j in range(ndim)])] * n \
+                if uniform and n else desc[:, k, 2:2 + ndim]
+            st = BatchStorage.allocate(_DTYPES[code], shapes, ndim=ndim)
+            offs = st.offsets
             for i in range(n):
-                dst[i * outputs + k] = st.data + <int64_t>st.offsets[i]
+                dst[i * outputs + k] = st.data + offs[i]
             storages.append(st)
         with nogil:
             for i in range(n):
