@@ -5,6 +5,8 @@ in the same run: same graphs, corpus, batch 64 and num_threads, on CUDA device 0
 
 dali's mixed decoders decode on the CPU threads and upload; real DALI's decode with nvJPEG
 (with the hardware decoder where the GPU has one), so P1 mostly compares the two decoders.
+dali's CPU variant of each pipeline (the same graph on the CPU) runs in the same repeats, so
+the table also says what the GPU path gains over dali's own CPU path on that machine.
 
 Without a CUDA device (no CuPy, or CuPy finds none) the section logs one line saying why and
 returns its rows marked skipped: it never fails on a machine without a GPU.
@@ -22,12 +24,14 @@ from dali import _gpu
 
 DEVICE_ID = 0
 CASES = pipelines.IMAGE_CASES
+CPU_PATH = "dali cpu"                    # the label of dali's CPU variant of a pipeline
 
 
 @dataclasses.dataclass(frozen=True)
 class Row:
-    """One pipeline's measurements: {label: [Timing per repeat]} ("dali", "DALI"), or why it
-    was not measured (`skipped`); `device` names the GPU."""
+    """One pipeline's measurements: {label: [Timing per repeat]} ("dali", "DALI", and
+    `CPU_PATH` for dali's CPU variant), or why it was not measured (`skipped`); `device` names
+    the GPU."""
 
     key: str
     title: str
@@ -71,17 +75,22 @@ def measure_gpu(loaded, root, repeats, iterations, warmup, log,
     name = device_name()
     log(f"  gpu: {name}")
     timings = {c.key: {} for c in CASES}
+    ours = [b for b in loaded if b.label == "dali"]
     for rep in range(repeats):
         for case in CASES:
-            for b in loaded if rep % 2 == 0 else loaded[::-1]:
+            runs = [(b, b.label, True) for b in loaded] + [(b, CPU_PATH, False) for b in ours]
+            for b, label, on_gpu in runs if rep % 2 == 0 else runs[::-1]:
                 if not all(backends.has_operator(b, op) for op in case.needs):
                     continue
-                pipe = build(b, case, root, batch_size=batch_size, num_threads=num_threads)
+                pipe = (build(b, case, root, batch_size=batch_size, num_threads=num_threads)
+                        if on_gpu else
+                        pipelines.build(b, case.graph, batch_size=batch_size,
+                                        num_threads=num_threads, root=root))
                 t = measure.pipeline_timing(pipe, iterations, warmup)
                 del pipe
                 measure.settle(max(0.1, 2.5 * t.wall / iterations))
-                timings[case.key].setdefault(b.label, []).append(t)
-                log(f"  gpu {case.key:7s} {b.label:5s} {t.rate:8.1f} img/s  "
+                timings[case.key].setdefault(label, []).append(t)
+                log(f"  gpu {case.key:7s} {label:8s} {t.rate:8.1f} img/s  "
                     f"{t.cpu_ms:.2f} CPU ms/img")
     return [Row(c.key, c.title, timings[c.key], device=name) for c in CASES]
 
@@ -92,20 +101,26 @@ def _fmt(x, spec):
 
 def table(rows):
     """The markdown table of `measure_gpu`'s rows (medians; ratio = median of the paired
-    per-repeat ratios dali / DALI)."""
+    per-repeat ratios dali / DALI; GPU / CPU path: dali's GPU pipeline against its CPU
+    variant, likewise)."""
     lines = ["| pipeline (GPU) | dali img/s | DALI img/s | ratio | dali CPU ms/img | "
-             "DALI CPU ms/img |", "|---|---:|---:|---:|---:|---:|"]
+             "DALI CPU ms/img | dali CPU path img/s | GPU / CPU path |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         if r.skipped:
-            lines.append(f"| {r.key}: {r.title} | *skipped: {r.skipped}* | — | — | — | — |")
+            lines.append(f"| {r.key}: {r.title} | *skipped: {r.skipped}* | — | — | — | — | — "
+                         "| — |")
             continue
         ours, peer = r.timings.get("dali", []), r.timings.get("DALI", [])
+        cpu_path = r.timings.get(CPU_PATH, [])
         lines.append(
             f"| {r.key}: {r.title} | {_fmt(measure.median([t.rate for t in ours]), '.1f')} | "
             f"{_fmt(measure.median([t.rate for t in peer]), '.1f')} | "
             f"{_fmt(measure.paired_ratio(ours, peer), '.2f')} | "
             f"{_fmt(measure.median([t.cpu_ms for t in ours]), '.2f')} | "
-            f"{_fmt(measure.median([t.cpu_ms for t in peer]), '.2f')} |")
+            f"{_fmt(measure.median([t.cpu_ms for t in peer]), '.2f')} | "
+            f"{_fmt(measure.median([t.rate for t in cpu_path]), '.1f')} | "
+            f"{_fmt(measure.paired_ratio(ours, cpu_path), '.2f')} |")
     devices = sorted({r.device for r in rows if r.device})
     if devices:
         lines.append(f"\nOn {', '.join(devices)} (device_id={DEVICE_ID}).")

@@ -441,7 +441,8 @@ def render(command, sections, s, root, started, elapsed, commit="unknown"):
                   f"num_threads={pipelines.NUM_THREADS}, device_id={gpu.DEVICE_ID})", "",
                   "The image pipelines with `device=\"mixed\"` decoding and the augmentations "
                   f"on the GPU; {s.image_iterations} batches per measurement after {s.warmup} "
-                  "warm-up batches; ratio = dali / DALI throughput.", "",
+                  "warm-up batches; ratio = dali / DALI throughput; GPU / CPU path = dali's "
+                  "GPU pipeline against the same graph on dali's CPU path, in the same run.", "",
                   gpu.table(sections["gpu"]), ""]
     if "operators" in sections:
         parts += [operator_report.section(sections["operators"], s.repeats, s.op_window)]

@@ -69,14 +69,18 @@ def test_measure_on_the_emulated_device(emulated_gpu, monkeypatch):
     monkeypatch.setattr(gpu, "device_name", lambda device_id=0: "emulated")
     logged = []
     rows = gpu.measure_gpu([DALI], IMAGES, 1, 1, 0, logged.append, batch_size=2)
-    assert logged[0] == "  gpu: emulated" and len(logged) == 1 + len(gpu.CASES)
+    assert logged[0] == "  gpu: emulated" and len(logged) == 1 + 2 * len(gpu.CASES)
     for row in rows:
         assert row.skipped is None and row.device == "emulated"
-        (t,) = row.timings["dali"]
-        assert t.items == 2 and t.rate > 0
+        assert sorted(row.timings) == sorted(["dali", gpu.CPU_PATH])
+        for label in row.timings:
+            (t,) = row.timings[label]
+            assert t.items == 2 and t.rate > 0
     text = gpu.table(rows)
     lines = text.splitlines()
     assert len(lines) == 2 + len(rows) + 2 and lines[-1] == "On emulated (device_id=0)."
     for line in lines[2:2 + len(rows)]:
         cells = [c.strip() for c in line.strip("|").split("|")]
         assert float(cells[1]) > 0 and cells[2] == cells[3] == cells[5] == "—"
+        assert float(cells[6]) > 0 and float(cells[7]) == pytest.approx(
+            float(cells[1]) / float(cells[6]), rel=0.02)
