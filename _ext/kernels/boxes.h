@@ -168,7 +168,7 @@ static int dali_box_window(const dali_box_job* j, const double* u, float* lo, fl
     if (!ok)
         return 0;
     for (int d = 0; d < nd; d++) {
-        float s = (float)fmin(shape[d], 1.0);
+        float s = (float)(shape[d] < 1.0 ? shape[d] : 1.0);     /* fmin, inlined */
         lo[d] = (float)(u[nd + d] * (double)(1.0f - s));
         hi[d] = lo[d] + s;
     }
