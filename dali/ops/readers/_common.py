@@ -53,8 +53,9 @@ def loader_args():
         Arg("read_ahead", T.BOOL, False,
             doc="Keep every file's contents in memory after it is first read."),
         Arg("prefetch_queue_depth", T.INT32, 1,
-            doc="Batches whose files the reader reads ahead, on its own thread, while the "
-                "pipeline works (at least 1)."),
+            doc="Batches whose files the reader reads ahead while the pipeline works (at "
+                "least 1): on its own thread, or at once on the pipeline's for reads that "
+                "take under 250 microseconds of CPU."),
         Arg("lazy_init", T.BOOL, False,
             doc="List the data set at the first run instead of when the pipeline is built."),
         Arg("skip_cached_images", T.BOOL, False, implemented=False,
