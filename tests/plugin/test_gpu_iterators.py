@@ -16,19 +16,23 @@ def _images(seed, n):
             .astype(np.uint8) for _ in range(n)]
 
 
-def test_jax_iterator_takes_gpu_outputs_through_dlpack(emulated_gpu):
-    pytest.importorskip("jax")
-    from dali.plugin.jax import DALIGenericIterator
-
-    data = _images(10, 1) * 2
-
+def _flipped_on_gpu(data):
+    """A pipeline on device 0 whose output is `data` (a batch of 2) flipped on the GPU."""
     @pipeline_def(batch_size=2, num_threads=1, device_id=0)
     def pipe():
         x = fn.external_source(source=lambda: data, layout="HWC", batch=True)
         return fn.flip(x.gpu())
 
+    return pipe()
+
+
+def test_jax_iterator_takes_gpu_outputs_through_dlpack(emulated_gpu):
+    pytest.importorskip("jax")
+    from dali.plugin.jax import DALIGenericIterator
+
+    data = _images(10, 1) * 2
     with pytest.warns(Warning, match="Please set `reader_name`"):
-        it = DALIGenericIterator([pipe()], ["images"], size=2)
+        it = DALIGenericIterator([_flipped_on_gpu(data)], ["images"], size=2)
     batch = next(iter(it))["images"]
     np.testing.assert_array_equal(np.asarray(batch), np.stack(data)[:, :, ::-1])
 
@@ -52,14 +56,8 @@ def test_pytorch_iterator_gives_cuda_tensors_of_the_gpu_outputs():
     from dali.plugin.pytorch import DALIGenericIterator
 
     data = _images(11, 1) * 2
-
-    @pipeline_def(batch_size=2, num_threads=1, device_id=0)
-    def pipe():
-        x = fn.external_source(source=lambda: data, layout="HWC", batch=True)
-        return fn.flip(x.gpu())
-
     with pytest.warns(Warning, match="Please set `reader_name`"):
-        it = DALIGenericIterator([pipe()], ["images"], size=2)
+        it = DALIGenericIterator([_flipped_on_gpu(data)], ["images"], size=2)
     batch = next(iter(it))[0]["images"]
     assert batch.device.type == "cuda" and batch.device.index == 0
     np.testing.assert_array_equal(batch.cpu().numpy(), np.stack(data)[:, :, ::-1])
