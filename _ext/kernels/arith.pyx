@@ -25,14 +25,6 @@ cdef extern from "arith_load.h" namespace "arith_load" nogil:
     bint load(int src_num, int dst_num, const char* src, int64_t period, int64_t start,
               int64_t n, char* out)
 
-cdef extern from "arith_fused.h" namespace "arith_fused" nogil:
-    bint fused_avx2 "arith_fused::avx2"
-    void fused_detect "arith_fused::detect"()
-    void mul_add(bint is_double, const char* x, int64_t x_step, const char* y, int64_t y_step,
-                 const char* z, int64_t z_step, bint product_first, char* out, int64_t n)
-
-fused_detect()
-
 cdef enum:
     MAX_ARGS = 4
     CHUNK = 1 << 15
@@ -128,8 +120,7 @@ def run(ThreadPool pool, cnp.ufunc ufunc, int index, list operands, cnp.ndarray 
 # the intermediate values in a scratch buffer of the item's own (a few chunks: they stay in
 # cache), so no temporary of the batch's size is made.  Every step is one ufunc loop whose
 # operands and result all have one type, the same for the whole program, so each value is
-# what that ufunc gives elementwise.  A float multiply whose product an add then reads
-# (`x * a + b`, the whole program) runs as one fused loop (arith_fused.h) with the same values.
+# what that ufunc gives elementwise.
 
 cdef enum:
     PROGRAM_CHUNK = 1 << 12     # elements computed step after step (in L1)
@@ -157,7 +148,6 @@ cdef struct Program:
     Step steps[C_MAX_STEPS]
     int nsteps
     int ntemps
-    int fused                   # mul_add's product is the add's operand `fused`; -1: none
     Py_ssize_t item             # bytes per element
     Py_ssize_t n                # elements of the output
     char* inputs[C_MAX_STEPS * MAX_ARGS]
@@ -214,8 +204,6 @@ cdef void _run_chunk(Program* p, char** ins, cnp.npy_intp* in_steps, char* out,
     cdef cnp.npy_intp steps[MAX_ARGS]
     cdef Step* s
     cdef int k, j, idx
-    cdef char* z
-    cdef cnp.npy_intp z_step
     for k in range(p.nsteps):
         s = &p.steps[k]
         for j in range(s.nargs):
@@ -228,20 +216,7 @@ cdef void _run_chunk(Program* p, char** ins, cnp.npy_intp* in_steps, char* out,
                 args[j], steps[j] = scratch + idx * PROGRAM_CHUNK * item, item
             else:
                 args[j], steps[j] = out, p.out_item
-        if p.fused >= 0 and k == 0:     # the add's other operand is all mul_add still needs
-            z, z_step = _operand(p, &p.steps[1], 1 - p.fused, ins, in_steps)
-            mul_add(p.num == cnp.NPY_DOUBLE, args[0], steps[0], args[1], steps[1], z, z_step,
-                    p.fused == 0, out, n)
-            return
         s.fn(args, &n, steps, s.data)
-
-
-cdef inline (char*, cnp.npy_intp) _operand(Program* p, Step* s, int j, char** ins,
-                                           cnp.npy_intp* in_steps) noexcept nogil:
-    """Operand j (an input or a constant) of step s."""
-    if s.kind[j] == C_INPUT:
-        return ins[s.index[j]], in_steps[s.index[j]]
-    return p.consts[s.index[j]], 0
 
 
 cdef int _set_steps(Program* p, list steps, int ntemps, Py_ssize_t n_inputs,
@@ -277,34 +252,7 @@ cdef int _set_steps(Program* p, list steps, int ntemps, Py_ssize_t n_inputs,
             p.steps[s].kind[j], p.steps[s].index[j] = kind, idx
     if steps[len(steps) - 1][3][0] != C_OUT:
         raise ValueError("the last step's result must be out")
-    p.fused = _fused_operand(p, steps)
     return 0
-
-
-cdef int _fused_operand(Program* p, list steps) except -2:
-    """Which operand of the add is the product when `steps` are a float multiply of inputs
-    and constants and an add of its product and an input or constant (mul_add); else -1."""
-    if len(steps) != 2 or steps[0][0] is not np.multiply or steps[1][0] is not np.add or \
-            p.num not in (cnp.NPY_FLOAT, cnp.NPY_DOUBLE) or p.out_num != p.num:
-        return -1
-    product = tuple(steps[0][3])
-    added = [tuple(ref) for ref in steps[1][2]]
-    if product[0] != C_TEMP or product not in added:
-        return -1
-    k = added.index(product)
-    if added[1 - k][0] == C_TEMP or any(kind == C_TEMP for kind, _ in steps[0][2]):
-        return -1
-    return k
-
-
-def mul_add_avx2(on=None):
-    """Whether the fused multiply-add loop takes its AVX2 path (found at import: the CPU has
-    AVX2); `on` switches it (off, or on where the CPU has it), so tests can compare both."""
-    global fused_avx2
-    if on is not None:
-        fused_detect()
-        fused_avx2 = fused_avx2 and bool(on)
-    return bool(fused_avx2)
 
 
 cdef int _set_consts(Program* p, list consts) except -1:

@@ -1,10 +1,8 @@
 """NumPy's loops on the pool: the same values as the ufunc (chunks across the pool's threads,
-constants broadcast, a multiply and an add fused into one loop), and operands of another type
-or shape refused before anything runs."""
+constants broadcast), and operands of another type or shape refused before anything runs."""
 
 import numpy as np
 import pytest
-from dali._ext.tensor_storage import BatchStorage
 from dali._ext.thread_pool import ThreadPool
 
 from dali._ext.kernels import arith
@@ -70,81 +68,6 @@ def test_programs_equal_the_ufuncs_one_after_another(dtype, n, threads):
         want = np.subtract(np.add(np.multiply(x, c0), y), np.subtract(x, c1))
     np.testing.assert_array_equal(out, want)
     assert out.dtype == want.dtype
-
-
-def _mul_add_program(dtype, factors, addend, product_first):
-    mul, add = arith.loop_index(np.multiply, dtype), arith.loop_index(np.add, dtype)
-    tmp = (arith.SRC_TEMP, 0)
-    added = [tmp, addend] if product_first else [addend, tmp]
-    return [(np.multiply, mul, factors, tmp), (np.add, add, added, (arith.SRC_OUT, 0))]
-
-
-def _special_values(dtype, n):
-    info = np.finfo(dtype)
-    special = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, info.max, -info.max, info.tiny,
-                        info.smallest_subnormal, -info.smallest_subnormal, 1.0, -3.5], dtype)
-    x = (RNG.standard_normal(n) * 1e3).astype(dtype)
-    x[:min(n, special.size)] = special[:n]
-    return x
-
-
-@pytest.fixture(params=[False, True], ids=["plain", "avx2"])
-def mul_add_path(request):
-    """Runs the test on the fused loop's plain and AVX2 paths, then back to the default (AVX2
-    where the CPU has it)."""
-    if arith.mul_add_avx2(request.param) != request.param:
-        pytest.skip("the CPU has no AVX2")
-    yield
-    arith.mul_add_avx2(True)
-
-
-@pytest.mark.usefixtures("mul_add_path")
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("x_flat", [True, False])
-@pytest.mark.parametrize("y_flat", [True, False])
-@pytest.mark.parametrize("z_flat", [True, False])
-@pytest.mark.parametrize("product_first", [True, False])
-@pytest.mark.parametrize("threads", [0, 2])
-def test_fused_mul_add_equals_the_two_ufuncs(dtype, x_flat, y_flat, z_flat, product_first,
-                                            threads):
-    """A multiply whose product an add reads runs as one loop (arith_fused.h): bit for bit
-    np.multiply then np.add, NaNs, infinities, subnormals and -0 included, whichever operands
-    are flat or one value and whichever side of the add the product is on, on both paths."""
-    n = (1 << 16) + (1 << 12) + 5
-    values = [_special_values(dtype, n), RNG.standard_normal(n).astype(dtype),
-              _special_values(dtype, n)[::-1].copy()]
-    consts = [np.asarray(dtype(v)) for v in (0.1, -np.inf, 1e-30)]
-    refs = [(arith.SRC_INPUT, k) if flat else (arith.SRC_CONST, k)
-            for k, flat in enumerate((x_flat, y_flat, z_flat))]
-    x, y, z = [v if flat else c for v, c, flat in zip(values, consts,
-                                                      (x_flat, y_flat, z_flat), strict=True)]
-    out = np.empty(n, dtype)
-    pool = ThreadPool(threads) if threads else None
-    arith.run_program(pool, _mul_add_program(dtype, refs[:2], refs[2], product_first), 1,
-                      values, consts, out)
-    with np.errstate(all="ignore"):
-        product = np.multiply(x, y)
-        want = np.add(product, z) if product_first else np.add(z, product)
-    want = np.broadcast_to(want, (n,))
-    np.testing.assert_array_equal(np.isnan(out), np.isnan(want))
-    bits = out.view(f"u{out.itemsize}")
-    np.testing.assert_array_equal(bits[~np.isnan(out)], want.view(bits.dtype)[~np.isnan(want)])
-
-
-def test_fused_mul_add_reads_samples_of_other_types():
-    """run_samples' sample-by-sample path takes the fused loop too: a uint8 image (converted
-    chunk by chunk) times a per-channel float, plus one value per sample."""
-    xs = [RNG.integers(0, 256, (150, 151, 3), dtype=np.uint8), np.zeros((2, 2, 3), np.uint8)]
-    scales = [np.array([[[0.5, -2.0, 1e-3]]], np.float32)] * 2
-    shifts = [np.array([[[7.25]]], np.float32), np.array([[[np.inf]]], np.float32)]
-    inp = arith.SRC_INPUT
-    out = BatchStorage.allocate(np.float32, [x.shape for x in xs])
-    prog = _mul_add_program(np.float32, [(inp, 0), (inp, 1)], (inp, 2), True)
-    assert arith.run_samples(ThreadPool(2), prog, 1,
-                             [BatchStorage.from_samples(v) for v in (xs, scales, shifts)], [],
-                             out)
-    for x, a, b, o in zip(xs, scales, shifts, out.samples(), strict=True):
-        np.testing.assert_array_equal(o, x.astype(np.float32) * a + b)
 
 
 def test_programs_refuse_what_they_cannot_run():
