@@ -72,6 +72,18 @@ def test_flat_and_two_valued_channels():
     np.testing.assert_array_equal(out[1], np.where(two > 0, 255, 0).astype(np.uint8))
 
 
+def test_small_samples_sharing_a_work_item_with_large_ones():
+    """Runs of small samples share one scratch histogram (each plane clears the counts it
+    reads); large samples, over the kernel's 32768-element runs, have their own."""
+    rng = np.random.default_rng(5)
+    shapes = [(4, 5, 3), (150, 120, 3), (3, 3, 1), (2, 7, 3), (200, 170, 3), (6, 6, 4)]
+    xs = [rng.integers(0, 256, s).astype(np.uint8) for s in shapes]
+    xs[3][:] = 9
+    (out,) = run_op(lambda fn, x: fn.equalize(x), [xs], layouts=["HWC"], num_threads=2)
+    for o, x in zip(out, xs, strict=True):
+        np.testing.assert_array_equal(o, reference(x, "HWC"))
+
+
 def test_layout_of_an_input_without_one():
     """3-D is HWC and 4-D FHWC (the first layout of that rank), as in DALI."""
     rng = np.random.default_rng(8)
