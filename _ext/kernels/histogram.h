@@ -48,6 +48,12 @@ static void dali_equalize_planes(const uint8_t* src, uint8_t* dst, int64_t plane
       const float scale = 255.f / static_cast<float>(pixels - at_first);
       int64_t sum = 0;
       for (int v = first + 1; v < 256; v++) {
+        if ((v & 7) == 0 && v + 8 <= 256 &&
+            (h[v] | h[v + 1] | h[v + 2] | h[v + 3] | h[v + 4] | h[v + 5] | h[v + 6] |
+             h[v + 7]) == 0) {
+          v += 7;                      // eight empty bins at once
+          continue;
+        }
         if (h[v] == 0) continue;
         sum += h[v];
         h[v] = 0;
