@@ -23,6 +23,9 @@
 #include <jerror.h>
 
 enum { DALI_JPEG_RGB = 0, DALI_JPEG_BGR = 1, DALI_JPEG_GRAY = 2 };
+/* Bytes a cropped row may have on either side of the region: 4 * 8 pixels of an iMCU column
+ * (the largest sampling factor) and one more, 3 bytes each. */
+enum { DALI_JPEG_MAX_SIDE = 3 * (4 * 8 + 1) };
 
 typedef struct {
   struct jpeg_error_mgr pub;
@@ -286,14 +289,33 @@ static int dali_jpeg_decode_roi(const uint8_t* data, size_t size, int scale, int
       return -1;
     }
     int skip_cols = x - (int)xoff;
+    /* libjpeg writes a row's cw pixels from column xoff: `before` bytes ahead of the region's
+     * row and `after` bytes past it (at most an iMCU column and a pixel).  Rows other than the
+     * first and the last, whose sides may lie outside `out`, are decoded in place, and the
+     * bytes on either side (the previous row's end, the next row's start, or what lies between
+     * rows) are put back afterwards: no copy of the row. */
+    size_t row_bytes = (size_t)w * channels;
+    size_t before = (size_t)skip_cols * channels, after = ((size_t)cw - skip_cols - w) * channels;
+    uint8_t saved_before[DALI_JPEG_MAX_SIDE], saved_after[DALI_JPEG_MAX_SIDE];
+    int in_place = !cmyk && before <= DALI_JPEG_MAX_SIDE && after <= DALI_JPEG_MAX_SIDE &&
+                   before <= row_bytes && after <= row_bytes;
     for (int r = 0; r < h; r++) {
+      uint8_t* dst = out + (long)r * out_stride;
+      if (in_place && r > 0 && r < h - 1) {
+        memcpy(saved_before, dst - before, before);
+        memcpy(saved_after, dst + row_bytes, after);
+        JSAMPROW rows[1] = {dst - before};
+        jpeg_read_scanlines(&cinfo, rows, 1);
+        memcpy(dst - before, saved_before, before);
+        memcpy(dst + row_bytes, saved_after, after);
+        continue;
+      }
       JSAMPROW rows[1] = {row};
       jpeg_read_scanlines(&cinfo, rows, 1);
       if (cmyk)
-        dali_cmyk_row(row + (long)skip_cols * 4, out + (long)r * out_stride, w, color);
+        dali_cmyk_row(row + (long)skip_cols * 4, dst, w, color);
       else
-        memcpy(out + (long)r * out_stride, row + (long)skip_cols * channels,
-               (size_t)w * channels);
+        memcpy(dst, row + (long)skip_cols * channels, row_bytes);
     }
   }
   int premature = jerr.premature_end;

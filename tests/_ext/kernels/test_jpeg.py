@@ -93,6 +93,33 @@ def test_regions_decode_into_windows_of_a_larger_image():
         jpeg.decode_roi(data, 30, 40, 50, 60, out=big[40:100, 30:130:2])
 
 
+@pytest.mark.parametrize("subsampling", [0, 1, 2])          # 4:4:4, 4:2:2, 4:2:0
+def test_cropped_rows_are_those_of_a_full_decode_and_nothing_around_them_changes(subsampling):
+    # The rows between a crop's first and last are decoded in place: libjpeg writes the
+    # pixels of the iMCU column on either side of each, which are put back.
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(cv2.imdecode(load("photos/chelsea.jpg"), cv2.IMREAD_COLOR)).save(
+        buf, "JPEG", quality=90, subsampling=subsampling)
+    data = np.frombuffer(buf.getvalue(), np.uint8)
+    full = jpeg.decode_roi(data, 0, 0, 320, 213)
+    pad = 200
+    for x, y, w, h in ((37, 50, 100, 120), (1, 3, 33, 40), (17, 0, 303, 213), (300, 9, 20, 7),
+                       (255, 100, 2, 50)):
+        flat = np.full(2 * pad + h * w * 3, 171, np.uint8)
+        out = jpeg.decode_roi(data, x, y, w, h, out=flat[pad:pad + h * w * 3].reshape(h, w, 3))
+        np.testing.assert_array_equal(out, full[y:y + h, x:x + w])
+        assert (flat[:pad] == 171).all() and (flat[-pad:] == 171).all()
+        big = np.full((213, 320, 3), 171, np.uint8)
+        jpeg.decode_roi(data, x, y, w, h, out=big[y:y + h, x:x + w])
+        rest = np.ones(big.shape[:2], bool)
+        rest[y:y + h, x:x + w] = False
+        assert (big[rest] == 171).all()
+
+
 def _header_variants():
     """JPEGs of every kind the marker walk meets: the bundled ones, progressive, CMYK, gray,
     with EXIF orientations (big and little endian), restart intervals, comments."""
