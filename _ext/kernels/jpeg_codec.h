@@ -2,8 +2,9 @@
  *
  * Decodes only the rows of the region (jpeg_skip_scanlines) and only the iMCU columns that
  * cover it (jpeg_crop_scanline), optionally at 1/2, 1/4 or 1/8 scale in the DCT domain, with
- * the accurate integer IDCT (JDCT_ISLOW) and fancy upsampling, as DALI's CPU decoder does.  A
- * region spanning the whole width is decoded straight into the output rows.
+ * the accurate integer IDCT (JDCT_ISLOW) and fancy upsampling, as DALI's CPU decoder does.  Rows
+ * are decoded straight into the output rows, without a copy (but for CMYK, and for the first
+ * and last rows of a region narrower than the image).
  *
  * libjpeg reports fatal errors through error_exit, which must not return: it longjmps back
  * here and the error text is returned to the caller.  Warnings are silent, except running out
