@@ -43,7 +43,8 @@ class Choice(_operator.Operator):
         if scalar and not _types.is_integer(tl.dtype):
             raise self.error(f"a scalar input must be of an integer type (it stands for "
                              f"range(a)), got {tl.dtype}", TypeError)
-        lead = _common.sample_shapes(self, ws, like_input=1)
+        lead = [tuple(s) for s in np.asarray(_common.sample_shapes(self, ws, like_input=1),
+                                             np.int64).tolist()]
         inner = [()] * len(tl) if scalar else [tuple(s[1:]) for s in tl.shape()]
         shapes = [a + b for a, b in zip(lead, inner, strict=True)]
         layout = tl.layout()
