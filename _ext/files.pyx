@@ -371,6 +371,26 @@ def open_files(list paths):
     return OpenFiles(paths)
 
 
+cdef void _head(Entry* e, int64_t* size) noexcept nogil:
+    """Read the first e.size bytes of file e.path into e.out (e.got: how many) and its size
+    into *size: what was read when the read came back short (a regular file reads short
+    only at its end), so only files longer than e.size are examined (fstat)."""
+    cdef struct_stat st
+    cdef int fd = open(e.path, O_RDONLY | O_CLOEXEC)
+    if fd < 0:
+        e.err = errno
+        return
+    _pread(e, fd, 0)
+    if e.err == 0 and e.got == e.size:
+        if fstat(fd, &st) != 0:
+            e.err = errno
+        else:
+            size[0] = st.st_size
+    else:
+        size[0] = e.got
+    close(fd)
+
+
 def read_heads(list paths, Py_ssize_t n):
     """The first `n` bytes and the size of each file, without the GIL (for readers that parse
     a header before reading a file's data: the .npy reader).  Returns (heads, got, sizes,
@@ -379,8 +399,6 @@ def read_heads(list paths, Py_ssize_t n):
     (index, errno)) for the first file that cannot be opened, examined or read."""
     cdef Py_ssize_t count = len(paths), i
     cdef list keep = []
-    cdef int fd
-    cdef struct_stat st
     if n < 1:
         raise ValueError("n must be positive")
     cdef cnp.ndarray[cnp.uint8_t, ndim=2] heads = np.empty((count, n), np.uint8)
@@ -392,17 +410,9 @@ def read_heads(list paths, Py_ssize_t n):
             for i in range(count):
                 if es[i].path == NULL:
                     continue
-                fd = open(es[i].path, O_RDONLY | O_CLOEXEC)
-                if fd < 0 or fstat(fd, &st) != 0:
-                    es[i].err = errno
-                    if fd >= 0:
-                        close(fd)
-                    break
-                sizes[i] = st.st_size
                 es[i].out = &heads[i, 0]
-                es[i].size = min(<int64_t>n, <int64_t>st.st_size)
-                _pread(&es[i], fd, 0)
-                close(fd)
+                es[i].size = n
+                _head(&es[i], &sizes[i])
                 got[i] = es[i].got
                 if es[i].err:
                     break
@@ -646,18 +656,18 @@ cdef int _region_read(const char* path, const Region* r, uint8_t* dst, uint8_t**
     return status
 
 
-def read_regions(list paths, list outs, offsets, esizes, shapes, lo, hi, dshapes, at,
+def read_regions(list paths, out, out_offsets, offsets, esizes, shapes, lo, hi, dshapes, at,
                  heads=None, head_sizes=None):
     """Read a region of an array stored in each file (C order, from byte `offsets[i]`,
-    elements of `esizes[i]` bytes, shape `shapes[i]`): the part [lo[i], hi[i]) into outs[i]
-    (a C-contiguous uint8 array of the bytes of shape `dshapes[i]`), placed at `at[i]`;
-    the rest of outs[i] is left as it is.  The shapes and corners are (n, ndim) int64
-    arrays.  `heads` (an (n, k) uint8 array) and `head_sizes` may give the first
-    `head_sizes[i]` bytes of each file (`read_heads`): a region within them is copied from
-    there, without opening the file.  Reads only the runs of the region (or, for runs close
-    together, the span they cover), without the GIL.  Returns None, or (index, errno, end)
-    for the first file that failed: errno of the failing call, or 0 with `end` the bytes the
-    file has (it ends early)."""
+    elements of `esizes[i]` bytes, shape `shapes[i]`): the part [lo[i], hi[i]) into the bytes
+    of shape `dshapes[i]` that start at `out_offsets[i]` of `out` (a writable C-contiguous
+    uint8 array: the batch), placed at `at[i]`; the rest of those bytes is left as it is.
+    The shapes and corners are (n, ndim) int64 arrays.  `heads` (an (n, k) uint8 array) and
+    `head_sizes` may give the first `head_sizes[i]` bytes of each file (`read_heads`): a
+    region within them is copied from there, without opening the file.  Reads only the runs
+    of the region (or, for runs close together, the span they cover), without the GIL.
+    Returns None, or (index, errno, end) for the first file that failed: errno of the failing
+    call, or 0 with `end` the bytes the file has (it ends early)."""
     cdef Py_ssize_t n = len(paths), i
     cdef int d, j
     cdef int64_t vol
@@ -669,7 +679,8 @@ def read_regions(list paths, list outs, offsets, esizes, shapes, lo, hi, dshapes
     cdef cnp.ndarray[cnp.int64_t, ndim=2] hi_ = np.ascontiguousarray(hi, np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=2] ds = np.ascontiguousarray(dshapes, np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=2] at_ = np.ascontiguousarray(at, np.int64)
-    cdef cnp.ndarray out
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] dst_offs = np.ascontiguousarray(out_offsets, np.int64)
+    cdef cnp.ndarray dst = out
     cdef cnp.ndarray[cnp.uint8_t, ndim=2] hd = None
     cdef cnp.ndarray[cnp.int64_t, ndim=1] hs = None
     cdef uint8_t* head
@@ -685,11 +696,14 @@ def read_regions(list paths, list outs, offsets, esizes, shapes, lo, hi, dshapes
         head_base = <uint8_t*>cnp.PyArray_DATA(hd)
         head_row = hd.shape[1]
         head_lens = <const int64_t*>cnp.PyArray_DATA(hs)
-    cdef bint mismatch = len(outs) != n or offs.shape[0] != n or es_.shape[0] != n
+    if dst.dtype != np.uint8 or not dst.flags.c_contiguous or not dst.flags.writeable:
+        raise ValueError("out must be a writable C-contiguous uint8 array")
+    cdef bint mismatch = dst_offs.shape[0] != n or offs.shape[0] != n or es_.shape[0] != n
     for a in (sh, lo_, hi_, ds, at_):
         mismatch |= a.shape[0] != n or a.shape[1] != sh.shape[1]
     if mismatch:
-        raise ValueError("one path, buffer, offset, element size and region per file")
+        raise ValueError("one path, output offset, offset, element size and region per "
+                         "file")
     d = sh.shape[1]
     if d > _MAX_DIMS:
         raise ValueError(f"at most {_MAX_DIMS} dimensions, not {d}")
@@ -704,9 +718,6 @@ def read_regions(list paths, list outs, offsets, esizes, shapes, lo, hi, dshapes
         if rs == NULL or dsts == NULL:
             raise MemoryError()
         for i in range(n):
-            out = outs[i]
-            if out.dtype != np.uint8 or not out.flags.c_contiguous or not out.flags.writeable:
-                raise ValueError(f"buffer {i} must be a writable C-contiguous uint8 array")
             if offs[i] < 0 or es_[i] < 1:
                 raise ValueError(f"file {i}: negative offset or element size below 1")
             rs[i].ndim = d
@@ -726,9 +737,10 @@ def read_regions(list paths, list outs, offsets, esizes, shapes, lo, hi, dshapes
                     raise ValueError(f"file {i}: the region does not fit the array or the "
                                      "buffer")
                 vol *= ds[i, j]
-            if out.size != vol:
-                raise ValueError(f"buffer {i} has {out.size} bytes, not {vol}")
-            dsts[i] = <uint8_t*>cnp.PyArray_DATA(out)
+            if dst_offs[i] < 0 or dst_offs[i] + vol > dst.size:
+                raise ValueError(f"file {i}: its {vol} bytes from {dst_offs[i]} do not fit out "
+                                 f"({dst.size} bytes)")
+            dsts[i] = <uint8_t*>cnp.PyArray_DATA(dst) + dst_offs[i]
         es = _entries(paths, keep)
         errs = <int*>calloc(max(n, 1), sizeof(int))
         ends = <int64_t*>calloc(max(n, 1), sizeof(int64_t))

@@ -163,3 +163,14 @@ def test_read_ranges_failures(tmp_path):
         files.read_ranges([str(a)], [-1], [np.empty(1, np.uint8)])
     with pytest.raises(ValueError, match="one offset and one buffer"):
         files.read_ranges([str(a)], [0, 1], [np.empty(1, np.uint8)])
+
+
+def test_read_heads_sizes_of_short_and_long_files(paths, tmp_path):
+    names = [str(p) for p in paths]                   # 0, 1, 5000 and 70000 bytes
+    heads, got, sizes, failure = files.read_heads(names, 4096)
+    assert failure is None
+    assert got.tolist() == [0, 1, 4096, 4096] and sizes.tolist() == [0, 1, 5000, 70000]
+    for p, row, k in zip(paths, heads, got.tolist(), strict=True):
+        assert row[:k].tobytes() == p.read_bytes()[:k]
+    assert files.read_heads([names[2], str(tmp_path / "no")], 16)[3] == (1, errno.ENOENT)
+    assert files.read_heads([str(tmp_path)], 16)[3] == (0, errno.EISDIR)

@@ -53,6 +53,7 @@ _STARTS = ("roi_start", "rel_roi_start")
 _ENDS = ("roi_end", "rel_roi_end", "roi_shape", "rel_roi_shape")
 _POLICIES = ("error", "pad", "trim_to_shape")
 _MAX_DIMS = 32
+_PLANS_LIMIT = 4096         # headers whose plans are kept (data sets of many shapes: the latest)
 
 
 @_registry.register
@@ -125,6 +126,7 @@ class Numpy(_listing.FilesReader):
             raise RuntimeError("Cannot use use_o_direct with ``dont_use_mmap=False``.")
         self._roi_names = [n for n in (*_STARTS, *_ENDS) if n in given]
         self._headers = {} if a["cache_header_information"] else None
+        self._plans = {}        # header -> `_plan` of a region of interest given as constants
         self._guess = None      # (header, its bytes) of the last batch whose files shared one
         self._pool = None       # the threads of the reader's whole-file reads (`_read_whole`)
         super().setup()
@@ -169,41 +171,65 @@ class Numpy(_listing.FilesReader):
         if heads is None:
             return None, headers
         n = len(entries)
-        dtype, ndim = (headers[0][0], len(headers[0][1])) if n else (np.dtype(np.uint8), 0)
-        # per sample: (file shape (stored order), part read, destination shape, its position),
-        # the output shape, whether it is padded; computed once per header when `constant`
-        found, memo = [], {}
+        dtype, ndim = headers[0][0], len(headers[0][1])
+        # the plans (`_plan`) of the batch and which one each sample has: one per header when
+        # `constant` (kept from batch to batch: a data set of one type and shape has one),
+        # else per sample
+        plans, which, memo = [], [], {}
+        known = self._plans if constant else {}
         for i, header in enumerate(headers):
-            plan = memo.get(header)
-            if plan is None:
-                try:
-                    plan = self._plan(header, dtype, ndim, roi, i)
-                except ValueError as e:
-                    return None, (i, f"{e} File: {entries[i][1]}")
-                if constant:
-                    memo[header] = plan
-            found.append(plan)
-        rows = np.array([p[0] for p in found], np.int64).reshape(n, 5, ndim).transpose(1, 0, 2)
-        storage = BatchStorage.allocate(dtype, [p[1] for p in found], ndim=ndim)
-        outs = storage.samples()
-        fill = _saturate(self.args["fill_value"], dtype) if any(p[3] for p in found) else None
-        targets = []
-        for i, (_, out_shape, fortran, padded) in enumerate(found):
-            out = np.empty(out_shape[::-1], dtype) if fortran else outs[i]
-            if padded:
-                out.fill(fill)
-            targets.append(out.reshape(-1).view(np.uint8))
+            k = memo.get(header) if constant else None
+            if k is None:
+                plan = known.get(header)
+                if plan is None or header[0] != dtype or len(header[1]) != ndim:
+                    try:
+                        plan = self._plan(header, dtype, ndim, roi, i)
+                    except ValueError as e:
+                        return None, (i, f"{e} File: {entries[i][1]}")
+                    if constant:
+                        if len(known) >= _PLANS_LIMIT:
+                            known.clear()
+                        known[header] = plan
+                plans.append(plan)
+                k = memo[header] = len(plans) - 1
+            which.append(k)
+        rows = np.stack([p[0] for p in plans], axis=1)
+        if len(plans) > 1:
+            which = np.array(which, np.intp)
+            rows = rows[:, which]
+        else:
+            which = np.zeros(n, np.intp)
+            rows = np.broadcast_to(rows, (5, n, ndim))
+        fortran, padded = (np.array([p[i] for p in plans], bool)[which] for i in (2, 3))
+        storage = BatchStorage.allocate(dtype, rows[3] if not fortran.any() else [
+            plans[k][1] for k in which.tolist()], ndim=ndim)
+        # the regions land in the batch, or, with Fortran-order files, in a scratch batch of
+        # their stored order, transposed into the batch after the read
+        target = storage if not fortran.any() else BatchStorage.allocate(dtype, rows[3],
+                                                                         ndim=ndim)
+        flat = target.flat()
+        starts = target.offsets - target.offsets[0]
+        if padded.all():
+            flat.fill(_saturate(self.args["fill_value"], dtype))
+        elif padded.any():
+            fill = _saturate(self.args["fill_value"], dtype)
+            for i in np.flatnonzero(padded).tolist():
+                target.sample(i).fill(fill)
         failure = files.read_regions(
-            [p for p, _ in entries], targets, [h[3] for h in headers], [dtype.itemsize] * n,
-            *rows, *heads)
+            [p for p, _ in entries], flat.view(np.uint8), starts, [h[3] for h in headers],
+            np.full(n, dtype.itemsize), *rows, *heads)
         if failure is not None:
             i, err, end = failure
             why = os.strerror(err) if err else f"the file ends at byte {end}"
             return None, (i, f"Failed to read file: {entries[i][1]}: {why}")
-        perm = list(range(ndim))[::-1]
-        for i, (_, out_shape, fortran, _) in enumerate(found):
-            if fortran:
-                transpose_array(targets[i].view(dtype).reshape(out_shape[::-1]), outs[i], perm)
+        if fortran.any():
+            perm = list(range(ndim))[::-1]
+            outs, stored = storage.samples(), target.samples()
+            for i in range(n):
+                if fortran[i]:
+                    transpose_array(stored[i], outs[i], perm)
+                else:
+                    outs[i][...] = stored[i]
         return storage, None
 
     def _read_whole(self, entries):
@@ -229,9 +255,10 @@ class Numpy(_listing.FilesReader):
         return None
 
     def _plan(self, header, dtype, ndim, roi, i):
-        """(rows, output shape, transposed, padded) of sample `i` with `header`: rows are the
-        file's shape in stored order, the part read, the destination shape and where the part
-        lands in it, as `files.read_regions` takes them."""
+        """(rows, output shape, transposed, padded) of sample `i` with `header`: rows (a (5,
+        ndim) int64 array) are the file's shape in stored order, the part read, the
+        destination shape and where the part lands in it, as `files.read_regions` takes
+        them."""
         dt, shape, fortran, _ = header
         if dt != dtype:
             raise ValueError(f"Inconsistent data: All samples in the batch must have the same "
@@ -243,8 +270,8 @@ class Numpy(_listing.FilesReader):
         padded = at != [0] * ndim or out != [h - low for low, h in zip(lo, hi, strict=True)]
         fortran = fortran and ndim > 1
         order = slice(None, None, -1) if fortran else slice(None)
-        rows = [list(v)[order] for v in (shape, lo, hi, out, at)]
-        return rows, tuple(out), fortran, padded
+        rows = np.array([list(v)[order] for v in (shape, lo, hi, out, at)], np.int64)
+        return rows.reshape(5, ndim), tuple(out), fortran, padded
 
     def _read_headers(self, entries):
         """([(dtype, shape, fortran, data offset)] of `entries`, (heads, their sizes): the
@@ -262,21 +289,20 @@ class Numpy(_listing.FilesReader):
             k, err = failure
             return (todo[k], f"Failed to open file: {entries[todo[k]][1]}: "
                              f"{os.strerror(err)}"), None
-        shared = None
         for k, i in enumerate(todo):
-            if shared is not None:
-                header = shared
-            else:
-                try:
-                    header = _header(paths[k], heads[k, :_npy.PREFIX].tobytes(), heads[k],
-                                     int(got[k]), int(sizes[k]))
-                except _npy.HeaderError as e:
-                    return (i, f"{e} File: {entries[i][1]}"), None
-                if k == 0:
-                    shared = _shared(header, heads, got, sizes)
-                    if shared is not None and len(todo) == len(entries) and not (
-                            header[2] and len(header[1]) > 1):
-                        self._guess = header, heads[0, :header[3]].copy()
+            try:
+                header = _header(paths[k], heads[k, :_npy.PREFIX].tobytes(), heads[k],
+                                 int(got[k]), int(sizes[k]))
+            except _npy.HeaderError as e:
+                return (i, f"{e} File: {entries[i][1]}"), None
+            if k == 0 and _shared(header, heads, got, sizes) is not None:
+                if len(todo) == len(entries) and not (header[2] and len(header[1]) > 1):
+                    self._guess = header, heads[0, :header[3]].copy()
+                for j in todo:
+                    found[j] = header
+                if cache is not None:
+                    cache.update((entries[j][0], header) for j in todo)
+                break
             found[i] = header
             if cache is not None:
                 cache[entries[i][0]] = header

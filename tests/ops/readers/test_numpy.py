@@ -192,7 +192,7 @@ def test_read_regions_reads_the_region(tmp_path, shape, roi):
     out = np.zeros(out_shape, np.uint16)
     rows = [np.array(v, np.int64).reshape(1, len(shape)) for v in
             (shape, lo, hi, out_shape, [1] * len(shape))]
-    assert files.read_regions([path], [out.reshape(-1).view(np.uint8)], [13], [2],
+    assert files.read_regions([path], out.reshape(-1).view(np.uint8), [0], [13], [2],
                               *rows) is None
     ref = np.zeros(out_shape, np.uint16)
     ref[tuple(slice(1, -1) for _ in shape)] = a[tuple(slice(x, y) for x, y in
@@ -206,11 +206,13 @@ def test_read_regions_reports_a_short_file_and_rejects_bad_regions(tmp_path):
         f.write(bytes(100))
     out = np.zeros(60, np.uint8)
     one = [np.array([[v]], np.int64) for v in (200, 0, 60, 60, 0)]
-    assert files.read_regions([path], [out], [50], [1], *one) == (0, 0, 100)
+    assert files.read_regions([path], out, [0], [50], [1], *one) == (0, 0, 100)
     bad = [np.array([[v]], np.int64) for v in (200, 0, 61, 60, 0)]
     with pytest.raises(ValueError, match="does not fit"):
-        files.read_regions([path], [out], [0], [1], *bad)
-    assert files.read_regions([str(tmp_path / "none")], [out], [0], [1], *one)[1] == 2
+        files.read_regions([path], out, [0], [0], [1], *bad)
+    with pytest.raises(ValueError, match="do not fit out"):
+        files.read_regions([path], out, [1], [0], [1], *one)
+    assert files.read_regions([str(tmp_path / "none")], out, [0], [0], [1], *one)[1] == 2
 
 
 # -- headers and errors ----------------------------------------------------------------------
@@ -279,6 +281,13 @@ def test_bad_files_fail_naming_the_file(tmp_path, names, message):
     with pytest.raises(RuntimeError, match=message) as e:
         read(batch_size=len(names), file_root=root, files=names)
     assert "readers.numpy" in str(e.value)
+
+
+def test_regions_of_later_batches_check_their_types(tmp_path):
+    root = _bad_files(tmp_path)            # the plan of a region is kept between batches
+    with pytest.raises(RuntimeError, match="same data type.*good.npy"):
+        read(iterations=2, batch_size=2, file_root=root, roi_start=[1],
+             files=["good.npy", "good.npy", "float.npy", "good.npy"], prefetch_queue_depth=1)
 
 
 @pytest.mark.parametrize("kwargs,message", [
