@@ -178,10 +178,17 @@ cdef run_largest_first(ThreadPool pool, item_fn fn, void* ctx, sizes, double ns_
     if n == 1:                        # the caller runs it: no order or cost to work out
         _run_interruptible(NULL, fn, ctx, &first, 1)
         return
-    sizes = np.asarray(sizes, dtype=np.int64)
-    cdef const int64_t[::1] order = np.argsort(-sizes, kind="stable").astype(np.int64)
-    cdef double cost = float(sizes.sum()) * ns_per_element
-    _run_interruptible(_pool_for(pool, n, cost), fn, ctx, &order[0], n)
+    cdef const int64_t[::1] s = np.ascontiguousarray(sizes, dtype=np.int64)
+    cdef int64_t total = s[0]
+    cdef bint equal = True
+    cdef Py_ssize_t i
+    for i in range(1, n):
+        total += s[i]
+        equal = equal and s[i] == s[0]
+    # items of one size (a batch of one shape) keep their order: no sort
+    cdef const int64_t[::1] order = np.arange(n, dtype=np.int64) if equal else \
+        np.argsort(np.negative(s), kind="stable").astype(np.int64)
+    _run_interruptible(_pool_for(pool, n, <double>total * ns_per_element), fn, ctx, &order[0], n)
 
 
 cdef void* job_array(Py_ssize_t n, size_t size, list keep) except NULL:

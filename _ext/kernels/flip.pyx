@@ -17,6 +17,7 @@ import numpy as np
 
 from libc.stdint cimport int64_t, uint8_t
 
+from dali._ext.kernels.sample_data cimport sample_data
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
@@ -40,9 +41,10 @@ def flip_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, flags, ancho
     pool : ThreadPool or None
         Where the work items run (None: on the caller).
     src, dst : BatchStorage
-        Contiguous batches with the same element size and number of samples and dimensions;
-        dst is written (outside the windows it is left as it was).  Without `anchors`,
-        `shapes` and `dst_anchors` their sample shapes are the same.
+        Batches with the same element size and number of samples and dimensions; dst is
+        contiguous and written (outside the windows it is left as it was), src contiguous or
+        per-sample.  Without `anchors`, `shapes` and `dst_anchors` their sample shapes are the
+        same.
     flags : array_like (num_samples, ndim)
         Non-zero where a sample's axis is reversed.
     anchors : array_like (num_samples, ndim) or None
@@ -53,51 +55,53 @@ def flip_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, flags, ancho
         Where each window goes in its destination sample (None: at 0).  Windows must lie
         inside both samples.
     """
-    if not (src.is_contiguous and dst.is_contiguous):
-        raise ValueError("flip_batch needs contiguous batch storage")
-    cdef Py_ssize_t n = src.num_samples, i, k, t, count = 0
-    cdef int ndim = src.ndim
+    if not dst.is_contiguous:
+        raise ValueError("flip_batch writes into contiguous batch storage only")
+    cdef Py_ssize_t n = src.num_samples, i, k, t, count = 0, bad = -1
+    cdef int ndim = src.ndim, d
+    cdef int64_t lo, to
     if dst.num_samples != n or dst.ndim != ndim:
         raise ValueError("source and destination must have the same number of samples and "
                          "dimensions")
-    out_shape = np.ascontiguousarray(dst.shapes, dtype=np.int64).reshape(n, ndim)
-    in_shape = np.ascontiguousarray(src.shapes, dtype=np.int64).reshape(n, ndim)
-    if anchors is None and shapes is None and dst_anchors is None:
-        if not np.array_equal(in_shape, out_shape):
-            raise ValueError("source and destination must have the same sample shapes")
-        shapes = out_shape
-    else:
-        anchors, shapes, dst_anchors = (
-            np.zeros((n, ndim), np.int64) if v is None else np.ascontiguousarray(v, np.int64)
-            for v in (anchors, out_shape if shapes is None else shapes, dst_anchors))
-        for name, v in (("anchors", anchors), ("shapes", shapes), ("dst_anchors", dst_anchors)):
-            if v.shape != (n, ndim):
-                raise ValueError(f"{name} must have shape ({n}, {ndim}), got {v.shape}")
-        if not ((anchors >= 0) & (dst_anchors >= 0) & (shapes >= 0) &
-                (anchors + shapes <= in_shape) & (dst_anchors + shapes <= out_shape)).all():
-            raise ValueError("the windows must lie inside their source and destination "
-                             "samples")
-    cdef const int64_t[:, ::1] extents = shapes
-    cdef const int64_t[:, ::1] src_shapes = in_shape
-    cdef const int64_t[:, ::1] dst_shapes = out_shape
-    cdef const int64_t[:, ::1] src_at = anchors
-    cdef const int64_t[:, ::1] dst_at = dst_anchors
     if src.dtype.itemsize != dst.dtype.itemsize:
         raise ValueError("source and destination must have the same element size")
     if ndim > DALI_FLIP_MAX_DIMS:
         raise ValueError(f"at most {DALI_FLIP_MAX_DIMS} dimensions, got {ndim}")
-    cdef const uint8_t[:, ::1] f = np.ascontiguousarray(flags, dtype=np.uint8)
-    if f.shape[0] != n or f.shape[1] != ndim:
-        raise ValueError(f"flags must have shape ({n}, {ndim}), got {np.shape(flags)}")
+    cdef const int64_t[:, ::1] dst_shapes = _rows(dst.shapes, n, ndim, "dst shapes")
+    cdef const int64_t[:, ::1] src_shapes = _rows(src.shapes, n, ndim, "src shapes")
+    cdef bint windows = not (anchors is None and shapes is None and dst_anchors is None)
+    cdef const int64_t[:, ::1] extents = dst_shapes if shapes is None else \
+        _rows(shapes, n, ndim, "shapes")
+    cdef const int64_t[:, ::1] src_at = None if anchors is None else \
+        _rows(anchors, n, ndim, "anchors")
+    cdef const int64_t[:, ::1] dst_at = None if dst_anchors is None else \
+        _rows(dst_anchors, n, ndim, "dst_anchors")
+    cdef const uint8_t[:, ::1] f = _rows(flags, n, ndim, "flags", np.uint8)
     if n == 0:
         return
-    cdef const int64_t[::1] src_off = src.offsets
+    with nogil:
+        for i in range(n):
+            for d in range(ndim):
+                if windows:
+                    lo = 0 if src_at is None else src_at[i, d]
+                    to = 0 if dst_at is None else dst_at[i, d]
+                    if lo < 0 or to < 0 or extents[i, d] < 0 or \
+                            lo + extents[i, d] > src_shapes[i, d] or \
+                            to + extents[i, d] > dst_shapes[i, d]:
+                        bad = i
+                elif src_shapes[i, d] != dst_shapes[i, d]:
+                    bad = i
+    if bad >= 0:
+        raise ValueError("the windows must lie inside their source and destination samples"
+                         if windows else "source and destination must have the same sample "
+                         "shapes")
+    keep = []
+    cdef const char** src_data = sample_data(src, keep)
     cdef const int64_t[::1] dst_off = dst.offsets
     cdef int64_t itemsize = src.dtype.itemsize, e
-    keep = []
     cdef dali_flip_job* samples = <dali_flip_job*>job_array(n, sizeof(dali_flip_job), keep)
-    cdef int64_t[::1] nbytes = np.empty(n, dtype=np.int64)
-    cdef int64_t[::1] tiles = np.empty(n, dtype=np.int64)
+    cdef int64_t* nbytes = <int64_t*>job_array(n, sizeof(int64_t), keep)
+    cdef int64_t* tiles = <int64_t*>job_array(n, sizeof(int64_t), keep)
     with nogil:
         for i in range(n):
             nbytes[i] = dali_flip_collapse(
@@ -106,7 +110,7 @@ def flip_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, flags, ancho
                 &dst_shapes[i, 0] if ndim else NULL,
                 &dst_at[i, 0] if dst_at is not None and ndim else NULL,
                 &f[i, 0] if ndim else NULL, itemsize, &samples[i])
-            samples[i].src = src.data + src_off[i] + samples[i].src_offset
+            samples[i].src = src_data[i] + samples[i].src_offset
             samples[i].dst = dst.data + dst_off[i] + samples[i].dst_offset
             t = 1
             if samples[i].ndim > 0:
@@ -127,3 +131,11 @@ def flip_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, flags, ancho
                 size_view[count] = nbytes[i] // tiles[i]
                 count += 1
     run_largest_first(pool, _run_job, jobs, sizes, _NS_PER_BYTE)
+
+
+def _rows(values, Py_ssize_t n, int ndim, str name, dtype=np.int64):
+    """`values` as a C-contiguous (n, ndim) array of `dtype` (no copy when it is one)."""
+    a = np.ascontiguousarray(values, dtype=dtype)
+    if a.shape != (n, ndim):
+        raise ValueError(f"{name} must have shape ({n}, {ndim}), got {np.shape(values)}")
+    return a

@@ -29,6 +29,7 @@ import numpy as np
 
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t
 
+from dali._ext.kernels.sample_data cimport sample_data
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
@@ -315,8 +316,9 @@ def warp_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matrices, in
     Parameters
     ----------
     src, dst : BatchStorage
-        Contiguous batches of HWC or FHWC samples (uint8, int16, int32 or float32), with the
-        same number of frames and channels per sample; dst is written.  HWC `src` samples
+        Batches of HWC or FHWC samples (uint8, int16, int32 or float32), with the same
+        number of frames and channels per sample; dst is contiguous and written, src
+        contiguous or per-sample.  HWC `src` samples
         with FHWC `dst` samples: each source is warped into every frame of its output.
     matrices : array_like (num_samples, 6) or (total frames, 6)
         Each sample's output->input mapping (see `warp_affine_2d`), or each frame's: one row
@@ -325,8 +327,8 @@ def warp_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matrices, in
         As in `warp_affine_2d`.
     """
     _check(interp, fill, src.dtype, dst.dtype)
-    if not (src.is_contiguous and dst.is_contiguous):
-        raise ValueError("warp_batch needs contiguous batch storage")
+    if not dst.is_contiguous:
+        raise ValueError("warp_batch writes into contiguous batch storage only")
     cdef Py_ssize_t n = src.num_samples, i, f, k, count = 0
     cdef int si = src.ndim, nd = dst.ndim
     cdef bint repeat = si == 3 and nd == 4
@@ -339,7 +341,6 @@ def warp_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matrices, in
         return
     cdef const int64_t[:, ::1] ish = np.ascontiguousarray(src.shapes, dtype=np.int64)
     cdef const int64_t[:, ::1] osh = np.ascontiguousarray(dst.shapes, dtype=np.int64)
-    cdef const int64_t[::1] src_off = src.offsets
     cdef const int64_t[::1] dst_off = dst.offsets
     cdef Py_ssize_t total = 0
     for i in range(n):          # the same frames and channels; the number of frames
@@ -351,6 +352,7 @@ def warp_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matrices, in
                          f"{mats.shape[0]}")
     cdef bint per_frame = mats.shape[0] != n
     keep = []
+    cdef const char** src_data = sample_data(src, keep)
     cdef Job* jobs = <Job*>job_array(total, sizeof(Job), keep)
     sizes = np.empty(total, dtype=np.int64)
     cdef int64_t[::1] size_view = sizes
@@ -367,7 +369,7 @@ def warp_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matrices, in
                 j.oh, j.ow = osh[i, nd - 3], osh[i, nd - 2]
                 sf = 0 if repeat else j.h * j.w * j.nc
                 df = j.oh * j.ow * j.nc
-                j.src = src.data + src_off[i] + f * sf * es
+                j.src = src_data[i] + f * sf * es
                 j.dst = dst.data + dst_off[i] + f * df * ed
                 j.sk, j.dk, j.interp, j.use_fill, j.fill = sk, dk, interp, use_fill, fv
                 for k in range(6):
@@ -406,7 +408,8 @@ def warp_perspective_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, 
     Parameters
     ----------
     src, dst : BatchStorage
-        Contiguous batches of the same element type (uint8, uint16, int16 or float32).
+        Batches of the same element type (uint8, uint16, int16 or float32); dst is
+        contiguous, src contiguous or per-sample.
     images : array_like (k, 10) of int64
         One row per HWC image: its sample, the byte offsets of its first element within the
         sample in src and in dst, h, w, channels (1-4), output h, output w, the row of its
@@ -422,8 +425,8 @@ def warp_perspective_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, 
     """
     if src.dtype != dst.dtype or src.dtype not in PERSPECTIVE_TYPES:
         raise TypeError(f"unsupported types {src.dtype} -> {dst.dtype}")
-    if not (src.is_contiguous and dst.is_contiguous):
-        raise ValueError("warp_perspective_batch needs contiguous batch storage")
+    if not dst.is_contiguous:
+        raise ValueError("warp_perspective_batch writes into contiguous batch storage only")
     if interp not in (0, 1) or not 0 <= border <= 4:
         raise ValueError(f"unsupported interpolation {interp} or border {border}")
     im = np.ascontiguousarray(images, dtype=np.int64).reshape(-1, 10)
@@ -462,14 +465,14 @@ def warp_perspective_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, 
     cdef dali_wp_job* jobs = <dali_wp_job*>job_array(count, sizeof(dali_wp_job), keep)
     sizes = np.empty(count, dtype=np.int64)
     cdef int64_t[::1] size_view = sizes
-    cdef const int64_t[::1] src_off = src.offsets
+    cdef const char** src_data = sample_data(src, keep)
     cdef const int64_t[::1] dst_off = dst.offsets
     cdef int kind = PERSPECTIVE_TYPES[src.dtype]
     with nogil:
         for i in range(iv.shape[0]):
             for b in range(nb[i]):
                 j = &jobs[at]
-                j.src = src.data + src_off[iv[i, 0]] + iv[i, 1]
+                j.src = src_data[iv[i, 0]] + iv[i, 1]
                 j.dst = dst.data + dst_off[iv[i, 0]] + iv[i, 2]
                 j.h, j.w, j.c, j.oh, j.ow = iv[i, 3], iv[i, 4], iv[i, 5], iv[i, 6], iv[i, 7]
                 j.y0 = j.oh * b // nb[i]

@@ -25,7 +25,7 @@ from dali._schema import Arg
 from dali._types import DALIDataType as T
 from dali._types import DALIInterpType as Interp
 from dali.ops import _layouts
-from dali.ops.geometry import _warp_affine_gpu
+from dali.ops.geometry import _shape_list, _warp_affine_gpu
 
 LAYOUTS = ("HWC", "FHWC", "DHWC", "FDHWC")
 _BY_NDIM = {3: "HWC", 4: "FHWC", 5: "FDHWC"}
@@ -64,20 +64,23 @@ class Warp(_operator.Operator):
 
     def setup(self):
         check_args(self)
-        # (key, output shapes (read-only), matrices) of the last batch whose outputs depend
-        # only on its input shapes (constant angle or matrix, no `size`): see `memo_plan`
+        # (key, plan) of the last batch whose outputs depend only on its input type and shapes
+        # (constant angle or matrix, and size): see `memo_plan`
         self._memo = None
         self._fills = {}          # input dtype -> `fill_for` (a constant argument)
 
     def check_input(self, ws):
-        """Validate the input; return its layout, the output dtype and the per-sample output
-        (H, W) given by `size` (an (n, 2) array), or None when `size` is not given."""
+        """Validate the input; return its layout and the output dtype."""
         tl = ws.inputs[0]
         layout = layout_of(self, tl)
         check_2d(self, layout)
-        dtype = output_dtype(self, tensors.storage_of(tl).dtype)
+        return layout, output_dtype(self, tensors.storage_of(tl).dtype)
+
+    def given_sizes(self, ws):
+        """The per-sample output (H, W) given by `size` (an (n, 2) array), or None when
+        `size` is not given."""
         sized = ws.arg_given("size") and (ws.is_arg_input("size") or len(self.args["size"]))
-        return layout, dtype, sizes(ws) if sized else None
+        return sizes(ws) if sized else None
 
     def out_shapes(self, ws, layout, out_hw):
         """The output shapes ((n, ndim) int64): the input's with spatial extents `out_hw`."""
@@ -95,27 +98,27 @@ class Warp(_operator.Operator):
         fill = self._fills.get(in_dtype, False)
         if fill is False:
             fill = self._fills[in_dtype] = fill_for(in_dtype, self.args["fill_value"])
-        return _operator.Plan([_operator.OutputDesc(shapes, dtype, layout)],
+        return _operator.Plan([_operator.OutputDesc(_shape_list.shape_list(shapes), dtype,
+                                                    layout)],
                               matrices=matrices, interp=interp(self), fill=fill)
 
     def memo_plan(self, ws, layout, dtype, make):
-        """The Plan of a batch whose output shapes and matrices depend only on its layout and
-        input shapes: `make()` gives them ((n, 2) output extents, (n, 6) matrices), called
-        only when the input shapes differ from the last batch's."""
-        in_shapes = tensors.storage_of(ws.inputs[0]).shapes
-        key = (layout, in_shapes.shape, in_shapes.tobytes())
+        """The Plan of a batch whose output shapes and matrices depend only on its layout,
+        input type and input shapes: `make()` gives them ((n, 2) output extents, (n, 6)
+        matrices), called only when these differ from the last batch's."""
+        storage = tensors.storage_of(ws.inputs[0])
+        in_shapes = storage.shapes
+        key = (layout, storage.dtype, in_shapes.shape, in_shapes.tobytes())
         memo = self._memo
         if memo is None or memo[0] != key:
             out_hw, matrices = make()
-            shapes = self.out_shapes(ws, layout, out_hw)
-            shapes.flags.writeable = False
             matrices = np.ascontiguousarray(matrices, dtype=np.float32)
             matrices.flags.writeable = False
-            memo = self._memo = key, shapes, matrices
-        return self.plan(ws, layout, dtype, None, memo[2], memo[1])
+            memo = self._memo = key, self.plan(ws, layout, dtype, out_hw, matrices)
+        return memo[1]
 
     def run_cpu(self, ws, plan):
-        _kernel.warp_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
+        _kernel.warp_batch(ws.thread_pool, ws.input_storage(0), ws.outputs[0],
                            plan.matrices, plan.interp, plan.fill)
 
     def run_gpu(self, ws, plan):

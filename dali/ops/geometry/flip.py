@@ -48,7 +48,7 @@ class Flip(_operator.Operator):
                                                                 "depthwise")))
 
     def run_cpu(self, ws, plan):
-        _kernel.flip_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
+        _kernel.flip_batch(ws.thread_pool, ws.input_storage(0), ws.outputs[0],
                            self._flags(ws, plan))
 
     def run_gpu(self, ws, plan):

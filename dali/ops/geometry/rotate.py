@@ -56,14 +56,15 @@ class Rotate(_warp.Warp):
         ])
 
     def infer(self, ws):
-        layout, dtype, out_hw = self.check_input(ws)
+        layout, dtype = self.check_input(ws)
         if _warp.per_frame(ws.arg_inputs.get("angle")):
-            out_hw, matrices = self._frame_geometry(ws, layout, out_hw)
+            out_hw, matrices = self._frame_geometry(ws, layout, self.given_sizes(ws))
             return self.plan(ws, layout, dtype, out_hw, matrices)
-        if out_hw is None and not ws.is_arg_input("angle"):
-            # a constant angle: sizes and matrices remembered for the last batch's shapes
-            return self.memo_plan(ws, layout, dtype, lambda: self._geometry(ws, layout, None))
-        out_hw, matrices = self._geometry(ws, layout, out_hw)
+        if not (ws.is_arg_input("angle") or ws.is_arg_input("size")):
+            # constant angle and size: the plan remembered for the last batch's shapes
+            return self.memo_plan(ws, layout, dtype,
+                                  lambda: self._geometry(ws, layout, self.given_sizes(ws)))
+        out_hw, matrices = self._geometry(ws, layout, self.given_sizes(ws))
         return self.plan(ws, layout, dtype, out_hw, matrices)
 
     def _geometry(self, ws, layout, out_hw):

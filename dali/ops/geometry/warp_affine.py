@@ -44,7 +44,8 @@ class WarpAffine(_warp.Warp):
         ])
 
     def infer(self, ws):
-        layout, dtype, out_hw = self.check_input(ws)
+        layout, dtype = self.check_input(ws)
+        out_hw = self.given_sizes(ws)
         if out_hw is None and len(ws.inputs) == 1 and ws.arg_given("matrix") and \
                 not ws.is_arg_input("matrix"):
             # a constant matrix: remembered with the output shapes for the last batch's shapes

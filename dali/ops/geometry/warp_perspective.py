@@ -154,7 +154,7 @@ class WarpPerspective(_operator.Operator):
 
     def run_cpu(self, ws, plan):
         _kernel.warp_perspective_batch(
-            ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0], plan.images,
+            ws.thread_pool, ws.input_storage(0), ws.outputs[0], plan.images,
             plan.mats, int(self.args["interp_type"]), BORDERS[self.args["border_mode"]],
             plan.fills)
 

@@ -1,6 +1,6 @@
 """The flip kernel: random shapes, element sizes and per-sample axis flags against np.flip,
 windows (crops, flipped or not) against numpy slicing, on the caller and on a pool, tiled
-large samples, and the checks made before it runs."""
+large samples, per-sample sources, and the checks made before it runs."""
 
 import numpy as np
 import pytest
@@ -136,5 +136,24 @@ def test_inputs_are_checked():
         flip.flip_batch(None, src, BatchStorage.allocate(np.uint8, [(2, 2)]), [[0, 0]],
                         [[0, 0, 0]])
     with pytest.raises(ValueError, match="contiguous"):
-        flip.flip_batch(None, BatchStorage.from_samples([np.zeros((2, 3), np.uint8)]),
-                        BatchStorage.allocate(np.uint8, [(2, 3)]), [[1, 0]])
+        flip.flip_batch(None, src, BatchStorage.from_samples([np.zeros((2, 3), np.uint8)]),
+                        [[1, 0]])
+
+
+@pytest.mark.parametrize("anchors", [None, [[1, 0, 0], [0, 2, 1], [0, 0, 0]]])
+def test_per_sample_sources_equal_contiguous_ones(anchors):
+    # an external_source's arrays, one of them not C-contiguous: read where they are
+    arrays = [RNG.integers(0, 256, (5, 6, 3), np.uint8),
+              RNG.integers(0, 256, (6, 5, 3), np.uint8).transpose(1, 0, 2),
+              RNG.integers(0, 256, (4, 4, 2), np.uint8)]
+    shapes = [a.shape for a in arrays] if anchors is None else [(4, 6, 3), (5, 3, 2), (4, 4, 2)]
+    flags = [[1, 0, 0], [0, 1, 1], [1, 1, 0]]
+    outs = []
+    for src in (BatchStorage.from_samples(arrays), BatchStorage.from_arrays(arrays)):
+        dst = BatchStorage.allocate(np.uint8, shapes)
+        flip.flip_batch(None, src, dst, flags, anchors)
+        outs.append(dst.samples())
+    for per_sample, contiguous in zip(*outs, strict=True):
+        np.testing.assert_array_equal(per_sample, contiguous)
+    np.testing.assert_array_equal(outs[0][0], np.flip(arrays[0][1:] if anchors else arrays[0],
+                                                      0))

@@ -56,3 +56,18 @@ def test_rejects_images_outside_their_samples():
     with pytest.raises(ValueError, match="outside its sample"):
         warp.warp_perspective_batch(None, src, dst, [[0, 0, 0, 5, 4, 3, 4, 4, 0, 0]], [M], 1,
                                     0, np.zeros((1, 4)))
+
+
+def test_per_sample_sources_equal_contiguous_ones():
+    """An external_source's arrays (one not C-contiguous) are read where they are."""
+    rng = np.random.default_rng(5)
+    imgs = [rng.integers(0, 256, (13, 12, 3)).astype(np.uint8),
+            rng.integers(0, 256, (12, 13, 3)).astype(np.uint8).transpose(1, 0, 2)]
+    outs = []
+    for src in (BatchStorage.from_samples(imgs), BatchStorage.from_arrays(imgs)):
+        dst = BatchStorage.from_dense(np.zeros((2, 10, 11, 3), np.uint8))
+        warp.warp_perspective_batch(None, src, dst, [[i, 0, 0, 13, 12, 3, 10, 11, 0, 0]
+                                                     for i in range(2)], [M], 1, 0,
+                                    np.full((1, 4), 17.0))
+        outs.append(dst.dense())
+    np.testing.assert_array_equal(outs[0], outs[1])
