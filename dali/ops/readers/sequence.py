@@ -88,6 +88,7 @@ class Sequence(_common.Reader):
         a = self.args
         self._paths, self._table = sequences(gather_streams(a["file_root"]),
                                              a["sequence_length"], a["step"], a["stride"])
+        self._sizes = np.full(len(self._paths), -1, np.int64)    # of each frame read, or -1
         return list(range(len(self._table)))
 
     def infer(self, ws):
@@ -140,10 +141,19 @@ class Sequence(_common.Reader):
 
     def read(self, entries):
         """([the encoded frames of each sequence], None), or (None, (index, message)) for the
-        first sequence with a frame that cannot be read (on the reader's thread)."""
+        first sequence with a frame that cannot be read (on the reader's thread).  Frames
+        read before are read assuming their last size (one open and read call each, no
+        fstat; `files.read_into` says when a file's size changed, and the batch is then read
+        the general way, which finds the sizes)."""
         length = self.args["sequence_length"]
-        paths = [self._paths[f] for f in self._table[np.asarray(entries, np.int64)]
-                 .reshape(-1).tolist()]
+        frames = self._table[np.asarray(entries, np.int64)].reshape(-1)
+        paths = [self._paths[f] for f in frames.tolist()]
+        known = self._sizes[frames]
+        if known.min() >= 0:
+            storage = BatchStorage.allocate(np.uint8, known.reshape(-1, 1), ndim=1)
+            samples = storage.samples()
+            if files.read_into(paths, samples) is None:
+                return [samples[k:k + length] for k in range(0, len(samples), length)], None
         opened = files.open_files(paths)
         if opened.failure is not None:
             i, err = opened.failure
@@ -155,6 +165,7 @@ class Sequence(_common.Reader):
         if failure is not None:
             i = failure[0]
             return None, (i // length, f"Failed to read file: {os.fsdecode(paths[i])}")
+        self._sizes[frames] = opened.sizes
         return [samples[k:k + length] for k in range(0, len(samples), length)], None
 
     # the read result: each sequence's encoded frames
