@@ -12,7 +12,9 @@ decoding order and decoded from the start.
 
 Frames are converted to RGB by libswscale with DALI's flags (bilinear, full horizontal chroma
 interpolation, accurate rounding): the pixels equal DALI's CPU decoder.  PyAV releases the GIL
-while FFmpeg demuxes, decodes and converts, so clips decode in parallel on the pipeline's pool.
+while FFmpeg demuxes, decodes and converts, so clips decode in parallel on the pipeline's pool;
+the conversion runs on the calling thread (libswscale's own threads, its default, cost more
+than they save on small frames and compete with the pool on large ones).
 `av` is imported when the first clip is opened: only video users need the "video" extra.
 """
 
@@ -28,7 +30,17 @@ import numpy as np
 SWS_FLAGS = 0x2 | 0x2000 | 0x40000   # SWS_BILINEAR | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND
 
 
-_THREAD = threading.local()        # each thread's reformatter, which keeps its SwsContext
+_THREAD = threading.local()        # each thread's reformatter (which keeps its SwsContext) and
+                                   # whether its last clip took the quick open
+
+QUICK_OPEN = {"codec_whitelist": "none"}
+"""Container options that keep avformat_find_stream_info from decoding (no decoder may open;
+PyAV's decoding contexts, made after it, are not bound by the list)."""
+
+NO_REORDER = frozenset({"vp8", "vp9"})
+"""Codecs whose streams the quick open reads fully: frames are not reordered (each packet's
+pts is the container's) and every keyframe's header has the frame size and pixel format, so
+the frame the full open's probing decodes teaches nothing the index or the decoding uses."""
 
 
 def _to_rgb(av, frame):
@@ -36,7 +48,8 @@ def _to_rgb(av, frame):
     reformatter = getattr(_THREAD, "reformatter", None)
     if reformatter is None:
         reformatter = _THREAD.reformatter = av.video.reformatter.VideoReformatter()
-    return reformatter.reformat(frame, format="rgb24", interpolation=SWS_FLAGS).to_ndarray()
+    return reformatter.reformat(frame, format="rgb24", interpolation=SWS_FLAGS,
+                                threads=1).to_ndarray()
 
 
 class VideoError(RuntimeError):
@@ -77,6 +90,42 @@ class Index:
         return np.sort(self.pts, kind="stable")
 
 
+def _open(av, source):
+    """The container of `source`, opened quickly (`QUICK_OPEN`) where the thread's last clip
+    was of a `NO_REORDER` codec and this one is too, else as PyAV opens it: probing decodes
+    the first frame (its size and pixel format; for codecs that reorder frames, the delay
+    their timestamps are guessed with)."""
+    def file():
+        return source if isinstance(source, str) else io.BytesIO(source)
+
+    if getattr(_THREAD, "quick_open", True):
+        try:
+            container = av.open(file(), container_options=QUICK_OPEN)
+        except (av.FFmpegError, OSError):
+            pass                              # the full open raises the error
+        else:
+            if _reads_fully(container):
+                return container
+            container.close()
+    try:
+        container = av.open(file())
+    except (av.FFmpegError, OSError) as e:
+        raise VideoError(f"cannot open the video: {e}") from None
+    _THREAD.quick_open = _reads_fully(container)
+    return container
+
+
+def _reads_fully(container):
+    """Whether `container` (opened quickly or not) has a first video stream of a
+    `NO_REORDER` codec whose frame size the container gives."""
+    videos = container.streams.video
+    if not videos:
+        return False
+    context = videos[0].codec_context
+    return (context is not None and context.name in NO_REORDER and context.width > 0
+            and context.height > 0)
+
+
 class Clip:
     """The first video stream of `source` (encoded bytes, a 1-D uint8 array, or a path),
     indexed by a demux pass unless its `index` is given (a file opened again).
@@ -94,10 +143,7 @@ class Clip:
     def __init__(self, av, source, index=None):
         self._av = av
         in_memory = not isinstance(source, str)
-        try:
-            self._container = av.open(io.BytesIO(source) if in_memory else source)
-        except (av.FFmpegError, OSError) as e:
-            raise VideoError(f"cannot open the video: {e}") from None
+        self._container = _open(av, source)
         videos = self._container.streams.video
         if not videos:
             self.close()

@@ -12,8 +12,10 @@ padding every start in the range, the frames past its end resolved by `pad_mode`
 `readers._loader` (DALI's, sample for sample).
 
 The reader's own thread opens the files of the batches ahead (the index is reused, nothing is
-demuxed twice); the pipeline's pool decodes them, one task per sequence, seeking to the
-keyframe before each sequence, straight into the output (FHWC uint8, RGB).
+demuxed twice; a file once for the sequences of a batch it holds, up to a thread's share of
+the batch); the pipeline's pool decodes them, one task per opened file, seeking to the
+keyframe before each sequence (the sequences of a file in one pass, each frame decoded once),
+straight into the output (FHWC uint8, RGB).
 """
 
 from __future__ import annotations
@@ -207,15 +209,22 @@ class SequenceReader(_common.Reader):
     # -- one iteration -----------------------------------------------------------------------
     def read(self, entries):
         """([an opened Clip per entry], None), or (None, (index, message)) for the first file
-        that cannot be opened (on the reader's thread)."""
+        that cannot be opened (on the reader's thread).  Entries of the same file share a clip,
+        up to a pool thread's share of the batch each (so a batch from one file still decodes
+        on every thread)."""
+        share = -(-len(entries) // max(self.spec.num_threads, 1))
+        opened = {}                  # file -> [its clip, the entries that clip serves]
         clips = []
         for k, (f, _) in enumerate(entries):
-            try:
-                clips.append(_clip.Clip(self.av, self._paths[f], self._indexes[f]))
-            except _clip.VideoError as e:
-                for clip in clips:
-                    clip.close()
-                return None, (k, f"cannot read {self._paths[f]}: {e}")
+            if f not in opened or opened[f][1] == share:
+                try:
+                    opened[f] = [_clip.Clip(self.av, self._paths[f], self._indexes[f]), 0]
+                except _clip.VideoError as e:
+                    for clip in clips:
+                        clip.close()
+                    return None, (k, f"cannot read {self._paths[f]}: {e}")
+            opened[f][1] += 1
+            clips.append(opened[f][0])
         return clips, None
 
     def first_output(self, data):
@@ -249,24 +258,32 @@ class SequenceReader(_common.Reader):
 
     def decode(self, ws, plan, out):
         """Decode the batch's sequences into `out` (an array per sample, (F, H, W, 3), whose
-        type the RGB values are converted to), on the pool; closes the clips."""
+        type the RGB values are converted to), on the pool, one task a clip: the sequences
+        sharing it are decoded in one pass (each frame once); closes the clips."""
         clips, frames, entries = plan.clips, plan.frames, plan.entries
+        groups = {}
+        for k, clip in enumerate(clips):
+            groups.setdefault(id(clip), []).append(k)
+        groups = list(groups.values())
 
-        def decode(k):
+        def decode(g):
+            samples = groups[g]
+            clip = clips[samples[0]]
             try:
-                _clip.decode_into(clips[k], frames[k], out[k], self.fill)
+                _clip.decode_sequences(clip, [frames[k] for k in samples],
+                                       [out[k] for k in samples], self.fill)
             except _clip.VideoError as e:
-                return f"cannot decode {self._paths[entries[k][0]]}: {e}"
+                return f"cannot decode {self._paths[entries[samples[0]][0]]}: {e}"
             finally:
-                clips[k].close()
+                clip.close()
             return None
 
         pool = ws.thread_pool or _SERIAL
-        sizes = np.array([fr.size for fr in frames], np.int64)
-        failures = pool.map(decode, len(clips), order=np.argsort(-sizes, kind="stable"))
-        for k, failure in enumerate(failures):
+        sizes = np.array([sum(frames[k].size for k in samples) for samples in groups], np.int64)
+        failures = pool.map(decode, len(groups), order=np.argsort(-sizes, kind="stable"))
+        for samples, failure in zip(groups, failures, strict=True):
             if failure is not None:
-                raise ws.sample_error(k, failure, RuntimeError)
+                raise ws.sample_error(samples[0], failure, RuntimeError)
 
     def fill_metadata(self, ws, plan):
         """The outputs after the frames: labels, frame numbers, timestamps; the source info."""

@@ -268,6 +268,17 @@ def test_seeking_in_files_gives_the_sequential_frames(tmp_path, codec, container
         np.testing.assert_array_equal(frames, reference[numbers])
 
 
+@pytest.mark.parametrize("batch_size", [1, 3, 8])
+def test_sequences_of_a_file_in_one_batch_share_its_clip(root, batch_size):
+    """A batch's sequences of one file decode from clips shared by up to a thread's share of
+    the batch (all of them, some, one each): the frames are those of each sequence alone."""
+    out = read(filenames=paths(root, 1), sequence_length=2, step=3, iterations=2,
+               batch_size=batch_size)
+    want = reference([20], [0], 2, 3)
+    got = [video_clips.frame_numbers(s) for batch in out for s in batch[0]]
+    assert got == [want[k % len(want)] for k in range(len(got))]
+
+
 def test_lazy_init_reads_the_same(root):
     eager = read(filenames=paths(root), sequence_length=4, iterations=2)
     lazy = read(filenames=paths(root), sequence_length=4, iterations=2, lazy_init=True)
