@@ -4,7 +4,9 @@ A ufunc's inner loop for one type signature (`loop_index`) is a plain C function
 calls it on chunks of flat, contiguous operands from the pool's threads without the GIL, so a
 batch's `x + y` or `x * 0.5` gives exactly what the ufunc gives, on every thread.  Operands
 are C-contiguous arrays of the output's size or single values (step 0), all of the loop's
-types.  Chunks of CHUNK elements keep the work items even.
+types.  Chunks of CHUNK elements keep the work items even.  A float32 add, subtract or multiply
+whose output is larger than the last-level cache (`_STREAM_BYTES`) runs arith_stream.h's loop
+instead, which writes the same values with streaming stores.
 """
 cimport numpy as cnp
 import numpy as np
@@ -21,6 +23,17 @@ cnp.import_array()
 cdef extern from "ufunc_types.h" nogil:
     const char* ufunc_loop_types(object ufunc)
 
+cdef extern from "arith_stream.h" nogil:
+    enum:
+        STREAM_OFF "arith_stream::OFF"
+        STREAM_ADD "arith_stream::ADD"
+        STREAM_SUBTRACT "arith_stream::SUBTRACT"
+        STREAM_MULTIPLY "arith_stream::MULTIPLY"
+    const bint stream_available "arith_stream::available"
+    void stream_run "arith_stream::run"(
+        int op, const float* a, int64_t sa, const float* b, int64_t sb, float* out, int64_t n)
+    void stream_fence "arith_stream::fence"()
+
 cdef extern from "arith_load.h" namespace "arith_load" nogil:
     bint load(int src_num, int dst_num, const char* src, int64_t period, int64_t start,
               int64_t n, char* out)
@@ -30,6 +43,10 @@ cdef enum:
     CHUNK = 1 << 15
 
 cdef double _NS_PER_ELEMENT = 0.5
+# Outputs larger than this are written with streaming stores where `run` can (arith_stream.h):
+# with their operands they no longer fit a last-level cache (32 MiB).
+cdef Py_ssize_t _STREAM_BYTES = 16 << 20
+_STREAM_OPS = {np.add: STREAM_ADD, np.subtract: STREAM_SUBTRACT, np.multiply: STREAM_MULTIPLY}
 
 
 def loop_index(cnp.ufunc ufunc, dtype, out_dtype=None):
@@ -62,11 +79,17 @@ cdef struct Job:
     char* args[MAX_ARGS]
     cnp.npy_intp steps[MAX_ARGS]
     cnp.npy_intp n
+    int stream_op               # STREAM_* to run arith_stream.h's loop instead of fn, or OFF
 
 
 cdef void _run_job(void* jobs, int64_t i) noexcept nogil:
     cdef Job* j = (<Job*>jobs) + i
-    j.fn(j.args, &j.n, j.steps, j.data)
+    if j.stream_op == STREAM_OFF:
+        j.fn(j.args, &j.n, j.steps, j.data)
+        return
+    stream_run(j.stream_op, <const float*>j.args[0], j.steps[0] != 0,
+               <const float*>j.args[1], j.steps[1] != 0, <float*>j.args[2], j.n)
+    stream_fence()
 
 
 def run(ThreadPool pool, cnp.ufunc ufunc, int index, list operands, cnp.ndarray out):
@@ -90,6 +113,10 @@ def run(ThreadPool pool, cnp.ufunc ufunc, int index, list operands, cnp.ndarray 
             raise ValueError(f"operand {j} must be C-contiguous, of size 1 or {n}")
     if not out.flags.writeable:
         raise ValueError("out is read-only")
+    cdef int stream_op = STREAM_OFF
+    if (stream_available and out.nbytes > _STREAM_BYTES
+            and all(a.dtype == np.float32 for a in arrays)):
+        stream_op = _STREAM_OPS.get(ufunc, STREAM_OFF)
     keep = []
     count = (n + CHUNK - 1) // CHUNK
     cdef Job* jobs = <Job*>job_array(count, sizeof(Job), keep)
@@ -99,6 +126,7 @@ def run(ThreadPool pool, cnp.ufunc ufunc, int index, list operands, cnp.ndarray 
         jobs[k].data = ufunc.data[index]
         jobs[k].nargs = nin + 1
         jobs[k].n = min(CHUNK, n - start)
+        jobs[k].stream_op = stream_op
         for j in range(nin + 1):
             a = arrays[j]
             base = <char*>cnp.PyArray_DATA(a)

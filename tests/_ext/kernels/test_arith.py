@@ -32,6 +32,26 @@ def test_loops_equal_the_ufunc(ufunc, dtype, n):
             np.testing.assert_array_equal(out, ufunc(*operands))
 
 
+@pytest.mark.parametrize("ufunc", [np.add, np.subtract, np.multiply])
+def test_large_float32_outputs_equal_the_ufunc(ufunc):
+    """Outputs over 16 MiB are written with streaming stores (arith_stream.h): the same bits,
+    from an output that does not start on a 16-byte boundary, with special values."""
+    n = (1 << 22) + 7
+    x = ((RNG.random(n) - 0.5) * 1e4).astype(np.float32)
+    x[:6] = [np.nan, np.inf, -np.inf, -0.0, 1e-40, -3e38]
+    y = ((RNG.random(n) - 0.5) * 1e3).astype(np.float32)
+    y[6:12] = [3e38, 0.0, -0.0, np.inf, 1e-39, np.nan]
+    out = np.zeros(n + 1, np.float32)[1:]
+    k = arith.loop_index(ufunc, np.float32)
+    for operands in ([x, y], [x, np.float32(-0.5).reshape(1)], [np.float32(2.5).reshape(1), y]):
+        with np.errstate(all="ignore"):
+            arith.run(ThreadPool(2), ufunc, k, operands, out)
+            ref = ufunc(*operands)
+        np.testing.assert_array_equal(out, ref)
+        finite = ~np.isnan(ref)
+        np.testing.assert_array_equal(out[finite].view(np.uint32), ref[finite].view(np.uint32))
+
+
 def test_operands_are_checked():
     x = np.zeros(10, np.float32)
     out = np.zeros(10, np.float32)
