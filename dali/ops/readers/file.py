@@ -11,6 +11,9 @@ As in DALI, files are read ahead: while the pipeline works on one batch, the rea
 thread reads the files of the next `prefetch_queue_depth` batches (file reads release the GIL),
 so reading is off the pipeline's critical path (batches read in under
 `_common.INLINE_READ_S`, a few small files, are read when submitted on the pipeline's thread).
+A file read before is read assuming the size it had then (one open and one read call, no
+fstat); when a file of the batch is not of that size any more, the batch is read again the
+general way (sizes first, then contents).
 Which files, and in which order, is decided on the pipeline's thread; a file that cannot be read
 fails the iteration that returns it.
 """
@@ -32,6 +35,7 @@ from dali._types import DALIDataType as T
 from dali.ops.readers import _common
 
 _OPEN_AT_ONCE = 256       # batches up to this size are read with one path lookup per file
+_SIZES_KEPT = 1 << 16     # sizes of the files read last kept (a data set up to this size: all)
 DEFAULT_FILTERS = ["*.jpg", "*.jpeg", "*.png", "*.bmp", "*.tif", "*.tiff", "*.pnm", "*.ppm",
                    "*.pgm", "*.pbm", "*.jp2", "*.webp", "*.flac", "*.ogg", "*.wav"]
 
@@ -82,6 +86,7 @@ class File(_common.Reader):
             raise RuntimeError(f"Provided {len(a['labels'])} labels for {len(a['files'])} files.")
         _common.check_shuffle_after_epoch(a)
         self._cache = {} if a["read_ahead"] else None
+        self._sizes = {}        # path -> size when last read (`_read_known`), _SIZES_KEPT at most
         super().setup()
 
     def loader_options(self):
@@ -188,6 +193,10 @@ class File(_common.Reader):
         that cannot be read (on the reader's thread; the files are examined and read in C,
         without the GIL)."""
         paths = [path for path, _, _ in entries]
+        if self._cache is None:
+            storage = self._read_known(paths)
+            if storage is not None:
+                return storage, None
         cache = self._cache
         cached = [cache.get(p) for p in paths] if cache is not None else [None] * len(paths)
         # encoded once for both calls below
@@ -223,7 +232,25 @@ class File(_common.Reader):
             for p, c, out in zip(paths, cached, outs, strict=True):
                 if c is None:
                     cache[p] = out.copy()
+        else:
+            if len(self._sizes) > _SIZES_KEPT:
+                self._sizes.clear()
+            self._sizes.update(zip(paths, found.tolist(), strict=True))
         return storage, None
+
+    def _read_known(self, paths):
+        """The files `paths` read assuming the sizes they had when last read (one open and one
+        read call each, no fstat; `files.read_into` finds a size that changed), or None when
+        a size is not known or changed (the batch is then read the general way)."""
+        sizes = self._sizes
+        known = [sizes.get(p) for p in paths]
+        if None in known:
+            return None
+        storage = BatchStorage.allocate(np.uint8, np.array(known, np.int64).reshape(-1, 1),
+                                        ndim=1)
+        if files.read_into([os.fsencode(p) for p in paths], storage.samples()) is not None:
+            return None
+        return storage
 
 
 class _Listed:

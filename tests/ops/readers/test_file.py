@@ -234,6 +234,28 @@ def test_read_ahead_keeps_the_first_contents(tmp_path):
     assert bytes(plain.run()[0].at(0)) == b"newer"
 
 
+def test_files_replaced_with_other_sizes_are_read_whole(tmp_path):
+    (tmp_path / "x").mkdir()
+    f = tmp_path / "x" / "s.jpg"
+    f.write_bytes(b"abc")
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None, exec_pipelined=False,
+                  exec_async=False)
+    def pipe():
+        return fn.readers.file(file_root=str(tmp_path), prefetch_queue_depth=1)[0]
+
+    p = pipe()
+    old = b"abc"
+    assert bytes(p.run()[0].at(0)) == old
+    for new in (b"longer", b"x", b""):         # read first with the size of the last read
+        (tmp_path / "new").write_bytes(new)
+        os.replace(tmp_path / "new", f)
+        # the next batch may have been read ahead before the change; the ones after were not
+        assert bytes(p.run()[0].at(0)) in (old, new)
+        assert [bytes(p.run()[0].at(0)) for _ in range(2)] == [new, new]
+        old = new
+
+
 def _numbered_files(tmp_path, n):
     """A pipeline (batch 2) reading x/0.jpg ... x/{n-1}.jpg, each holding its number."""
     (tmp_path / "x").mkdir()
