@@ -48,8 +48,11 @@ def _to_rgb(av, frame):
     reformatter = getattr(_THREAD, "reformatter", None)
     if reformatter is None:
         reformatter = _THREAD.reformatter = av.video.reformatter.VideoReformatter()
-    return reformatter.reformat(frame, format="rgb24", interpolation=SWS_FLAGS,
-                                threads=1).to_ndarray()
+    rgb = reformatter.reformat(frame, format="rgb24", interpolation=SWS_FLAGS, threads=1)
+    height, width = rgb.height, rgb.width
+    plane = rgb.planes[0]                    # rows of line_size bytes, the pixels first
+    return np.frombuffer(plane, np.uint8).reshape(height, -1)[:, :3 * width].reshape(
+        height, width, 3)
 
 
 class VideoError(RuntimeError):
@@ -203,25 +206,29 @@ class Clip:
     def close(self):
         self._container.close()
 
-    def _start(self, i):
-        """The packet to start feeding at to decode frame i: its keyframe."""
-        k = np.searchsorted(self._key_pts, self.pts[i], side="right") - 1
-        return int(self._key_fed[max(k, 0)])
+    def _starts(self, frames):
+        """The packets to start feeding at to decode `frames` (indices): their keyframes."""
+        if not self._ordered:
+            return np.zeros(len(frames), np.int64)
+        k = np.searchsorted(self._key_pts, self.pts[frames], side="right") - 1
+        return self._key_fed[np.maximum(k, 0)]
 
     def separate(self, i, j):
         """Whether frame j (after frame i) decodes from a keyframe after frame i's packet:
         decoding them apart repeats no work."""
-        return self._ordered and self._start(j) > self._fed_of[i]
+        return self._ordered and self._starts([j])[0] > self._fed_of[i]
 
     def runs(self, wanted):
         """[(first packet, frames)] of the sorted frames `wanted`, decoded a run at a time."""
         runs = []
-        for i in wanted:
-            start = self._start(i) if self._ordered else 0
-            if runs and start <= self._fed_of[runs[-1][1][-1]] + 1:
+        last = -2                            # the packet of the frame before
+        for i, start, fed in zip(wanted, self._starts(wanted).tolist(),
+                                 self._fed_of[wanted].tolist(), strict=True):
+            if start <= last + 1:
                 runs[-1][1].append(i)
             else:
                 runs.append((start, [i]))
+            last = fed
         return runs
 
     def decode(self, wanted, emit):
