@@ -21,9 +21,15 @@ cdef class BufferPool:
     cdef readonly Py_ssize_t max_cached        # above this, returned blocks are freed
     cdef readonly Py_ssize_t allocations       # blocks obtained from the system so far
     cdef readonly Py_ssize_t leases            # leases handed out so far
+    cdef vector[vector[void*]] retired      # pinned pool: per size class, blocks to unpin
+    cdef readonly bint pinned                  # made with pin/unpin (see BufferPool)
+    cdef object pin, unpin
 
     cdef void* acquire(self, Py_ssize_t nbytes, Py_ssize_t* capacity) except NULL nogil
     cdef void release(self, void* ptr, Py_ssize_t capacity) noexcept nogil
+    cdef int _pin(self, void* ptr, Py_ssize_t capacity) except -1
+    cdef int _free_all(self, vector[vector[void*]]& blocks) except -1
+    cdef int _drain_retired(self) except -1
     cpdef Buffer lease(self, Py_ssize_t nbytes)
 
 

@@ -15,6 +15,14 @@ ones are mapped from the system directly (mmap, populated at once), so a freed o
 once instead of staying in the C heap, and resident memory does not creep up as larger batches
 touch more of a block.  Freed blocks are cached up to `max_cached` bytes; beyond that they go
 back to the system, so a burst of odd sizes cannot pin memory forever.
+
+A pool made with `pin` and `unpin` holds page-locked memory (a CUDA device's host staging,
+dali._gpu.runtime): each of its blocks is mapped on pages of its own, `pin(address, nbytes)`
+is called once when the block comes from the system and `unpin(address)` before it goes back.
+Both are Python calls, made with the GIL by the leasing thread: a block that `release` (which
+runs without the GIL, from any thread) or an eviction gives up is retired, and the next lease
+(or `trim()`) unpins and frees it.  A pinned pool that is destroyed frees its blocks without
+unpinning them: a device's pool lives as long as the process, whose CUDA context drops them.
 """
 from cpython.buffer cimport PyBUF_FORMAT, PyBUF_ND, PyBUF_STRIDES
 from libc.stdlib cimport free
@@ -43,9 +51,9 @@ cdef enum:
 cdef Py_ssize_t MAX_LEASE = <Py_ssize_t>1 << 50
 
 
-cdef void* _system_alloc(Py_ssize_t capacity) noexcept nogil:
+cdef void* _system_alloc(Py_ssize_t capacity, bint mapped) noexcept nogil:
     cdef void* ptr = NULL
-    if capacity >= LARGE:
+    if mapped or capacity >= LARGE:
         # Populated at once: a block's pages are resident from the start, not as batches that
         # happen to be larger touch more of them (resident memory stays flat).
         ptr = mmap(NULL, capacity, PROT_READ | PROT_WRITE,
@@ -56,8 +64,8 @@ cdef void* _system_alloc(Py_ssize_t capacity) noexcept nogil:
     return ptr
 
 
-cdef void _system_free(void* ptr, Py_ssize_t capacity) noexcept nogil:
-    if capacity >= LARGE:
+cdef void _system_free(void* ptr, Py_ssize_t capacity, bint mapped) noexcept nogil:
+    if mapped or capacity >= LARGE:
         munmap(ptr, capacity)
     else:
         free(ptr)
@@ -102,17 +110,66 @@ cdef class BufferPool:
     ----------
     max_cached : int
         Bytes kept on the free lists at most; blocks returned beyond that are freed.
+    pin, unpin : callable, optional
+        Make a pinned pool (see the module docstring): `pin(address, nbytes)` page-locks a
+        block new from the system (an exception fails the lease), `unpin(address)` unlocks it
+        before it is freed.
     """
 
-    def __cinit__(self, Py_ssize_t max_cached=1 << 31):
+    def __cinit__(self, Py_ssize_t max_cached=1 << 31, pin=None, unpin=None):
+        if (pin is None) != (unpin is None):
+            raise ValueError("a pinned BufferPool needs both `pin` and `unpin`")
         self.free_lists.resize(NUM_CLASSES)
+        self.retired.resize(NUM_CLASSES)
         self.max_cached = max_cached
+        self.pinned = pin is not None
+        self.pin, self.unpin = pin, unpin
 
     def __dealloc__(self):
         cdef size_t i, j
         for i in range(self.free_lists.size()):
             for j in range(self.free_lists[i].size()):
-                _system_free(self.free_lists[i][j], class_capacity(<int>i))
+                _system_free(self.free_lists[i][j], class_capacity(<int>i), self.pinned)
+            for j in range(self.retired[i].size()):
+                _system_free(self.retired[i][j], class_capacity(<int>i), True)
+
+    cdef int _pin(self, void* ptr, Py_ssize_t capacity) except -1:
+        """Page-lock a block new from the system; on failure it goes back at once."""
+        try:
+            self.pin(<size_t>ptr, capacity)
+        except BaseException:
+            _system_free(ptr, capacity, True)
+            self.lock.lock()
+            self.bytes_in_use -= capacity
+            self.lock.unlock()
+            raise
+        return 0
+
+    cdef int _free_all(self, vector[vector[void*]]& blocks) except -1:
+        """Free `blocks` (per size class), a pinned pool's unpinned first; raises the first
+        `unpin` error once all are freed."""
+        cdef size_t i, j
+        error = None
+        for i in range(blocks.size()):
+            for j in range(blocks[i].size()):
+                if self.pinned:
+                    try:
+                        self.unpin(<size_t>blocks[i][j])
+                    except BaseException as e:
+                        error = error or e
+                _system_free(blocks[i][j], class_capacity(<int>i), self.pinned)
+        if error is not None:
+            raise error
+        return 0
+
+    cdef int _drain_retired(self) except -1:
+        """Unpin and free the retired blocks."""
+        cdef vector[vector[void*]] blocks
+        blocks.resize(NUM_CLASSES)
+        self.lock.lock()
+        blocks.swap(self.retired)
+        self.lock.unlock()
+        return self._free_all(blocks)
 
     cdef void* acquire(self, Py_ssize_t nbytes, Py_ssize_t* capacity) except NULL nogil:
         if nbytes < 0 or nbytes > MAX_LEASE:
@@ -124,6 +181,9 @@ cdef class BufferPool:
         cdef void* ptr = NULL
         cdef void* evicted = NULL
         cdef Py_ssize_t evicted_capacity = 0
+        if self.pinned:
+            with gil:
+                self._drain_retired()
         self.lock.lock()
         self.leases += 1
         for k in range(cls, last + 1):
@@ -142,20 +202,25 @@ cdef class BufferPool:
                         self.free_lists[k].pop_back()
                         evicted_capacity = class_capacity(k)
                         self.bytes_cached -= evicted_capacity
+                        if self.pinned and dali_push_block(self.retired[k], evicted):
+                            evicted = NULL          # unpinned and freed by the next lease
                         break
             self.allocations += 1
         self.bytes_in_use += capacity[0]
         self.lock.unlock()
         if evicted != NULL:
-            _system_free(evicted, evicted_capacity)
+            _system_free(evicted, evicted_capacity, self.pinned)
         if ptr == NULL:
-            ptr = _system_alloc(capacity[0])
+            ptr = _system_alloc(capacity[0], self.pinned)
             if ptr == NULL:
                 self.lock.lock()
                 self.bytes_in_use -= capacity[0]
                 self.lock.unlock()
                 with gil:
                     raise MemoryError(f"dali: cannot allocate {nbytes} bytes of host memory")
+            if self.pinned:
+                with gil:
+                    self._pin(ptr, capacity[0])
         return ptr
 
     cdef void release(self, void* ptr, Py_ssize_t capacity) noexcept nogil:
@@ -167,9 +232,11 @@ cdef class BufferPool:
                 and dali_push_block(self.free_lists[cls], ptr))
         if keep:
             self.bytes_cached += capacity
+        elif self.pinned:           # unpinned by the next lease (freed still pinned if no room)
+            keep = dali_push_block(self.retired[cls], ptr)
         self.lock.unlock()
         if not keep:
-            _system_free(ptr, capacity)
+            _system_free(ptr, capacity, self.pinned)
 
     cpdef Buffer lease(self, Py_ssize_t nbytes):
         """Lease a block of at least `nbytes` bytes (uninitialized)."""
@@ -182,15 +249,16 @@ cdef class BufferPool:
         return buf
 
     def trim(self):
-        """Free every cached block."""
-        cdef size_t i, j
+        """Free every cached block (a pinned pool's unpinned first)."""
+        cdef vector[vector[void*]] blocks
+        blocks.resize(NUM_CLASSES)
         self.lock.lock()
-        for i in range(self.free_lists.size()):
-            for j in range(self.free_lists[i].size()):
-                _system_free(self.free_lists[i][j], class_capacity(<int>i))
-            self.free_lists[i].clear()
+        blocks.swap(self.free_lists)
         self.bytes_cached = 0
         self.lock.unlock()
+        self._free_all(blocks)
+        if self.pinned:
+            self._drain_retired()
 
     def stats(self):
         """Counters: bytes in use and cached, system allocations and leases so far."""

@@ -129,7 +129,7 @@ cdef list _execute(object op, object spec, int mode, object device, bint same_ba
     cdef Py_ssize_t bs, k, n_in = len(tls), n_out
     cdef WorkspaceBase ws
     cdef object ids, source_info, plan, descs, d, shapes, out, info_k, ids_k
-    cdef list outs
+    cdef list outs, staged = None
     if n_in:
         first = tls[0]
         bs = _num_samples(first)
@@ -168,10 +168,13 @@ cdef list _execute(object op, object spec, int mode, object device, bint same_ba
                 outs.append(None)
             elif mode == MODE_GPU:
                 outs.append(_gpu_batch.empty(device, d.dtype, shapes, _ndim(d)))
-            else:
-                outs.append(allocate_batch(d.dtype, shapes, None, _ndim(d),
-                                           _hint(hints, k) * max_bs))
+            else:           # a mixed node's outputs in the device's pinned staging pool
+                outs.append(allocate_batch(d.dtype, shapes,
+                                           device.host_pool if mode == MODE_MIXED else None,
+                                           _ndim(d), _hint(hints, k) * max_bs))
         ws.outputs = outs
+        if mode == MODE_MIXED:
+            staged = list(outs)
         if mode == MODE_GPU:
             if bs or None in outs:      # an empty batch has nothing to launch
                 op.run_gpu(ws, plan)
@@ -205,8 +208,9 @@ cdef list _execute(object op, object spec, int mode, object device, bint same_ba
                 allocate_batch(d.dtype, [], None, _ndim(d), 0)
         if out is None:
             raise _operator_error(spec, RuntimeError("operator produced no output"))
-        if mode == MODE_MIXED:
-            out = _gpu_batch.from_host(device, out)
+        if mode == MODE_MIXED:      # uploaded from where it is if filled in place
+            out = _gpu_batch.from_host(device, out,
+                                       device.host_pool is not None and out is staged[k])
         if mode == MODE_CPU:
             result.append(_wrap(out, d.layout or "", info_k))
         else:

@@ -45,9 +45,10 @@ class DeviceBatch:
         return self
 
     @classmethod
-    def from_host(cls, device, storage):
+    def from_host(cls, device, storage, pinned=False):
         """A device copy of the host `BatchStorage` (an async upload on the device's
-        stream)."""
+        stream); `pinned`: the storage was leased from `device.host_pool`, so it is copied
+        from where it is, without staging (`Device.upload`)."""
         st = storage.contiguous()
         self = cls.__new__(cls)
         self.device = device
@@ -60,7 +61,8 @@ class DeviceBatch:
         self.offsets = ends - volumes
         self.nbytes = int(ends[-1]) if len(ends) else 0
         flat = st.flat()
-        self.buffer = device.upload(flat if flat is not None else np.zeros(0, st.dtype))
+        self.buffer = device.upload(flat if flat is not None else np.zeros(0, st.dtype),
+                                    pinned)
         return self
 
     def viewed_as(self, dtype, shapes):

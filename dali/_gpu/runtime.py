@@ -22,6 +22,9 @@ import threading
 import numpy as np
 
 from dali import _gpu
+from dali._ext.buffer_pool import BufferPool
+
+_HOST_REGISTER_PORTABLE = 1     # cudaHostRegisterPortable: page-locked for every context
 
 
 class Buffer:
@@ -47,13 +50,16 @@ class Device:
     """
 
     device_id = 0
+    host_pool = None            # a BufferPool of page-locked host memory, where the device has one
 
     # -- primitives (subclasses) --------------------------------------------------------------
     def alloc(self, nbytes) -> Buffer:
         raise NotImplementedError
 
-    def upload(self, host) -> Buffer:
-        """A device copy of the C-contiguous `host` array, made on the stream."""
+    def upload(self, host, pinned=False) -> Buffer:
+        """A device copy of the C-contiguous `host` array, made on the stream; `pinned`: `host`
+        lies in a block of `host_pool` (a mixed operator's output), so it is copied from where
+        it is instead of through staging, and kept until the copy is fenced."""
         raise NotImplementedError
 
     def download(self, ptr, nbytes) -> np.ndarray:
@@ -143,8 +149,11 @@ def _dim3(d, empty_ok=False):
 
 
 class CupyDevice(Device):
-    """A CUDA device through CuPy: memory from CuPy's pool (stream-ordered), pinned staging
-    for uploads, one non-blocking stream."""
+    """A CUDA device through CuPy: memory from CuPy's pool (stream-ordered), one non-blocking
+    stream, and uploads staged in a pool of page-locked host memory of dali's own
+    (`BufferPool` blocks registered with cudaHostRegister).  CuPy's pinned pool reuses a
+    block only for a request of the same size, so batches whose sizes vary (decoded images)
+    would page-lock a new block every iteration and keep them all."""
 
     def __init__(self, device_id):
         self._cupy = cupy = _gpu.require("the GPU stage of the pipeline", device_id)
@@ -152,24 +161,35 @@ class CupyDevice(Device):
         self._device = cupy.cuda.Device(device_id)
         with self._device:
             self.stream = cupy.cuda.Stream(non_blocking=True)
+        self.host_pool = BufferPool(pin=self._pin, unpin=self._unpin)
+
+    def _pin(self, address, nbytes):
+        with self._device:
+            self._cupy.cuda.runtime.hostRegister(address, nbytes, _HOST_REGISTER_PORTABLE)
+
+    def _unpin(self, address):
+        with self._device:
+            self._cupy.cuda.runtime.hostUnregister(address)
 
     def alloc(self, nbytes):
         with self._device, self.stream:
             mem = self._cupy.cuda.alloc(max(int(nbytes), 1))
         return Buffer(mem.ptr, nbytes, mem)
 
-    def upload(self, host):
-        cupy = self._cupy
+    def upload(self, host, pinned=False):
+        runtime = self._cupy.cuda.runtime
         host = np.ascontiguousarray(host)
         buf = self.alloc(host.nbytes)
         if host.nbytes:
-            pinned = cupy.cuda.alloc_pinned_memory(host.nbytes)
-            np.frombuffer(pinned, np.uint8, host.nbytes)[...] = host.reshape(-1).view(np.uint8)
+            if not pinned:
+                staging = np.frombuffer(self.host_pool.lease(host.nbytes), np.uint8,
+                                        host.nbytes)
+                staging[...] = host.reshape(-1).view(np.uint8)
+                host = staging
             with self._device:
-                cupy.cuda.runtime.memcpyAsync(buf.ptr, pinned.ptr, host.nbytes,
-                                              cupy.cuda.runtime.memcpyHostToDevice,
-                                              self.stream.ptr)
-            self.keep(pinned)
+                runtime.memcpyAsync(buf.ptr, host.ctypes.data, host.nbytes,
+                                    runtime.memcpyHostToDevice, self.stream.ptr)
+            self.keep(host)
         return buf
 
     def download(self, ptr, nbytes):

@@ -121,3 +121,71 @@ def test_concurrent_leases_from_threads():
 
 def test_default_pool_is_shared():
     assert default_pool() is default_pool()
+
+
+class FakePinning:
+    """pin/unpin hooks recording the page-locked ranges (as cudaHostRegister would refuse,
+    an overlapping registration or an unknown unregistration fails)."""
+
+    def __init__(self):
+        self.ranges = {}
+        self.calls = []
+
+    def pin(self, address, nbytes):
+        assert address % 4096 == 0, "a pinned block starts on a page of its own"
+        assert all(address + nbytes <= a or a + n <= address for a, n in self.ranges.items())
+        self.ranges[address] = nbytes
+        self.calls.append(("pin", nbytes))
+
+    def unpin(self, address):
+        nbytes = self.ranges.pop(address)
+        self.calls.append(("unpin", nbytes))
+
+
+def test_pinned_pool_pins_each_block_once_and_unpins_before_freeing():
+    pins = FakePinning()
+    pool = BufferPool(max_cached=4096, pin=pins.pin, unpin=pins.unpin)
+    a, b = pool.lease(100), pool.lease(3000)
+    assert pins.calls == [("pin", 256), ("pin", 3072)] and pool.pinned
+    assert all(x.address in pins.ranges for x in (a, b))
+    del a, b                                   # 256 + 3072 cached (under 4096)
+    c = pool.lease(3000)                       # reused: no new pin
+    assert pins.calls == [("pin", 256), ("pin", 3072)]
+    d = pool.lease(3000)                       # a new block
+    del c, d                                   # one 3072 block over the limit: retired...
+    assert len(pins.ranges) == 3
+    e = pool.lease(50)                         # ... and unpinned by the next lease
+    assert pins.calls[-1] == ("unpin", 3072) and len(pins.ranges) == 2
+    del e
+    pool.trim()
+    assert pins.ranges == {} and pool.stats()["bytes_cached"] == 0
+
+
+def test_pinned_pool_failed_pin_fails_the_lease():
+    def refuse(address, nbytes):
+        raise RuntimeError("cudaErrorHostMemoryAlreadyRegistered")
+
+    pool = BufferPool(pin=refuse, unpin=lambda address: None)
+    with pytest.raises(RuntimeError, match="AlreadyRegistered"):
+        pool.lease(5000)
+    assert pool.stats()["bytes_in_use"] == 0
+
+
+def test_pinned_pool_unpin_error_is_raised_after_freeing_every_block():
+    pins = FakePinning()
+
+    def unpin(address):
+        pins.unpin(address)
+        raise RuntimeError("context destroyed")
+
+    pool = BufferPool(pin=pins.pin, unpin=unpin)
+    pool.lease(100)                            # leased and given back at once
+    pool.lease(200000)
+    with pytest.raises(RuntimeError, match="context destroyed"):
+        pool.trim()
+    assert pins.ranges == {} and pool.stats()["bytes_cached"] == 0
+
+
+def test_pinned_pool_needs_both_hooks():
+    with pytest.raises(ValueError, match="both `pin` and `unpin`"):
+        BufferPool(pin=lambda address, nbytes: None)

@@ -13,6 +13,7 @@ import ctypes
 
 import emulate
 import numpy as np
+from dali._ext.buffer_pool import BufferPool
 
 from dali._gpu import modules, runtime
 
@@ -21,13 +22,21 @@ class EmulatedDevice(runtime.Device):
     def __init__(self, device_id):
         self.device_id = device_id
         self.launches = []                 # kernel names, in launch order (tests read them)
+        self.pinned = {}                   # address: bytes of the host pool's "pinned" blocks
+        self.direct_uploads = 0            # uploads from host pool blocks, without staging
+        self.host_pool = BufferPool(pin=self.pinned.__setitem__, unpin=self.pinned.pop)
 
     def alloc(self, nbytes):
         mem = np.empty(max(int(nbytes), 1), np.uint8)
         return runtime.Buffer(mem.ctypes.data, nbytes, mem)
 
-    def upload(self, host):
+    def upload(self, host, pinned=False):
         host = np.ascontiguousarray(host)
+        if pinned:
+            start = host.ctypes.data
+            assert any(a <= start and start + host.nbytes <= a + n
+                       for a, n in self.pinned.items()), "upload(pinned=True) of unpinned memory"
+            self.direct_uploads += 1
         buf = self.alloc(host.nbytes)
         buf.owner[:host.nbytes] = host.reshape(-1).view(np.uint8)
         return buf
@@ -66,6 +75,11 @@ class RecordingCupyDevice(runtime.CupyDevice):
     def __init__(self, device_id):
         super().__init__(device_id)
         self.launches = []
+        self.direct_uploads = 0
+
+    def upload(self, host, pinned=False):
+        self.direct_uploads += bool(pinned)
+        return super().upload(host, pinned)
 
     def run_kernel(self, module_file, name, grid, block, args):
         self.launches.append(name)

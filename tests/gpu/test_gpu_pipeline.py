@@ -124,6 +124,8 @@ def test_mixed_decoder_equals_cpu_decoder(emulated_gpu):
         return fn.crop_mirror_normalize(images, crop=(64, 64), dtype=types.UINT8), images
 
     _assert_same_as_cpu(graph, len(encoded))
+    # decoded into the device's pinned pool and uploaded from there: no staging copy
+    assert emulated_gpu.direct_uploads == 1
 
 
 def test_gpu_tensor_types(emulated_gpu):
