@@ -229,18 +229,18 @@ def _strings(name, feature, raw, spans):
     (raw: the records' storage, spans: (n, 5) of the feature in the records), gathered into
     one batch; or (None, (index, message))."""
     kinds, first, stop = spans[:, 0], spans[:, 3], spans[:, 4]
-    everywhere = (kinds == _BYTES).all()              # the usual batch: one check
-    error = None if everywhere else _wrong_kind(name, feature, kinds)
+    sizes = stop - first
+    if (kinds == _BYTES).all() and sizes.min() >= 0:     # the usual batch: one copy
+        storage = BatchStorage.allocate(np.uint8, sizes.reshape(-1, 1), ndim=1)
+        records.gather_spans(raw, first, stop, storage)
+        return storage, None
+    error = _wrong_kind(name, feature, kinds)
     if error is not None:
         return None, error
     missing = kinds == 0
     empty = np.flatnonzero(~missing & (stop < 0))
     if len(empty):
         return None, (int(empty[0]), f"feature {name!r} has no value")
-    if everywhere:                          # one copy, without the GIL
-        storage = BatchStorage.allocate(np.uint8, (stop - first).reshape(-1, 1), ndim=1)
-        records.gather_spans(raw, first, stop, storage)
-        return storage, None
     default = feature.default_value
     default = np.frombuffer(default.encode() if isinstance(default, str) else bytes(default),
                             np.uint8)
