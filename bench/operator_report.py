@@ -96,14 +96,27 @@ def backend_order(loaded, rep):
     return loaded if rep % 2 == 0 else loaded[::-1]
 
 
+def why_no_case(name):
+    """Why operator `name` has no row to measure: a GPU-only operator (no CPU backend in DALI,
+    none in dali) is measured by bench/gpu.py's pipelines on a device, if at all."""
+    from dali import _registry
+
+    try:
+        cpu = _registry.get(name).schema.cpu
+    except (KeyError, AttributeError):
+        cpu = True
+    return "no case in bench/cases/" if cpu else "GPU-only operator (no CPU backend, in DALI " \
+        "as in dali): nothing to compare on the CPU"
+
+
 def measure_all(loaded, log, *, repeats, warmup, window, only=None):
     """{row name: {size: {label: [ms per repeat] or reason}}} for every row of the report."""
     out = {}
     for name in operators.row_names(only):
         case = operators.CASES.get(name)
         if case is None:
-            out[name] = None
-            log(f"  {name}: no case in bench/cases/")
+            out[name] = why_no_case(name)
+            log(f"  {name}: {out[name]}")
             continue
         out[name] = {}
         for size in opcase.SIZES:
@@ -161,8 +174,8 @@ def table(results, labels=("dali", "DALI")):
         return f"n/a [{list(notes).index(key) + 1}]"
 
     for name, per_size in results.items():
-        if per_size is None:
-            key = ("dali", "no case in bench/cases/")
+        if not isinstance(per_size, dict):
+            key = ("dali", per_size or "no case in bench/cases/")
             notes.setdefault(key, []).append(name)
             rows.append(f"| {name} | " + " | ".join(
                 [f"n/a [{list(notes).index(key) + 1}]"] + ["—"] * 5) + " |")

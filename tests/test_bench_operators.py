@@ -69,11 +69,15 @@ def test_measure_and_table():
     assert len(res["dali"]) == 2
     results = {"copy": {"image": {"dali": [2.0, 2.2], "DALI": [1.0, 1.0]},
                         "small": {"dali": [0.01], "DALI": "no fn.copy"}},
-               "zzz": None}
+               "zzz": None, "experimental.dilate": operator_report.why_no_case(
+                   "experimental.dilate")}
     text = operator_report.table(results)
     assert "| copy | 2.10 | 1.00 | **2.10** ▲ | 0.010 | n/a [1] | — |" in text
     assert "1. DALI: no fn.copy — copy (small)" in text
     assert "2. dali: no case in bench/cases/ — zzz" in text
+    assert ("3. dali: GPU-only operator (no CPU backend, in DALI as in dali): nothing to "
+            "compare on the CPU — experimental.dilate") in text
+    assert operator_report.why_no_case("zzz") == "no case in bench/cases/"
 
 
 def test_ratio_only_out_of_noise():
