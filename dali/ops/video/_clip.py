@@ -37,6 +37,10 @@ QUICK_OPEN = {"codec_whitelist": "none"}
 """Container options that keep avformat_find_stream_info from decoding (no decoder may open;
 PyAV's decoding contexts, made after it, are not bound by the list)."""
 
+MATROSKA = b"\x1a\x45\xdf\xa3"
+"""The first bytes of Matroska and WebM (the EBML header's ID): the quick open of a clip in
+memory that starts with them names the demuxer instead of probing every format."""
+
 NO_REORDER = frozenset({"vp8", "vp9"})
 """Codecs whose streams the quick open reads fully: frames are not reordered (each packet's
 pts is the container's) and every keyframe's header has the frame size and pixel format, so
@@ -94,16 +98,18 @@ class Index:
 
 
 def _open(av, source):
-    """The container of `source`, opened quickly (`QUICK_OPEN`) where the thread's last clip
-    was of a `NO_REORDER` codec and this one is too, else as PyAV opens it: probing decodes
-    the first frame (its size and pixel format; for codecs that reorder frames, the delay
-    their timestamps are guessed with)."""
+    """The container of `source`, opened quickly (`QUICK_OPEN`, `MATROSKA`) where the
+    thread's last clip was of a `NO_REORDER` codec and this one is too, else as PyAV opens it:
+    probing decodes the first frame (its size and pixel format; for codecs that reorder
+    frames, the delay their timestamps are guessed with)."""
     def file():
         return source if isinstance(source, str) else io.BytesIO(source)
 
     if getattr(_THREAD, "quick_open", True):
+        known = not isinstance(source, str) and bytes(source[:4]) == MATROSKA
         try:
-            container = av.open(file(), container_options=QUICK_OPEN)
+            container = av.open(file(), format="matroska" if known else None,
+                                container_options=QUICK_OPEN)
         except (av.FFmpegError, OSError):
             pass                              # the full open raises the error
         else:

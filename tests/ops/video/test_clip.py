@@ -39,3 +39,16 @@ def test_quick_open_gives_the_full_opens_index_and_frames(codec, container, quic
         np.testing.assert_array_equal(getattr(tried, field.name), getattr(full, field.name))
     np.testing.assert_array_equal(got, want)
     assert video_clips.frame_numbers(got) == list(range(14))
+
+
+@pytest.mark.parametrize("data", [_clip.MATROSKA + bytes(200), bytes(200)])
+def test_an_open_that_fails_gives_the_full_opens_error(data, monkeypatch):
+    data = np.frombuffer(data, np.uint8)
+    messages = []
+    for quick in (False, True):
+        monkeypatch.setattr(_clip._THREAD, "quick_open", quick, raising=False)
+        with pytest.raises(_clip.VideoError) as e:
+            _clip.Clip(av, data)
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]
+    assert messages[0].startswith("cannot open the video: ")
