@@ -1,5 +1,6 @@
 # The audio decoding kernel's C side (audio_decode.h): libsndfile called through function
-# pointers over files held in memory; one job per sample, opened then decoded (and closed).
+# pointers over files held in memory (FLAC by its libFLAC, where found); one job per sample,
+# opened then decoded (and closed).
 from libc.stdint cimport int64_t, uint8_t, uintptr_t
 
 
@@ -28,6 +29,7 @@ cdef extern from "audio_decode.h" namespace "dali_audio" nogil:
         char error[kErrorSize]
 
     void bind_api(SfApi* api, const uintptr_t* functions)
+    bint has_flac(const SfApi* api)
     void open_file(DecodeJob* job)
     void decode_file(DecodeJob* job)
     void close_file(DecodeJob* job)

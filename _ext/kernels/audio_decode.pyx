@@ -3,13 +3,14 @@ pool: the kernel of fn.decoders.audio and fn.readers.nemo_asr.
 
 libsndfile is the library the `soundfile` package loaded: `Sndfile(addresses)` takes the
 addresses of its functions (from soundfile's cffi handle), so this extension neither links nor
-needs libsndfile to build.  `open_files(pool, api, blobs)` reads every header (a `Files`:
-frames, rates, channels and the error of each sample that cannot be opened);
-`decode_files(pool, files, outputs, staging, modes)` then decodes each sample into its output
-(mode DIRECT: straight into int16, int32 or float32 by libsndfile's conversions) or as float
-into a staging array, averaged over its channels with `downmix` (mode STAGE, to be resampled
-afterwards), converted into the output (mode CONVERT, DALI's normalizing conversion).  The
-C side is audio_decode.h.
+needs libsndfile to build; with the addresses of the libFLAC decoder functions inside that
+library (`FLAC_FUNCTIONS`), FLAC samples are decoded by libFLAC directly.
+`open_files(pool, api, blobs)` reads every header (a `Files`: frames, rates, channels and the
+error of each sample that cannot be opened); `decode_files(pool, files, outputs, staging,
+modes)` then decodes each sample into its output (mode DIRECT: straight into int16, int32 or
+float32 by libsndfile's conversions) or as float into a staging array, averaged over its
+channels with `downmix` (mode STAGE, to be resampled afterwards), converted into the output
+(mode CONVERT, DALI's normalizing conversion).  The C side is audio_decode.h.
 """
 cimport numpy as cnp
 import numpy as np
@@ -17,7 +18,8 @@ import numpy as np
 from libc.stdint cimport int64_t, intptr_t, uintptr_t
 
 from dali._ext.kernels.audio_decode cimport (
-    CONVERT, DIRECT, STAGE, DecodeJob, SfApi, bind_api, close_file, decode_file, open_file,
+    CONVERT, DIRECT, STAGE, DecodeJob, SfApi, bind_api, close_file, decode_file, has_flac,
+    open_file,
 )
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
@@ -26,6 +28,9 @@ cnp.import_array()
 
 FUNCTIONS = ("sf_open_virtual", "sf_readf_short", "sf_readf_int", "sf_readf_float", "sf_close",
              "sf_strerror")
+FLAC_FUNCTIONS = ("FLAC__stream_decoder_new", "FLAC__stream_decoder_delete",
+                  "FLAC__stream_decoder_init_stream", "FLAC__stream_decoder_reset",
+                  "FLAC__stream_decoder_process_single", "FLAC__stream_decoder_get_state")
 MODES = {"direct": DIRECT, "convert": CONVERT, "stage": STAGE}
 _OUT_TYPES = {np.dtype(np.int16): 3, np.dtype(np.int32): 5, np.dtype(np.float32): 6}
 cdef double _NS_PER_BYTE = 5.0           # the cost estimate the pool gets
@@ -33,16 +38,23 @@ cdef double _NS_PER_FRAME = 5.0
 
 
 cdef class Sndfile:
-    """The libsndfile functions, from {name: address} of each of `FUNCTIONS`."""
+    """The libsndfile functions, from {name: address} of each of `FUNCTIONS` and, where
+    found, of all `FLAC_FUNCTIONS` (else FLAC is decoded through libsndfile)."""
     cdef SfApi api
 
     def __init__(self, dict addresses):
-        cdef uintptr_t functions[6]
-        for k, name in enumerate(FUNCTIONS):
-            functions[k] = addresses[name]
-            if not functions[k]:
+        cdef uintptr_t functions[12]
+        flac = all(addresses.get(name) for name in FLAC_FUNCTIONS)
+        for k, name in enumerate(FUNCTIONS + FLAC_FUNCTIONS):
+            functions[k] = addresses.get(name, 0) if k < len(FUNCTIONS) or flac else 0
+            if k < len(FUNCTIONS) and not functions[k]:
                 raise ValueError(f"no address for {name}")
         bind_api(&self.api, functions)
+
+    @property
+    def has_flac(self):
+        """Whether FLAC samples are decoded by libFLAC directly."""
+        return has_flac(&self.api)
 
 
 cdef class Files:

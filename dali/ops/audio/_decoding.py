@@ -3,13 +3,14 @@ OGG (Vorbis, Opus) through libsndfile, the library of the `soundfile` package (t
 extra `dali[audio]`, imported when such an operator is built).
 
 A batch is decoded in two nogil passes on the pipeline's pool (`_ext/kernels/audio_decode.pyx`
-calls libsndfile through the addresses of its functions): `open_batch` reads the headers
-(channels, rate, length), which give the output shapes, and `decode_batch` decodes into the
-executor's buffers.  As in DALI, a sample that is neither resampled nor downmixed is read
-straight into the output type (libsndfile's conversions: 16-bit PCM to int32 is shifted left
-16 bits, to float divided by 32768); one that is, is read as float and averaged over its
-channels (downmix), then either resampled by the windowed-sinc kernel, all such samples in one
-batch call, or converted with DALI's normalizing conversion.
+calls libsndfile through the addresses of its functions, and FLAC's frames the libFLAC inside
+it, found by `_symbols`): `open_batch` reads the headers (channels, rate, length), which give
+the output shapes, and `decode_batch` decodes into the executor's buffers.  As in DALI, a
+sample that is neither resampled nor downmixed is read straight into the output type
+(libsndfile's conversions: 16-bit PCM to int32 is shifted left 16 bits, to float divided by
+32768); one that is, is read as float and averaged over its channels (downmix), then either
+resampled by the windowed-sinc kernel, all such samples in one batch call, or converted with
+DALI's normalizing conversion.
 """
 
 from __future__ import annotations
@@ -20,22 +21,27 @@ import numpy as np
 
 from dali._ext.kernels import audio_decode as _kernel
 from dali._ext.tensor_storage import BatchStorage
-from dali.ops.audio import _resampling
+from dali.ops.audio import _resampling, _symbols
 
 TYPES = (np.dtype(np.int16), np.dtype(np.int32), np.dtype(np.float32))
 
 
 def libsndfile(op):
-    """libsndfile's functions (a `_kernel.Sndfile`) from the `soundfile` package, or an
-    ImportError naming `op` and the extra that provides it."""
+    """libsndfile's functions (a `_kernel.Sndfile`) from the `soundfile` package, with the
+    libFLAC decoder's inside it where its symbol table has them, or an ImportError naming `op`
+    and the extra that provides it."""
     try:
         import soundfile
     except ImportError:
         raise ImportError(f"{op.spec.display_name} decodes audio with the `soundfile` package "
                           f"(libsndfile): pip install \"dali[audio]\"") from None
     ffi, lib = soundfile._ffi, soundfile._snd
-    return _kernel.Sndfile({name: int(ffi.cast("uintptr_t", getattr(lib, name)))
-                            for name in _kernel.FUNCTIONS})
+    addresses = {name: int(ffi.cast("uintptr_t", getattr(lib, name)))
+                 for name in _kernel.FUNCTIONS}
+    exported = _kernel.FUNCTIONS[0]
+    addresses.update(_symbols.private_functions(exported, addresses[exported],
+                                                _kernel.FLAC_FUNCTIONS))
+    return _kernel.Sndfile(addresses)
 
 
 class DecodeError(Exception):

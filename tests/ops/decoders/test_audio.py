@@ -1,6 +1,8 @@
 """fn.decoders.audio (and fn.audio_decoder): WAV written with the `wave` module, FLAC and OGG
 with soundfile; values against the written samples and libsndfile's conversions, resampling
-against real DALI's, errors naming the sample."""
+against real DALI's, errors naming the sample.  FLAC decoded by libFLAC directly: bit for bit
+libsndfile's reading (every bit depth, channel count, block size and subframe kind), and
+corrupt files as libsndfile reads them."""
 import io
 import sys
 import wave
@@ -10,6 +12,8 @@ import pytest
 from pipeline_utils import run_op
 
 from dali import types
+from dali._ext.kernels import audio_decode
+from dali.ops.audio import _decoding
 
 sf = pytest.importorskip("soundfile")
 
@@ -153,3 +157,89 @@ def test_without_soundfile_the_error_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "soundfile", None)
     with pytest.raises(ImportError, match=r"decoders\.audio.*dali\[audio\]"):
         decode([wav_bytes(np.zeros((4, 1), np.int16), 16000)])
+
+
+class _Op:
+    class spec:
+        display_name = "test"
+
+
+@pytest.fixture(scope="module")
+def apis():
+    """(libsndfile with the libFLAC decoder's functions, libsndfile alone)."""
+    api = _decoding.libsndfile(_Op)
+    if not api.has_flac:
+        pytest.skip("the soundfile library has no symbol table to find libFLAC's functions in")
+    plain = audio_decode.Sndfile({name: int(sf._ffi.cast("uintptr_t", getattr(sf._snd, name)))
+                                  for name in audio_decode.FUNCTIONS})
+    assert not plain.has_flac
+    return api, plain
+
+
+def decode_with(api, blob, dtype=np.float32, rate=0.0, downmix=False):
+    """The decoded sample, or the DecodeError's message."""
+    try:
+        opened = _decoding.open_batch(api, None, [blob], np.float32([rate]), downmix)
+        out = [np.empty(tuple(opened.shapes[0]), dtype)]
+        _decoding.decode_batch(None, opened, out, 16)
+    except _decoding.DecodeError as e:
+        return str(e)
+    return out[0]
+
+
+def flac_signal(kind, length, channels, subtype, rng):
+    """Float samples whose FLAC subframes are mostly of one kind: "silence" and "dc" give
+    constant subframes, "noise" (full scale) verbatim ones, "tone" fixed or LPC ones."""
+    bits = {"PCM_S8": 8, "PCM_16": 16, "PCM_24": 24}[subtype]
+    scale = 2.0 ** (bits - 1)
+    if kind == "silence":
+        x = np.zeros((length, channels))
+    elif kind == "dc":
+        x = np.full((length, channels), 0.25)
+    elif kind == "noise":
+        x = rng.uniform(-1, 1, (length, channels))
+    else:
+        t = np.arange(length)[:, None] / 16000
+        x = 0.5 * np.sin(2 * np.pi * (220 + 110 * np.arange(channels)) * t) + \
+            0.01 * rng.standard_normal((length, channels))
+    return np.round(x * (scale - 1)) / scale
+
+
+@pytest.mark.parametrize("subtype", ["PCM_S8", "PCM_16", "PCM_24"])
+@pytest.mark.parametrize("kind", ["silence", "dc", "noise", "tone"])
+@pytest.mark.parametrize("level", [0.0, 0.5, 1.0])
+def test_flac_bit_exact_with_libsndfile(apis, subtype, kind, level):
+    rng = np.random.default_rng(abs(hash((subtype, kind, level))) % 2**32)
+    api, plain = apis
+    for channels, length in ((1, 1), (2, 1152), (3, 4097), (5, 9000), (8, 2500)):
+        x = flac_signal(kind, length, channels, subtype, rng)
+        buf = io.BytesIO()
+        sf.write(buf, x, 16000, format="FLAC", subtype=subtype, compression_level=level)
+        blob = np.frombuffer(buf.getvalue(), np.uint8)
+        for dtype in (np.int16, np.int32, np.float32):
+            ref = sf.read(io.BytesIO(buf.getvalue()), dtype=np.dtype(dtype).name,
+                          always_2d=True)[0]
+            got = decode_with(api, blob, dtype)
+            assert got.dtype == ref.dtype and got.shape == ref.shape
+            assert got.tobytes() == ref.tobytes(), (channels, length, dtype)
+        for kwargs in ({"downmix": True}, {"rate": 12000.0}, {"rate": 8000.0, "downmix": True}):
+            got, want = decode_with(api, blob, **kwargs), decode_with(plain, blob, **kwargs)
+            assert got.tobytes() == want.tobytes() and got.shape == want.shape, kwargs
+
+
+def test_corrupt_flac_reads_as_libsndfile_reads_it(apis):
+    api, plain = apis
+    rng = np.random.default_rng(8)
+    good = sf_bytes(pcm(rng, 20000, 2), 16000, "FLAC")
+    cases = [good[:len(good) // 2], good[:-3], np.concatenate([good, np.uint8([1, 2, 3] * 50)])]
+    for at in (len(good) // 3, len(good) // 2, len(good) - 20):
+        bad = good.copy()
+        bad[at:at + 8] ^= 0x5A
+        cases.append(bad)
+    for blob in cases:
+        for dtype in (np.int16, np.float32):
+            got, want = decode_with(api, blob, dtype), decode_with(plain, blob, dtype)
+            if isinstance(want, str):
+                assert got == want
+            else:
+                assert got.tobytes() == want.tobytes()
