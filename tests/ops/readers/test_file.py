@@ -213,20 +213,29 @@ def test_order_does_not_depend_on_threads_or_executor(tree):
     assert got == graph
 
 
-def test_read_ahead_keeps_the_first_contents(tmp_path):
+def _one_file(tmp_path, data):
+    """A pipeline (batch 1) reading x/s.jpg, which holds `data`, and a function that replaces
+    the file by renaming a file of other contents over it."""
     (tmp_path / "x").mkdir()
-    f = tmp_path / "x" / "s.jpg"
-    f.write_bytes(b"old")
+    (tmp_path / "x" / "s.jpg").write_bytes(data)
+
+    def replace(contents):
+        (tmp_path / "new").write_bytes(contents)
+        os.replace(tmp_path / "new", tmp_path / "x" / "s.jpg")
 
     @pipeline_def(batch_size=1, num_threads=1, device_id=None, exec_pipelined=False,
                   exec_async=False)
-    def pipe(read_ahead):
+    def pipe(read_ahead=False):
         return fn.readers.file(file_root=str(tmp_path), read_ahead=read_ahead)[0]
 
+    return pipe, replace
+
+
+def test_read_ahead_keeps_the_first_contents(tmp_path):
+    pipe, replace = _one_file(tmp_path, b"old")
     cached, plain = pipe(True), pipe(False)
     assert bytes(cached.run()[0].at(0)) == bytes(plain.run()[0].at(0)) == b"old"
-    (tmp_path / "new").write_bytes(b"newer")
-    os.replace(tmp_path / "new", f)
+    replace(b"newer")
     # The next batch may have been read ahead before the change; the one after was not.
     assert bytes(plain.run()[0].at(0)) in (b"old", b"newer")
     cached.run()
@@ -235,21 +244,12 @@ def test_read_ahead_keeps_the_first_contents(tmp_path):
 
 
 def test_files_replaced_with_other_sizes_are_read_whole(tmp_path):
-    (tmp_path / "x").mkdir()
-    f = tmp_path / "x" / "s.jpg"
-    f.write_bytes(b"abc")
-
-    @pipeline_def(batch_size=1, num_threads=1, device_id=None, exec_pipelined=False,
-                  exec_async=False)
-    def pipe():
-        return fn.readers.file(file_root=str(tmp_path), prefetch_queue_depth=1)[0]
-
+    pipe, replace = _one_file(tmp_path, b"abc")
     p = pipe()
     old = b"abc"
     assert bytes(p.run()[0].at(0)) == old
     for new in (b"longer", b"x", b""):         # read first with the size of the last read
-        (tmp_path / "new").write_bytes(new)
-        os.replace(tmp_path / "new", f)
+        replace(new)
         # the next batch may have been read ahead before the change; the ones after were not
         assert bytes(p.run()[0].at(0)) in (old, new)
         assert [bytes(p.run()[0].at(0)) for _ in range(2)] == [new, new]
