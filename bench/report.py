@@ -401,7 +401,8 @@ def render(command, sections, s, root, started, elapsed, commit="unknown"):
                   "Parallel external_source (a per-sample Python source of ~1 ms CPU a sample, "
                   f"batch {features.SOURCE_BATCH}, forked workers):", "",
                   features.parallel_source_table(f["parallel_source"]), "",
-                  f"Profiler overhead on P2 ({s.image_iterations} batches per measurement):",
+                  f"Profiler overhead ({s.image_iterations} P2 batches and {s.chain_iterations} "
+                  "iterations of each tiny-operator chain per measurement):",
                   "", features.profiler_table(f["profiler"]), "",
                   "Checkpoints:", "", features.checkpoint_table(f["checkpoints"]), "",
                   "PyTorch iterator:", "", features.torch_iterator_table(f["torch"]), ""]
@@ -501,8 +502,8 @@ def main(argv=None):
         elif section == "features":
             results[section] = {
                 "parallel_source": features.measure_parallel_source(loaded, s.repeats, log),
-                "profiler": features.measure_profiler_overhead(str(root), s.repeats,
-                                                               s.image_iterations, log),
+                "profiler": features.measure_profiler_overhead(
+                    str(root), s.repeats, s.image_iterations, s.chain_iterations, log),
                 "checkpoints": features.measure_checkpoints(log),
                 "torch": features.measure_torch_iterator(str(root), s.repeats,
                                                          s.image_iterations, log)}
