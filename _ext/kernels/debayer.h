@@ -13,7 +13,7 @@
 // RGB, pixels contiguous.
 //
 // uint8 rows run 16 pixels at a time with SSE4.1 where the build has it (32 with AVX2 where
-// the CPU has it): the two-value averages are pavgb ((a + b + 1) >> 1 exactly), the
+// the CPU has it; a row's last pixels in one more block overlapping the one before): the two-value averages are pavgb ((a + b + 1) >> 1 exactly), the
 // four-value ones 16-bit sums, each lane picks its colour or green value with a blend, and
 // pshufb interleaves the three planes into RGB: the scalar rule's values bit for bit
 // (`dali_debayer_simd` switches both off for tests).
@@ -192,6 +192,22 @@ static inline bool dali_debayer_detect_avx2() {
 }
 
 static const bool dali_debayer_has_avx2 = dali_debayer_detect_avx2();
+
+// The inner pixels of a uint8 row by `row` (dali_debayer_row_avx2 or _simd: blocks of kBlock
+// pixels from x = 1), and the pixels its blocks leave by one more block that ends at the last
+// inner pixel w - 2, or at w - 3 where that block would start on an even x (the lanes' colour
+// pattern holds for odd starts): its first pixels are computed again, to the same values.
+// Returns the first x left to the scalar loop (w - 1, or w - 2).
+template <int kBlock, typename Row>
+static int64_t dali_debayer_blocks(Row row, const uint8_t* up, const uint8_t* s,
+                                   const uint8_t* down, uint8_t* d, int64_t w) {
+  int64_t x = row(up, s, down, d, w);
+  if (x > 1 && x < w - 1) {
+    const int64_t at = (w - 1 - kBlock) - ((w - 2 - kBlock) & 1);
+    x = at - 1 + row(up + at - 1, s + at - 1, down + at - 1, d + (at - 1) * 3, kBlock + 2);
+  }
+  return x;
+}
 #endif
 
 template <typename T, bool kRedRow, bool kColourFirst>
@@ -203,13 +219,12 @@ static void dali_debayer_row(const T* up, const T* s, const T* down, T* d, int64
     const uint8_t* s8 = reinterpret_cast<const uint8_t*>(s);
     const uint8_t* d8 = reinterpret_cast<const uint8_t*>(down);
     uint8_t* o8 = reinterpret_cast<uint8_t*>(d);
-    if (dali_debayer_has_avx2) {   // 32 pixels at a time, then the 16-pixel loop from there
-      x = dali_debayer_row_avx2<kRedRow, kColourFirst>(u8, s8, d8, o8, w);
-      x += dali_debayer_row_simd<kRedRow, kColourFirst>(u8 + x - 1, s8 + x - 1, d8 + x - 1,
-                                                        o8 + (x - 1) * 3, w - (x - 1)) - 1;
-    } else {
-      x = dali_debayer_row_simd<kRedRow, kColourFirst>(u8, s8, d8, o8, w);
-    }
+    if (dali_debayer_has_avx2 && w >= 34)   // a row of at least one 32-pixel block
+      x = dali_debayer_blocks<32>(dali_debayer_row_avx2<kRedRow, kColourFirst>, u8, s8, d8,
+                                  o8, w);
+    else
+      x = dali_debayer_blocks<16>(dali_debayer_row_simd<kRedRow, kColourFirst>, u8, s8, d8,
+                                  o8, w);
   }
 #endif
   for (; x + 1 < w - 1; x += 2) {

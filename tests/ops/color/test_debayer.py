@@ -70,6 +70,19 @@ def test_kernel_against_numpy_and_opencv(dtype, simd):
             np.testing.assert_array_equal(out, reference(x, pos))
 
 
+def test_kernel_rows_of_odd_widths(simd):
+    """The kernel takes odd widths (the operator does not): a row's last SIMD block, which
+    overlaps the one before, then starts a pixel earlier so that it starts on an odd x."""
+    rng = np.random.default_rng(9)
+    for w in (19, 21, 35, 37, 51, 69, 99):
+        x = rng.integers(0, 256, (5, w)).astype(np.uint8)
+        for pos in CODES:
+            src = BatchStorage.from_arrays([x])
+            dst = BatchStorage.from_arrays([np.empty((5, w, 3), np.uint8)])
+            kernel.bilinear_batch(None, src, dst, src.offsets, dst.offsets, [(5, w)], [pos])
+            np.testing.assert_array_equal(dst.samples()[0], bilinear(x, pos))
+
+
 @pytest.mark.parametrize("algorithm", list(SUFFIX))
 @pytest.mark.parametrize("layout, shape", [("HW", (6, 10)), ("HWC", (8, 4, 1)), (None, (4, 6))])
 def test_algorithms_and_layouts(algorithm, layout, shape):
