@@ -1,7 +1,7 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True
 """The decibel conversion of every float32 sample of a batch (fn.to_decibels): one work item per
 sample (its maximum, when it is the reference, then its elements), all in one nogil call on the
-pool, largest first.  The loop is in decibels.h.
+pool, largest first.  The loop is in decibels.h, with an AVX2 path taken at run time (`avx2`).
 """
 cimport numpy as cnp
 import numpy as np
@@ -24,7 +24,22 @@ cdef extern from "decibels.h" nogil:
         float multiplier, reference, min_ratio
         int use_max
 
+    int dali_decibels_avx2
+    void dali_decibels_detect()
     void dali_decibels_run(const dali_decibels_job* j)
+
+
+dali_decibels_detect()
+
+
+def avx2(on=None):
+    """Whether the conversion takes the AVX2 path; `on=False` switches it off (on only where
+    the CPU has AVX2).  For tests: both paths give the same results."""
+    global dali_decibels_avx2
+    if on is not None:
+        dali_decibels_detect()
+        dali_decibels_avx2 = dali_decibels_avx2 and bool(on)
+    return bool(dali_decibels_avx2)
 
 
 cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
