@@ -29,6 +29,7 @@ from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 from dali._ext.kernels.convert cimport store
 from dali._ext.kernels.fused_types cimport image_t
 from dali._ext.kernels.interpolation cimport floor_index
+from dali._ext.kernels.sample_data cimport sample_data
 
 cnp.import_array()
 
@@ -434,7 +435,6 @@ def displace_storage(ThreadPool pool, BatchStorage src, BatchStorage dst, str mo
         raise ValueError("masks needs one value per sample")
     cdef const int64_t[:, ::1] shapes = np.ascontiguousarray(src.shapes, dtype=np.int64)
     cdef const int64_t[::1] dst_off = dst.offsets
-    cdef const int64_t[::1] src_off = src.offsets if src.is_contiguous else None
     cdef const int64_t[::1] ids = None
     cdef uint32_t[::1] words = None
     cdef float[::1] scratch = None
@@ -458,8 +458,8 @@ def displace_storage(ThreadPool pool, BatchStorage src, BatchStorage dst, str mo
         for i in range(n):
             total += 5 * shapes[i, 1]
         scratch = np.empty(total + 1, np.float32)
-    keep = [src.samples() if src_off is None else None]
-    cdef list views = keep[0]
+    keep = []
+    cdef const char** src_data = sample_data(src, keep)
     cdef DisplaceJob* jobs = <DisplaceJob*>job_array(n, sizeof(DisplaceJob), keep)
     cdef DisplaceJob* j
     cdef bint is_float = src.dtype == np.float32
@@ -467,18 +467,13 @@ def displace_storage(ThreadPool pool, BatchStorage src, BatchStorage dst, str mo
     if code == WATER:
         for i in range(6):
             wv[i] = wave[i]
-    if views is not None:
-        for i in range(n):
-            views[i] = np.ascontiguousarray(views[i])
-            jobs[i].src = <const char*>cnp.PyArray_DATA(views[i])
     sizes = np.empty(n, np.int64)
     cdef int64_t[::1] sz = sizes
     with nogil:
         for i in range(n):
             j = &jobs[i]
             h, w = shapes[i, 0], shapes[i, 1]
-            if src_off is not None:
-                j.src = src.data + src_off[i]
+            j.src = src_data[i]
             j.dst = dst.data + dst_off[i]
             j.is_float = is_float
             j.h, j.w, j.nc = h, w, shapes[i, 2]

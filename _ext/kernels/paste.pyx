@@ -12,6 +12,7 @@ import numpy as np
 
 from libc.stdint cimport int64_t
 
+from dali._ext.kernels.sample_data cimport sample_data
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
@@ -50,7 +51,8 @@ def paste_batch(ThreadPool pool, srcs, BatchStorage dst, regions, starts):
     pool : ThreadPool or None
         Where the work items run (None: on the caller).
     srcs : sequence of BatchStorage
-        Contiguous batches of HWC samples of dst's element type and channel count.
+        Batches (contiguous or per-sample) of HWC samples of dst's element type and channel
+        count.
     dst : BatchStorage
         Contiguous batch of HWC samples, written in full.
     regions : array_like (m, 8) of int
@@ -61,8 +63,8 @@ def paste_batch(ThreadPool pool, srcs, BatchStorage dst, regions, starts):
     """
     cdef Py_ssize_t n = dst.num_samples, m, i, r
     if not dst.is_contiguous or dst.ndim != 3 or any(
-            not s.is_contiguous or s.ndim != 3 or s.dtype != dst.dtype for s in srcs):
-        raise ValueError("paste_batch needs contiguous HWC batches of one element type")
+            s.ndim != 3 or s.dtype != dst.dtype for s in srcs):
+        raise ValueError("paste_batch needs HWC batches of one element type, dst contiguous")
     regions = np.ascontiguousarray(regions, dtype=np.int64).reshape(-1, 8)
     starts = np.ascontiguousarray(starts, dtype=np.int64)
     m = len(regions)
@@ -93,8 +95,7 @@ def paste_batch(ThreadPool pool, srcs, BatchStorage dst, regions, starts):
                 raise ValueError("regions must lie inside their source samples, with the "
                                  "output's channels")
             src_row[mine] = shape[:, 1] * shape[:, 2] * itemsize
-            src_off[mine] = np.asarray(s.offsets, np.int64)[j[mine]] + \
-                part[:, 2] * src_row[mine] + part[:, 3] * shape[:, 2] * itemsize
+            src_off[mine] = part[:, 2] * src_row[mine] + part[:, 3] * shape[:, 2] * itemsize
         dst_shape = out_shape[owner]
         if ((regions[:, 4:6] < 0).any() or
                 (regions[:, 4:6] + regions[:, 6:8] > dst_shape[:, :2]).any()):
@@ -112,13 +113,14 @@ def paste_batch(ThreadPool pool, srcs, BatchStorage dst, regions, starts):
     cdef const int64_t[:, ::1] oshape = out_shape
     cdef const int64_t[::1] doff = dst.offsets
     cdef int64_t isz = itemsize
-    bases = np.array([<Py_ssize_t>(<BatchStorage>s).data for s in srcs] or [0], np.intp)
-    cdef const Py_ssize_t[::1] base = bases
+    cdef const char*** data = <const char***>job_array(len(srcs), sizeof(char**), keep)
+    for r in range(len(srcs)):
+        data[r] = sample_data(<BatchStorage?>srcs[r], keep)
     sizes = np.empty(n, np.int64)
     cdef int64_t[::1] size_view = sizes
     with nogil:
         for r in range(m):
-            regs[r].src = <const char*>base[reg[r, 0]] + soff[r]
+            regs[r].src = data[reg[r, 0]][reg[r, 1]] + soff[r]
             regs[r].src_row = srow[r]
             regs[r].rows = reg[r, 6]
         for i in range(n):

@@ -18,6 +18,7 @@ import numpy as np
 from libc.stdint cimport int64_t
 from libcpp.vector cimport vector
 
+from dali._ext.kernels.sample_data cimport sample_data
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
@@ -53,8 +54,8 @@ def slice_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, anchors,
     pool : ThreadPool or None
         Where the work items run (None: on the caller).
     src, dst : BatchStorage
-        Contiguous batches with the same number of samples and dimensions; dst's type is
-        src's or uint8, float16 or float.
+        Batches with the same number of samples and dimensions, dst contiguous and src
+        contiguous or per-sample; dst's type is src's or uint8, float16 or float.
     anchors : array_like (num_samples, ndim)
         Where each output sample starts in source coordinates (anywhere).
     policy : int
@@ -70,8 +71,8 @@ def slice_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, anchors,
         float16 overflows to infinity) instead of saturating: what DALI does when it pads
         with per-channel fill values.
     """
-    if not (src.is_contiguous and dst.is_contiguous):
-        raise ValueError("slice_batch needs contiguous batch storage")
+    if not dst.is_contiguous:
+        raise ValueError("slice_batch writes into contiguous batch storage only")
     cdef Py_ssize_t n = src.num_samples, i, k, count = 0
     cdef int ndim = src.ndim
     if dst.num_samples != n or dst.ndim != ndim:
@@ -116,7 +117,8 @@ def slice_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, anchors,
         return
     cdef const char* fill_data = <const char*>cnp.PyArray_DATA(fill)
     cdef int64_t fill_stride = fill.strides[0]
-    cdef const int64_t[::1] src_off = src.offsets
+    keep = []
+    cdef const char** src_data = sample_data(src, keep)
     cdef const int64_t[::1] dst_off = dst.offsets
     cdef int64_t out_size = out_type.itemsize, nbytes
     cdef vector[Sample] samples
@@ -131,7 +133,7 @@ def slice_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, anchors,
                 setup(&samples[i], ndim, &in_shape[i, 0] if ndim else NULL,
                       &out_shape[i, 0] if ndim else NULL, &at[i, 0] if ndim else NULL,
                       policy, channel_axis)
-                samples[i].src = src.data + src_off[i]
+                samples[i].src = src_data[i]
                 samples[i].dst = dst.data + dst_off[i]
                 samples[i].fill = fill_data + i * fill_stride
                 samples[i].nfill = nfill
@@ -147,7 +149,6 @@ def slice_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, anchors,
     except MemoryError:                 # std::bad_alloc of a sample's index maps
         raise MemoryError(f"cannot allocate the slice kernel's index maps (sample {i})") \
             from None
-    keep = []
     cdef Job* jobs = <Job*>job_array(count, sizeof(Job), keep)
     job_sizes = np.empty(count, np.int64)
     cdef int64_t[::1] size_view = job_sizes

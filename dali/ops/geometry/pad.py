@@ -123,7 +123,7 @@ class Pad(_operator.Operator):
         return out
 
     def run_cpu(self, ws, plan):
-        src = ws.input_storage(0).contiguous()
+        src = ws.input_storage(0)
         _kernel.slice_batch(ws.thread_pool, src, ws.outputs[0],
                             np.zeros((src.num_samples, src.ndim), np.int64), _kernel.CONSTANT,
                             plan.fill)

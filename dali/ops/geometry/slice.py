@@ -151,7 +151,7 @@ class Slice(_operator.Operator):
 
     def run_cpu(self, ws, plan):
         policy = _POLICIES[self.args["out_of_bounds_policy"]]
-        _kernel.slice_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
+        _kernel.slice_batch(ws.thread_pool, ws.input_storage(0), ws.outputs[0],
                             plan.anchors, _kernel.CONSTANT if policy is None else policy,
                             plan.fill, plan.channel, plan.cast)
 

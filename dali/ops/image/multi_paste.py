@@ -199,7 +199,7 @@ class MultiPaste(_operator.Operator):
         return v
 
     def run_cpu(self, ws, plan):
-        srcs = [ws.input_storage(k).contiguous() for k in range(len(ws.inputs))]
+        srcs = [ws.input_storage(k) for k in range(len(ws.inputs))]
         out = ws.outputs[0]
         if plan.in_dtype == np.dtype(out.dtype):
             _kernel.paste_batch(ws.thread_pool, srcs, out, plan.regions, plan.starts)

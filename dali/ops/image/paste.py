@@ -98,7 +98,7 @@ class Paste(_operator.Operator):
                               fill=np.broadcast_to(self._fill, (n, channels)))
 
     def run_cpu(self, ws, plan):
-        _kernel.slice_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
+        _kernel.slice_batch(ws.thread_pool, ws.input_storage(0), ws.outputs[0],
                             plan.anchors, _kernel.CONSTANT, plan.fill, 2)
 
     def run_gpu(self, ws, plan):

@@ -1,5 +1,6 @@
-"""The paste kernel: random regions of several batches pasted in order into zeroed outputs,
-against NumPy, on the caller and on a pool; and the checks made before it runs."""
+"""The paste kernel: random regions of several batches (contiguous and per-sample) pasted in
+order into zeroed outputs, against NumPy, on the caller and on a pool; and the checks made
+before it runs."""
 
 import numpy as np
 import pytest
@@ -37,7 +38,9 @@ def test_random_regions_equal_numpy(threads, dtype):
                 rows.append((k, j, iy, ix, oy, ox, h, w))
             starts.append(len(rows))
             want.append(out)
-        srcs = [BatchStorage.from_arrays(batch) for batch in inputs]
+        # input 1 per sample (an external_source's arrays, one of them a strided view)
+        inputs[1][0] = np.asfortranarray(inputs[1][0])
+        srcs = [BatchStorage.from_arrays(inputs[0]), BatchStorage.from_samples(inputs[1])]
         paste.paste_batch(pool, srcs, dst, np.array(rows, np.int64).reshape(-1, 8), starts)
         for got, w in zip(dst.samples(), want, strict=True):
             np.testing.assert_array_equal(got, w)

@@ -1,6 +1,7 @@
-"""The slice kernel: random windows anywhere relative to random samples, for every border
-policy and per-channel fill values, against np.pad; conversions (saturating and plain casts);
-tiled large samples on a pool; and the checks made before it runs."""
+"""The slice kernel: random windows anywhere relative to random samples (contiguous and
+per-sample batches), for every border policy and per-channel fill values, against np.pad;
+conversions (saturating and plain casts); tiled large samples on a pool; and the checks made
+before it runs."""
 
 import numpy as np
 import pytest
@@ -55,8 +56,10 @@ def test_random_windows_equal_numpy(threads, policy):
             shapes = [tuple(3 if d == channel else e for d, e in enumerate(s)) for s in shapes]
         fill = rng.integers(-50, 50, (n, nfill)).astype(dtype)
         dst = BatchStorage.allocate(dtype, shapes)
-        kernel.slice_batch(pool, BatchStorage.from_arrays(srcs), dst, anchors, policy, fill,
-                           channel)
+        # every other trial per sample (an external_source's arrays, one of them strided)
+        srcs[0] = np.asfortranarray(srcs[0])
+        src = BatchStorage.from_samples(srcs) if trial % 2 else BatchStorage.from_arrays(srcs)
+        kernel.slice_batch(pool, src, dst, anchors, policy, fill, channel)
         for i, got in enumerate(dst.samples()):
             want = reference(srcs[i], anchors[i], shapes[i], policy, fill[i], channel)
             np.testing.assert_array_equal(got, want)
