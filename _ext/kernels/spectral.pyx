@@ -264,59 +264,63 @@ def power_spectrum_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, ff
         raise ValueError("power_spectrum_batch needs contiguous batch storage")
     if src.dtype != np.float32 or dst.dtype != np.float32:
         raise TypeError("power_spectrum_batch reads and writes float32")
-    cdef Py_ssize_t n = src.num_samples, i, k, count = 0
-    if dst.num_samples != n or len(ffts) != n or dst.ndim != src.ndim:
+    cdef Py_ssize_t n = src.num_samples, nd = src.ndim, i, d, k, count = 0
+    if dst.num_samples != n or len(ffts) != n or dst.ndim != nd:
         raise ValueError("the source, destination and plans must match")
-    if not 0 <= axis < src.ndim or power not in (1, 2):
+    if not 0 <= axis < nd or power not in (1, 2):
         raise ValueError("bad axis or power")
-    src_shapes = np.asarray(src.shapes, np.int64).reshape(n, src.ndim)
-    # one plan for the whole batch (the usual case): no Python loop over the samples
-    one = n > 0 and all(f is ffts[0] for f in ffts)
-    sizes_n = (np.full(n, ffts[0].n, np.int64) if one else
-               np.array([f.n for f in ffts], np.int64))
-    want = src_shapes.copy()
-    want[:, axis] = sizes_n // 2 + 1
-    if not np.array_equal(np.asarray(dst.shapes, np.int64).reshape(n, dst.ndim), want):
-        raise ValueError("the destination shapes do not match the spectra")
     if n == 0:
         return
-    lengths = src_shapes[:, axis]
-    signals = np.prod(src_shapes, axis=1) // np.maximum(lengths, 1)
-    inner = np.prod(src_shapes[:, axis + 1:], axis=1, dtype=np.int64)
-    per = 2.5 * sizes_n * np.log2(sizes_n + 1.0) + 2 * sizes_n   # _fft_flops + loading
-    chunks = np.maximum(1, (_ITEM_FLOPS / per).astype(np.int64))
-    src_off = np.ascontiguousarray(src.offsets, np.int64)
-    dst_off = np.ascontiguousarray(dst.offsets, np.int64)
-    cdef Py_ssize_t units = n
-    if n > 1 and one and (src_shapes == src_shapes[0]).all():
-        # samples of one shape back to back: their signals are numbered across them, so
-        # short samples share the blocks transformed together
-        steps = np.arange(n, dtype=np.int64)
-        if ((src_off == src_off[0] + steps * int(np.prod(src_shapes[0])) * 4).all() and
-                (dst_off == dst_off[0] + steps * int(np.prod(want[0])) * 4).all()):
-            units = 1
-            signals = signals[:1] * n
-    if units == 1:
-        chunks[0] = _per_thread(chunks[0], signals[0], pool)
-    pieces = (signals[:units] + chunks[:units] - 1) // chunks[:units]
-    count = int(pieces.sum())
     keep = [list(ffts)]
+    cdef const RealPlan** plans = <const RealPlan**>job_array(n, sizeof(RealPlan*), keep)
+    cdef RealFFT fft
+    for i, fft in enumerate(keep[0]):
+        plans[i] = fft.plan
+    cdef const int64_t[:, ::1] sshape = np.ascontiguousarray(src.shapes, np.int64).reshape(n, nd)
+    cdef const int64_t[:, ::1] dshape = np.ascontiguousarray(dst.shapes, np.int64).reshape(n, nd)
+    cdef const int64_t[::1] soff = np.ascontiguousarray(src.offsets, np.int64)
+    cdef const int64_t[::1] doff = np.ascontiguousarray(dst.offsets, np.int64)
+    arrays = np.empty((4, n), np.int64)
+    cdef int64_t[:, ::1] a = arrays
+    cdef int64_t[::1] length = a[0], total = a[1], inner = a[2], chunk = a[3]
+    costs = np.empty(n, np.float64)
+    cdef double[::1] cost = costs
+    cdef int64_t volume, out_volume, size, want
+    # samples of one shape and plan back to back (the usual batch): their signals are numbered
+    # across them, so short samples share the blocks transformed together
+    cdef bint joined = True, bad = False
+    with nogil:
+        for i in range(n):
+            size = plans[i].n
+            volume = out_volume = inner[i] = 1
+            for d in range(nd):
+                want = size // 2 + 1 if d == axis else sshape[i, d]
+                bad = bad or dshape[i, d] != want
+                joined = joined and sshape[i, d] == sshape[0, d]
+                volume *= sshape[i, d]
+                out_volume *= want
+                if d > axis:
+                    inner[i] *= sshape[i, d]
+            length[i] = sshape[i, axis]
+            total[i] = volume // max(length[i], 1)
+            cost[i] = 2.5 * size * log2(size + 1.0) + 2 * size    # _fft_flops + loading
+            chunk[i] = max(1, <int64_t>(_ITEM_FLOPS / cost[i]))
+            joined = (joined and plans[i] == plans[0] and soff[i] == soff[0] + i * volume * 4
+                      and doff[i] == doff[0] + i * out_volume * 4)
+    if bad:
+        raise ValueError("the destination shapes do not match the spectra")
+    cdef Py_ssize_t units = n
+    if n > 1 and joined:
+        units = 1
+        total[0] *= n
+    if units == 1:
+        chunk[0] = _per_thread(chunk[0], total[0], pool)
+    for i in range(units):
+        count += (total[i] + chunk[i] - 1) // chunk[i]
     cdef PowerJob* jobs = <PowerJob*>job_array(count, sizeof(PowerJob), keep)
     sizes = np.empty(count, np.int64)
     cdef int64_t[::1] size_view = sizes
-    cdef const int64_t[::1] soff = src_off
-    cdef const int64_t[::1] doff = dst_off
-    cdef const int64_t[::1] total = signals
-    cdef const int64_t[::1] chunk = chunks
-    cdef const int64_t[::1] length = np.ascontiguousarray(lengths)
-    cdef const int64_t[::1] inner_view = inner
-    cdef const double[::1] cost = per
-    cdef const RealPlan** plans = <const RealPlan**>job_array(units, sizeof(RealPlan*), keep)
-    cdef RealFFT fft
     cdef int64_t lo
-    for i in range(units):
-        fft = ffts[i]
-        plans[i] = fft.plan
     k = 0
     with nogil:
         for i in range(units):
@@ -326,7 +330,7 @@ def power_spectrum_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, ff
                 jobs[k].job.x = <const float*>(src.data + soff[i])
                 jobs[k].job.out = <float*>(dst.data + doff[i])
                 jobs[k].job.len = length[i]
-                jobs[k].job.inner = inner_view[i]
+                jobs[k].job.inner = inner[i]
                 jobs[k].job.lo = lo
                 jobs[k].job.hi = min(total[i], lo + chunk[i])
                 jobs[k].job.power = power
