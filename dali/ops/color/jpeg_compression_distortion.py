@@ -71,13 +71,16 @@ class JpegCompressionDistortion(_operator.Operator):
 
     def run_cpu(self, ws, plan):
         quality = np.clip(ws.arg_array("quality", np.int32), 1, 100).astype(np.int32)
-        images, outs, frames = [], [], []
-        for x, o in zip(ws.input_samples(0), ws.output_samples(0), strict=True):
-            x = np.ascontiguousarray(x).reshape(-1, *x.shape[-3:])
-            images.extend(x)
-            outs.extend(o.reshape(x.shape))
-            frames.append(len(x))
-        quality = np.repeat(quality, frames)
+        if ws.input_storage(0).ndim == 3 and ws.input_storage(0).is_contiguous:
+            images, outs = ws.input_samples(0), ws.output_samples(0)   # HWC views: no copies
+        else:                                                           # frames, or apart
+            images, outs, frames = [], [], []
+            for x, o in zip(ws.input_samples(0), ws.output_samples(0), strict=True):
+                x = np.ascontiguousarray(x).reshape(-1, *x.shape[-3:])
+                images.extend(x)
+                outs.extend(o.reshape(x.shape))
+                frames.append(len(x))
+            quality = np.repeat(quality, frames)
         if jpeg is not None:
             jpeg.round_trip_batch(ws.thread_pool, images, outs, quality)
             return
