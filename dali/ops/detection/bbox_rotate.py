@@ -81,6 +81,7 @@ class BboxRotate(_operator.Operator):
         if "H" not in layout or "W" not in layout:
             raise RuntimeError(f'{name}: `shape_layout` "{layout}" must contain "H" and "W"')
         self.hw = (layout.index("H"), layout.index("W"))
+        self._memo = None       # (batch size, `_geometry`) while no argument is an input
 
     def infer(self, ws):
         counts = _boxes.four_column_boxes(self, ws)
@@ -91,7 +92,25 @@ class BboxRotate(_operator.Operator):
         if labels is not None:
             descs.append(_operator.OutputDesc(None, np.dtype(np.int32), ws.inputs[1].layout(),
                                               labels[0].ndim))
-        return _operator.Plan(descs, counts=counts, labels=labels, sizes=self._sizes(ws))
+        if self.spec.arg_inputs:
+            geometry = self._geometry(ws)
+        else:       # constant arguments: the same geometry for every batch of a size
+            if self._memo is None or self._memo[0] != ws.batch_size:
+                self._memo = ws.batch_size, self._geometry(ws)
+            geometry = self._memo[1]
+        return _operator.Plan(descs, counts=counts, labels=labels, geometry=geometry)
+
+    def _geometry(self, ws):
+        """What `boxes.rotate_boxes` takes of the images: (n,) cosines and sines of the
+        angles, (n, 2) float64 image and canvas sizes, and whether each angle is nearer a
+        quarter or three-quarter turn."""
+        in_hw, out_hw, angles = self._sizes(ws)
+        rad = np.radians(angles)
+        turns = np.floor(np.abs(np.remainder(angles + 180.0, 360.0) - 180.0) / 90.0 + 0.5)
+        geometry = np.cos(rad), np.sin(rad), in_hw, out_hw, turns % 2 == 1
+        for a in geometry:
+            a.flags.writeable = False
+        return geometry
 
     def _sizes(self, ws):
         """(in_hw, out_hw, angles): (n, 2) float64 image and canvas sizes, (n,) angles."""
@@ -123,13 +142,13 @@ class BboxRotate(_operator.Operator):
 
     def run_cpu(self, ws, plan):
         counts = plan.counts
-        in_hw, out_hw, angles = plan.sizes
-        rad = np.radians(angles)
-        turns = np.floor(np.abs(np.remainder(angles + 180.0, 360.0) - 180.0) / 90.0 + 0.5)
+        storage = ws.input_storage(0)
+        # per-sample boxes (an external_source's) joined in one call, not a copy a sample
+        flat = storage.flat() if storage.is_contiguous else \
+            np.concatenate(storage.samples()) if len(counts) else np.zeros((0, 4), _F32)
         a = self.args
         boxes_out, keep = boxes.rotate_boxes(
-            ws.input_storage(0).contiguous().flat().reshape(-1, 4), counts, np.cos(rad),
-            np.sin(rad), in_hw, out_hw, turns % 2 == 1, a["bbox_layout"] == "xyWH",
+            flat.reshape(-1, 4), counts, *plan.geometry, a["bbox_layout"] == "xyWH",
             a["bbox_normalized"], a["mode"], a["remove_threshold"])
         kept = np.bincount(np.repeat(np.arange(len(counts)), counts)[keep],
                            minlength=len(counts))
