@@ -59,9 +59,9 @@ class Crop(_operator.Operator):
                 return self._memo[1]
         dtype = self._out_dtype(in_dtype)
         anchors, shapes, padded = _crop_window.window_arrays(self, ws, storage.shapes, layout)
-        plan = _operator.Plan([_operator.OutputDesc(_shape_list.shape_list(shapes), dtype,
-                                                     layout)], dtype=dtype,
-                              channel=layout.find("C"), anchors=anchors, padded=padded,
+        desc = _operator.OutputDesc(_shape_list.shape_list(shapes), dtype, layout)
+        plan = _operator.Plan([desc], dtype=dtype, channel=layout.find("C"), anchors=anchors,
+                              padded=padded, any_padded=bool(padded.any()),
                               flags=np.zeros(anchors.shape, np.uint8))
         if key is not None:
             self._memo = key, plan
@@ -86,7 +86,7 @@ class Crop(_operator.Operator):
             return
         src, out, anchors = ws.input_storage(0), ws.outputs[0], plan.anchors
         flags = plan.flags
-        if not plan.padded.any():
+        if not plan.any_padded:
             _flip.flip_batch(ws.thread_pool, src, out, flags, anchors)
             return
         self._fill(ws, plan, out)
@@ -126,7 +126,7 @@ class Crop(_operator.Operator):
     def _run_converting(self, ws, plan):
         out = ws.outputs[0]
         dense = out.dense()
-        if dense is not None and not plan.padded.any():
+        if dense is not None and not plan.any_padded:
             # cut in the input type (one kernel call), then convert the batch in one go
             cut = BatchStorage.allocate(ws.input_dtype(0), out.shapes)
             _flip.flip_batch(ws.thread_pool, ws.input_storage(0), cut, plan.flags,
