@@ -93,8 +93,27 @@ class Filter(_operator.Operator):
         if self.args["border"] not in _BORDERS:
             raise self.error(f"Unknown ``border_type`` was provided: "
                              f"``{self.args['border']}``.")
+        # (input shape array, key, OutputDesc, plan values but the filters) of the last batch
+        # whose plan depends only on them: the shape array (the same object for a repeated
+        # batch shape) and the key's types and layouts and shape of a filter batch of one shape
+        self._memo = None
 
     def infer(self, ws):
+        storage = ws.input_storage(0)
+        filters = ws.input_storage(1)
+        dense = filters.dense() if len(ws.inputs) == 2 else None
+        filter_layout = ws.inputs[1].layout() or ""
+        if dense is None or filter_layout.startswith("F") or ws.is_arg_input("anchor"):
+            return self._plan(ws)
+        key = (storage.dtype, ws.inputs[0].layout(), filters.dtype, dense.shape, filter_layout)
+        memo = self._memo
+        if memo is None or memo[0] is not storage.shapes or memo[1] != key:
+            plan = self._plan(ws)
+            values = {k: v for k, v in vars(plan).items() if k not in ("outputs", "filters")}
+            memo = self._memo = (storage.shapes, key, plan.outputs[0], values)
+        return _operator.Plan([memo[2]], filters=dense.reshape(-1), **memo[3])
+
+    def _plan(self, ws):
         tl = ws.inputs[0]
         storage = ws.input_storage(0)
         gpu = self.spec.device == "gpu"

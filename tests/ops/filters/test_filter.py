@@ -61,6 +61,23 @@ def test_against_numpy_reference(border, seed):
         assert np.abs(o8.astype(int) - to_int(ref, np.uint8)).max() <= 1
 
 
+def test_batches_after_the_first_with_new_filters_and_shapes():
+    """The plan of a repeated batch shape and filter shape is remembered: new filter values,
+    a new filter shape and new image shapes in later batches still give their results."""
+    rng = np.random.default_rng(11)
+    batches = []
+    for img_shape, filt_shape in [((10, 12, 3), (3, 3)), ((10, 12, 3), (3, 3)),
+                                  ((10, 12, 3), (5, 5)), ((8, 9, 3), (5, 5))]:
+        imgs = [rng.integers(0, 256, img_shape, dtype=np.uint8) for _ in range(3)]
+        filts = [rng.uniform(-1, 1, filt_shape).astype(F32) for _ in range(3)]
+        batches.append([imgs, filts])
+    outs = run_op(lambda fn, x, f: fn.filter(x, f, dtype=types.FLOAT), batches,
+                  iterations=len(batches), layouts=["HWC", None])
+    for (imgs, filts), (out,) in zip(batches, outs, strict=True):
+        for img, f, o in zip(imgs, filts, out, strict=True):
+            np.testing.assert_allclose(o, reference(img, f), rtol=1e-6, atol=1e-4)
+
+
 def test_valid_mode_fill_value_and_channel_first():
     rng = np.random.default_rng(4)
     img = rng.random((9, 11, 2)).astype(F32)
