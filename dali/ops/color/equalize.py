@@ -29,6 +29,11 @@ class Equalize(_operator.Operator):
             "The supported inputs are images and videos of uint8 type, with layouts "
             + ", ".join(LAYOUTS) + ".")
 
+    def setup(self):
+        # (shape array, layout, `_planes`) of the last batch: a repeated batch shape is usually
+        # the same (read-only) shape array
+        self._memo = None
+
     def infer(self, ws):
         tl = ws.inputs[0]
         storage = ws.input_storage(0)
@@ -39,8 +44,11 @@ class Equalize(_operator.Operator):
         layout = _layouts.image_layout(self, tl, LAYOUTS)
         uniform = storage.uniform_shape
         shapes = [uniform] * storage.num_samples if uniform is not None else storage.shapes
+        memo = self._memo
+        if memo is None or memo[0] is not storage.shapes or memo[1] != layout:
+            memo = self._memo = (storage.shapes, layout, self._planes(storage, layout))
         return _operator.Plan([_operator.OutputDesc(shapes, np.uint8, layout, storage.ndim)],
-                              layout=layout)
+                              planes=memo[2])
 
     @staticmethod
     def _planes(storage, layout):
@@ -52,11 +60,9 @@ class Equalize(_operator.Operator):
         return planes, pixels, channels
 
     def run_cpu(self, ws, plan):
-        storage = ws.input_storage(0)
-        _kernel.equalize_batch(ws.thread_pool, storage, ws.outputs[0],
-                               *self._planes(storage, plan.layout))
+        _kernel.equalize_batch(ws.thread_pool, ws.input_storage(0), ws.outputs[0], *plan.planes)
 
     def run_gpu(self, ws, plan):
         src, out = ws.input_storage(0), ws.outputs[0]
-        _gpu_program.run(ws.gpu, _equalize_gpu.program(*self._planes(src, plan.layout),
-                                                       src.offsets, out.offsets), src, out)
+        _gpu_program.run(ws.gpu, _equalize_gpu.program(*plan.planes, src.offsets, out.offsets),
+                         src, out)

@@ -84,6 +84,17 @@ def test_small_samples_sharing_a_work_item_with_large_ones():
         np.testing.assert_array_equal(o, reference(x, "HWC"))
 
 
+def test_batches_of_new_shapes_after_a_repeated_one():
+    rng = np.random.default_rng(6)
+    batches = [[[rng.integers(0, 256, s).astype(np.uint8) for _ in range(2)]]
+               for s in [(5, 7, 3), (5, 7, 3), (9, 4, 3), (9, 4, 1)]]
+    outs = run_op(lambda fn, x: fn.equalize(x), batches, iterations=len(batches),
+                  layouts=["HWC"])
+    for (xs,), (out,) in zip(batches, outs, strict=True):
+        for o, x in zip(out, xs, strict=True):
+            np.testing.assert_array_equal(o, reference(x, "HWC"))
+
+
 def test_layout_of_an_input_without_one():
     """3-D is HWC and 4-D FHWC (the first layout of that rank), as in DALI."""
     rng = np.random.default_rng(8)
