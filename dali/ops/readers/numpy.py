@@ -175,46 +175,40 @@ class Numpy(_listing.FilesReader):
         # the plans (`_plan`) of the batch and which one each sample has: one per header when
         # `constant` (kept from batch to batch: a data set of one type and shape has one),
         # else per sample
-        plans, which, memo = [], [], {}
-        known = self._plans if constant else {}
-        for i, header in enumerate(headers):
+        plans, which = [], np.zeros(n, np.intp)
+        if constant and headers.count(headers[0]) == n:      # one header (one object)
+            indexed = [(0, headers[0])]
+        else:
+            indexed = enumerate(headers)
+        memo = {}
+        for i, header in indexed:
             k = memo.get(header) if constant else None
             if k is None:
-                plan = known.get(header)
-                if plan is None or header[0] != dtype or len(header[1]) != ndim:
-                    try:
-                        plan = self._plan(header, dtype, ndim, roi, i)
-                    except ValueError as e:
-                        return None, (i, f"{e} File: {entries[i][1]}")
-                    if constant:
-                        if len(known) >= _PLANS_LIMIT:
-                            known.clear()
-                        known[header] = plan
-                plans.append(plan)
+                try:
+                    plans.append(self._plan_of(header, dtype, ndim, roi, i, constant))
+                except ValueError as e:
+                    return None, (i, f"{e} File: {entries[i][1]}")
                 k = memo[header] = len(plans) - 1
-            which.append(k)
-        rows = np.stack([p[0] for p in plans], axis=1)
-        if len(plans) > 1:
-            which = np.array(which, np.intp)
-            rows = rows[:, which]
-        else:
-            which = np.zeros(n, np.intp)
-            rows = np.broadcast_to(rows, (5, n, ndim))
-        fortran, padded = (np.array([p[i] for p in plans], bool)[which] for i in (2, 3))
-        storage = BatchStorage.allocate(dtype, rows[3] if not fortran.any() else [
+            which[i] = k
+        rows = np.array([p[0] for p in plans]).transpose(1, 0, 2)[:, which]
+        fortran = [p[2] for p in plans]
+        padded = [p[3] for p in plans]
+        transposed = any(fortran)
+        storage = BatchStorage.allocate(dtype, rows[3] if not transposed else [
             plans[k][1] for k in which.tolist()], ndim=ndim)
         # the regions land in the batch, or, with Fortran-order files, in a scratch batch of
         # their stored order, transposed into the batch after the read
-        target = storage if not fortran.any() else BatchStorage.allocate(dtype, rows[3],
-                                                                         ndim=ndim)
+        target = storage if not transposed else BatchStorage.allocate(dtype, rows[3],
+                                                                      ndim=ndim)
         flat = target.flat()
         starts = target.offsets - target.offsets[0]
-        if padded.all():
+        if all(padded):
             flat.fill(_saturate(self.args["fill_value"], dtype))
-        elif padded.any():
+        elif any(padded):
             fill = _saturate(self.args["fill_value"], dtype)
-            for i in np.flatnonzero(padded).tolist():
-                target.sample(i).fill(fill)
+            for i, k in enumerate(which.tolist()):
+                if padded[k]:
+                    target.sample(i).fill(fill)
         failure = files.read_regions(
             [p for p, _ in entries], flat.view(np.uint8), starts, [h[3] for h in headers],
             np.full(n, dtype.itemsize), *rows, *heads)
@@ -222,11 +216,11 @@ class Numpy(_listing.FilesReader):
             i, err, end = failure
             why = os.strerror(err) if err else f"the file ends at byte {end}"
             return None, (i, f"Failed to read file: {entries[i][1]}: {why}")
-        if fortran.any():
+        if transposed:
             perm = list(range(ndim))[::-1]
             outs, stored = storage.samples(), target.samples()
-            for i in range(n):
-                if fortran[i]:
+            for i, k in enumerate(which.tolist()):
+                if fortran[k]:
                     transpose_array(stored[i], outs[i], perm)
                 else:
                     outs[i][...] = stored[i]
@@ -253,6 +247,19 @@ class Numpy(_listing.FilesReader):
             return storage
         self._guess = None
         return None
+
+    def _plan_of(self, header, dtype, ndim, roi, i, constant):
+        """`_plan`; with a `constant` region, the one kept for `header` when there is one
+        (the type and number of dimensions still checked against the batch's)."""
+        if not constant:
+            return self._plan(header, dtype, ndim, roi, i)
+        plan = self._plans.get(header)
+        if plan is None or header[0] != dtype or len(header[1]) != ndim:
+            plan = self._plan(header, dtype, ndim, roi, i)
+            if len(self._plans) >= _PLANS_LIMIT:
+                self._plans.clear()
+            self._plans[header] = plan
+        return plan
 
     def _plan(self, header, dtype, ndim, roi, i):
         """(rows, output shape, transposed, padded) of sample `i` with `header`: rows (a (5,
