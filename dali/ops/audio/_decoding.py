@@ -16,6 +16,7 @@ DALI's normalizing conversion.
 from __future__ import annotations
 
 import dataclasses
+import io
 
 import numpy as np
 
@@ -24,6 +25,9 @@ from dali._ext.tensor_storage import BatchStorage
 from dali.ops.audio import _resampling, _symbols
 
 TYPES = (np.dtype(np.int16), np.dtype(np.int32), np.dtype(np.float32))
+TRUSTED_BYTES = 64 << 20    # a header's length is believed up to this many decoded bytes...
+TRUSTED_RATIO = 1024        # ... or this many times the file's size
+COUNT_BLOCK = 1 << 16       # frames a length is counted by (`_frames_in`)
 
 
 def libsndfile(op):
@@ -88,6 +92,7 @@ def open_batch(api, pool, blobs, target_rates, downmix, windows=None) -> Opened:
     if errors:
         i = min(errors)
         raise DecodeError(i, errors[i])
+    _check_lengths(files, blobs)
     targets = np.asarray(target_rates, np.float32).astype(np.float64)
     targets[(targets <= 0) | (targets == files.rates)] = 0
     frames = files.frames.copy()
@@ -104,6 +109,42 @@ def open_batch(api, pool, blobs, target_rates, downmix, windows=None) -> Opened:
                                  files.rates[resampled])
     shapes = lengths.reshape(-1, 1) if downmix else np.stack([lengths, files.channels], 1)
     return Opened(files, targets, downmix, shapes, spans)
+
+
+def _check_lengths(files, blobs):
+    """Refuse a header claiming more frames than its file holds before anything that size is
+    allocated.  A length whose float32 samples would take more than TRUSTED_BYTES and
+    TRUSTED_RATIO times the file is counted by decoding the file in blocks (FLAC and Vorbis
+    compress silence well beyond that ratio, and FLAC's header may claim 2^36 frames in a few
+    kB): a file holding fewer is truncated, as it would be found once decoded."""
+    sizes = (blobs.shapes[:, 0] if isinstance(blobs, BatchStorage)
+             else np.array([len(b) for b in blobs], np.int64))
+    claimed = files.frames.astype(np.float64) * files.channels * 4
+    for i in np.flatnonzero(claimed > np.maximum(TRUSTED_BYTES, TRUSTED_RATIO * sizes)):
+        frames = int(files.frames[i])
+        sample = blobs.sample(int(i)) if isinstance(blobs, BatchStorage) else blobs[i]
+        found = _frames_in(sample, frames)
+        if found < frames:
+            raise DecodeError(int(i), f"the file is truncated: {found} of {frames} frames "
+                                      "read")
+
+
+def _frames_in(blob, most):
+    """The frames libsndfile reads from the encoded `blob` before its data ends or fails,
+    counted in blocks of COUNT_BLOCK (memory bounded by a block), up to `most`."""
+    import soundfile
+
+    found = 0
+    with soundfile.SoundFile(io.BytesIO(np.asarray(blob).tobytes())) as f:
+        while found < most:
+            try:
+                block = f.read(min(COUNT_BLOCK, most - found), dtype="float32")
+            except RuntimeError:            # soundfile.LibsndfileError: the data is broken
+                break
+            if not len(block):
+                break
+            found += len(block)
+    return found
 
 
 def _span(i, window, frames, rate):

@@ -136,6 +136,33 @@ def test_corrupt_and_truncated_files_name_the_sample():
     assert "sample 0" in str(info.value)
 
 
+def test_a_header_claiming_more_frames_than_the_file_holds_is_refused_before_allocation():
+    rng = np.random.default_rng(8)
+    flac = bytearray(sf_bytes(pcm(rng, 5000, 2), 16000, "FLAC").tobytes())
+    # STREAMINFO's 36-bit total-samples field: bits 28..63 of the 8 bytes from offset 18
+    v = int.from_bytes(flac[18:26], "big")
+    flac[18:26] = ((v & ~((1 << 36) - 1)) | (1 << 33)).to_bytes(8, "big")
+    # 2^33 stereo frames would take 64 GiB: counted before any of it is allocated (the
+    # pool's "cannot allocate" MemoryError otherwise)
+    with pytest.raises(RuntimeError, match=r"the file is truncated: \d+ of 8589934592 "
+                                           "frames read") as info:
+        decode([np.frombuffer(bytes(flac), np.uint8)])
+    assert "sample 0" in str(info.value)
+
+
+def test_a_long_silence_compressed_beyond_the_trusted_ratio_decodes(monkeypatch):
+    monkeypatch.setattr(_decoding, "TRUSTED_BYTES", 1 << 20)    # as a 64 MiB silence would
+    counted = []
+    frames_in = _decoding._frames_in
+    monkeypatch.setattr(_decoding, "_frames_in",
+                        lambda blob, most: counted.append(most) or frames_in(blob, most))
+    silence = sf_bytes(np.zeros((400000, 1), np.int16), 16000, "FLAC")
+    assert 400000 * 4 > 1024 * silence.size                     # beyond the trusted ratio
+    out, rate = decode([silence], dtype=types.INT16)
+    assert counted and set(counted) == {400000}            # counted, found whole
+    assert out[0].shape == (400000, 1) and not out[0].any()
+
+
 def test_bad_arguments():
     files = [wav_bytes(np.zeros((10, 1), np.int16), 16000)]
     with pytest.raises(RuntimeError, match=r"decoders\.audio.*Unsupported output type"):
