@@ -24,9 +24,12 @@ from __future__ import annotations
 import dataclasses
 import fractions
 import io
+import os
 import threading
 
 import numpy as np
+
+from dali.ops.decoders import _decode
 
 SWS_FLAGS = 0x2 | 0x2000 | 0x40000   # SWS_BILINEAR | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND
 
@@ -41,6 +44,12 @@ PyAV's decoding contexts, made after it, are not bound by the list)."""
 MATROSKA = b"\x1a\x45\xdf\xa3"
 """The first bytes of Matroska and WebM (the EBML header's ID): the quick open of a clip in
 memory that starts with them names the demuxer instead of probing every format."""
+
+TRUSTED_FRAME_BYTES = 64 << 20
+TRUSTED_RATIO = 1024
+"""A quick open believes the container's frame size only up to TRUSTED_FRAME_BYTES of RGB a
+frame, or TRUSTED_RATIO times the file: a larger one may be a container's lie (the output is
+allocated from it), and the full open's probing decode gives the stream's own."""
 
 NO_REORDER = frozenset({"vp8", "vp9"})
 """Codecs whose streams the quick open reads fully: frames are not reordered (each packet's
@@ -114,7 +123,7 @@ def _open(av, source):
         except (av.FFmpegError, OSError):
             pass                              # the full open raises the error
         else:
-            if _reads_fully(container):
+            if _reads_fully(container) and _plausible(container, source):
                 return container
             container.close()
     try:
@@ -123,6 +132,14 @@ def _open(av, source):
         raise VideoError(f"cannot open the video: {e}") from None
     _THREAD.quick_open = _reads_fully(container)
     return container
+
+
+def _plausible(container, source):
+    """Whether the frame size a quickly opened `container` states may be believed (see
+    `TRUSTED_FRAME_BYTES`)."""
+    context = container.streams.video[0].codec_context
+    size = os.path.getsize(source) if isinstance(source, str) else len(source)
+    return 3 * context.width * context.height <= max(TRUSTED_FRAME_BYTES, TRUSTED_RATIO * size)
 
 
 def _reads_fully(container):
@@ -189,6 +206,12 @@ class Clip:
         if not pts or index.height <= 0 or index.width <= 0:
             self.close()
             raise VideoError("the video stream has no frames")
+        limit = _decode.max_pixels()
+        if index.height * index.width > limit:
+            self.close()
+            raise VideoError(f"the video's frames are {index.width}x{index.height}, more than "
+                             f"{limit} pixels (set the environment variable "
+                             f"{_decode.MAX_PIXELS_VAR} to allow larger frames)")
         return index
 
     def _use(self, index):
