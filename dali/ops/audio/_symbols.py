@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import os
 
 import numpy as np
 
@@ -40,10 +41,23 @@ def private_functions(exported, address, names):
     if not found or not info.dli_fname:
         return {}
     values = _function_values(info.dli_fname, (exported, *names))
-    if exported not in values:
+    if exported not in values or not _stay_loaded(info.dli_fname):
         return {}
     base = address - values[exported]
     return {name: base + values[name] for name in names if name in values}
+
+
+def _stay_loaded(path):
+    """Keep the loaded library `path` mapped until the process ends (RTLD_NODELETE on the
+    copy already loaded), so that functions called at thread exit (a pool thread's libFLAC
+    decoder is deleted then) outlive its owner's unloading of it at interpreter exit
+    (soundfile's cffi library is closed as its module is finalized); False where it cannot
+    be (the caller then does without the functions)."""
+    try:
+        ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_NOLOAD | os.RTLD_NODELETE)
+    except (OSError, AttributeError):
+        return False
+    return True
 
 
 @functools.cache
