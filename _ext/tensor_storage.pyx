@@ -128,6 +128,27 @@ cdef object _cached_offsets(tuple shape, Py_ssize_t n, Py_ssize_t sample_bytes):
     return arr
 
 
+cdef object _repeated_shape(object shapes):
+    """The one shape (a tuple) every sample of `shapes` has, when that is seen without NumPy
+    calls: a list repeating one tuple, or a C-contiguous (n, ndim) int64 array of equal rows;
+    else None."""
+    cdef const int64_t[:, ::1] rows
+    cdef Py_ssize_t i, j
+    if type(shapes) is list:
+        if len(<list>shapes) and _repeated_tuple(<list>shapes):
+            return (<list>shapes)[0]
+        return None
+    if (type(shapes) is not np.ndarray or shapes.dtype != np.int64 or shapes.ndim != 2
+            or not len(shapes) or not shapes.flags.c_contiguous):
+        return None
+    rows = shapes
+    for i in range(1, rows.shape[0]):
+        for j in range(rows.shape[1]):
+            if rows[i, j] != rows[0, j]:
+                return None
+    return tuple(shapes[0].tolist())
+
+
 cdef BatchStorage allocate_batch(dtype, shapes, BufferPool pool, Py_ssize_t ndim,
                                  Py_ssize_t min_bytes):
     """`BatchStorage.allocate` for compiled callers (the executor)."""
@@ -136,9 +157,9 @@ cdef BatchStorage allocate_batch(dtype, shapes, BufferPool pool, Py_ssize_t ndim
     cdef int64_t total
     self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
     itemsize = self.dtype.itemsize
-    if type(shapes) is list and len(<list>shapes) and _repeated_tuple(<list>shapes):
-        shape = (<list>shapes)[0]
-        n = len(<list>shapes)
+    shape = _repeated_shape(shapes)
+    if shape is not None:
+        n = len(shapes)
         sample_bytes = _volume(shape, itemsize)
         if mul_overflows(sample_bytes, n, &total):     # first sample past 2**63 - 1 bytes:
             raise _too_large(0x7FFFFFFFFFFFFFFF // sample_bytes, shape, itemsize, True)
@@ -198,6 +219,18 @@ cdef class BatchStorage:
                     sp[i * d + j] = x
                     if uniform and i and x != sp[j]:
                         uniform = False
+            self.shapes = _frozen(arr)
+        elif (type(shapes) is np.ndarray and shapes.dtype == np.int64 and shapes.ndim == 2
+              and shapes.flags.c_contiguous):       # an (n, ndim) array: checked in one loop
+            arr = shapes.copy()
+            n, d = arr.shape[0], arr.shape[1]
+            offsets = np.empty(n, dtype=np.int64)
+            sp = <int64_t*>cnp.PyArray_DATA(arr)
+            for i in range(n * d):
+                if sp[i] < 0:
+                    raise ValueError(f"negative extent in sample shapes {shapes!r}")
+                if uniform and i >= d and sp[i] != sp[i % d]:
+                    uniform = False
             self.shapes = _frozen(arr)
         else:
             arr = np.ascontiguousarray(_as_shapes(shapes, ndim))

@@ -112,3 +112,20 @@ def test_viewed_as_refuses_shapes_whose_size_overflows():
     s = BatchStorage.allocate(np.uint8, [(4,), (4,)])
     with pytest.raises(OverflowError, match=r"sample 0 of shape \(4611686018427387904, 4\)"):
         s.viewed_as(np.uint8, np.array([[2**62, 4], [2, 2]]))
+
+
+def test_allocate_from_a_shape_array_checks_it_in_place_and_keeps_a_copy():
+    uniform = np.array([(8, 8, 3)] * 5, np.int64)
+    st = BatchStorage.allocate(np.uint8, uniform)
+    assert st.uniform_shape == (8, 8, 3) and st.nbytes == 5 * 192
+    varied = np.array([(2, 3), (4, 1), (0, 7)], np.int64)
+    st = BatchStorage.allocate(np.float32, varied)
+    assert st.uniform_shape is None and [st.shape_of(i) for i in range(3)] == [(2, 3), (4, 1),
+                                                                               (0, 7)]
+    assert list(st.offsets) == [0, 24, 40] and not np.shares_memory(st.shapes, varied)
+    varied[0, 0] = 9                        # the caller's array stays the caller's
+    assert st.shape_of(0) == (2, 3) and not st.shapes.flags.writeable
+    with pytest.raises(ValueError, match="negative extent"):
+        BatchStorage.allocate(np.uint8, np.array([(1, 2), (1, -2)], np.int64))
+    with pytest.raises(ValueError, match="negative extent"):
+        BatchStorage.allocate(np.uint8, np.array([(1, -2)] * 3, np.int64))

@@ -68,8 +68,7 @@ class Clahe(_operator.Operator):
         channels = np.asarray(storage.shapes)[:, 2]
         for i in np.flatnonzero((channels != 1) & (channels != 3)):
             raise ws.sample_error(int(i), "ClaheCPU supports 1 or 3 channels.")
-        uniform = storage.uniform_shape
-        shapes = [uniform] * storage.num_samples if uniform is not None else storage.shapes
+        shapes = storage.shapes
         return _operator.Plan([_operator.OutputDesc(shapes, np.uint8, layout, 3)])
 
     def run_gpu(self, ws, plan):

@@ -42,8 +42,7 @@ class Equalize(_operator.Operator):
             raise self.error(f"Unsupported input type for equalize operator: {name}. "
                              "Expected input type: `uint8_t`.", TypeError)
         layout = _layouts.image_layout(self, tl, LAYOUTS)
-        uniform = storage.uniform_shape
-        shapes = [uniform] * storage.num_samples if uniform is not None else storage.shapes
+        shapes = storage.shapes
         memo = self._memo
         if memo is None or memo[0] is not storage.shapes or memo[1] != layout:
             memo = self._memo = (storage.shapes, layout, self._planes(storage, layout))

@@ -60,8 +60,7 @@ class JpegCompressionDistortion(_operator.Operator):
                                   + " x ".join(map(str, shapes[i])))
         for i in np.flatnonzero(shapes.prod(axis=1) == 0):
             raise ws.sample_error(int(i), "Cannot compress an empty image.")
-        uniform = storage.uniform_shape
-        out_shapes = [uniform] * storage.num_samples if uniform is not None else storage.shapes
+        out_shapes = storage.shapes
         return _operator.Plan([_operator.OutputDesc(out_shapes, np.uint8, layout,
                                                     storage.ndim)])
 

@@ -69,8 +69,7 @@ class LookupTable(_operator.Operator):
         if storage.dtype not in _kernel.INPUT_CODES:
             name = _types.type_name(_types.dali_type_of(storage.dtype))
             raise self.error(f"Unsupported input type: {name}", TypeError)
-        uniform = storage.uniform_shape
-        shapes = [uniform] * storage.num_samples if uniform is not None else storage.shapes
+        shapes = storage.shapes
         return _operator.Plan([_operator.OutputDesc(shapes, self.dtype, tl.layout(),
                                                     storage.ndim)])
 

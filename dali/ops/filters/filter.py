@@ -171,8 +171,7 @@ class Filter(_operator.Operator):
                     raise self.error("In \"valid\" mode the filters of a sample's frames must "
                                      "have the same shape.")
         else:
-            uniform = storage.uniform_shape
-            out_shapes = [uniform] * len(tl) if uniform is not None else storage.shapes
+            out_shapes = storage.shapes
         fills = np.zeros(len(sample), np.float32)
         if len(ws.inputs) > 2 and ws.input_dtype(2) != storage.dtype:
             raise self.error(f"The fill_value must have the input's type ({storage.dtype}), got "

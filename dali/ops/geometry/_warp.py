@@ -25,7 +25,7 @@ from dali._schema import Arg
 from dali._types import DALIDataType as T
 from dali._types import DALIInterpType as Interp
 from dali.ops import _layouts
-from dali.ops.geometry import _shape_list, _warp_affine_gpu
+from dali.ops.geometry import _warp_affine_gpu
 
 LAYOUTS = ("HWC", "FHWC", "DHWC", "FDHWC")
 _BY_NDIM = {3: "HWC", 4: "FHWC", 5: "FDHWC"}
@@ -98,8 +98,7 @@ class Warp(_operator.Operator):
         fill = self._fills.get(in_dtype, False)
         if fill is False:
             fill = self._fills[in_dtype] = fill_for(in_dtype, self.args["fill_value"])
-        return _operator.Plan([_operator.OutputDesc(_shape_list.shape_list(shapes), dtype,
-                                                    layout)],
+        return _operator.Plan([_operator.OutputDesc(shapes, dtype, layout)],
                               matrices=matrices, interp=interp(self), fill=fill)
 
     def memo_plan(self, ws, layout, dtype, make):

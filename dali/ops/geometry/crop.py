@@ -20,7 +20,7 @@ from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _crop_window
-from dali.ops.geometry import _shape_list, _slice_gpu
+from dali.ops.geometry import _slice_gpu
 
 _CONVERTIBLE_TO = (np.dtype(np.uint8), np.dtype(np.float16), np.dtype(np.float32))
 
@@ -59,7 +59,7 @@ class Crop(_operator.Operator):
                 return self._memo[1]
         dtype = self._out_dtype(in_dtype)
         anchors, shapes, padded = _crop_window.window_arrays(self, ws, storage.shapes, layout)
-        desc = _operator.OutputDesc(_shape_list.shape_list(shapes), dtype, layout)
+        desc = _operator.OutputDesc(shapes, dtype, layout)
         plan = _operator.Plan([desc], dtype=dtype, channel=layout.find("C"), anchors=anchors,
                               padded=padded, any_padded=bool(padded.any()),
                               flags=np.zeros(anchors.shape, np.uint8))

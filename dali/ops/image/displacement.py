@@ -72,11 +72,9 @@ class _Displacement(_operator.Operator):
                 mask = ws.arg_array("mask", np.int32)
                 mask.flags.writeable = False
                 self._masks[ws.batch_size] = mask
-        storage = ws.input_storage(0)
-        uniform = storage.uniform_shape      # one tuple repeated: the executor's fast form
-        shapes = storage.shapes if uniform is None else [uniform] * storage.num_samples
-        return _operator.Plan([_operator.OutputDesc(shapes, dtype, layout)],
-                              interp=interp, fill=fill, mask=mask)
+        return _operator.Plan(
+            [_operator.OutputDesc(ws.input_storage(0).shapes, dtype, layout)],
+            interp=interp, fill=fill, mask=mask)
 
     def _constants(self, in_type):
         """(numpy dtype, interpolation, fill) for inputs of `in_type`, checked and

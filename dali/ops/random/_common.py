@@ -79,16 +79,14 @@ def output_type(op, default, supported):
 
 
 def sample_shapes(op, ws, like_input=0):
-    """Per-sample output shapes: the `shape_like` input's (its common shape repeated, else its
-    read-only (n, ndim) int64 shape array: no tuple a sample), the `shape` argument's, or ()."""
+    """Per-sample output shapes: the `shape_like` input's (its read-only (n, ndim) int64 shape
+    array, no tuples made), the `shape` argument's, or ()."""
     given = ws.arg_given("shape")
     if len(ws.inputs) > like_input:
         if given:
             raise op.error("the argument `shape` cannot be given together with a shape-like "
                            "input")
-        like = ws.input_storage(like_input)
-        uniform = like.uniform_shape
-        return [uniform] * like.num_samples if uniform is not None else like.shapes
+        return ws.input_storage(like_input).shapes
     if not given:
         return [()] * ws.batch_size
     if ws.is_arg_input("shape"):

@@ -153,11 +153,8 @@ class Reduction(_operator.Operator):
             out_layout = "".join(c for c, r in zip(layout, reduced) if not r)  # noqa: B905
         shapes = np.ascontiguousarray(shapes, np.int64)
         shapes.setflags(write=False)
-        ndim = shapes.shape[1]
-        if storage.uniform_shape is not None:   # one shape repeated: the allocator's quick path
-            shapes = [tuple(int(x) for x in shapes[0])] * len(shapes)
-        return (_operator.OutputDesc(shapes, self._out_type(storage.dtype), out_layout, ndim),
-                reduced)
+        return (_operator.OutputDesc(shapes, self._out_type(storage.dtype), out_layout,
+                                     shapes.shape[1]), reduced)
 
     def run_cpu(self, ws, plan):
         _kernel.reduce_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],

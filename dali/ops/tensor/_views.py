@@ -72,16 +72,9 @@ class ShapeMemo:
         return value
 
 
-def same_shapes(storage):
-    """The sample shapes of `storage` in the form the executor allocates fastest: one tuple
-    repeated for a uniform batch, else the shape array."""
-    uniform = storage.uniform_shape
-    return [uniform] * storage.num_samples if uniform is not None else storage.shapes
-
-
 def same_shapes_plan(ws, dtype):
     """The plan of an operator whose output 0 has input 0's shapes and layout, of `dtype`."""
     tl = ws.inputs[0]
     storage = ws.input_storage(0)
-    return _operator.Plan([_operator.OutputDesc(same_shapes(storage), dtype, tl.layout(),
+    return _operator.Plan([_operator.OutputDesc(storage.shapes, dtype, tl.layout(),
                                                 storage.ndim)])
