@@ -46,6 +46,29 @@ def test_random_regions_equal_numpy(threads, dtype):
             np.testing.assert_array_equal(got, w)
 
 
+def test_large_batch_streams_the_same_bytes():
+    """A batch over 8 MiB is written with streaming stores (paste.h): the same bytes, for
+    outputs covered by one whole-sample region (one copy), partly covered ones (zeroed first)
+    and regions at odd byte offsets, on a pool."""
+    rng = np.random.default_rng(5)
+    srcs = [rng.integers(0, 256, (1000, 1001, 3), np.uint8) for _ in range(2)]
+    canvases = [(1000, 1001, 3), (1003, 997, 3), (1000, 1001, 3)]
+    rows = [(0, 0, 0, 0, 0, 0, 1000, 1001),
+            (0, 1, 1, 5, 1, 7, 999, 989), (0, 0, 17, 1, 0, 0, 500, 333),
+            (0, 1, 0, 0, 0, 0, 1000, 1001), (0, 0, 1, 2, 3, 4, 5, 6)]
+    starts = [0, 1, 3, 5]
+    dst = BatchStorage.allocate(np.uint8, canvases)
+    assert dst.nbytes > 8 << 20
+    for got in dst.samples():
+        got[...] = 7
+    paste.paste_batch(ThreadPool(2), [BatchStorage.from_samples(srcs)], dst, rows, starts)
+    for i, (got, canvas) in enumerate(zip(dst.samples(), canvases, strict=True)):
+        want = np.zeros(canvas, np.uint8)
+        for _, j, iy, ix, oy, ox, h, w in rows[starts[i]:starts[i + 1]]:
+            want[oy:oy + h, ox:ox + w] = srcs[j][iy:iy + h, ix:ix + w]
+        np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.parametrize("regions, starts, message", [
     ([[0, 0, 0, 0, 0, 0, 3, 1]], [0, 1], "inside their source samples"),
     ([[0, 0, 0, 0, 1, 0, 2, 2]], [0, 1], "inside their output samples"),
