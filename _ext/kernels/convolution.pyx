@@ -29,6 +29,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 from dali._ext.kernels.convert cimport dst_t, half, load, src_t, store
+from dali._ext.kernels.sample_data cimport sample_data
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
@@ -436,8 +437,8 @@ cdef Part* _parts(BatchStorage src, BatchStorage dst, geo, out_geo, list keep,
     cdef Py_ssize_t n = src.num_samples, i, k, m = 0, d
     if dst.num_samples != n or geo.shape != (n, 6) or out_geo.shape != (n, 6):
         raise ValueError("geometry must be (samples, 6) for as many samples in src and dst")
-    if not (src.is_contiguous and dst.is_contiguous):
-        raise ValueError("the convolution kernels need contiguous batch storage")
+    if not dst.is_contiguous:
+        raise ValueError("the convolution kernels need a contiguous output batch")
     if src.dtype not in _KINDS or dst.dtype not in _KINDS:
         raise TypeError(f"unsupported types {src.dtype} -> {dst.dtype}")
     cdef const int64_t[:, ::1] g = geo
@@ -453,9 +454,9 @@ cdef Part* _parts(BatchStorage src, BatchStorage dst, geo, out_geo, list keep,
             raise ValueError("the geometry does not match the samples")
         total += g[i, 0]
     cdef Part* parts = <Part*>job_array(max(total, 1), sizeof(Part), keep)
+    cdef const char** src_data = sample_data(src, keep)
     cdef int ik = _KINDS[src.dtype], ok = _KINDS[dst.dtype]
     cdef Py_ssize_t isz = src.dtype.itemsize, osz = dst.dtype.itemsize, pin, pout
-    cdef const int64_t[::1] src_off = src.offsets
     cdef const int64_t[::1] dst_off = dst.offsets
     for i in range(n):
         pin = g[i, 5]
@@ -464,7 +465,7 @@ cdef Part* _parts(BatchStorage src, BatchStorage dst, geo, out_geo, list keep,
             pin *= g[i, 2 + d]
             pout *= og[i, 2 + d]
         for k in range(g[i, 0]):
-            parts[m].src = src.data + src_off[i] + k * pin * isz
+            parts[m].src = src_data[i] + k * pin * isz
             parts[m].dst = dst.data + dst_off[i] + k * pout * osz
             parts[m].in_kind, parts[m].out_kind = ik, ok
             parts[m].in_itemsize, parts[m].out_itemsize = isz, osz
@@ -486,7 +487,8 @@ def separable_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, geometr
     ----------
     pool : ThreadPool or None
     src, dst : BatchStorage
-        Contiguous batches of the same shapes; element types from `kinds()`.
+        Batches of the same shapes, element types from `kinds()`: `dst` contiguous, `src`
+        contiguous or per-sample (its samples read where they are).
     geometry : int64 (samples, 6)
         Per sample: number of parts, spatial axes (1..3), three extents (unused ones 1) and
         interleaved channels; the parts lie back to back in the sample.
@@ -541,7 +543,8 @@ def filter_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, geometry, 
     ----------
     pool : ThreadPool or None
     src, dst : BatchStorage
-        Contiguous batches; element types from `kinds()`.
+        Element types from `kinds()`: `dst` contiguous, `src` contiguous or per-sample (its
+        samples read where they are).
     geometry, out_geometry : int64 (samples, 6)
         As for `separable_batch`, with 2 data axes; the output parts' extents are the input's
         ("same") or smaller by the filter's extents - 1 ("valid").

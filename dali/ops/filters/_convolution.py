@@ -188,7 +188,7 @@ class SeparableFilter(_operator.Operator):
                               geometry=geo, windows=windows, index=index, scales=scales)
 
     def run_cpu(self, ws, plan):
-        _kernel.separable_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
+        _kernel.separable_batch(ws.thread_pool, ws.input_storage(0), ws.outputs[0],
                                 plan.geometry, plan.windows, plan.index, plan.scales)
 
     def run_gpu(self, ws, plan):

@@ -221,10 +221,9 @@ class Filter(_operator.Operator):
         return np.where(anchors == -1, fshape // 2, anchors)
 
     def run_cpu(self, ws, plan):
-        _kernel.filter_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
+        _kernel.filter_batch(ws.thread_pool, ws.input_storage(0), ws.outputs[0],
                              plan.geometry, plan.out_geometry, plan.filters, plan.index,
                              plan.anchors, _BORDERS[self.args["border"]], plan.fills)
-
 
     def run_gpu(self, ws, plan):
         src, out = ws.input_storage(0), ws.outputs[0]

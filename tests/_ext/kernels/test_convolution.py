@@ -99,6 +99,31 @@ def test_gaussian_window():
     assert kernel.gaussian_window(0.3, 1).tolist() == [1.0]
 
 
+def test_per_sample_sources_read_in_place():
+    # an external_source's arrays (one a strided view): the same as from one block
+    rng = np.random.default_rng(5)
+    xs = [rng.integers(0, 256, (6, 9, 3), dtype=np.uint8),
+          rng.integers(0, 256, (8, 14, 3), dtype=np.uint8)[::2, ::2]]
+    shapes = [x.shape for x in xs]
+    geo = _geo(shapes)
+    f = rng.uniform(-1, 1, (3, 3)).astype(F32)
+    index = np.array([[0, 3, 3]] * 2, np.int64)
+    anchors = np.ones((2, 2), np.int64)
+    windows = np.array([0.25, 0.5, 0.25], F32)
+    win_index = np.array([[[[0, 3]] * 3]] * 2, np.int64)
+    outs = {}
+    for kind, src in (("block", BatchStorage.from_arrays(xs)),
+                      ("samples", BatchStorage.from_samples(xs))):
+        dst = BatchStorage.from_arrays([np.zeros(s, np.uint8) for s in shapes])
+        kernel.filter_batch(None, src, dst, geo, geo, f.ravel(), index, anchors,
+                            kernel.BORDER_REFLECT_101, np.zeros(2, F32))
+        blur = BatchStorage.from_arrays([np.zeros(s, np.uint8) for s in shapes])
+        kernel.separable_batch(None, src, blur, geo, windows, win_index, np.ones((2, 1), F32))
+        outs[kind] = [*dst.samples(), *blur.samples()]
+    for a, b in zip(outs["block"], outs["samples"], strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_checks():
     x = BatchStorage.from_arrays([np.zeros((4, 4, 1), F32)])
     y = BatchStorage.from_arrays([np.zeros((4, 4, 1), F32)])
