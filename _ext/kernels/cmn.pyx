@@ -342,6 +342,7 @@ def normalize_windows(ThreadPool pool, BatchStorage src, BatchStorage dst,
     keep = []
     cdef Job* one = <Job*>job_array(n, sizeof(Job), keep)
     es, ed = np.dtype(src.dtype).itemsize, np.dtype(dst.dtype).itemsize
+    cdef int sk = np.dtype(src.dtype).num, dk = np.dtype(dst.dtype).num
     for i in range(n):
         job = &one[i]
         job.ndim = 0
@@ -366,8 +367,7 @@ def normalize_windows(ThreadPool pool, BatchStorage src, BatchStorage dst,
             stride *= ins[i, d]
         job.src = <const char*>src.data + soff[i] + offset
         job.dst = <char*>dst.data + doff[i]
-        job.sk = np.dtype(src.dtype).num
-        job.dk = np.dtype(dst.dtype).num
+        job.sk, job.dk = sk, dk
         job.ndim = ndim + lead
         job.cdim = channel_axis + lead
         job.mean = &mean[i if mean.shape[0] > 1 else 0, 0]
@@ -379,33 +379,37 @@ def normalize_windows(ThreadPool pool, BatchStorage src, BatchStorage dst,
 cdef _run_tiled(ThreadPool pool, Job* one, Py_ssize_t n, list keep):
     """Run the described jobs on `pool`, largest first, a large one split into tiles of about
     TILE_ELEMENTS along its first axis (unless that is the channel axis)."""
-    cdef Py_ssize_t i, k, t, count = 0, rows, step, elements, r0
+    cdef Py_ssize_t i, k, t, count = 0, rows, step, r0
     cdef int d
     cdef Job* job
-    sizes = []              # (elements, tiles, rows of the first axis) per job
+    sizes = np.empty((n, 3), np.int64)      # elements, tiles, rows of the first axis, per job
+    cdef int64_t[:, ::1] sz = sizes
     for i in range(n):
-        elements = 0
+        sz[i, 0] = 0
         if one[i].ndim:
-            elements = 1
+            sz[i, 0] = 1
             for d in range(one[i].ndim):
-                elements *= one[i].shape[d]
+                sz[i, 0] *= one[i].shape[d]
         rows = one[i].shape[0] if one[i].ndim and one[i].cdim != 0 else 1
-        t = min(rows, max(1, elements // TILE_ELEMENTS))
-        sizes.append((elements, t, rows))
+        t = min(rows, max(1, sz[i, 0] // TILE_ELEMENTS))
+        sz[i, 1], sz[i, 2] = t, rows
         count += t
     cdef Job* tiles = <Job*>job_array(count, sizeof(Job), keep)
-    weights = []
+    weights = np.empty(count, np.int64)
+    cdef int64_t[::1] wv = weights
     k = 0
     for i in range(n):
-        elements, t, rows = sizes[i]
+        t, rows = sz[i, 1], sz[i, 2]
         step = (rows + t - 1) // t
-        for r0 in range(0, rows, step):
+        r0 = 0
+        while r0 < rows:        # (a range of a variable step would be a Python range)
             tiles[k] = one[i]
             if t > 1:
                 job = &tiles[k]
                 job.src = job.src + r0 * job.sstr[0]
                 job.dst = job.dst + r0 * job.dstr[0]
                 job.shape[0] = min(step, rows - r0)
-            weights.append(elements // t)
+            wv[k] = sz[i, 0] // t
             k += 1
+            r0 += step
     run_largest_first(pool, _run_job, tiles, weights, NS_PER_ELEMENT)

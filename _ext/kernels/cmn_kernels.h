@@ -10,7 +10,8 @@
 
 /* Packed three-channel uint8 pixels (read forwards, dir = 1, or backwards from `s`,
    dir = -1) into three float planes: (x - m[c]) * f[c], the scalar loop's operations.
-   Sixteen pixels at a time: 48 bytes split into channels with byte shuffles. */
+   Sixteen pixels at a time: 48 bytes split into channels with byte shuffles (then eight,
+   24 bytes, where eight or more are left). */
 static inline void dali_cmn_u8x3_one(const uint8_t* s, int dir, float* d0, float* d1,
                                      float* d2, Py_ssize_t k, const float* m,
                                      const float* f) {
@@ -27,6 +28,45 @@ static inline void dali_cmn_store16(__m128i v, __m128 m, __m128 f, float* d) {
         _mm_storeu_ps(d + 4 * q, _mm_mul_ps(_mm_sub_ps(x, m), f));
         v = _mm_srli_si128(v, 4);
     }
+}
+static inline void dali_cmn_store8(__m128i v, __m128 m, __m128 f, float* d) {
+    for (int q = 0; q < 2; q++) {
+        __m128 x = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(v));
+        _mm_storeu_ps(d + 4 * q, _mm_mul_ps(_mm_sub_ps(x, m), f));
+        v = _mm_srli_si128(v, 4);
+    }
+}
+/* Eight pixels from the 24 bytes at p (in reverse order when `reverse`) to d0[k..k+7], ... */
+static inline void dali_cmn_u8x3_8(const uint8_t* p, int reverse, float* d0, float* d1,
+                                   float* d2, Py_ssize_t k, __m128 m0, __m128 m1, __m128 m2,
+                                   __m128 f0, __m128 f1, __m128 f2) {
+    const __m128i x = _mm_loadu_si128((const __m128i*)p);
+    const __m128i y = _mm_loadl_epi64((const __m128i*)(p + 16));
+    const __m128i a0 = _mm_setr_epi8(0, 3, 6, 9, 12, 15, -1, -1, -1, -1, -1, -1, -1, -1,
+                                     -1, -1);
+    const __m128i a1 = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, 2, 5, -1, -1, -1, -1, -1, -1,
+                                     -1, -1);
+    const __m128i b0 = _mm_setr_epi8(1, 4, 7, 10, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                     -1, -1);
+    const __m128i b1 = _mm_setr_epi8(-1, -1, -1, -1, -1, 0, 3, 6, -1, -1, -1, -1, -1, -1,
+                                     -1, -1);
+    const __m128i c0 = _mm_setr_epi8(2, 5, 8, 11, 14, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                     -1, -1);
+    const __m128i c1 = _mm_setr_epi8(-1, -1, -1, -1, -1, 1, 4, 7, -1, -1, -1, -1, -1, -1,
+                                     -1, -1);
+    __m128i r = _mm_or_si128(_mm_shuffle_epi8(x, a0), _mm_shuffle_epi8(y, a1));
+    __m128i g = _mm_or_si128(_mm_shuffle_epi8(x, b0), _mm_shuffle_epi8(y, b1));
+    __m128i bl = _mm_or_si128(_mm_shuffle_epi8(x, c0), _mm_shuffle_epi8(y, c1));
+    if (reverse) {
+        const __m128i rev = _mm_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, -1, -1, -1, -1, -1, -1,
+                                          -1, -1);
+        r = _mm_shuffle_epi8(r, rev);
+        g = _mm_shuffle_epi8(g, rev);
+        bl = _mm_shuffle_epi8(bl, rev);
+    }
+    dali_cmn_store8(r, m0, f0, d0 + k);
+    dali_cmn_store8(g, m1, f1, d1 + k);
+    dali_cmn_store8(bl, m2, f2, d2 + k);
 }
 static void dali_cmn_u8x3_blocks(const uint8_t* s, int dir, float* d0, float* d1,
                                  float* d2, Py_ssize_t n, const float* m,
@@ -81,7 +121,14 @@ static void dali_cmn_u8x3_blocks(const uint8_t* s, int dir, float* d0, float* d1
         dali_cmn_store16(g, m1, f1, d1 + k);
         dali_cmn_store16(bl, m2, f2, d2 + k);
     }
-    for (k = dir > 0 ? n - rest : 0; rest > 0; rest--, k++)
+    k = dir > 0 ? n - rest : 0;
+    if (rest >= 8) {
+        dali_cmn_u8x3_8(dir > 0 ? s + 3 * k : s - 3 * (k + 7), dir < 0, d0, d1, d2, k, m0, m1,
+                        m2, f0, f1, f2);
+        k += 8;
+        rest -= 8;
+    }
+    for (; rest > 0; rest--, k++)
         dali_cmn_u8x3_one(s, dir, d0, d1, d2, k, m, f);
 }
 /* Mirrored rows go through a small buffer, read and written in increasing addresses
@@ -97,7 +144,7 @@ static inline void dali_cmn_copy(float* d, const float* b, Py_ssize_t n) {
 }
 static void dali_cmn_u8x3(const uint8_t* s, int dir, float* d0, float* d1, float* d2,
                           Py_ssize_t n, const float* m, const float* f) {
-    if (dir > 0) {
+    if (dir > 0 || n <= 64) {       /* (a short row stays in the cache either way) */
         dali_cmn_u8x3_blocks(s, dir, d0, d1, d2, n, m, f);
         return;
     }
