@@ -2,18 +2,17 @@
 // (unless a region covers all of it), then its regions (row blocks of source samples) are
 // copied into it in order, so a later region overwrites an earlier one where they overlap.
 // A region whose rows are whole rows of both samples is one copy.  A job marked `stream`
-// writes with streaming (non-temporal) stores, which neither read the output's lines into the
-// cache first nor keep them there: for a batch larger than a good share of the last-level
-// cache, whose lines would be read from memory only to be overwritten, and would push the
-// pipeline's other batches (the sources) out of the cache.  The bytes written are the same.
+// writes with streaming (non-temporal) stores (gather.h's copy, and a zeroing loop here), which
+// neither read the output's lines into the cache first nor keep them there: for a batch larger
+// than a good share of the last-level cache, whose lines would be read from memory only to be
+// overwritten, and would push the pipeline's other batches (the sources) out of the cache.
 #ifndef DALI_EXT_KERNELS_PASTE_H_
 #define DALI_EXT_KERNELS_PASTE_H_
 
 #include <stdint.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+
+#include "gather.h"
 
 typedef struct {
     const char* src;        /* the region's first byte in its source sample */
@@ -29,44 +28,35 @@ typedef struct {
     int64_t dst_row;        /* bytes from an output row to the next */
     const dali_paste_region* regions;
     int64_t count;
-    int stream;             /* write with streaming stores (dali_paste_stream) */
+    int stream;             /* write with streaming stores */
 } dali_paste_job;
 
+/* Zero `n` bytes at `d` with streaming stores where the CPU has them (memset elsewhere); the
+   copies' counterpart is gather.h's dali_gather_stream. */
+static void dali_paste_stream_zero(char* d, int64_t n) {
 #if defined(__SSE2__)
-/* memcpy (s == NULL: memset 0) with streaming stores: the lines written are not read into the
-   cache first, nor kept there.  Call _mm_sfence() before another thread reads d. */
-static void dali_paste_stream(char* d, const char* s, size_t n) {
-    for (; n && ((uintptr_t)d & 15); n--, d++) *d = s ? *s++ : 0;
-    __m128i z = _mm_setzero_si128();
-    for (; n >= 64; n -= 64, d += 64) {
-        __m128i a = z, b = z, c = z, e = z;
-        if (s) {
-            a = _mm_loadu_si128((const __m128i*)s);
-            b = _mm_loadu_si128((const __m128i*)(s + 16));
-            c = _mm_loadu_si128((const __m128i*)(s + 32));
-            e = _mm_loadu_si128((const __m128i*)(s + 48));
-            s += 64;
-        }
-        _mm_stream_si128((__m128i*)d, a);
-        _mm_stream_si128((__m128i*)(d + 16), b);
-        _mm_stream_si128((__m128i*)(d + 32), c);
-        _mm_stream_si128((__m128i*)(d + 48), e);
-    }
-    for (; n; n--, d++) *d = s ? *s++ : 0;
+    int64_t head = (int64_t)((16 - ((uintptr_t)d & 15)) & 15);
+    if (head > n) head = n;
+    memset(d, 0, (size_t)head);
+    int64_t i = head;
+    const __m128i z = _mm_setzero_si128();
+    for (; i + 16 <= n; i += 16) _mm_stream_si128((__m128i*)(d + i), z);
+    memset(d + i, 0, (size_t)(n - i));
+#else
+    memset(d, 0, (size_t)n);
+#endif
 }
-#endif
 
-static void dali_paste_copy(int stream, char* d, const char* s, size_t n) {
-#if defined(__SSE2__)
-    if (stream) {
-        dali_paste_stream(d, s, n);
-        return;
-    }
-#endif
-    if (s)
-        memcpy(d, s, n);
+/* memcpy (s == NULL: memset 0), with streaming stores when `stream`. */
+static void dali_paste_copy(int stream, char* d, const char* s, int64_t n) {
+    if (stream && s)
+        dali_gather_stream(d, s, n);
+    else if (stream)
+        dali_paste_stream_zero(d, n);
+    else if (s)
+        memcpy(d, s, (size_t)n);
     else
-        memset(d, 0, n);
+        memset(d, 0, (size_t)n);
 }
 
 static void dali_paste_run(const dali_paste_job* job) {
@@ -76,21 +66,19 @@ static void dali_paste_run(const dali_paste_job* job) {
         covered |= g->dst_offset == 0 && g->row_bytes == job->dst_row &&
                    g->rows * job->dst_row == job->dst_bytes;
     }
-    if (!covered) dali_paste_copy(job->stream, job->dst, NULL, (size_t)job->dst_bytes);
+    if (!covered) dali_paste_copy(job->stream, job->dst, NULL, job->dst_bytes);
     for (int64_t r = 0; r < job->count; r++) {
         const dali_paste_region* g = job->regions + r;
         const char* s = g->src;
         char* d = job->dst + g->dst_offset;
         if (g->row_bytes == g->src_row && g->row_bytes == job->dst_row) {
-            dali_paste_copy(job->stream, d, s, (size_t)(g->rows * g->row_bytes));
+            dali_paste_copy(job->stream, d, s, g->rows * g->row_bytes);
             continue;
         }
         for (int64_t y = 0; y < g->rows; y++, s += g->src_row, d += job->dst_row)
-            dali_paste_copy(job->stream, d, s, (size_t)g->row_bytes);
+            dali_paste_copy(job->stream, d, s, g->row_bytes);
     }
-#if defined(__SSE2__)
-    if (job->stream) _mm_sfence();
-#endif
+    if (job->stream) dali_gather_fence();
 }
 
 #endif  // DALI_EXT_KERNELS_PASTE_H_
