@@ -11,8 +11,10 @@
 // - the region runs from w - 1 samples before the first such window end (at least 0) to the
 //   last one: (begin, length), (0, 0) when every window is silent.
 //
-// The powers are computed once into a buffer (the running sum is one long dependency chain),
-// then scanned for their maximum and the first and last loud window.
+// The powers are computed once into a buffer, then scanned for their maximum and the first and
+// last loud window.  The float running sum is one long dependency chain (two adds a sample, in
+// this order for DALI's results), so a work item runs up to DALI_NONSILENT_GROUP signals with
+// their sums advancing in lockstep: the chains overlap instead of waiting on each other.
 #ifndef DALI_EXT_KERNELS_NONSILENT_H_
 #define DALI_EXT_KERNELS_NONSILENT_H_
 
@@ -37,7 +39,13 @@ typedef struct {
   float reference;              // <= 0: the largest power
 } dali_nonsilent_args;
 
-typedef void (*dali_nonsilent_loop)(const dali_nonsilent_args* a, const dali_nonsilent_job* j);
+// The signals jobs[0..count) of one work item.
+typedef void (*dali_nonsilent_loop)(const dali_nonsilent_args* a, const dali_nonsilent_job* jobs,
+                                    int64_t count);
+
+// Signals a work item takes at most: their running sums advance in lockstep, so the float
+// adds of up to this many independent dependency chains are in flight at once.
+#define DALI_NONSILENT_GROUP 8
 
 namespace dali_nonsilent {
 
@@ -46,16 +54,23 @@ using acc_t = typename std::conditional<
     std::is_floating_point<T>::value, float,
     typename std::conditional<std::is_signed<T>::value, int64_t, uint64_t>::type>::type;
 
-// p[i] for every sample i into `out`.
+// The running sum of one signal, one sample at a time: `step(i)` writes p[i].
 template <typename T>
-static void powers(const T* __restrict__ x, int64_t n, int64_t w, int64_t reset,
-                   float* __restrict__ out) {
+struct Powers {
   using A = acc_t<T>;
-  const float factor = 1.0f / (float)w;
-  A acc = 0;
-  // the next multiple of `reset` (none for exact sums)
-  int64_t next = std::is_floating_point<T>::value && reset > 0 ? reset : n;
-  for (int64_t i = 0; i < n; i++) {
+  const T* __restrict__ x;
+  float* __restrict__ out;
+  int64_t w, reset, next;       // next: the next multiple of `reset` (none for exact sums)
+  float factor;
+  A acc;
+
+  Powers() = default;
+  Powers(const T* x_, float* out_, int64_t n, int64_t w_, int64_t reset_)
+      : x(x_), out(out_), w(w_), reset(reset_),
+        next(std::is_floating_point<T>::value && reset_ > 0 ? reset_ : n),
+        factor(1.0f / (float)w_), acc(0) {}
+
+  inline void step(int64_t i) {
     A s = (A)x[i] * (A)x[i];
     if (i == next) {
       next += reset;
@@ -71,32 +86,35 @@ static void powers(const T* __restrict__ x, int64_t n, int64_t w, int64_t reset,
     }
     out[i] = (float)acc * factor;
   }
+};
+
+// The largest of p[0..n) (n > 0) as `ref = p[i] > ref ? p[i] : ref` from ref = p[0] finds it
+// (NaN when p[0] is; later NaNs skipped), kept as MAXES partial maxima: one compare chain would
+// take its latency a value.
+static inline float largest(const float* p, int64_t n) {
+  enum { MAXES = 8 };
+  float m[MAXES];
+  for (int k = 0; k < MAXES; k++)
+    m[k] = p[0];
+  int64_t i = 1;
+  for (; i + MAXES <= n; i += MAXES)
+    for (int k = 0; k < MAXES; k++)
+      m[k] = p[i + k] > m[k] ? p[i + k] : m[k];
+  for (; i < n; i++)
+    m[0] = p[i] > m[0] ? p[i] : m[0];
+  float ref = m[0];
+  for (int k = 1; k < MAXES; k++)
+    ref = m[k] > ref ? m[k] : ref;
+  return ref;
 }
 
-template <typename T>
-static void run(const dali_nonsilent_args* a, const dali_nonsilent_job* j) {
-  int64_t n = j->n, w = a->window;
-  if (n == 0) {
-    *j->begin = 0;
-    *j->length = 0;
-    return;
-  }
-  // nothrow: an exception must not cross the nogil caller (it would abort the process)
-  std::unique_ptr<float[]> buf(new (std::nothrow) float[n]);
-  if (!buf) {                        // begin -1: the caller raises a MemoryError
-    *j->begin = -1;
-    *j->length = 0;
-    return;
-  }
-  const float* p = buf.get();
-  powers((const T*)j->x, n, w, a->reset, buf.get());
-  float ref = a->reference;
-  if (!(ref > 0)) {
-    ref = p[0];
-    for (int64_t i = 1; i < n; i++)
-      ref = p[i] > ref ? p[i] : ref;
-  }
-  float threshold = a->ratio * ref;
+// The region of one signal from its powers p[0..n).
+static void region(const float* p, int64_t n, int64_t w, float ratio, float reference,
+                   const dali_nonsilent_job* j) {
+  float ref = reference;
+  if (!(ref > 0))
+    ref = largest(p, n);
+  float threshold = ratio * ref;
   int64_t lo = 0, hi = n - 1;
   while (lo < n && !(p[lo] >= threshold))
     lo++;
@@ -110,6 +128,53 @@ static void run(const dali_nonsilent_args* a, const dali_nonsilent_job* j) {
   int64_t begin = lo - w + 1 > 0 ? lo - w + 1 : 0;
   *j->begin = (int32_t)begin;
   *j->length = (int32_t)(hi - begin + 1);
+}
+
+template <typename T>
+static void run(const dali_nonsilent_args* a, const dali_nonsilent_job* jobs, int64_t count) {
+  int64_t w = a->window, total = 0, common = INT64_MAX;
+  for (int64_t k = 0; k < count; k++) {
+    total += jobs[k].n;
+    common = jobs[k].n < common ? jobs[k].n : common;
+  }
+  // nothrow: an exception must not cross the nogil caller (it would abort the process)
+  std::unique_ptr<float[]> buf(new (std::nothrow) float[total > 0 ? total : 1]);
+  if (!buf) {                        // begin -1: the caller raises a MemoryError
+    for (int64_t k = 0; k < count; k++) {
+      *jobs[k].begin = -1;
+      *jobs[k].length = 0;
+    }
+    return;
+  }
+  Powers<T> sums[DALI_NONSILENT_GROUP] = {};
+  float* p = buf.get();
+  for (int64_t k = 0; k < count; k++) {
+    sums[k] = Powers<T>((const T*)jobs[k].x, p, jobs[k].n, w, a->reset);
+    p += jobs[k].n;
+  }
+  // the first `common` samples in lockstep; a full group unrolled, its sums kept in registers
+  static_assert(DALI_NONSILENT_GROUP == 8, "the unroll below");
+  if (count == DALI_NONSILENT_GROUP) {
+    for (int64_t i = 0; i < common; i++) {
+#pragma GCC unroll 8
+      for (int k = 0; k < DALI_NONSILENT_GROUP; k++)
+        sums[k].step(i);
+    }
+  } else {
+    for (int64_t i = 0; i < common; i++)
+      for (int64_t k = 0; k < count; k++)
+        sums[k].step(i);
+  }
+  for (int64_t k = 0; k < count; k++) {
+    for (int64_t i = common; i < jobs[k].n; i++)
+      sums[k].step(i);
+    if (jobs[k].n == 0) {
+      *jobs[k].begin = 0;
+      *jobs[k].length = 0;
+    } else {
+      region(sums[k].out, jobs[k].n, w, a->ratio, a->reference, &jobs[k]);
+    }
+  }
 }
 
 }  // namespace dali_nonsilent

@@ -1,13 +1,17 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True
 """The non-silent region of every 1-D signal of a batch (fn.nonsilent_region): one work item
-per signal, all in one nogil call on the pool, largest first.  The loop is in nonsilent.h.
+per group of consecutive signals (up to DALI_NONSILENT_GROUP, fewer when that would leave a
+thread of the pool idle), all in one nogil call on the pool, largest first.  The loop is in
+nonsilent.h.  The signals are read where they are (`sample_data`), contiguous or not.
 """
 cimport numpy as cnp
 import numpy as np
 
 from libc.stdint cimport int32_t, int64_t
 
+from dali._ext.kernels.batch_shapes cimport volume
 from dali._ext.kernels.cast import CODES
+from dali._ext.kernels.sample_data cimport sample_data
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
@@ -28,20 +32,25 @@ cdef extern from "nonsilent.h" nogil:
         float ratio, reference
 
     ctypedef void (*dali_nonsilent_loop)(const dali_nonsilent_args* a,
-                                         const dali_nonsilent_job* j) noexcept nogil
+                                         const dali_nonsilent_job* jobs,
+                                         int64_t count) noexcept nogil
+    enum:
+        DALI_NONSILENT_GROUP
 
     dali_nonsilent_loop dali_nonsilent_fn(int src)
 
 
-cdef struct Job:
-    dali_nonsilent_job job
-    dali_nonsilent_args* args
+cdef struct Ctx:
+    dali_nonsilent_args args
     dali_nonsilent_loop fn
+    dali_nonsilent_job* jobs
+    int64_t n, group
 
 
-cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
-    cdef Job* j = (<Job*>ctx) + i
-    j.fn(j.args, &j.job)
+cdef void _run_group(void* ctx, int64_t k) noexcept nogil:
+    cdef Ctx* c = <Ctx*>ctx
+    cdef int64_t first = k * c.group
+    c.fn(&c.args, c.jobs + first, min(c.group, c.n - first))
 
 
 def supports(dtype):
@@ -59,7 +68,7 @@ def nonsilent_batch(ThreadPool pool, BatchStorage src, begin, length, int64_t wi
     pool : ThreadPool or None
         Where the work items run (None: on the caller).
     src : BatchStorage
-        Contiguous signals (their elements in order) of a type `supports` accepts.
+        Signals (their elements in order) of a type `supports` accepts, contiguous or not.
     begin, length : int32 ndarray (num_samples,)
         Written: the first sample of each region and its length (0, 0 when all is silent).
     window : int
@@ -71,8 +80,6 @@ def nonsilent_batch(ThreadPool pool, BatchStorage src, begin, length, int64_t wi
     reference : float
         The reference power (<= 0: each signal's largest short-term power).
     """
-    if not src.is_contiguous:
-        raise ValueError("nonsilent_batch needs contiguous batch storage")
     if not supports(src.dtype):
         raise TypeError(f"cannot read {src.dtype} signals")
     if window < 1:
@@ -84,30 +91,30 @@ def nonsilent_batch(ThreadPool pool, BatchStorage src, begin, length, int64_t wi
         raise ValueError(f"begin and length must have {n} elements")
     if n == 0:
         return
-    vols = np.prod(np.asarray(src.shapes, np.int64).reshape(n, src.ndim), axis=1,
-                   dtype=np.int64)
     keep = []
-    cdef dali_nonsilent_args* args = <dali_nonsilent_args*>job_array(
-        1, sizeof(dali_nonsilent_args), keep)
-    args.window = window
-    args.reset = reset
-    args.ratio = <float>(10.0 ** (cutoff_db / 10.0))
-    args.reference = <float>reference
-    cdef dali_nonsilent_loop fn = dali_nonsilent_fn(CODES[src.dtype])
-    cdef Job* jobs = <Job*>job_array(n, sizeof(Job), keep)
-    cdef const int64_t[::1] v = vols
-    cdef const int64_t[::1] off = np.ascontiguousarray(src.offsets, np.int64)
+    cdef const char** data = sample_data(src, keep)
+    cdef Ctx ctx
+    ctx.args.window = window
+    ctx.args.reset = reset
+    ctx.args.ratio = <float>(10.0 ** (cutoff_db / 10.0))
+    ctx.args.reference = <float>reference
+    ctx.fn = dali_nonsilent_fn(CODES[src.dtype])
+    ctx.jobs = <dali_nonsilent_job*>job_array(n, sizeof(dali_nonsilent_job), keep)
+    ctx.n = n
+    ctx.group = max(1, min(<Py_ssize_t>DALI_NONSILENT_GROUP,
+                           n // (pool.num_threads if pool is not None else 1)))
+    cdef const int64_t[:, ::1] shapes = src.shapes
+    sizes = np.zeros((n + ctx.group - 1) // ctx.group, np.int64)
+    cdef int64_t[::1] size_of = sizes
     with nogil:
         for i in range(n):
-            jobs[i].job.x = src.data + off[i]
-            jobs[i].job.n = v[i]
-            jobs[i].job.begin = &first[i]
-            jobs[i].job.length = &size[i]
-            jobs[i].args = args
-            jobs[i].fn = fn
-    run_largest_first(pool, _run_job, jobs, vols, _NS_PER_ELEMENT)
-    failed = np.flatnonzero(begin < 0)
-    if failed.size:
-        i = int(failed[0])
-        raise MemoryError(f"sample {i}: cannot allocate the short-term power of its {v[i]} "
-                          "values")
+            ctx.jobs[i].x = data[i]
+            ctx.jobs[i].n = volume(shapes, i)
+            ctx.jobs[i].begin = &first[i]
+            ctx.jobs[i].length = &size[i]
+            size_of[i // ctx.group] += ctx.jobs[i].n
+    run_largest_first(pool, _run_group, &ctx, sizes, _NS_PER_ELEMENT)
+    for i in range(n):
+        if first[i] < 0:
+            raise MemoryError(f"sample {i}: cannot allocate the short-term power of its "
+                              f"{ctx.jobs[i].n} values")

@@ -67,7 +67,7 @@ class NonsilentRegion(_operator.Operator):
 
     def run_cpu(self, ws, plan):
         a = self.args
-        _kernel.nonsilent_batch(ws.thread_pool, ws.input_storage(0).contiguous(),
+        _kernel.nonsilent_batch(ws.thread_pool, ws.input_storage(0),
                                 ws.outputs[0].dense(), ws.outputs[1].dense(),
                                 a["window_length"], a["reset_interval"], a["cutoff_db"],
                                 a["reference_power"])

@@ -133,3 +133,29 @@ def test_oracle(seed):
         ours = run_op(build, [data])
         real = run_op(build, [data], real=True)
         assert [[int(v) for v in o] for o in ours] == [[int(v) for v in r] for r in real]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("num_threads", [1, 3])
+def test_oracle_signals_in_lockstep(num_threads):
+    # a work item runs up to 8 signals with their running sums side by side (a full group
+    # unrolled): signals of many lengths, some shorter than the window, with resets, near the
+    # cut-off where the float sums' rounding decides
+    rng = np.random.default_rng(7)
+    lengths = [*rng.integers(1, 3000, 30), 10, 10, 700, 700, 700, 5, 1, 2000, 2000, 2000]
+    batch = []
+    for n in lengths:
+        x = rng.standard_normal(n) * rng.uniform(0.001, 1)
+        a, b = sorted(rng.integers(0, n, 2))
+        x[:a] *= 1e-3
+        x[b:] *= 1e-4
+        batch.append(x.astype(np.float32))
+    ints = [np.round(x * 3000).astype(np.int16) for x in batch]
+    kwargs = {"window_length": 16, "reset_interval": 48, "cutoff_db": -40.0}
+
+    def build(fn, x):
+        return tuple(fn.nonsilent_region(x, **kwargs))
+    for data in (batch, ints):
+        ours = run_op(build, [data], num_threads=num_threads)
+        real = run_op(build, [data], real=True)
+        assert [[int(v) for v in o] for o in ours] == [[int(v) for v in r] for r in real]
