@@ -19,8 +19,10 @@ parts of the protobuf wire format matter:
 
 Unknown fields are skipped (wire types 0, 1, 2, 5); groups, truncated messages and varints
 longer than 10 bytes are errors.  `example_spans` finds, in each record of a batch, the span
-of each wanted feature's value list (and a bytes list's first value); `numbers` decodes the
-float or int64 values of one feature over the batch.  `recordio_spans` locates the labels and
+of each wanted feature's value list (and a bytes list's first value); `example_features`
+makes the outputs of the usual batch (every record holding each feature as declared) in one
+call, and `numbers` decodes the float or int64 values of one feature over the batch for the
+others.  `recordio_spans` locates the labels and
 the image of MXNet RecordIO records (readers.mxnet)."""
 
 cimport numpy as cnp
@@ -39,6 +41,10 @@ cnp.import_array()
 
 cdef enum:
     _W = 5                    # values per feature in the spans
+
+# `_numbers` refusing more values than its room (`example_features`: more than a fixed-length
+# feature takes; `numbers` gives every record the room its span could hold)
+cdef const char* _NO_ROOM = "more values than room for them"
 
 
 cdef int64_t _varint(const uint8_t* b, int64_t* pos, int64_t end,
@@ -258,9 +264,10 @@ def example_spans(records, list names):
 
 
 cdef int64_t _numbers(const uint8_t* b, int64_t pos, int64_t end, int kind, void* out,
-                      const char** err) noexcept nogil:
+                      int64_t room, const char** err) noexcept nogil:
     """Decode the values of the FloatList (kind 2, into float32) or Int64List (kind 3, into
-    int64) message b[pos:end], packed or not, into out; returns their count, -1 on error."""
+    int64) message b[pos:end], packed or not, into out (room for `room` values); returns their
+    count, -1 on error or when they do not fit."""
     cdef int64_t count = 0, s, e, p
     cdef int no, wire
     cdef float* f = <float*>out
@@ -274,9 +281,15 @@ cdef int64_t _numbers(const uint8_t* b, int64_t pos, int64_t end, int kind, void
             if (e - s) % 4:
                 err[0] = "a packed float list is not a whole number of floats"
                 return -1
+            if count + (e - s) // 4 > room:
+                err[0] = _NO_ROOM
+                return -1
             memcpy(f + count, b + s, <size_t>(e - s))
             count += (e - s) // 4
         elif kind == 3 and wire == 0:
+            if count >= room:
+                err[0] = _NO_ROOM
+                return -1
             p = s
             q[count] = _varint(b, &p, e, err)
             if err[0] != NULL:
@@ -285,6 +298,9 @@ cdef int64_t _numbers(const uint8_t* b, int64_t pos, int64_t end, int kind, void
         elif kind == 3 and wire == 2:
             p = s
             while p < e:
+                if count >= room:
+                    err[0] = _NO_ROOM
+                    return -1
                 q[count] = _varint(b, &p, e, err)
                 if err[0] != NULL:
                     return -1
@@ -327,7 +343,8 @@ def numbers(records, spans, int kind):
             for i in range(n):
                 if sp[i, 0] != kind:
                     continue
-                got = _numbers(data[i], sp[i, 1], sp[i, 2], kind, out + total * esize, &err)
+                got = _numbers(data[i], sp[i, 1], sp[i, 2], kind, out + total * esize,
+                               bound - total, &err)
                 if got < 0:
                     failed = i
                     break
@@ -339,6 +356,79 @@ def numbers(records, spans, int kind):
     finally:
         free(data)
         free(sizes)
+
+
+def example_features(records, spans, list features):
+    """The outputs of a batch whose records all hold each feature as declared: a contiguous
+    BatchStorage per feature of `features`, or None for a feature that some record lacks or
+    holds otherwise (`dali.ops.readers.tfrecord` makes that output, or gives the error, in
+    Python).  `features`: (kind, shape) each, kind 1 (bytes: the first value, uint8 1-D; shape
+    ignored), 2 or 3 (float32 or int64 values, exactly as many as `shape` holds, in that shape;
+    shape None: a variable number, always None here).  `records` and `spans` as
+    `example_spans` takes and returns them."""
+    cdef Py_ssize_t n = _count(records), k = len(features), j
+    cdef cnp.ndarray[cnp.int64_t, ndim=3] sp = np.ascontiguousarray(spans, np.int64)
+    if sp.shape[0] != n or sp.shape[1] != k or sp.shape[2] != _W:
+        raise ValueError("spans of every feature in every record")
+    cdef const uint8_t** data = <const uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
+    cdef int64_t* sizes = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
+    try:
+        if data == NULL or sizes == NULL:
+            raise MemoryError()
+        _pointers(records, data, sizes)
+        return [_feature(data, sizes, n, <int64_t*>cnp.PyArray_DATA(sp) + _W * j, _W * k,
+                         kind, shape)
+                for j, (kind, shape) in enumerate(features)]
+    finally:
+        free(data)
+        free(sizes)
+
+
+cdef object _feature(const uint8_t** data, const int64_t* sizes, Py_ssize_t n,
+                     const int64_t* sp, Py_ssize_t stride, int kind, shape):
+    """`example_features`' output of one feature (spans `sp`, `stride` apart), or None."""
+    cdef Py_ssize_t i
+    cdef const int64_t* row
+    cdef int64_t size = 1, esize = 4 if kind == 2 else 8
+    cdef const char* err = NULL
+    cdef bint ok = True
+    cdef BatchStorage st
+    cdef char* dst
+    cdef const int64_t* offs
+    cdef int64_t* lengths
+    for i in range(n):
+        row = sp + stride * i
+        if row[0] != kind or not 0 <= row[1] <= row[2] <= sizes[i]:
+            return None
+    if kind == 1:
+        shapes = np.empty((n, 1), np.int64)
+        lengths = <int64_t*>cnp.PyArray_DATA(shapes)
+        for i in range(n):
+            row = sp + stride * i
+            if not 0 <= row[3] <= row[4] <= sizes[i]:
+                return None
+            lengths[i] = row[4] - row[3]
+        st = BatchStorage.allocate(np.uint8, shapes, ndim=1)
+        offs = <const int64_t*>cnp.PyArray_DATA(st.offsets)
+        with nogil:
+            for i in range(n):
+                memcpy(st.data + offs[i], data[i] + sp[stride * i + 3], <size_t>lengths[i])
+        return st
+    if shape is None:
+        return None
+    for extent in shape:
+        size *= <int64_t>extent
+    st = BatchStorage.allocate(np.float32 if kind == 2 else np.int64, [shape] * n,
+                               ndim=len(shape))
+    dst = st.data
+    with nogil:
+        for i in range(n):
+            row = sp + stride * i
+            if _numbers(data[i], row[1], row[2], kind, dst + i * size * esize, size,
+                        &err) != size:
+                ok = False
+                break
+    return st if ok else None
 
 
 def recordio_spans(records):

@@ -11,7 +11,8 @@ feature, in the order given (int64 -> int64, float32 -> float32, string -> the b
 first value, uint8 1-D), each sample's source info "<path> at index <offset>".  Each batch's
 records are read ahead (`_common.Reader.submit`; in stored order, as one byte range); the
 framing and the Example protobuf are parsed in C without the GIL (`dali._ext.records`: the
-spans of the wanted features, then the values of each feature over the batch).
+spans of the wanted features, then in one call the outputs of the features that every record
+holds as declared; the other features, and the errors, one by one).
 
 Differences from DALI, where DALI's behaviour is undefined: a record without a feature gives
 the feature's `default_value` (FixedLenFeature) or an empty array (VarLenFeature) instead of an
@@ -125,6 +126,8 @@ class TFRecord(_records.RecordReader):
                                f"{len(a['index_path'])} in `index_path`: one index per file")
         self._features = list(a["features"].items())
         self._names = [k.encode() for k, _ in self._features]
+        self._declared = [(_KINDS[f.dtype], None if f.var_len else f.shape)
+                          for _, f in self._features]
         super().setup()
 
     def index(self):
@@ -160,15 +163,16 @@ class TFRecord(_records.RecordReader):
         if error is not None:
             i, message = error
             return None, (i, f"the record {self.entry_name(entries[i])} is corrupt: {message}")
-        outputs = []
+        outputs = records.example_features(raw, spans, self._declared)
         for j, (name, feature) in enumerate(self._features):
+            if outputs[j] is not None:
+                continue
             fill = _strings if feature.dtype == tfrec.string else _numbers
-            storage, error = fill(name, feature, raw, spans[:, j])
+            outputs[j], error = fill(name, feature, raw, spans[:, j])
             if error is not None:
                 i, message = error
                 return None, (i, f"the record {self.entry_name(entries[i])} is corrupt: "
                                  f"{message}")
-            outputs.append(storage)
         return outputs, None
 
 
@@ -229,11 +233,6 @@ def _strings(name, feature, raw, spans):
     (raw: the records' storage, spans: (n, 5) of the feature in the records), gathered into
     one batch; or (None, (index, message))."""
     kinds, first, stop = spans[:, 0], spans[:, 3], spans[:, 4]
-    sizes = stop - first
-    if (kinds == _BYTES).all() and sizes.min() >= 0:     # the usual batch: one copy
-        storage = BatchStorage.allocate(np.uint8, sizes.reshape(-1, 1), ndim=1)
-        records.gather_spans(raw, first, stop, storage)
-        return storage, None
     error = _wrong_kind(name, feature, kinds)
     if error is not None:
         return None, error

@@ -257,6 +257,29 @@ def test_example_parser_packed_and_unpacked():
     assert _spans(tfrecord([example({"a": [1]})]), [b"b"]) == [[0, 0, 0, 0, 0]]
 
 
+def test_example_features_takes_only_the_records_that_hold_the_features_as_declared():
+    def outputs(examples, declared, packed=True):
+        raw = [np.frombuffer(r, np.uint8) for r in
+               (tfrecord([example(e, packed)]) for e in examples)]
+        spans, _ = records.example_spans(raw, [b"a", b"b", b"c"])
+        return records.example_features(raw, spans, declared)
+
+    good = [{"a": [7, -2**40], "b": [0.5, 1.5, 2.5, -1.0], "c": [b"xy", b"z"]},
+            {"a": [0, 3], "b": [1.0, 2.0, 3.0, 4.0], "c": [b""]}]
+    for packed in (True, False):
+        a, b, c = outputs(good, [(3, (2,)), (2, (2, 2)), (1, None)], packed)
+        assert a.dtype == np.int64 and [x.tolist() for x in a.samples()] == \
+            [[7, -2**40], [0, 3]]
+        assert b.dtype == np.float32 and b.samples()[0].tolist() == [[0.5, 1.5], [2.5, -1.0]]
+        assert [bytes(x) for x in c.samples()] == [b"xy", b""]
+    a, b, c = outputs(good, [(3, None), (3, (4,)), (1, ())])       # var-len; another kind
+    assert a is None and b is None and [bytes(x) for x in c.samples()] == [b"xy", b""]
+    for declared in ([(3, (1,))], [(3, (3,))], [(2, (5,))], [(2, (3,))]):   # values != shape
+        assert outputs(good, declared + [(1, None)] * 2)[0] is None
+    missing = [good[0], {"b": [1.0] * 4, "c": []}]         # no "a"; "c" holds no value
+    assert outputs(missing, [(3, (2,)), (2, (4,)), (1, None)])[::2] == [None, None]
+
+
 def test_serialized_pipeline_keeps_the_features(data):
     import dali
     from dali import fn
