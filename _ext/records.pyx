@@ -985,11 +985,14 @@ def source_infos(list prefixes, which, bytes blob, starts, stops, numbers=None, 
     """The source info of each sample of a batch: prefixes[which[i]], then `numbers[i]` (and
     ":" with `colon`) when `numbers` is given, then blob[starts[i]:stops[i]] (up to its first
     NUL with `cut_at_nul`) decoded as UTF-8 with `errors`; "" where `present[i]` is False.
-    The readers' `f"{path}..."` strings of a batch in one call."""
+    The readers' `f"{path}..."` strings of a batch in one call: each string decoded at once
+    from its UTF-8 bytes, prefix included (a prefix is whole UTF-8, so the rest decodes as it
+    would alone), unless a prefix has no UTF-8 form (a path's undecodable bytes): then joined
+    to the decoded rest."""
     cdef cnp.ndarray[cnp.int64_t, ndim=1] w = np.ascontiguousarray(which, np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] s = np.ascontiguousarray(starts, np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] e = np.ascontiguousarray(stops, np.int64)
-    cdef Py_ssize_t n = w.shape[0], i, longest = 0, length, m = len(prefixes)
+    cdef Py_ssize_t n = w.shape[0], i, longest = 0, length, m = len(prefixes), lead = 0
     cdef cnp.ndarray[cnp.int64_t, ndim=1] num = None if numbers is None else \
         np.ascontiguousarray(numbers, np.int64)
     cdef cnp.ndarray[cnp.uint8_t, ndim=1] keep = None if present is None else \
@@ -998,7 +1001,10 @@ def source_infos(list prefixes, which, bytes blob, starts, stops, numbers=None, 
     cdef bytes errs = errors.encode()
     cdef const char* text
     cdef char* buf
+    cdef char* at
     cdef int head
+    cdef list encoded
+    cdef bytes prefix
     if s.shape[0] != n or e.shape[0] != n or (num is not None and num.shape[0] != n) or \
             (keep is not None and keep.shape[0] != n):
         raise ValueError("one prefix index, span, number and flag per sample")
@@ -1006,7 +1012,12 @@ def source_infos(list prefixes, which, bytes blob, starts, stops, numbers=None, 
         if not 0 <= w[i] < m or not 0 <= s[i] <= e[i] <= len(blob):
             raise ValueError(f"sample {i}: no such prefix, or its span is outside the blob")
         longest = max(longest, e[i] - s[i])
-    buf = <char*>malloc(longest + 32)
+    try:
+        encoded = [p.encode() for p in prefixes]
+        lead = max([len(p) for p in encoded], default=0)
+    except UnicodeEncodeError:
+        encoded = None
+    buf = <char*>malloc(lead + longest + 32)
     if buf == NULL:
         raise MemoryError()
     out = [""] * n
@@ -1014,15 +1025,21 @@ def source_infos(list prefixes, which, bytes blob, starts, stops, numbers=None, 
         for i in range(n):
             if keep is not None and not keep[i]:
                 continue
-            head = 0 if num is None else snprintf(buf, 32, "%lld:" if colon else "%lld",
+            at = buf
+            if encoded is not None:
+                prefix = encoded[w[i]]
+                memcpy(buf, <const char*>prefix, len(prefix))
+                at = buf + len(prefix)
+            head = 0 if num is None else snprintf(at, 32, "%lld:" if colon else "%lld",
                                                   <long long>num[i])
             length = e[i] - s[i]
             if cut_at_nul:
                 text = <const char*>memchr(b + s[i], 0, <size_t>length)
                 if text != NULL:
                     length = text - (b + s[i])
-            memcpy(buf + head, b + s[i], <size_t>length)
-            out[i] = prefixes[w[i]] + PyUnicode_DecodeUTF8(buf, head + length, errs)
+            memcpy(at + head, b + s[i], <size_t>length)
+            decoded = PyUnicode_DecodeUTF8(buf, at - buf + head + length, errs)
+            out[i] = decoded if encoded is not None else prefixes[w[i]] + decoded
         return out
     finally:
         free(buf)

@@ -211,6 +211,10 @@ def test_source_infos_match_the_python_strings():
     spans = [(0, 8), (8, 10), (8, 15), (15, 20), (3, 3)]
     starts, stops = np.array(spans).T
     which = np.array([0, 1, 0, 1, 1])
+    for prefixes in (["a.tar:", "b\u00e9 at key "], ["a.tar:", "\udcff at key "]):  # no UTF-8
+        got = records.source_infos(prefixes, which, blob, starts, stops, errors="replace")
+        assert got == [prefixes[w] + blob[s:e].decode("utf-8", "replace")
+                       for w, (s, e) in zip(which, spans, strict=True)]
     prefixes = ["a.tar:", "b at key "]
     for errors in ("replace", "surrogateescape"):
         got = records.source_infos(prefixes, which, blob, starts, stops, errors=errors,
