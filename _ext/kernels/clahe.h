@@ -12,8 +12,10 @@
 //   bilinearly, in float, and is rounded half to even.
 //
 // Speed, same values: histograms of large tiles count alternate pixels into four partial
-// histograms; the blend reads the luts as floats and runs four pixels at a time with SSE4.1
-// where the build has it (the same float operations in the same order in every lane).
+// histograms; the luts of a small image are worked out only at the values it has (the cdf of
+// the clipped histogram summed from its parts); the blend reads the luts as floats and runs
+// four pixels at a time with SSE4.1 where the build has it (the same float operations in the
+// same order in every lane).
 #ifndef DALI_CLAHE_H_
 #define DALI_CLAHE_H_
 
@@ -60,6 +62,63 @@ static inline void dali_clahe_count(const uint8_t* p, int64_t px, int64_t n, int
   for (; i < n; i++) hist[p[i * px]]++;
 }
 
+// Channels of at most this many pixels list their distinct values first (`values`): their
+// tiles' luts are then worked out at those values only, which are all the blend reads.
+enum { DALI_CLAHE_FEW_PIXELS = 4096 };
+
+// The lut of one tile, as floats, from its histogram (clipped here), at the values v of
+// `values` (all 256 where n == 256; ascending): round(cdf(v) * lut_scale) clamped to [0, 255].
+// Where n < 256 only those bins of `hist` may be non-zero, and the cdf of the clipped
+// histogram is summed from its parts: the clipped bins, `batch` a bin and the residual's
+// ones at 0, step, 2 step, ...
+static void dali_clahe_lut(int64_t* hist, const uint8_t* values, int n, int64_t limit,
+                           float lut_scale, float* fl) {
+  int64_t batch = 0, bumps = 0, step = 1;
+  if (limit > 0) {
+    int64_t clipped = 0;
+    for (int j = 0; j < n; j++) {   // branch-free: the excess of a bin, or 0
+      const int v = n == 256 ? j : values[j];
+      const int64_t excess = hist[v] > limit ? hist[v] - limit : 0;
+      clipped += excess;
+      hist[v] -= excess;
+    }
+    batch = clipped / 256;
+    const int64_t residual = clipped - batch * 256;
+    if (residual != 0) {
+      step = 256 / residual > 1 ? 256 / residual : 1;
+      bumps = 255 / step + 1 < residual ? 255 / step + 1 : residual;
+    }
+  }
+  if (n < 256) {
+    int64_t sum = 0;
+    for (int j = 0; j < n; j++) {
+      const int v = values[j];
+      sum += hist[v];
+      const int64_t b = v / step + 1;
+      const int64_t cdf = sum + batch * (v + 1) + (b < bumps ? b : bumps);
+      fl[v] = dali_clahe_round(static_cast<float>(cdf) * lut_scale);
+    }
+    return;
+  }
+  for (int i = 0; i < 256; i++) hist[i] += batch;
+  for (int64_t i = 0, k = 0; k < bumps; i += step, k++) hist[i]++;
+  int64_t sum = 0;
+  for (int i = 0; i < 256; i++) {   // the cdf, then its rounded scaled values
+    sum += hist[i];
+    fl[i] = static_cast<float>(sum);
+  }
+  int i = 0;
+#ifdef __SSE4_1__
+  const __m128 scale = _mm_set1_ps(lut_scale);
+  for (; i < 256; i += 4) {
+    __m128i r = _mm_cvtps_epi32(_mm_mul_ps(_mm_loadu_ps(fl + i), scale));
+    r = _mm_min_epi32(_mm_max_epi32(r, _mm_setzero_si128()), _mm_set1_epi32(255));
+    _mm_storeu_ps(fl + i, _mm_cvtepi32_ps(r));
+  }
+#endif
+  for (; i < 256; i++) fl[i] = dali_clahe_round(fl[i] * lut_scale);
+}
+
 // One channel: pixel (y, x) at src[y * src_row + x * src_px], written to dst likewise (dst
 // may be src).  0 on success, -1 when out of memory.
 static int dali_clahe_channel(const uint8_t* src, int64_t src_row, int64_t src_px,
@@ -71,17 +130,16 @@ static int dali_clahe_channel(const uint8_t* src, int64_t src_row, int64_t src_p
   const int64_t tile_h = ext_h / tiles_y, tile_w = ext_w / tiles_x;
   const int64_t area = tile_h * tile_w;
   const int64_t ntiles = static_cast<int64_t>(tiles_x) * tiles_y;
-  uint8_t* lut = static_cast<uint8_t*>(malloc(ntiles * 256 + ext_w * sizeof(int64_t)));
+  int64_t* col = static_cast<int64_t*>(malloc(ext_w * sizeof(int64_t)));  // source columns
   float* xw = static_cast<float*>(
       malloc(w * 2 * sizeof(float) + w * 2 * sizeof(int) + ntiles * 256 * sizeof(float)));
-  if (lut == nullptr || xw == nullptr) {
-    free(lut);
+  if (col == nullptr || xw == nullptr) {
+    free(col);
     free(xw);
     return -1;
   }
-  // the luts as floats too (for the blend), after the blend's column tables
+  // the luts (as floats, for the blend), after the blend's column tables
   float* flut = reinterpret_cast<float*>(reinterpret_cast<int*>(xw + 2 * w) + 2 * w);
-  int64_t* col = reinterpret_cast<int64_t*>(lut + ntiles * 256);  // source column of each
   for (int64_t x = 0; x < ext_w; x++) col[x] = dali_clahe_reflect(x, w) * src_px;
   int64_t limit = 0;
   if (clip_limit > 0.f) {
@@ -91,10 +149,24 @@ static int dali_clahe_channel(const uint8_t* src, int64_t src_row, int64_t src_p
   const float lut_scale = 255.f / static_cast<float>(area);
   int64_t hist[256];
   uint32_t part[4][256];
-  const bool split = area >= 4096;   // partial histograms pay for their clearing from here
+  uint8_t values[256];
+  int nvalues = 256;
+  memset(hist, 0, sizeof(hist));
+  if (h * w <= DALI_CLAHE_FEW_PIXELS) {
+    bool seen[256] = {};
+    for (int64_t y = 0; y < h; y++)
+      for (int64_t x = 0; x < w; x++) seen[src[y * src_row + x * src_px]] = true;
+    nvalues = 0;
+    for (int v = 0; v < 256; v++)
+      if (seen[v]) values[nvalues++] = static_cast<uint8_t>(v);
+  }
+  const bool split = area >= 1024;   // partial histograms pay for their clearing from here
   for (int ty = 0; ty < tiles_y; ty++) {
     for (int tx = 0; tx < tiles_x; tx++) {
-      memset(hist, 0, sizeof(hist));
+      if (nvalues == 256)
+        memset(hist, 0, sizeof(hist));
+      else
+        for (int j = 0; j < nvalues; j++) hist[values[j]] = 0;
       if (split) memset(part, 0, sizeof(part));
       const int64_t x0 = tx * tile_w, x1 = (tx + 1) * tile_w;
       const int64_t inside = x1 < w ? x1 : (x0 > w ? x0 : w);  // columns [x0, inside) unmirrored
@@ -109,44 +181,8 @@ static int dali_clahe_channel(const uint8_t* src, int64_t src_row, int64_t src_p
       }
       if (split)
         for (int i = 0; i < 256; i++) hist[i] += part[0][i] + part[1][i] + part[2][i] + part[3][i];
-      if (limit > 0) {
-        int64_t clipped = 0;
-        for (int i = 0; i < 256; i++) {   // branch-free: the excess of a bin, or 0
-          const int64_t excess = hist[i] > limit ? hist[i] - limit : 0;
-          clipped += excess;
-          hist[i] -= excess;
-        }
-        const int64_t batch = clipped / 256;
-        int64_t residual = clipped - batch * 256;
-        for (int i = 0; i < 256; i++) hist[i] += batch;
-        if (residual != 0) {
-          const int64_t step = 256 / residual > 1 ? 256 / residual : 1;
-          for (int64_t i = 0; i < 256 && residual > 0; i += step, residual--) hist[i]++;
-        }
-      }
-      const int64_t t = static_cast<int64_t>(ty) * tiles_x + tx;
-      uint8_t* l = lut + t * 256;
-      float* fl = flut + t * 256;
-      int64_t sum = 0;
-      for (int i = 0; i < 256; i++) {   // the cdf, then lut = its rounded scaled values
-        sum += hist[i];
-        fl[i] = static_cast<float>(sum);
-      }
-      int i = 0;
-#ifdef __SSE4_1__
-      const __m128 scale = _mm_set1_ps(lut_scale);
-      for (; i < 256; i += 4) {
-        __m128i r = _mm_cvtps_epi32(_mm_mul_ps(_mm_loadu_ps(fl + i), scale));
-        r = _mm_min_epi32(_mm_max_epi32(r, _mm_setzero_si128()), _mm_set1_epi32(255));
-        _mm_storeu_ps(fl + i, _mm_cvtepi32_ps(r));
-        const int packed = _mm_cvtsi128_si32(_mm_packus_epi16(_mm_packs_epi32(r, r), r));
-        memcpy(l + i, &packed, 4);
-      }
-#endif
-      for (; i < 256; i++) {
-        l[i] = dali_clahe_round(fl[i] * lut_scale);
-        fl[i] = l[i];
-      }
+      dali_clahe_lut(hist, values, nvalues, limit, lut_scale,
+                     flut + (static_cast<int64_t>(ty) * tiles_x + tx) * 256);
     }
   }
   const float inv_tw = 1.f / static_cast<float>(tile_w);
@@ -214,7 +250,7 @@ static int dali_clahe_channel(const uint8_t* src, int64_t src_row, int64_t src_p
       d[x * dst_px] = dali_clahe_round(res);
     }
   }
-  free(lut);
+  free(col);
   free(xw);
   return 0;
 }
