@@ -29,10 +29,11 @@ class PermuteBatch(_operator.Operator):
     def infer(self, ws):
         storage = ws.input_storage(0)
         n = ws.batch_size
-        if ws.is_arg_input("indices"):
+        indices = ws.arg_rows("indices", np.int64) if ws.is_arg_input("indices") else \
+            np.asarray(self.args["indices"], np.int64)
+        if indices is None:         # samples of different lengths
             indices = np.concatenate(ws.arg("indices")).astype(np.int64)
-        else:
-            indices = np.asarray(self.args["indices"], np.int64)
+        indices = indices.reshape(-1)
         if len(indices) != n:
             raise self.error(f"The number of sample indices {len(indices)} does not match the "
                              f"current batch size, which is {n}", RuntimeError)
@@ -43,25 +44,29 @@ class PermuteBatch(_operator.Operator):
                              f"not a valid index for an input batch of {storage.num_samples} "
                              "tensors.", RuntimeError)
         shapes = storage.shapes[indices]
+        sample_bytes = np.prod(storage.shapes, axis=1, dtype=np.int64) * storage.dtype.itemsize
         return _operator.Plan([_operator.OutputDesc(shapes, storage.dtype,
                                                     ws.inputs[0].layout() or "", storage.ndim)],
-                              indices=indices)
+                              indices=indices, sample_bytes=sample_bytes)
 
     def run_cpu(self, ws, plan):
-        src = ws.input_storage(0).contiguous()
-        sample_bytes = np.prod(src.shapes, axis=1, dtype=np.int64) * src.dtype.itemsize
-        counts = (sample_bytes[plan.indices] > 0).astype(np.int64)
-        _frames.gather(ws, src, ws.outputs[0], plan.indices, sample_bytes,
-                       np.zeros(int(counts.sum()), np.int64),
+        counts = (plan.sample_bytes[plan.indices] > 0).astype(np.int64)
+        _frames.gather(ws, ws.input_storage(0).contiguous(), ws.outputs[0], plan.indices,
+                       plan.sample_bytes, np.zeros(int(counts.sum()), np.int64),
                        np.concatenate([[0], np.cumsum(counts)]))
-        ws.set_output_meta(0, ws.sample_ids, [ws.source_info(i) for i in plan.indices.tolist()])
+        ws.set_output_meta(0, ws.sample_ids, _picked_info(ws, plan.indices))
 
     def run_gpu(self, ws, plan):
         src, out = ws.input_storage(0), ws.outputs[0]
-        sizes = np.prod(src.shapes, axis=1, dtype=np.int64) * src.dtype.itemsize
-        launch = _copy_samples_gpu.gather(sizes, src.offsets, plan.indices, out.offsets,
+        launch = _copy_samples_gpu.gather(plan.sample_bytes, src.offsets, plan.indices, out.offsets,
                                           _copy_samples_gpu.alignment(src.ptr, out.ptr))
         if launch is not None:
             ws.gpu.launch(_copy_samples_gpu.__file__, launch.kernel, launch.grid, launch.block,
                           (src, src, out, out, launch.ranges))
-        ws.set_output_meta(0, ws.sample_ids, [ws.source_info(i) for i in plan.indices.tolist()])
+        ws.set_output_meta(0, ws.sample_ids, _picked_info(ws, plan.indices))
+
+
+def _picked_info(ws, indices):
+    """The source info of the input samples `indices` (None when the input has none)."""
+    info = ws.inputs[0]._source_info
+    return None if info is None else [info[i] for i in indices.tolist()]
