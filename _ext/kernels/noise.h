@@ -21,7 +21,6 @@
 
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"   /* random_draws.h's batch runners */
@@ -125,6 +124,52 @@ static double dali_noise_poisson(uint64_t key, int64_t sid, int64_t q, double la
     return floor(lam);      /* not reached in practice: 64 rejections in a row */
 }
 
+/* Salt and pepper on pixels q0 .. q0 + m of job j (draws w0, w1 of streams 0 and 1 from block
+   q0 / 2): every element is written, the pixel's replacement or its source value chosen
+   without a branch (a replacement at probability prob is a branch the CPU mispredicts). */
+template <typename T>
+static void dali_noise_salt_typed(const DaliNoiseBatch* bt, const DaliNoiseJob* j,
+                                  const uint32_t* w0, const uint32_t* w1, int64_t q0,
+                                  int64_t m) {
+    const T* __restrict__ src = (const T*)j->src;
+    T* __restrict__ dst = (T*)j->dst;
+    T salt, pepper;             /* the values as dali_noise_store casts them */
+    dali_noise_store(bt, (char*)&salt, 0, j->c, 1);
+    dali_noise_store(bt, (char*)&pepper, 0, j->d, 1);
+    const double prob = j->a, svp = j->b;
+    const int64_t nc = j->nc, inner = j->inner;
+    int64_t o = q0 / inner, x = q0 % inner;     /* pixel q0 + k is at o * nc * inner + x */
+    for (int64_t k = 0; k < m; k++) {
+        const int64_t e = o * nc * inner + x;
+        if (++x == inner) {
+            x = 0;
+            o++;
+        }
+        const bool replace = dali_draw_u01(w0[2 * k], w0[2 * k + 1]) < prob;
+        const T value = dali_draw_u01(w1[2 * k], w1[2 * k + 1]) < svp ? salt : pepper;
+        for (int64_t c = 0; c < nc; c++) {
+            const int64_t i = e + c * inner;
+            const T in = src[i];    /* read unconditionally: the select needs no branch */
+            dst[i] = replace ? value : in;
+        }
+    }
+}
+
+static void dali_noise_salt(const DaliNoiseBatch* bt, const DaliNoiseJob* j,
+                            const uint32_t* w0, const uint32_t* w1, int64_t q0, int64_t m) {
+    switch (bt->dtype) {
+    case DALI_DT_F32: dali_noise_salt_typed<float>(bt, j, w0, w1, q0, m); break;
+    case DALI_DT_U8: dali_noise_salt_typed<uint8_t>(bt, j, w0, w1, q0, m); break;
+    case DALI_DT_I8: dali_noise_salt_typed<int8_t>(bt, j, w0, w1, q0, m); break;
+    case DALI_DT_U16: dali_noise_salt_typed<uint16_t>(bt, j, w0, w1, q0, m); break;
+    case DALI_DT_I16: dali_noise_salt_typed<int16_t>(bt, j, w0, w1, q0, m); break;
+    case DALI_DT_U32: dali_noise_salt_typed<uint32_t>(bt, j, w0, w1, q0, m); break;
+    case DALI_DT_I32: dali_noise_salt_typed<int32_t>(bt, j, w0, w1, q0, m); break;
+    case DALI_DT_U64: dali_noise_salt_typed<uint64_t>(bt, j, w0, w1, q0, m); break;
+    default: dali_noise_salt_typed<int64_t>(bt, j, w0, w1, q0, m); break;
+    }
+}
+
 static void dali_noise_run(const DaliNoiseBatch* bt, const DaliNoiseJob* j) {
     uint32_t w0[4 * DALI_DRAW_BLOCKS], w1[4 * DALI_DRAW_BLOCKS];
     const int64_t sid = j->sample_id, nc = j->nc, inner = j->inner;
@@ -161,12 +206,11 @@ static void dali_noise_run(const DaliNoiseBatch* bt, const DaliNoiseJob* j) {
             done += m;
             continue;
         }
-        /* channel-last salt and pepper: the chunk's pixels are one run of elements, copied at
-           once; only the replaced pixels are written after */
-        int block_copy = bt->mode == DALI_NOISE_SALT && inner == 1;
-        if (block_copy)
-            memcpy(j->dst + q0 * nc * bt->itemsize, j->src + q0 * nc * bt->itemsize,
-                   (size_t)(m * nc * bt->itemsize));
+        if (bt->mode == DALI_NOISE_SALT) {
+            dali_noise_salt(bt, j, w0, w1, q0, m);
+            done += m;
+            continue;
+        }
         for (int64_t k = 0; k < m; k++) {
             int64_t q = q0 + k, e = o * nc * inner + x;
             if (++x == inner) {
@@ -175,21 +219,13 @@ static void dali_noise_run(const DaliNoiseBatch* bt, const DaliNoiseJob* j) {
             }
             double u = dali_draw_u01(w0[2 * k], w0[2 * k + 1]);
             double v = dali_draw_u01(w1[2 * k], w1[2 * k + 1]);
-            for (int64_t c = 0; c < nc; c++) {
+            for (int64_t c = 0; c < nc; c++) {    /* shot */
                 int64_t i = e + c * inner;
-                if (bt->mode == DALI_NOISE_SALT) {
-                    if (u < j->a)
-                        dali_noise_store(bt, j->dst, i, v < j->b ? j->c : j->d, 1);
-                    else if (!block_copy)
-                        memcpy(j->dst + i * bt->itemsize, j->src + i * bt->itemsize,
-                               (size_t)bt->itemsize);
-                } else {
-                    float f = (float)j->a, in = (float)dali_noise_load(bt->dtype, j->src, i);
-                    float lam = f == 0.0f ? 0.0f : in / f;
-                    lam = lam > 0.0f ? lam : 0.0f;
-                    float k_ = (float)dali_noise_poisson(bt->key, sid, q, lam, u, v);
-                    dali_noise_store(bt, j->dst, i, (double)(k_ * f), 0);
-                }
+                float f = (float)j->a, in = (float)dali_noise_load(bt->dtype, j->src, i);
+                float lam = f == 0.0f ? 0.0f : in / f;
+                lam = lam > 0.0f ? lam : 0.0f;
+                float k_ = (float)dali_noise_poisson(bt->key, sid, q, lam, u, v);
+                dali_noise_store(bt, j->dst, i, (double)(k_ * f), 0);
             }
         }
         done += m;

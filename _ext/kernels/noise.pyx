@@ -2,7 +2,8 @@
 """Noise of fn.noise.* added to a batch in one nogil call (noise.h states what is drawn and how
 it is applied).  Each sample is cut into jobs of `CHUNK` pixels (an even number, so a job starts
 on a Philox block) that run on the pool largest first: the values depend on the key, the sample
-ids and the elements only, not on the number of threads.
+ids and the elements only, not on the number of threads.  The source samples are read where
+they are (`sample_data`), contiguous or not.
 """
 cimport numpy as cnp
 import numpy as np
@@ -10,6 +11,8 @@ import numpy as np
 from libc.stdint cimport int64_t, uint64_t
 
 from dali._ext.kernels import random as _random
+from dali._ext.kernels.batch_shapes cimport volume
+from dali._ext.kernels.sample_data cimport sample_data
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
@@ -78,7 +81,7 @@ def noise_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, uint64_t ke
     Parameters
     ----------
     src, dst : BatchStorage
-        Contiguous batches of the same type (one of `types()`) and shapes.
+        Batches of the same type (one of `types()`) and shapes; `dst` contiguous.
     params : float64 (samples, 4)
         Per sample: mean, stddev (gaussian); prob, salt_vs_pepper, salt, pepper (salt and
         pepper; the last two already values of the type); factor (shot).
@@ -86,13 +89,13 @@ def noise_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, uint64_t ke
         Per sample: the channels nc sharing one draw and the stride `inner` between them (see
         noise.h); None: every element on its own.
     """
-    cdef Py_ssize_t n = src.num_samples, i, k, nj = 0
+    cdef Py_ssize_t n = src.num_samples, i, k, d, nj = 0
     if dst.num_samples != n or src.dtype != dst.dtype:
         raise ValueError("source and destination must have as many samples and one type")
     if src.dtype not in _DTYPES:
         raise TypeError(f"unsupported type {src.dtype}")
-    if not (src.is_contiguous and dst.is_contiguous):
-        raise ValueError("noise_batch needs contiguous batch storage")
+    if not dst.is_contiguous:
+        raise ValueError("noise_batch needs a contiguous destination")
     if mode not in MODES:
         raise ValueError(f"unknown noise {mode!r}")
     cdef const int64_t[::1] sid = np.ascontiguousarray(sample_ids, np.int64)
@@ -102,19 +105,24 @@ def noise_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, uint64_t ke
     if sid.shape[0] != n or par.shape[0] != n or par.shape[1] != 4 or g.shape[0] != n or (
             g.shape[1] != 2):
         raise ValueError("one sample id, row of 4 parameters and group per sample expected")
-    src_shapes = np.ascontiguousarray(src.shapes, np.int64).reshape(n, -1)
-    if not np.array_equal(src_shapes, np.asarray(dst.shapes).reshape(n, -1)):
+    cdef const int64_t[:, ::1] src_shapes = src.shapes
+    cdef const int64_t[:, ::1] dst_shapes = dst.shapes
+    if src.ndim != dst.ndim:
         raise ValueError("source and destination must have the same shapes")
-    sizes_np = np.prod(src_shapes, axis=1)
-    cdef const int64_t[::1] size = sizes_np
-    cdef int64_t pixels, chunk = CHUNK, total = 0
     for i in range(n):
-        if g[i, 0] < 1 or g[i, 1] < 1 or size[i] % (g[i, 0] * g[i, 1]):
+        for d in range(src.ndim):
+            if src_shapes[i, d] != dst_shapes[i, d]:
+                raise ValueError("source and destination must have the same shapes")
+    cdef int64_t pixels, chunk = CHUNK, total = 0, size
+    for i in range(n):
+        size = volume(src_shapes, i)
+        if g[i, 0] < 1 or g[i, 1] < 1 or size % (g[i, 0] * g[i, 1]):
             raise ValueError("every sample's size must be a multiple of nc * inner")
-        total += (size[i] // g[i, 0] + chunk - 1) // chunk
+        total += (size // g[i, 0] + chunk - 1) // chunk
     if total == 0:
         return
     keep = []
+    cdef const char** src_data = sample_data(src, keep)
     cdef _Ctx ctx
     ctx.batch.key = key
     ctx.batch.mode = MODES[mode]
@@ -122,21 +130,21 @@ def noise_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, uint64_t ke
     ctx.batch.lo, ctx.batch.hi = _CLAMP[src.dtype]
     ctx.batch.itemsize = src.dtype.itemsize
     ctx.jobs = <DaliNoiseJob*>job_array(total, sizeof(DaliNoiseJob), keep)
-    cdef const int64_t[::1] src_off = src.offsets
     cdef const int64_t[::1] dst_off = dst.offsets
     costs = np.empty(total, np.int64)
     cdef int64_t[::1] cost = costs
-    for i in range(n):
-        pixels = size[i] // g[i, 0]
-        for k in range((pixels + chunk - 1) // chunk):
-            ctx.jobs[nj].src = src.data + src_off[i]
-            ctx.jobs[nj].dst = dst.data + dst_off[i]
-            ctx.jobs[nj].first = k * chunk
-            ctx.jobs[nj].count = min(chunk, pixels - k * chunk)
-            ctx.jobs[nj].nc, ctx.jobs[nj].inner = g[i, 0], g[i, 1]
-            ctx.jobs[nj].sample_id = sid[i]
-            ctx.jobs[nj].a, ctx.jobs[nj].b = par[i, 0], par[i, 1]
-            ctx.jobs[nj].c, ctx.jobs[nj].d = par[i, 2], par[i, 3]
-            cost[nj] = ctx.jobs[nj].count * g[i, 0]
-            nj += 1
+    with nogil:
+        for i in range(n):
+            pixels = volume(src_shapes, i) // g[i, 0]
+            for k in range((pixels + chunk - 1) // chunk):
+                ctx.jobs[nj].src = src_data[i]
+                ctx.jobs[nj].dst = dst.data + dst_off[i]
+                ctx.jobs[nj].first = k * chunk
+                ctx.jobs[nj].count = min(chunk, pixels - k * chunk)
+                ctx.jobs[nj].nc, ctx.jobs[nj].inner = g[i, 0], g[i, 1]
+                ctx.jobs[nj].sample_id = sid[i]
+                ctx.jobs[nj].a, ctx.jobs[nj].b = par[i, 0], par[i, 1]
+                ctx.jobs[nj].c, ctx.jobs[nj].d = par[i, 2], par[i, 3]
+                cost[nj] = ctx.jobs[nj].count * g[i, 0]
+                nj += 1
     run_largest_first(pool, _run_item, &ctx, costs, _NS[ctx.batch.mode])

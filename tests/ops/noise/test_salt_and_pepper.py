@@ -37,6 +37,19 @@ def test_channels_share_a_draw(layout, shape, axis):
     assert not (per[0] == np.take(per[0], [0], axis=axis)).all()
 
 
+def test_the_remembered_plan_follows_the_batch_shapes():
+    # with constant arguments a batch's parameters and channel groups are kept for the next
+    # batch of the same shapes: the groups must change with the channel counts
+    channels = [(3, 3), (3, 5), (3, 3), (1, 4)]
+    its = [[[np.full((30, 40, c), 7, np.float32) for c in cs]] for cs in channels]
+    outs = run_op(lambda fn, x: fn.noise.salt_and_pepper(x, prob=0.5), its, iterations=4,
+                  layouts=["HWC"])
+    for cs, (out,) in zip(channels, outs, strict=True):
+        for c, o in zip(cs, out, strict=True):
+            assert o.shape == (30, 40, c)
+            assert (o == o[:, :, :1]).all() and set(np.unique(o)) == {-1.0, 1.0, 7.0}
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32,
                                    np.uint64, np.int64])
 def test_default_values_are_the_type_limits(dtype):
