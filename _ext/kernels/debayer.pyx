@@ -61,7 +61,8 @@ def bilinear_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, src_offs
     """
     if not (src.is_contiguous and dst.is_contiguous):
         raise ValueError("bilinear_batch needs contiguous batches")
-    if src.dtype != dst.dtype or src.dtype not in (np.uint8, np.uint16):
+    cdef int kind = src.dtype.num           # (type numbers: dtype comparisons cost ~0.5 us)
+    if kind != dst.dtype.num or kind not in (cnp.NPY_UINT8, cnp.NPY_UINT16):
         raise TypeError("uint8 or uint16 batches of one type needed")
     cdef const int64_t[::1] so = np.ascontiguousarray(src_offsets, np.int64)
     cdef const int64_t[::1] do = np.ascontiguousarray(dst_offsets, np.int64)
@@ -70,7 +71,8 @@ def bilinear_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, src_offs
     cdef Py_ssize_t n = so.shape[0], i
     if do.shape[0] != n or hw.shape[0] != n or r.shape[0] != n:
         raise ValueError("offsets, sizes and red must have one entry per image")
-    cdef int64_t item = src.dtype.itemsize, src_bytes = src.nbytes, dst_bytes = dst.nbytes
+    cdef bint wide = kind == cnp.NPY_UINT16
+    cdef int64_t item = 2 if wide else 1, src_bytes = src.nbytes, dst_bytes = dst.nbytes
     cdef int64_t first_src = src.offsets[0] if src.num_samples else 0
     cdef int64_t first_dst = dst.offsets[0] if dst.num_samples else 0
     for i in range(n):
@@ -84,7 +86,6 @@ def bilinear_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, src_offs
     cdef Job* jobs = <Job*>job_array(n, sizeof(Job), keep)
     work = np.empty(n, np.int64)
     cdef int64_t[::1] wk = work
-    cdef bint wide = src.dtype == np.uint16
     for i in range(n):
         jobs[i] = Job(src.data + so[i], dst.data + do[i], hw[i, 0], hw[i, 1], r[i, 0], r[i, 1],
                       wide)

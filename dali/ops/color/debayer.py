@@ -70,8 +70,20 @@ class Debayer(_operator.Operator):
             raise self.error(f"Unsupported debayer algorithm was specified: `{alg}`.",
                              RuntimeError)
         self.algorithm = alg
+        # (input shape array, type, layout, Plan) of the last batch: the plan depends only on
+        # them (the shape array is the same object while a batch's shapes repeat)
+        self._last_plan = None
+        self._last_positions = None     # (frames, positions) for a constant blue_position
 
     def infer(self, ws):
+        storage = ws.input_storage(0)
+        key = (storage.dtype, ws.inputs[0].layout())
+        memo = self._last_plan
+        if memo is None or memo[0] is not storage.shapes or memo[1] != key:
+            memo = self._last_plan = storage.shapes, key, self._plan(ws)
+        return memo[2]
+
+    def _plan(self, ws):
         tl = ws.inputs[0]
         storage = ws.input_storage(0)
         layout = _layouts.image_layout(self, tl, LAYOUTS)
@@ -103,7 +115,16 @@ class Debayer(_operator.Operator):
                               frames=frames, sizes=shapes[:, [h, w]])
 
     def _positions(self, ws, frames):
-        """The blue position of every frame: an (n_frames, 2) int32 array."""
+        """The blue position of every frame: an (n_frames, 2) int32 array (remembered for
+        the last `frames` when blue_position is a constant)."""
+        if ws.is_arg_input("blue_position"):
+            return self._frame_positions(ws, frames)
+        memo = self._last_positions
+        if memo is None or memo[0] is not frames:
+            memo = self._last_positions = frames, self._frame_positions(ws, frames)
+        return memo[1]
+
+    def _frame_positions(self, ws, frames):
         if not len(frames):
             return np.zeros((0, 2), np.int32)
         rows = ws.arg_rows("blue_position", np.int32)
