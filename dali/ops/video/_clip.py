@@ -30,6 +30,7 @@ import threading
 import numpy as np
 
 from dali.ops.decoders import _decode
+from dali.ops.video import _native
 
 SWS_FLAGS = 0x2 | 0x2000 | 0x40000   # SWS_BILINEAR | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND
 
@@ -123,7 +124,10 @@ def _open(av, source):
         except (av.FFmpegError, OSError):
             pass                              # the full open raises the error
         else:
-            if _reads_fully(container) and _plausible(container, source):
+            context = container.streams.video[0].codec_context if _reads_fully(
+                container) else None
+            size = os.path.getsize(source) if isinstance(source, str) else len(source)
+            if context is not None and _plausible(context.height, context.width, size):
                 return container
             container.close()
     try:
@@ -134,12 +138,20 @@ def _open(av, source):
     return container
 
 
-def _plausible(container, source):
-    """Whether the frame size a quickly opened `container` states may be believed (see
-    `TRUSTED_FRAME_BYTES`)."""
-    context = container.streams.video[0].codec_context
-    size = os.path.getsize(source) if isinstance(source, str) else len(source)
-    return 3 * context.width * context.height <= max(TRUSTED_FRAME_BYTES, TRUSTED_RATIO * size)
+def _plausible(height, width, size):
+    """Whether the frame size a quickly opened container (or the C path's index) states for a
+    clip of `size` bytes may be believed (see `TRUSTED_FRAME_BYTES`)."""
+    return 3 * width * height <= max(TRUSTED_FRAME_BYTES, TRUSTED_RATIO * size)
+
+
+def _checked(index):
+    """`index`, or a VideoError where its frames are larger than images may be."""
+    limit = _decode.max_pixels()
+    if index.height * index.width > limit:
+        raise VideoError(f"the video's frames are {index.width}x{index.height}, more than "
+                         f"{limit} pixels (set the environment variable "
+                         f"{_decode.MAX_PIXELS_VAR} to allow larger frames)")
+    return index
 
 
 def _reads_fully(container):
@@ -167,8 +179,20 @@ class Clip:
         Presentation timestamp of each frame, in `index.time_base` units (frame order).
     """
 
-    def __init__(self, av, source, index=None):
+    def __init__(self, av, source, index=None, native=True):
         self._av = av
+        self._source = source
+        self._given = index is not None
+        found = _native.blocks(av, source) if native else None
+        self._blocks = found if found is not None and _plausible(
+            found.height, found.width, found.data.size) else None
+        if self._blocks is not None:         # the C path: no container
+            self._container = None
+            self.index = index if index is not None else _checked(Index(
+                found.height, found.width, found.time_base, found.pts, found.keys, True,
+                found.pts))
+            self._use(self.index)
+            return
         in_memory = not isinstance(source, str)
         self._container = _open(av, source)
         videos = self._container.streams.video
@@ -206,13 +230,11 @@ class Clip:
         if not pts or index.height <= 0 or index.width <= 0:
             self.close()
             raise VideoError("the video stream has no frames")
-        limit = _decode.max_pixels()
-        if index.height * index.width > limit:
+        try:
+            return _checked(index)
+        except VideoError:
             self.close()
-            raise VideoError(f"the video's frames are {index.width}x{index.height}, more than "
-                             f"{limit} pixels (set the environment variable "
-                             f"{_decode.MAX_PIXELS_VAR} to allow larger frames)")
-        return index
+            raise
 
     def _use(self, index):
         self.height, self.width = index.height, index.width
@@ -234,7 +256,13 @@ class Clip:
         self._key_pts = np.maximum.accumulate(fed[key_fed])
 
     def close(self):
-        self._container.close()
+        if self._container is not None:
+            self._container.close()
+
+    def through_pyav(self):
+        """This clip opened again as PyAV opens it (as it would have been without the C
+        path)."""
+        return Clip(self._av, self._source, self.index if self._given else None, native=False)
 
     def _starts(self, frames):
         """The packets to start feeding at to decode `frames` (indices): their keyframes."""
@@ -324,9 +352,19 @@ def decode_into(clip, picks, out, fill):
 def decode_sequences(clip, picks, outs, fill):
     """Decode `clip`'s frames `picks[s]` (-1: a `fill` frame) into `outs[s]` (F, H, W, 3) for
     every sequence s, each distinct frame once, in one pass over the clip."""
-    places = {}
     for out, frames in zip(outs, picks, strict=True):
         out[frames < 0] = fill
+    if clip._blocks is not None:
+        if _native.decode_sequences(clip, clip._blocks, picks, outs, SWS_FLAGS):
+            return
+        clip = clip.through_pyav()
+        try:
+            decode_sequences(clip, picks, outs, fill)
+        finally:
+            clip.close()
+        return
+    places = {}
+    for out, frames in zip(outs, picks, strict=True):
         for k, i in enumerate(frames.tolist()):
             if i >= 0:
                 places.setdefault(i, []).append(out[k])

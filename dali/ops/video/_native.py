@@ -1,0 +1,139 @@
+"""The C path of video decoding: VP8 and VP9 clips in WebM/Matroska read and decoded without
+PyAV's per-clip and per-frame Python objects (no container, no Packet or VideoFrame objects, no
+codec context opened a clip), by the kernel `dali._ext.kernels.video_decode`.
+
+The kernel calls the libavcodec, libavutil and libswscale PyAV has loaded (PyAV's own copies,
+found in its `av.libs` folder, else the only copies mapped into the process), resolved at run
+time, so the pixels are those PyAV's path gives (the same decoder, libswscale with the same
+context options and frame properties); it is used only with the major versions it was checked
+with (`MAJORS`).  A clip takes it where its bytes are in the plain form the kernel reads
+(`video_decode.index_webm`); anything else, or any failure while decoding, goes through PyAV
+(`_clip`), which gives the frames or raises as it always did.
+"""
+
+from __future__ import annotations
+
+import fractions
+import functools
+import os
+
+import numpy as np
+
+from dali._ext.kernels import video_decode
+
+MAJORS = {"libavcodec": 62, "libavutil": 60, "libswscale": 9}
+"""The major versions of FFmpeg's libraries the C path was checked with (FFmpeg 8)."""
+
+MAX_FILE_BYTES = 64 << 20
+"""Files up to this size are read into memory for the C path; larger ones go through PyAV,
+which reads only what it decodes."""
+
+
+@functools.cache
+def available(av):
+    """Whether the C path can run: PyAV's FFmpeg is of the `MAJORS` and its libraries' functions
+    were found."""
+    versions = av.library_versions
+    if any(versions.get(name, (None,))[0] != major for name, major in MAJORS.items()):
+        return False
+    paths = _mapped(os.path.join(os.path.dirname(av.__file__), os.pardir, "av.libs"))
+    return paths is not None and video_decode.load(*paths)
+
+
+def _mapped(own):
+    """The files of `MAJORS`' libraries mapped into this process, those in the folder `own`
+    where there are any; None where a library has none or several."""
+    found = {name: set() for name in MAJORS}
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                fields = line.split(maxsplit=5)
+                path = fields[5].strip() if len(fields) == 6 else ""
+                base = os.path.basename(path)
+                for name in MAJORS:
+                    if base.startswith((name + "-", name + ".so")):
+                        found[name].add(path)
+    except OSError:
+        return None
+    own = os.path.realpath(own)
+    paths = []
+    for name in MAJORS:
+        theirs = {p for p in found[name] if os.path.dirname(os.path.realpath(p)) == own}
+        files = theirs or found[name]
+        if len(files) != 1:
+            return None
+        paths.append(files.pop())
+    return paths
+
+
+@functools.cache
+def _time_base(scale):
+    return fractions.Fraction(scale, 10 ** 9)
+
+
+class Blocks:
+    """A clip's bytes and the blocks of its first video track (`video_decode.index_webm`)."""
+
+    __slots__ = ("data", "codec", "height", "width", "time_base", "table")
+
+    def __init__(self, data, found):
+        self.data = data
+        self.codec, self.height, self.width, scale, self.table = found
+        self.time_base = _time_base(scale)
+
+    @property
+    def pts(self):
+        return self.table[2]
+
+    @property
+    def keys(self):
+        return self.table[3].astype(bool)
+
+
+def blocks(av, source):
+    """The `Blocks` of `source` (a path, encoded bytes or a 1-D uint8 array), or None where the C
+    path does not take it."""
+    if not available(av):
+        return None
+    if isinstance(source, str):
+        try:
+            if os.path.getsize(source) > MAX_FILE_BYTES:
+                return None
+            with open(source, "rb") as f:
+                data = np.frombuffer(f.read(), np.uint8)
+        except OSError:
+            return None
+    else:
+        data = np.frombuffer(source, np.uint8) if isinstance(source, bytes) else source
+        if data.dtype != np.uint8 or data.ndim != 1 or not data.flags.c_contiguous:
+            return None
+    found = video_decode.index_webm(data)
+    return None if found is None else Blocks(data, found)
+
+
+def decode_sequences(clip, blocks, picks, outs, sws_flags):
+    """Decode `clip`'s frames `picks[s]` (>= 0; -1 are left alone) into `outs[s]` (F, H, W, 3,
+    C-contiguous) through the C path, each distinct frame once; False where it could not (the
+    caller decodes them through PyAV)."""
+    frame_bytes = 3 * blocks.height * blocks.width
+    frames, places = [], []
+    for out, p in zip(outs, picks, strict=True):
+        if not out.flags.c_contiguous:
+            return False
+        frames.append(p)
+        places.append(out.ctypes.data + frame_bytes * np.arange(len(p), dtype=np.uint64))
+    frames = np.concatenate(frames) if len(frames) > 1 else frames[0]
+    places = np.concatenate(places) if len(places) > 1 else places[0]
+    order = np.argsort(frames, kind="stable")
+    order = order[frames[order] >= 0]
+    if not len(order):
+        return True
+    frames, places = frames[order], places[order]
+    wanted, place_at = np.unique(frames, return_index=True)
+    runs = clip.runs(wanted)
+    starts = np.array([start for start, _ in runs], np.int64)
+    firsts = np.zeros(len(runs) + 1, np.int64)
+    np.cumsum([len(run) for _, run in runs], out=firsts[1:])
+    return video_decode.decode_clip(
+        blocks.data, blocks.table, blocks.codec, blocks.height, blocks.width, sws_flags,
+        starts, firsts, wanted, np.append(place_at, len(frames)).astype(np.int64), places)
