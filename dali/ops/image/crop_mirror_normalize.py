@@ -66,9 +66,23 @@ class CropMirrorNormalize(_operator.Operator, _roles.RegionConsumer):
         self._last_windows = None        # (layout, shapes) -> windows, see `_windows`
         self._last_geometry = None       # (windows, _Geometry), see `_geometry`
         self._constants = {}             # channels -> (mean, mul) of constant mean and std
+        # (input shape array, type, layout, Plan) of the last batch, while no argument input
+        # places the windows: the plan depends only on them (the shape array is the same
+        # object while a batch's shapes repeat)
+        self._last_plan = None
         _crop_window.check_args(self)
 
     def infer(self, ws):
+        if set(self.spec.arg_inputs) & _WINDOW_ARGS:
+            return self._plan(ws)
+        st = ws.input_storage(0)
+        key = (st.dtype, ws.inputs[0].layout())
+        memo = self._last_plan
+        if memo is None or memo[0] is not st.shapes or memo[1] != key:
+            memo = self._last_plan = st.shapes, key, self._plan(ws)
+        return memo[2]
+
+    def _plan(self, ws):
         tl = ws.inputs[0]
         in_dtype = np.dtype(tensors.storage_of(tl).dtype)
         if in_dtype not in _INPUTS:
@@ -81,11 +95,7 @@ class CropMirrorNormalize(_operator.Operator, _roles.RegionConsumer):
                              f'of input layout "{layout}".')
         perm = [layout.index(c) for c in out_layout]
         channel = layout.index("C")
-        st = ws.input_storage(0)
-        uniform = st.uniform_shape
-        in_shapes = ([uniform] * st.num_samples if uniform is not None
-                     else [tuple(s) for s in tl.shape()])
-        windows = self._windows(ws, in_shapes, layout)
+        windows = self._windows(ws, ws.input_storage(0).shapes, layout)
         geometry = self._geometry(windows, perm, channel)
         return _operator.Plan([_operator.OutputDesc(list(geometry.shapes), dtype, out_layout)],
                               dtype=dtype, layout=layout, perm=perm, channel=channel,
@@ -149,7 +159,8 @@ class CropMirrorNormalize(_operator.Operator, _roles.RegionConsumer):
         input decides them (the producer of a fused region asks before `infer` does)."""
         if set(self.spec.arg_inputs) & _WINDOW_ARGS:
             return _crop_window.windows(self, ws, shapes, layout)
-        key = (layout, tuple(shapes))
+        rows = np.asarray(shapes, np.int64)
+        key = (layout, rows.shape, rows.tobytes())
         memo = self._last_windows
         if memo is None or memo[0] != key:
             memo = key, _crop_window.windows(self, ws, shapes, layout)
