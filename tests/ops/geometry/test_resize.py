@@ -244,6 +244,39 @@ def test_batch_equals_sample_by_sample(out_float, antialias):
         np.testing.assert_array_equal(dst, ref, err_msg=f"case {k}")
 
 
+@pytest.mark.parametrize("antialias", [True, False])
+def test_batch_runs_of_one_plan_equal_sample_by_sample(antialias):
+    """Consecutive samples of one plan (sizes, region, window, filters) share their filters in
+    the batch kernel, in work items of several samples: runs of up to 100 samples, with other
+    data, channel counts and types, an empty sample among them."""
+    rng = np.random.default_rng(11 + antialias)
+    srcs, dsts, lo, hi, filters, windows, refs = [], [], [], [], [], [], []
+    for k in range(12):
+        _, out, a, b, f, window = _batch_case(rng, k)
+        size = (int(rng.integers(1, 40)), int(rng.integers(1, 40)))
+        if k % 7 == 0:
+            out, a, b = size, [0.0, 0.0], [float(size[0]), float(size[1])]
+        if window is not None:
+            window = tuple((min(y, o - 1), min(z, o))
+                           for (y, z), o in zip(window, out, strict=True))
+        for j in range([1, 3, 100, 5][k % 4]):
+            c, dtype = [1, 3, 4][j % 3], [np.uint8, np.int16, np.uint16, np.float32][j % 4]
+            src = _random((0 if (k, j) == (2, 7) else size[0], size[1], c), dtype)
+            ref = np.zeros((*out, c), dtype)
+            _resize_common.resample_sample(src, ref, "HWC", a, b, *f, antialias, window)
+            srcs.append(src)
+            refs.append(ref)
+            dsts.append(np.zeros_like(ref))
+            lo.append(a)
+            hi.append(b)
+            filters.append(f)
+            windows.append(window)
+    _resampling.resample_batch(thread_pool.ThreadPool(2), srcs, dsts, lo, hi, filters,
+                               antialias, windows)
+    for k, (dst, ref) in enumerate(zip(dsts, refs, strict=True)):
+        np.testing.assert_array_equal(dst, ref, err_msg=f"sample {k}")
+
+
 def test_batch_runs_without_a_pool_and_checks_its_samples():
     src = _random((9, 7, 3), np.uint8)
     dst = np.zeros((4, 5, 3), np.uint8)
