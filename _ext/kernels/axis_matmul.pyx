@@ -12,6 +12,7 @@ import numpy as np
 
 from libc.stdint cimport int64_t
 
+from dali._ext.kernels.sample_data cimport sample_data
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
@@ -79,15 +80,16 @@ def matmul_axis_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matri
     pool : ThreadPool or None
         Where the work items run (None: on the caller).
     src, dst : BatchStorage
-        Contiguous float32 batches; src[i] has `matrices[i].shape[1]` elements along `axis`,
-        dst[i] the same shape with `matrices[i].shape[0]` there.
+        float32 batches (`dst` contiguous; `src` read where it is); src[i] has
+        `matrices[i].shape[1]` elements along `axis`, dst[i] the same shape with
+        `matrices[i].shape[0]` there.
     matrices : sequence of AxisMatrix
         One per sample (usually the same one).
     axis : int
         0 <= axis < ndim.
     """
-    if not (src.is_contiguous and dst.is_contiguous):
-        raise ValueError("matmul_axis_batch needs contiguous batch storage")
+    if not dst.is_contiguous:
+        raise ValueError("matmul_axis_batch needs a contiguous destination")
     if src.dtype != np.float32 or dst.dtype != np.float32:
         raise TypeError("matmul_axis_batch reads and writes float32")
     cdef Py_ssize_t n = src.num_samples, i, k, count = 0
@@ -124,7 +126,7 @@ def matmul_axis_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matri
         mats[i] = &matrix.m
     sizes = np.empty(count, np.int64)
     cdef int64_t[::1] size_view = sizes
-    cdef const int64_t[::1] soff = np.ascontiguousarray(src.offsets, np.int64)
+    cdef const char** data = sample_data(src, keep)
     cdef const int64_t[::1] doff = np.ascontiguousarray(dst.offsets, np.int64)
     cdef const int64_t[::1] outer_v = outer
     cdef const int64_t[::1] inner_v = inner
@@ -137,7 +139,7 @@ def matmul_axis_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matri
             o, c, p = outer_v[i], inner_v[i], pieces_v[i]
             for t in range(p):
                 jobs[k].m = mats[i]
-                jobs[k].input = <const float*>(src.data + soff[i])
+                jobs[k].input = <const float*>data[i]
                 jobs[k].out = <float*>(dst.data + doff[i])
                 jobs[k].inner = c
                 if o > 1 or p == 1:

@@ -8,6 +8,7 @@ import numpy as np
 
 from libc.stdint cimport int64_t
 
+from dali._ext.kernels.sample_data cimport sample_data
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
@@ -56,13 +57,13 @@ def decibels_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, float mu
     pool : ThreadPool or None
         Where the work items run (None: on the caller).
     src, dst : BatchStorage
-        Contiguous float32 batches of the same sample sizes.
+        float32 batches of the same sample sizes (`dst` contiguous; `src` read where it is).
     multiplier : float
         Not 0.
     reference, cutoff_db : float
     """
-    if not (src.is_contiguous and dst.is_contiguous):
-        raise ValueError("decibels_batch needs contiguous batch storage")
+    if not dst.is_contiguous:
+        raise ValueError("decibels_batch needs a contiguous destination")
     if src.dtype != np.float32 or dst.dtype != np.float32:
         raise TypeError("decibels_batch reads and writes float32")
     if multiplier == 0:
@@ -78,15 +79,15 @@ def decibels_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, float mu
     if n == 0:
         return
     keep = []
+    cdef const char** data = sample_data(src, keep)
     cdef dali_decibels_job* jobs = <dali_decibels_job*>job_array(
         n, sizeof(dali_decibels_job), keep)
     cdef const int64_t[::1] v = vols
-    cdef const int64_t[::1] soff = np.ascontiguousarray(src.offsets, np.int64)
     cdef const int64_t[::1] doff = np.ascontiguousarray(dst.offsets, np.int64)
     cdef float min_ratio = <float>(10.0 ** (cutoff_db / multiplier))
     with nogil:
         for i in range(n):
-            jobs[i].x = <const float*>(src.data + soff[i])
+            jobs[i].x = <const float*>data[i]
             jobs[i].out = <float*>(dst.data + doff[i])
             jobs[i].n = v[i]
             jobs[i].multiplier = multiplier

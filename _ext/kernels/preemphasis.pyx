@@ -12,6 +12,7 @@ import numpy as np
 from libc.stdint cimport int64_t
 
 from dali._ext.kernels.cast import CODES
+from dali._ext.kernels.sample_data cimport sample_data
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
@@ -65,15 +66,15 @@ def preemphasis_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, coeff
     pool : ThreadPool or None
         Where the work items run (None: on the caller).
     src, dst : BatchStorage
-        Contiguous batches with the same number of samples and of elements per sample; the
-        types are any pair `supports` accepts.
+        Batches with the same number of samples and of elements per sample (`dst`
+        contiguous; `src` read where it is); the types are any pair `supports` accepts.
     coeffs : array_like (num_samples,)
         The coefficient of every sample.
     border : str
         "zero", "clamp" or "reflect".
     """
-    if not (src.is_contiguous and dst.is_contiguous):
-        raise ValueError("preemphasis_batch needs contiguous batch storage")
+    if not dst.is_contiguous:
+        raise ValueError("preemphasis_batch needs a contiguous destination")
     cdef Py_ssize_t n = src.num_samples, i, k, count = 0
     if dst.num_samples != n:
         raise ValueError(f"{n} source samples but {dst.num_samples} destination samples")
@@ -91,12 +92,12 @@ def preemphasis_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, coeff
     if c.shape[0] != n:
         raise ValueError(f"{c.shape[0]} coefficients for {n} samples")
     cdef const int64_t[::1] v = vols
-    cdef const int64_t[::1] soff = np.ascontiguousarray(src.offsets, np.int64)
     cdef const int64_t[::1] doff = np.ascontiguousarray(dst.offsets, np.int64)
     cdef int64_t lo
     for i in range(n):
         count += (v[i] + PIECE - 1) // PIECE
     keep = []
+    cdef const char** data = sample_data(src, keep)
     cdef Job* jobs = <Job*>job_array(count, sizeof(Job), keep)
     sizes = np.empty(count, np.int64)
     cdef int64_t[::1] size_view = sizes
@@ -106,7 +107,7 @@ def preemphasis_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, coeff
             lo = 0
             while lo < v[i]:
                 jobs[k].fn = fn
-                jobs[k].job.src = src.data + soff[i]
+                jobs[k].job.src = data[i]
                 jobs[k].job.dst = dst.data + doff[i]
                 jobs[k].job.n = v[i]
                 jobs[k].job.lo = lo

@@ -49,10 +49,11 @@ typedef struct {
 
 typedef struct {
   const dali_fft::RealPlan* plan;
-  const float* x;
-  float* out;
+  const float* const* x;         // the first element of every sample the signals run across
+  float* out;                    // the first sample's output (the samples' back to back)
   int64_t len, inner;            // the transformed axis' extent; elements after it
-  int64_t lo, hi;                // the signals of this work item (outer * inner in all)
+  int64_t per_sample;            // signals of a sample (outer * inner)
+  int64_t lo, hi;                // the signals of this work item
   int power;
 } dali_power_spectrum_job;
 
@@ -174,8 +175,8 @@ static inline int dali_power_spectrum_run(const dali_power_spectrum_job* j) {
     float* im = re + plan.plan.n * nb;
     memset(re, 0, 2 * plan.plan.n * nb * sizeof(float));
     for (int64_t b = 0; b < nb; b++) {
-      int64_t s = s0 + b, o = s / j->inner, in = s % j->inner;
-      const float* x = j->x + o * j->len * j->inner + in;
+      int64_t s = s0 + b, r = s % j->per_sample, o = r / j->inner, in = r % j->inner;
+      const float* x = j->x[s / j->per_sample] + o * j->len * j->inner + in;
       for (int64_t k = 0; k < used; k++)
         (plan.load_imag(k) ? im : re)[plan.load_index(k) * nb + b] = x[k * j->inner];
     }

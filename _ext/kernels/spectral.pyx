@@ -5,7 +5,7 @@ fn.power_spectrum) on the real FFT of fft.h, whose plans (`RealFFT`) the operato
 Work items are ranges of the batch's windows, numbered across its signals (spectrogram: short
 signals share blocks of windows transformed together), or of a sample's signals (power
 spectrum), of about `_ITEM_FLOPS` estimated operations; all run in one nogil call on the pool,
-largest first.
+largest first.  Source signals are read where they are (`sample_data`), contiguous or not.
 The loops are in spectral.h.
 """
 cimport numpy as cnp
@@ -14,6 +14,7 @@ import numpy as np
 from libc.math cimport log2
 from libc.stdint cimport int64_t
 
+from dali._ext.kernels.sample_data cimport sample_data
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
@@ -49,9 +50,9 @@ cdef extern from "spectral.h" nogil:
 
     ctypedef struct dali_power_spectrum_job:
         const RealPlan* plan
-        const float* x
+        const float* const* x
         float* out
-        int64_t len, inner, lo, hi
+        int64_t len, inner, per_sample, lo, hi
         int power
 
     int dali_spectrogram_run(const dali_spectrogram_args* a, const dali_spectrogram_job* j)
@@ -137,8 +138,8 @@ def spectrogram_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, RealF
     pool : ThreadPool or None
         Where the work items run (None: on the caller).
     src : BatchStorage
-        Contiguous float32 signals, each of at least one sample and long enough for one
-        window (see `num_windows`).
+        float32 signals, each of at least one sample and long enough for one window (see
+        `num_windows`).
     dst : BatchStorage
         Contiguous float32, sample i of shape (fft.n // 2 + 1, W_i) or (W_i, fft.n // 2 + 1)
         with `time_major`, W_i = num_windows(len(src[i]), len(window), step, center).
@@ -156,8 +157,8 @@ def spectrogram_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, RealF
     time_major : bool
         Output (windows, bins) instead of (bins, windows).
     """
-    if not (src.is_contiguous and dst.is_contiguous):
-        raise ValueError("spectrogram_batch needs contiguous batch storage")
+    if not dst.is_contiguous:
+        raise ValueError("spectrogram_batch needs a contiguous destination")
     if src.dtype != np.float32 or dst.dtype != np.float32:
         raise TypeError("spectrogram_batch reads and writes float32")
     cdef Py_ssize_t n = src.num_samples, i, k, count = 0
@@ -217,11 +218,11 @@ def spectrogram_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, RealF
     cdef SpecJob* jobs = <SpecJob*>job_array(count, sizeof(SpecJob), keep)
     sizes = np.empty(count, np.int64)
     cdef int64_t[::1] size_view = sizes
-    cdef const int64_t[::1] soff = np.ascontiguousarray(src.offsets, np.int64)
+    cdef const char** data = sample_data(src, keep)
     cdef const int64_t[::1] doff = np.ascontiguousarray(dst.offsets, np.int64)
     with nogil:
         for i in range(n):
-            signals[i].x = <const float*>(src.data + soff[i])
+            signals[i].x = <const float*>data[i]
             signals[i].out = <float*>(dst.data + doff[i])
             signals[i].n = m[i]
             signals[i].windows = w[i]
@@ -248,7 +249,7 @@ def power_spectrum_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, ff
     pool : ThreadPool or None
         Where the work items run (None: on the caller).
     src : BatchStorage
-        Contiguous float32 samples.
+        float32 samples.
     dst : BatchStorage
         Contiguous float32: sample i is src[i]'s shape with extent ffts[i].n // 2 + 1 on
         `axis`.
@@ -260,8 +261,8 @@ def power_spectrum_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, ff
     power : int
         1 (magnitude) or 2 (power).
     """
-    if not (src.is_contiguous and dst.is_contiguous):
-        raise ValueError("power_spectrum_batch needs contiguous batch storage")
+    if not dst.is_contiguous:
+        raise ValueError("power_spectrum_batch needs a contiguous destination")
     if src.dtype != np.float32 or dst.dtype != np.float32:
         raise TypeError("power_spectrum_batch reads and writes float32")
     cdef Py_ssize_t n = src.num_samples, nd = src.ndim, i, d, k, count = 0
@@ -278,7 +279,7 @@ def power_spectrum_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, ff
         plans[i] = fft.plan
     cdef const int64_t[:, ::1] sshape = np.ascontiguousarray(src.shapes, np.int64).reshape(n, nd)
     cdef const int64_t[:, ::1] dshape = np.ascontiguousarray(dst.shapes, np.int64).reshape(n, nd)
-    cdef const int64_t[::1] soff = np.ascontiguousarray(src.offsets, np.int64)
+    cdef const char** data = sample_data(src, keep)
     cdef const int64_t[::1] doff = np.ascontiguousarray(dst.offsets, np.int64)
     arrays = np.empty((4, n), np.int64)
     cdef int64_t[:, ::1] a = arrays
@@ -286,8 +287,8 @@ def power_spectrum_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, ff
     costs = np.empty(n, np.float64)
     cdef double[::1] cost = costs
     cdef int64_t volume, out_volume, size, want
-    # samples of one shape and plan back to back (the usual batch): their signals are numbered
-    # across them, so short samples share the blocks transformed together
+    # samples of one shape and plan (the usual batch), their outputs back to back: their
+    # signals are numbered across them, so short samples share the blocks transformed together
     cdef bint joined = True, bad = False
     with nogil:
         for i in range(n):
@@ -305,11 +306,12 @@ def power_spectrum_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, ff
             total[i] = volume // max(length[i], 1)
             cost[i] = 2.5 * size * log2(size + 1.0) + 2 * size    # _fft_flops + loading
             chunk[i] = max(1, <int64_t>(_ITEM_FLOPS / cost[i]))
-            joined = (joined and plans[i] == plans[0] and soff[i] == soff[0] + i * volume * 4
+            joined = (joined and plans[i] == plans[0]
                       and doff[i] == doff[0] + i * out_volume * 4)
     if bad:
         raise ValueError("the destination shapes do not match the spectra")
     cdef Py_ssize_t units = n
+    cdef int64_t per_sample = total[0]
     if n > 1 and joined:
         units = 1
         total[0] *= n
@@ -327,10 +329,11 @@ def power_spectrum_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, ff
             lo = 0
             while lo < total[i]:
                 jobs[k].job.plan = plans[i]
-                jobs[k].job.x = <const float*>(src.data + soff[i])
+                jobs[k].job.x = <const float* const*>&data[i]
                 jobs[k].job.out = <float*>(dst.data + doff[i])
                 jobs[k].job.len = length[i]
                 jobs[k].job.inner = inner[i]
+                jobs[k].job.per_sample = per_sample if units == 1 else total[i]
                 jobs[k].job.lo = lo
                 jobs[k].job.hi = min(total[i], lo + chunk[i])
                 jobs[k].job.power = power

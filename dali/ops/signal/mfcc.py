@@ -104,7 +104,7 @@ class Mfcc(_operator.Operator):
                               axis=axis, matrices=matrices)
 
     def run_cpu(self, ws, plan):
-        _kernel.matmul_axis_batch(ws.thread_pool, ws.input_storage(0).contiguous(),
+        _kernel.matmul_axis_batch(ws.thread_pool, ws.input_storage(0),
                                   ws.outputs[0], plan.matrices, plan.axis)
 
     def run_gpu(self, ws, plan):

@@ -37,11 +37,21 @@ class PowerSpectrum(_operator.Operator):
         _fft.check_power(self, self.args["power"])
         if self.args["nfft"] is not None:
             _fft.check_nfft(self, self.args["nfft"])
+        self._memo = None       # (key, plan) of the last batch (the arguments are constants)
 
     def infer(self, ws):
         if ws.input_dtype(0) != np.float32:
             raise self.error(f"The input must be float32, got {ws.input_dtype(0)}.", TypeError)
         storage = ws.input_storage(0)
+        # the plan depends only on the input's shapes and layout
+        key = (ws.inputs[0].layout(), storage.shapes.shape, storage.shapes.tobytes())
+        if self._memo is not None and self._memo[0] == key:
+            return self._memo[1]
+        plan = self._plan(ws, storage)
+        self._memo = key, plan
+        return plan
+
+    def _plan(self, ws, storage):
         ndim = storage.ndim
         axis = self.args["axis"]
         axis = ndim - 1 if axis < 0 else axis
@@ -65,9 +75,10 @@ class PowerSpectrum(_operator.Operator):
             plans = [_fft.plan(int(n)) for n in sizes]
             ffts = [plans[k] for k in index.tolist()]
         shapes[:, axis] = nffts // 2 + 1
+        shapes.flags.writeable = False
         return _operator.Plan([_operator.OutputDesc(shapes, np.float32, ws.inputs[0].layout())],
                               axis=axis, ffts=ffts)
 
     def run_cpu(self, ws, plan):
-        _kernel.power_spectrum_batch(ws.thread_pool, ws.input_storage(0).contiguous(),
+        _kernel.power_spectrum_batch(ws.thread_pool, ws.input_storage(0),
                                      ws.outputs[0], plan.ffts, plan.axis, self.args["power"])

@@ -54,7 +54,7 @@ class PreemphasisFilter(_operator.Operator):
                                                     tl.layout())])
 
     def run_cpu(self, ws, plan):
-        _kernel.preemphasis_batch(ws.thread_pool, ws.input_storage(0).contiguous(),
+        _kernel.preemphasis_batch(ws.thread_pool, ws.input_storage(0),
                                   ws.outputs[0], ws.arg_array("preemph_coeff", np.float32),
                                   self.args["border"])
 

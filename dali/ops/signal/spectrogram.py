@@ -111,7 +111,7 @@ class Spectrogram(_operator.Operator):
 
     def run_cpu(self, ws, plan):
         a = self.args
-        _kernel.spectrogram_batch(ws.thread_pool, ws.input_storage(0).contiguous(),
+        _kernel.spectrogram_batch(ws.thread_pool, ws.input_storage(0),
                                   ws.outputs[0], self.fft, self.window, a["window_step"],
                                   a["center_windows"], a["reflect_padding"], a["power"],
                                   a["layout"] == "tf")

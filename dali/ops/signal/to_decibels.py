@@ -46,7 +46,7 @@ class ToDecibels(_operator.Operator):
 
     def run_cpu(self, ws, plan):
         a = self.args
-        _kernel.decibels_batch(ws.thread_pool, ws.input_storage(0).contiguous(), ws.outputs[0],
+        _kernel.decibels_batch(ws.thread_pool, ws.input_storage(0), ws.outputs[0],
                                a["multiplier"], a["reference"], a["cutoff_db"])
 
     def run_gpu(self, ws, plan):

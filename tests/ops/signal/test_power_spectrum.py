@@ -44,6 +44,17 @@ def test_layout_kept_and_per_sample_sizes():
     assert out[0][0].tolist() == [16.0] * 10
 
 
+def test_the_remembered_plan_follows_the_batch_shapes():
+    # the plan of a batch is kept for the next batch of the same shapes and layout only
+    rng = np.random.default_rng(5)
+    lengths = [(64, 64), (64, 80), (64, 64), (48, 48)]
+    its = [[[rng.standard_normal(n).astype(np.float32) for n in ns]] for ns in lengths]
+    outs = run_op(lambda fn, x: fn.power_spectrum(x), its, iterations=4, num_threads=2)
+    for (batch,), (out,) in zip(its, outs, strict=True):
+        for x, o in zip(batch, out, strict=True):
+            assert_spectrum_close(o, reference(x))
+
+
 @pytest.mark.parametrize("kwargs, sample, match", [
     ({"power": 3}, np.ones(8, np.float32), "`power` can be only 1"),
     ({"nfft": 2}, np.ones(8, np.float32), "`nfft` must be at least 3"),
