@@ -23,7 +23,8 @@ of each wanted feature's value list (and a bytes list's first value); `example_f
 makes the outputs of the usual batch (every record holding each feature as declared) in one
 call, and `numbers` decodes the float or int64 values of one feature over the batch for the
 others.  `recordio_spans` locates the labels and
-the image of MXNet RecordIO records (readers.mxnet)."""
+the image of MXNet RecordIO records (readers.mxnet), and `recordio_outputs` copies them out of
+a batch of whole records in one call."""
 
 cimport numpy as cnp
 import numpy as np
@@ -450,6 +451,54 @@ def recordio_spans(records):
             for i in range(n):
                 _recordio(data[i], sizes[i], o + 4 * i)
         return out
+    finally:
+        free(data)
+        free(sizes)
+
+
+def recordio_outputs(records):
+    """[images, labels] of MXNet RecordIO records that are all of one part (as
+    `recordio_spans` locates them): contiguous batches of the images (uint8, 1-D) and of the
+    labels (float32, 1-D: the one of the header when the header counts none); or None when a
+    record is split or malformed (`dali.ops.readers.mxnet` reads that batch in Python).
+    `records` as `example_spans` takes them."""
+    cdef Py_ssize_t n = _count(records), i
+    spans = np.empty((n, 4), np.int64)
+    image_shapes = np.empty((n, 1), np.int64)
+    label_shapes = np.empty((n, 1), np.int64)
+    cdef int64_t* sp = <int64_t*>cnp.PyArray_DATA(spans)
+    cdef int64_t* isz = <int64_t*>cnp.PyArray_DATA(image_shapes)
+    cdef int64_t* lsz = <int64_t*>cnp.PyArray_DATA(label_shapes)
+    cdef const uint8_t** data = <const uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
+    cdef int64_t* sizes = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
+    cdef bint whole = True
+    cdef BatchStorage images, labels
+    cdef const int64_t* ioff
+    cdef const int64_t* loff
+    try:
+        if data == NULL or sizes == NULL:
+            raise MemoryError()
+        _pointers(records, data, sizes)
+        with nogil:
+            for i in range(n):
+                sp[4 * i] = -1
+                _recordio(data[i], sizes[i], sp + 4 * i)
+                if sp[4 * i] < 0:
+                    whole = False
+                    break
+                isz[i] = sp[4 * i + 1] - sp[4 * i]
+                lsz[i] = max(sp[4 * i + 3], 1)
+        if not whole:
+            return None
+        images = BatchStorage.allocate(np.uint8, image_shapes, ndim=1)
+        labels = BatchStorage.allocate(np.float32, label_shapes, ndim=1)
+        ioff = <const int64_t*>cnp.PyArray_DATA(images.offsets)
+        loff = <const int64_t*>cnp.PyArray_DATA(labels.offsets)
+        with nogil:
+            for i in range(n):
+                memcpy(images.data + ioff[i], data[i] + sp[4 * i], <size_t>isz[i])
+                memcpy(labels.data + loff[i], data[i] + sp[4 * i + 2], <size_t>(4 * lsz[i]))
+        return [images, labels]
     finally:
         free(data)
         free(sizes)

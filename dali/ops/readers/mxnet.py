@@ -122,11 +122,15 @@ class MXNet(_records.RecordReader):
 
     def read(self, entries):
         """([images, labels], None) of the records `entries`, or (None, (index, message)).
-        Records of one part are located in C (`records.recordio_spans`) and copied out in one
-        call, the others parsed here."""
+        A batch of records of one part is copied out in one call (`records.recordio_outputs`);
+        in the others, records of one part are located in C (`records.recordio_spans`), the
+        rest parsed here."""
         raw, error = self.read_records(entries)
         if error is not None:
             return None, error
+        outputs = records.recordio_outputs(raw)
+        if outputs is not None:
+            return outputs, None
         spans = records.recordio_spans(raw)
         whole = spans[:, 0] >= 0
         parsed = {}
@@ -142,10 +146,6 @@ class MXNet(_records.RecordReader):
             image_sizes[i], label_sizes[i] = len(image), len(label)
         images = BatchStorage.allocate(np.uint8, image_sizes.reshape(-1, 1), ndim=1)
         labels = BatchStorage.allocate(np.float32, label_sizes.reshape(-1, 1), ndim=1)
-        if not parsed:                      # one copy per output, without the GIL
-            records.gather_spans(raw, starts, stops, images)
-            records.gather_spans(raw, label_at, label_at + 4 * label_sizes, labels)
-            return [images, labels], None
         for i, (record, image, label, (s, e, at, k)) in enumerate(zip(
                 raw.samples(), images.samples(), labels.samples(), spans.tolist(),
                 strict=True)):

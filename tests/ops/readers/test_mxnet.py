@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from record_files import RECORDIO_MAGIC, mx_record, recordio
 
+from dali._ext import records
 from dali.ops.readers import mxnet
 
 
@@ -28,10 +29,10 @@ def _write(root, name, parts):
     """.rec files of the lists of records `parts` and their one index (in reverse order: the
     reader sorts it by offset), offsets running over the files one after the other."""
     recs, lines, base = [], [], 0
-    for k, records in enumerate(parts):
+    for k, part in enumerate(parts):
         data, offsets = recordio([])
         data = bytearray(data)
-        for r in records:
+        for r in part:
             lines.append(f"{len(lines)}\t{base + len(data)}\n")
             data += _split(r)
         rec = root / f"{name}{k}.rec"
@@ -163,6 +164,18 @@ def test_bad_index(tmp_path):
 def test_record_parser_joins_parts():
     payload = b"ab" + struct.pack("<I", RECORDIO_MAGIC) + b"cde"
     assert bytes(mxnet.record_data(_split(payload))) == payload
+
+
+def test_records_of_one_part_are_copied_out_in_one_call():
+    whole, expected = _records(8, 0)
+    framed = [np.frombuffer(_split(r), np.uint8) for r in whole]
+    one_part = [k for k in range(8) if k % 4 != 1]
+    images, labels = records.recordio_outputs([framed[k] for k in one_part])
+    for k, image, label in zip(one_part, images.samples(), labels.samples(), strict=True):
+        assert bytes(image) == expected[k][0] and label.tolist() == expected[k][1].tolist()
+    assert labels.dtype == np.float32 and images.dtype == np.uint8
+    assert records.recordio_outputs(framed[:2]) is None                 # a split record
+    assert records.recordio_outputs([framed[0][:-8]]) is None           # cut short
 
 
 # -- shuffle_after_epoch: the order of the .rec files changes at every epoch ---------------------
