@@ -61,9 +61,9 @@ class RecordReader(_common.Reader):
         idx = np.asarray(entries, np.int64)
         sizes = self._sizes[idx]
         storage = BatchStorage.allocate(np.uint8, sizes.reshape(-1, 1), ndim=1)
-        first, last = entries[0], entries[-1]
-        if last - first == len(idx) - 1 and self._run[first] == self._run[last] and \
-                (np.diff(idx) == 1).all():
+        first = entries[0]
+        if self._run[first] == self._run[entries[-1]] and \
+                entries == list(range(first, first + len(entries))):
             failure = files.read_ranges([self._paths[self._file_ids[first]]],
                                         self._offsets[idx[:1]], [storage.flat()])
             if failure is not None:          # in the record where the range stops
