@@ -16,14 +16,15 @@ The crop window of an H x W image:
 Arithmetic is in float32 like DALI's.  Draws come from the workspace's counter-based streams, a
 fixed number per sample (two per attempt, then two for the position), so a sample's window
 depends only on the operator seed and the sample's index: not on threads or batch splits.  The
-whole batch is computed at once (every attempt of every sample), then each sample takes its
-first successful attempt.
+aspect ratios of every attempt of the batch are one NumPy exp; the attempts and positions are
+one call of the `random_window` kernel (the same float32 arithmetic, in C).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from dali._ext.kernels import random_window as _kernel
 from dali._schema import Arg
 from dali._types import DALIDataType as T
 
@@ -97,12 +98,14 @@ def crop_windows(heights, widths, draws, area, aspect, num_attempts):
     """
     fixed = _shape_terms(np.asarray(heights, dtype=np.int64), np.asarray(widths, dtype=np.int64),
                          area, aspect)
-    return _draw_windows(fixed, np.asarray(draws, dtype=np.float64), area, aspect, num_attempts)
+    return _draw_windows(fixed, np.ascontiguousarray(draws, dtype=np.float64), area, aspect,
+                         num_attempts)
 
 
 def _shape_terms(height, width, area, aspect):
     """What a batch's windows take from its image sizes alone (no draws): remembered by the
     caller while the sizes repeat."""
+    height, width = np.ascontiguousarray(height), np.ascontiguousarray(width)
     h_img, w_img = height.astype(_F32), width.astype(_F32)
     area_lo, area_hi = _F32(area[0]), _F32(area[1])
     ar_lo, ar_hi = _F32(aspect[0]), _F32(aspect[1])
@@ -116,42 +119,20 @@ def _shape_terms(height, width, area, aspect):
     h = np.minimum(np.where(too_wide, height, np.where(too_tall, max_h, h)), height)
     w = np.minimum(np.where(too_wide, max_w, np.where(too_tall, width, w)), width)
     free = ~(too_wide | too_tall)
-    pixels = (height * width).astype(_F32)[:, None]
-    return height, width, h, w, free, pixels, np.arange(len(height)), height[:, None], \
-        width[:, None]
+    return height, width, h.astype(np.int64), w.astype(np.int64), free.view(np.uint8), \
+        (height * width).astype(_F32)
 
 
 def _draw_windows(fixed, draws, area, aspect, num_attempts):
-    height, width, h, w, free, pixels, rows, height_col, width_col = fixed
-    if num_attempts > 0:
-        area_lo, area_hi = _F32(area[0]), _F32(area[1])
-        ar_lo, ar_hi = _F32(aspect[0]), _F32(aspect[1])
-        log_lo, log_hi = np.log(ar_lo), np.log(ar_hi)
-        a = draws[:, 0:2 * num_attempts:2].astype(_F32)
-        r = draws[:, 1:2 * num_attempts:2].astype(_F32)
-        target = (area_lo + a * (area_hi - area_lo)) * pixels
-        ratio = np.exp(log_lo + r * (log_hi - log_lo))
-        aw = np.maximum(1, _round(np.sqrt(target * ratio)))
-        ah = np.maximum(1, _round(np.sqrt(target / ratio)))
-        aspect_ok = aw.astype(_F32) / ah.astype(_F32)
-        ok = (aw <= width_col) & (ah <= height_col) & (ar_lo <= aspect_ok) & \
-            (aspect_ok <= ar_hi)
-        first = np.argmax(ok, axis=1)
-        found = ok[rows, first] & free
-        # A successful attempt fits the image: no clamp to (height, width) needed.
-        h = np.where(found, ah[rows, first], h)
-        w = np.where(found, aw[rows, first], w)
+    height, width, h, w, free, pixels = fixed
+    ar_lo, ar_hi = _F32(aspect[0]), _F32(aspect[1])
+    log_lo, log_hi = np.log(ar_lo), np.log(ar_hi)
+    r = draws[:, 1:2 * num_attempts:2].astype(_F32)
+    ratio = np.exp(log_lo + r * (log_hi - log_lo))
     out = np.empty((len(height), 4), np.int64)
-    out[:, 2], out[:, 3] = h, w
-    dh, dw = height - h, width - w
-    out[:, 0] = np.minimum((draws[:, -2] * (dh + 1)).astype(np.int64), dh)
-    out[:, 1] = np.minimum((draws[:, -1] * (dw + 1)).astype(np.int64), dw)
+    _kernel.draw_windows(height, width, h, w, free, pixels, draws, ratio, _F32(area[0]),
+                         _F32(area[1]), ar_lo, ar_hi, out)
     return out
-
-
-def _round(x):
-    """roundf: half away from zero (x >= 0 here)."""
-    return np.floor(x.astype(np.float64) + 0.5).astype(np.int64)
 
 
 def _fallback(height, width, area_hi, ar_lo, ar_hi, max_w, max_h):

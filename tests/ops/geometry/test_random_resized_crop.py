@@ -1,6 +1,8 @@
 """fn.random_resized_crop: crop windows (statistics, DALI's fallbacks), determinism, thread
 independence, and equality with fn.resize of the chosen window."""
 
+import math
+
 import numpy as np
 import pytest
 from pipeline_utils import run_op
@@ -90,6 +92,57 @@ def test_deterministic_windows_match_dali(area, aspect):
     ours = _crop_windows([(40, 60)] * 3, **kw)
     real = _crop_windows([(40, 60)] * 3, real=True, **kw)
     assert [w[2:] for w in ours] == [w[2:] for w in real]
+
+
+def _attempts_reference(height, width, draws, area, aspect, attempts, fallback):
+    """(y, x, h, w) of one image whose attempts may succeed, attempt by attempt in float32
+    scalars (the aspect ratios from one NumPy exp over the batch, as the operator takes them)."""
+    f32 = np.float32
+    ratio = np.exp(np.log(f32(aspect[0])) + draws[1:2 * attempts:2].astype(f32)
+                   * (np.log(f32(aspect[1])) - np.log(f32(aspect[0]))))
+    h, w = fallback
+    for k in range(attempts):
+        target = (f32(area[0]) + f32(draws[2 * k]) * (f32(area[1]) - f32(area[0]))) \
+            * f32(height * width)
+        aw = max(1, math.floor(float(np.sqrt(target * ratio[k])) + 0.5))
+        ah = max(1, math.floor(float(np.sqrt(target / ratio[k])) + 0.5))
+        if aw <= width and ah <= height and \
+                f32(aspect[0]) <= f32(aw) / f32(ah) <= f32(aspect[1]):
+            h, w = ah, aw
+            break
+    y = min(int(draws[-2] * (height - h + 1)), height - h)
+    return y, min(int(draws[-1] * (width - w + 1)), width - w), h, w
+
+
+def test_batch_windows_equal_a_sample_by_sample_reference():
+    """The batch kernel (random_window.pyx) against the attempts taken one by one, for images
+    whose attempts may succeed (the others take the fallback, as a zero-attempt draw does)."""
+    rng = np.random.default_rng(17)
+    for t in range(60):
+        n, attempts = int(rng.integers(1, 40)), int(rng.integers(0, 12))
+        heights = rng.integers(1, [6, 60, 2000][t % 3], n)
+        widths = rng.integers(1, [6, 60, 2000][(t // 3) % 3], n)
+        lo = float(rng.uniform(0, 1))
+        area = [lo, float(rng.uniform(lo, 1.2))]
+        lo = float(rng.uniform(0.2, 2))
+        aspect = [lo, float(rng.uniform(lo, 3))]
+        draws = rng.random((n, 2 * attempts + 2))
+        got = _random_window.crop_windows(heights, widths, draws, area, aspect, attempts)
+        for i in range(n):
+            h, w = int(heights[i]), int(widths[i])
+            fallback = crop_window(h, w, draws[i, -2:], area, aspect, 0)
+            want = _attempts_reference(h, w, draws[i], area, aspect, attempts, fallback[2:]) \
+                if _attempts_count(h, w, area, aspect) else fallback
+            assert tuple(got[i]) == want, (t, i)
+
+
+def _attempts_count(height, width, area, aspect):
+    """Whether the widest and the tallest window reach the smallest area (DALI's test)."""
+    f32 = np.float32
+    least = f32(width) * f32(height) * f32(area[0])
+    widest = max(1, int(f32(height) * f32(aspect[1])))
+    tallest = max(1, int(f32(width) * (f32(1) / f32(aspect[0]))))
+    return not (f32(height * widest) < least or f32(width * tallest) < least)
 
 
 def test_no_attempts_falls_back():
