@@ -133,6 +133,7 @@ struct Track {
     uint64_t number = 0;
     uint64_t width = 0, height = 0;
     uint64_t timecode_scale = 1000000;
+    std::vector<uint64_t> others;     // the numbers of the other tracks
     std::vector<Block> blocks;
 };
 
@@ -211,8 +212,38 @@ enum : uint32_t {
     ID_CODEC_ID = 0x86, ID_VIDEO = 0xE0, ID_PIXEL_WIDTH = 0xB0, ID_PIXEL_HEIGHT = 0xBA,
     ID_COLOUR = 0x55B0, ID_CONTENT_ENCODINGS = 0x6D80, ID_TRACK_TIMECODE_SCALE = 0x23314F,
     ID_CLUSTER = 0x1F43B675, ID_CLUSTER_TIMECODE = 0xE7, ID_SIMPLE_BLOCK = 0xA3,
-    ID_BLOCK_GROUP = 0xA0,
+    ID_BLOCK_GROUP = 0xA0, ID_SEEK_HEAD = 0x114D9B74, ID_SEEK = 0x4DBB, ID_SEEK_ID = 0x53AB,
+    ID_SEEK_POSITION = 0x53AC,
 };
+
+struct Element {
+    uint64_t id, position;           // a top-level element and its offset in the segment
+};
+
+// Whether every entry of the SeekHead [start, stop) names a top-level element of `elements`
+// where it is (FFmpeg's demuxer reads the entries it follows while opening: a wrong one can
+// fail the open).
+static bool seeks_found(const Ebml& e, uint64_t start, uint64_t stop,
+                        const std::vector<Element>& elements) {
+    uint32_t id, fid;
+    uint64_t s, t, fs, ft;
+    for (uint64_t pos = start; pos < stop; pos = t) {
+        if (!e.element(pos, stop, &id, &s, &t)) return false;
+        if (id != ID_SEEK) continue;
+        uint64_t target = 0, position = 0;
+        bool named = false, placed = false;
+        for (uint64_t p = s; p < t; p = ft) {
+            if (!e.element(p, t, &fid, &fs, &ft)) return false;
+            if (fid == ID_SEEK_ID) named = ft - fs <= 4 && e.uint(fs, ft, &target);
+            if (fid == ID_SEEK_POSITION) placed = e.uint(fs, ft, &position);
+        }
+        bool found = false;
+        for (const Element& el : elements)
+            found = found || (el.id == target && el.position == position);
+        if (!named || !placed || !found) return false;
+    }
+    return true;
+}
 
 static bool parse_header(const Ebml& e, uint64_t start, uint64_t stop) {
     bool doctype = false;
@@ -267,9 +298,14 @@ static bool parse_tracks(const Ebml& e, uint64_t start, uint64_t stop, Track* tr
                 }
             }
         }
-        if (number == track->number && number) return false;      // a second track numbered so
-        if (type != 1 || track->codec) continue;
-        if (!plain || codec <= 0 || !number || !width || !height || width > 0x7FFFFFFF ||
+        if (!number || number == track->number) return false;
+        for (uint64_t other : track->others)
+            if (number == other) return false;
+        if (type != 1 || track->codec) {
+            track->others.push_back(number);
+            continue;
+        }
+        if (!plain || codec <= 0 || !width || !height || width > 0x7FFFFFFF ||
             height > 0x7FFFFFFF)
             return false;
         track->codec = codec;
@@ -278,6 +314,22 @@ static bool parse_tracks(const Ebml& e, uint64_t start, uint64_t stop, Track* tr
         track->height = height;
     }
     return track->codec != 0;
+}
+
+// Whether the VP8 or VP9 frame `p` (n > 0 bytes) is a keyframe as its header says (FFmpeg's
+// parsers flag packets so, whatever the container says): 1 or 0, -1 where a parser would leave
+// it undecided (a short frame, an unknown profile, a VP8 keyframe without its start code).
+static int header_key(int codec, const uint8_t* p, int64_t n) {
+    if (codec == CODEC_VP8) {
+        if (n < 3 || ((p[0] >> 1) & 7) > 3) return -1;
+        if (p[0] & 1) return 0;
+        return n >= 10 && p[3] == 0x9d && p[4] == 0x01 && p[5] == 0x2a ? 1 : -1;
+    }
+    int profile = ((p[0] >> 5) & 1) | (((p[0] >> 4) & 1) << 1);
+    int bit = 3;                     // frame marker (2 bits), profile (2 bits) read
+    if (profile == 3 && ((p[0] >> bit--) & 1)) return -1;
+    if ((p[0] >> bit) & 1) return 0;                      // show_existing_frame
+    return !((p[0] >> (bit - 1)) & 1);                    // frame_type 0: a keyframe
 }
 
 static bool parse_cluster(const Ebml& e, uint64_t start, uint64_t stop, Track* track) {
@@ -295,12 +347,18 @@ static bool parse_cluster(const Ebml& e, uint64_t start, uint64_t stop, Track* t
         } else if (id == ID_SIMPLE_BLOCK) {
             uint64_t p = s, number;
             if (!e.vint(&p, t, &number, false) || t - p < 3) return false;
-            if (number != track->number) continue;
+            if (number != track->number) {
+                bool known = false;
+                for (uint64_t other : track->others) known = known || number == other;
+                if (!known) return false;
+                continue;
+            }
             int64_t relative = int16_t((e.d_[p] << 8) | e.d_[p + 1]);
             uint8_t flags = e.d_[p + 2];
             p += 3;
             if (!timed || (flags & 0x06) || p == t) return false;
             if (relative < 0 && time < uint64_t(-relative)) return false;
+            if (header_key(track->codec, e.d_ + p, t - p) != flags >> 7) return false;
             int64_t pts = int64_t(time) + relative;
             if (!track->blocks.empty() && pts <= track->blocks.back().pts) return false;
             track->blocks.push_back({int64_t(p), int64_t(t - p), pts, uint8_t(flags >> 7)});
@@ -312,7 +370,8 @@ static bool parse_cluster(const Ebml& e, uint64_t start, uint64_t stop, Track* t
 // The blocks of the first video track of a WebM/Matroska file, in feeding order; false
 // (nothing decided: PyAV opens it) where anything is out of the plain form this reads: one
 // segment ending at the file's end, Info and Tracks before the clusters, SimpleBlocks without
-// lacing in clusters with a timecode, strictly increasing timestamps.
+// lacing in clusters with a timecode, strictly increasing timestamps, keyframe flags that are
+// the frames' own, SeekHead entries that are right.
 static bool parse_webm(const uint8_t* data, uint64_t size, Track* track) {
     Ebml e(data, size);
     uint32_t id;
@@ -322,10 +381,15 @@ static bool parse_webm(const uint8_t* data, uint64_t size, Track* track) {
     if (!e.element(t, size, &id, &s, &segment_end) || id != ID_SEGMENT || segment_end != size)
         return false;
     bool info = false, tracks = false;
+    std::vector<Element> elements;
+    std::vector<uint64_t> seek_heads;
     for (uint64_t pos = s; pos < segment_end; pos = t) {
         uint64_t start;
         if (!e.element(pos, segment_end, &id, &start, &t)) return false;
-        if (id == ID_INFO) {
+        elements.push_back({id, pos - s});
+        if (id == ID_SEEK_HEAD) {
+            seek_heads.push_back(pos);
+        } else if (id == ID_INFO) {
             if (info || tracks) return false;
             info = true;
             uint32_t iid;
@@ -342,6 +406,11 @@ static bool parse_webm(const uint8_t* data, uint64_t size, Track* track) {
         } else if (id == ID_CLUSTER) {
             if (!info || !tracks || !parse_cluster(e, start, t, track)) return false;
         }
+    }
+    for (uint64_t pos : seek_heads) {
+        uint64_t start, stop;
+        e.element(pos, segment_end, &id, &start, &stop);
+        if (!seeks_found(e, start, stop, elements)) return false;
     }
     return !track->blocks.empty();
 }
@@ -366,10 +435,9 @@ struct Decoder {
         api.sws_free_context(&sws);
     }
 
-    // A context for `codec` clips of width x height: this thread's, flushed, when it decoded
-    // such clips and the clip starts at a keyframe; else a new one (one thread: the pool
-    // decodes clips in parallel).
-    bool ready(int codec_, int width_, int height_, bool keyframe, int sws_flags) {
+    // A context for `codec` clips of width x height: this thread's, flushed, where `reuse` and
+    // it is for such clips; else a new one (one thread: the pool decodes clips in parallel).
+    bool ready(int codec_, int width_, int height_, bool reuse, int sws_flags) {
         if (!packet && !(packet = api.av_packet_alloc())) return false;
         if (!frame && !(frame = api.av_frame_alloc())) return false;
         if (!rgb && !(rgb = api.av_frame_alloc())) return false;
@@ -379,7 +447,7 @@ struct Decoder {
                 api.av_opt_set_int(sws, "sws_flags", sws_flags, 0) < 0)
                 return false;
         }
-        if (context && keyframe && codec == codec_ && width == width_ && height == height_) {
+        if (context && reuse && codec == codec_ && width == width_ && height == height_) {
             if (fed) api.avcodec_flush_buffers(context);
             fed = false;
             return true;
@@ -437,8 +505,12 @@ static int decode_runs(const uint8_t* data, const int64_t* offsets, const int64_
     if (!api.ok || runs <= 0) return -1;
     for (int64_t r = 0; r < runs; r++) {
         int64_t start = starts[r];
+        // The runs of a clip share a context, flushed in between, as PyAV's path does.  A
+        // clip starts with a new one, except a VP9 clip starting at a keyframe: that resets
+        // all the state a flush leaves (VP8 keyframes keep segment and loop filter deltas).
+        bool reuse = r > 0 || (codec == CODEC_VP9 && keys[start]);
         if (start < 0 || start >= count || firsts[r] >= firsts[r + 1] ||
-            !decoder.ready(codec, width, height, keys[start] != 0, sws_flags))
+            !decoder.ready(codec, width, height, reuse, sws_flags))
             return -1;
         decoder.fed = true;
         PacketPrefix* packet = static_cast<PacketPrefix*>(decoder.packet);
