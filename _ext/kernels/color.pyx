@@ -194,6 +194,7 @@ cdef float Y_TO_GRAY = <float>(255.0 / 219.0)
 cdef float GRAY_TO_Y = <float>(219.0 / 255.0)
 # float constants: a double literal would turn the arithmetic into double precision
 cdef float F16 = 16, F128 = 128
+cdef float[3] YCBCR_OFFSETS = [16, 128, 128]
 
 
 cdef inline uint8_t _u8(float v) noexcept nogil:
@@ -217,6 +218,9 @@ cdef void _convert(const uint8_t* s, uint8_t* d, Py_ssize_t n, int conversion, i
             d[3 * p] = s[p]
             d[3 * p + 1] = s[p]
             d[3 * p + 2] = s[p]
+    elif conversion == RGB_TO_YCBCR and red == 0:
+        # the 3x3 map's SIMD loop sums in the pixel's channel order, as this one does for RGB
+        dali_color_mat3_u8(s, d, n, to_ycc, YCBCR_OFFSETS)
     elif conversion == RGB_TO_YCBCR:
         for p in range(n):
             r = s[3 * p + red]

@@ -55,8 +55,22 @@ def convert(src, name, red=0, cout=3):
     return out
 
 
-def test_kernel_against_numpy():
-    """The kernel against NumPy formulas (and OpenCV for gray)."""
+@pytest.fixture(params=[True, False], ids=["avx2", "sse41"])
+def simd_path(request):
+    """RGB -> YCbCr runs color_simd.h's 3x3 map: on its AVX2 path (where the CPU has it) and
+    on its SSE4.1 one."""
+    was = color.simd_avx2()
+    color.simd_avx2(request.param)
+    yield
+    color.simd_avx2(was)
+
+
+def test_kernel_against_numpy(simd_path):
+    """The kernel against NumPy formulas (and OpenCV for gray), runs of 1 to 17 pixels (the
+    vector loops' tails) included."""
+    for n in range(1, 18):
+        np.testing.assert_array_equal(convert(COLOURS[:n], "rgb_to_ycbcr"),
+                                      to_ycbcr(COLOURS[:n]))
     np.testing.assert_array_equal(convert(COLOURS, "rgb_to_ycbcr"), to_ycbcr(COLOURS))
     np.testing.assert_array_equal(convert(COLOURS, "rgb_to_ycbcr", red=2),
                                   to_ycbcr(COLOURS[:, ::-1]))
