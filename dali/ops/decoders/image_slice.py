@@ -31,9 +31,23 @@ class ImageSlice(_window_decoder.WindowDecoder):
     def setup(self):
         super().setup()
         _slice_window.check_args(self)
+        # (image sizes, windows) of the last batch while the slice is given by constants: the
+        # windows then depend only on the sizes (a batch of images of repeated sizes)
+        self._last_windows = None
 
     def windows(self, ws, batch):
         sizes = np.stack([batch.height, batch.width], axis=1)
+        if self.spec.arg_inputs or len(ws.inputs) != 1:
+            return self._windows(ws, sizes)
+        key = sizes.tobytes()
+        memo = self._last_windows
+        if memo is None or memo[0] != key:
+            windows = self._windows(ws, sizes)
+            windows.flags.writeable = False
+            memo = self._last_windows = key, windows
+        return memo[1]
+
+    def _windows(self, ws, sizes):
         start, end = _slice_window.window_arrays(self, ws, sizes, "HW")
         outside = (start < 0).any(axis=1) | (end > sizes).any(axis=1)
         empty = (end == start).any(axis=1)

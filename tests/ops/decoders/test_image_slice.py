@@ -110,6 +110,28 @@ def test_batch_windows_equal_the_per_sample_ones(monkeypatch, kwargs):
             np.testing.assert_array_equal(a, b)
 
 
+def test_windows_follow_the_image_sizes_of_every_batch():
+    # constant arguments: the windows of repeated image sizes are remembered, not reused for
+    # other sizes
+    tall, wide = images.coordinates_png(H, W), images.coordinates_png(W, H)
+    order = [[tall, tall], [tall, tall], [wide, tall], [tall, tall]]
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        x = fn.external_source(source=lambda i: order[i % len(order)], batch=True)
+        return fn.decoders.image_slice(x, rel_start=[0.5, 0.25], rel_shape=[0.5, 0.5])
+
+    p = pipe()
+    p.build()
+    for batch in order:
+        (out,) = p.run()
+        for o, png in zip(out, batch, strict=True):
+            h, w = (H, W) if png is tall else (W, H)
+            want = expected(np.array([[0.5 * w, 0.25 * h]]), np.array([[w, 0.75 * h]]))
+            y, x = images.read_coordinates(np.asarray(o))
+            assert [(int(y[0, 0]), int(x[0, 0]), *o.shape()[:2])] == want
+
+
 @pytest.mark.parametrize("kwargs, message", [
     (dict(start=[70, 5], shape=[20, 30]), r"cropping window \[5\.\.35, 70\.\.90\]"),
     (dict(start=[-3, 5], shape=[20, 30]), "not valid for image dimensions"),
