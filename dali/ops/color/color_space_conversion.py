@@ -55,6 +55,9 @@ class ColorSpaceConversion(_operator.Operator):
                 doc="The color space of the output image."),
         ])
 
+    def setup(self):
+        self._memo = None       # (key, plan) of the last batch: the plan depends on the shapes
+
     def infer(self, ws):
         tl = ws.inputs[0]
         layout = _layouts.image_layout(self, tl, LAYOUTS)
@@ -65,16 +68,23 @@ class ColorSpaceConversion(_operator.Operator):
         if conv is None:
             raise self.error(f"conversion not supported: {src.name} -> {dst.name}",
                              RuntimeError)
+        in_shapes = ws.input_storage(0).shapes
+        key = (layout, in_shapes.shape, in_shapes.tobytes())
+        if self._memo is not None and self._memo[0] == key:
+            return self._memo[1]
         cin, cout = _CHANNELS[src], _CHANNELS[dst]
         c = layout.index("C")
-        shapes = np.array(ws.input_storage(0).shapes)
+        shapes = np.array(in_shapes)
         bad = np.flatnonzero(shapes[:, c] != cin)
         if bad.size:
             raise self.error(f"{src.name} input: expected {cin} channels, got "
                              f"{shapes[bad[0], c]}", RuntimeError)
         shapes[:, c] = cout
-        return _operator.Plan([_operator.OutputDesc(shapes, np.dtype(np.uint8), layout)],
+        shapes.flags.writeable = False
+        plan = _operator.Plan([_operator.OutputDesc(shapes, np.dtype(np.uint8), layout)],
                               conversion=conv)
+        self._memo = key, plan
+        return plan
 
     def run_cpu(self, ws, plan):
         name, red = plan.conversion
