@@ -27,6 +27,7 @@ cdef extern from "audio_decode.h" namespace "dali_audio" nogil:
         void* out
         float* staging
         char error[kErrorSize]
+        bint decoded
 
     void bind_api(SfApi* api, const uintptr_t* functions)
     bint has_flac(const SfApi* api)

@@ -21,6 +21,7 @@ from dali._ext.kernels.audio_decode cimport (
     CONVERT, DIRECT, STAGE, DecodeJob, SfApi, bind_api, close_file, decode_file, has_flac,
     open_file,
 )
+from dali._ext.kernels.sample_data cimport sample_data
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
@@ -86,40 +87,48 @@ cdef void _decode_job(void* ctx, int64_t i) noexcept nogil:
 
 def open_files(ThreadPool pool, Sndfile api, blobs):
     """Open every encoded sample and read its header: `blobs` is a list of C-contiguous uint8
-    arrays or a contiguous BatchStorage of 1-D uint8 samples."""
+    arrays or a BatchStorage of 1-D uint8 samples (read where they are)."""
     cdef Files files = Files.__new__(Files)
     cdef Py_ssize_t n, i
     cdef cnp.ndarray blob
     cdef BatchStorage storage
+    cdef const char** data
+    files.keep = [blobs]
     if isinstance(blobs, BatchStorage):
         storage = <BatchStorage>blobs
-        if storage.dtype != np.uint8 or storage.ndim != 1 or not storage.is_contiguous:
-            raise ValueError("the samples must be contiguous 1-D uint8 bytes")
+        if storage.dtype != np.uint8 or storage.ndim != 1:
+            raise ValueError("the samples must be 1-D uint8 bytes")
         n = storage.num_samples
-        pointers = <intptr_t>storage.data + np.asarray(storage.offsets, np.int64)
+        data = sample_data(storage, files.keep)
         sizes = np.asarray(storage.shapes, np.int64).reshape(n)
     else:
         n = len(blobs)
-        pointers, sizes = np.empty(n, np.int64), np.empty(n, np.int64)
+        data = <const char**>job_array(n, sizeof(char*), files.keep)
+        sizes = np.empty(n, np.int64)
         for i in range(n):
             blob = blobs[i]
             if blob.dtype != np.uint8 or not blob.flags.c_contiguous:
                 raise ValueError(f"sample {i} must be C-contiguous uint8 bytes")
-            pointers[i] = <intptr_t>cnp.PyArray_DATA(blob)
+            data[i] = <const char*>cnp.PyArray_DATA(blob)
             sizes[i] = blob.size
-    files.keep = [blobs]
     files.n = n
     files.jobs = <DecodeJob*>job_array(n, sizeof(DecodeJob), files.keep)
-    cdef const int64_t[::1] at = pointers
     cdef const int64_t[::1] size = sizes
     for i in range(n):
         files.jobs[i].api = &api.api
-        files.jobs[i].memory.data = <const unsigned char*><intptr_t>at[i]
+        files.jobs[i].memory.data = <const unsigned char*>data[i]
         files.jobs[i].memory.size = size[i]
     run_largest_first(pool, _open_job, files.jobs, sizes, _NS_PER_BYTE)
-    files.frames = np.array([files.jobs[i].info.frames for i in range(n)], np.int64)
-    files.rates = np.array([files.jobs[i].info.samplerate for i in range(n)], np.float64)
-    files.channels = np.array([files.jobs[i].info.channels for i in range(n)], np.int64)
+    files.frames = np.empty(n, np.int64)
+    files.rates = np.empty(n, np.float64)
+    files.channels = np.empty(n, np.int64)
+    cdef int64_t[::1] frames = files.frames
+    cdef double[::1] rates = files.rates
+    cdef int64_t[::1] channels = files.channels
+    for i in range(n):
+        frames[i] = files.jobs[i].info.frames
+        rates[i] = files.jobs[i].info.samplerate
+        channels[i] = files.jobs[i].info.channels
     return files
 
 
@@ -167,7 +176,7 @@ def decode_files(ThreadPool pool, Files files, outputs, dict staging, modes, bin
     cdef const int64_t[::1] at = pointers
     cdef const int64_t[::1] mode = modes
     for i in range(n):
-        if files.jobs[i].file == NULL:
+        if files.jobs[i].decoded:
             raise ValueError(f"sample {i} was decoded already")
         files.jobs[i].mode = <int>mode[i]
         files.jobs[i].downmix = downmix

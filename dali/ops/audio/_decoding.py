@@ -79,12 +79,12 @@ def open_errors(api, blobs):
 
 
 def open_batch(api, pool, blobs, target_rates, downmix, windows=None) -> Opened:
-    """Open every encoded sample (a contiguous BatchStorage of 1-D uint8 samples, or a list of
-    such arrays) and work out its output shape; raises DecodeError for the first that cannot
+    """Open every encoded sample (a BatchStorage of 1-D uint8 samples, or a list of such
+    arrays) and work out its output shape; raises DecodeError for the first that cannot
     be opened.  `target_rates`: float32 array, per sample.  `windows`: per sample None or the
     (offset, duration) in seconds of the part to decode (either may be None: from the start,
     to the end), counted in whole frames as DALI does (rounded down)."""
-    if not isinstance(blobs, BatchStorage) or not blobs.is_contiguous:
+    if not isinstance(blobs, BatchStorage) or blobs.ndim != 1:
         blobs = [np.ascontiguousarray(b).reshape(-1) for b in
                  (blobs.samples() if isinstance(blobs, BatchStorage) else blobs)]
     files = _kernel.open_files(pool, api, blobs)
