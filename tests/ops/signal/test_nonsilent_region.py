@@ -104,6 +104,24 @@ def test_golden(k):
         assert o.tolist() == e.tolist()
 
 
+def _quiet_ends(rng, n):
+    """A float32 signal of `n` samples whose quiet start and end sit near the cut-offs used."""
+    x = rng.standard_normal(n) * rng.uniform(0.001, 1)
+    a, b = sorted(rng.integers(0, n, 2))
+    x[:a] *= 1e-3
+    x[b:] *= 1e-4
+    return x.astype(np.float32)
+
+
+def _assert_as_dali(kwargs, batches, num_threads=1):
+    def build(fn, x):
+        return tuple(fn.nonsilent_region(x, **kwargs))
+    for data in batches:
+        ours = run_op(build, [data], num_threads=num_threads)
+        real = run_op(build, [data], real=True)
+        assert [[int(v) for v in o] for o in ours] == [[int(v) for v in r] for r in real]
+
+
 @pytest.mark.oracle
 @pytest.mark.parametrize("seed", range(4))
 def test_oracle(seed):
@@ -112,27 +130,14 @@ def test_oracle(seed):
     kwargs = {"window_length": [1, 8, 64, 256][seed], "cutoff_db": float(rng.uniform(-80, -5))}
     if seed % 2:
         kwargs["reset_interval"] = 3 * kwargs["window_length"]
-    batch = []
-    for _ in range(4):
-        n = int(rng.integers(1, 3000))
-        x = rng.standard_normal(n) * rng.uniform(0.001, 1)
-        a, b = sorted(rng.integers(0, n, 2))
-        x[:a] *= 1e-3
-        x[b:] *= 1e-4
-        batch.append(x.astype(np.float32))
+    batch = [_quiet_ends(rng, int(rng.integers(1, 3000))) for _ in range(4)]
     ints = [np.round(x * 3000).astype(np.int16) for x in batch]
     if seed == 0:
         kwargs["reset_interval"] = -1
         batch.append(np.concatenate([rng.standard_normal(50_000),
                                      1e-5 * rng.standard_normal(20_000)]).astype(np.float32))
         ints.append(ints[0])
-
-    def build(fn, x):
-        return tuple(fn.nonsilent_region(x, **kwargs))
-    for data in (batch, ints):
-        ours = run_op(build, [data])
-        real = run_op(build, [data], real=True)
-        assert [[int(v) for v in o] for o in ours] == [[int(v) for v in r] for r in real]
+    _assert_as_dali(kwargs, (batch, ints))
 
 
 @pytest.mark.oracle
@@ -143,19 +148,7 @@ def test_oracle_signals_in_lockstep(num_threads):
     # cut-off where the float sums' rounding decides
     rng = np.random.default_rng(7)
     lengths = [*rng.integers(1, 3000, 30), 10, 10, 700, 700, 700, 5, 1, 2000, 2000, 2000]
-    batch = []
-    for n in lengths:
-        x = rng.standard_normal(n) * rng.uniform(0.001, 1)
-        a, b = sorted(rng.integers(0, n, 2))
-        x[:a] *= 1e-3
-        x[b:] *= 1e-4
-        batch.append(x.astype(np.float32))
+    batch = [_quiet_ends(rng, int(n)) for n in lengths]
     ints = [np.round(x * 3000).astype(np.int16) for x in batch]
-    kwargs = {"window_length": 16, "reset_interval": 48, "cutoff_db": -40.0}
-
-    def build(fn, x):
-        return tuple(fn.nonsilent_region(x, **kwargs))
-    for data in (batch, ints):
-        ours = run_op(build, [data], num_threads=num_threads)
-        real = run_op(build, [data], real=True)
-        assert [[int(v) for v in o] for o in ours] == [[int(v) for v in r] for r in real]
+    _assert_as_dali({"window_length": 16, "reset_interval": 48, "cutoff_db": -40.0},
+                    (batch, ints), num_threads)
