@@ -367,22 +367,14 @@ def example_features(records, spans, list features):
     ignored), 2 or 3 (float32 or int64 values, exactly as many as `shape` holds, in that shape;
     shape None: a variable number, always None here).  `records` and `spans` as
     `example_spans` takes and returns them."""
+    cdef _Buffers bufs = _Buffers(records)
     cdef Py_ssize_t n = _count(records), k = len(features), j
     cdef cnp.ndarray[cnp.int64_t, ndim=3] sp = np.ascontiguousarray(spans, np.int64)
     if sp.shape[0] != n or sp.shape[1] != k or sp.shape[2] != _W:
         raise ValueError("spans of every feature in every record")
-    cdef const uint8_t** data = <const uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
-    cdef int64_t* sizes = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
-    try:
-        if data == NULL or sizes == NULL:
-            raise MemoryError()
-        _pointers(records, data, sizes)
-        return [_feature(data, sizes, n, <int64_t*>cnp.PyArray_DATA(sp) + _W * j, _W * k,
-                         kind, shape)
-                for j, (kind, shape) in enumerate(features)]
-    finally:
-        free(data)
-        free(sizes)
+    return [_feature(bufs.data, bufs.sizes, n, <int64_t*>cnp.PyArray_DATA(sp) + _W * j,
+                     _W * k, kind, shape)
+            for j, (kind, shape) in enumerate(features)]
 
 
 cdef object _feature(const uint8_t** data, const int64_t* sizes, Py_ssize_t n,
@@ -462,6 +454,7 @@ def recordio_outputs(records):
     labels (float32, 1-D: the one of the header when the header counts none); or None when a
     record is split or malformed (`dali.ops.readers.mxnet` reads that batch in Python).
     `records` as `example_spans` takes them."""
+    cdef _Buffers bufs = _Buffers(records)
     cdef Py_ssize_t n = _count(records), i
     spans = np.empty((n, 4), np.int64)
     image_shapes = np.empty((n, 1), np.int64)
@@ -469,39 +462,31 @@ def recordio_outputs(records):
     cdef int64_t* sp = <int64_t*>cnp.PyArray_DATA(spans)
     cdef int64_t* isz = <int64_t*>cnp.PyArray_DATA(image_shapes)
     cdef int64_t* lsz = <int64_t*>cnp.PyArray_DATA(label_shapes)
-    cdef const uint8_t** data = <const uint8_t**>malloc(max(n, 1) * sizeof(uint8_t*))
-    cdef int64_t* sizes = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
+    cdef const uint8_t** data = bufs.data
     cdef bint whole = True
     cdef BatchStorage images, labels
     cdef const int64_t* ioff
     cdef const int64_t* loff
-    try:
-        if data == NULL or sizes == NULL:
-            raise MemoryError()
-        _pointers(records, data, sizes)
-        with nogil:
-            for i in range(n):
-                sp[4 * i] = -1
-                _recordio(data[i], sizes[i], sp + 4 * i)
-                if sp[4 * i] < 0:
-                    whole = False
-                    break
-                isz[i] = sp[4 * i + 1] - sp[4 * i]
-                lsz[i] = max(sp[4 * i + 3], 1)
-        if not whole:
-            return None
-        images = BatchStorage.allocate(np.uint8, image_shapes, ndim=1)
-        labels = BatchStorage.allocate(np.float32, label_shapes, ndim=1)
-        ioff = <const int64_t*>cnp.PyArray_DATA(images.offsets)
-        loff = <const int64_t*>cnp.PyArray_DATA(labels.offsets)
-        with nogil:
-            for i in range(n):
-                memcpy(images.data + ioff[i], data[i] + sp[4 * i], <size_t>isz[i])
-                memcpy(labels.data + loff[i], data[i] + sp[4 * i + 2], <size_t>(4 * lsz[i]))
-        return [images, labels]
-    finally:
-        free(data)
-        free(sizes)
+    with nogil:
+        for i in range(n):
+            sp[4 * i] = -1
+            _recordio(data[i], bufs.sizes[i], sp + 4 * i)
+            if sp[4 * i] < 0:
+                whole = False
+                break
+            isz[i] = sp[4 * i + 1] - sp[4 * i]
+            lsz[i] = max(sp[4 * i + 3], 1)
+    if not whole:
+        return None
+    images = BatchStorage.allocate(np.uint8, image_shapes, ndim=1)
+    labels = BatchStorage.allocate(np.float32, label_shapes, ndim=1)
+    ioff = <const int64_t*>cnp.PyArray_DATA(images.offsets)
+    loff = <const int64_t*>cnp.PyArray_DATA(labels.offsets)
+    with nogil:
+        for i in range(n):
+            memcpy(images.data + ioff[i], data[i] + sp[4 * i], <size_t>isz[i])
+            memcpy(labels.data + loff[i], data[i] + sp[4 * i + 2], <size_t>(4 * lsz[i]))
+    return [images, labels]
 
 
 cdef void _recordio(const uint8_t* b, int64_t n, int64_t* out) noexcept nogil:
