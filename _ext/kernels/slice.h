@@ -31,9 +31,7 @@ struct Run {
   int64_t dst, src, len;                   // elements of the group; src -1: fill
 };
 
-struct Sample {
-  const char* src;
-  char* dst;
+struct Sample {                            // a sample's plan: no pointers to its data
   int ndim;                                // outer axes + the group
   int64_t extent[MAX_DIMS];                // the group's extent is counted in elements
   int64_t src_stride[MAX_DIMS];            // elements
@@ -49,8 +47,10 @@ struct Sample {
   std::vector<char> pattern;               // per-channel fill of the group, whole periods
 };
 
-struct Job {
+struct Job {                               // samples of one plan share their Sample
   const Sample* s;
+  const char* src;
+  char* dst;
   int64_t lo, hi;
 };
 
@@ -318,7 +318,7 @@ static void axis(const Sample* s, int d, const In* src, Out* dst, int64_t lo, in
 template <typename Out, typename In>
 static void run_typed(const Job* job) {
   const Sample* s = job->s;
-  axis<Out, In>(s, 0, (const In*)s->src, (Out*)s->dst, job->lo, job->hi, -1, false);
+  axis<Out, In>(s, 0, (const In*)job->src, (Out*)job->dst, job->lo, job->hi, -1, false);
 }
 
 typedef void (*run_fn)(const Job*);

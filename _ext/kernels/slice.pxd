@@ -1,7 +1,8 @@
 # The slice kernel's C++ side (slice.h): a window of each sample, anywhere relative to it,
 # with a border policy for what lies outside, copied (or converted) into the output sample.
 # `setup` describes one sample (no allocation beyond its own vectors), `pick` chooses the typed
-# copy, a job copies a range of the outermost described axis.  Only `setup` and `setup_pattern`
+# copy, a job copies a range of the outermost described axis of a sample (its data pointers),
+# described by a Sample that samples of one plan share.  Only `setup` and `setup_pattern`
 # allocate (the vectors): std::bad_alloc reaches Python as MemoryError (`except +`).
 from libc.stdint cimport int64_t
 
@@ -11,8 +12,6 @@ cdef extern from "slice.h" namespace "dali_slice" nogil:
         MAX_DIMS
 
     cdef cppclass Sample:
-        const char* src
-        char* dst
         int ndim
         int64_t extent[MAX_DIMS]
         const char* fill
@@ -21,6 +20,8 @@ cdef extern from "slice.h" namespace "dali_slice" nogil:
 
     ctypedef struct Job:
         const Sample* s
+        const char* src
+        char* dst
         int64_t lo, hi
 
     ctypedef void (*run_fn)(const Job*)

@@ -10,12 +10,15 @@ the mirror image repeating the edge, REFLECT_101 the mirror image without repeat
 the source repeated.  The output type is the input's (bytes are copied) or uint8, float16 or
 float (saturating at the type's finite limits and truncating, as DALI's slice kernels do).
 Samples larger than `_TILE_BYTES` are split along their outermost axis; all work items run in
-one nogil call on the pool, largest first.
+one nogil call on the pool, largest first.  A sample with the previous one's shapes, window,
+fill values and conversion shares its description (index maps, runs, fill pattern): a batch of
+one shape is described once.
 """
 cimport numpy as cnp
 import numpy as np
 
 from libc.stdint cimport int64_t
+from libc.string cimport memcmp
 from libcpp.vector cimport vector
 
 from dali._ext.kernels.sample_data cimport sample_data
@@ -38,6 +41,23 @@ cdef double _NS_PER_BYTE = 0.3          # the cost estimate the pool gets
 cdef struct _Ctx:
     run_fn fn
     Job* jobs
+
+
+cdef bint _same_plan(Py_ssize_t i, int ndim, const int64_t[:, ::1] in_shape,
+                     const int64_t[:, ::1] out_shape, const int64_t[:, ::1] at,
+                     const char* fill, int64_t fill_stride, int64_t fill_bytes,
+                     const cnp.uint8_t[::1] casts) noexcept nogil:
+    """Whether sample i's Sample would be sample i - 1's (its window, shapes, fill values and
+    conversion): a batch of one shape and window (pad, paste) describes one sample only."""
+    cdef int k
+    if casts[i] != casts[i - 1]:
+        return False
+    for k in range(ndim):
+        if in_shape[i, k] != in_shape[i - 1, k] or out_shape[i, k] != out_shape[i - 1, k] or \
+                at[i, k] != at[i - 1, k]:
+            return False
+    return fill_stride == 0 or memcmp(fill + i * fill_stride, fill + (i - 1) * fill_stride,
+                                      fill_bytes) == 0
 
 
 cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
@@ -123,27 +143,34 @@ def slice_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, anchors,
     cdef int64_t out_size = out_type.itemsize, nbytes
     cdef vector[Sample] samples
     samples.resize(n)
+    cdef vector[Py_ssize_t] plan     # the sample whose Sample describes sample i
+    plan.resize(n)
     sizes_np = np.empty(n, np.int64)
     tiles_np = np.empty(n, np.int64)
     cdef int64_t[::1] sample_bytes = sizes_np
     cdef int64_t[::1] tiles = tiles_np
+    cdef Sample* s
     try:
         with nogil:
             for i in range(n):
-                setup(&samples[i], ndim, &in_shape[i, 0] if ndim else NULL,
-                      &out_shape[i, 0] if ndim else NULL, &at[i, 0] if ndim else NULL,
-                      policy, channel_axis)
-                samples[i].src = src_data[i]
-                samples[i].dst = dst.data + dst_off[i]
-                samples[i].fill = fill_data + i * fill_stride
-                samples[i].nfill = nfill
-                samples[i].cast = casts[i] != 0
-                setup_pattern(&samples[i], out_size)
+                if i and _same_plan(i, ndim, in_shape, out_shape, at, fill_data, fill_stride,
+                                    nfill * out_size, casts):
+                    plan[i] = plan[i - 1]
+                else:
+                    plan[i] = i
+                    s = &samples[i]
+                    setup(s, ndim, &in_shape[i, 0] if ndim else NULL,
+                          &out_shape[i, 0] if ndim else NULL, &at[i, 0] if ndim else NULL,
+                          policy, channel_axis)
+                    s.fill = fill_data + i * fill_stride
+                    s.nfill = nfill
+                    s.cast = casts[i] != 0
+                    setup_pattern(s, out_size)
                 nbytes = out_size
                 for k in range(ndim):
                     nbytes *= out_shape[i, k]
                 sample_bytes[i] = nbytes
-                tiles[i] = 0 if nbytes == 0 else min(samples[i].extent[0],
+                tiles[i] = 0 if nbytes == 0 else min(samples[plan[i]].extent[0],
                                                      max(1, nbytes // _TILE_BYTES))
                 count += tiles[i]
     except MemoryError:                 # std::bad_alloc of a sample's index maps
@@ -156,9 +183,11 @@ def slice_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, anchors,
     count = 0
     with nogil:
         for i in range(n):
-            e = samples[i].extent[0]
+            e = samples[plan[i]].extent[0]
             for k in range(tiles[i]):
-                jobs[count].s = &samples[i]
+                jobs[count].s = &samples[plan[i]]
+                jobs[count].src = src_data[i]
+                jobs[count].dst = dst.data + dst_off[i]
                 jobs[count].lo = e * k // tiles[i]
                 jobs[count].hi = e * (k + 1) // tiles[i]
                 size_view[count] = sample_bytes[i] // tiles[i]

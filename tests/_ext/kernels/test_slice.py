@@ -65,6 +65,32 @@ def test_random_windows_equal_numpy(threads, policy):
             np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("threads", [None, 2])
+def test_samples_of_one_window_share_their_description(threads):
+    """Samples with the previous one's shapes, window, fill values and conversion share their
+    description (slice.pyx): runs of such samples with other data, broken by a sample whose
+    fill values, conversion, window or shapes differ, each against np.pad."""
+    rng = np.random.default_rng(8)
+    pool = ThreadPool(threads) if threads else None
+    n, shape, window = 14, (5, 4, 3), (8, 6, 3)
+    srcs = [rng.integers(0, 250, shape).astype(np.float32) * 1.5 for _ in range(n)]
+    srcs[9] = srcs[9][:4]                                   # other input shape
+    anchors = np.tile(np.array([[-2, -1, 0]]), (n, 1))
+    anchors[11] = [1, -3, 0]                                # other window
+    fill = np.tile(np.array([[7, 200, 90]], np.float32), (n, 1))
+    fill[5:7] = [1, 2, 3]                                   # other fill values, twice
+    cast = np.zeros(n, bool)
+    cast[12:] = True                                        # other conversion
+    dst = BatchStorage.allocate(np.uint8, [window] * n)
+    kernel.slice_batch(pool, BatchStorage.from_samples(srcs), dst, anchors, kernel.CONSTANT,
+                       fill.astype(np.uint8), 2, cast)
+    for i, got in enumerate(dst.samples()):
+        want = reference(srcs[i], anchors[i], window, kernel.CONSTANT, fill[i], 2)
+        want = want.astype(np.int64).astype(np.uint8) if cast[i] else \
+            np.clip(want, 0, 255).astype(np.uint8)
+        np.testing.assert_array_equal(got, want, err_msg=f"sample {i}")
+
+
 def test_large_samples_are_tiled_on_a_pool():
     rng = np.random.default_rng(1)
     srcs = [rng.integers(0, 256, (300, 400, 3), np.uint8) for _ in range(3)]
