@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace dali_video {
@@ -539,6 +541,63 @@ static int decode_runs(const uint8_t* data, const int64_t* offsets, const int64_
         }
     }
     return 0;
+}
+
+// One clip of a batch: its bytes and block table (the offsets, sizes, timestamps and keyframe
+// flags of its `count` blocks, one row each), and the frame wanted at each of n places (-1:
+// none).  status: 0 once decoded, -1 where the caller must go through PyAV.
+struct ClipJob {
+    const uint8_t* data;
+    const int64_t* blocks;
+    int64_t count;
+    int codec, width, height, sws_flags;
+    const int64_t* frames;
+    const uint64_t* places;
+    int64_t n;
+    int status;
+};
+
+// Decode a clip's wanted frames, each once, in runs as PyAV's path cuts them (_clip.Clip.runs):
+// a run feeds from the last keyframe at or before its first frame (the first block where there
+// is none) and takes the next frame into it while that frame's keyframe is not after the
+// block of the frame before.
+static void decode_job(ClipJob* job) {
+    job->status = -1;
+    std::vector<std::pair<int64_t, int64_t>> wanted;      // (frame, place)
+    for (int64_t k = 0; k < job->n; k++) {
+        if (job->frames[k] >= job->count) return;
+        if (job->frames[k] >= 0) wanted.push_back({job->frames[k], k});
+    }
+    if (wanted.empty()) {
+        job->status = 0;
+        return;
+    }
+    std::sort(wanted.begin(), wanted.end());
+    std::vector<int64_t> frames, place_at, starts, firsts;
+    std::vector<uint8_t*> places;
+    const int64_t* keys = job->blocks + 3 * job->count;
+    int64_t last = -2;
+    for (const auto& w : wanted) {
+        places.push_back(reinterpret_cast<uint8_t*>(job->places[w.second]));
+        if (!frames.empty() && frames.back() == w.first) continue;
+        int64_t start = w.first;
+        while (start > 0 && !keys[start]) start--;
+        if (start > last + 1) {
+            starts.push_back(start);
+            firsts.push_back(int64_t(frames.size()));
+        }
+        last = w.first;
+        place_at.push_back(int64_t(places.size()) - 1);
+        frames.push_back(w.first);
+    }
+    place_at.push_back(int64_t(places.size()));
+    firsts.push_back(int64_t(frames.size()));
+    const int64_t* b = job->blocks;
+    int64_t count = job->count;
+    job->status = decode_runs(job->data, b, b + count, b + 2 * count, keys, count, job->codec,
+                              job->width, job->height, job->sws_flags, starts.data(),
+                              firsts.data(), int64_t(starts.size()), frames.data(),
+                              place_at.data(), places.data());
 }
 
 }  // namespace dali_video

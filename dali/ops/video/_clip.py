@@ -355,7 +355,9 @@ def decode_sequences(clip, picks, outs, fill):
     for out, frames in zip(outs, picks, strict=True):
         out[frames < 0] = fill
     if clip._blocks is not None:
-        if _native.decode_sequences(clip, clip._blocks, picks, outs, SWS_FLAGS):
+        places = _native.places(clip._blocks, outs)
+        if places is not None and _native.decode_clips(
+                None, [clip._blocks], [np.concatenate(picks)], [places], SWS_FLAGS)[0]:
             return
         clip = clip.through_pyav()
         try:
@@ -375,3 +377,20 @@ def decode_sequences(clip, picks, outs, fill):
 
     if places:
         clip.decode(sorted(places), emit)
+
+
+def decode_batch(pool, clips, picks, outs, fill):
+    """Decode `clips[i]`'s frames `picks[i]` (-1: a `fill` frame) into `outs[i]` (F, H, W, 3)
+    for the clips that take the C path, in one call on `pool`; whether each clip was decoded
+    (the others are left to `decode_into`)."""
+    done = np.zeros(len(clips), bool)
+    native = [i for i, clip in enumerate(clips) if clip._blocks is not None]
+    places = [_native.places(clips[i]._blocks, [outs[i]]) for i in native]
+    native = [i for i, p in zip(native, places, strict=True) if p is not None]
+    if native:
+        for i in native:
+            outs[i][picks[i] < 0] = fill
+        done[native] = _native.decode_clips(
+            pool, [clips[i]._blocks for i in native], [picks[i] for i in native],
+            [p for p in places if p is not None], SWS_FLAGS)
+    return done

@@ -111,29 +111,19 @@ def blocks(av, source):
     return None if found is None else Blocks(data, found)
 
 
-def decode_sequences(clip, blocks, picks, outs, sws_flags):
-    """Decode `clip`'s frames `picks[s]` (>= 0; -1 are left alone) into `outs[s]` (F, H, W, 3,
-    C-contiguous) through the C path, each distinct frame once; False where it could not (the
-    caller decodes them through PyAV)."""
-    frame_bytes = 3 * blocks.height * blocks.width
-    frames, places = [], []
-    for out, p in zip(outs, picks, strict=True):
-        if not out.flags.c_contiguous:
-            return False
-        frames.append(p)
-        places.append(out.ctypes.data + frame_bytes * np.arange(len(p), dtype=np.uint64))
-    frames = np.concatenate(frames) if len(frames) > 1 else frames[0]
-    places = np.concatenate(places) if len(places) > 1 else places[0]
-    order = np.argsort(frames, kind="stable")
-    order = order[frames[order] >= 0]
-    if not len(order):
-        return True
-    frames, places = frames[order], places[order]
-    wanted, place_at = np.unique(frames, return_index=True)
-    runs = clip.runs(wanted)
-    starts = np.array([start for start, _ in runs], np.int64)
-    firsts = np.zeros(len(runs) + 1, np.int64)
-    np.cumsum([len(run) for _, run in runs], out=firsts[1:])
-    return video_decode.decode_clip(
-        blocks.data, blocks.table, blocks.codec, blocks.height, blocks.width, sws_flags,
-        starts, firsts, wanted, np.append(place_at, len(frames)).astype(np.int64), places)
+def places(blocks, outs):
+    """The address of every frame of the sequences `outs` ((F, H, W, 3) uint8 arrays of the
+    clip of `blocks`), one after the other; None where one is not C-contiguous."""
+    if not all(out.flags.c_contiguous for out in outs):
+        return None
+    step = np.uint64(3 * blocks.height * blocks.width)
+    return np.concatenate([out.ctypes.data + step * np.arange(len(out), dtype=np.uint64)
+                           for out in outs])
+
+
+def decode_clips(pool, clips, picks, places, sws_flags):
+    """Decode the frames `picks[i]` (-1: none) of the `Blocks` `clips[i]` to the addresses
+    `places[i]` (see `places`), on `pool` (None: the caller), each distinct frame of a clip
+    once; whether each clip was (where not, the caller decodes it through PyAV)."""
+    return video_decode.decode_clips(pool, clips, [np.ascontiguousarray(p, np.int64)
+                                                   for p in picks], places, sws_flags)

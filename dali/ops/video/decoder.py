@@ -161,9 +161,11 @@ class Video(_operator.Operator):
                 clips[i].close()
             return None
 
-        sizes = np.array([p.size for p in picks], np.int64)
-        failures = pool.map(decode, len(clips), order=np.argsort(-sizes, kind="stable"))
-        for i, failure in enumerate(failures):
+        rest = np.flatnonzero(~_clip.decode_batch(pool, clips, picks, outputs, self.fill))
+        sizes = np.array([picks[i].size for i in rest], np.int64)
+        failures = pool.map(lambda k: decode(rest[k]), len(rest),
+                            order=np.argsort(-sizes, kind="stable"))
+        for i, failure in zip(rest.tolist(), failures, strict=True):
             if failure is not None:
                 raise ws.sample_error(i, f"{failure}", RuntimeError)
 

@@ -1,5 +1,5 @@
 """The video decoding kernel's contract: what index_webm refuses (None: the caller goes through
-PyAV) and decode_clip's checks of its arguments."""
+PyAV) and decode_clips' checks of its arguments."""
 
 import numpy as np
 import pytest
@@ -13,13 +13,23 @@ def test_what_is_not_plain_webm_has_no_index(data):
     assert video_decode.index_webm(np.frombuffer(data, np.uint8)) is None
 
 
-def test_inconsistent_runs_are_refused():
-    data = np.zeros(16, np.uint8)
-    blocks = np.zeros((4, 1), np.int64)
-    one = np.zeros(1, np.int64)
-    with pytest.raises(ValueError, match="inconsistent"):      # firsts: runs + 1 entries
-        video_decode.decode_clip(data, blocks, "vp9", 8, 8, 0, one, one, one,
-                                 np.array([0, 1], np.int64), np.zeros(1, np.uint64))
-    with pytest.raises(ValueError, match="inconsistent"):      # a codec it does not decode
-        video_decode.decode_clip(data, blocks, "h264", 8, 8, 0, one, np.array([0, 1]), one,
-                                 np.array([0, 1], np.int64), np.zeros(1, np.uint64))
+class _Clip:
+    def __init__(self, codec="vp9", rows=4):
+        self.data = np.zeros(16, np.uint8)
+        self.table = np.zeros((rows, 1), np.int64)
+        self.codec, self.height, self.width = codec, 8, 8
+
+
+@pytest.mark.parametrize("clip, places", [(_Clip(), 2), (_Clip(rows=3), 1),
+                                          (_Clip(codec="h264"), 1)])
+def test_inconsistent_clips_are_refused(clip, places):
+    with pytest.raises(ValueError, match="inconsistent"):
+        video_decode.decode_clips(None, [clip], [np.zeros(1, np.int64)],
+                                  [np.zeros(places, np.uint64)], 0)
+
+
+def test_frames_past_the_clip_are_left_to_pyav():
+    out = np.zeros((1, 8, 8, 3), np.uint8)
+    done = video_decode.decode_clips(None, [_Clip()], [np.array([1], np.int64)],
+                                     [np.array([out.ctypes.data], np.uint64)], 0)
+    assert not done[0] and not out.any()
