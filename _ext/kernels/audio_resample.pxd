@@ -22,6 +22,9 @@ cdef extern from "audio_resample.h" namespace "dali_audio" nogil:
         float wscale, wcenter
         int lobes
 
+    bint sse_taps
+    bint use_sse_taps(bint on)
+
     int64_t window_size(int lobes)
     void make_window(int lobes, float* lut, float* wscale, float* wcenter)
     int64_t phase_table_size(int lobes)

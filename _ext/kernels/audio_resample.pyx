@@ -19,7 +19,8 @@ import numpy as np
 from libc.stdint cimport int64_t, intptr_t
 
 from dali._ext.kernels.audio_resample cimport (
-    Job, kBlock, make_window, phase_table, phase_table_size, run, window_size,
+    Job, kBlock, make_window, phase_table, phase_table_size, run, sse_taps, use_sse_taps,
+    window_size,
 )
 from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
@@ -36,6 +37,13 @@ TYPES = tuple(_TYPES)
 
 cdef void _run_job(void* ctx, int64_t i) noexcept nogil:
     run((<Job*>ctx) + i)
+
+
+def sse(on=None):
+    """Whether float mono inputs take the SSE path of the inner windows' taps; `on=False`
+    switches it off (on only where the build has SSE2).  For tests: both paths give the same
+    results."""
+    return use_sse_taps(on) if on is not None else sse_taps
 
 
 def lobes_for_quality(double quality):

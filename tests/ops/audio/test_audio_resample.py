@@ -4,10 +4,12 @@ import math
 
 import numpy as np
 import pytest
+from dali._ext.tensor_storage import BatchStorage
 from golden_cases import case_indices, load_case
 from pipeline_utils import run_op
 
 from dali import types
+from dali._ext.kernels import audio_resample as kernel
 
 GOLDEN = "audio_resample.npz"
 
@@ -45,6 +47,29 @@ def test_matches_reference(seed):
     for x, y in zip(batch, run(batch, scale=scale, quality=quality), strict=True):
         assert y.dtype == np.float32 and y.shape[1:] == x.shape[1:]
         np.testing.assert_allclose(y, reference(x, 1 / scale, lobes), atol=1.5e-3)
+
+
+@pytest.mark.parametrize("quality", [0.0, 30.0, 50.0, 100.0])
+def test_sse_taps_equal_the_plain_loop(quality):
+    # float mono signals take an SSE path for the windows inside the signal: the same float
+    # operations in the same order as the plain loop, so the same bits (ends, too short
+    # signals, and a tail of taps past the vectors' multiple included)
+    rng = np.random.default_rng(int(quality))
+    lobes = kernel.lobes_for_quality(quality)
+    xs = [rng.standard_normal(n).astype(np.float32) for n in (1, 5, 40, 700, 3001)]
+    scales = np.array([1.0, 0.37, 22050 / 16000, 3.1, 0.9])
+    outs = []
+    try:
+        for on in (True, False):
+            kernel.sse(on)
+            dst = BatchStorage.allocate(np.float32, [(math.ceil(len(x) / s),)
+                                                     for x, s in zip(xs, scales, strict=True)])
+            kernel.resample_storage(None, BatchStorage.from_arrays(xs), dst, scales, lobes)
+            outs.append(b"".join(x.tobytes() for x in dst.samples()))
+    finally:
+        kernel.sse(True)
+    assert not kernel.sse(False) and outs[0] == outs[1]
+    kernel.sse(True)
 
 
 def test_types_are_normalized():
