@@ -260,4 +260,67 @@ static inline void dali_conv_load_u8(const uint8_t* src, float* out, int64_t n) 
     for (; i < n; i++) out[i] = (float)src[i];
 }
 
+
+/* fn.filter on uint8 images with small integer taps (sum of |w| <= 128, e.g. sharpening or
+   box filters): every float32 partial sum of the float path is then an integer below 2^15 in
+   magnitude, computed exactly, so the same sums in int16 lanes (16 a vector with AVX2, 8 with
+   SSE4.1) and a saturating pack to uint8 give the float path's values (the rounding has
+   nothing to round, the clamp is the saturation).  Rows are int16 copies of the uint8 ones. */
+static inline void dali_conv_load_u8_i16(const uint8_t* src, int16_t* out, int64_t n) {
+    int64_t i = 0;
+#if defined(__x86_64__) && defined(__SSE4_1__)
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i*)(out + i),
+                         _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i*)(src + i))));
+#endif
+    for (; i < n; i++) out[i] = (int16_t)src[i];
+}
+
+#if defined(__x86_64__) && defined(__SSE4_1__)
+__attribute__((target("avx2")))
+static int64_t dali_conv_sum_i16_u8_avx2(uint8_t* out, const int16_t* const* src,
+                                         const int16_t* w, int ntaps, int64_t n) {
+    int64_t t = 0;
+    for (; t + 32 <= n; t += 32) {
+        __m256i a0 = _mm256_setzero_si256(), a1 = a0;
+        for (int k = 0; k < ntaps; k++) {
+            const __m256i wk = _mm256_set1_epi16(w[k]);
+            a0 = _mm256_add_epi16(a0, _mm256_mullo_epi16(
+                wk, _mm256_loadu_si256((const __m256i*)(src[k] + t))));
+            a1 = _mm256_add_epi16(a1, _mm256_mullo_epi16(
+                wk, _mm256_loadu_si256((const __m256i*)(src[k] + t + 16))));
+        }
+        /* the pack works within 128-bit lanes: 8-byte groups a0lo a1lo a0hi a1hi back in
+           order */
+        const __m256i q = _mm256_permute4x64_epi64(_mm256_packus_epi16(a0, a1), 0xD8);
+        _mm256_storeu_si256((__m256i*)(out + t), q);
+    }
+    return t;
+}
+#endif
+
+static inline void dali_conv_sum_i16_u8(uint8_t* out, const int16_t* const* src,
+                                        const int16_t* w, int ntaps, int64_t n) {
+    int64_t t = 0;
+#if defined(__x86_64__) && defined(__SSE4_1__)
+    if (dali_conv_avx2) t = dali_conv_sum_i16_u8_avx2(out, src, w, ntaps, n);
+    for (; t + 16 <= n; t += 16) {
+        __m128i a0 = _mm_setzero_si128(), a1 = a0;
+        for (int k = 0; k < ntaps; k++) {
+            const __m128i wk = _mm_set1_epi16(w[k]);
+            a0 = _mm_add_epi16(a0, _mm_mullo_epi16(wk, _mm_loadu_si128(
+                (const __m128i*)(src[k] + t))));
+            a1 = _mm_add_epi16(a1, _mm_mullo_epi16(wk, _mm_loadu_si128(
+                (const __m128i*)(src[k] + t + 8))));
+        }
+        _mm_storeu_si128((__m128i*)(out + t), _mm_packus_epi16(a0, a1));
+    }
+#endif
+    for (; t < n; t++) {
+        int a = 0;
+        for (int k = 0; k < ntaps; k++) a += w[k] * src[k][t];
+        out[t] = (uint8_t)(a < 0 ? 0 : (a > 255 ? 255 : a));
+    }
+}
+
 #endif

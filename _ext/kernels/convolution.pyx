@@ -19,6 +19,8 @@ Filter (`filter_batch`): out[y, x] = sum_i sum_j f[i, j] * in[y - a_i + i, x - a
 padded by a border mode (reflect-101, reflect-1001,
 wrap, clamp, constant fill); in "valid" mode the anchor is 0 and the output is smaller.
 Integer outputs round halves to even (DALI's CPU filter is OpenCV's filter2D, cvRound).
+uint8 parts with integer taps whose magnitudes sum to at most 128 (sharpening, box filters)
+run the same sums in int16, where they are exact, as the float32 ones are (convolution.h).
 """
 cimport numpy as cnp
 import numpy as np
@@ -46,6 +48,9 @@ cdef extern from "convolution.h" nogil:
     void dali_conv_load_u8(const uint8_t* src, float* out, int64_t n)
     void dali_conv_store_rint_u16(uint16_t* dst, const float* v, int64_t n)
     void dali_conv_store_rint_i16(int16_t* dst, const float* v, int64_t n)
+    void dali_conv_load_u8_i16(const uint8_t* src, int16_t* out, int64_t n)
+    void dali_conv_sum_i16_u8(uint8_t* out, const int16_t** src, const int16_t* w, int ntaps,
+                              int64_t n)
 
 cnp.import_array()
 dali_conv_detect()
@@ -227,8 +232,13 @@ cdef void _store_rint(int kind, char* p, float* v, Py_ssize_t n) noexcept nogil:
         _store(kind, p, v, n)
 
 
-cdef void _pad_edges(float* row, Py_ssize_t w, Py_ssize_t nc, Py_ssize_t lo, Py_ssize_t total,
-                     int border, float fill) noexcept nogil:
+ctypedef fused row_t:
+    float
+    int16_t
+
+
+cdef void _pad_edges(row_t* row, Py_ssize_t w, Py_ssize_t nc, Py_ssize_t lo, Py_ssize_t total,
+                     int border, row_t fill) noexcept nogil:
     """Fill pixels [0, lo) and [lo + w, total) of a row whose pixels [lo, lo + w) hold the
     input row, by the border mode."""
     cdef Py_ssize_t x, c, sx
@@ -253,7 +263,7 @@ cdef void _pass_inner(const float* src, float* dst, Py_ssize_t rows, Py_ssize_t 
         taps[k] = pad + k * nc
     for y in range(rows):
         memcpy(pad + r * nc, src + y * len_, len_ * sizeof(float))
-        _pad_edges(pad, w, nc, r, w + n - 1, REFLECT_101, 0)
+        _pad_edges(pad, w, nc, r, w + n - 1, REFLECT_101, <float>0)
         dali_conv_sum(dst + y * len_, taps, win, n, len_)
 
 
@@ -332,12 +342,81 @@ cdef void _filter_row(const Part* p, Py_ssize_t y, Py_ssize_t pw, float* prow) n
         _pad_edges(prow, w, nc, p.ax, pw, p.border, p.fill)
 
 
+cdef bint _small_integer_taps(const Part* p) noexcept nogil:
+    """Whether the part is uint8 to uint8 with integer taps whose magnitudes sum to at most
+    128 and an integer fill: `dali_conv_sum_i16_u8` then gives the float path's values."""
+    cdef float total = 0, v
+    cdef int k
+    if p.in_kind != K_U8 or p.out_kind != K_U8 or p.fill != <int16_t>p.fill:
+        return False
+    for k in range(p.fh * p.fw):
+        v = p.filt[k]
+        if not -128 <= v <= 128 or v != <int>v:
+            return False
+        total += v if v > 0 else -v
+    return total <= 128
+
+
+cdef void _filter_row_i16(const Part* p, Py_ssize_t y, Py_ssize_t pw,
+                          int16_t* prow) noexcept nogil:
+    """`_filter_row` of a uint8 part as int16."""
+    cdef Py_ssize_t t, w = p.ext[1], nc = p.nc
+    cdef Py_ssize_t sy = _border(y - p.ay, p.ext[0], p.border)
+    if sy < 0:
+        for t in range(pw * nc):
+            prow[t] = <int16_t>p.fill
+    else:
+        dali_conv_load_u8_i16(<const uint8_t*>p.src + sy * w * nc, prow + p.ax * nc, w * nc)
+        _pad_edges(prow, w, nc, p.ax, pw, p.border, <int16_t>p.fill)
+
+
+cdef void _filter_i16(Part* p) noexcept nogil:
+    """`_filter` of a part with `_small_integer_taps`, in int16."""
+    cdef Py_ssize_t nc = p.nc, oh = p.out_ext[0], ow = p.out_ext[1]
+    cdef Py_ssize_t pw = ow + p.fw - 1, y, len_ = ow * nc, rowlen = pw * nc
+    cdef int i, j, ntaps = 0
+    cdef int16_t* ring = <int16_t*>malloc((p.fh * rowlen + p.fh * p.fw) * sizeof(int16_t))
+    cdef const int16_t** taps = <const int16_t**>malloc(p.fh * p.fw * sizeof(int16_t*))
+    cdef int* tap_row = <int*>malloc(p.fh * p.fw * sizeof(int))
+    cdef Py_ssize_t* tap_col = <Py_ssize_t*>malloc(p.fh * p.fw * sizeof(Py_ssize_t))
+    if ring == NULL or taps == NULL or tap_row == NULL or tap_col == NULL:
+        free(ring)
+        free(taps)
+        free(tap_row)
+        free(tap_col)
+        p.failed = True
+        return
+    cdef int16_t* weights = ring + p.fh * rowlen
+    for i in range(p.fh):                  # zero taps skipped, as in `_filter`
+        for j in range(p.fw):
+            if p.filt[i * p.fw + j] != 0:
+                weights[ntaps] = <int16_t>p.filt[i * p.fw + j]
+                tap_row[ntaps] = i
+                tap_col[ntaps] = j * nc
+                ntaps += 1
+    for i in range(p.fh - 1):
+        _filter_row_i16(p, i, pw, ring + i * rowlen)
+    for y in range(oh):
+        i = (y + p.fh - 1) % p.fh
+        _filter_row_i16(p, y + p.fh - 1, pw, ring + i * rowlen)
+        for j in range(ntaps):
+            taps[j] = ring + ((y + tap_row[j]) % p.fh) * rowlen + tap_col[j]
+        dali_conv_sum_i16_u8(<uint8_t*>p.dst + y * len_, taps, weights, ntaps, len_)
+    free(tap_col)
+    free(tap_row)
+    free(taps)
+    free(ring)
+
+
 cdef void _filter(Part* p) noexcept nogil:
     """Output row y reads padded rows y..y+fh-1, kept in a ring of fh rows (in cache)."""
     cdef Py_ssize_t nc = p.nc, oh = p.out_ext[0], ow = p.out_ext[1]
     cdef Py_ssize_t pw = ow + p.fw - 1, y, t, len_ = ow * nc, rowlen = pw * nc
     cdef int i, j, ntaps = 0
     if oh * ow * nc == 0:
+        return
+    if _small_integer_taps(p):
+        _filter_i16(p)
         return
     cdef float* ring = <float*>malloc((p.fh * rowlen + len_ + p.fh * p.fw) * sizeof(float))
     cdef const float** taps = <const float**>malloc(p.fh * p.fw * sizeof(float*))

@@ -99,6 +99,33 @@ def test_gaussian_window():
     assert kernel.gaussian_window(0.3, 1).tolist() == [1.0]
 
 
+@pytest.mark.parametrize("border", list(PADS))
+def test_small_integer_taps_on_uint8(border):
+    # sums of |taps| up to 128 run in int16 (and past it in float32): exact integers either way,
+    # rounded and saturated as the float path does, with and without AVX2
+    rng = np.random.default_rng(20 + border)
+    shapes = [(9, 70, 3), (5, 3, 1), (33, 17, 4)]
+    xs = [rng.integers(0, 256, s, dtype=np.uint8) for s in shapes]
+    fs = [np.array([[0, -1, 0], [-1, 5, -1], [0, -1, 0]], F32),
+          rng.integers(-9, 10, (3, 5)).astype(F32), np.full((2, 4), 16, F32)]
+    anchors = np.array([[1, 1], [2, 0], [0, 3]], np.int64)
+    fills = np.array([7, 255, 0], F32)
+    index = np.array([[0, 3, 3], [9, 3, 5], [24, 2, 4]], np.int64)
+    flat = np.concatenate([f.ravel() for f in fs])
+    geo = _geo(shapes)
+    for on in (True, False):
+        kernel.avx2(on)
+        try:
+            dst = BatchStorage.from_arrays([np.zeros(s, np.uint8) for s in shapes])
+            kernel.filter_batch(None, BatchStorage.from_arrays(xs), dst, geo, geo, flat, index,
+                                anchors, border, fills)
+        finally:
+            kernel.avx2(True)
+        for x, f, a, v, o in zip(xs, fs, anchors, fills, dst.samples(), strict=True):
+            want = np.clip(np.rint(_filter_ref(x, f, a, PADS[border], v)), 0, 255)
+            np.testing.assert_array_equal(o, want.astype(np.uint8))
+
+
 def test_per_sample_sources_read_in_place():
     # an external_source's arrays (one a strided view): the same as from one block
     rng = np.random.default_rng(5)
