@@ -32,6 +32,8 @@ from dali._ext.kernels.resample_filter cimport (
     dali_rs_pass_order,
     dali_rs_table,
 )
+from dali._ext.kernels.sample_data cimport sample_data
+from dali._ext.tensor_storage cimport BatchStorage
 from dali._ext.thread_pool cimport ThreadPool, job_array, run_largest_first
 
 cimport numpy as cnp
@@ -273,7 +275,64 @@ cdef inline bint _pixels_contiguous(cnp.ndarray a) except -1:
                 or a.strides[0] < 0 or a.strides[0] % item)
 
 
-def resample_batch(ThreadPool pool, list srcs, list dsts, list windows,
+cdef struct Side:
+    const char** data            # per sample: the first pixel
+    int64_t* shape               # (n, 3): height, width, channels
+    int64_t* row                 # row strides in elements
+    int* kind
+    Py_ssize_t* item
+    bint* contiguous             # the pixels contiguous (see _pixels_contiguous)
+
+
+cdef Side _side(samples, Py_ssize_t n, str what, bint out, list keep):
+    """Where the samples `samples` (a list of (H, W, C) arrays or a BatchStorage, contiguous
+    for an output) are and what they hold; the shapes checked to be 3-D."""
+    cdef Side side
+    cdef BatchStorage st
+    cdef cnp.ndarray a
+    cdef const int64_t[:, ::1] shapes
+    cdef Py_ssize_t i, d
+    cdef int kind
+    side.shape = <int64_t*>job_array(3 * n, sizeof(int64_t), keep)
+    side.row = <int64_t*>job_array(n, sizeof(int64_t), keep)
+    side.kind = <int*>job_array(n, sizeof(int), keep)
+    side.item = <Py_ssize_t*>job_array(n, sizeof(Py_ssize_t), keep)
+    side.contiguous = <bint*>job_array(n, sizeof(bint), keep)
+    if isinstance(samples, BatchStorage):
+        st = <BatchStorage>samples
+        if st.num_samples != n:
+            raise ValueError("every argument must describe the same number of samples")
+        if out and not st.is_contiguous:
+            raise ValueError("an output batch must be contiguous storage")
+        if n and st.ndim != 3:
+            raise ValueError("sample 0: src and dst must be (H, W, C) with the same C")
+        kind = array_kind(np.empty(0, st.dtype), what)
+        side.data = sample_data(st, keep)
+        shapes = np.ascontiguousarray(st.shapes, np.int64).reshape(n, 3)
+        for i in range(n):
+            for d in range(3):
+                side.shape[3 * i + d] = shapes[i, d]
+            side.row[i] = shapes[i, 1] * shapes[i, 2]
+            side.kind[i], side.item[i], side.contiguous[i] = kind, st.dtype.itemsize, True
+        return side
+    if len(samples) != n:
+        raise ValueError("every argument must describe the same number of samples")
+    side.data = <const char**>job_array(n, sizeof(char*), keep)
+    for i in range(n):
+        a = samples[i]
+        side.kind[i] = array_kind(a, what)
+        if a.ndim != 3:
+            raise ValueError(f"sample {i}: src and dst must be (H, W, C) with the same C")
+        for d in range(3):
+            side.shape[3 * i + d] = a.shape[d]
+        side.item[i] = a.itemsize
+        side.row[i] = a.strides[0] // a.itemsize
+        side.contiguous[i] = _pixels_contiguous(a)
+        side.data[i] = <const char*>cnp.PyArray_DATA(a)
+    return side
+
+
+def resample_batch(ThreadPool pool, srcs, dsts, list windows,
                    const double[:, ::1] lo, const double[:, ::1] hi,
                    const int32_t[:, ::1] filters, bint antialias, list tables):
     """Resample a batch of HWC images, as `dali.ops._resampling.resample` does each (the
@@ -282,9 +341,10 @@ def resample_batch(ThreadPool pool, list srcs, list dsts, list windows,
 
     Parameters
     ----------
-    srcs : list of ndarray (H, W, C)
-        uint8, int16, uint16 or float32; pixels contiguous (rows may be apart).
-    dsts : list of ndarray (h, w, C)
+    srcs : list of ndarray (H, W, C), or BatchStorage
+        uint8, int16, uint16 or float32; pixels contiguous (rows may be apart).  A batch is
+        read where its samples are (`sample_data`).
+    dsts : list of ndarray (h, w, C), or contiguous BatchStorage
         The whole outputs (the filters map each input to them): the input type or float32,
         pixels contiguous.
     windows : list of ((y0, y1), (x0, x1)) or None, or None
@@ -297,18 +357,21 @@ def resample_batch(ThreadPool pool, list srcs, list dsts, list windows,
         The kernel of each DALIInterpType value (resample.pyx `axis_filter`'s `table`); None
         for NN.
     """
-    cdef Py_ssize_t n = len(srcs), i, d
+    cdef Py_ssize_t n = lo.shape[0], i, d
     cdef int f
     cdef Batch2D batch
     cdef Sample2D* s
-    cdef cnp.ndarray src, dst
     cdef const float[::1] tv
-    if len(dsts) != n or (windows is not None and len(windows) != n) or lo.shape[0] != n or \
-            hi.shape[0] != n or filters.shape[0] != n:
+    cdef const int64_t* ss
+    cdef const int64_t* ds
+    if (windows is not None and len(windows) != n) or hi.shape[0] != n or \
+            filters.shape[0] != n:
         raise ValueError("every argument must describe the same number of samples")
     if len(tables) != N_INTERP:
         raise ValueError(f"tables must have {N_INTERP} entries")
     keep = []
+    cdef Side src = _side(srcs, n, "input", False, keep)
+    cdef Side dst = _side(dsts, n, "output", True, keep)
     for k in range(N_INTERP):
         if tables[k] is None:
             batch.tables[k].data = NULL
@@ -324,32 +387,31 @@ def resample_batch(ThreadPool pool, list srcs, list dsts, list windows,
     batch.samples = <Sample2D*>job_array(n, sizeof(Sample2D), keep)
     for i in range(n):
         s = batch.samples + i
-        src, dst = srcs[i], dsts[i]
-        s.src_kind = array_kind(src, "input")
-        s.dst_kind = array_kind(dst, "output")
-        if src.ndim != 3 or dst.ndim != 3 or src.shape[2] != dst.shape[2]:
+        ss, ds = src.shape + 3 * i, dst.shape + 3 * i
+        s.src_kind, s.dst_kind = src.kind[i], dst.kind[i]
+        if ss[2] != ds[2]:
             raise ValueError(f"sample {i}: src and dst must be (H, W, C) with the same C")
         if s.dst_kind != s.src_kind and s.dst_kind != cnp.NPY_FLOAT32:
             raise ValueError(f"sample {i}: the output must have the input type or float")
         w = windows[i] if windows is not None else None
         for d in range(2):
             if w is None:
-                s.win[d][0], s.win[d][1] = 0, dst.shape[d]
+                s.win[d][0], s.win[d][1] = 0, ds[d]
             else:
                 s.win[d][0], s.win[d][1] = w[d]
-            if not 0 <= s.win[d][0] <= s.win[d][1] <= dst.shape[d]:
+            if not 0 <= s.win[d][0] <= s.win[d][1] <= ds[d]:
                 raise ValueError(f"sample {i}: the window does not match dst")
-        s.channels = src.shape[2]
-        if src.size == 0 or dst.size == 0:
+        s.channels = ss[2]
+        if ss[0] * ss[1] * ss[2] == 0 or ds[0] * ds[1] * ds[2] == 0:
             s.channels = 0                      # nothing to compute (see _batch_item)
             continue
-        s.src_item, s.dst_item = src.itemsize, dst.itemsize
-        if not (_pixels_contiguous(src) and _pixels_contiguous(dst)):
+        s.src_item, s.dst_item = src.item[i], dst.item[i]
+        if not (src.contiguous[i] and dst.contiguous[i]):
             raise ValueError(f"sample {i}: the pixels must be contiguous")
-        s.src_rs, s.dst_rs = src.strides[0] // s.src_item, dst.strides[0] // s.dst_item
+        s.src_rs, s.dst_rs = src.row[i], dst.row[i]
         for d in range(2):
-            s.in_size[d] = src.shape[d]
-            s.out_size[d] = dst.shape[d]
+            s.in_size[d] = ss[d]
+            s.out_size[d] = ds[d]
             s.lo[d], s.hi[d] = lo[i, d], hi[i, d]
             if s.out_size[d] > 0x7fffffff or s.in_size[d] > 0x7fffffff:
                 raise ValueError(f"sample {i}: unsupported extents")
@@ -360,8 +422,8 @@ def resample_batch(ThreadPool pool, list srcs, list dsts, list windows,
                 raise ValueError(f"sample {i}: no kernel for filter {f}")
         s.antialias = antialias
         s.even_end = dali_rs_even_end(s.out_size[1], s.channels, s.win[1][0], s.win[1][1])
-        s.src = <const char*>cnp.PyArray_DATA(src)
-        s.dst = <char*>cnp.PyArray_DATA(dst) + \
+        s.src = src.data[i]
+        s.dst = <char*>dst.data[i] + \
             (s.win[0][0] * s.dst_rs + s.win[1][0] * s.channels) * s.dst_item
     batch.first = <Py_ssize_t*>job_array(n + 1, sizeof(Py_ssize_t), keep)
     sizes = np.empty(n, np.int64)

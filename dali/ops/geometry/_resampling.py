@@ -32,6 +32,7 @@ import numpy as np
 
 from dali._ext.kernels import resample as _kernel
 from dali._ext.kernels import resample_batch as _batch_kernel
+from dali._ext.tensor_storage import BatchStorage
 from dali._types import DALIInterpType as Interp
 
 _F32 = np.float32
@@ -193,14 +194,21 @@ def resample_batch(pool, srcs, dsts, lo, hi, filters, antialias, windows=None):
     """Resample HWC images: for each sample i, the source region [lo[i], hi[i]) (per axis) of
     `srcs[i]` to the whole output `dsts[i]` (an (H, W, C) array), with `filters[i]` =
     (min_filter, mag_filter); where `windows[i]` ((y0, y1), (x0, x1)) is given, only that part
-    of the output is computed.  The values are `resample`'s (filters from `region_filters`);
-    the work runs on `pool` (None: the caller) without the GIL, largest images first."""
-    n = len(srcs)
-    _batch_kernel.resample_batch(pool, list(srcs), list(dsts),
+    of the output is computed.  `srcs` and `dsts` are sequences of arrays or batches
+    (BatchStorage; `dsts` contiguous), whose samples the kernel reads in place.  The values
+    are `resample`'s (filters from `region_filters`); the work runs on `pool` (None: the
+    caller) without the GIL, largest images first."""
+    n = len(lo)
+    _batch_kernel.resample_batch(pool, _samples(srcs), _samples(dsts),
                                  None if windows is None else list(windows),
                                  _rows(lo, np.float64, n), _rows(hi, np.float64, n),
                                  _rows(filters, np.int32, n), bool(antialias),
                                  _TABLE_LIST)
+
+
+def _samples(batch):
+    """A batch as the batch kernel takes it: a BatchStorage as it is, samples as a list."""
+    return batch if isinstance(batch, BatchStorage) else list(batch)
 
 
 def _rows(values, dtype, n):

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from dali import _types
+from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg
 from dali._types import DALIDataType as T
 from dali._types import DALIInterpType as Interp
@@ -192,10 +193,10 @@ def sample_regions(op, ws, shapes, out_shapes, layout, geometry, filters):
 def resample_samples(ws, srcs, dsts, layout, geometry, filters, antialias, regions=None,
                      bounds=None):
     """`resample_sample` for every sample (geometry[i] = (lo, hi), filters[i] = (min_filter,
-    mag_filter), or `filter_codes`): HWC images as one batch without the GIL, other layouts
-    sample by sample.  `bounds`, when given, is the geometry as two float64 (n, 2) arrays
-    (lo, hi), which HWC batches then use instead of building them."""
-    n = len(srcs)
+    mag_filter), or `filter_codes`) of `srcs` into `dsts` (lists of arrays or batches): HWC
+    images as one batch without the GIL, other layouts sample by sample.  `bounds`, when
+    given, is the geometry as two float64 (n, 2) arrays (lo, hi), which HWC batches then use
+    instead of building them."""
     if layout == "HWC":
         if bounds is None:
             bounds = ([g[0] for g in geometry], [g[1] for g in geometry])
@@ -204,6 +205,8 @@ def resample_samples(ws, srcs, dsts, layout, geometry, filters, antialias, regio
         return
     if isinstance(filters, np.ndarray):
         filters = filters.tolist()
+    srcs, dsts = (b.samples() if isinstance(b, BatchStorage) else b for b in (srcs, dsts))
+    n = len(srcs)
     regions = regions or [None] * n
 
     def one(i):

@@ -125,15 +125,15 @@ class RandomResizedCrop(_operator.Operator, _roles.RegionProducer, _roles.Region
                                              filters)
 
     def run_cpu(self, ws, plan):
-        srcs, dsts = ws.input_samples(0), ws.output_samples(0)
+        srcs, dst = ws.input_storage(0), ws.outputs[0]   # read and written in place
         filters = _resize_common.filter_codes(ws)
         antialias = self.args["antialias"]
-        regions = _regions.consumer_regions(self, ws, [d.shape for d in dsts], plan.layout)
+        regions = _regions.consumer_regions(self, ws, dst.shapes.tolist(), plan.layout)
         bounds = plan.bounds
         delivery = _regions.delivered(self, ws)
         if delivery is not None:                 # the input came reduced (HWC only)
-            srcs, bounds = delivery.sources(srcs), delivery.bounds(*bounds)
-        _resize_common.resample_samples(ws, srcs, dsts, plan.layout, plan.geometry, filters,
+            srcs, bounds = delivery.sources(ws.input_samples(0)), delivery.bounds(*bounds)
+        _resize_common.resample_samples(ws, srcs, dst, plan.layout, plan.geometry, filters,
                                         antialias, regions, bounds)
 
     def run_gpu(self, ws, plan):

@@ -137,15 +137,15 @@ class Resize(_resize_size.SizeLogic, _operator.Operator, _roles.RegionProducer,
 
     def run_cpu(self, ws, plan):
         layout = plan.layout
-        srcs, dsts = ws.input_samples(0), ws.output_samples(0)
+        dst = ws.outputs[0]              # batches: the kernel reads and writes them in place
         antialias = self.args["antialias"]
         filters = _resize_common.filter_codes(ws)
-        regions = _regions.consumer_regions(self, ws, [d.shape for d in dsts], layout)
-        sources, bounds = srcs, plan.bounds
+        regions = _regions.consumer_regions(self, ws, dst.shapes.tolist(), layout)
+        sources, bounds = ws.input_storage(0), plan.bounds
         delivery = _regions.delivered(self, ws)
         if delivery is not None:                 # the input came reduced (HWC only)
-            sources, bounds = delivery.sources(srcs), delivery.bounds(*bounds)
-        _resize_common.resample_samples(ws, sources, dsts, layout, plan.geometry, filters,
+            sources, bounds = delivery.sources(ws.input_samples(0)), delivery.bounds(*bounds)
+        _resize_common.resample_samples(ws, sources, dst, layout, plan.geometry, filters,
                                         antialias, regions, bounds)
         if self.args["save_attrs"]:
             for attr, row in zip(ws.output_samples(1), self._attrs(ws, layout), strict=True):
