@@ -379,18 +379,48 @@ def decode_sequences(clip, picks, outs, fill):
         clip.decode(sorted(places), emit)
 
 
-def decode_batch(pool, clips, picks, outs, fill):
-    """Decode `clips[i]`'s frames `picks[i]` (-1: a `fill` frame) into `outs[i]` (F, H, W, 3)
-    for the clips that take the C path, in one call on `pool`; whether each clip was decoded
-    (the others are left to `decode_into`)."""
+def decode_batch(pool, clips, picks, storage, outs, fill):
+    """Decode `clips[i]`'s frames `picks[i]` (-1: a `fill` frame) into `outs[i]` (F, H, W, 3;
+    the samples of the output batch `storage`) for the clips that take the C path, in one call
+    on `pool`; whether each clip was decoded (the others are left to `decode_into`)."""
     done = np.zeros(len(clips), bool)
     native = [i for i, clip in enumerate(clips) if clip._blocks is not None]
-    places = [_native.places(clips[i]._blocks, [outs[i]]) for i in native]
-    native = [i for i, p in zip(native, places, strict=True) if p is not None]
-    if native:
-        for i in native:
-            outs[i][picks[i] < 0] = fill
-        done[native] = _native.decode_clips(
-            pool, [clips[i]._blocks for i in native], [picks[i] for i in native],
-            [p for p in places if p is not None], SWS_FLAGS)
+    found = _native.batch_places(storage, outs) if native else None
+    if found is None:
+        return done
+    places, bounds = found
+    _fill(picks, outs, fill, native)
+    done[native] = _native.decode_clips(
+        pool, [clips[i]._blocks for i in native], [picks[i] for i in native],
+        [places[bounds[i]:bounds[i + 1]] for i in native], SWS_FLAGS)
     return done
+
+
+def decode_parts(pool, clip, picks, storage, outs, fill, cuts):
+    """Decode `clip`'s frames `picks[s]` (-1: a `fill` frame) into `outs[s]` (the samples of
+    the output batch `storage`) through the C path, the sequences cut before each of `cuts`
+    into parts decoded in parallel on `pool`; False (nothing written) where the clip does not
+    take it, VideoError where a part fails as through PyAV."""
+    found = _native.batch_places(storage, outs) if clip._blocks is not None else None
+    if found is None:
+        return False
+    places, bounds = found
+    frames = np.concatenate(picks)
+    if len(frames) and frames.min() < 0:
+        _fill(picks, outs, fill, range(len(picks)))
+    edges = [0, *cuts, len(picks)]
+    parts = list(zip(edges[:-1], edges[1:], strict=True))
+    done = _native.decode_clips(
+        pool, [clip._blocks] * len(parts), [frames[bounds[a]:bounds[b]] for a, b in parts],
+        [places[bounds[a]:bounds[b]] for a, b in parts], SWS_FLAGS)
+    for (a, b), ok in zip(parts, done.tolist(), strict=True):
+        if not ok:
+            decode_sequences(clip, picks[a:b], outs[a:b], fill)
+    return True
+
+
+def _fill(picks, outs, fill, samples):
+    """The frames of `samples` picked as -1 set to `fill`."""
+    for i in samples:
+        if len(picks[i]) and picks[i].min() < 0:
+            outs[i][picks[i] < 0] = fill

@@ -121,6 +121,25 @@ def places(blocks, outs):
                            for out in outs])
 
 
+def batch_places(storage, samples):
+    """The address of every frame of every sample of an FHWC uint8 output batch (its storage
+    and `samples`, its views), one after the other, and the index of each sample's first (and
+    the total); None for a batch stored per sample."""
+    offsets = storage.offsets
+    if offsets is None or not len(samples):
+        return None
+    shapes = storage.shapes
+    counts = shapes[:, 0]
+    bounds = np.zeros(len(counts) + 1, np.int64)
+    np.cumsum(counts, out=bounds[1:])
+    within = np.arange(bounds[-1], dtype=np.uint64) - np.repeat(bounds[:-1], counts).astype(
+        np.uint64)
+    base = np.uint64(samples[0].ctypes.data - int(offsets[0]))
+    steps = np.prod(shapes[:, 1:], axis=1).astype(np.uint64)
+    return (np.repeat(offsets.astype(np.uint64) + base, counts) + np.repeat(steps, counts) *
+            within), bounds
+
+
 def decode_clips(pool, clips, picks, places, sws_flags):
     """Decode the frames `picks[i]` (-1: none) of the `Blocks` `clips[i]` to the addresses
     `places[i]` (see `places`), on `pool` (None: the caller), each distinct frame of a clip

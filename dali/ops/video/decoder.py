@@ -161,7 +161,8 @@ class Video(_operator.Operator):
                 clips[i].close()
             return None
 
-        rest = np.flatnonzero(~_clip.decode_batch(pool, clips, picks, outputs, self.fill))
+        rest = np.flatnonzero(~_clip.decode_batch(pool, clips, picks, ws.outputs[0], outputs,
+                                                  self.fill))
         sizes = np.array([picks[i].size for i in rest], np.int64)
         failures = pool.map(lambda k: decode(rest[k]), len(rest),
                             order=np.argsort(-sizes, kind="stable"))

@@ -103,11 +103,12 @@ class Video(_operator.Operator, _roles.Source):
         clip, data = self._videos[0]
         length = self.args["sequence_length"]
         pad = self.args["last_sequence_policy"] == "pad"
-        starts = self._position + length * np.arange(ws.batch_size, dtype=np.int64)
-        frames = []
-        for start in starts.tolist():
-            seq = np.arange(start, start + length, dtype=np.int64)
-            frames.append(np.where(seq < clip.count, seq, -1) if pad else seq[seq < clip.count])
+        grid = (self._position + np.arange(ws.batch_size * length, dtype=np.int64)).reshape(
+            ws.batch_size, length)
+        frames = list(np.where(grid < clip.count, grid, -1) if pad else grid)
+        if not pad:
+            for k in np.flatnonzero(grid[:, -1] >= clip.count).tolist():
+                frames[k] = grid[k][grid[k] < clip.count]
         self._position += length * ws.batch_size
         if self._position >= clip.count:
             self._videos.popleft()
@@ -120,6 +121,12 @@ class Video(_operator.Operator, _roles.Source):
         clip, frames, outs = plan.clip, plan.frames, ws.output_samples(0)
         threads = ws.thread_pool.num_threads if ws.thread_pool is not None else 1
         bounds = _runs(clip, frames, threads)
+        try:
+            if _clip.decode_parts(ws.thread_pool, clip, frames, ws.outputs[0], outs, _BLACK,
+                                  bounds[1:-1]):
+                return
+        except _clip.VideoError as e:
+            raise self.error(str(e), RuntimeError) from None
 
         def decode(r):
             lo, hi = bounds[r], bounds[r + 1]
