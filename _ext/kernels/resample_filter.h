@@ -128,7 +128,8 @@ typedef struct {
     float radius;
 } dali_rs_table;
 
-/* A folded 1-D filter in malloc'ed buffers: output i reads `width` inputs from starts[i]. */
+/* A folded 1-D filter in one malloc'ed block (at `starts`): output i reads `width` inputs
+   from starts[i]. */
 typedef struct {
     int32_t* starts;
     float* weights;
@@ -137,16 +138,18 @@ typedef struct {
 } dali_rs_filter;
 
 /* The filter resampling [lo, hi) of n_in positions to n_out with table `t` (nearest neighbour
-   when `nearest`), as `axis_filter` of resample.pyx builds it; -1 when memory runs out (the
-   buffers allocated so far are in `f`: free them with dali_rs_filter_free). */
+   when `nearest`), as `axis_filter` of resample.pyx builds it; -1 when memory runs out (then
+   nothing is allocated).  Its starts, weights and the taps it folds share one block: a batch
+   of small images builds two filters an image. */
 static int dali_rs_make_filter(const dali_rs_table* t, int nearest, int n_in, int n_out,
                                float lo, float hi, int antialias, dali_rs_filter* f) {
-    f->starts = (int32_t*)malloc((size_t)n_out * sizeof(int32_t));
+    size_t head = ((size_t)n_out * sizeof(int32_t) + 7) & ~(size_t)7;   /* starts, aligned */
     f->weights = NULL;
     if (nearest) {
         f->width = 1;
-        f->weights = (float*)malloc((size_t)n_out * sizeof(float));
-        if (f->starts == NULL || f->weights == NULL) return -1;
+        f->starts = (int32_t*)malloc(head + (size_t)n_out * sizeof(float));
+        if (f->starts == NULL) return -1;
+        f->weights = (float*)((char*)f->starts + head);
         for (int k = 0; k < n_out; k++) f->weights[k] = 1;
         dali_rs_filter_nn(n_in, n_out, lo, hi, f->starts);
     } else {
@@ -154,19 +157,17 @@ static int dali_rs_make_filter(const dali_rs_table* t, int nearest, int n_in, in
         int support = dali_rs_filter_shape(t->samples, t->radius, n_out, lo, hi, antialias,
                                            &scale, &step, &origin);
         f->width = support < n_in ? support : n_in;
-        f->weights = (float*)malloc((size_t)n_out * (size_t)f->width * sizeof(float));
-        int64_t* first = (int64_t*)malloc((size_t)n_out * sizeof(int64_t));
-        float* raw = (float*)malloc((size_t)n_out * (size_t)support * sizeof(float));
-        if (f->starts == NULL || f->weights == NULL || first == NULL || raw == NULL) {
-            free(first);
-            free(raw);
-            return -1;
-        }
+        size_t firsts = (size_t)n_out * sizeof(int64_t);
+        size_t raws = (size_t)n_out * (size_t)support * sizeof(float);
+        f->starts = (int32_t*)malloc(head + firsts + raws +
+                                     (size_t)n_out * (size_t)f->width * sizeof(float));
+        if (f->starts == NULL) return -1;
+        int64_t* first = (int64_t*)((char*)f->starts + head);
+        float* raw = (float*)((char*)first + firsts);
+        f->weights = (float*)((char*)raw + raws);
         dali_rs_filter_taps(t->data, t->samples, n_out, support, scale, step, origin, first,
                             raw);
         dali_rs_filter_fold(first, raw, n_out, support, n_in, f->starts, f->weights);
-        free(first);
-        free(raw);
     }
     f->identity = dali_rs_filter_identity(f->starts, f->weights, n_out, f->width, n_in);
     return 0;
@@ -174,7 +175,6 @@ static int dali_rs_make_filter(const dali_rs_table* t, int nearest, int n_in, in
 
 static void dali_rs_filter_free(dali_rs_filter* f) {
     free(f->starts);
-    free(f->weights);
     f->starts = NULL;
     f->weights = NULL;
 }
