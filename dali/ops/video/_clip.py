@@ -419,6 +419,26 @@ def decode_parts(pool, clip, picks, storage, outs, fill, cuts):
     return True
 
 
+def decode_groups(pool, clips, picks, outs, fill):
+    """Decode `clips[g]`'s frames `picks[g][s]` (-1: a `fill` frame) into `outs[g][s]` (its
+    sequences) for the clips that take the C path, in one call on `pool`; whether each clip was
+    decoded (the others are left to `decode_sequences`)."""
+    done = np.zeros(len(clips), bool)
+    native, places = [], []
+    for g, clip in enumerate(clips):
+        found = _native.places(clip._blocks, outs[g]) if clip._blocks is not None else None
+        if found is not None:
+            native.append(g)
+            places.append(found)
+    if native:
+        for g in native:
+            _fill(picks[g], outs[g], fill, range(len(picks[g])))
+        done[native] = _native.decode_clips(
+            pool, [clips[g]._blocks for g in native], [np.concatenate(picks[g]) for g in native],
+            places, SWS_FLAGS)
+    return done
+
+
 def _fill(picks, outs, fill, samples):
     """The frames of `samples` picked as -1 set to `fill`."""
     for i in samples:

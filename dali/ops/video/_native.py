@@ -113,8 +113,8 @@ def blocks(av, source):
 
 def places(blocks, outs):
     """The address of every frame of the sequences `outs` ((F, H, W, 3) uint8 arrays of the
-    clip of `blocks`), one after the other; None where one is not C-contiguous."""
-    if not all(out.flags.c_contiguous for out in outs):
+    clip of `blocks`), one after the other; None where one is not C-contiguous uint8."""
+    if not all(out.flags.c_contiguous and out.dtype == np.uint8 for out in outs):
         return None
     step = np.uint64(3 * blocks.height * blocks.width)
     return np.concatenate([out.ctypes.data + step * np.arange(len(out), dtype=np.uint64)
@@ -124,9 +124,9 @@ def places(blocks, outs):
 def batch_places(storage, samples):
     """The address of every frame of every sample of an FHWC uint8 output batch (its storage
     and `samples`, its views), one after the other, and the index of each sample's first (and
-    the total); None for a batch stored per sample."""
+    the total); None for a batch stored per sample or not of uint8."""
     offsets = storage.offsets
-    if offsets is None or not len(samples):
+    if offsets is None or not len(samples) or storage.dtype != np.uint8:
         return None
     shapes = storage.shapes
     counts = shapes[:, 0]

@@ -279,6 +279,10 @@ class SequenceReader(_common.Reader):
             return None
 
         pool = ws.thread_pool or _SERIAL
+        done = _clip.decode_groups(pool, [clips[samples[0]] for samples in groups],
+                                   [[frames[k] for k in samples] for samples in groups],
+                                   [[out[k] for k in samples] for samples in groups], self.fill)
+        groups = [samples for samples, ok in zip(groups, done.tolist(), strict=True) if not ok]
         sizes = np.array([sum(frames[k].size for k in samples) for samples in groups], np.int64)
         failures = pool.map(decode, len(groups), order=np.argsort(-sizes, kind="stable"))
         for samples, failure in zip(groups, failures, strict=True):
