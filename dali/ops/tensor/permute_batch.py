@@ -37,9 +37,8 @@ class PermuteBatch(_operator.Operator):
         if len(indices) != n:
             raise self.error(f"The number of sample indices {len(indices)} does not match the "
                              f"current batch size, which is {n}", RuntimeError)
-        bad = np.flatnonzero((indices < 0) | (indices >= storage.num_samples))
-        if bad.size:
-            i = int(bad[0])
+        if n and (indices.min() < 0 or indices.max() >= storage.num_samples):
+            i = int(np.flatnonzero((indices < 0) | (indices >= storage.num_samples))[0])
             raise self.error(f"Sample index out of range. indices[{i}] = {int(indices[i])} is "
                              f"not a valid index for an input batch of {storage.num_samples} "
                              "tensors.", RuntimeError)
@@ -50,10 +49,13 @@ class PermuteBatch(_operator.Operator):
                               indices=indices, sample_bytes=sample_bytes)
 
     def run_cpu(self, ws, plan):
-        counts = (plan.sample_bytes[plan.indices] > 0).astype(np.int64)
+        # each non-empty output sample is one frame (frame 0) of its input sample
+        counts = plan.sample_bytes[plan.indices] > 0
+        n = len(counts)
+        start = np.arange(n + 1, dtype=np.int64) if counts.all() else \
+            np.concatenate([[0], np.cumsum(counts)])
         _frames.gather(ws, ws.input_storage(0).contiguous(), ws.outputs[0], plan.indices,
-                       plan.sample_bytes, np.zeros(int(counts.sum()), np.int64),
-                       np.concatenate([[0], np.cumsum(counts)]))
+                       plan.sample_bytes, np.zeros(start[-1], np.int64), start)
         ws.set_output_meta(0, ws.sample_ids, _picked_info(ws, plan.indices))
 
     def run_gpu(self, ws, plan):
