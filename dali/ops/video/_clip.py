@@ -185,7 +185,8 @@ class Clip:
         self._given = index is not None
         found = _native.blocks(av, source) if native else None
         self._blocks = found if found is not None and _plausible(
-            found.height, found.width, found.data.size) else None
+            found.height, found.width, found.data.size) and (
+            index is None or _native.indexes(found, index)) else None
         if self._blocks is not None:         # the C path: no container
             self._container = None
             self.index = index if index is not None else _checked(Index(

@@ -90,6 +90,14 @@ class Blocks:
         return self.table[3].astype(bool)
 
 
+def indexes(blocks, index):
+    """Whether `blocks` are those `index` (a `_clip.Index`) describes (a file indexed earlier
+    and not changed since)."""
+    return (index.ordered and (index.height, index.width) == (blocks.height, blocks.width)
+            and index.time_base == blocks.time_base and np.array_equal(index.pts, blocks.pts)
+            and np.array_equal(index.keys, blocks.keys))
+
+
 def blocks(av, source):
     """The `Blocks` of `source` (a path, encoded bytes or a 1-D uint8 array), or None where the C
     path does not take it."""

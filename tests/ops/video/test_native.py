@@ -152,3 +152,19 @@ def test_a_corrupt_clip_fails_the_operator_as_pyavs_path_does(monkeypatch):
         messages.append(str(e.value))
     assert messages[0] == messages[1]
     assert "decoders.video" in messages[0] and "cannot decode the video: " in messages[0]
+
+
+def test_float_outputs_and_changed_files_take_pyavs_path(tmp_path):
+    data = _encode("libvpx-vp9", 6, gop=3)
+    clip = _clip.Clip(av, data)
+    assert _native.places(clip._blocks, [np.zeros((2, 48, 64, 3), np.float32)]) is None
+    frames = np.zeros((2, 48, 64, 3), np.float32)
+    _clip.decode_sequences(clip, [np.array([5, 1])], [frames], np.zeros(3, np.uint8))
+    want = _outcome(data, False, [[5, 1]])[1][0]
+    np.testing.assert_array_equal(frames, want.astype(np.float32))
+    path = tmp_path / "x.webm"
+    path.write_bytes(data.tobytes())
+    index = _clip.Clip(av, str(path)).index
+    assert _clip.Clip(av, str(path), index)._blocks is not None
+    path.write_bytes(_encode("libvpx-vp9", 7, gop=3).tobytes())         # changed since
+    assert _clip.Clip(av, str(path), index)._blocks is None
