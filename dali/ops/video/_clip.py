@@ -17,6 +17,10 @@ libswscale keeps its default of its own threads: converting on the pool's thread
 (threads=1) costs less CPU (a quarter less on 8x8 clips) but doubled the wall time of a
 batch on a busy 2-core machine (less of the work overlapped).
 `av` is imported when the first clip is opened: only video users need the "video" extra.
+
+VP8 and VP9 clips in plain WebM/Matroska take the C path instead (`_native`: no container, the
+blocks indexed and decoded from C by the same libavcodec and libswscale, frames and errors
+bit for bit PyAV's); where it declines or fails, the clip goes through PyAV as described above.
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ padding every start in the range, the frames past its end resolved by `pad_mode`
 
 The reader's own thread opens the files of the batches ahead (the index is reused, nothing is
 demuxed twice; a file once for the sequences of a batch it holds, up to a thread's share of
-the batch); the pipeline's pool decodes them, one task per opened file, seeking to the
+the batch); the pipeline's pool decodes them, one work item per opened file (those taking the
+C path, `_native`, in one nogil call, the others one Python task each), seeking to the
 keyframe before each sequence (the sequences of a file in one pass, each frame decoded once),
 straight into the output (FHWC uint8, RGB).
 """

@@ -3,9 +3,10 @@ in memory -> sequences of RGB frames, FHWC uint8.
 
 `infer` opens every sample on the pipeline's pool (`_clip.Clip`: one demux pass, no decoding),
 resolves its frame selection (`_frames`), and returns the output shapes; `run_cpu` decodes the
-selected frames of each sample straight into the leased output, one pool task per sample,
-largest first: each distinct frame is decoded once (seeking to keyframes) and copied to every
-place it is wanted; constant-padded frames are filled with `fill_value`.
+selected frames of each sample straight into the leased output: the clips taking the C path
+(`_native`) in one nogil call on the pool, the others one pool task per sample, largest
+first; each distinct frame is decoded once (seeking to keyframes) and copied to every place it
+is wanted; constant-padded frames are filled with `fill_value`.
 """
 
 from __future__ import annotations

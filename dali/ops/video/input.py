@@ -8,7 +8,8 @@ videos); the last sequence of a video is shorter, or padded with black frames
 (`last_sequence_policy`).  When a video is used up the next one queued is taken; running with
 nothing queued is DALI's error.  A batch is decoded in one pass, or cut into consecutive runs of
 sequences decoded in parallel on the pool (each with its own decoder, seeking in the same
-bytes) where a keyframe lets a run start without decoding frames of the one before.
+bytes; through the C path, `_native`, in one call) where a keyframe lets a run start without
+decoding frames of the one before.
 """
 
 from __future__ import annotations
