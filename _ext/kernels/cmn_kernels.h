@@ -10,8 +10,7 @@
 
 /* Packed three-channel uint8 pixels (read forwards, dir = 1, or backwards from `s`,
    dir = -1) into three float planes: (x - m[c]) * f[c], the scalar loop's operations.
-   Sixteen pixels at a time: 48 bytes split into channels with byte shuffles (then eight,
-   24 bytes, where eight or more are left). */
+   Eight pixels at a time: 24 bytes split into channels with byte shuffles. */
 static inline void dali_cmn_u8x3_one(const uint8_t* s, int dir, float* d0, float* d1,
                                      float* d2, Py_ssize_t k, const float* m,
                                      const float* f) {
@@ -22,13 +21,6 @@ static inline void dali_cmn_u8x3_one(const uint8_t* s, int dir, float* d0, float
 }
 #if defined(__SSSE3__) && defined(__SSE4_1__)
 #include <smmintrin.h>
-static inline void dali_cmn_store16(__m128i v, __m128 m, __m128 f, float* d) {
-    for (int q = 0; q < 4; q++) {
-        __m128 x = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(v));
-        _mm_storeu_ps(d + 4 * q, _mm_mul_ps(_mm_sub_ps(x, m), f));
-        v = _mm_srli_si128(v, 4);
-    }
-}
 static inline void dali_cmn_store8(__m128i v, __m128 m, __m128 f, float* d) {
     for (int q = 0; q < 2; q++) {
         __m128 x = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(v));
@@ -36,10 +28,11 @@ static inline void dali_cmn_store8(__m128i v, __m128 m, __m128 f, float* d) {
         v = _mm_srli_si128(v, 4);
     }
 }
-/* Eight pixels from the 24 bytes at p (in reverse order when `reverse`) to d0[k..k+7], ... */
-static inline void dali_cmn_u8x3_8(const uint8_t* p, int reverse, float* d0, float* d1,
-                                   float* d2, Py_ssize_t k, __m128 m0, __m128 m1, __m128 m2,
-                                   __m128 f0, __m128 f1, __m128 f2) {
+/* Eight pixels from the 24 bytes at p (in reverse order when `reverse`) into d0[0..7],
+   d1[0..7] and d2[0..7]: byte i goes to channel i % 3, position i / 3. */
+static inline void dali_cmn_block8(const uint8_t* p, int reverse, float* d0, float* d1,
+                                   float* d2, __m128 m0, __m128 m1, __m128 m2, __m128 f0,
+                                   __m128 f1, __m128 f2) {
     const __m128i x = _mm_loadu_si128((const __m128i*)p);
     const __m128i y = _mm_loadl_epi64((const __m128i*)(p + 16));
     const __m128i a0 = _mm_setr_epi8(0, 3, 6, 9, 12, 15, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -64,71 +57,24 @@ static inline void dali_cmn_u8x3_8(const uint8_t* p, int reverse, float* d0, flo
         g = _mm_shuffle_epi8(g, rev);
         bl = _mm_shuffle_epi8(bl, rev);
     }
-    dali_cmn_store8(r, m0, f0, d0 + k);
-    dali_cmn_store8(g, m1, f1, d1 + k);
-    dali_cmn_store8(bl, m2, f2, d2 + k);
+    dali_cmn_store8(r, m0, f0, d0);
+    dali_cmn_store8(g, m1, f1, d1);
+    dali_cmn_store8(bl, m2, f2, d2);
 }
 static void dali_cmn_u8x3_blocks(const uint8_t* s, int dir, float* d0, float* d1,
                                  float* d2, Py_ssize_t n, const float* m,
                                  const float* f) {
-    /* byte i of the 48 goes to channel i % 3, position i / 3 */
-    const __m128i a0 = _mm_setr_epi8(0, 3, 6, 9, 12, 15, -1, -1, -1, -1, -1, -1, -1, -1,
-                                     -1, -1);
-    const __m128i a1 = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, 2, 5, 8, 11, 14, -1, -1, -1,
-                                     -1, -1);
-    const __m128i a2 = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 4, 7,
-                                     10, 13);
-    const __m128i b0 = _mm_setr_epi8(1, 4, 7, 10, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-                                     -1, -1);
-    const __m128i b1 = _mm_setr_epi8(-1, -1, -1, -1, -1, 0, 3, 6, 9, 12, 15, -1, -1, -1,
-                                     -1, -1);
-    const __m128i b2 = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, 5, 8,
-                                     11, 14);
-    const __m128i c0 = _mm_setr_epi8(2, 5, 8, 11, 14, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-                                     -1, -1);
-    const __m128i c1 = _mm_setr_epi8(-1, -1, -1, -1, -1, 1, 4, 7, 10, 13, -1, -1, -1, -1,
-                                     -1, -1);
-    const __m128i c2 = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 3, 6, 9,
-                                     12, 15);
-    const __m128i rev = _mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1,
-                                      0);
     const __m128 m0 = _mm_set1_ps(m[0]), m1 = _mm_set1_ps(m[1]), m2 = _mm_set1_ps(m[2]);
     const __m128 f0 = _mm_set1_ps(f[0]), f1 = _mm_set1_ps(f[1]), f2 = _mm_set1_ps(f[2]);
     /* Blocks in increasing source addresses (a mirrored row from its end: the hardware
-       prefetcher follows ascending reads better), the n % 16 others one by one. */
-    Py_ssize_t rest = n % 16, k;
-    for (Py_ssize_t b = 0; b + 16 <= n; b += 16) {
-        k = dir > 0 ? b : n - 16 - b;
-        const uint8_t* p = dir > 0 ? s + 3 * k : s - 3 * (k + 15);
-        __m128i x = _mm_loadu_si128((const __m128i*)p);
-        __m128i y = _mm_loadu_si128((const __m128i*)(p + 16));
-        __m128i z = _mm_loadu_si128((const __m128i*)(p + 32));
-        __m128i r = _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(x, a0),
-                                              _mm_shuffle_epi8(y, a1)),
-                                 _mm_shuffle_epi8(z, a2));
-        __m128i g = _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(x, b0),
-                                              _mm_shuffle_epi8(y, b1)),
-                                 _mm_shuffle_epi8(z, b2));
-        __m128i bl = _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(x, c0),
-                                               _mm_shuffle_epi8(y, c1)),
-                                  _mm_shuffle_epi8(z, c2));
-        if (dir < 0) {
-            r = _mm_shuffle_epi8(r, rev);
-            g = _mm_shuffle_epi8(g, rev);
-            bl = _mm_shuffle_epi8(bl, rev);
-        }
-        dali_cmn_store16(r, m0, f0, d0 + k);
-        dali_cmn_store16(g, m1, f1, d1 + k);
-        dali_cmn_store16(bl, m2, f2, d2 + k);
+       prefetcher follows ascending reads better), the n % 8 others one by one. */
+    Py_ssize_t rest = n % 8, k;
+    for (Py_ssize_t b = 0; b + 8 <= n; b += 8) {
+        k = dir > 0 ? b : n - 8 - b;
+        dali_cmn_block8(dir > 0 ? s + 3 * k : s - 3 * (k + 7), dir < 0, d0 + k, d1 + k,
+                        d2 + k, m0, m1, m2, f0, f1, f2);
     }
-    k = dir > 0 ? n - rest : 0;
-    if (rest >= 8) {
-        dali_cmn_u8x3_8(dir > 0 ? s + 3 * k : s - 3 * (k + 7), dir < 0, d0, d1, d2, k, m0, m1,
-                        m2, f0, f1, f2);
-        k += 8;
-        rest -= 8;
-    }
-    for (; rest > 0; rest--, k++)
+    for (k = dir > 0 ? n - rest : 0; rest > 0; rest--, k++)
         dali_cmn_u8x3_one(s, dir, d0, d1, d2, k, m, f);
 }
 /* Mirrored rows go through a small buffer, read and written in increasing addresses

@@ -330,24 +330,30 @@ cdef void _separable(Part* p) noexcept nogil:
     free(buf)
 
 
-cdef void _filter_row(const Part* p, Py_ssize_t y, Py_ssize_t pw, float* prow) noexcept nogil:
-    """Padded row y (input row y - anchor, through the border) as float32."""
+cdef void _filter_row(const Part* p, Py_ssize_t y, Py_ssize_t pw, row_t* prow) noexcept nogil:
+    """Padded row y (input row y - anchor, through the border) as float32, or as int16 (a
+    uint8 part with `_small_integer_taps`)."""
     cdef Py_ssize_t t, w = p.ext[1], nc = p.nc
     cdef Py_ssize_t sy = _border(y - p.ay, p.ext[0], p.border)
     if sy < 0:
         for t in range(pw * nc):
-            prow[t] = p.fill
-    else:
+            prow[t] = <row_t>p.fill
+        return
+    if row_t is float:
         _load(p.in_kind, p.src + sy * w * nc * p.in_itemsize, prow + p.ax * nc, w * nc)
-        _pad_edges(prow, w, nc, p.ax, pw, p.border, p.fill)
+    else:
+        dali_conv_load_u8_i16(<const uint8_t*>p.src + sy * w * nc, prow + p.ax * nc, w * nc)
+    _pad_edges(prow, w, nc, p.ax, pw, p.border, <row_t>p.fill)
 
 
 cdef bint _small_integer_taps(const Part* p) noexcept nogil:
     """Whether the part is uint8 to uint8 with integer taps whose magnitudes sum to at most
-    128 and an integer fill: `dali_conv_sum_i16_u8` then gives the float path's values."""
+    128 and an integer fill in [0, 255]: `dali_conv_sum_i16_u8` then gives the float path's
+    values."""
     cdef float total = 0, v
     cdef int k
-    if p.in_kind != K_U8 or p.out_kind != K_U8 or p.fill != <int16_t>p.fill:
+    if p.in_kind != K_U8 or p.out_kind != K_U8 or not 0 <= p.fill <= 255 or \
+            p.fill != <int>p.fill:
         return False
     for k in range(p.fh * p.fw):
         v = p.filt[k]
@@ -357,26 +363,25 @@ cdef bint _small_integer_taps(const Part* p) noexcept nogil:
     return total <= 128
 
 
-cdef void _filter_row_i16(const Part* p, Py_ssize_t y, Py_ssize_t pw,
-                          int16_t* prow) noexcept nogil:
-    """`_filter_row` of a uint8 part as int16."""
-    cdef Py_ssize_t t, w = p.ext[1], nc = p.nc
-    cdef Py_ssize_t sy = _border(y - p.ay, p.ext[0], p.border)
-    if sy < 0:
-        for t in range(pw * nc):
-            prow[t] = <int16_t>p.fill
+cdef void _filter(Part* p) noexcept nogil:
+    """One part of `filter_batch`."""
+    if p.out_ext[0] * p.out_ext[1] * p.nc == 0:
+        return
+    if _small_integer_taps(p):
+        _filter_rows(p, <int16_t*>NULL)
     else:
-        dali_conv_load_u8_i16(<const uint8_t*>p.src + sy * w * nc, prow + p.ax * nc, w * nc)
-        _pad_edges(prow, w, nc, p.ax, pw, p.border, <int16_t>p.fill)
+        _filter_rows(p, <float*>NULL)
 
 
-cdef void _filter_i16(Part* p) noexcept nogil:
-    """`_filter` of a part with `_small_integer_taps`, in int16."""
+cdef void _filter_rows(Part* p, row_t* kind) noexcept nogil:
+    """Output row y reads padded rows y..y+fh-1, kept in a ring of fh rows (in cache): float32
+    rows, or int16 ones (`_small_integer_taps`: exact sums in int16 lanes).  `kind` is NULL:
+    it picks the row type."""
     cdef Py_ssize_t nc = p.nc, oh = p.out_ext[0], ow = p.out_ext[1]
     cdef Py_ssize_t pw = ow + p.fw - 1, y, len_ = ow * nc, rowlen = pw * nc
     cdef int i, j, ntaps = 0
-    cdef int16_t* ring = <int16_t*>malloc((p.fh * rowlen + p.fh * p.fw) * sizeof(int16_t))
-    cdef const int16_t** taps = <const int16_t**>malloc(p.fh * p.fw * sizeof(int16_t*))
+    cdef row_t* ring = <row_t*>malloc((p.fh * rowlen + len_ + p.fh * p.fw) * sizeof(row_t))
+    cdef const row_t** taps = <const row_t**>malloc(p.fh * p.fw * sizeof(row_t*))
     cdef int* tap_row = <int*>malloc(p.fh * p.fw * sizeof(int))
     cdef Py_ssize_t* tap_col = <Py_ssize_t*>malloc(p.fh * p.fw * sizeof(Py_ssize_t))
     if ring == NULL or taps == NULL or tap_row == NULL or tap_col == NULL:
@@ -386,55 +391,12 @@ cdef void _filter_i16(Part* p) noexcept nogil:
         free(tap_col)
         p.failed = True
         return
-    cdef int16_t* weights = ring + p.fh * rowlen
-    for i in range(p.fh):                  # zero taps skipped, as in `_filter`
-        for j in range(p.fw):
-            if p.filt[i * p.fw + j] != 0:
-                weights[ntaps] = <int16_t>p.filt[i * p.fw + j]
-                tap_row[ntaps] = i
-                tap_col[ntaps] = j * nc
-                ntaps += 1
-    for i in range(p.fh - 1):
-        _filter_row_i16(p, i, pw, ring + i * rowlen)
-    for y in range(oh):
-        i = (y + p.fh - 1) % p.fh
-        _filter_row_i16(p, y + p.fh - 1, pw, ring + i * rowlen)
-        for j in range(ntaps):
-            taps[j] = ring + ((y + tap_row[j]) % p.fh) * rowlen + tap_col[j]
-        dali_conv_sum_i16_u8(<uint8_t*>p.dst + y * len_, taps, weights, ntaps, len_)
-    free(tap_col)
-    free(tap_row)
-    free(taps)
-    free(ring)
-
-
-cdef void _filter(Part* p) noexcept nogil:
-    """Output row y reads padded rows y..y+fh-1, kept in a ring of fh rows (in cache)."""
-    cdef Py_ssize_t nc = p.nc, oh = p.out_ext[0], ow = p.out_ext[1]
-    cdef Py_ssize_t pw = ow + p.fw - 1, y, t, len_ = ow * nc, rowlen = pw * nc
-    cdef int i, j, ntaps = 0
-    if oh * ow * nc == 0:
-        return
-    if _small_integer_taps(p):
-        _filter_i16(p)
-        return
-    cdef float* ring = <float*>malloc((p.fh * rowlen + len_ + p.fh * p.fw) * sizeof(float))
-    cdef const float** taps = <const float**>malloc(p.fh * p.fw * sizeof(float*))
-    cdef int* tap_row = <int*>malloc(p.fh * p.fw * sizeof(int))
-    cdef Py_ssize_t* tap_col = <Py_ssize_t*>malloc(p.fh * p.fw * sizeof(Py_ssize_t))
-    if ring == NULL or taps == NULL or tap_row == NULL or tap_col == NULL:
-        free(ring)
-        free(taps)
-        free(tap_row)
-        free(tap_col)
-        p.failed = True
-        return
-    cdef float* acc = ring + p.fh * rowlen
-    cdef float* weights = acc + len_
+    cdef row_t* acc = ring + p.fh * rowlen          # (float rows only)
+    cdef row_t* weights = acc + len_
     for i in range(p.fh):                  # zero taps skipped, as OpenCV's filter2D does
         for j in range(p.fw):
             if p.filt[i * p.fw + j] != 0:
-                weights[ntaps] = p.filt[i * p.fw + j]
+                weights[ntaps] = <row_t>p.filt[i * p.fw + j]
                 tap_row[ntaps] = i
                 tap_col[ntaps] = j * nc
                 ntaps += 1
@@ -443,10 +405,13 @@ cdef void _filter(Part* p) noexcept nogil:
     for y in range(oh):
         i = (y + p.fh - 1) % p.fh
         _filter_row(p, y + p.fh - 1, pw, ring + i * rowlen)
-        for t in range(ntaps):
-            taps[t] = ring + ((y + tap_row[t]) % p.fh) * rowlen + tap_col[t]
-        dali_conv_sum(acc, taps, weights, ntaps, len_)
-        _store_rint(p.out_kind, p.dst + y * len_ * p.out_itemsize, acc, len_)
+        for j in range(ntaps):
+            taps[j] = ring + ((y + tap_row[j]) % p.fh) * rowlen + tap_col[j]
+        if row_t is float:
+            dali_conv_sum(acc, taps, weights, ntaps, len_)
+            _store_rint(p.out_kind, p.dst + y * len_ * p.out_itemsize, acc, len_)
+        else:
+            dali_conv_sum_i16_u8(<uint8_t*>p.dst + y * len_, taps, weights, ntaps, len_)
     free(tap_col)
     free(tap_row)
     free(taps)
