@@ -66,23 +66,9 @@ class CropMirrorNormalize(_operator.Operator, _roles.RegionConsumer):
         self._last_windows = None        # (layout, shapes) -> windows, see `_windows`
         self._last_geometry = None       # (windows, _Geometry), see `_geometry`
         self._constants = {}             # channels -> (mean, mul) of constant mean and std
-        # (input shape array, type, layout, Plan) of the last batch, while no argument input
-        # places the windows: the plan depends only on them (the shape array is the same
-        # object while a batch's shapes repeat)
-        self._last_plan = None
         _crop_window.check_args(self)
 
     def infer(self, ws):
-        if set(self.spec.arg_inputs) & _WINDOW_ARGS:
-            return self._plan(ws)
-        st = ws.input_storage(0)
-        key = (st.dtype, ws.inputs[0].layout())
-        memo = self._last_plan
-        if memo is None or memo[0] is not st.shapes or memo[1] != key:
-            memo = self._last_plan = st.shapes, key, self._plan(ws)
-        return memo[2]
-
-    def _plan(self, ws):
         tl = ws.inputs[0]
         in_dtype = np.dtype(tensors.storage_of(tl).dtype)
         if in_dtype not in _INPUTS:
