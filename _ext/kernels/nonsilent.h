@@ -139,11 +139,14 @@ static void run(const dali_nonsilent_args* a, const dali_nonsilent_job* jobs, in
   }
   // nothrow: an exception must not cross the nogil caller (it would abort the process)
   std::unique_ptr<float[]> buf(new (std::nothrow) float[total > 0 ? total : 1]);
-  if (!buf) {                        // begin -1: the caller raises a MemoryError
+  if (!buf) {              // the longest signal's begin -1: the caller raises a MemoryError
+    int64_t longest = 0;
     for (int64_t k = 0; k < count; k++) {
-      *jobs[k].begin = -1;
+      *jobs[k].begin = 0;
       *jobs[k].length = 0;
+      longest = jobs[k].n > jobs[longest].n ? k : longest;
     }
+    *jobs[longest].begin = -1;
     return;
   }
   Powers<T> sums[DALI_NONSILENT_GROUP] = {};
