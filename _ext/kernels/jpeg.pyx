@@ -24,6 +24,9 @@ cdef extern from "jpeg_codec.h" nogil:
     int dali_jpeg_decode_roi(const uint8_t* data, size_t size, int scale, int x, int y, int w,
                              int h, int color, int fast_idct, uint8_t* out, long out_stride,
                              char* err, size_t errlen)
+    int dali_jpeg_decode_roi_codes(const uint8_t* data, size_t size, int scale, int x, int y,
+                                   int w, int h, int color, int fast_idct, int skip_codes,
+                                   uint8_t* out, long out_stride, char* err, size_t errlen)
 
 cdef extern from "jpeg_encode.h" nogil:
     int dali_jpeg_round_trip(const uint8_t* src, int h, int w, long stride, int quality,
@@ -137,11 +140,13 @@ cdef int _check_args(int color, int scale) except -1:
 
 
 def decode_roi(const uint8_t[::1] data, int x, int y, int w, int h, int color=DALI_JPEG_RGB,
-               int scale=1, uint8_t[:, :, :] out=None, bint fast_idct=False):
+               int scale=1, uint8_t[:, :, :] out=None, bint fast_idct=False,
+               bint skip_codes=True):
     """Decode rows y..y+h, columns x..x+w of the image scaled by 1/scale (coordinates in the
     scaled image) into an (h, w, channels) uint8 array (`out` if given: rows may be apart, as
     in a window of a larger image, pixels contiguous); channels is 3 for RGB and BGR, 1 for
-    GRAY."""
+    GRAY.  `skip_codes=False` leaves every Huffman code to libjpeg (jpeg_skip.h), for tests:
+    the pixels and errors are the same."""
     _check_args(color, scale)
     cdef int channels = 1 if color == DALI_JPEG_GRAY else 3
     if data.shape[0] == 0:
@@ -156,8 +161,9 @@ def decode_roi(const uint8_t[::1] data, int x, int y, int w, int h, int color=DA
     cdef char err[ERRLEN]
     cdef int rc
     with nogil:
-        rc = dali_jpeg_decode_roi(&data[0], data.shape[0], scale, x, y, w, h, color, fast_idct,
-                                  &out[0, 0, 0], out.strides[0], err, ERRLEN)
+        rc = dali_jpeg_decode_roi_codes(&data[0], data.shape[0], scale, x, y, w, h, color,
+                                        fast_idct, skip_codes, &out[0, 0, 0], out.strides[0],
+                                        err, ERRLEN)
     if rc != 0:
         raise JpegError(err.decode(errors="replace"))
     return np.asarray(out)

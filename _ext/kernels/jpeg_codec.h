@@ -23,6 +23,8 @@
 #include <jpeglib.h>
 #include <jerror.h>
 
+#include "jpeg_skip.h"
+
 enum { DALI_JPEG_RGB = 0, DALI_JPEG_BGR = 1, DALI_JPEG_GRAY = 2 };
 /* Bytes a cropped row may have on either side of the region: 4 * 8 pixels of an iMCU column
  * (the largest sampling factor) and one more, 3 bytes each. */
@@ -48,6 +50,7 @@ static void dali_jpeg_emit(j_common_ptr cinfo, int level) {
 
 static void dali_jpeg_setup(struct jpeg_decompress_struct* cinfo, dali_jpeg_error* jerr) {
   cinfo->err = jpeg_std_error(&jerr->pub);
+  cinfo->client_data = NULL;     /* jpeg_create_decompress keeps it (jpeg_skip.h sets it) */
   jerr->pub.error_exit = dali_jpeg_error_exit;
   jerr->pub.emit_message = dali_jpeg_emit;
   jerr->premature_end = 0;
@@ -225,19 +228,23 @@ static void dali_cmyk_row(const uint8_t* src, uint8_t* dst, int w, int color) {
 
 /* Decode the region (x, y, w, h) of the image scaled by 1/`scale` (1, 2, 4 or 8; region in
  * scaled coordinates) into `out` (h rows of `out_stride` bytes; 3 bytes a pixel for RGB/BGR,
- * 1 for GRAY).  0 on success, else -1 with `err` filled. */
-static int dali_jpeg_decode_roi(const uint8_t* data, size_t size, int scale, int x, int y,
-                                int w, int h, int color, int fast_idct, uint8_t* out,
-                                long out_stride, char* err, size_t errlen) {
+ * 1 for GRAY), skipping the AC codes that nothing reads where `skip_codes` (jpeg_skip.h; the
+ * same pixels).  0 on success, else -1 with `err` filled. */
+static int dali_jpeg_decode_roi_codes(const uint8_t* data, size_t size, int scale, int x,
+                                      int y, int w, int h, int color, int fast_idct,
+                                      int skip_codes, uint8_t* out, long out_stride, char* err,
+                                      size_t errlen) {
   struct jpeg_decompress_struct cinfo;
   dali_jpeg_error jerr;
   uint8_t* volatile row = NULL;
+  dali_skip_decoder* volatile skip = NULL;
   int channels = color == DALI_JPEG_GRAY ? 1 : 3;
   dali_jpeg_setup(&cinfo, &jerr);
   if (setjmp(jerr.escape)) {
     snprintf(err, errlen, "%s", jerr.message);
     jpeg_destroy_decompress(&cinfo);
     free(row);
+    dali_skip_free(skip);
     return -1;
   }
   jpeg_create_decompress(&cinfo);
@@ -269,6 +276,7 @@ static int dali_jpeg_decode_roi(const uint8_t* data, size_t size, int scale, int
     cw = (JDIMENSION)(x1 - x0);
     jpeg_crop_scanline(&cinfo, &xoff, &cw);
   }
+  if (skip_codes) skip = dali_skip_install(&cinfo, data, size, y, h);
   if (y > 0) jpeg_skip_scanlines(&cinfo, (JDIMENSION)y);
   if (xoff == 0 && (int)cw == w && !cmyk) {
     /* The whole (cropped) width: decode straight into the output rows. */
@@ -287,6 +295,7 @@ static int dali_jpeg_decode_roi(const uint8_t* data, size_t size, int scale, int
     if (row == NULL) {
       snprintf(err, errlen, "out of memory");
       jpeg_destroy_decompress(&cinfo);
+      dali_skip_free(skip);
       return -1;
     }
     int skip_cols = x - (int)xoff;
@@ -323,9 +332,18 @@ static int dali_jpeg_decode_roi(const uint8_t* data, size_t size, int scale, int
   jpeg_abort_decompress(&cinfo);
   jpeg_destroy_decompress(&cinfo);
   free(row);
+  dali_skip_free(skip);
   if (premature) {
     snprintf(err, errlen, "Premature end of JPEG data");
     return -1;
   }
   return 0;
+}
+
+/* dali_jpeg_decode_roi_codes with the codes skipped. */
+static int dali_jpeg_decode_roi(const uint8_t* data, size_t size, int scale, int x, int y,
+                                int w, int h, int color, int fast_idct, uint8_t* out,
+                                long out_stride, char* err, size_t errlen) {
+  return dali_jpeg_decode_roi_codes(data, size, scale, x, y, w, h, color, fast_idct, 1, out,
+                                    out_stride, err, errlen);
 }

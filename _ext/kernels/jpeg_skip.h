@@ -1,0 +1,500 @@
+/* Skip-mode entropy decoding for libjpeg-turbo's baseline Huffman scans (jpeg_codec.h).
+ *
+ * Where a block's AC coefficients are not needed (the rows that jpeg_skip_scanlines discards,
+ * the iMCU columns outside jpeg_crop_scanline's window, the luma of a 1/8-scale decode), its
+ * AC codes are skipped with a multi-symbol table: one lookup of the next DALI_SKIP_BITS bits
+ * gives how many coefficients the complete symbols (code and value bits) inside them advance,
+ * how many bits they take and whether an end-of-block ends them, so that one lookup passes 2-4
+ * coefficients instead of one.  The DC code of every block is still decoded (the predictors).
+ *
+ * It is plugged in by replacing cinfo->entropy->decode_mcu.  An MCU whose blocks all need
+ * their coefficients goes to libjpeg's own decode_mcu; MCUs with blocks to skip are decoded
+ * here (a block that needs its coefficients among them, as the chroma of a 4:2:0 image at 1/8
+ * scale, is decoded in full with libjpeg's semantics).  The bit reader and DC predictors move
+ * between the two at MCU boundaries through the start of libjpeg's private
+ * huff_entropy_decoder (jdhuff.c: the public struct, the bit buffer, the predictors and the
+ * restart count), a layout that has not changed from IJG 6b to libjpeg-turbo 3.1; the state
+ * is checked when the decoder is installed.  Anything unusual in an MCU decoded here (a marker
+ * or the end of the data where bits are still needed, a code that is not in the table, a
+ * restart marker that is not the expected one) rewinds to the start of that MCU and hands the
+ * rest of the scan to libjpeg, which then reports and fills it as it always does.  Installed
+ * only for 8-bit baseline single-scan JPEGs whose data ends with EOI, so that libjpeg never
+ * runs out of data while this decoder holds the bits, and only where jpegint.h is installed
+ * (Debian's and most distributions' packages; not libjpeg-turbo's own install).
+ */
+#pragma once
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+
+#if !defined(__has_include) || __has_include(<jpegint.h>)
+#include <jpegint.h>
+
+#if JPEG_LIB_VERSION >= 70
+#define DALI_DCT_SCALED_SIZE(c) ((c)->DCT_h_scaled_size)
+#define DALI_MIN_DCT_SCALED_SIZE(cinfo) ((cinfo)->min_DCT_v_scaled_size)
+#else
+#define DALI_DCT_SCALED_SIZE(c) ((c)->DCT_scaled_size)
+#define DALI_MIN_DCT_SCALED_SIZE(cinfo) ((cinfo)->min_DCT_scaled_size)
+#endif
+
+/* Bits a table lookup reads (12 and 13 ran at the same speed on the large-photo corpus; 12
+ * builds in half the time). */
+enum { DALI_SKIP_BITS = 12 };
+/* Blocks an image must have to skip before the decoder is installed (its tables take tens of
+ * microseconds to build; a skipped block saves ~35 ns). */
+enum { DALI_SKIP_MIN_BLOCKS = 8192 };
+
+typedef struct {
+  /* Skip entry: bits 0-4 the bits taken, 5-11 the coefficients advanced, 12-18 those advanced
+   * before the last symbol, 19 an end-of-block last, 20-24 / 25-29 / 30 the same for the
+   * first symbol alone; 0 when the first symbol does not fit. */
+  uint32_t skip[1 << DALI_SKIP_BITS];
+  uint16_t single[1 << DALI_SKIP_BITS];    /* code length << 8 | symbol; 0: longer code */
+  int32_t maxcode[18];
+  int32_t valoffset[18];
+  uint8_t huffval[256];
+} dali_huff_table;
+
+/* The first fields of libjpeg's huff_entropy_decoder (jdhuff.c), with its bitread_perm_state
+ * as a struct of its own (its padding is part of the layout). */
+typedef struct {
+  size_t get_buffer;
+  int bits_left;
+} dali_libjpeg_bits;
+
+typedef struct {
+  struct jpeg_entropy_decoder pub;
+  dali_libjpeg_bits bits;
+  int last_dc_val[MAX_COMPS_IN_SCAN];
+  unsigned int restarts_to_go;
+} dali_libjpeg_huff;
+
+typedef struct {
+  const uint8_t* p;      /* next byte to read (at a marker's first 0xFF once one is reached) */
+  const uint8_t* start;  /* where libjpeg's source was when the reader took over */
+  const uint8_t* end;
+  int bytes;             /* data bytes read from start (an 0xFF data byte is two there) */
+  uint64_t buf;          /* bits, most significant first */
+  int cnt;               /* bits in buf */
+  int fill;              /* zero bits appended after a marker (or the end of the data) */
+  int marker;            /* the marker's code once reached (-1 before; 0 at the end of data) */
+} dali_bit_reader;
+
+enum { DALI_BLOCK_SKIP = 0, DALI_BLOCK_DC = 1, DALI_BLOCK_FULL = 2 };
+
+typedef struct {
+  boolean (*libjpeg_decode_mcu)(j_decompress_ptr, JBLOCKROW*);
+  dali_huff_table* tables;                       /* dc_tbl_no 0..3, then ac_tbl_no 0..3 */
+  const dali_huff_table* dc[D_MAX_BLOCKS_IN_MCU];
+  const dali_huff_table* ac[D_MAX_BLOCKS_IN_MCU];
+  int comp[D_MAX_BLOCKS_IN_MCU];                 /* component of each block, in the scan */
+  uint8_t mode[D_MAX_BLOCKS_IN_MCU];             /* in the window: DALI_BLOCK_* */
+  int dc_only;           /* some blocks in the window need their DC alone (1/8 scale) */
+  JDIMENSION mcu_col;
+  int ours;              /* the bit reader and predictors are here, not in libjpeg */
+  int handed_back;       /* libjpeg decodes the rest of the scan */
+  dali_bit_reader br;
+  int pred[MAX_COMPS_IN_SCAN];
+  unsigned int restarts_to_go;
+} dali_skip_decoder;
+
+static const int dali_natural_order[80] = {
+    0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,  12, 19, 26, 33,
+    40, 48, 41, 34, 27, 20, 13, 6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36,
+    29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54,
+    47, 55, 62, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63};
+
+/* The tables of a (validated: jpeg_start_decompress built libjpeg's from it) JHUFF_TBL. */
+static void dali_huff_build(dali_huff_table* t, const JHUFF_TBL* h, int ac) {
+  int size[257], code[257], n = 0;
+  for (int l = 1; l <= 16; l++)
+    for (int i = 0; i < h->bits[l] && n < 256; i++) size[n++] = l;
+  int c = 0, si = n ? size[0] : 0;
+  for (int p = 0; p < n;) {
+    while (p < n && size[p] == si) code[p++] = c++;
+    c <<= 1;
+    si++;
+  }
+  for (int l = 1, p = 0; l <= 16; l++) {
+    t->maxcode[l] = -1;
+    t->valoffset[l] = 0;
+    int count = 0;
+    while (p + count < n && size[p + count] == l) count++;
+    if (count) {
+      t->valoffset[l] = p - code[p];
+      t->maxcode[l] = code[p + count - 1];
+      p += count;
+    }
+  }
+  t->maxcode[17] = 0x7FFFFFFF;
+  memcpy(t->huffval, h->huffval, 256);
+  memset(t->single, 0, sizeof t->single);
+  for (int i = 0; i < n; i++) {
+    if (size[i] > DALI_SKIP_BITS) continue;
+    int lo = code[i] << (DALI_SKIP_BITS - size[i]), hi = (code[i] + 1) << (DALI_SKIP_BITS - size[i]);
+    for (int j = lo; j < hi; j++) t->single[j] = (uint16_t)(size[i] << 8 | h->huffval[i]);
+  }
+  if (!ac) return;
+  const int mask = (1 << DALI_SKIP_BITS) - 1;
+  for (int pat = 0; pat <= mask; pat++) {
+    int pos = 0, k = 0, before_last = 0, eob = 0, symbols = 0;
+    uint32_t first = 0;
+    while (k < 64) {
+      int e = t->single[(pat << pos) & mask], l = e >> 8, r = (e >> 4) & 15, s = e & 15;
+      if (l == 0 || pos + l + s > DALI_SKIP_BITS) break;
+      int end = !s && r != 15, advance = s ? r + 1 : end ? 0 : 16;
+      if (!symbols) first = (uint32_t)(l + s) << 20 | (uint32_t)advance << 25 | (uint32_t)end << 30;
+      symbols++;
+      pos += l + s;
+      before_last = k;
+      k += advance;
+      if (end) {
+        eob = 1;
+        break;
+      }
+    }
+    t->skip[pat] = symbols ? (uint32_t)pos | (uint32_t)k << 5 | (uint32_t)before_last << 12 |
+                                 (uint32_t)eob << 19 | first
+                           : 0;
+  }
+}
+
+static inline void dali_br_refill(dali_bit_reader* b) {
+  if (b->marker < 0 && b->end - b->p >= 8) {
+    uint64_t v;
+    memcpy(&v, b->p, 8);
+    uint64_t x = ~v;   /* no 0xFF byte among the 8: take whole bytes at once */
+    if (!((x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL)) {
+      int take = (63 - b->cnt) >> 3;
+      v = __builtin_bswap64(v) >> (64 - 8 * take);
+      b->buf |= v << (64 - 8 * take - b->cnt);
+      b->cnt += 8 * take;
+      b->p += take;
+      b->bytes += take;
+      return;
+    }
+  }
+  while (b->cnt <= 56) {
+    unsigned c = 0;
+    if (b->marker < 0) {
+      if (b->p >= b->end) {
+        b->marker = 0;
+      } else if (*b->p != 0xFF) {
+        c = *b->p++;
+        b->bytes++;
+      } else if (b->p + 1 < b->end && b->p[1] == 0) {
+        c = 0xFF;
+        b->p += 2;
+        b->bytes++;
+      } else {
+        b->marker = b->p + 1 < b->end ? b->p[1] : 0;
+      }
+    }
+    if (b->marker >= 0) b->fill += 8;
+    b->buf |= (uint64_t)c << (56 - b->cnt);
+    b->cnt += 8;
+  }
+}
+
+#define DALI_PEEK(b, n) ((uint32_t)((b)->buf >> (64 - (n))))
+#define DALI_DROP(b, n) ((b)->buf <<= (n), (b)->cnt -= (n))
+
+/* One symbol by the canonical code lengths (codes longer than the lookup); -1 for a code
+ * that is not in the table.  Needs 16 bits in the reader. */
+static inline int dali_huff_slow(dali_bit_reader* b, const dali_huff_table* t) {
+  int l = 1;
+  int32_t code = (int32_t)DALI_PEEK(b, 1);
+  while (code > t->maxcode[l]) {
+    if (++l > 16) return -1;
+    code = (int32_t)DALI_PEEK(b, l);
+  }
+  DALI_DROP(b, l);
+  return t->huffval[(code + t->valoffset[l]) & 0xFF];
+}
+
+static inline int dali_huff_symbol(dali_bit_reader* b, const dali_huff_table* t) {
+  if (b->cnt < 32) dali_br_refill(b);
+  int e = t->single[DALI_PEEK(b, DALI_SKIP_BITS)];
+  if (e >> 8) {
+    DALI_DROP(b, e >> 8);
+    return e & 255;
+  }
+  return dali_huff_slow(b, t);
+}
+
+/* The value of `s` (1..15) bits (HUFF_EXTEND); the reader holds at least 16 bits. */
+static inline int dali_huff_value(dali_bit_reader* b, int s) {
+  int v = (int)DALI_PEEK(b, s);
+  DALI_DROP(b, s);
+  return v < (1 << (s - 1)) ? v - (1 << s) + 1 : v;
+}
+
+/* Skip one block's AC codes; -1 on a code not in the table. */
+static inline int dali_skip_ac(dali_bit_reader* b, const dali_huff_table* t) {
+  int k = 1;
+  while (k < 64) {
+    if (b->cnt < 32) dali_br_refill(b);
+    uint32_t e = t->skip[DALI_PEEK(b, DALI_SKIP_BITS)];
+    if (e == 0) {
+      int rs = dali_huff_slow(b, t);
+      if (rs < 0) return -1;
+      int r = rs >> 4, s = rs & 15;
+      if (s) {
+        DALI_DROP(b, s);
+        k += r + 1;
+      } else if (r == 15) {
+        k += 16;
+      } else {
+        return 0;
+      }
+    } else if (k + (int)((e >> 12) & 127) < 64) {
+      DALI_DROP(b, e & 31);
+      if (e & (1u << 19)) return 0;
+      k += (e >> 5) & 127;
+    } else {
+      DALI_DROP(b, (e >> 20) & 31);
+      if (e & (1u << 30)) return 0;
+      k += (e >> 25) & 31;
+    }
+  }
+  return 0;
+}
+
+/* Decode one block's AC coefficients into `block` as libjpeg does; -1 on a code not in the
+ * table. */
+static inline int dali_full_ac(dali_bit_reader* b, const dali_huff_table* t, JCOEF* block) {
+  for (int k = 1; k < 64; k++) {
+    int rs = dali_huff_symbol(b, t);
+    if (rs < 0) return -1;
+    int r = rs >> 4, s = rs & 15;
+    if (s) {
+      k += r;
+      block[dali_natural_order[k]] = (JCOEF)dali_huff_value(b, s);
+    } else {
+      if (r != 15) break;
+      k += 15;
+    }
+  }
+  return 0;
+}
+
+/* libjpeg's bit buffer, predictors and restart count into the decoder; 0 when libjpeg has
+ * reached a marker or run out of data (it keeps the scan). */
+static int dali_skip_take(j_decompress_ptr cinfo, dali_skip_decoder* d) {
+  dali_libjpeg_huff* h = (dali_libjpeg_huff*)cinfo->entropy;
+  if (cinfo->unread_marker != 0 || h->pub.insufficient_data || h->bits.bits_left < 0 ||
+      h->bits.bits_left > 64)
+    return 0;
+  dali_bit_reader* b = &d->br;
+  b->p = b->start = cinfo->src->next_input_byte;
+  b->end = b->p + cinfo->src->bytes_in_buffer;
+  b->bytes = 0;
+  b->cnt = h->bits.bits_left;
+  b->buf = b->cnt ? (uint64_t)h->bits.get_buffer << (64 - b->cnt) : 0;
+  b->fill = 0;
+  b->marker = -1;
+  for (int c = 0; c < cinfo->comps_in_scan; c++) d->pred[c] = h->last_dc_val[c];
+  d->restarts_to_go = h->restarts_to_go;
+  return 1;
+}
+
+/* The decoder's state back into libjpeg: the unread whole bytes that the reader read are given
+ * back to the source (an 0xFF data byte is two bytes there: the reader never reads 0xFF 0xFF),
+ * the rest stays in libjpeg's bit buffer (at most what it held when the reader took over). */
+static void dali_skip_give(j_decompress_ptr cinfo, dali_skip_decoder* d) {
+  dali_libjpeg_huff* h = (dali_libjpeg_huff*)cinfo->entropy;
+  dali_bit_reader* b = &d->br;
+  int real = b->cnt - b->fill, back = real >> 3;
+  if (back > b->bytes) back = b->bytes;
+  int keep = real - 8 * back;
+  const uint8_t* p = b->p;
+  for (int i = 0; i < back; i++) p -= p[-1] == 0 && p - 2 >= b->start && p[-2] == 0xFF ? 2 : 1;
+  cinfo->src->next_input_byte = p;
+  cinfo->src->bytes_in_buffer = (size_t)(b->end - p);
+  h->bits.get_buffer = keep ? (size_t)(b->buf >> (64 - keep)) : 0;
+  h->bits.bits_left = keep;
+  for (int c = 0; c < cinfo->comps_in_scan; c++) h->last_dc_val[c] = d->pred[c];
+  h->restarts_to_go = d->restarts_to_go;
+}
+
+/* A restart marker where one is due, as libjpeg's process_restart takes it when the marker is
+ * the expected one; 0 otherwise (libjpeg then resynchronises as it does). */
+static int dali_skip_restart(j_decompress_ptr cinfo, dali_skip_decoder* d) {
+  dali_bit_reader* b = &d->br;
+  if (b->marker < 0) {
+    b->cnt = b->fill = 0;
+    b->buf = 0;
+    dali_br_refill(b);
+  }
+  if (b->marker != JPEG_RST0 + cinfo->marker->next_restart_num) return 0;
+  b->p += 2;
+  b->start = b->p;
+  b->bytes = 0;
+  b->buf = 0;
+  b->cnt = b->fill = 0;
+  b->marker = -1;
+  cinfo->marker->next_restart_num = (cinfo->marker->next_restart_num + 1) & 7;
+  for (int c = 0; c < cinfo->comps_in_scan; c++) d->pred[c] = 0;
+  d->restarts_to_go = cinfo->restart_interval;
+  return 1;
+}
+
+/* One MCU decoded here; 0 when it must be left to libjpeg (from its start). */
+static int dali_skip_mcu(j_decompress_ptr cinfo, dali_skip_decoder* d, JBLOCKROW* data,
+                         int inside) {
+  dali_bit_reader* b = &d->br;
+  if (cinfo->restart_interval && d->restarts_to_go == 0 && !dali_skip_restart(cinfo, d))
+    return 0;
+  for (int k = 0; k < cinfo->blocks_in_MCU; k++) {
+    int mode = inside ? d->mode[k] : DALI_BLOCK_SKIP;
+    int s = dali_huff_symbol(b, d->dc[k]);
+    if (s < 0 || s > 15) return 0;
+    int diff = s ? dali_huff_value(b, s) : 0;
+    int c = d->comp[k];
+    d->pred[c] = (int)((unsigned)d->pred[c] + (unsigned)diff);
+    if (mode != DALI_BLOCK_SKIP) data[k][0][0] = (JCOEF)d->pred[c];
+    if ((mode == DALI_BLOCK_FULL ? dali_full_ac(b, d->ac[k], data[k][0])
+                                 : dali_skip_ac(b, d->ac[k])) < 0)
+      return 0;
+  }
+  if (b->cnt < b->fill) return 0;                  /* read past a marker */
+  if (cinfo->restart_interval) d->restarts_to_go--;
+  return 1;
+}
+
+static boolean dali_skip_decode_mcu(j_decompress_ptr cinfo, JBLOCKROW* data) {
+  dali_skip_decoder* d = (dali_skip_decoder*)cinfo->client_data;
+  JDIMENSION col = d->mcu_col;
+  d->mcu_col = col + 1 < cinfo->MCUs_per_row ? col + 1 : 0;
+  if (d->handed_back) return d->libjpeg_decode_mcu(cinfo, data);
+  int inside = data != NULL && col >= cinfo->master->first_iMCU_col &&
+               col <= cinfo->master->last_iMCU_col;
+  if (inside && !d->dc_only) {
+    if (d->ours) dali_skip_give(cinfo, d);
+    d->ours = 0;
+    return d->libjpeg_decode_mcu(cinfo, data);
+  }
+  if (!d->ours && !dali_skip_take(cinfo, d)) {
+    d->handed_back = 1;
+    return d->libjpeg_decode_mcu(cinfo, data);
+  }
+  d->ours = 1;
+  dali_bit_reader start = d->br;
+  int pred[MAX_COMPS_IN_SCAN];
+  unsigned int restarts_to_go = d->restarts_to_go;
+  int restart_num = cinfo->marker->next_restart_num;
+  memcpy(pred, d->pred, sizeof pred);
+  if (dali_skip_mcu(cinfo, d, data, inside)) return TRUE;
+  /* Back to the start of the MCU, and libjpeg from there on. */
+  d->br = start;
+  memcpy(d->pred, pred, sizeof pred);
+  d->restarts_to_go = restarts_to_go;
+  cinfo->marker->next_restart_num = restart_num;
+  if (data != NULL)
+    for (int k = 0; k < cinfo->blocks_in_MCU; k++) memset(data[k][0], 0, sizeof(JBLOCK));
+  dali_skip_give(cinfo, d);
+  d->ours = 0;
+  d->handed_back = 1;
+  return d->libjpeg_decode_mcu(cinfo, data);
+}
+
+/* Blocks whose AC codes a decode of `height` output rows from y would skip: the iMCU rows above,
+ * the iMCU columns outside the crop, and those of DC-only components (1/8 scale). */
+static long dali_skip_blocks(j_decompress_ptr cinfo, int y, int height) {
+  long lines = (long)cinfo->max_v_samp_factor * DALI_MIN_DCT_SCALED_SIZE(cinfo);
+  long above = y / lines, rows = (y + height + lines - 1) / lines - above;
+  long cols = (long)cinfo->MCUs_per_row;
+  long inside = (long)cinfo->master->last_iMCU_col - (long)cinfo->master->first_iMCU_col + 1;
+  long blocks = (above * cols + rows * (cols - inside)) * cinfo->blocks_in_MCU;
+  for (int c = 0; c < cinfo->comps_in_scan; c++) {
+    jpeg_component_info* comp = cinfo->cur_comp_info[c];
+    if (comp->component_needed && DALI_DCT_SCALED_SIZE(comp) == 1)
+      blocks += rows * inside * comp->MCU_blocks;
+  }
+  return blocks;
+}
+
+/* Installs the skip decoder on a started decompression (after jpeg_crop_scanline) that will
+ * output `height` rows from y, when the scan is one it can take and the blocks to skip are worth its
+ * tables.  Returns the decoder, for dali_skip_free after the decompression, or NULL. */
+static dali_skip_decoder* dali_skip_install(j_decompress_ptr cinfo, const uint8_t* data,
+                                            size_t size, int y, int height) {
+  if (cinfo->progressive_mode || cinfo->arith_code ||
+      cinfo->data_precision != 8 || cinfo->inputctl->has_multiple_scans || cinfo->Ss != 0 ||
+      cinfo->Se != DCTSIZE2 - 1 || cinfo->Ah != 0 || cinfo->Al != 0 ||
+      cinfo->blocks_in_MCU > D_MAX_BLOCKS_IN_MCU || cinfo->comps_in_scan > MAX_COMPS_IN_SCAN ||
+      size < 2 || data[size - 2] != 0xFF || data[size - 1] != JPEG_EOI ||
+      cinfo->client_data != NULL || dali_skip_blocks(cinfo, y, height) < DALI_SKIP_MIN_BLOCKS)
+    return NULL;
+  dali_libjpeg_huff* h = (dali_libjpeg_huff*)cinfo->entropy;
+  if (h->bits.bits_left != 0 || h->bits.get_buffer != 0 || h->pub.insufficient_data ||
+      h->restarts_to_go != cinfo->restart_interval || cinfo->unread_marker != 0)
+    return NULL;
+  for (int c = 0; c < cinfo->comps_in_scan; c++)
+    if (h->last_dc_val[c] != 0) return NULL;
+  dali_skip_decoder* d = (dali_skip_decoder*)calloc(1, sizeof(dali_skip_decoder));
+  if (d == NULL) return NULL;
+  d->tables = (dali_huff_table*)malloc(2 * NUM_HUFF_TBLS * sizeof(dali_huff_table));
+  if (d->tables == NULL) {
+    free(d);
+    return NULL;
+  }
+  int built[2 * NUM_HUFF_TBLS] = {0};
+  int k = 0;
+  for (int c = 0; c < cinfo->comps_in_scan; c++) {
+    jpeg_component_info* comp = cinfo->cur_comp_info[c];
+    int dc = comp->dc_tbl_no, ac = comp->ac_tbl_no;
+    if (dc < 0 || dc >= NUM_HUFF_TBLS || ac < 0 || ac >= NUM_HUFF_TBLS ||
+        cinfo->dc_huff_tbl_ptrs[dc] == NULL || cinfo->ac_huff_tbl_ptrs[ac] == NULL) {
+      free(d->tables);
+      free(d);
+      return NULL;
+    }
+    if (!built[dc]) dali_huff_build(&d->tables[dc], cinfo->dc_huff_tbl_ptrs[dc], 0);
+    if (!built[NUM_HUFF_TBLS + ac])
+      dali_huff_build(&d->tables[NUM_HUFF_TBLS + ac], cinfo->ac_huff_tbl_ptrs[ac], 1);
+    built[dc] = built[NUM_HUFF_TBLS + ac] = 1;
+    int mode = !comp->component_needed           ? DALI_BLOCK_SKIP
+               : DALI_DCT_SCALED_SIZE(comp) == 1 ? DALI_BLOCK_DC
+                                                 : DALI_BLOCK_FULL;
+    d->dc_only |= mode == DALI_BLOCK_DC;
+    for (int i = 0; i < comp->MCU_blocks; i++, k++) {
+      d->dc[k] = &d->tables[dc];
+      d->ac[k] = &d->tables[NUM_HUFF_TBLS + ac];
+      d->comp[k] = c;
+      d->mode[k] = (uint8_t)mode;
+    }
+  }
+  if (k != cinfo->blocks_in_MCU) {
+    free(d->tables);
+    free(d);
+    return NULL;
+  }
+  d->libjpeg_decode_mcu = cinfo->entropy->decode_mcu;
+  cinfo->client_data = d;
+  cinfo->entropy->decode_mcu = dali_skip_decode_mcu;
+  return d;
+}
+
+static void dali_skip_free(dali_skip_decoder* d) {
+  if (d == NULL) return;
+  free(d->tables);
+  free(d);
+}
+
+#else  /* libjpeg-turbo's own installs leave jpegint.h out: libjpeg decodes every code. */
+
+typedef struct dali_skip_decoder dali_skip_decoder;
+
+static dali_skip_decoder* dali_skip_install(j_decompress_ptr cinfo, const uint8_t* data,
+                                            size_t size, int y, int height) {
+  (void)cinfo, (void)data, (void)size, (void)y, (void)height;
+  return NULL;
+}
+
+static void dali_skip_free(dali_skip_decoder* d) { (void)d; }
+
+#endif

@@ -1,0 +1,138 @@
+"""Skip-mode entropy decoding (jpeg_skip.h): the pixels and errors of every decode are those
+of libjpeg decoding every code (`skip_codes=False`), on the subsamplings, with and without
+restart markers, and on corrupt data (where the skip decoder hands the scan back to libjpeg)."""
+import io
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+jpeg = pytest.importorskip("dali._ext.kernels.jpeg", reason="built without libjpeg-turbo")
+
+# Large enough that the skip decoder is installed (it needs 8192 blocks to skip).
+H, W = 968, 1304
+
+
+def photo(seed=0):
+    """A textured image: smooth gradients, edges and noise, as a photo has."""
+    rng = np.random.default_rng(seed)
+    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+    img = np.stack([128 + 100 * np.sin(xx / 37 + c) * np.cos(yy / 53 - c) for c in range(3)], -1)
+    img[(xx // 97 + yy // 61) % 2 == 0] *= 0.6
+    img += rng.normal(0, 12, img.shape)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def pil_jpeg(img, **kw):
+    buf = io.BytesIO()
+    Image.fromarray(img).save(buf, "JPEG", quality=90, **kw)
+    return np.frombuffer(buf.getvalue(), np.uint8)
+
+
+def cv2_jpeg(img, *params):
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90, *params])
+    assert ok
+    return buf.reshape(-1)
+
+
+def corpus():
+    img = photo()
+    gray = img[:, :, 1].copy()
+    return {
+        "444": pil_jpeg(img, subsampling=0),
+        "422": pil_jpeg(img, subsampling=1),
+        "420": pil_jpeg(img, subsampling=2),
+        "gray": pil_jpeg(gray),
+        "420 rst 1": cv2_jpeg(img, cv2.IMWRITE_JPEG_RST_INTERVAL, 1),
+        "420 rst 7": cv2_jpeg(img, cv2.IMWRITE_JPEG_RST_INTERVAL, 7),
+        "444 rst 3": cv2_jpeg(img, cv2.IMWRITE_JPEG_RST_INTERVAL, 3,
+                              cv2.IMWRITE_JPEG_SAMPLING_FACTOR,
+                              cv2.IMWRITE_JPEG_SAMPLING_FACTOR_444),
+        "gray rst 5": cv2_jpeg(gray, cv2.IMWRITE_JPEG_RST_INTERVAL, 5),
+        "progressive": pil_jpeg(img, progressive=True),
+    }
+
+
+CORPUS = corpus()
+
+# Regions as fractions of the scaled image: rows above, columns either side, both, all.
+REGIONS = [(0, 0, 1, 1), (0, 0.6, 1, 0.3), (0.3, 0, 0.4, 1), (0.35, 0.7, 0.3, 0.25),
+           (0.9, 0.95, 0.1, 0.05), (0.02, 0.3, 0.05, 0.4)]
+
+
+def region(data, scale, frac):
+    h, w = jpeg.scaled_size(H, scale), jpeg.scaled_size(W, scale)
+    fx, fy, fw, fh = frac
+    x, y = int(fx * w), int(fy * h)
+    return x, y, max(1, min(w - x, int(fw * w))), max(1, min(h - y, int(fh * h)))
+
+
+def outcome(data, x, y, w, h, color, scale, skip):
+    try:
+        return jpeg.decode_roi(data, x, y, w, h, color=color, scale=scale, skip_codes=skip)
+    except jpeg.JpegError as e:
+        return str(e)
+
+
+def assert_same(data, scale, frac, color):
+    x, y, w, h = region(data, scale, frac)
+    skipped = outcome(data, x, y, w, h, color, scale, True)
+    every = outcome(data, x, y, w, h, color, scale, False)
+    if isinstance(every, str) or isinstance(skipped, str):
+        assert skipped == every
+    else:
+        np.testing.assert_array_equal(skipped, every)
+
+
+@pytest.mark.parametrize("name", list(CORPUS))
+@pytest.mark.parametrize("scale", [1, 2, 4, 8])
+def test_skipping_gives_libjpegs_pixels(name, scale):
+    for frac in REGIONS:
+        for color in (jpeg.RGB, jpeg.GRAY):
+            assert_same(CORPUS[name], scale, frac, color)
+
+
+def corruptions(data, rng):
+    """Damaged copies that still end with EOI (so the skip decoder takes them): flipped bytes,
+    a stray marker, a wrong restart marker, the scan cut short, garbage before a marker."""
+    n = len(data)
+    start = n // 20
+    out = []
+    for _ in range(4):
+        d = data.copy()
+        at = rng.integers(start, n - 2, 3)
+        d[at] ^= rng.integers(1, 256, 3).astype(np.uint8)
+        out.append(d)
+    d = data.copy()
+    at = int(rng.integers(n // 3, n - 4))
+    d[at:at + 2] = (0xFF, 0xD5)
+    out.append(d)
+    rst = np.flatnonzero((data[:-1] == 0xFF) & (data[1:] >= 0xD0) & (data[1:] <= 0xD7))
+    if len(rst):
+        d = data.copy()
+        k = rst[len(rst) // 2] + 1
+        d[k] = 0xD0 + (d[k] - 0xD0 + 3) % 8
+        out.append(d)
+        d = np.concatenate([data[:k - 1], np.array([0x12, 0x34, 0x56], np.uint8), data[k - 1:]])
+        out.append(d)
+    cut = int(rng.integers(n // 2, n - 2))
+    out.append(np.concatenate([data[:cut], np.array([0xFF, 0xD9], np.uint8)]))
+    out.append(np.concatenate([data[:cut], np.array([0xFF, 0xFF, 0xD9], np.uint8)]))
+    return out
+
+
+@pytest.mark.parametrize("name", [n for n in CORPUS if n != "progressive"])
+def test_corrupt_data_gives_libjpegs_pixels_and_errors(name):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    for d in corruptions(CORPUS[name], rng):
+        for scale in (1, 8):
+            for frac in REGIONS[1:4]:
+                assert_same(d, scale, frac, jpeg.RGB)
+
+
+def test_truncated_data_is_left_to_libjpeg():
+    data = CORPUS["420"]
+    for cut in (len(data) // 2, len(data) - 3):
+        assert_same(data[:cut].copy(), 1, (0.3, 0.2, 0.4, 0.3), jpeg.RGB)
+        assert_same(data[:cut].copy(), 8, (0, 0, 1, 1), jpeg.RGB)
