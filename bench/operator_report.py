@@ -22,6 +22,11 @@ import time
 from bench import backends, measure, opcase, operators, pipelines
 
 MAX_ITERATIONS = 400
+# Cases without inputs (readers, input operators) are timed over at least this many batches:
+# a reader reads its next batch on its own thread even in a synchronous pipeline, so the batch
+# read while the pipeline sat between measurements comes free, and timed alone (a batch
+# slower than the window) it would count only the wait for it.
+MIN_SOURCE_ITERATIONS = 4
 FLOOR_MS = 0.01     # below this a time is not told apart from zero
 
 
@@ -55,7 +60,8 @@ def _prepare(backend, case, size, warmup, window):
             t = _per_batch(pipe, 1)
             if t > window:          # slow: one warm-up batch is enough
                 break
-    return op, base, max(1, min(MAX_ITERATIONS, round(window / max(t, 1e-6))))
+    least = MIN_SOURCE_ITERATIONS if case.baseline == "idle" else 1
+    return op, base, max(least, min(MAX_ITERATIONS, round(window / max(t, 1e-6))))
 
 
 def measure_case(loaded, case, size, repeats, warmup, window):

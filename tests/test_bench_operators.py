@@ -87,6 +87,19 @@ def test_ratio_only_out_of_noise():
     assert operator_report._ratio([1.0], "no fn.x") is None
 
 
+@pytest.mark.parametrize("inputs, baseline, iterations", [
+    ((), "idle", operator_report.MIN_SOURCE_ITERATIONS), (("u8",), "source", 1)])
+def test_sources_are_timed_over_several_batches(monkeypatch, inputs, baseline, iterations):
+    # A batch slower than the window is timed alone, except for a source (a reader reads its
+    # next batch ahead, so one batch alone would count only the wait for it).
+    monkeypatch.setattr(operator_report.pipelines, "build", lambda backend, graph, sync: object())
+    monkeypatch.setattr(operator_report.opcase, "op_graph", lambda case, size: None)
+    monkeypatch.setattr(operator_report.opcase, "baseline_graph", lambda case, size: None)
+    monkeypatch.setattr(operator_report, "_per_batch", lambda pipe, n: 0.2)
+    case = opcase.OpCase("x", None, lambda *a, **k: None, inputs, baseline)
+    assert operator_report._prepare(DALI, case, "image", 2, window=0.05)[2] == iterations
+
+
 def test_reason_is_one_line():
     err = RuntimeError("Critical error in pipeline:\nError in CPU operator `x`,\nwhich was used"
                        " in the pipeline definition with the following traceback:\n\n  File "
