@@ -68,6 +68,33 @@ class Plan:
         return f"Plan({self.__dict__!r})"
 
 
+def shapes_key(shapes, *extra):
+    """A key of a batch's (n, ndim) shape array and `extra` (layout, type, ...): equal keys,
+    equal shapes."""
+    return (*extra, shapes.shape, shapes.tobytes())
+
+
+class LastPlan:
+    """What an operator worked out for its last batch (a Plan, or parts of one), kept for the
+    next batch with the same key (`shapes_key`), while nothing else it depends on can change
+    (no argument is an input).  A None key keeps nothing."""
+
+    __slots__ = ("_key", "_value")
+
+    def __init__(self):
+        self._key = self._value = None
+
+    def get(self, key):
+        """The value kept for `key`, else None."""
+        return self._value if key is not None and key == self._key else None
+
+    def keep(self, key, value):
+        """Keep `value` for `key` (not for None) and return it."""
+        if key is not None:
+            self._key, self._value = key, value
+        return value
+
+
 @dataclass
 class OpSpec:
     """Everything an operator instance knows about itself when it is created."""

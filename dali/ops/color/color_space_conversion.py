@@ -56,7 +56,7 @@ class ColorSpaceConversion(_operator.Operator):
         ])
 
     def setup(self):
-        self._memo = None       # (key, plan) of the last batch: the plan depends on the shapes
+        self._memo = _operator.LastPlan()  # the last batch's plan (it depends on the shapes)
 
     def infer(self, ws):
         tl = ws.inputs[0]
@@ -69,9 +69,9 @@ class ColorSpaceConversion(_operator.Operator):
             raise self.error(f"conversion not supported: {src.name} -> {dst.name}",
                              RuntimeError)
         in_shapes = ws.input_storage(0).shapes
-        key = (layout, in_shapes.shape, in_shapes.tobytes())
-        if self._memo is not None and self._memo[0] == key:
-            return self._memo[1]
+        key = _operator.shapes_key(in_shapes, layout)
+        if (kept := self._memo.get(key)) is not None:
+            return kept
         cin, cout = _CHANNELS[src], _CHANNELS[dst]
         c = layout.index("C")
         shapes = np.array(in_shapes)
@@ -83,8 +83,7 @@ class ColorSpaceConversion(_operator.Operator):
         shapes.flags.writeable = False
         plan = _operator.Plan([_operator.OutputDesc(shapes, np.dtype(np.uint8), layout)],
                               conversion=conv)
-        self._memo = key, plan
-        return plan
+        return self._memo.keep(key, plan)
 
     def run_cpu(self, ws, plan):
         name, red = plan.conversion

@@ -107,7 +107,7 @@ class Warp(_operator.Operator):
         matrices), called only when these differ from the last batch's."""
         storage = tensors.storage_of(ws.inputs[0])
         in_shapes = storage.shapes
-        key = (layout, storage.dtype, in_shapes.shape, in_shapes.tobytes())
+        key = _operator.shapes_key(in_shapes, layout, storage.dtype)
         memo = self._memo
         if memo is None or memo[0] != key:
             out_hw, matrices = make()

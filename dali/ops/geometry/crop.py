@@ -41,7 +41,7 @@ class Crop(_operator.Operator):
         ])
 
     def setup(self):
-        self._memo = None       # (key, plan) of the last batch, when arguments are constant
+        self._memo = _operator.LastPlan()  # the last batch's, when arguments are constant
         _crop_window.check_args(self)
 
     def infer(self, ws):
@@ -54,18 +54,16 @@ class Crop(_operator.Operator):
         key = None
         if not self.spec.arg_inputs:
             # constant arguments: the windows depend only on the input shapes and type
-            key = (layout, in_dtype, storage.shapes.shape, storage.shapes.tobytes())
-            if self._memo is not None and self._memo[0] == key:
-                return self._memo[1]
+            key = _operator.shapes_key(storage.shapes, layout, in_dtype)
+            if (kept := self._memo.get(key)) is not None:
+                return kept
         dtype = self._out_dtype(in_dtype)
         anchors, shapes, padded = _crop_window.window_arrays(self, ws, storage.shapes, layout)
         desc = _operator.OutputDesc(shapes, dtype, layout)
         plan = _operator.Plan([desc], dtype=dtype, channel=layout.find("C"), anchors=anchors,
                               padded=padded, any_padded=bool(padded.any()),
                               flags=np.zeros(anchors.shape, np.uint8))
-        if key is not None:
-            self._memo = key, plan
-        return plan
+        return self._memo.keep(key, plan)
 
     def _out_dtype(self, in_dtype):
         wanted = self.args["dtype"]

@@ -46,7 +46,7 @@ class Pad(_operator.Operator):
         ])
 
     def setup(self):
-        self._memo = None       # (key, plan) of the last batch, when arguments are constant
+        self._memo = _operator.LastPlan()  # the last batch's, when arguments are constant
         if "axes" in self.spec.given and "axis_names" in self.spec.given:
             raise self.error('"axes" and "axis_names" are mutually exclusive', RuntimeError)
 
@@ -59,13 +59,11 @@ class Pad(_operator.Operator):
         key = None
         if not self.spec.arg_inputs:
             # constant arguments: the plan depends only on the input shapes and type
-            key = (layout, storage.dtype, storage.shapes.shape, storage.shapes.tobytes())
-            if self._memo is not None and self._memo[0] == key:
-                return self._memo[1]
+            key = _operator.shapes_key(storage.shapes, layout, storage.dtype)
+            if (kept := self._memo.get(key)) is not None:
+                return kept
         plan = self._plan(ws, storage, ndim, layout)
-        if key is not None:
-            self._memo = key, plan
-        return plan
+        return self._memo.keep(key, plan)
 
     def _plan(self, ws, storage, ndim, layout):
         in_shape = np.asarray(storage.shapes, np.int64).reshape(-1, ndim)

@@ -79,7 +79,7 @@ class RandomResizedCrop(_operator.Operator, _roles.RegionProducer, _roles.Region
     def _out_shapes(self, in_shapes, h_axis, w_axis):
         """The output shapes of a batch of `in_shapes` ((n, ndim) array), remembered for the
         last batch of input shapes (a fresh list each time)."""
-        key = (in_shapes.shape, in_shapes.tobytes(), h_axis, w_axis)
+        key = _operator.shapes_key(in_shapes, h_axis, w_axis)
         if self._last_shapes is None or self._last_shapes[0] != key:
             out_shapes = in_shapes.copy()
             out_shapes[:, h_axis], out_shapes[:, w_axis] = self._size

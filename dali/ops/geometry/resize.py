@@ -88,7 +88,7 @@ class Resize(_resize_size.SizeLogic, _operator.Operator, _roles.RegionProducer,
         lists handed out are fresh copies."""
         key = None
         if not self.spec.arg_inputs:
-            key = (layout, in_shapes.shape, in_shapes.tobytes())
+            key = _operator.shapes_key(in_shapes, layout)
             hit = self._batch_cache.get(key)
             if hit is not None:
                 return list(hit[0]), list(hit[1]), hit[2]

@@ -70,20 +70,21 @@ class ResizeCropMirror(_resize_size.SizeLogic, _operator.Operator):
         if "crop" in given and given & {"crop_w", "crop_h", "crop_d"}:
             raise self.error("\"crop\" and \"crop_w\", \"crop_h\", \"crop_d\" are mutually "
                              "exclusive", RuntimeError)
-        self._memo = None            # (layout, input shapes, plan values) without arg inputs
+        self._memo = _operator.LastPlan()  # the last batch's plan values (no argument inputs)
 
     def infer(self, ws):
         layout = _resize_common.input_layout(self, ws.inputs[0], LAYOUTS)
         dtype = _types.dtype_of(_resize_common.output_type(self, ws))
         in_shapes = ws.input_storage(0).shapes
-        key = (layout, in_shapes.shape, in_shapes.tobytes())
-        if self._memo is not None and self._memo[0] == key:
-            shapes, geometry, bounds = self._memo[1]
+        key = _operator.shapes_key(in_shapes, layout)
+        kept = self._memo.get(key)
+        if kept is not None:
+            shapes, geometry, bounds = kept
         else:
             shapes, geometry, bounds = _resize_common.batch_geometry(
                 in_shapes, layout, lambda i, shape: self.sample_plan(ws, i, layout, shape))
             if not self.spec.arg_inputs:
-                self._memo = key, (shapes, geometry, bounds)
+                self._memo.keep(key, (shapes, geometry, bounds))
         return _operator.Plan([_operator.OutputDesc(list(shapes), dtype, layout)],
                               layout=layout, geometry=geometry, bounds=bounds)
 

@@ -64,7 +64,7 @@ class Slice(_operator.Operator):
         ])
 
     def setup(self):
-        self._memo = None       # (key, plan) of the last batch, when arguments are constant
+        self._memo = _operator.LastPlan()  # the last batch's, when arguments are constant
         _slice_window.check_args(self)
         policy = self.args["out_of_bounds_policy"]
         if policy not in _POLICIES:
@@ -80,13 +80,11 @@ class Slice(_operator.Operator):
         key = None
         if len(ws.inputs) == 1 and not self.spec.arg_inputs:
             # constant arguments: the windows depend only on the input shapes and type
-            key = (layout, in_dtype, storage.shapes.shape, storage.shapes.tobytes())
-            if self._memo is not None and self._memo[0] == key:
-                return self._memo[1]
+            key = _operator.shapes_key(storage.shapes, layout, in_dtype)
+            if (kept := self._memo.get(key)) is not None:
+                return kept
         plan = self._plan(ws, storage, in_dtype, layout)
-        if key is not None:
-            self._memo = key, plan
-        return plan
+        return self._memo.keep(key, plan)
 
     def _plan(self, ws, storage, in_dtype, layout):
         dtype = self._out_dtype(in_dtype)

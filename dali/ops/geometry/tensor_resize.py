@@ -92,7 +92,7 @@ class TensorResize(_operator.Operator):
         if self.args["size_rounding"] not in _ROUNDING:
             raise self.error(f"Invalid size_rounding: \"{self.args['size_rounding']}\"; "
                              "valid values are: round, truncate, ceil", RuntimeError)
-        self._memo = None       # (layout, input shapes, plan values) without argument inputs
+        self._memo = _operator.LastPlan()  # the last batch's plan values (no argument inputs)
 
     def infer(self, ws):
         tl = ws.inputs[0]
@@ -101,9 +101,10 @@ class TensorResize(_operator.Operator):
         if ndim < 1:
             raise self.error("Expected at least 1D inputs", RuntimeError)
         in_shapes = np.asarray(ws.input_storage(0).shapes)
-        key = (tl.layout(), in_shapes.shape, in_shapes.tobytes())
-        if self._memo is not None and self._memo[0] == key:
-            shapes, geometry, bounds = self._memo[1]
+        key = _operator.shapes_key(in_shapes, tl.layout())
+        kept = self._memo.get(key)
+        if kept is not None:
+            shapes, geometry, bounds = kept
         else:
             axes = self.axes(tl.layout(), ndim)
             shapes, geometry = [], []
@@ -113,7 +114,7 @@ class TensorResize(_operator.Operator):
                 geometry.append((lo, hi))
             bounds = _image_bounds(in_shapes, shapes, geometry)
             if not self.spec.arg_inputs:
-                self._memo = key, (shapes, geometry, bounds)
+                self._memo.keep(key, (shapes, geometry, bounds))
         return _operator.Plan([_operator.OutputDesc(list(shapes), dtype, tl.layout())],
                               geometry=geometry, bounds=bounds)
 

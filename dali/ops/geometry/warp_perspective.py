@@ -110,7 +110,7 @@ class WarpPerspective(_operator.Operator):
         key = None
         if len(ws.inputs) == 1 and not ws.arg_inputs:
             # constant matrix and size: the plan depends only on the layout and input shapes
-            key = (layout, dtype, shapes.shape, shapes.tobytes())
+            key = _operator.shapes_key(shapes, layout, dtype)
         if key is None or self._memo is None or self._memo[0] != key:
             parts = self.plan_parts(ws, layout, dtype, shapes, repeat)
             if key is not None:

@@ -146,7 +146,7 @@ class CropMirrorNormalize(_operator.Operator, _roles.RegionConsumer):
         if set(self.spec.arg_inputs) & _WINDOW_ARGS:
             return _crop_window.windows(self, ws, shapes, layout)
         rows = np.asarray(shapes, np.int64)
-        key = (layout, rows.shape, rows.tobytes())
+        key = _operator.shapes_key(rows, layout)
         memo = self._last_windows
         if memo is None or memo[0] != key:
             memo = key, _crop_window.windows(self, ws, shapes, layout)

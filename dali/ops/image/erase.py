@@ -57,7 +57,7 @@ class Erase(_operator.Operator):
         ])
 
     def setup(self):
-        self._memo = None       # (key, plan) of the last batch, when arguments are constant
+        self._memo = _operator.LastPlan()  # the last batch's, when arguments are constant
         given = self.spec.given
         if "normalized" in given and given & {"normalized_anchor", "normalized_shape"}:
             raise self.error("`normalized` argument is incompatible with providing a separate "
@@ -79,13 +79,11 @@ class Erase(_operator.Operator):
         key = None
         if not self.spec.arg_inputs:
             # constant arguments: the plan depends only on the input shapes and type
-            key = (layout, dtype, storage.shapes.shape, storage.shapes.tobytes())
-            if self._memo is not None and self._memo[0] == key:
-                return self._memo[1]
+            key = _operator.shapes_key(storage.shapes, layout, dtype)
+            if (kept := self._memo.get(key)) is not None:
+                return kept
         plan = self._plan(ws, storage, dtype, ndim, layout)
-        if key is not None:
-            self._memo = key, plan
-        return plan
+        return self._memo.keep(key, plan)
 
     def _plan(self, ws, storage, dtype, ndim, layout):
         in_shape = np.asarray(storage.shapes, np.int64).reshape(-1, ndim)

@@ -65,7 +65,7 @@ class MultiPaste(_operator.Operator):
         ])
 
     def setup(self):
-        self._memo = None       # (key, plan) of the last batch, when arguments are constant
+        self._memo = _operator.LastPlan()  # the last batch's, when arguments are constant
         given = self.spec.given
         for a, b in _PAIRS:
             if a in given and b in given:
@@ -89,12 +89,10 @@ class MultiPaste(_operator.Operator):
             # constant arguments: the plan depends only on the input shapes and types
             key = (layout, in_dtype, ws.batch_size,
                    *((s.shapes.shape, s.shapes.tobytes()) for s in storages))
-            if self._memo is not None and self._memo[0] == key:
-                return self._memo[1]
+            if (kept := self._memo.get(key)) is not None:
+                return kept
         plan = self._plan(ws, storages, layout, in_dtype, dtype)
-        if key is not None:
-            self._memo = key, plan
-        return plan
+        return self._memo.keep(key, plan)
 
     def _plan(self, ws, storages, layout, in_dtype, dtype):
         k = len(storages)

@@ -42,7 +42,7 @@ class Paste(_operator.Operator):
         ])
 
     def setup(self):
-        self._memo = None       # (key, plan) of the last batch, when arguments are constant
+        self._memo = _operator.LastPlan()  # the last batch's, when arguments are constant
         n = self.args["n_channels"]
         fill = np.asarray(self.args["fill_value"], np.int64).reshape(-1)
         if fill.size not in (1, n):
@@ -60,13 +60,11 @@ class Paste(_operator.Operator):
         key = None
         if not self.spec.arg_inputs:
             # constant arguments: the plan depends only on the input shapes
-            key = (layout, storage.shapes.shape, storage.shapes.tobytes())
-            if self._memo is not None and self._memo[0] == key:
-                return self._memo[1]
+            key = _operator.shapes_key(storage.shapes, layout)
+            if (kept := self._memo.get(key)) is not None:
+                return kept
         plan = self._plan(ws, storage, layout)
-        if key is not None:
-            self._memo = key, plan
-        return plan
+        return self._memo.keep(key, plan)
 
     def _plan(self, ws, storage, layout):
         in_shape = np.asarray(storage.shapes, np.int64).reshape(-1, 3)

@@ -21,7 +21,7 @@ class Noise(_operator.Operator):
     mode = ""
 
     def setup(self):
-        self._memo = None       # (key, plan) of the last batch, when arguments are constant
+        self._memo = _operator.LastPlan()  # the last batch's, when arguments are constant
 
     def infer(self, ws):
         storage = ws.input_storage(0)
@@ -36,14 +36,12 @@ class Noise(_operator.Operator):
         if not self.spec.arg_inputs:
             # constant arguments: the parameters and groups depend only on the input's type,
             # layout and shapes
-            key = (dtype, layout, storage.shapes.shape, storage.shapes.tobytes())
-            if self._memo is not None and self._memo[0] == key:
-                return self._memo[1]
+            key = _operator.shapes_key(storage.shapes, dtype, layout)
+            if (kept := self._memo.get(key)) is not None:
+                return kept
         plan = _operator.Plan([_operator.OutputDesc(storage.shapes, dtype, layout)],
                               params=self.params(ws, dtype), groups=self.groups(ws))
-        if key is not None:
-            self._memo = key, plan
-        return plan
+        return self._memo.keep(key, plan)
 
     def params(self, ws, dtype) -> np.ndarray:
         """float64 (samples, 4): the kernel's parameters of every sample."""

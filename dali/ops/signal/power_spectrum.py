@@ -37,19 +37,18 @@ class PowerSpectrum(_operator.Operator):
         _fft.check_power(self, self.args["power"])
         if self.args["nfft"] is not None:
             _fft.check_nfft(self, self.args["nfft"])
-        self._memo = None       # (key, plan) of the last batch (the arguments are constants)
+        self._memo = _operator.LastPlan()  # the last batch's plan (arguments are constants)
 
     def infer(self, ws):
         if ws.input_dtype(0) != np.float32:
             raise self.error(f"The input must be float32, got {ws.input_dtype(0)}.", TypeError)
         storage = ws.input_storage(0)
         # the plan depends only on the input's shapes and layout
-        key = (ws.inputs[0].layout(), storage.shapes.shape, storage.shapes.tobytes())
-        if self._memo is not None and self._memo[0] == key:
-            return self._memo[1]
+        key = _operator.shapes_key(storage.shapes, ws.inputs[0].layout())
+        if (kept := self._memo.get(key)) is not None:
+            return kept
         plan = self._plan(ws, storage)
-        self._memo = key, plan
-        return plan
+        return self._memo.keep(key, plan)
 
     def _plan(self, ws, storage):
         ndim = storage.ndim
