@@ -141,12 +141,17 @@ static void dali_draw_run(const DaliDrawBatch* bt, const DaliDrawJob* j) {
     }
 }
 
-/* Beta(alpha, beta) = 1 / (1 + exp(log Y - log X)), X ~ Gamma(alpha), Y ~ Gamma(beta), with
- * the streams of dali/ops/random/beta.py: log of Gamma(k) for variable `var` (0: X, 1: Y) by
- * Marsaglia-Tsang with d = (k < 1 ? k + 1 : k) - 1/3, c = 1 / sqrt(9 d); round r (< 64) of
- * element j takes normal z = draw j of stream 2 + 4r + 2var and uniform u = draw j of stream
- * 3 + 4r + 2var; v = (1 + c z)^3 (as t * t * t) accepted when v > 0 and log1p(-u) < 0.5 z z + d - d v +
- * d log v, giving log d + log v; k < 1 adds log1p(-u') / k, u' = draw j of stream var.
+/* Beta(alpha, beta) = X / (X + Y), X ~ Gamma(alpha), Y ~ Gamma(beta), with the streams of
+ * dali/ops/random/beta.py.  Gamma(k) for variable `var` (0: X, 1: Y) by Marsaglia-Tsang with
+ * d = (k < 1 ? k + 1 : k) - 1/3, c = 1 / sqrt(9 d): round r (< 64) of element j takes normal
+ * z = draw j of stream 2 + 4r + 2var (Box-Muller as above, its sine and cosine from
+ * dali_sincos_2pi) and uniform u = draw j of stream 3 + 4r + 2var;
+ * v = (1 + c z)^3 (as t * t * t) is accepted when v > 0 and either u > 0.0331 z^4 (the
+ * method's squeeze, z^4 as (z z)(z z)) or log1p(-u) < 0.5 z z + d - d v + d log v, giving
+ * d v.  When alpha and beta are both at least 1 the result is X / (X + Y) from d v.
+ * Otherwise it is computed from logs, 1 / (1 + exp(log Y - log X)), so that small shape
+ * parameters (whose gamma draws underflow) stay exact: log X = log d + log v, and k < 1 adds
+ * log1p(-u') / k, u' = draw j of stream var; this path makes no use of the squeeze.
  * Elements j and j + 1 share Philox blocks, so a pair is drawn together. */
 typedef struct {
     char* out;          /* the chunk's first element */
@@ -157,6 +162,34 @@ typedef struct {
     int failed;         /* set when 64 rounds left an element unaccepted */
 } DaliBetaJob;
 
+/* sin and cos of 2 pi u, u in [0, 1), for the normals of the beta draws (the C library's
+ * sincos took half of their time): 8 u splits exactly into an octant q and a fraction f, and
+ * fdlibm's kernel polynomials (error below 1 ulp on [0, pi/4]) give the sine and cosine of
+ * pi/4 f, or of pi/4 (1 - f) in odd octants, which the octant's symmetries map to the result
+ * (within 2 ulps of the exact sin and cos of 2 pi u: 1.82 at most over 2e7 random u). */
+static inline void dali_sincos_2pi(double u, double* sin_out, double* cos_out) {
+    double x = 8.0 * u;
+    int q = (int)x;
+    double f[2] = {x - q, 0.0};
+    f[1] = 1.0 - f[0];
+    double a = 0.78539816339744830962 * f[q & 1];
+    double z = a * a;
+    double rs = 8.33333333332248946124e-03 + z * (-1.98412698298579493134e-04 +
+                z * (2.75573137070700676789e-06 + z * (-2.50507602534068634195e-08 +
+                z * 1.58969099521155010221e-10)));
+    double rc = z * (4.16666666666666019037e-02 + z * (-1.38888888888741095749e-03 +
+                z * (2.48015872894767294178e-05 + z * (-2.75573143513906633035e-07 +
+                z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))));
+    double hz = 0.5 * z, w = 1.0 - hz;
+    double sc[2];
+    sc[0] = a + (z * a) * (-1.66666666666666324348e-01 + z * rs);
+    sc[1] = w + (((1.0 - w) - hz) + z * rc);
+    /* the octant's symmetries as indices and exact signs, without branches (q is random) */
+    int swap = ((q + 1) >> 1) & 1;
+    *sin_out = sc[swap] * (double)(1 - 2 * (q >> 2));
+    *cos_out = sc[swap ^ 1] * (double)(1 - 2 * (((q + 2) >> 2) & 1));
+}
+
 static inline void dali_draw_pair(uint64_t key, int64_t sid, uint32_t stream, uint32_t block,
                                   int normal, double* x) {
     uint32_t w[4];
@@ -164,56 +197,59 @@ static inline void dali_draw_pair(uint64_t key, int64_t sid, uint32_t stream, ui
     if (normal) {
         double u1 = 1.0 - dali_draw_u01(w[0], w[1]);
         double u2 = dali_draw_u01(w[2], w[3]);
-        double rad = sqrt(-2.0 * log(u1));
-        x[0] = rad * cos(6.283185307179586 * u2);
-        x[1] = rad * sin(6.283185307179586 * u2);
+        double rad = sqrt(-2.0 * log(u1)), sn, cs;
+        dali_sincos_2pi(u2, &sn, &cs);
+        x[0] = rad * cs;
+        x[1] = rad * sn;
     } else {
         x[0] = dali_draw_u01(w[0], w[1]);
         x[1] = dali_draw_u01(w[2], w[3]);
     }
 }
 
-/* The Marsaglia-Tsang test of one (z, u): writes log d + log v and returns 1 on acceptance.
- * log1p(-u) <= -u for u in [0, 1), and the C library's log1p is within a few ulps of it, so
- * its value is at most -u * (1 - 2^-20): when that bound is below the right side the test
- * accepts without computing log1p (nearly every acceptance), with the same outcome. */
-static inline int dali_mt_accept(double z, double u, double d, double c, double log_d,
+/* The Marsaglia-Tsang test of one (z, u): writes d v (`lin`) or log d + log v and returns 1
+ * on acceptance.  log1p(-u) <= -u for u in [0, 1), and the C library's log1p is within a few
+ * ulps of it, so its value is at most -u * (1 - 2^-20): when that bound is below the right
+ * side the test accepts without computing log1p (nearly every acceptance), with the same
+ * outcome. */
+static inline int dali_mt_accept(double z, double u, double d, double c, double log_d, int lin,
                                  double* res) {
     double t = 1.0 + c * z;
     double v = t * t * t;
-    double log_v = log(v);
     if (!(v > 0)) return 0;
+    if (lin && u > 0.0331 * ((z * z) * (z * z))) {
+        *res = d * v;
+        return 1;
+    }
+    double log_v = log(v);
     double rhs = 0.5 * z * z + d - d * v + d * log_v;
     if (-u * (1.0 - 0x1p-20) < rhs || log1p(-u) < rhs) {
-        *res = log_d + log_v;
+        *res = lin ? d * v : log_d + log_v;
         return 1;
     }
     return 0;
 }
 
 /* Rounds 1..63 for element j (round 0 rejected it); 0 when none accepted. */
-static int dali_log_gamma_rest(uint64_t key, int64_t sid, int var, double d, double c,
-                               double log_d, int64_t j, double* res) {
+static int dali_gamma_rest(uint64_t key, int64_t sid, int var, double d, double c, double log_d,
+                           int lin, int64_t j, double* res) {
     for (int r = 1; r < 64; r++) {
         double z[2], u[2];
         dali_draw_pair(key, sid, (uint32_t)(2 + 4 * r + 2 * var), (uint32_t)(j / 2), 1, z);
         dali_draw_pair(key, sid, (uint32_t)(3 + 4 * r + 2 * var), (uint32_t)(j / 2), 0, u);
-        if (dali_mt_accept(z[j & 1], u[j & 1], d, c, log_d, res)) return 1;
+        if (dali_mt_accept(z[j & 1], u[j & 1], d, c, log_d, lin, res)) return 1;
     }
     return 0;
 }
 
 #define DALI_BETA_PAIRS 128
 
-/* log Gamma(k) of elements first .. first + m - 1 (first even) into res; round 0 and the
- * boost uniforms from runs of Philox blocks, the rare rejections one at a time.  The normals
- * of round 0 are made in passes (the radii, then the angles, then the tests), each a run of
- * independent library calls the CPU overlaps.  Built without SLP vectorization: it would load
- * sincos's two results, just stored one by one, as one vector, which store forwarding cannot
- * serve (a stall per pair, a fifth of the time). */
-__attribute__((optimize("no-tree-slp-vectorize")))
-static int dali_log_gamma_run(uint64_t key, int64_t sid, int var, double k, int64_t first,
-                              int64_t m, double* res) {
+/* Gamma(k) (`lin`, k >= 1) or log Gamma(k) of elements first .. first + m - 1 (first even)
+ * into res; round 0 and the boost uniforms from runs of Philox blocks, the rare rejections
+ * one at a time.  The normals of round 0 are made in passes (the radii, then the angles, then
+ * the tests), each a run of independent calls the CPU overlaps. */
+static int dali_gamma_run(uint64_t key, int64_t sid, int var, double k, int lin,
+                          int64_t first, int64_t m, double* res) {
     uint32_t wz[4 * DALI_BETA_PAIRS], wu[4 * DALI_BETA_PAIRS];
     int boost = k < 1.0;
     double d = (boost ? k + 1.0 : k) - 1.0 / 3.0;
@@ -230,14 +266,15 @@ static int dali_log_gamma_run(uint64_t key, int64_t sid, int var, double k, int6
     }
     for (int64_t b = 0; b < nb; b++) {
         double u2 = dali_draw_u01(wz[4 * b + 2], wz[4 * b + 3]);
-        double rad = z[2 * b];
-        z[2 * b] = rad * cos(6.283185307179586 * u2);
-        z[2 * b + 1] = rad * sin(6.283185307179586 * u2);
+        double rad = z[2 * b], sn, cs;
+        dali_sincos_2pi(u2, &sn, &cs);
+        z[2 * b] = rad * cs;
+        z[2 * b + 1] = rad * sn;
     }
     for (int64_t e = 0; e < m; e++) {
         double u = dali_draw_u01(wu[2 * e], wu[2 * e + 1]);
-        if (!dali_mt_accept(z[e], u, d, c, log_d, &res[e]) &&
-            !dali_log_gamma_rest(key, sid, var, d, c, log_d, first + e, &res[e]))
+        if (!dali_mt_accept(z[e], u, d, c, log_d, lin, &res[e]) &&
+            !dali_gamma_rest(key, sid, var, d, c, log_d, lin, first + e, &res[e]))
             return 0;
     }
     if (boost) {
@@ -249,17 +286,18 @@ static int dali_log_gamma_run(uint64_t key, int64_t sid, int var, double k, int6
 }
 
 static void dali_beta_run(uint64_t key, int is_double, DaliBetaJob* j) {
-    double lx[2 * DALI_BETA_PAIRS], ly[2 * DALI_BETA_PAIRS];
+    double gx[2 * DALI_BETA_PAIRS], gy[2 * DALI_BETA_PAIRS];
+    const int lin = j->alpha >= 1.0 && j->beta >= 1.0;
     for (int64_t i = 0; i < j->count; i += 2 * DALI_BETA_PAIRS) {
         int64_t m = j->count - i;
         if (m > 2 * DALI_BETA_PAIRS) m = 2 * DALI_BETA_PAIRS;
-        if (!dali_log_gamma_run(key, j->sample_id, 0, j->alpha, j->first + i, m, lx) ||
-            !dali_log_gamma_run(key, j->sample_id, 1, j->beta, j->first + i, m, ly)) {
+        if (!dali_gamma_run(key, j->sample_id, 0, j->alpha, lin, j->first + i, m, gx) ||
+            !dali_gamma_run(key, j->sample_id, 1, j->beta, lin, j->first + i, m, gy)) {
             j->failed = 1;
             return;
         }
         for (int64_t e = 0; e < m; e++) {
-            double x = 1.0 / (1.0 + exp(ly[e] - lx[e]));
+            double x = lin ? gx[e] / (gx[e] + gy[e]) : 1.0 / (1.0 + exp(gy[e] - gx[e]));
             if (is_double)
                 ((double*)j->out)[i + e] = x;
             else

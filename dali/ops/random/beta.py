@@ -1,15 +1,18 @@
 """fn.random.beta: draws from the beta distribution Beta(alpha, beta).
 
-Beta = X / (X + Y) with X ~ Gamma(alpha), Y ~ Gamma(beta), computed from log X and log Y so
-that small shape parameters (whose gamma draws underflow) stay exact.  Gamma draws use
-Marsaglia and Tsang's rejection method; shapes below 1 are boosted (Gamma(k) =
-Gamma(k + 1) * U^(1/k)).  Rejection needs a variable number of draws, so it proceeds in rounds:
-round r gives every still-pending element a fresh (normal, uniform) pair from its own streams,
-keyed by the element's index, so the result stays independent of batching and threads.  The
-nogil kernel (`beta_batch` of _ext/kernels/random.pyx, random_draws.h) states the streams.
-Its log/exp/log1p are the C library's, and it cubes by multiplying: the NumPy loop it replaced
-used NumPy's SIMD log/exp/log1p/pow, which vary with the CPU, so float64 results differ from
-that loop's in the last bits (float32 ones rarely).
+Beta = X / (X + Y) with X ~ Gamma(alpha), Y ~ Gamma(beta).  Gamma draws use Marsaglia and
+Tsang's rejection method (with its squeeze test); shapes below 1 are boosted (Gamma(k) =
+Gamma(k + 1) * U^(1/k)).  When alpha and beta are both at least 1 the ratio is taken of the
+gamma draws themselves; otherwise it is computed from log X and log Y, so that small shape
+parameters (whose gamma draws underflow) stay exact.  Rejection needs a variable number of
+draws, so it proceeds in rounds: round r gives every still-pending element a fresh (normal,
+uniform) pair from its own streams, keyed by the element's index, so the result stays
+independent of batching and threads.  The nogil kernel (`beta_batch` of
+_ext/kernels/random.pyx, random_draws.h) states the streams.  Its normals are Box-Muller ones
+whose sine and cosine come from fdlibm's polynomials (within 2 ulps, several times cheaper than
+the C library's sincos), so they differ from fn.random.normal's in the last bits; its
+log/exp/log1p are the C library's.  Both changes (and the ratio without logs) changed the
+values a seed gives from those of earlier versions, not their distribution.
 """
 
 from __future__ import annotations

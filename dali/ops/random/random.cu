@@ -15,8 +15,9 @@
 //   RANDOM_PICK     table[a + min(int64(u * b), b - 1)]    (uniform's `values`: the sample's
 //                   b values start at table[a])
 // and stores: floats cast; bool x != 0; integers rounded half away from zero, clamped to
-// [lo, hi] and cast.  random_beta draws Beta(alpha, beta) = 1 / (1 + exp(log Y - log X)) with
-// the Marsaglia-Tsang rounds and streams random_draws.h states (dali_beta_run).
+// [lo, hi] and cast.  random_beta draws Beta(alpha, beta) from two gamma draws with the
+// Marsaglia-Tsang rounds, streams and formulas random_draws.h states (dali_beta_run), its
+// normals with random_draws.h's sine and cosine polynomials (random_sincos_2pi).
 //
 // One thread per element: blockIdx.y is the sample, a grid-stride loop over x its elements.
 // The transforms call the C library's (CUDA's) double log, sqrt, cos, sin, exp and log1p.
@@ -105,23 +106,64 @@ extern "C" __global__ void random_draw(unsigned char* out, const RandomSample* s
 }
 
 // ---- beta ----------------------------------------------------------------------------------
-// log of a Gamma(k) draw for element j and variable `var` (0: X, 1: Y); false when 64 rounds
-// rejected it
-__device__ __forceinline__ bool random_log_gamma(unsigned long long key, long long sid, int var,
-                                                 double k, long long j, double* res) {
+// sin and cos of 2 pi u, u in [0, 1), as dali_sincos_2pi of random_draws.h computes them
+__device__ __forceinline__ void random_sincos_2pi(double u, double* sin_out, double* cos_out) {
+  const double x = 8.0 * u;
+  const int q = (int)x;
+  double f[2] = {x - q, 0.0};
+  f[1] = 1.0 - f[0];
+  const double a = 0.78539816339744830962 * f[q & 1];
+  const double z = a * a;
+  const double rs = 8.33333333332248946124e-03 + z * (-1.98412698298579493134e-04 +
+                    z * (2.75573137070700676789e-06 + z * (-2.50507602534068634195e-08 +
+                    z * 1.58969099521155010221e-10)));
+  const double rc = z * (4.16666666666666019037e-02 + z * (-1.38888888888741095749e-03 +
+                    z * (2.48015872894767294178e-05 + z * (-2.75573143513906633035e-07 +
+                    z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))));
+  const double hz = 0.5 * z, w = 1.0 - hz;
+  double sc[2];
+  sc[0] = a + (z * a) * (-1.66666666666666324348e-01 + z * rs);
+  sc[1] = w + (((1.0 - w) - hz) + z * rc);
+  const int swap = ((q + 1) >> 1) & 1;
+  *sin_out = sc[swap] * (double)(1 - 2 * (q >> 2));
+  *cos_out = sc[swap ^ 1] * (double)(1 - 2 * (((q + 2) >> 2) & 1));
+}
+
+// the standard normal of the beta draws: dali_normal_draw's Box-Muller with random_sincos_2pi
+__device__ __forceinline__ double random_beta_normal(unsigned long long key, long long sid,
+                                                     unsigned stream, long long k) {
+  const DaliPhiloxBlock r = dali_philox(key, sid, stream, (unsigned)(k / 2));
+  const double u1 = 1.0 - dali_u01(r.w[0], r.w[1]);
+  const double u2 = dali_u01(r.w[2], r.w[3]);
+  const double rad = sqrt(-2.0 * log(u1));
+  double sn, cs;
+  random_sincos_2pi(u2, &sn, &cs);
+  return (k & 1) ? rad * sn : rad * cs;
+}
+
+// A Gamma(k) draw (`lin`, k >= 1) or its log for element j and variable `var` (0: X, 1: Y);
+// false when 64 rounds rejected it
+__device__ __forceinline__ bool random_gamma(unsigned long long key, long long sid, int var,
+                                             double k, bool lin, long long j, double* res) {
   const bool boost = k < 1.0;
   const double d = (boost ? k + 1.0 : k) - 1.0 / 3.0;
   const double c = 1.0 / sqrt(9.0 * d);
   const double log_d = log(d);
   bool accepted = false;
   for (int r = 0; r < 64 && !accepted; r++) {
-    const double z = dali_normal_draw(key, sid, (unsigned)(2 + 4 * r + 2 * var), j);
+    const double z = random_beta_normal(key, sid, (unsigned)(2 + 4 * r + 2 * var), j);
     const double u = dali_uniform_draw(key, sid, (unsigned)(3 + 4 * r + 2 * var), j);
     const double t = 1.0 + c * z;
     const double v = t * t * t;
+    if (!(v > 0)) continue;
+    if (lin && u > 0.0331 * ((z * z) * (z * z))) {
+      *res = d * v;
+      accepted = true;
+      continue;
+    }
     const double log_v = log(v);
-    if (v > 0 && log1p(-u) < 0.5 * z * z + d - d * v + d * log_v) {
-      *res = log_d + log_v;
+    if (log1p(-u) < 0.5 * z * z + d - d * v + d * log_v) {
+      *res = lin ? d * v : log_d + log_v;
       accepted = true;
     }
   }
@@ -139,13 +181,14 @@ extern "C" __global__ void random_beta(unsigned char* out, const RandomSample* s
   const RandomSample s = samples[blockIdx.y];
   const long long step = (long long)gridDim.x * blockDim.x;
   for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < s.count; j += step) {
-    double lx, ly;
-    if (!random_log_gamma(key, s.sample_id, 0, s.a, j, &lx) ||
-        !random_log_gamma(key, s.sample_id, 1, s.b, j, &ly)) {
+    const bool lin = s.a >= 1.0 && s.b >= 1.0;
+    double gx, gy;
+    if (!random_gamma(key, s.sample_id, 0, s.a, lin, j, &gx) ||
+        !random_gamma(key, s.sample_id, 1, s.b, lin, j, &gy)) {
       failed[blockIdx.y] = 1;
       continue;
     }
-    const double x = 1.0 / (1.0 + exp(ly - lx));
+    const double x = lin ? gx / (gx + gy) : 1.0 / (1.0 + exp(gy - gx));
     if (is_double)
       *(double*)(out + s.offset + j * 8) = x;
     else

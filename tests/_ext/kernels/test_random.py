@@ -100,22 +100,75 @@ def test_wrong_parameter_count():
         kernel.draw_batch(None, out, KEY, [0], 0, "uniform", [0.0, 1.0])
 
 
-def _log_gamma_reference(k, ids, counts, var):
-    """log Gamma(k) draws by the batch-wide NumPy rejection loop random_draws.h describes."""
+def _sincos_2pi(u):
+    """dali_sincos_2pi of random_draws.h in NumPy (the same operations in the same order)."""
+    x = 8.0 * u
+    q = x.astype(np.int64)
+    f = x - q
+    a = 0.78539816339744830962 * np.where(q & 1, 1.0 - f, f)
+    z = a * a
+    rs = 8.33333333332248946124e-03 + z * (-1.98412698298579493134e-04 + z * (
+        2.75573137070700676789e-06 + z * (-2.50507602534068634195e-08
+                                          + z * 1.58969099521155010221e-10)))
+    rc = z * (4.16666666666666019037e-02 + z * (-1.38888888888741095749e-03 + z * (
+        2.48015872894767294178e-05 + z * (-2.75573143513906633035e-07 + z * (
+            2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))))
+    hz = 0.5 * z
+    w = 1.0 - hz
+    sa = a + (z * a) * (-1.66666666666666324348e-01 + z * rs)
+    ca = w + (((1.0 - w) - hz) + z * rc)
+    swap = ((q + 1) >> 1) & 1 == 1
+    s, c = np.where(swap, ca, sa), np.where(swap, sa, ca)
+    return np.where(q >= 4, -s, s), np.where((q + 2) & 4, -c, c)
+
+
+def test_sincos_2pi_is_within_two_ulps_of_sin_and_cos():
+    u = np.concatenate([np.arange(64) / 64, np.nextafter(np.arange(1, 65) / 64, 0),
+                        np.random.default_rng(0).random(100000)])
+    s, c = _sincos_2pi(u)
+    # the exact angle: 2 pi u reduced to [-pi/4, pi/4] around a multiple of pi/2 in float64
+    # is exact for these u (k / 4 and u - k / 4 are), so np.sin / np.cos of it are correct
+    k = np.floor(4 * u + 0.5)
+    r = 2 * np.pi * (u - k / 4)
+    sr, cr = np.sin(r), np.cos(r)
+    want_s = np.select([k % 4 == 0, k % 4 == 1, k % 4 == 2], [sr, cr, -sr], -cr)
+    want_c = np.select([k % 4 == 0, k % 4 == 1, k % 4 == 2], [cr, -sr, -cr], sr)
+    for got, want in ((s, want_s), (c, want_c)):
+        assert (np.abs(got - want) <= 2 * np.spacing(np.abs(want)) + 1e-300).all()
+
+
+def _beta_normal(ids, counts, stream):
+    """The beta kernel's normals: Box-Muller of rng's uniforms with `_sincos_2pi`."""
+    even = counts + counts % 2
+    u = np.split(rng.uniform(KEY, ids, even, stream), np.cumsum(even)[:-1])
+    z = []
+    for x, n in zip(u, counts, strict=True):
+        rad = np.sqrt(-2.0 * np.log(1.0 - x[0::2]))
+        s, c = _sincos_2pi(x[1::2])
+        z.append(np.stack([rad * c, rad * s], axis=1).reshape(-1)[:n])
+    return np.concatenate(z)
+
+
+def _gamma_reference(k, ids, counts, var, lin):
+    """Gamma(k) (`lin`) or log Gamma(k) draws by the batch-wide NumPy rejection loop
+    random_draws.h describes."""
     boost = k < 1.0
     d = np.where(boost, k + 1.0, k) - 1.0 / 3.0
     c = 1.0 / np.sqrt(9.0 * d)
     result = np.full(k.size, np.nan)
     pending = np.ones(k.size, bool)
     for r in range(64):
-        z = rng.normal(KEY, ids, counts, 2 + 4 * r + 2 * var)
+        z = _beta_normal(ids, counts, 2 + 4 * r + 2 * var)
         u = rng.uniform(KEY, ids, counts, 3 + 4 * r + 2 * var)
         t = 1.0 + c * z
         v = t * t * t
         with np.errstate(invalid="ignore", divide="ignore"):
             log_v = np.log(v)
-            ok = pending & (v > 0) & (np.log1p(-u) < 0.5 * z * z + d - d * v + d * log_v)
-        result[ok] = np.log(d[ok]) + log_v[ok]
+            test = np.log1p(-u) < 0.5 * z * z + d - d * v + d * log_v
+            if lin:
+                test |= u > 0.0331 * ((z * z) * (z * z))
+            ok = pending & (v > 0) & test
+        result[ok] = (d * v if lin else np.log(d) + log_v)[ok]
         pending &= ~ok
         if not pending.any():
             break
@@ -124,17 +177,25 @@ def _log_gamma_reference(k, ids, counts, var):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_beta_batch_equals_the_rejection_loop(dtype):
+@pytest.mark.parametrize("lin", [False, True])
+def test_beta_batch_equals_the_rejection_loop(dtype, lin):
+    """alpha and beta both at least 1 (`lin`): X / (X + Y); otherwise from the logs."""
     shapes = [(3, 5), (0, 1), (1, 1), (kernel.BETA_CHUNK + 3, 2)]
     ids = np.array([5, 0, 2**33 + 7, 11], np.int64)
-    alpha, beta = np.array([0.7, 1.0, 3.0, 0.05]), np.array([2.5, 1.0, 0.3, 20.0])
+    if lin:
+        alpha, beta = np.array([1.0, 1.0, 3.0, 1.5]), np.array([2.5, 1.0, 1.0, 200.0])
+    else:
+        alpha, beta = np.array([0.7, 1.0, 3.0, 0.05]), np.array([2.5, 1.0, 0.3, 20.0])
     counts = np.array([np.prod(s) for s in shapes], np.int64)
     out = BatchStorage.allocate(dtype, shapes)
     assert kernel.beta_batch(ThreadPool(2, inline_cost=0.0), out, KEY, ids, alpha, beta) == -1
-    log_x = _log_gamma_reference(np.repeat(alpha, counts), ids, counts, 0)
-    log_y = _log_gamma_reference(np.repeat(beta, counts), ids, counts, 1)
     with np.errstate(over="ignore"):
-        want = 1.0 / (1.0 + np.exp(log_y - log_x))
+        lin_s = np.repeat((alpha >= 1) & (beta >= 1), counts)
+        gx = _gamma_reference(np.repeat(alpha, counts), ids, counts, 0, True)
+        gy = _gamma_reference(np.repeat(beta, counts), ids, counts, 1, True)
+        log_x = _gamma_reference(np.repeat(alpha, counts), ids, counts, 0, False)
+        log_y = _gamma_reference(np.repeat(beta, counts), ids, counts, 1, False)
+        want = np.where(lin_s, gx / (gx + gy), 1.0 / (1.0 + np.exp(log_y - log_x)))
     got = np.concatenate([x.reshape(-1) for x in out.samples()])
     assert got.dtype == dtype and (got >= 0).all() and (got <= 1).all()
     # NumPy's SIMD log/exp/log1p may differ from the C library's in the last bit; exp of a
