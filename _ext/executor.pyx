@@ -23,6 +23,7 @@ from libc.stdint cimport int64_t
 from posix.time cimport CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID, clock_gettime, timespec
 
 from dali._ext.tensor_storage cimport BatchStorage, allocate_batch
+from dali._ext.thread_pool cimport stop_if_exiting
 from dali._ext.workspace cimport WorkspaceBase
 
 from dali import tensors
@@ -403,6 +404,7 @@ cdef class Plan:
         cdef int64_t t0, dt, c0 = 0
         cdef list events = self.events
         for node in self.nodes:
+            stop_if_exiting()
             k += 1
             n = len(node.in_slots)
             tls = [None] * n

@@ -22,3 +22,4 @@ cdef class ThreadPool:
 
 cdef run_largest_first(ThreadPool pool, item_fn fn, void* ctx, sizes, double ns_per_element)
 cdef void* job_array(Py_ssize_t n, size_t size, list keep) except NULL
+cdef int stop_if_exiting() except -1

@@ -82,8 +82,7 @@ cdef int _run_interruptible(CppThreadPool* pool, item_fn fn, void* ctx, const in
     if install_sigint_counter() < 0:
         raise OSError("dali: cannot install the thread pool's SIGINT handler")
     while done < n:
-        if _exiting and not main:
-            raise RuntimeError("dali: the interpreter is exiting; background work is abandoned")
+        stop_if_exiting()
         since = stop_count.load()
         PyErr_CheckSignals()      # a signal counted before `since` is Python's to act on now
         with nogil:
@@ -95,6 +94,15 @@ cdef int _run_interruptible(CppThreadPool* pool, item_fn fn, void* ctx, const in
 
 
 cdef bint _exiting = False
+
+
+cdef int stop_if_exiting() except -1:
+    """Raises in a thread other than the main one once the interpreter is exiting: background
+    iterations stop between operators and between items instead of running (and allocating
+    their outputs) to the end."""
+    if _exiting and threading.current_thread() is not threading.main_thread():
+        raise RuntimeError("dali: the interpreter is exiting; background work is abandoned")
+    return 0
 
 
 def _stop_jobs_at_exit():
