@@ -6,10 +6,15 @@ returned into output batches.
 A subclass says how the samples reach the function (`to_function`: numpy views by default) and
 how its results are read back (`from_function`: anything numpy can view).  The function runs
 on the thread that runs the pipeline's iteration, one call at a time; what it returns is copied
-into the outputs (it may keep and later change the arrays it returned).
+into the outputs (it may keep and later change the arrays it returned).  One exception: when it
+returns the very objects it got for an input's samples, all of them in order (an identity or a
+pass-through), that input's batch becomes the output without a copy: those samples are the
+input's memory, which the function must not modify, so no one can observe the difference.
 """
 
 from __future__ import annotations
+
+import operator
 
 import numpy as np
 
@@ -66,8 +71,8 @@ class FunctionOperator(_operator.Operator):
             raise TypeError(f"`function` must be callable, got {type(self.function).__name__}")
 
     def infer(self, ws):
-        results = self._call(ws)
-        outputs = [self._batch(ws, k, samples) for k, samples in enumerate(results)]
+        given, results = self._call(ws)
+        outputs = [self._batch(ws, k, samples, given) for k, samples in enumerate(results)]
         return _operator.Plan([_operator.OutputDesc(None, b.dtype, lay, ndim=b.ndim)
                                for b, lay in zip(outputs, self.layouts, strict=True)],
                               batches=outputs)
@@ -90,7 +95,8 @@ class FunctionOperator(_operator.Operator):
 
     # -- calling the function -----------------------------------------------------------------
     def _call(self, ws):
-        """Per output, the list of returned samples."""
+        """What the function got (per input, the list of what `to_function` made of its
+        samples) and, per output, the list of returned samples."""
         ins = [[self.to_function(x) for x in ws.input_samples(k)] for k in range(len(ws.inputs))]
         n = ws.batch_size
         if self.args["batch_processing"]:
@@ -104,10 +110,10 @@ class FunctionOperator(_operator.Operator):
                     raise self.error(
                         f"with batch_processing=True, output {k} must be a list of {n} arrays "
                         f"(one per sample), got {got}", TypeError)
-            return [list(r) for r in res]
+            return ins, [list(r) for r in res]
         per_sample = [self._split(self.function(*[x[i] for x in ins]), f"sample {i}")
                       for i in range(n)]
-        return [[s[k] for s in per_sample] for k in range(self.num_outputs)]
+        return ins, [[s[k] for s in per_sample] for k in range(self.num_outputs)]
 
     def _split(self, result, where):
         """The function's result as a list with one entry per output."""
@@ -123,7 +129,12 @@ class FunctionOperator(_operator.Operator):
                              f"(num_outputs={n}) for {where}, got {got}", TypeError)
         return list(result)
 
-    def _batch(self, ws, k, samples):
+    def _batch(self, ws, k, samples, given):
+        for j, got in enumerate(given):
+            if samples and len(got) == len(samples) and all(map(operator.is_, samples, got)):
+                storage = ws.input_storage(j)
+                self._check_layout(k, storage.ndim)
+                return storage
         arrays = []
         for i, s in enumerate(samples):
             arr = self.from_function(s)
@@ -141,10 +152,14 @@ class FunctionOperator(_operator.Operator):
                        f"{arrays[0].ndim} dimensions, sample {i} is {arr.dtype} with "
                        f"{arr.ndim}")
             arrays.append(arr)
-        lay = self.layouts[k]
-        if arrays and lay and len(lay) != arrays[0].ndim:
-            raise self.error(f"output_layouts[{k}] \"{lay}\" has {len(lay)} dimensions but "
-                             f"output {k} has {arrays[0].ndim}")
+        if arrays:
+            self._check_layout(k, arrays[0].ndim)
         # A copy: the function may keep (and later change) the arrays it returned.
         return BatchStorage.from_arrays(arrays) if arrays else \
             BatchStorage.allocate(np.uint8, [], ndim=0)
+
+    def _check_layout(self, k, ndim):
+        lay = self.layouts[k]
+        if lay and len(lay) != ndim:
+            raise self.error(f"output_layouts[{k}] \"{lay}\" has {len(lay)} dimensions but "
+                             f"output {k} has {ndim}")

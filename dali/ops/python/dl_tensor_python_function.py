@@ -2,7 +2,8 @@
 
 The function gets each input sample as a DLPack capsule (`PyCapsule` named "dltensor", a
 zero-copy view: any framework's `from_dlpack` reads it, once) and returns capsules, which are
-copied into the output batches.  Everything else (outputs, layouts, errors, executor settings,
+copied into the output batches (the capsules it got, all returned in order, pass their input
+batch through uncopied: `_function`).  Everything else (outputs, layouts, errors, executor settings,
 debug mode) is `python_function`'s, from the shared `_function.FunctionOperator`.
 
 As in DALI 2.4, the function is called once per batch (lists of capsules) unless

@@ -1,7 +1,8 @@
 """fn.python_function: run a user's Python function on the data, per sample or per batch.
 
 The function receives numpy arrays (views of the input samples: it should not modify them) and
-returns numpy arrays, which are copied into the output batches.  Exceptions it raises reach the
+returns numpy arrays, which are copied into the output batches (the arrays it got, all returned
+in order, pass their input batch through uncopied: `_function`).  Exceptions it raises reach the
 user from `pipe.run()` as a `PipelineError` naming the operator and the line that created it,
 chained from the original exception (so its traceback is shown).
 

@@ -116,6 +116,36 @@ def test_results_are_copied():
     assert out[0].tolist() == [1, 1, 1]
 
 
+@pytest.mark.parametrize("batch_processing", [False, True])
+def test_returned_input_capsules_give_the_input_batch(batch_processing):
+    """The capsules it got, all returned in order: the input batch is the output, uncopied
+    (the same values; the layout check still applies).  Any other result is copied."""
+    batch = [np.arange(6, dtype=np.int16).reshape(2, 3), np.full((1, 3), 7, np.int16)]
+    p = Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with p:
+        x = fn.external_source(lambda: batch, layout="HW")
+        same = fn.dl_tensor_python_function(x, function=lambda c: c,
+                                            batch_processing=batch_processing,
+                                            output_layouts="XY")
+        swapped = fn.dl_tensor_python_function(x, function=lambda cs: cs[::-1])
+        p.set_outputs(x, same, swapped)
+    x, same, swapped = p.run()
+    assert same.layout() == "XY"
+    assert [np.array(t).tolist() for t in same] == [b.tolist() for b in batch]
+    assert [np.array(t).tolist() for t in swapped] == [b.tolist() for b in batch[::-1]]
+    views = [np.asarray(t) for t in (same[0], x[0], swapped[1])]
+    address = [v.__array_interface__["data"][0] for v in views]
+    assert address[0] == address[1] != address[2]
+    p = Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with p:
+        p.set_outputs(fn.dl_tensor_python_function(fn.external_source(lambda: batch),
+                                                   function=lambda cs: cs,
+                                                   output_layouts="ABC"))
+    with pytest.raises(PipelineError, match='output_layouts\\[0\\] "ABC" has 3 dimensions but '
+                                            "output 0 has 2"):
+        p.run()
+
+
 def test_debug_mode_and_ops_api():
     @experimental.pipeline_def(batch_size=2, num_threads=1, device_id=None, debug=True)
     def pipe():

@@ -147,6 +147,25 @@ def test_results_are_copied():
     assert [np.array(t).tolist() for t in out] == [[1, 2, 3], [1, 2]]
 
 
+@pytest.mark.parametrize("batch_processing", [False, True])
+def test_returned_input_arrays_give_the_input_batch(batch_processing):
+    """The arrays it got, all returned in order: the input batch is the output, uncopied.
+    Equal arrays that are not those objects are copied."""
+    p = Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with p:
+        x = fn.external_source(lambda: SAMPLES)
+        p.set_outputs(x, fn.python_function(x, function=lambda a: a,
+                                            batch_processing=batch_processing),
+                      fn.python_function(x, function=lambda a: a.copy(),
+                                         batch_processing=False))
+    x, same, copied = p.run()
+    assert [np.array(t).tolist() for t in same] == [s.tolist() for s in SAMPLES]
+    assert [np.array(t).tolist() for t in copied] == [s.tolist() for s in SAMPLES]
+    views = [np.asarray(t) for t in (same[1], x[1], copied[1])]
+    address = [v.__array_interface__["data"][0] for v in views]
+    assert address[0] == address[1] != address[2]
+
+
 def test_lists_and_numpy_scalars_are_accepted():
     # Real DALI insists on a tuple for several outputs and rejects numpy scalars.
     out = run(lambda fn, x: tuple(fn.python_function(
