@@ -33,6 +33,7 @@ cdef extern from "arith_stream.h" nogil:
     void stream_run "arith_stream::run"(
         int op, const float* a, int64_t sa, const float* b, int64_t sb, float* out, int64_t n)
     void stream_fence "arith_stream::fence"()
+    void stream_copy "arith_stream::copy"(const char* src, char* dst, int64_t nbytes)
 
 cdef extern from "arith_load.h" namespace "arith_load" nogil:
     bint load(int src_num, int dst_num, const char* src, int64_t period, int64_t start,
@@ -148,10 +149,11 @@ def run(ThreadPool pool, cnp.ufunc ufunc, int index, list operands, cnp.ndarray 
 # the intermediate values in a scratch buffer of the item's own (a few chunks: they stay in
 # cache), so no temporary of the batch's size is made.  Every step is one ufunc loop whose
 # operands and result all have one type, the same for the whole program, so each value is
-# what that ufunc gives elementwise.
+# what that ufunc gives elementwise.  An output larger than _STREAM_BYTES gets the last step's
+# results in one more scratch chunk, copied out with streaming stores (arith_stream.h).
 
 cdef enum:
-    PROGRAM_CHUNK = 1 << 12     # elements computed step after step (in L1)
+    PROGRAM_CHUNK = 1 << 10     # elements computed step after step (in L1)
     PROGRAM_SPAN = 1 << 16      # elements of one work item
     C_MAX_STEPS = 32
     C_INPUT = 0         # an input: flat, the output's size (or one value)
@@ -182,6 +184,7 @@ cdef struct Program:
     bint input_flat[C_MAX_STEPS * MAX_ARGS]
     char* consts[C_MAX_STEPS * MAX_ARGS]
     char* out
+    bint stream                 # run_program: the results go out through arith_stream's copy
     int ninputs
     int num                     # the program's NumPy type number
     int out_num                 # the output's (the last step's result; run_samples: may differ)
@@ -202,14 +205,16 @@ cdef void _run_program_job(void* jobs, int64_t i) noexcept nogil:
     cdef Py_ssize_t item = p.item, start, end = job.start + job.n
     cdef cnp.npy_intp n
     cdef char* scratch = NULL
+    cdef char* result = NULL
     cdef char* ins[C_MAX_STEPS * MAX_ARGS]
     cdef cnp.npy_intp in_steps[C_MAX_STEPS * MAX_ARGS]
     cdef int j
-    if p.ntemps:
-        scratch = <char*>malloc(p.ntemps * PROGRAM_CHUNK * item)
+    if p.ntemps or p.stream:
+        scratch = <char*>malloc((p.ntemps + p.stream) * PROGRAM_CHUNK * item)
         if scratch == NULL:
             job.failed = True
             return
+        result = scratch + p.ntemps * PROGRAM_CHUNK * item
     start = job.start
     while start < end:
         n = min(<Py_ssize_t>PROGRAM_CHUNK, end - start)
@@ -218,8 +223,14 @@ cdef void _run_program_job(void* jobs, int64_t i) noexcept nogil:
                 ins[j], in_steps[j] = p.inputs[j] + start * item, item
             else:
                 ins[j], in_steps[j] = p.inputs[j], 0
-        _run_chunk(p, ins, in_steps, p.out + start * p.out_item, scratch, n)
+        if p.stream:
+            _run_chunk(p, ins, in_steps, result, scratch, n)
+            stream_copy(result, p.out + start * p.out_item, n * p.out_item)
+        else:
+            _run_chunk(p, ins, in_steps, p.out + start * p.out_item, scratch, n)
         start += n
+    if p.stream:
+        stream_fence()
     free(scratch)
 
 
@@ -316,6 +327,7 @@ def run_program(ThreadPool pool, list steps, int ntemps, list inputs, list const
     _set_steps(p, steps, ntemps, len(inputs), len(consts))
     _set_consts(p, consts)
     p.out = <char*>cnp.PyArray_DATA(out)
+    p.stream = stream_available and out.nbytes > _STREAM_BYTES
     for j, a in enumerate(inputs):
         if cnp.PyArray_TYPE(a) != num or not a.flags.c_contiguous or a.size not in (1, n):
             raise ValueError(f"input {j} must be C-contiguous of out's type and size (or 1)")
@@ -477,6 +489,7 @@ def run_samples(ThreadPool pool, list steps, int ntemps, list inputs, list const
     p = <Program*>job_array(1, sizeof(Program), keep)
     p.num, p.item = num, work.itemsize
     p.out_num, p.out_item = out_num, out.dtype.itemsize
+    p.stream = False
     _set_steps(p, steps, ntemps, nin, len(consts))
     _set_consts(p, consts)
     periods = np.empty((ns, nin), np.int64)

@@ -21,6 +21,7 @@ from dali._gpu import runtime as _gpu_runtime
 from dali._graph import context, data_node, dot, graph
 from dali._pipeline import checkpointing, params, profiler, scheduler, serialization
 from dali.ops import _regions
+from dali.ops.math import arithmetic as _arithmetic
 from dali.ops.tensor import to_device as _to_device
 
 _ILLEGAL_OUTPUT = ("Illegal output type. The output {} is a `{}`. Allowed types are ``DataNode`` "
@@ -121,7 +122,8 @@ class Pipeline:
         self._built = False
         self._graph = None
         self._executor = None
-        self._fuse_regions = True        # dali.ops._regions (check_parity turns it off)
+        self._fuse_regions = True        # dali.ops._regions and arithmetic pairs (check_parity
+                                         # turns it off)
         if not isinstance(decode_scaling, bool):
             raise TypeError(f"`decode_scaling` must be a bool, got {decode_scaling!r}")
         self._decode_scaling = decode_scaling
@@ -183,7 +185,7 @@ class Pipeline:
     def _define(self, definition, fuse_regions=True):
         """Run a `@pipeline_def` definition (`dali._debug.parity.Definition`) inside
         `with self:` and set its outputs; `fuse_regions=False` keeps every intermediate output
-        whole (for `check_parity`)."""
+        whole and computed by its own operator (for `check_parity`)."""
         self._definition = definition
         self._fuse_regions = fuse_regions
         if definition.conditionals:
@@ -283,6 +285,7 @@ class Pipeline:
         ex.setup()
         if self._fuse_regions:
             _regions.link(g, ex.ops, self._sinks, self._decode_scaling)
+            _arithmetic.link(g, ex.ops, self._sinks)
         self._graph = g
         self._input_ops = [op for op in ex.ops
                            if isinstance(op, _roles.Source) and op.has_callback]

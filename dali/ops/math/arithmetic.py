@@ -17,6 +17,16 @@ dimensions.  A batch whose inputs all have uniform shapes is computed in one Num
 
 When an operand is on the GPU the operator is (as in DALI), its CPU operands moved there; one
 launch of `arithmetic.cu` evaluates the expression per element (`_arithmetic_gpu`).
+
+Chains such as `x * 0.5 + 1` are two operators (as in DALI), each a pass over memory.  When a
+CPU operator's output feeds only another CPU arithmetic operator, as its only input (no
+pipeline output, sink or argument input), `link` pairs them at `build()`: the producer
+evaluates the consumer's expression with its own substituted for the input (`add(mul(&0
+$0:float32) $1:int32)`), in one pass, and the consumer hands that batch on as its output.
+Each operation still rounds to its own type in order, so the values are those of the two
+operators; the pair is fused only when the consumer gives the producer's type and cannot fail
+at run time (no `//` or `%`), and a consumer whose types are rejected still raises in its own
+name.
 """
 
 from __future__ import annotations
@@ -40,6 +50,7 @@ _TYPE_NAMES = {T.BOOL: "bool", T.INT8: "int8", T.INT16: "int16", T.INT32: "int32
                T.FLOAT64: "float64"}
 _NAMED_TYPES = {v: k for k, v in _TYPE_NAMES.items()}
 _CHUNK_ELEMENTS = 1 << 16
+_RAISING = frozenset({"div", "mod"})        # integer division by zero is an error
 
 
 # ---------------------------------------------------------------------------------------------
@@ -199,6 +210,50 @@ def _leaves(e):
         yield e
 
 
+def _ops(e):
+    if e.kind == "op":
+        yield e.name
+        for a in e.args:
+            yield from _ops(a)
+
+
+def _substituted(e, inner, n_ints, n_reals):
+    """A copy of the one-input tree `e` with `inner` for input 0 and its constants renumbered
+    after `n_ints` integer and `n_reals` real constants."""
+    if e.kind == "input":
+        return inner
+    if e.kind == "const":
+        shift = n_reals if _types.is_float(e.type) else n_ints
+        return _Expr("const", index=e.index + shift, type=e.type)
+    return _Expr("op", name=e.name, args=[_substituted(a, inner, n_ints, n_reals)
+                                          for a in e.args])
+
+
+def link(graph, ops, sinks=()):
+    """Pair each CPU arithmetic operator of `ops` (one per node of `graph`, in its order) whose
+    output only a CPU arithmetic operator with one input and no `//` or `%` reads, and that is
+    no such consumer itself: the producer then computes both (see the module docstring)."""
+    by_node = {id(op.spec.node): op for op in ops}
+    uses = {}                                  # id(DataNode) -> [consumer node]
+    for n in graph.nodes:
+        for edge in (*n.inputs, *n.arg_inputs.values()):
+            uses.setdefault(id(edge), []).append(n)
+    kept = {id(e) for e in graph.outputs} | {id(e) for e in sinks}
+    for n in graph.nodes:
+        op = by_node[id(n)]
+        if type(op) is not ArithmeticGenericOp or op.fused_producer is not None or \
+                n.device != "cpu" or id(n.outputs[0]) in kept:
+            continue
+        readers = uses.get(id(n.outputs[0]), [])
+        if len(readers) != 1 or readers[0].device != "cpu" or len(readers[0].inputs) != 1 or \
+                readers[0].arg_inputs:
+            continue
+        consumer = by_node[id(readers[0])]
+        if type(consumer) is ArithmeticGenericOp and _RAISING.isdisjoint(_ops(consumer.tree)):
+            op.fused_consumer = consumer
+            consumer.fused_producer = op
+
+
 # ---------------------------------------------------------------------------------------------
 # The operator
 # ---------------------------------------------------------------------------------------------
@@ -220,6 +275,8 @@ class ArithmeticGenericOp(_operator.Operator):
 
     def setup(self):
         self._programs = {}
+        self.fused_consumer = None      # `link`: the operator whose expression this one computes
+        self.fused_producer = None      # `link`: the operator that computes this one's
         self.tree = parse(self.args["expression_desc"])
         self.ints = list(self.args["integer_constants"] or [])
         self.reals = list(self.args["real_constants"] or [])
@@ -243,6 +300,9 @@ class ArithmeticGenericOp(_operator.Operator):
         prog = self._programs.get(key)
         if prog is None:
             prog = self._programs[key] = self._compile(ws)
+        if prog.through:
+            return _operator.Plan([_operator.OutputDesc(None, prog.dtype, prog.layout,
+                                                        prog.ndim)], prog=prog)
         per = []
         for tl in tls:
             shape = tensors.storage_of(tl).uniform_shape
@@ -273,10 +333,26 @@ class ArithmeticGenericOp(_operator.Operator):
             if leaf.kind == "input" and leaf.index >= n_in:
                 raise self.error(f"expression_desc refers to input {leaf.index} but the "
                                  f"operator has {n_in} inputs")
-        prog = _Program()
-        otype, prog.ndim, prog.layout = self._types_and_layout(self.tree, ws, prog)
+        prog = self._program(ws, self.tree, self.ints, self.reals)
+        if self.fused_producer is not None:
+            # The producer computed this expression when it gives the input's type (`link`).
+            prog.through = prog.dtype == tensors.storage_of(ws.inputs[0]).dtype
+        elif self.fused_consumer is not None:
+            c = self.fused_consumer
+            tree = _substituted(c.tree, self.tree, len(self.ints), len(self.reals))
+            try:
+                fused = self._program(ws, tree, self.ints + c.ints, self.reals + c.reals)
+            except (TypeError, ValueError, OverflowError):
+                return prog             # the consumer raises it in its own name
+            if fused.dtype == prog.dtype:
+                return fused
+        return prog
+
+    def _program(self, ws, tree, ints, reals):
+        """The `_Program` of `tree` (constants from `ints` and `reals`) on `ws`'s inputs."""
+        prog = _Program(tree, ints, reals)
+        otype, prog.ndim, prog.layout = self._types_and_layout(tree, ws, prog)
         prog.dtype = _types.dtype_of(otype)
-        tree = self.tree
         if tree.kind == "op" and all(a.kind != "op" for a in tree.args):
             prog.ufunc = kernels.ufunc_for(tree.name, otype)
             prog.operands = [(a.kind == "input", a.index if a.kind == "input"
@@ -303,7 +379,7 @@ class ArithmeticGenericOp(_operator.Operator):
         conversion to it is NumPy's (`converts`: some input does not have it, or the root is
         a comparison; only `run_samples` does those)."""
         steps, consts, temps = [], [], []
-        tree, work, root_loop = self.tree, prog.dtype, None
+        tree, work, root_loop = prog.tree, prog.dtype, None
         converts = False
         if tree.kind == "op" and kernels.compare_ufunc(tree.name) is not None:
             ct = kernels.compare_type(*[self._type_of(prog, a) for a in tree.args])
@@ -357,11 +433,12 @@ class ArithmeticGenericOp(_operator.Operator):
     def _type_of(prog, e):
         return e.type if e.kind == "const" else prog.types[id(e)][0]
 
-    def _const_value(self, leaf):
+    @staticmethod
+    def _const_value(leaf, prog):
         t = leaf.type
         if _types.is_float(t):
-            return np.asarray(np.float32(self.reals[leaf.index])).astype(_types.dtype_of(t))
-        v = self.ints[leaf.index]
+            return np.asarray(np.float32(prog.reals[leaf.index])).astype(_types.dtype_of(t))
+        v = prog.ints[leaf.index]
         if t == T.BOOL:
             return np.asarray(bool(v))
         info = np.iinfo(_types.dtype_of(t))
@@ -377,7 +454,7 @@ class ArithmeticGenericOp(_operator.Operator):
             prog.types[id(e)] = (tl.dtype, tensors.storage_of(tl).dtype)
             return tl.dtype, tl.ndim(), tl.layout()
         if e.kind == "const":
-            prog.consts[id(e)] = self._const_value(e)
+            prog.consts[id(e)] = self._const_value(e, prog)
             return e.type, 0, ""
         subs = [self._types_and_layout(a, ws, prog) for a in e.args]
         t = kernels.result_type(e.name, [s[0] for s in subs])
@@ -409,6 +486,9 @@ class ArithmeticGenericOp(_operator.Operator):
         if ws.batch_size == 0:
             return
         prog = plan.prog
+        if prog.through:
+            ws.outputs = [ws.input_storage(0)]
+            return
         if prog.steps is not None and prog.run_program(ws.thread_pool, ws.inputs, out):
             return
         views = _whole_batch(ws.inputs, out) if prog.ufunc is not None else None
@@ -441,7 +521,7 @@ class ArithmeticGenericOp(_operator.Operator):
             return
         prog = plan.prog
         if prog.gpu is None:
-            prog.gpu = _arithmetic_gpu.compile(self.tree, prog)
+            prog.gpu = _arithmetic_gpu.compile(prog.tree, prog)
         ins = [ws.input_storage(k) for k in range(len(ws.inputs))]
         launch = _arithmetic_gpu.launch(prog.gpu, out.shapes, [st.shapes for st in ins],
                                         [st.dtype for st in ins], out.offsets,
@@ -464,7 +544,7 @@ class ArithmeticGenericOp(_operator.Operator):
         for start in range(0, ws.batch_size, step):
             part = slice(start, start + step)
             try:
-                dense_out[part] = self._eval(prog, self.tree, [a[part] for a in arrays])[0]
+                dense_out[part] = self._eval(prog, prog.tree, [a[part] for a in arrays])[0]
             except kernels.IntegerDivisionByZero as e:
                 mask = np.broadcast_to(e.mask, dense_out[part].shape)
                 first = int(np.argmax(mask.reshape(mask.shape[0], -1).any(axis=1)))
@@ -474,7 +554,7 @@ class ArithmeticGenericOp(_operator.Operator):
         ins = [tensors.storage_of(tl).samples() for tl in ws.inputs]
         for i, dst in enumerate(outs):
             try:
-                dst[...] = self._eval(prog, self.tree, [s[i] for s in ins])[0]
+                dst[...] = self._eval(prog, prog.tree, [s[i] for s in ins])[0]
             except kernels.IntegerDivisionByZero as e:
                 raise ws.sample_error(i, str(e)) from None
 
@@ -493,15 +573,20 @@ class ArithmeticGenericOp(_operator.Operator):
 class _Program:
     """What `infer` works out once per kind of inputs (dtypes, ndims, layouts).
 
-    The output dtype, ndim and layout; the constants' values and every subexpression's (DALI
-    type, NumPy dtype), by `id()` of the tree node; and, when the expression is one elementwise
-    operation on inputs and constants, the ufunc that computes a whole batch in one call.
+    The expression (the operator's, or with a fused consumer's, see `link`) and its constant
+    pools; the output dtype, ndim and layout; the constants' values and every subexpression's
+    (DALI type, NumPy dtype), by `id()` of the tree node; and, when the expression is one
+    elementwise operation on inputs and constants, the ufunc that computes a whole batch in one
+    call.
     """
 
-    __slots__ = ("dtype", "ndim", "layout", "consts", "types", "ufunc", "operands", "quiet",
-                 "uniform_descs", "loop", "loop_consts", "steps", "sample_steps", "gpu")
+    __slots__ = ("tree", "ints", "reals", "dtype", "ndim", "layout", "consts", "types",
+                 "ufunc", "operands", "quiet", "uniform_descs", "loop", "loop_consts", "steps",
+                 "sample_steps", "gpu", "through")
 
-    def __init__(self):
+    def __init__(self, tree, ints, reals):
+        self.tree, self.ints, self.reals = tree, ints, reals
+        self.through = False        # the fused producer computed it: the input is the output
         self.consts = {}
         self.types = {}
         self.ufunc = None
