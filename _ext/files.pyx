@@ -12,7 +12,8 @@ the region of a .npy), opening each file once for a run of ranges in the same fi
 `read_heads` reads the first bytes and the size of each file (a header to parse), and
 `read_regions` an N-D region of an array stored in each file, run by run (the .npy reader's
 region of interest); `read_split` reads files whose header length is known (one type and shape
-in a batch of .npy files) whole, header and data into separate buffers, one open each."""
+in a batch of .npy files) whole, header and data into separate buffers, one open each, and
+`read_region_split` the same region of such files, with one open each."""
 import os
 
 cimport numpy as cnp
@@ -38,6 +39,8 @@ cdef enum:
 # reading a file from the page cache: batches of `read_split` below 0.6 MB (the pool's inline
 # cost, 60 us) are read on the caller (waking threads for opens of small files costs more)
 cdef double _NS_PER_BYTE = 0.1
+# opening, reading and closing a small file (what spreading files over threads saves)
+cdef double _NS_PER_FILE = 3000
 
 
 cdef struct Entry:
@@ -557,22 +560,24 @@ cdef int64_t _pread_all(int fd, uint8_t* buf, int64_t size, int64_t offset,
     return got
 
 
-cdef int _region_read(const char* path, const Region* r, uint8_t* dst, uint8_t** buf,
-                      int64_t* buf_size, const uint8_t* head, int64_t head_len, int* err,
-                      int64_t* end) noexcept nogil:
+cdef int _region_read(const char* path, int fd, const Region* r, uint8_t* dst,
+                      uint8_t** buf, int64_t* buf_size, const uint8_t* head, int64_t head_len,
+                      int* err, int64_t* end) noexcept nogil:
     """Copy the part [lo, hi) of the stored array into dst (C-contiguous, `dshape`, the part
     at `at`): one pread per contiguous run of the file, or, where the runs lie closer than
     _GAP bytes on average, the span they cover read through a window of at most _WINDOW
     bytes (*buf, of *buf_size bytes, grown as needed) and the runs copied out of it.  A
     region within the file's first `head_len` bytes, given in `head`, is copied from there
-    without opening the file.  Returns 0, or -1 with *err set or, where the file ended
+    without opening the file.  `fd`, when not -1, is the file already open (left open); else
+    `path` is opened when needed.  Returns 0, or -1 with *err set or, where the file ended
     early, *end the bytes it has."""
     cdef int d = r.ndim, k, j
     cdef int64_t sstride[_MAX_DIMS]
     cdef int64_t dstride[_MAX_DIMS]
     cdef int64_t idx[_MAX_DIMS]
     cdef int64_t run, runs = 1, first, last, s, t, wlo = 0, whi = 0, want, got
-    cdef int fd = -1, status = 0
+    cdef int status = 0
+    cdef bint opened = False
     cdef uint8_t* window
     cdef bint through_window
     s = t = r.esize
@@ -612,10 +617,12 @@ cdef int _region_read(const char* path, const Region* r, uint8_t* dst, uint8_t**
                 err[0] = ENOMEM
                 return -1
         window = buf[0]
-        fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0:
-            err[0] = errno
-            return -1
+            fd = open(path, O_RDONLY | O_CLOEXEC)
+            if fd < 0:
+                err[0] = errno
+                return -1
+            opened = True
     while runs > 0:
         s = r.offset
         t = 0
@@ -651,9 +658,125 @@ cdef int _region_read(const char* path, const Region* r, uint8_t* dst, uint8_t**
             idx[j] = r.lo[j]
             j -= 1
         runs -= 1
-    if fd >= 0:
+    if opened:
         close(fd)
     return status
+
+
+cdef int64_t _set_region(Region* r, int d, int64_t offset, int64_t esize, int64_t* shape,
+                         int64_t* lo, int64_t* hi, int64_t* dshape, int64_t* at) noexcept:
+    """Fill `r` (`d` <= _MAX_DIMS dimensions); returns the bytes of its destination, or -1
+    when the offset or element size is invalid or the region does not fit the array or its
+    destination."""
+    cdef int j
+    cdef int64_t vol = esize
+    if offset < 0 or esize < 1:
+        return -1
+    r.ndim = d
+    r.offset = offset
+    r.esize = esize
+    for j in range(d):
+        r.shape[j] = shape[j]
+        r.lo[j] = lo[j]
+        r.hi[j] = hi[j]
+        r.dshape[j] = dshape[j]
+        r.at[j] = at[j]
+        if not (0 <= lo[j] and hi[j] <= shape[j] and 0 <= at[j] and dshape[j] >= 0
+                and (hi[j] <= lo[j] or at[j] + hi[j] - lo[j] <= dshape[j])):
+            return -1
+        vol *= dshape[j]
+    return vol
+
+
+cdef struct RegionJob:
+    Entry* es                 # e.got: the bytes read into the file's head row
+    uint8_t* heads            # (n, k): the first k bytes of each file
+    int64_t k
+    int64_t need              # bytes each file must have (its header and whole array)
+    Region region             # the same in every file
+    uint8_t* out              # file i's destination: out[i * size:(i + 1) * size]
+    int64_t size
+
+
+cdef void _region_item(void* ctx, int64_t i) noexcept nogil:
+    """File i of a `read_region_split` job: opened, its first k bytes read into its head row,
+    its size checked, its region copied from the head or read, closed.  e.got is -1 for a
+    file shorter than `need`."""
+    cdef RegionJob* job = <RegionJob*>ctx
+    cdef Entry* e = &job.es[i]
+    cdef uint8_t* row = job.heads + i * job.k
+    cdef uint8_t* window = NULL
+    cdef int64_t window_size = 0, end = 0
+    cdef struct_stat st
+    cdef int fd = open(e.path, O_RDONLY | O_CLOEXEC)
+    if fd < 0:
+        e.err = errno
+        return
+    e.got = _pread_all(fd, row, job.k, 0, &e.err)
+    if e.err == 0 and e.got == job.k and job.k < job.need:
+        if fstat(fd, &st) != 0:
+            e.err = errno
+        elif st.st_size < job.need:
+            e.got = -1
+    if e.err == 0 and e.got == job.k:
+        if _region_read(e.path, fd, &job.region, job.out + i * job.size, &window,
+                        &window_size, row, job.k, &e.err, &end) != 0:
+            e.got = -1
+    close(fd)
+    free(window)
+
+
+def read_region_split(list paths, heads, int64_t need, int64_t offset, int64_t esize, rows,
+                      out, ThreadPool pool=None):
+    """The same region of the arrays of files that share a header (the .npy arrays of one
+    type and shape of a batch) with one open each, without the GIL: each file's first `k`
+    bytes into its row of `heads` (a C-contiguous (n, k) uint8 array; the caller compares
+    them with the header it assumed), its size checked against `need` (fstat, when `k` is
+    less), and the region, as `read_regions` reads it (copied from the head row when it lies
+    within it), into `out[i * size:(i + 1) * size]` (`out`: a writable C-contiguous uint8
+    array of n * size bytes).  `rows` is the (5, ndim) int64 array of the stored shape, the
+    part read [lo, hi), the destination shape and where the part lands in it; the array's
+    data starts at byte `offset`, its elements have `esize` bytes.  The files are spread
+    over the threads of `pool` (None: read on the caller).  Returns None, or (index, errno)
+    for the first file that could not be opened or read (errno 0: shorter than `k` or `need`
+    bytes, or than its region)."""
+    cdef Py_ssize_t n = len(paths), i
+    cdef list keep = []
+    cdef RegionJob job
+    if None in paths:
+        raise ValueError("read_region_split takes no None paths")
+    cdef cnp.ndarray[cnp.uint8_t, ndim=2] hd = heads
+    cdef cnp.ndarray[cnp.int64_t, ndim=2] rw = np.ascontiguousarray(rows, np.int64)
+    cdef cnp.ndarray dst = out
+    if not hd.flags.c_contiguous or hd.shape[0] != n or hd.shape[1] < 1:
+        raise ValueError("heads must be a C-contiguous (len(paths), k) uint8 array, k >= 1")
+    if rw.shape[0] != 5 or rw.shape[1] > _MAX_DIMS:
+        raise ValueError(f"rows must be a (5, ndim) array, ndim <= {_MAX_DIMS}")
+    cdef int d = rw.shape[1]
+    cdef int64_t* r = <int64_t*>cnp.PyArray_DATA(rw)
+    job.size = _set_region(&job.region, d, offset, esize, r, r + d, r + 2 * d, r + 3 * d,
+                           r + 4 * d)
+    if job.size < 0:
+        raise ValueError("negative offset, element size below 1, or a region that does not "
+                         "fit the array or its destination")
+    if dst.dtype != np.uint8 or not dst.flags.c_contiguous or not dst.flags.writeable or \
+            dst.size != n * job.size:
+        raise ValueError("out must be a writable C-contiguous uint8 array of len(paths) times "
+                         "the region's bytes")
+    job.heads = <uint8_t*>cnp.PyArray_DATA(hd)
+    job.k = hd.shape[1]
+    job.need = need
+    job.out = <uint8_t*>cnp.PyArray_DATA(dst)
+    job.es = _entries(paths, keep)
+    try:
+        run_largest_first(pool, _region_item, &job,
+                          np.full(n, _NS_PER_FILE + (job.k + job.size) * _NS_PER_BYTE), 1.0)
+        for i in range(n):
+            if job.es[i].err or job.es[i].got != job.k:
+                return i, job.es[i].err
+        return None
+    finally:
+        free(job.es)
 
 
 def read_regions(list paths, out, out_offsets, offsets, esizes, shapes, lo, hi, dshapes, at,
@@ -718,25 +841,11 @@ def read_regions(list paths, out, out_offsets, offsets, esizes, shapes, lo, hi, 
         if rs == NULL or dsts == NULL:
             raise MemoryError()
         for i in range(n):
-            if offs[i] < 0 or es_[i] < 1:
-                raise ValueError(f"file {i}: negative offset or element size below 1")
-            rs[i].ndim = d
-            rs[i].offset = offs[i]
-            rs[i].esize = es_[i]
-            vol = es_[i]
-            for j in range(d):
-                rs[i].shape[j] = sh[i, j]
-                rs[i].lo[j] = lo_[i, j]
-                rs[i].hi[j] = hi_[i, j]
-                rs[i].dshape[j] = ds[i, j]
-                rs[i].at[j] = at_[i, j]
-                if not (0 <= lo_[i, j] and hi_[i, j] <= sh[i, j] and 0 <= at_[i, j]
-                        and ds[i, j] >= 0
-                        and (hi_[i, j] <= lo_[i, j] or at_[i, j] + hi_[i, j] - lo_[i, j]
-                             <= ds[i, j])):
-                    raise ValueError(f"file {i}: the region does not fit the array or the "
-                                     "buffer")
-                vol *= ds[i, j]
+            vol = _set_region(&rs[i], d, offs[i], es_[i], &sh[i, 0], &lo_[i, 0], &hi_[i, 0],
+                              &ds[i, 0], &at_[i, 0])
+            if vol < 0:
+                raise ValueError(f"file {i}: negative offset, element size below 1, or a "
+                                 "region that does not fit the array or the buffer")
             if dst_offs[i] < 0 or dst_offs[i] + vol > dst.size:
                 raise ValueError(f"file {i}: its {vol} bytes from {dst_offs[i]} do not fit out "
                                  f"({dst.size} bytes)")
@@ -755,7 +864,7 @@ def read_regions(list paths, out, out_offsets, offsets, esizes, shapes, lo, hi, 
                 if head_base != NULL:
                     head = head_base + i * head_row
                     head_len = head_lens[i]
-                j = _region_read(es[i].path, &rs[i], dsts[i], &window, &window_size, head,
+                j = _region_read(es[i].path, -1, &rs[i], dsts[i], &window, &window_size, head,
                                  head_len, &errs[i], &ends[i])
                 if j != 0:
                     es[i].err = -1

@@ -20,7 +20,9 @@ its new contents; one rewritten in place during the read may give a mix, as with
 With a region of interest (`roi_start` / `rel_roi_start`, `roi_end` / `rel_roi_end` /
 `roi_shape` / `rel_roi_shape`, over `roi_axes`), only the bytes of
 the region are read: one read per contiguous run of it in the file, or, where the runs lie close
-together (rows of an image), the span they cover, read through a bounded window.  Coordinates
+together (rows of an image), the span they cover, read through a bounded window; once a batch's
+files all had one header, the next batch's regions are read assuming it with one open per file
+(`files.read_region_split`, on the same pool), checked as the whole reads are.  Coordinates
 round half away from zero (start = round(start), end = round(start + shape)) as DALI's slicing
 does; `out_of_bounds_policy` "error" rejects a region outside the array, "trim_to_shape" cuts
 it, "pad" fills the outside with `fill_value` (converted with saturation to the array's type).
@@ -156,10 +158,9 @@ class Numpy(_listing.FilesReader):
         ws.out_source_info = [name for _, name in plan.entries]
 
     def read(self, entries):
-        if not self._roi_names:
-            storage = self._read_whole(entries)
-            if storage is not None:
-                return storage, None
+        storage = self._read_regions(entries) if self._roi_names else self._read_whole(entries)
+        if storage is not None:
+            return storage, None
         return self._load(entries, {name: [self.args[name]] * len(entries)
                                     for name in self._roi_names}, constant=True)
 
@@ -239,14 +240,46 @@ class Numpy(_listing.FilesReader):
         nbytes = math.prod(shape) * dtype.itemsize
         storage = BatchStorage.allocate(dtype, [shape] * n, ndim=len(shape))
         heads = np.empty((n, end), np.uint8)
-        if self._pool is None:
-            self._pool = ThreadPool(max(self.spec.num_threads, 1))
         got, failure = files.read_split([p for p, _ in entries], heads,
-                                        storage.flat().view(np.uint8), nbytes, self._pool)
+                                        storage.flat().view(np.uint8), nbytes, self._threads())
         if failure is None and (got == end + nbytes).all() and (heads == head).all():
             return storage
         self._guess = None
         return None
+
+    def _read_regions(self, entries):
+        """The regions (a region of interest given as constants) of `entries` read with one
+        open per file (`files.read_region_split`), when every file begins with the header of
+        the last batch whose files all shared one and is long enough for its array; else
+        None (also when a file cannot be read, or the region is not valid for that header:
+        `_load` then reads the batch again and says why)."""
+        guess = self._guess
+        plan = None if guess is None else self._plans.get(guess[0])
+        if plan is None:
+            return None
+        (dtype, shape, _, end), head = guess
+        rows, out, _, padded = plan
+        n = len(entries)
+        need = end + math.prod(shape) * dtype.itemsize
+        # a small file is read whole (one call): its region is copied from its head row
+        heads = np.empty((n, need if need <= _npy.HEAD else end), np.uint8)
+        storage = BatchStorage.allocate(dtype, [out] * n, ndim=len(out))
+        flat = storage.flat()
+        if padded:
+            flat.fill(_saturate(self.args["fill_value"], dtype))
+        failure = files.read_region_split([p for p, _ in entries], heads, need, end,
+                                          dtype.itemsize, rows, flat.view(np.uint8),
+                                          self._threads())
+        if failure is None and (heads[:, :end] == head).all():
+            return storage
+        self._guess = None
+        return None
+
+    def _threads(self):
+        """The reader's pool, for the reads of batches of one header (`num_threads`)."""
+        if self._pool is None:
+            self._pool = ThreadPool(max(self.spec.num_threads, 1))
+        return self._pool
 
     def _plan_of(self, header, dtype, ndim, roi, i, constant):
         """`_plan`; with a `constant` region, the one kept for `header` when there is one

@@ -1,7 +1,8 @@
-"""fn.readers.numpy's whole-file reads of batches whose files share one header
-(`files.read_split`, one open per file, spread over the reader's threads): the same arrays as
-the general path, and the general path taken again when a file changes on disk (another
-header, a truncated or longer file, a missing one)."""
+"""fn.readers.numpy's reads of batches whose files share one header, whole
+(`files.read_split`) or a region of interest (`files.read_region_split`), one open per file,
+spread over the reader's threads: the same arrays as the general path, and the general path
+taken again when a file changes on disk (another header, a truncated or longer file, a
+missing one)."""
 
 from __future__ import annotations
 
@@ -174,3 +175,135 @@ def test_read_split_checks_its_buffers(tmp_path):
         files.read_split([path, path], heads, np.zeros(12, np.uint8), 6)
     with pytest.raises(ValueError, match="no None paths"):
         files.read_split([None], heads, np.zeros(6, np.uint8), 6)
+
+
+def _roi_reference(a, start, stop, policy, fill):
+    """`a[start:stop]` (per axis) with the outside filled (\"pad\") or cut (\"trim\")."""
+    if policy == "trim_to_shape":
+        start = [max(b, 0) for b in start]
+        stop = [min(e, n) for e, n in zip(stop, a.shape, strict=True)]
+    out = np.full([e - b for b, e in zip(start, stop, strict=True)], fill, a.dtype)
+    lo = [max(b, 0) for b in start]
+    hi = [min(e, n) for e, n in zip(stop, a.shape, strict=True)]
+    if all(h > low for low, h in zip(lo, hi, strict=True)):
+        out[tuple(slice(low - b, h - b) for low, h, b in zip(lo, hi, start, strict=True))] = \
+            a[tuple(slice(low, h) for low, h in zip(lo, hi, strict=True))]
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+@pytest.mark.parametrize("shape", [(8, 8, 3), (300, 200)])          # read whole / fstat
+@pytest.mark.parametrize("policy", ["error", "pad", "trim_to_shape"])
+@pytest.mark.parametrize("num_threads", [1, 3])
+def test_regions_of_batches_of_one_header_match_numpy(tmp_path, dtype, shape, policy,
+                                                      num_threads):
+    rng = np.random.default_rng(shape[0] + np.dtype(dtype).itemsize)
+    arrays = [(rng.random(shape) * 200).astype(dtype) for _ in range(6)]
+    _save(tmp_path, arrays)
+    start = [1, 2] if policy == "error" else [-2, 3]
+    stop = [shape[0] - 1, 6] if policy == "error" else [shape[0] + 3, 7]
+    p = _pipe(tmp_path, batch_size=4, num_threads=num_threads, roi_start=start, roi_end=stop,
+              roi_axes=[0, 1], out_of_bounds_policy=policy, fill_value=7.0)
+    reader = _reader(p)
+    calls = []
+    real = files.read_region_split
+    numpy_reader.files.read_region_split = lambda *a: calls.append(1) or real(*a)
+    try:
+        for it in range(4):
+            got, names = _batch(p)
+            want = [(4 * it + k) % 6 for k in range(4)]
+            assert names == [f"./{i:02d}.npy" for i in want]
+            for g, i in zip(got, want, strict=True):
+                ref = _roi_reference(arrays[i], start + [0] * (len(shape) - 2),
+                                     stop + list(shape[2:]), policy, 7)
+                assert g.dtype == ref.dtype and g.shape == ref.shape
+                np.testing.assert_array_equal(g, ref)
+    finally:
+        numpy_reader.files.read_region_split = real
+    assert reader._guess is not None
+    assert calls, "the batches after the first were not read with one open per file"
+
+
+@pytest.mark.parametrize("shape", [(4, 5), (40, 50)])
+def test_a_file_changed_under_a_region_is_read_by_the_general_path(tmp_path, shape):
+    arrays = [np.arange(np.prod(shape), dtype=np.int32).reshape(shape) + i for i in range(4)]
+    _save(tmp_path, arrays)
+    p = _pipe(tmp_path, batch_size=4, roi_start=[1, 1], roi_end=[3, 4])
+    _batch(p)
+    _batch(p)
+    reader = _reader(p)
+    assert reader._guess is not None
+    _settle(reader)
+    np.save(tmp_path / "02.npy", np.full((3, 5), 9, np.int32))     # another header
+    _batch(p)                                       # read ahead before the change
+    got, _ = _batch(p)
+    assert got[2].shape == (2, 3) and (got[2] == 9).all()
+    for i in (0, 1, 3):
+        np.testing.assert_array_equal(got[i], arrays[i][1:3, 1:4])
+    _settle(reader)
+    with open(tmp_path / "01.npy", "ab") as f:       # longer than its header says: accepted
+        f.write(b"trailing")
+    _batch(p)
+    got, _ = _batch(p)
+    np.testing.assert_array_equal(got[1], arrays[1][1:3, 1:4])
+    _settle(reader)
+    np.save(tmp_path / "02.npy", arrays[2])
+    _batch(p)
+    _batch(p)
+    assert reader._guess is not None
+    _settle(reader)
+    size = os.path.getsize(tmp_path / "03.npy")
+    os.truncate(tmp_path / "03.npy", size - 7)      # its region is still there: an error
+    _batch(p)
+    with pytest.raises(RuntimeError, match=rf"its header describes {size}\. File: \./03\.npy"):
+        _batch(p)
+
+
+@pytest.mark.parametrize("threads", [None, 1, 3])
+def test_read_region_split_reads_each_region(tmp_path, threads):
+    pool = None if threads is None else ThreadPool(threads)
+    arrays = [np.arange(60, dtype=np.int16).reshape(5, 4, 3) * (i + 1) for i in range(5)]
+    paths = []
+    for i, a in enumerate(arrays):
+        paths.append(str(tmp_path / f"f{i}"))
+        with open(paths[-1], "wb") as f:
+            f.write(bytes(range(10)) + a.tobytes() + b"tail"[:i])
+    rows = np.array([[5, 4, 3], [1, 1, 0], [4, 3, 3], [4, 3, 3], [1, 0, 0]])
+    need = 10 + arrays[0].nbytes
+    for k in (need, 6):                               # whole files, heads only (fstat)
+        heads = np.zeros((5, k), np.uint8)
+        out = np.full(5 * 36, -1, np.int16)
+        assert files.read_region_split(paths, heads, need, 10, 2, rows, out.view(np.uint8),
+                                       pool) is None
+        for i, a in enumerate(arrays):
+            assert bytes(heads[i, :6]) == bytes(range(6))
+            want = np.full((4, 3, 3), -1, np.int16)
+            want[1:, :2] = a[1:4, 1:3]
+            np.testing.assert_array_equal(out[36 * i:36 * (i + 1)].reshape(4, 3, 3), want)
+        missing = paths[:3] + [str(tmp_path / "nope")] + paths[4:]
+        assert files.read_region_split(missing, heads, need, 10, 2, rows, out.view(np.uint8),
+                                       pool) == (3, errno.ENOENT)
+    with open(paths[2], "r+b") as f:
+        f.truncate(need - 1)
+    for k in (need, 6):
+        heads = np.zeros((5, k), np.uint8)
+        assert files.read_region_split(paths, heads, need, 10, 2, rows,
+                                       np.zeros(5 * 72, np.uint8), pool) == (2, 0)
+
+
+def test_read_region_split_checks_its_arguments(tmp_path):
+    path = str(tmp_path / "f")
+    open(path, "wb").close()
+    heads = np.zeros((1, 4), np.uint8)
+    rows = np.array([[4], [1], [3], [2], [0]])
+    with pytest.raises(ValueError, match="out must be"):
+        files.read_region_split([path], heads, 8, 4, 1, rows, np.zeros(3, np.uint8))
+    with pytest.raises(ValueError, match="heads must be"):
+        files.read_region_split([path, path], heads, 8, 4, 1, rows, np.zeros(4, np.uint8))
+    with pytest.raises(ValueError, match="rows must be"):
+        files.read_region_split([path], heads, 8, 4, 1, rows[:4], np.zeros(2, np.uint8))
+    with pytest.raises(ValueError, match="does not fit"):
+        files.read_region_split([path], heads, 8, 4, 1, rows * [[1], [1], [2], [1], [1]],
+                                np.zeros(2, np.uint8))
+    with pytest.raises(ValueError, match="no None paths"):
+        files.read_region_split([None], heads, 8, 4, 1, rows, np.zeros(2, np.uint8))
