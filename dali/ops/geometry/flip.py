@@ -31,6 +31,9 @@ class Flip(_operator.Operator):
               Arg("vertical", T.INT32, 0, tensor=True, doc="Flip vertically (along H)."),
               Arg("depthwise", T.INT32, 0, tensor=True, doc="Flip depthwise (along D).")])
 
+    def setup(self):
+        self._memo = None       # ((layout, batch size), flags) when no flag is an argument input
+
     def infer(self, ws):
         tl = ws.inputs[0]
         storage = tensors.storage_of(tl)
@@ -40,12 +43,20 @@ class Flip(_operator.Operator):
         layout = _layouts.input_layout(self, tl, LAYOUTS, _BY_NDIM)
         return _operator.Plan([_operator.OutputDesc(storage.shapes, dtype, layout)], layout=layout)
 
-    @staticmethod
-    def _flags(ws, plan):
-        """(n, ndim) uint8: which axes each sample flips."""
-        return _flip_gpu.axis_flags(plan.layout, *(ws.arg_array(name, np.int32)
-                                                   for name in ("horizontal", "vertical",
-                                                                "depthwise")))
+    def _flags(self, ws, plan):
+        """(n, ndim) uint8, read-only: which axes each sample flips (kept for the next batch
+        when the flags are constants)."""
+        key = (plan.layout, ws.batch_size)
+        memo = self._memo
+        if memo is not None and memo[0] == key and not ws.arg_inputs:
+            return memo[1]
+        flags = _flip_gpu.axis_flags(plan.layout, *(ws.arg_array(name, np.int32)
+                                                    for name in ("horizontal", "vertical",
+                                                                 "depthwise")))
+        flags.setflags(write=False)
+        if not ws.arg_inputs:
+            self._memo = (key, flags)
+        return flags
 
     def run_cpu(self, ws, plan):
         _kernel.flip_batch(ws.thread_pool, ws.input_storage(0), ws.outputs[0],

@@ -4,6 +4,7 @@
 import numpy as np
 import pytest
 from pipeline_utils import run_one as run
+from pipeline_utils import run_op
 
 from dali._executor.errors import PipelineError
 
@@ -44,6 +45,23 @@ def test_per_sample_flags():
     np.testing.assert_array_equal(out[0], batch[0][:, ::-1])
     np.testing.assert_array_equal(out[1], batch[1][::-1])
     np.testing.assert_array_equal(out[2], batch[2][::-1, ::-1])
+
+
+def test_flags_of_each_batch():
+    # Constant flags are kept between batches of one size; argument inputs are read every batch.
+    its = [[RNG.integers(0, 100, (2, 3, 2), dtype=np.uint8) for _ in range(n)] for n in (3, 3, 5)]
+    outs = run_op(lambda fn, x: fn.flip(x, vertical=1), [[b] for b in its], iterations=3,
+                  batch_size=5, layouts=["HWC"])
+    for (out,), batch in zip(outs, its, strict=True):
+        assert len(out) == len(batch)
+        for o, x in zip(out, batch, strict=True):
+            np.testing.assert_array_equal(o, x[::-1, ::-1])
+    flags = [[np.int32(k % 2) for k in range(3)], [np.int32(1 - k % 2) for k in range(3)]]
+    outs = run_op(lambda fn, x, h: fn.flip(x, horizontal=h), [[its[0], f] for f in flags],
+                  iterations=2, layouts=["HWC", None])
+    for (out,), f in zip(outs, flags, strict=True):
+        for o, x, h in zip(out, its[0], f, strict=True):
+            np.testing.assert_array_equal(o, x[:, ::-1] if h else x)
 
 
 @pytest.mark.parametrize("x, layout, match", [
