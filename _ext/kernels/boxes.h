@@ -476,6 +476,12 @@ static void dali_encode_run(const dali_encode_job* j) {
  */
 enum { DALI_ROT_EXPAND = 0, DALI_ROT_HALFWAY = 1, DALI_ROT_FIXED = 2 };
 
+/* libm's fmin and fmax as comparisons the compiler inlines (a call each cost more than the rest
+ * of a box): the other operand when one is NaN, and the second on ties (+0 and -0), as glibc's
+ * x86-64 minsd / maxsd versions return. */
+static inline double dali_rot_min(double a, double b) { return (a < b || b != b) ? a : b; }
+static inline double dali_rot_max(double a, double b) { return (a > b || b != b) ? a : b; }
+
 typedef struct {
     const float* src;           /* (count, 4) boxes, xyXY or xyWH */
     float* dst;                 /* (count, 4) in the same layout */
@@ -505,8 +511,10 @@ static void dali_rot_run(const dali_rot_job* j, int xywh, int normalized, int mo
         y1 -= j->h / 2;
         double a0 = c * x0, a1 = c * x1, b0 = s * y0, b1 = s * y1;
         double d0 = -s * x0, d1 = -s * x1, e0 = c * y0, e1 = c * y1;
-        double lo[2] = {fmin(a0, a1) + fmin(b0, b1), fmin(d0, d1) + fmin(e0, e1)};
-        double hi[2] = {fmax(a0, a1) + fmax(b0, b1), fmax(d0, d1) + fmax(e0, e1)};
+        double lo[2] = {dali_rot_min(a0, a1) + dali_rot_min(b0, b1),
+                        dali_rot_min(d0, d1) + dali_rot_min(e0, e1)};
+        double hi[2] = {dali_rot_max(a0, a1) + dali_rot_max(b0, b1),
+                        dali_rot_max(d0, d1) + dali_rot_max(e0, e1)};
         if (mode != DALI_ROT_EXPAND) {
             double own[2] = {x1 - x0, y1 - y0};
             if (j->swap) {
@@ -527,8 +535,8 @@ static void dali_rot_run(const dali_rot_job* j, int xywh, int normalized, int mo
             lo[k] += size[k] / 2;
             hi[k] += size[k] / 2;
             area *= hi[k] - lo[k];
-            lo[k] = fmin(fmax(lo[k], 0.0), size[k]);
-            hi[k] = fmin(fmax(hi[k], 0.0), size[k]);
+            lo[k] = dali_rot_min(dali_rot_max(lo[k], 0.0), size[k]);
+            hi[k] = dali_rot_min(dali_rot_max(hi[k], 0.0), size[k]);
             left *= hi[k] - lo[k];
             if (normalized) {
                 lo[k] /= size[k];

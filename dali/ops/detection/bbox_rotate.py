@@ -150,8 +150,8 @@ class BboxRotate(_operator.Operator):
         boxes_out, keep = boxes.rotate_boxes(
             flat.reshape(-1, 4), counts, *plan.geometry, a["bbox_layout"] == "xyWH",
             a["bbox_normalized"], a["mode"], a["remove_threshold"])
-        kept = np.bincount(np.repeat(np.arange(len(counts)), counts)[keep],
-                           minlength=len(counts))
+        kept = counts if keep.all() else \
+            np.bincount(np.repeat(np.arange(len(counts)), counts)[keep], minlength=len(counts))
         ws.outputs[0] = _boxes.kept_rows(boxes_out, keep, kept, 2)
         if plan.labels is not None:
             st, rows = plan.labels

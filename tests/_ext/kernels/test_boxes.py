@@ -171,3 +171,17 @@ def test_rotate_identity_and_quarter_turn():
     with pytest.raises(ValueError, match="unknown mode"):
         boxes.rotate_boxes(src, COUNTS, np.ones(n), np.zeros(n), hw, hw, np.zeros(n, bool),
                            False, True, "spin", 0.1)
+
+
+def test_rotate_takes_a_nan_coordinate_as_missing_like_libm_fmin():
+    # The corner bounds and the clip are libm's fmin / fmax semantics (inlined): a NaN
+    # coordinate gives way to the box's other one, and ties keep +0.
+    src = np.array([[np.nan, 0.25, 0.5, 0.75], [0.0, 0.0, 1.0, 1.0]], np.float32)
+    hw = np.array([[100.0, 100.0]])
+    expected = np.array([[0.5, 0.25, 0.5, 0.75], [0.0, 0.0, 1.0, 1.0]], np.float32)
+    for cos in (1.0, -1.0):         # no turn, half a turn
+        out, keep = boxes.rotate_boxes(src, np.array([2]), np.array([cos]), np.zeros(1), hw, hw,
+                                       np.zeros(1, bool), False, True, "expand", 0.0)
+        np.testing.assert_array_equal(out, expected)
+        assert not np.signbit(out).any()
+        assert keep.all()
