@@ -54,22 +54,29 @@ def call_batch(ThreadPool pool, size_t address, list batches, bint batch=False):
             raise ValueError(f"call_batch needs contiguous batches of {n} samples")
     if n == 0:
         return
-    cdef Py_ssize_t nshapes = sum((<BatchStorage>b).ndim for b in batches)
+    cdef Py_ssize_t nshapes = 0, itemsize
+    for b in batches:
+        nshapes += b.ndim
     cdef int64_t[:, ::1] ptrs = np.empty((n, nargs), np.int64)
     cdef int64_t[:, ::1] shapes = np.empty((n, max(nshapes, 1)), np.int64)
+    sizes_array = np.zeros(n, np.int64)
+    cdef int64_t[::1] sizes = sizes_array
     cdef const int64_t[::1] off
-    cdef const int64_t[:, ::1] shp
-    sizes = np.zeros(n, np.int64)
+    cdef const int64_t[:, :] shp
+    cdef int64_t vol
     for k in range(nargs):
         b = batches[k]
         off = b.offsets
-        shp = np.ascontiguousarray(b.shapes, dtype=np.int64).reshape(n, b.ndim)
+        shp = b.shapes
+        itemsize = b.dtype.itemsize
         for i in range(n):
             ptrs[i, k] = <int64_t>(b.data + off[i])
+            vol = itemsize
             for d in range(b.ndim):
                 shapes[i, col + d] = shp[i, d]
+                vol *= shp[i, d]
+            sizes[i] += vol
         col += b.ndim
-        sizes += np.prod(b.shapes, axis=1, dtype=np.int64) * b.dtype.itemsize
     cdef call_ctx ctx
     ctx.fn = <sample_fn>address
     ctx.ptrs = &ptrs[0, 0]
@@ -81,4 +88,4 @@ def call_batch(ThreadPool pool, size_t address, list batches, bint batch=False):
         ctx.nshapes = n * nshapes
         run_largest_first(None, _run_job, &ctx, [1], 0.0)
     else:
-        run_largest_first(pool, _run_job, &ctx, sizes, _NS_PER_BYTE)
+        run_largest_first(pool, _run_job, &ctx, sizes_array, _NS_PER_BYTE)

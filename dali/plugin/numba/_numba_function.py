@@ -96,12 +96,13 @@ class NumbaFunction(_operator.Operator):
         a = self.args
         self.out_dtypes = [_types.dtype_of(t) for t in a["out_types"]]
         self.in_types = list(a["in_types"])
+        self.in_dtypes = [_types.dtype_of(t) for t in self.in_types]
         self.outs_ndim, self.ins_ndim = list(a["outs_ndim"]), list(a["ins_ndim"])
         for what in ("run_fn", "setup_fn"):
             if a[what] is not None and not callable(a[what]):
                 raise TypeError(f"`{what}` must be callable, got {type(a[what]).__name__}")
         dtypes = tuple(d.str for d in self.out_dtypes) + \
-            tuple(_types.dtype_of(t).str for t in self.in_types)
+            tuple(d.str for d in self.in_dtypes)
         self.entry, self._keep = _compile.run_entry(
             a["run_fn"], dtypes, tuple(self.outs_ndim + self.ins_ndim),
             bool(a["batch_processing"]))
@@ -117,7 +118,7 @@ class NumbaFunction(_operator.Operator):
         in_shapes = []
         for k in range(len(ws.inputs)):
             storage = ws.input_storage(k)
-            if storage.dtype != _types.dtype_of(self.in_types[k]):
+            if storage.dtype != self.in_dtypes[k]:
                 raise self.error(
                     f"Data type passed in `in_types` at index {k} doesn't match type of the "
                     f"input data: {_types.type_name(self.in_types[k])} != "
