@@ -5,8 +5,9 @@
 // touches about two rows' worth of inputs in all).  With inner elements (a frequency-major
 // spectrogram) blocks of DALI_AXIS_BLOCK columns are summed over k in order in registers, a
 // loop that vectorizes; fewer columns (time-major or short spectrograms) are summed in four
-// interleaved partial sums, which breaks the chain of dependent additions, and four rows of
-// one band (a dense matrix: MFCC's DCT) are summed together, each sum as for one row.
+// interleaved partial sums, which breaks the chain of dependent additions (two columns at a
+// time in SIMD lanes), and four rows of one band (a dense matrix: MFCC's DCT) are summed
+// together, each sum as for one row.
 #ifndef DALI_EXT_KERNELS_AXIS_MATMUL_H_
 #define DALI_EXT_KERNELS_AXIS_MATMUL_H_
 
@@ -76,7 +77,36 @@ static inline void dali_axis_matmul_run(const dali_axis_matmul_job* j) {
       }
 #endif
       if (j->i1 - j->i0 < DALI_AXIS_BLOCK) {  // few columns: 4 partial sums per column
-        for (int64_t i = j->i0; i < j->i1; i++) {
+        int64_t i = j->i0;
+#ifdef __SSE2__
+        // two columns at once, their partial sums in lanes, a = (p0(i), p0(i + 1), p1(i),
+        // p1(i + 1)) and b the same of p2 and p3: each column's sums as below, in the same
+        // order; the tail adds to the p0 lanes alone
+        for (; i + 2 <= j->i1; i += 2) {
+          __m128 a = _mm_setzero_ps(), b = _mm_setzero_ps();
+          int64_t k = k0;
+          for (; k + 4 <= k1; k += 4) {
+            const float* x = in + k * inner + i;
+            const __m128 x01 = _mm_loadh_pi(_mm_loadl_pi(_mm_setzero_ps(), (const __m64*)x),
+                                            (const __m64*)(x + inner));
+            const __m128 x23 = _mm_loadh_pi(
+                _mm_loadl_pi(_mm_setzero_ps(), (const __m64*)(x + 2 * inner)),
+                (const __m64*)(x + 3 * inner));
+            a = _mm_add_ps(a, _mm_mul_ps(_mm_setr_ps(w[k], w[k], w[k + 1], w[k + 1]), x01));
+            b = _mm_add_ps(b, _mm_mul_ps(_mm_setr_ps(w[k + 2], w[k + 2], w[k + 3], w[k + 3]),
+                                         x23));
+          }
+          for (; k < k1; k++) {
+            const __m128 x = _mm_loadl_pi(_mm_setzero_ps(), (const __m64*)(in + k * inner + i));
+            const __m128 sum = _mm_add_ps(a, _mm_mul_ps(_mm_set1_ps(w[k]), x));
+            a = _mm_castpd_ps(_mm_move_sd(_mm_castps_pd(a), _mm_castps_pd(sum)));
+          }
+          const __m128 r = _mm_add_ps(_mm_add_ps(a, _mm_movehl_ps(a, a)),
+                                      _mm_add_ps(b, _mm_movehl_ps(b, b)));
+          _mm_storel_pi((__m64*)(y + i), r);
+        }
+#endif
+        for (; i < j->i1; i++) {
           float part[4] = {0, 0, 0, 0};
           int64_t k = k0;
           for (; k + 4 <= k1; k += 4)

@@ -81,3 +81,45 @@ def test_banded_matrix_skips_zeros():
     dst = BatchStorage.allocate(np.float32, [(3, 40)])
     axis_matmul.matmul_axis_batch(None, BatchStorage.from_arrays([x]), dst, [m], 0)
     np.testing.assert_allclose(dst.samples()[0], w @ x, rtol=1e-6)
+
+
+def _few_columns_reference(w, x):
+    """axis_matmul.h's sums for fewer than 16 columns, in float32: per row and column four
+    partial sums over the row's band [lo, hi) in steps of four, the rest into the first one,
+    then (p0 + p1) + (p2 + p3)."""
+    out = np.zeros((x.shape[0], w.shape[0], x.shape[2]), np.float32)
+    for r in range(w.shape[0]):
+        nz = np.flatnonzero(w[r])
+        if not nz.size:
+            continue
+        lo, hi = nz[0], nz[-1] + 1
+        part = np.zeros((4, x.shape[0], x.shape[2]), np.float32)
+        k = lo
+        while k + 4 <= hi:
+            for b in range(4):
+                part[b] += w[r, k + b] * x[:, k + b, :]
+            k += 4
+        for k in range(k, hi):
+            part[0] += w[r, k] * x[:, k, :]
+        out[:, r, :] = (part[0] + part[1]) + (part[2] + part[3])
+    return out
+
+
+@pytest.mark.parametrize("inner", range(1, 16))
+def test_few_columns_sum_in_a_fixed_order(inner):
+    """Fewer than 16 columns (two at a time in SIMD lanes, then one): the same float32 sums,
+    bit for bit, as the order the kernel states, for bands of every length."""
+    rng = np.random.default_rng(inner)
+    w = rng.standard_normal((9, 13)).astype(np.float32)
+    for r in range(9):                     # row r: a band of r + 1 columns from column r // 2
+        w[r, :r // 2] = 0
+        w[r, r // 2 + r + 1:] = 0
+    w[8, 6] = -0.0
+    x = rng.standard_normal((3, 13, inner)).astype(np.float32)
+    x[1, :, 0] = -0.0
+    src = BatchStorage.from_arrays([x])
+    dst = BatchStorage.allocate(np.float32, [(3, 9, inner)])
+    axis_matmul.matmul_axis_batch(None, src, dst, [axis_matmul.AxisMatrix(w)], 1)
+    want = _few_columns_reference(w, x)
+    np.testing.assert_array_equal(dst.samples()[0].view(np.uint32), want.view(np.uint32))
+
