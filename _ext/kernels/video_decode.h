@@ -471,7 +471,10 @@ struct Decoder {
     }
 
     // The decoded frame as RGB (libswscale, as PyAV's reformatter converts: the frame's
-    // properties, a 16-byte aligned buffer) copied to every place in places[0, count).
+    // properties, a 16-byte aligned buffer of rows padded to 16 bytes) at every place in
+    // places[0, count).  Where the first place is such a buffer (16-byte aligned, rows of a
+    // multiple of 16 bytes) the frame is converted straight into it; else into a buffer of
+    // libavutil's, copied out.
     bool convert(uint8_t* const* places, int64_t count) {
         FramePrefix* src = static_cast<FramePrefix*>(frame);
         FramePrefix* dst = static_cast<FramePrefix*>(rgb);
@@ -480,12 +483,26 @@ struct Decoder {
         dst->format = PIX_FMT_RGB24;
         dst->width = width;
         dst->height = height;
-        ok = ok && api.av_frame_get_buffer(rgb, 16) >= 0 && api.sws_scale_frame(sws, rgb, frame) >= 0;
+        size_t row = size_t(width) * 3;
+        bool direct = row % 16 == 0 && reinterpret_cast<uintptr_t>(places[0]) % 16 == 0;
+        if (direct) {
+            dst->data[0] = places[0];
+            dst->linesize[0] = int(row);
+        } else {
+            ok = ok && api.av_frame_get_buffer(rgb, 16) >= 0;
+        }
+        ok = ok && api.sws_scale_frame(sws, rgb, frame) >= 0;
+        // libswscale may still have given the frame buffers of its own (then copied out)
+        direct = direct && dst->data[0] == places[0];
         if (ok) {
-            size_t row = size_t(width) * 3;
-            for (int64_t k = 0; k < count; k++)
+            for (int64_t k = direct ? 1 : 0; k < count; k++) {
+                if (direct) {
+                    memcpy(places[k], places[0], row * size_t(height));
+                    continue;
+                }
                 for (int y = 0; y < height; y++)
                     memcpy(places[k] + y * row, dst->data[0] + int64_t(y) * dst->linesize[0], row);
+            }
         }
         api.av_frame_unref(rgb);
         return ok;
