@@ -146,3 +146,20 @@ def test_fused_chain_matches_real_dali():
     real = run_op(lambda fn, x: x * 0.5 + 1, [data], real=True, num_threads=2)
     for o, r in zip(ours[0], real[0], strict=True):
         _bits_equal(o, r)
+
+
+def test_outputs_handed_on_stay_intact_while_held():
+    # The consumer's output is the producer's buffer: held batches must not be reused.
+    @pipeline_def(batch_size=4, num_threads=2, device_id=None, prefetch_queue_depth=3)
+    def pipe():
+        x = fn.external_source(
+            source=lambda info: [np.full((64, 64, 3), info.iteration + k, np.float32)
+                                 for k in range(4)], batch=True, layout="HWC", batch_info=True)
+        return x * 0.5 + 1
+
+    p = pipe()
+    p.build()
+    held = [p.run()[0] for _ in range(8)]
+    for it, tl in enumerate(held):
+        for k, s in enumerate(tl):
+            np.testing.assert_array_equal(np.array(s), np.float32(it + k) * np.float32(0.5) + 1)
