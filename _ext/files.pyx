@@ -36,11 +36,11 @@ cnp.import_array()
 cdef enum:
     _RUN = 64                     # ranges read with one preadv at most
 
-# reading a file from the page cache: batches of `read_split` below 0.6 MB (the pool's inline
-# cost, 60 us) are read on the caller (waking threads for opens of small files costs more)
-cdef double _NS_PER_BYTE = 0.1
-# opening, reading and closing a small file (what spreading files over threads saves)
+# the cost of reading a file from the page cache: opening, reading and closing it, then its
+# bytes; batches of `read_split` and `read_region_split` cheaper than the pool's inline cost
+# (60 us: 20 small files, 0.6 MB) are read on the caller
 cdef double _NS_PER_FILE = 3000
+cdef double _NS_PER_BYTE = 0.1
 
 
 cdef struct Entry:
@@ -515,8 +515,8 @@ def read_split(list paths, heads, out, int64_t size, ThreadPool pool=None):
     job.size = size
     job.es = _entries(paths, keep)
     try:
-        run_largest_first(pool, _split_item, &job, np.full(n, job.k + size),
-                          _NS_PER_BYTE)
+        run_largest_first(pool, _split_item, &job,
+                          np.full(n, _NS_PER_FILE + (job.k + size) * _NS_PER_BYTE), 1.0)
         for i in range(n):
             if job.es[i].err:
                 return None, (i, job.es[i].err)

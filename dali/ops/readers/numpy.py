@@ -10,7 +10,7 @@ data (`files.read_regions`).  Whole arrays of a data set of one type and shape t
 per file instead: once a batch's files all had one header, the next batch is read assuming it
 (`files.read_split`: each file's header bytes into a scratch row, its data straight into the
 contiguous batch, the files spread over a pool of the pipeline's thread count when the batch
-is large), and kept when every file had exactly those header bytes and that size; else (a file
+has many files or bytes), and kept when every file had exactly those header bytes and that size; else (a file
 changed, is missing, longer or shorter) the batch is read again the general way, which says
 what is wrong.  Files are never memory-mapped (`dont_use_mmap` is ignored): touching a page
 of a mapping past the end of a file truncated underneath raises SIGBUS, which kills the
@@ -130,7 +130,7 @@ class Numpy(_listing.FilesReader):
         self._headers = {} if a["cache_header_information"] else None
         self._plans = {}        # header -> `_plan` of a region of interest given as constants
         self._guess = None      # (header, its bytes) of the last batch whose files shared one
-        self._pool = None       # the threads of the reader's whole-file reads (`_read_whole`)
+        self._pool = None       # the threads of the reads of batches of one header (`_threads`)
         super().setup()
 
     # -- one iteration -----------------------------------------------------------------------
