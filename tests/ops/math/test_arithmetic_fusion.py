@@ -6,6 +6,7 @@ import pytest
 from pipeline_utils import run_op
 
 from dali import fn, pipeline_def
+from dali import math as dmath
 from dali._executor.errors import PipelineError
 from dali.ops.math import arithmetic
 
@@ -79,6 +80,20 @@ def test_integer_and_double_pairs_wrap_and_round_like_two_operators(dtype):
     fused = _outputs(_build(expr, [data]))[0]
     unfused = _outputs(_build(expr, [data], fuse=False))[0]
     for f, u in zip(fused, unfused, strict=True):
+        _bits_equal(f, u)
+
+
+@pytest.mark.parametrize("expr", [
+    lambda x: dmath.clamp(x * 2, -10.5, 30),           # NumPy fallback (C's float rules)
+    lambda x: dmath.max(x - 3, 0.0),
+    lambda x: (x * 0.5) < 7])                           # a comparison at the root
+def test_pairs_off_the_chunked_loops_give_the_unfused_values(expr):
+    data = _images(np.float32, shape=(5, 7, 3))
+    data[0][0, 0] = np.nan
+    p = _build(expr, [data])
+    assert _pairs(p) == [(0, 1)]
+    unfused = _outputs(_build(expr, [data], fuse=False))[0]
+    for f, u in zip(_outputs(p)[0], unfused, strict=True):
         _bits_equal(f, u)
 
 
