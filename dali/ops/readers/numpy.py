@@ -3,32 +3,31 @@
 Which files (exactly one way): `file_root`, `file_list` or `files` (`_listing`).  Order,
 sharding, shuffling and padding: `_loader`.
 
-Each batch is read ahead on the reader's thread (as readers.file does), in C without the GIL:
-first the head of every file (`files.read_heads`), whose header is parsed and checked in Python
-(`_npy`; with `cache_header_information` the parsed headers are kept per file), then the array
-data (`files.read_regions`).  Whole arrays of a data set of one type and shape take one open
-per file instead: once a batch's files all had one header, the next batch is read assuming it
+Each batch is read ahead on the reader's thread (as readers.file does), in C without the GIL: first
+the head of every file (`files.read_heads`), whose header is parsed and checked in Python (`_npy`;
+with `cache_header_information` the parsed headers are kept per file), then the array data
+(`files.read_regions`).  Whole arrays of a data set of one type and shape take one open per file
+instead: once a batch's files all had one header, the next batch is read assuming it
 (`files.read_split`: each file's header bytes into a scratch row, its data straight into the
-contiguous batch, the files spread over a pool of the pipeline's thread count when the batch
-has many files or bytes), and kept when every file had exactly those header bytes and that size; else (a file
-changed, is missing, longer or shorter) the batch is read again the general way, which says
-what is wrong.  Files are never memory-mapped (`dont_use_mmap` is ignored): touching a page
-of a mapping past the end of a file truncated underneath raises SIGBUS, which kills the
-process, whereas a read of a truncated file comes back short and is reported as an error
-naming it.  A file replaced (renamed over) while a batch is read gives the batch its old or
-its new contents; one rewritten in place during the read may give a mix, as with any reader.
-With a region of interest (`roi_start` / `rel_roi_start`, `roi_end` / `rel_roi_end` /
-`roi_shape` / `rel_roi_shape`, over `roi_axes`), only the bytes of
-the region are read: one read per contiguous run of it in the file, or, where the runs lie close
-together (rows of an image), the span they cover, read through a bounded window; once a batch's
-files all had one header, the next batch's regions are read assuming it with one open per file
-(`files.read_region_split`, on the same pool), checked as the whole reads are.  Coordinates
-round half away from zero (start = round(start), end = round(start + shape)) as DALI's slicing
-does; `out_of_bounds_policy` "error" rejects a region outside the array, "trim_to_shape" cuts
-it, "pad" fills the outside with `fill_value` (converted with saturation to the array's type).
-Fortran-order files are read in their stored order and transposed into C order.  ROI arguments
-given as argument inputs are known only when the batch runs: that batch is then read on the
-pipeline's thread (still one nogil call), and `on_error="skip"` is not supported with them.
+contiguous batch, the files spread over a pool of the pipeline's thread count when the batch has
+many files or bytes), and kept when every file had exactly those header bytes and that size; else (a
+file changed, is missing, longer or shorter) the batch is read again the general way, which says
+what is wrong.  Files are never memory-mapped (`dont_use_mmap` is ignored): touching a page of a
+mapping past the end of a file truncated underneath raises SIGBUS, which kills the process, whereas
+a read of a truncated file comes back short and is reported as an error naming it.  A file replaced
+(renamed over) while a batch is read gives the batch its old or its new contents; one rewritten in
+place during the read may give a mix, as with any reader.  With a region of interest (`roi_start` /
+`rel_roi_start`, `roi_end` / `rel_roi_end` / `roi_shape` / `rel_roi_shape`, over `roi_axes`), only
+the bytes of the region are read: one read per contiguous run of it in the file, or, where the runs
+lie close together (rows of an image), the span they cover, read through a bounded window; once a
+batch's files all had one header, the next batch's regions are read assuming it with one open per
+file (`files.read_region_split`, on the same pool), checked as the whole reads are.  Coordinates
+round half away from zero (start = round(start), end = round(start + shape)) as DALI's slicing does;
+`out_of_bounds_policy` "error" rejects a region outside the array, "trim_to_shape" cuts it, "pad"
+fills the outside with `fill_value` (converted with saturation to the array's type).  Fortran-order
+files are read in their stored order and transposed into C order.  ROI arguments given as argument
+inputs are known only when the batch runs: that batch is then read on the pipeline's thread (still
+one nogil call), and `on_error="skip"` is not supported with them.
 
 All samples of a batch must share the type and the number of dimensions (DALI's rule).  The
 output has no layout.
