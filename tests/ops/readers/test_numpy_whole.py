@@ -307,3 +307,19 @@ def test_read_region_split_checks_its_arguments(tmp_path):
                                 np.zeros(2, np.uint8))
     with pytest.raises(ValueError, match="no None paths"):
         files.read_region_split([None], heads, 8, 4, 1, rows, np.zeros(2, np.uint8))
+
+
+def test_on_error_skip_after_region_reads(tmp_path):
+    _save(tmp_path, [np.full((3, 4), i, np.int64) for i in range(4)])
+    p = _pipe(tmp_path, batch_size=4, on_error="skip", roi_start=[1, 1], roi_shape=[2, 2])
+    _batch(p)
+    _batch(p)
+    assert _reader(p)._guess is not None
+    _settle(_reader(p))
+    (tmp_path / "02.npy").write_bytes(b"\x93NUMPY broken")
+    _batch(p)
+    with pytest.warns(RuntimeWarning, match="1 sample"):
+        got, names = _batch(p)
+    assert "./02.npy" not in names and len(got) == 4
+    for g, name in zip(got, names, strict=True):
+        np.testing.assert_array_equal(g, np.full((2, 2), int(name[2:4]), np.int64))
