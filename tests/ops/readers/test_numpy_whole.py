@@ -323,3 +323,29 @@ def test_on_error_skip_after_region_reads(tmp_path):
     assert "./02.npy" not in names and len(got) == 4
     for g, name in zip(got, names, strict=True):
         np.testing.assert_array_equal(g, np.full((2, 2), int(name[2:4]), np.int64))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_region_reads_of_one_header_match_the_general_path(tmp_path, seed):
+    rng = np.random.default_rng(seed)
+    ndim = 1 + seed % 3
+    shape = tuple(int(x) for x in rng.integers(0 if seed == 5 else 1, 40, ndim))
+    dtype = [np.uint8, np.int16, np.float64][seed % 3]
+    _save(tmp_path, [(rng.random(shape) * 100).astype(dtype) for _ in range(5)])
+    start = [int(x) for x in rng.integers(-5, 20, ndim)]
+    size = [int(x) for x in rng.integers(0, 30, ndim)]
+    kwargs = dict(roi_start=start, roi_shape=size, out_of_bounds_policy=["pad", "trim_to_shape"][
+        seed % 2], fill_value=3.0)
+    fast, general = _pipe(tmp_path, batch_size=3, **kwargs), _pipe(tmp_path, batch_size=3,
+                                                                   **kwargs)
+    _reader(general)._read_regions = lambda entries: None
+    real = _reader(fast)._read_regions
+    kept = []
+    _reader(fast)._read_regions = lambda entries: kept.append(real(entries)) or kept[-1]
+    for _ in range(4):
+        (a, na), (b, nb) = _batch(fast), _batch(general)
+        assert na == nb
+        for x, y in zip(a, b, strict=True):
+            assert x.dtype == y.dtype and x.shape == y.shape
+            np.testing.assert_array_equal(x, y)
+    assert kept[0] is None and all(k is not None for k in kept[1:]) and len(kept) == 5
