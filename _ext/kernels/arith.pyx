@@ -149,8 +149,10 @@ def run(ThreadPool pool, cnp.ufunc ufunc, int index, list operands, cnp.ndarray 
 # the intermediate values in a scratch buffer of the item's own (a few chunks: they stay in
 # cache), so no temporary of the batch's size is made.  Every step is one ufunc loop whose
 # operands and result all have one type, the same for the whole program, so each value is
-# what that ufunc gives elementwise.  An output larger than _STREAM_BYTES gets the last step's
-# results in one more scratch chunk, copied out with streaming stores (arith_stream.h).
+# what that ufunc gives elementwise.  An output larger than _STREAM_BYTES is written with
+# streaming stores (arith_stream.h): by arith_stream's own loop when the last step is a float32
+# add, subtract or multiply, else the last step's results go to one more scratch chunk, copied
+# out.
 
 cdef enum:
     PROGRAM_CHUNK = 1 << 10     # elements computed step after step (in L1)
@@ -185,6 +187,7 @@ cdef struct Program:
     char* consts[C_MAX_STEPS * MAX_ARGS]
     char* out
     bint stream                 # run_program: the results go out through arith_stream's copy
+    int stream_op               # ... or, STREAM_* of the last step, through arith_stream's loop
     int ninputs
     int num                     # the program's NumPy type number
     int out_num                 # the output's (the last step's result; run_samples: may differ)
@@ -208,9 +211,12 @@ cdef void _run_program_job(void* jobs, int64_t i) noexcept nogil:
     cdef char* result = NULL
     cdef char* ins[C_MAX_STEPS * MAX_ARGS]
     cdef cnp.npy_intp in_steps[C_MAX_STEPS * MAX_ARGS]
+    cdef char* args[MAX_ARGS]
+    cdef cnp.npy_intp steps[MAX_ARGS]
+    cdef bint copy = p.stream and p.stream_op == STREAM_OFF
     cdef int j
-    if p.ntemps or p.stream:
-        scratch = <char*>malloc((p.ntemps + p.stream) * PROGRAM_CHUNK * item)
+    if p.ntemps or copy:
+        scratch = <char*>malloc((p.ntemps + copy) * PROGRAM_CHUNK * item)
         if scratch == NULL:
             job.failed = True
             return
@@ -223,39 +229,52 @@ cdef void _run_program_job(void* jobs, int64_t i) noexcept nogil:
                 ins[j], in_steps[j] = p.inputs[j] + start * item, item
             else:
                 ins[j], in_steps[j] = p.inputs[j], 0
-        if p.stream:
-            _run_chunk(p, ins, in_steps, result, scratch, n)
+        if p.stream_op != STREAM_OFF:
+            _run_chunk(p, p.nsteps - 1, ins, in_steps, NULL, scratch, n)
+            _step_args(p, &p.steps[p.nsteps - 1], ins, in_steps, NULL, scratch, args, steps)
+            stream_run(p.stream_op, <const float*>args[0], steps[0] != 0,
+                       <const float*>args[1], steps[1] != 0,
+                       <float*>(p.out + start * p.out_item), n)
+        elif copy:
+            _run_chunk(p, p.nsteps, ins, in_steps, result, scratch, n)
             stream_copy(result, p.out + start * p.out_item, n * p.out_item)
         else:
-            _run_chunk(p, ins, in_steps, p.out + start * p.out_item, scratch, n)
+            _run_chunk(p, p.nsteps, ins, in_steps, p.out + start * p.out_item, scratch, n)
         start += n
     if p.stream:
         stream_fence()
     free(scratch)
 
 
-cdef void _run_chunk(Program* p, char** ins, cnp.npy_intp* in_steps, char* out,
+cdef void _run_chunk(Program* p, int nsteps, char** ins, cnp.npy_intp* in_steps, char* out,
                      char* scratch, cnp.npy_intp n) noexcept nogil:
-    """Every step of `p` on n <= PROGRAM_CHUNK elements: input j at ins[j] (stride
-    in_steps[j]), the result at `out`."""
-    cdef Py_ssize_t item = p.item
+    """The first `nsteps` steps of `p` on n <= PROGRAM_CHUNK elements: input j at ins[j]
+    (stride in_steps[j]), the result at `out`."""
     cdef char* args[MAX_ARGS]
     cdef cnp.npy_intp steps[MAX_ARGS]
     cdef Step* s
-    cdef int k, j, idx
-    for k in range(p.nsteps):
+    cdef int k
+    for k in range(nsteps):
         s = &p.steps[k]
-        for j in range(s.nargs):
-            idx = s.index[j]
-            if s.kind[j] == C_INPUT:
-                args[j], steps[j] = ins[idx], in_steps[idx]
-            elif s.kind[j] == C_CONST:
-                args[j], steps[j] = p.consts[idx], 0
-            elif s.kind[j] == C_TEMP:
-                args[j], steps[j] = scratch + idx * PROGRAM_CHUNK * item, item
-            else:
-                args[j], steps[j] = out, p.out_item
+        _step_args(p, s, ins, in_steps, out, scratch, args, steps)
         s.fn(args, &n, steps, s.data)
+
+
+cdef inline void _step_args(Program* p, Step* s, char** ins, cnp.npy_intp* in_steps, char* out,
+                            char* scratch, char** args, cnp.npy_intp* steps) noexcept nogil:
+    """Where step `s` reads its operands and writes its result, and their strides."""
+    cdef Py_ssize_t item = p.item
+    cdef int j, idx
+    for j in range(s.nargs):
+        idx = s.index[j]
+        if s.kind[j] == C_INPUT:
+            args[j], steps[j] = ins[idx], in_steps[idx]
+        elif s.kind[j] == C_CONST:
+            args[j], steps[j] = p.consts[idx], 0
+        elif s.kind[j] == C_TEMP:
+            args[j], steps[j] = scratch + idx * PROGRAM_CHUNK * item, item
+        else:
+            args[j], steps[j] = out, p.out_item
 
 
 cdef int _set_steps(Program* p, list steps, int ntemps, Py_ssize_t n_inputs,
@@ -328,6 +347,9 @@ def run_program(ThreadPool pool, list steps, int ntemps, list inputs, list const
     _set_consts(p, consts)
     p.out = <char*>cnp.PyArray_DATA(out)
     p.stream = stream_available and out.nbytes > _STREAM_BYTES
+    p.stream_op = STREAM_OFF
+    if p.stream and num == cnp.NPY_FLOAT32:
+        p.stream_op = _STREAM_OPS.get(steps[len(steps) - 1][0], STREAM_OFF)
     for j, a in enumerate(inputs):
         if cnp.PyArray_TYPE(a) != num or not a.flags.c_contiguous or a.size not in (1, n):
             raise ValueError(f"input {j} must be C-contiguous of out's type and size (or 1)")
@@ -407,7 +429,7 @@ cdef void _run_sample_part(Program* p, char** src, int64_t* period, char* out, P
             else:
                 ins[j], in_steps[j] = scratch + (p.ntemps + j) * chunk_bytes, item
                 load(p.in_num[j], p.num, src[j], per, start, n, ins[j])
-        _run_chunk(p, ins, in_steps, out + start * p.out_item, scratch, n)
+        _run_chunk(p, p.nsteps, ins, in_steps, out + start * p.out_item, scratch, n)
         start += n
 
 
@@ -489,7 +511,7 @@ def run_samples(ThreadPool pool, list steps, int ntemps, list inputs, list const
     p = <Program*>job_array(1, sizeof(Program), keep)
     p.num, p.item = num, work.itemsize
     p.out_num, p.out_item = out_num, out.dtype.itemsize
-    p.stream = False
+    p.stream, p.stream_op = False, STREAM_OFF
     _set_steps(p, steps, ntemps, nin, len(consts))
     _set_consts(p, consts)
     periods = np.empty((ns, nin), np.int64)
