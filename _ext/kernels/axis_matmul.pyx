@@ -92,51 +92,55 @@ def matmul_axis_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matri
         raise ValueError("matmul_axis_batch needs a contiguous destination")
     if src.dtype != np.float32 or dst.dtype != np.float32:
         raise TypeError("matmul_axis_batch reads and writes float32")
-    cdef Py_ssize_t n = src.num_samples, i, k, count = 0
-    if (dst.num_samples != n or dst.ndim != src.ndim or not 0 <= axis < src.ndim
+    cdef Py_ssize_t n = src.num_samples, i, k, d, count = 0
+    cdef int nd = src.ndim
+    if (dst.num_samples != n or dst.ndim != nd or not 0 <= axis < nd
             or len(matrices) != n):
         raise ValueError("the source, destination and matrices must match and have the axis")
-    shapes = np.asarray(src.shapes, np.int64).reshape(n, src.ndim)
-    # one matrix for the whole batch (the usual case): no Python loop over the samples
-    one = n > 0 and all(mat is matrices[0] for mat in matrices)
-    if not ((shapes[:, axis] == matrices[0].shape[1]).all() if one else
-            all(s == mat.shape[1] for s, mat in zip(shapes[:, axis].tolist(), matrices))):
-        raise ValueError(f"the samples' extents along axis {axis} do not match the matrices")
-    want = shapes.copy()
-    want[:, axis] = matrices[0].shape[0] if one else [mat.shape[0] for mat in matrices]
-    if not np.array_equal(np.asarray(dst.shapes, np.int64).reshape(n, dst.ndim), want):
-        raise ValueError("the destination shapes do not match")
     if n == 0:
         return
-    outer = np.prod(shapes[:, :axis], axis=1, dtype=np.int64)
-    inner = np.prod(shapes[:, axis + 1:], axis=1, dtype=np.int64)
-    macs = np.maximum(1, np.full(n, matrices[0].macs, np.int64) if one else
-                      np.array([mat.macs for mat in matrices], np.int64))
-    pieces = np.maximum(1, np.minimum((outer * inner * macs / _ITEM_MACS).astype(np.int64),
-                                      np.where(outer > 1, outer, inner)))
-    count = int(pieces.sum())
+    # sizes, checks and work items in C loops: a batch of small spectrograms costs little
+    # more than its NumPy calls would
     keep = [list(matrices)]
-    cdef dali_axis_matmul_job* jobs = <dali_axis_matmul_job*>job_array(
-        count, sizeof(dali_axis_matmul_job), keep)
     cdef const dali_axis_matrix** mats = <const dali_axis_matrix**>job_array(
         n, sizeof(dali_axis_matrix*), keep)
+    tables = np.empty((4, n), np.int64)
+    cdef int64_t[:, ::1] t4 = tables       # outer, inner, multiply-adds, pieces per sample
     cdef AxisMatrix matrix
     for i in range(n):
         matrix = matrices[i]
         mats[i] = &matrix.m
+        t4[2, i] = max(1, matrix.macs)
+    cdef const int64_t[:, :] ss = src.shapes
+    cdef const int64_t[:, :] ds = dst.shapes
+    for i in range(n):
+        if ss[i, axis] != mats[i].nin:
+            raise ValueError(f"the samples' extents along axis {axis} do not match the "
+                             "matrices")
+    cdef int64_t o, c, p, t
+    for i in range(n):
+        o = c = 1
+        for d in range(nd):
+            if ds[i, d] != (mats[i].nout if d == axis else ss[i, d]):
+                raise ValueError("the destination shapes do not match")
+            if d < axis:
+                o *= ss[i, d]
+            elif d > axis:
+                c *= ss[i, d]
+        p = <int64_t>(<double>(o * c * t4[2, i]) / _ITEM_MACS)
+        p = min(p, o if o > 1 else c)
+        t4[0, i], t4[1, i], t4[3, i] = o, c, max(1, p)
+        count += t4[3, i]
+    cdef dali_axis_matmul_job* jobs = <dali_axis_matmul_job*>job_array(
+        count, sizeof(dali_axis_matmul_job), keep)
     sizes = np.empty(count, np.int64)
     cdef int64_t[::1] size_view = sizes
     cdef const char** data = sample_data(src, keep)
-    cdef const int64_t[::1] doff = np.ascontiguousarray(dst.offsets, np.int64)
-    cdef const int64_t[::1] outer_v = outer
-    cdef const int64_t[::1] inner_v = inner
-    cdef const int64_t[::1] pieces_v = pieces
-    cdef const int64_t[::1] macs_v = macs
-    cdef int64_t o, c, p, t
+    cdef const int64_t[::1] doff = dst.offsets
     k = 0
     with nogil:
         for i in range(n):
-            o, c, p = outer_v[i], inner_v[i], pieces_v[i]
+            o, c, p = t4[0, i], t4[1, i], t4[3, i]
             for t in range(p):
                 jobs[k].m = mats[i]
                 jobs[k].input = <const float*>data[i]
@@ -148,6 +152,6 @@ def matmul_axis_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, matri
                 else:
                     jobs[k].o0, jobs[k].o1 = 0, o
                     jobs[k].i0, jobs[k].i1 = c * t // p, c * (t + 1) // p
-                size_view[k] = (jobs[k].o1 - jobs[k].o0) * (jobs[k].i1 - jobs[k].i0) * macs_v[i]
+                size_view[k] = (jobs[k].o1 - jobs[k].o0) * (jobs[k].i1 - jobs[k].i0) * t4[2, i]
                 k += 1
     run_largest_first(pool, _run_job, jobs, sizes, _NS_PER_MAC)

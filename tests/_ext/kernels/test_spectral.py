@@ -99,8 +99,8 @@ def _few_columns_reference(w, x):
             for b in range(4):
                 part[b] += w[r, k + b] * x[:, k + b, :]
             k += 4
-        for k in range(k, hi):
-            part[0] += w[r, k] * x[:, k, :]
+        for rest in range(k, hi):
+            part[0] += w[r, rest] * x[:, rest, :]
         out[:, r, :] = (part[0] + part[1]) + (part[2] + part[3])
     return out
 
@@ -122,4 +122,45 @@ def test_few_columns_sum_in_a_fixed_order(inner):
     axis_matmul.matmul_axis_batch(None, src, dst, [axis_matmul.AxisMatrix(w)], 1)
     want = _few_columns_reference(w, x)
     np.testing.assert_array_equal(dst.samples()[0].view(np.uint32), want.view(np.uint32))
+
+
+@pytest.mark.parametrize("shape, axis", [((3, 400, 5000), 1), ((1, 400, 20000), 1),
+                                         ((20000, 400), 1), ((2, 5), 0)])
+def test_large_samples_split_into_items_give_the_same_values(shape, axis):
+    """Samples of over a million multiply-adds are cut into work items (outer rows, or inner
+    columns when there is one outer row): the values of one item, on a pool or not."""
+    rng = np.random.default_rng(len(shape))
+    m = axis_matmul.AxisMatrix(rng.standard_normal((7, shape[axis])).astype(np.float32))
+    x = rng.standard_normal(shape).astype(np.float32)
+    out_shape, small_shape = list(shape), [1] * len(shape)
+    out_shape[axis] = small_shape[axis] = shape[axis]
+    out_shape[axis] = 7
+    small = np.ones(small_shape, np.float32)
+    small_out = small_shape.copy()
+    small_out[axis] = 7
+    got = []
+    for pool in (None, ThreadPool(2, inline_cost=0.0)):
+        dst = BatchStorage.allocate(np.float32, [tuple(out_shape), tuple(small_out)])
+        src = BatchStorage.from_samples([x, small])
+        axis_matmul.matmul_axis_batch(pool, src, dst, [m, m], axis)
+        got.append([s.copy() for s in dst.samples()])
+    want = np.moveaxis(np.tensordot(m.weights.astype(np.float64), x.astype(np.float64),
+                                    axes=([1], [axis])), 0, axis)
+    np.testing.assert_allclose(got[0][0], want, rtol=1e-4, atol=1e-4)
+    for a, b in zip(got[0], got[1], strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_matrix_and_shape_checks():
+    m = axis_matmul.AxisMatrix(np.ones((3, 4), np.float32))
+    src = BatchStorage.from_arrays([np.ones((2, 4), np.float32)])
+    with pytest.raises(ValueError, match="destination shapes do not match"):
+        axis_matmul.matmul_axis_batch(None, src, BatchStorage.allocate(np.float32, [(2, 4)]),
+                                      [m], 1)
+    with pytest.raises(ValueError, match="must match and have the axis"):
+        axis_matmul.matmul_axis_batch(None, src, BatchStorage.allocate(np.float32, [(2, 3)]),
+                                      [m], 2)
+    with pytest.raises(TypeError):
+        axis_matmul.matmul_axis_batch(None, src, BatchStorage.allocate(np.float32, [(2, 3)]),
+                                      ["not a matrix"], 1)
 
