@@ -96,10 +96,18 @@ class MelFilterBank(_operator.Operator):
             filter_bank, nfilter=a["nfilter"], sample_rate=float(a["sample_rate"]),
             freq_low=float(a["freq_low"]), freq_high=float(high), formula=a["mel_formula"],
             normalize=bool(a["normalize"]))
+        self._memo = _operator.LastPlan()  # the last batch's plan (arguments are constants)
 
     def infer(self, ws):
         _axes.check_float(self, ws)
         tl = ws.inputs[0]
+        # the plan depends only on the input's shapes and layout
+        key = _operator.shapes_key(ws.input_storage(0).shapes, tl.layout())
+        if (kept := self._memo.get(key)) is not None:
+            return kept
+        return self._memo.keep(key, self._plan(ws, tl))
+
+    def _plan(self, ws, tl):
         layout, ndim = tl.layout(), tl.ndim()
         if layout:
             axis = layout.find("f")

@@ -53,6 +53,20 @@ def test_varying_bin_counts_in_a_batch():
         assert_spectrum_close(o, mel_bank(x.shape[0], nfilter=16) @ x, rtol=1e-5)
 
 
+def test_plan_follows_the_shapes_from_batch_to_batch():
+    """The plan is kept for a repeated batch of shapes and remade when they change (and
+    change back)."""
+    rng = np.random.default_rng(3)
+    iterations = [[[rng.random(s).astype(np.float32) for s in shapes]]
+                  for shapes in ([(65, 3), (65, 3)], [(129, 2), (65, 4)], [(65, 3), (65, 3)],
+                                 [(65, 3), (65, 3)])]
+    got = run_op(lambda fn, t: fn.mel_filter_bank(t, nfilter=16), iterations,
+                 iterations=len(iterations))
+    for (batch,), (out,) in zip(iterations, got, strict=True):
+        for x, o in zip(batch, out, strict=True):
+            assert_spectrum_close(o, mel_bank(x.shape[0], nfilter=16) @ x, rtol=1e-5)
+
+
 @pytest.mark.parametrize("kwargs, layout, sample, match", [
     ({}, "xy", np.ones((4, 4), np.float32), "'f' axis not present in the layout. Got: `xy`"),
     ({}, "ft", np.ones((4, 4), np.float64), "Unsupported data type"),
