@@ -4,7 +4,7 @@
 # Contract of `displace_run(job)`: reads h * w * nc elements (uint8, or float32 when
 # `is_float`) at `src`, writes as many at `dst` (C-contiguous HWC, not overlapping); every
 # pointer the mode needs is valid (`wave` for WATER; `scratch`, h + w floats, for WATER and
-# 5 * w for SPHERE;
+# 5 * w for SPHERE; with `waves_ready` WATER only reads `scratch`, which other jobs may share;
 # `map_x`/`map_y`, h * w floats each, for REMAP; `words`, 4 * (w // 2 + 2) + 2 * w
 # words, for JITTER, whose draws it makes itself from `key`, `sample_id` and `stream`: the
 # Philox stream of rng.uniform, the x offsets of every pixel in row-major order, then the y
@@ -42,6 +42,7 @@ cdef struct DisplaceJob:
     int degree              # JITTER: offsets r - degree // 2, r in [0, degree)
     float fill              # the value outside the image, already in the element's range
     float* scratch          # WATER: h + w floats; SPHERE: 5 * w
+    bint waves_ready        # WATER: `scratch` already holds the wave terms (shared, read only)
 
 
 cdef void displace_run(const DisplaceJob* job) noexcept nogil

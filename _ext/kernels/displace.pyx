@@ -125,7 +125,8 @@ cdef void _displace(const image_t* src, image_t* dst, Py_ssize_t h, Py_ssize_t w
         jy = jx + w
     if mode == WATER:
         wave_cols = wave_rows + h
-        _water_waves(wave, h, w, wave_rows)
+        if not job.waves_ready:
+            _water_waves(wave, h, w, wave_rows)
     cdef float* rad = wave_rows + 2 * w if mode == SPHERE else NULL
     if mode == SPHERE and interp == NN and w < DALI_NN_ROW_MAX and h < DALI_NN_ROW_MAX:
         # rows y and h - 1 - y share their radii; a row's positions, then the pixels they
@@ -303,6 +304,7 @@ cdef object _describe(cnp.ndarray src, cnp.ndarray dst, str mode, int interp, fl
             job.wave[k] = wave[k]
         scratch = np.empty(src.shape[0] + src.shape[1] + 1, np.float32)
         job.scratch = &scratch[0]
+        job.waves_ready = False
     elif mode == "sphere":
         job.mode = SPHERE
         scratch = np.empty(5 * src.shape[1] + 1, np.float32)
@@ -487,9 +489,19 @@ def displace_storage(ThreadPool pool, BatchStorage src, BatchStorage dst, str mo
                 j.words = &words[at]
                 at += _jitter_words(w)
             elif code == WATER:
+                # a run of samples of one shape shares its wave terms, computed here once
+                # (a batch of small images spent a third of its time on them); a sample
+                # alone in its shape computes its own in its job
                 j.wave = wv
-                j.scratch = &scratch[at]
-                at += h + w
+                j.waves_ready = i > 0 and h == shapes[i - 1, 0] and w == shapes[i - 1, 1]
+                if j.waves_ready:
+                    j.scratch = jobs[i - 1].scratch
+                else:
+                    j.scratch = &scratch[at]
+                    at += h + w
+                    if i + 1 < n and h == shapes[i + 1, 0] and w == shapes[i + 1, 1]:
+                        _water_waves(wv, h, w, j.scratch)
+                        j.waves_ready = True
             elif code == SPHERE:
                 j.scratch = &scratch[at]
                 at += 5 * w

@@ -90,3 +90,23 @@ def test_storage_batch_equals_one_call_each():
                 one = np.zeros_like(s)
                 displace.displace(s, one, mode if i != 1 else "copy", interp, 3.0, WAVE)
                 np.testing.assert_array_equal(dst.sample(i), one)
+
+
+@pytest.mark.parametrize("threads", [None, 2])
+def test_water_runs_of_one_shape_share_their_waves(threads):
+    """Samples of one shape in a row share wave terms computed once (single ones make their
+    own): the values of one call per image, on a pool or not, masked samples included."""
+    shapes = [(9, 6, 3), (9, 6, 3), (9, 6, 3), (4, 6, 3), (9, 6, 3), (9, 6, 3), (6, 9, 3),
+              (0, 6, 3), (0, 6, 3), (5, 5, 3)]
+    masks = np.array([1, 0, 1, 1, 1, 1, 1, 1, 1, 1], np.int32)
+    srcs = [(RNG.random(s) * 255).astype(np.uint8) for s in shapes]
+    pool = None if threads is None else ThreadPool(threads, inline_cost=0.0)
+    for interp in (0, 1):
+        dst = BatchStorage.allocate(np.dtype(np.uint8), shapes)
+        displace.displace_storage(pool, BatchStorage.from_arrays(srcs), dst, "water", masks,
+                                  interp, 3.0, WAVE)
+        for i, s in enumerate(srcs):
+            one = np.zeros_like(s)
+            displace.displace(s, one, "water" if masks[i] else "copy", interp, 3.0, WAVE)
+            np.testing.assert_array_equal(dst.sample(i), one)
+
