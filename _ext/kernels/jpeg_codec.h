@@ -26,6 +26,7 @@
 #include "jpeg_skip.h"
 
 enum { DALI_JPEG_RGB = 0, DALI_JPEG_BGR = 1, DALI_JPEG_GRAY = 2 };
+enum { DALI_CODES_EVERY = 0, DALI_CODES_SKIP = 1, DALI_CODES_APPROXIMATE = 2 };
 /* Bytes a cropped row may have on either side of the region: 4 * 8 pixels of an iMCU column
  * (the largest sampling factor) and one more, 3 bytes each. */
 enum { DALI_JPEG_MAX_SIDE = 3 * (4 * 8 + 1) };
@@ -228,11 +229,14 @@ static void dali_cmyk_row(const uint8_t* src, uint8_t* dst, int w, int color) {
 
 /* Decode the region (x, y, w, h) of the image scaled by 1/`scale` (1, 2, 4 or 8; region in
  * scaled coordinates) into `out` (h rows of `out_stride` bytes; 3 bytes a pixel for RGB/BGR,
- * 1 for GRAY), skipping the AC codes that nothing reads where `skip_codes` (jpeg_skip.h; the
- * same pixels).  0 on success, else -1 with `err` filled. */
+ * 1 for GRAY).  `codes`: DALI_CODES_EVERY has libjpeg decode every Huffman code;
+ * DALI_CODES_SKIP skips the AC codes that nothing reads (jpeg_skip.h; the same pixels);
+ * DALI_CODES_APPROXIMATE also drops the high frequencies of the blocks a reduced IDCT takes
+ * (dali_skip_last; decode scaling: other pixels, close to the exact ones).  0 on success, else
+ * -1 with `err` filled. */
 static int dali_jpeg_decode_roi_codes(const uint8_t* data, size_t size, int scale, int x,
-                                      int y, int w, int h, int color, int fast_idct,
-                                      int skip_codes, uint8_t* out, long out_stride, char* err,
+                                      int y, int w, int h, int color, int fast_idct, int codes,
+                                      uint8_t* out, long out_stride, char* err,
                                       size_t errlen) {
   struct jpeg_decompress_struct cinfo;
   dali_jpeg_error jerr;
@@ -276,7 +280,8 @@ static int dali_jpeg_decode_roi_codes(const uint8_t* data, size_t size, int scal
     cw = (JDIMENSION)(x1 - x0);
     jpeg_crop_scanline(&cinfo, &xoff, &cw);
   }
-  if (skip_codes) skip = dali_skip_install(&cinfo, data, size, y, h);
+  if (codes != DALI_CODES_EVERY)
+    skip = dali_skip_install(&cinfo, data, size, y, h, codes == DALI_CODES_APPROXIMATE);
   if (y > 0) jpeg_skip_scanlines(&cinfo, (JDIMENSION)y);
   if (xoff == 0 && (int)cw == w && !cmyk) {
     /* The whole (cropped) width: decode straight into the output rows. */
@@ -340,10 +345,12 @@ static int dali_jpeg_decode_roi_codes(const uint8_t* data, size_t size, int scal
   return 0;
 }
 
-/* dali_jpeg_decode_roi_codes with the codes skipped. */
+/* dali_jpeg_decode_roi_codes with the codes nothing reads skipped (and, with `approximate`, the
+ * high frequencies of reduced blocks dropped). */
 static int dali_jpeg_decode_roi(const uint8_t* data, size_t size, int scale, int x, int y,
-                                int w, int h, int color, int fast_idct, uint8_t* out,
-                                long out_stride, char* err, size_t errlen) {
-  return dali_jpeg_decode_roi_codes(data, size, scale, x, y, w, h, color, fast_idct, 1, out,
+                                int w, int h, int color, int fast_idct, int approximate,
+                                uint8_t* out, long out_stride, char* err, size_t errlen) {
+  return dali_jpeg_decode_roi_codes(data, size, scale, x, y, w, h, color, fast_idct,
+                                    approximate ? DALI_CODES_APPROXIMATE : DALI_CODES_SKIP, out,
                                     out_stride, err, errlen);
 }

@@ -46,7 +46,7 @@ static int dali_jpeg_round_trip(const uint8_t* src, int h, int w, long stride, i
   }
   jpeg_finish_compress(&cinfo);
   jpeg_destroy_compress(&cinfo);
-  int rc = dali_jpeg_decode_roi(buf, size, 1, 0, 0, w, h, DALI_JPEG_RGB, 0, dst, (long)w * 3,
+  int rc = dali_jpeg_decode_roi(buf, size, 1, 0, 0, w, h, DALI_JPEG_RGB, 0, 0, dst, (long)w * 3,
                                 err, errlen);
   free(buf);
   return rc;

@@ -6,21 +6,24 @@
  * gives how many coefficients the complete symbols (code and value bits) inside them advance,
  * how many bits they take and whether an end-of-block ends them, so that one lookup passes 2-4
  * coefficients instead of one.  The DC code of every block is still decoded (the predictors).
+ * Decode scaling (`approximate`) also drops the high frequencies of every block that a reduced
+ * IDCT takes: their codes are skipped too, after those of the low frequencies it keeps.
  *
  * It is plugged in by replacing cinfo->entropy->decode_mcu.  An MCU whose blocks all need
  * their coefficients goes to libjpeg's own decode_mcu; MCUs with blocks to skip are decoded
  * here (a block that needs its coefficients among them, as the chroma of a 4:2:0 image at 1/8
- * scale, is decoded in full with libjpeg's semantics).  The bit reader and DC predictors move
- * between the two at MCU boundaries through the start of libjpeg's private
- * huff_entropy_decoder (jdhuff.c: the public struct, the bit buffer, the predictors and the
- * restart count), a layout that has not changed from IJG 6b to libjpeg-turbo 3.1; the state
- * is checked when the decoder is installed.  Anything unusual in an MCU decoded here (a marker
- * or the end of the data where bits are still needed, a code that is not in the table, a
- * restart marker that is not the expected one) rewinds to the start of that MCU and hands the
- * rest of the scan to libjpeg, which then reports and fills it as it always does.  Installed
- * only for 8-bit baseline single-scan JPEGs whose data ends with EOI, so that libjpeg never
- * runs out of data while this decoder holds the bits, and only where jpegint.h is installed
- * (Debian's and most distributions' packages; not libjpeg-turbo's own install).
+ * scale, is decoded in full, or up to the last one it needs, with libjpeg's semantics).  The
+ * bit reader and DC predictors move between the two at MCU boundaries through the start of
+ * libjpeg's private huff_entropy_decoder (jdhuff.c: the public struct, the bit buffer, the
+ * predictors and the restart count), a layout that has not changed from IJG 6b to
+ * libjpeg-turbo 3.1; the state is checked when the decoder is installed.  Anything unusual in
+ * an MCU decoded here (a marker or the end of the data where bits are still needed, a code
+ * that is not in the table, a restart marker that is not the expected one) rewinds to the
+ * start of that MCU and hands the rest of the scan to libjpeg, which then reports and fills
+ * it as it always does.  Installed only for 8-bit baseline single-scan JPEGs whose data ends
+ * with EOI, so that libjpeg never runs out of data while this decoder holds the bits, and only
+ * where jpegint.h is installed (Debian's and most distributions' packages; not libjpeg-turbo's
+ * own install).
  */
 #pragma once
 #include <stdint.h>
@@ -46,11 +49,18 @@ enum { DALI_SKIP_BITS = 12 };
 /* Blocks an image must have to skip before the decoder is installed (its tables take tens of
  * microseconds to build; a skipped block saves ~35 ns). */
 enum { DALI_SKIP_MIN_BLOCKS = 8192 };
+/* The last zigzag index that decode scaling keeps of a block IDCT'd at 2x2 (its top-left 2x2),
+ * 4x4 (the diagonals up to the third) and 8x8 (a 4:2:0 chroma at 1/2 scale: up to the fourth).
+ * On the large-photo corpus the pipelines' PSNR against the exact path stays that of libjpeg's
+ * reduced IDCT of every coefficient (min 38.4 dB); keeping the DC and the first two ACs alone
+ * of a 2x2 block took it to 33.8 dB. */
+enum { DALI_SKIP_LAST_2 = 4, DALI_SKIP_LAST_4 = 9, DALI_SKIP_LAST_8 = 14 };
 
 typedef struct {
-  /* Skip entry: bits 0-4 the bits taken, 5-11 the coefficients advanced, 12-18 those advanced
-   * before the last symbol, 19 an end-of-block last, 20-24 / 25-29 / 30 the same for the
-   * first symbol alone; 0 when the first symbol does not fit. */
+  /* Skip entry: bits 0-5 the bits taken (6 bits: the shift takes them unmasked), 6-12 the
+   * coefficients advanced, 13-19 those advanced before the last symbol, 20 an end-of-block
+   * last, 21-25 / 26-30 / 31 the same for the first symbol alone; 0 when the first symbol does
+   * not fit. */
   uint32_t skip[1 << DALI_SKIP_BITS];
   uint16_t single[1 << DALI_SKIP_BITS];    /* code length << 8 | symbol; 0: longer code */
   int32_t maxcode[18];
@@ -83,7 +93,9 @@ typedef struct {
   int marker;            /* the marker's code once reached (-1 before; 0 at the end of data) */
 } dali_bit_reader;
 
-enum { DALI_BLOCK_SKIP = 0, DALI_BLOCK_DC = 1, DALI_BLOCK_FULL = 2 };
+/* The last zigzag index a block in the window needs (0: its DC alone; 63: every coefficient);
+ * DALI_BLOCK_SKIP: none (a component the output does not use). */
+enum { DALI_BLOCK_SKIP = -1, DALI_BLOCK_FULL = DCTSIZE2 - 1 };
 
 typedef struct {
   boolean (*libjpeg_decode_mcu)(j_decompress_ptr, JBLOCKROW*);
@@ -91,8 +103,8 @@ typedef struct {
   const dali_huff_table* dc[D_MAX_BLOCKS_IN_MCU];
   const dali_huff_table* ac[D_MAX_BLOCKS_IN_MCU];
   int comp[D_MAX_BLOCKS_IN_MCU];                 /* component of each block, in the scan */
-  uint8_t mode[D_MAX_BLOCKS_IN_MCU];             /* in the window: DALI_BLOCK_* */
-  int dc_only;           /* some blocks in the window need their DC alone (1/8 scale) */
+  int8_t last[D_MAX_BLOCKS_IN_MCU];              /* in the window: DALI_BLOCK_* or 0..63 */
+  int partial;           /* some blocks in the window need only some coefficients */
   JDIMENSION mcu_col;
   int ours;              /* the bit reader and predictors are here, not in libjpeg */
   int handed_back;       /* libjpeg decodes the rest of the scan */
@@ -146,7 +158,8 @@ static void dali_huff_build(dali_huff_table* t, const JHUFF_TBL* h, int ac) {
       int e = t->single[(pat << pos) & mask], l = e >> 8, r = (e >> 4) & 15, s = e & 15;
       if (l == 0 || pos + l + s > DALI_SKIP_BITS) break;
       int end = !s && r != 15, advance = s ? r + 1 : end ? 0 : 16;
-      if (!symbols) first = (uint32_t)(l + s) << 20 | (uint32_t)advance << 25 | (uint32_t)end << 30;
+      if (!symbols)
+        first = (uint32_t)(l + s) << 21 | (uint32_t)advance << 26 | (uint32_t)end << 31;
       symbols++;
       pos += l + s;
       before_last = k;
@@ -156,47 +169,61 @@ static void dali_huff_build(dali_huff_table* t, const JHUFF_TBL* h, int ac) {
         break;
       }
     }
-    t->skip[pat] = symbols ? (uint32_t)pos | (uint32_t)k << 5 | (uint32_t)before_last << 12 |
-                                 (uint32_t)eob << 19 | first
+    t->skip[pat] = symbols ? (uint32_t)pos | (uint32_t)k << 6 | (uint32_t)before_last << 13 |
+                                 (uint32_t)eob << 20 | first
                            : 0;
   }
 }
 
-static inline void dali_br_refill(dali_bit_reader* b) {
+/* The byte-wise refill, at 0xFF bytes, markers and the end of the data (by value: the hot loops
+ * keep their reader in registers). */
+static dali_bit_reader dali_br_refill_bytes(dali_bit_reader b) {
+  while (b.cnt <= 56) {
+    unsigned c = 0;
+    if (b.marker < 0) {
+      if (b.p >= b.end) {
+        b.marker = 0;
+      } else if (*b.p != 0xFF) {
+        c = *b.p++;
+        b.bytes++;
+      } else if (b.p + 1 < b.end && b.p[1] == 0) {
+        c = 0xFF;
+        b.p += 2;
+        b.bytes++;
+      } else {
+        b.marker = b.p + 1 < b.end ? b.p[1] : 0;
+      }
+    }
+    if (b.marker >= 0) b.fill += 8;
+    b.buf |= (uint64_t)c << (56 - b.cnt);
+    b.cnt += 8;
+  }
+  return b;
+}
+
+/* The hot functions take a reader that is a local of their caller (dali_skip_mcu), so that it
+ * stays in registers (behind a pointer into the decoder, the build's -fno-strict-aliasing has
+ * it stored back after every step). */
+#define DALI_INLINE static inline __attribute__((always_inline))
+
+DALI_INLINE void dali_br_refill(dali_bit_reader* b) {
   if (b->marker < 0 && b->end - b->p >= 8) {
     uint64_t v;
     memcpy(&v, b->p, 8);
-    uint64_t x = ~v;   /* no 0xFF byte among the 8: take whole bytes at once */
-    if (!((x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL)) {
-      int take = (63 - b->cnt) >> 3;
+    /* Whole bytes at once up to the first 0xFF byte (the lowest top bit of `ff`). */
+    uint64_t x = ~v, ff = (x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL;
+    int full = (63 - b->cnt) >> 3, take = full;
+    if (ff && (int)(__builtin_ctzll(ff) >> 3) < take) take = (int)(__builtin_ctzll(ff) >> 3);
+    if (take) {
       v = __builtin_bswap64(v) >> (64 - 8 * take);
       b->buf |= v << (64 - 8 * take - b->cnt);
       b->cnt += 8 * take;
       b->p += take;
       b->bytes += take;
-      return;
     }
+    if (take == full) return;
   }
-  while (b->cnt <= 56) {
-    unsigned c = 0;
-    if (b->marker < 0) {
-      if (b->p >= b->end) {
-        b->marker = 0;
-      } else if (*b->p != 0xFF) {
-        c = *b->p++;
-        b->bytes++;
-      } else if (b->p + 1 < b->end && b->p[1] == 0) {
-        c = 0xFF;
-        b->p += 2;
-        b->bytes++;
-      } else {
-        b->marker = b->p + 1 < b->end ? b->p[1] : 0;
-      }
-    }
-    if (b->marker >= 0) b->fill += 8;
-    b->buf |= (uint64_t)c << (56 - b->cnt);
-    b->cnt += 8;
-  }
+  *b = dali_br_refill_bytes(*b);
 }
 
 #define DALI_PEEK(b, n) ((uint32_t)((b)->buf >> (64 - (n))))
@@ -204,7 +231,7 @@ static inline void dali_br_refill(dali_bit_reader* b) {
 
 /* One symbol by the canonical code lengths (codes longer than the lookup); -1 for a code
  * that is not in the table.  Needs 16 bits in the reader. */
-static inline int dali_huff_slow(dali_bit_reader* b, const dali_huff_table* t) {
+DALI_INLINE int dali_huff_slow(dali_bit_reader* b, const dali_huff_table* t) {
   int l = 1;
   int32_t code = (int32_t)DALI_PEEK(b, 1);
   while (code > t->maxcode[l]) {
@@ -215,26 +242,25 @@ static inline int dali_huff_slow(dali_bit_reader* b, const dali_huff_table* t) {
   return t->huffval[(code + t->valoffset[l]) & 0xFF];
 }
 
-static inline int dali_huff_symbol(dali_bit_reader* b, const dali_huff_table* t) {
+/* The next symbol and, in *v, the value of the bits that follow it (HUFF_EXTEND: its low 4 bits
+ * are their count; 0 when none); -1 for a code that is not in the table.  The code and its
+ * value bits are dropped in one shift, the value taken beside it. */
+DALI_INLINE int dali_huff_decode(dali_bit_reader* b, const dali_huff_table* t, int* v) {
   if (b->cnt < 32) dali_br_refill(b);
-  int e = t->single[DALI_PEEK(b, DALI_SKIP_BITS)];
-  if (e >> 8) {
-    DALI_DROP(b, e >> 8);
-    return e & 255;
+  int e = t->single[DALI_PEEK(b, DALI_SKIP_BITS)], l = e >> 8, rs = e & 255;
+  if (!l) {
+    rs = dali_huff_slow(b, t);
+    if (rs < 0) return -1;
   }
-  return dali_huff_slow(b, t);
+  int s = rs & 15;
+  int x = (int)((b->buf << l) >> 1 >> (63 - s));
+  *v = x < (1 << s >> 1) ? x - (1 << s) + 1 : x;
+  DALI_DROP(b, l + s);
+  return rs;
 }
 
-/* The value of `s` (1..15) bits (HUFF_EXTEND); the reader holds at least 16 bits. */
-static inline int dali_huff_value(dali_bit_reader* b, int s) {
-  int v = (int)DALI_PEEK(b, s);
-  DALI_DROP(b, s);
-  return v < (1 << (s - 1)) ? v - (1 << s) + 1 : v;
-}
-
-/* Skip one block's AC codes; -1 on a code not in the table. */
-static inline int dali_skip_ac(dali_bit_reader* b, const dali_huff_table* t) {
-  int k = 1;
+/* Skip a block's AC codes from zigzag index k on; -1 on a code not in the table. */
+DALI_INLINE int dali_skip_ac(dali_bit_reader* b, const dali_huff_table* t, int k) {
   while (k < 64) {
     if (b->cnt < 32) dali_br_refill(b);
     uint32_t e = t->skip[DALI_PEEK(b, DALI_SKIP_BITS)];
@@ -250,14 +276,14 @@ static inline int dali_skip_ac(dali_bit_reader* b, const dali_huff_table* t) {
       } else {
         return 0;
       }
-    } else if (k + (int)((e >> 12) & 127) < 64) {
-      DALI_DROP(b, e & 31);
-      if (e & (1u << 19)) return 0;
-      k += (e >> 5) & 127;
+    } else if (k + (int)((e >> 13) & 127) < 64) {
+      DALI_DROP(b, e & 63);
+      if (e & (1u << 20)) return 0;
+      k += (e >> 6) & 127;
     } else {
-      DALI_DROP(b, (e >> 20) & 31);
-      if (e & (1u << 30)) return 0;
-      k += (e >> 25) & 31;
+      DALI_DROP(b, (e >> 21) & 31);
+      if (e & (1u << 31)) return 0;
+      k += (e >> 26) & 31;
     }
   }
   return 0;
@@ -265,20 +291,39 @@ static inline int dali_skip_ac(dali_bit_reader* b, const dali_huff_table* t) {
 
 /* Decode one block's AC coefficients into `block` as libjpeg does; -1 on a code not in the
  * table. */
-static inline int dali_full_ac(dali_bit_reader* b, const dali_huff_table* t, JCOEF* block) {
+DALI_INLINE int dali_full_ac(dali_bit_reader* b, const dali_huff_table* t, JCOEF* block) {
   for (int k = 1; k < 64; k++) {
-    int rs = dali_huff_symbol(b, t);
+    int v, rs = dali_huff_decode(b, t, &v);
     if (rs < 0) return -1;
-    int r = rs >> 4, s = rs & 15;
-    if (s) {
-      k += r;
-      block[dali_natural_order[k]] = (JCOEF)dali_huff_value(b, s);
+    if (rs & 15) {
+      k += rs >> 4;
+      block[dali_natural_order[k]] = (JCOEF)v;
     } else {
-      if (r != 15) break;
+      if (rs != 0xF0) break;
       k += 15;
     }
   }
   return 0;
+}
+
+/* Decode a block's AC coefficients up to zigzag index `last` (1..62) into `block` as libjpeg
+ * does, and skip the rest; -1 on a code not in the table. */
+DALI_INLINE int dali_part_ac(dali_bit_reader* b, const dali_huff_table* t, JCOEF* block,
+                             int last) {
+  int k = 1;
+  while (k <= last) {
+    int v, rs = dali_huff_decode(b, t, &v);
+    if (rs < 0) return -1;
+    if (rs & 15) {
+      k += rs >> 4;
+      if (k <= last) block[dali_natural_order[k]] = (JCOEF)v;
+      k++;
+    } else {
+      if (rs != 0xF0) return 0;
+      k += 16;
+    }
+  }
+  return dali_skip_ac(b, t, k);
 }
 
 /* libjpeg's bit buffer, predictors and restart count into the decoder; 0 when libjpeg has
@@ -345,23 +390,24 @@ static int dali_skip_restart(j_decompress_ptr cinfo, dali_skip_decoder* d) {
 /* One MCU decoded here; 0 when it must be left to libjpeg (from its start). */
 static int dali_skip_mcu(j_decompress_ptr cinfo, dali_skip_decoder* d, JBLOCKROW* data,
                          int inside) {
-  dali_bit_reader* b = &d->br;
   if (cinfo->restart_interval && d->restarts_to_go == 0 && !dali_skip_restart(cinfo, d))
     return 0;
+  dali_bit_reader br = d->br, *b = &br;
   for (int k = 0; k < cinfo->blocks_in_MCU; k++) {
-    int mode = inside ? d->mode[k] : DALI_BLOCK_SKIP;
-    int s = dali_huff_symbol(b, d->dc[k]);
+    int last = inside ? d->last[k] : DALI_BLOCK_SKIP;
+    int diff, s = dali_huff_decode(b, d->dc[k], &diff);
     if (s < 0 || s > 15) return 0;
-    int diff = s ? dali_huff_value(b, s) : 0;
     int c = d->comp[k];
     d->pred[c] = (int)((unsigned)d->pred[c] + (unsigned)diff);
-    if (mode != DALI_BLOCK_SKIP) data[k][0][0] = (JCOEF)d->pred[c];
-    if ((mode == DALI_BLOCK_FULL ? dali_full_ac(b, d->ac[k], data[k][0])
-                                 : dali_skip_ac(b, d->ac[k])) < 0)
+    if (last != DALI_BLOCK_SKIP) data[k][0][0] = (JCOEF)d->pred[c];
+    if ((last == DALI_BLOCK_FULL ? dali_full_ac(b, d->ac[k], data[k][0])
+         : last > 0              ? dali_part_ac(b, d->ac[k], data[k][0], last)
+                                 : dali_skip_ac(b, d->ac[k], 1)) < 0)
       return 0;
   }
   if (b->cnt < b->fill) return 0;                  /* read past a marker */
   if (cinfo->restart_interval) d->restarts_to_go--;
+  d->br = br;
   return 1;
 }
 
@@ -372,7 +418,7 @@ static boolean dali_skip_decode_mcu(j_decompress_ptr cinfo, JBLOCKROW* data) {
   if (d->handed_back) return d->libjpeg_decode_mcu(cinfo, data);
   int inside = data != NULL && col >= cinfo->master->first_iMCU_col &&
                col <= cinfo->master->last_iMCU_col;
-  if (inside && !d->dc_only) {
+  if (inside && !d->partial) {
     if (d->ours) dali_skip_give(cinfo, d);
     d->ours = 0;
     return d->libjpeg_decode_mcu(cinfo, data);
@@ -401,9 +447,24 @@ static boolean dali_skip_decode_mcu(j_decompress_ptr cinfo, JBLOCKROW* data) {
   return d->libjpeg_decode_mcu(cinfo, data);
 }
 
-/* Blocks whose AC codes a decode of `height` output rows from y would skip: the iMCU rows above,
- * the iMCU columns outside the crop, and those of DC-only components (1/8 scale). */
-static long dali_skip_blocks(j_decompress_ptr cinfo, int y, int height) {
+/* The last zigzag index of a component's blocks that the decode reads: the DC alone for a 1x1
+ * IDCT (1/8 scale), every coefficient otherwise; with `approximate` (decode scaling), the
+ * blocks of a reduced decode (scale 2, 4 or 8; a whole-scale one stays exact) keep their low
+ * frequencies alone (DALI_SKIP_LAST_*), the others taken as zero, so that the codes of the
+ * rest are skipped. */
+static int dali_skip_last(j_decompress_ptr cinfo, const jpeg_component_info* comp,
+                          int approximate) {
+  int size = DALI_DCT_SCALED_SIZE(comp), full = DALI_BLOCK_FULL;
+  if (!comp->component_needed) return DALI_BLOCK_SKIP;
+  if (size == 1) return 0;
+  if (!approximate || DALI_MIN_DCT_SCALED_SIZE(cinfo) >= DCTSIZE) return full;
+  return size == 2 ? DALI_SKIP_LAST_2 : size == 4 ? DALI_SKIP_LAST_4 : DALI_SKIP_LAST_8;
+}
+
+/* Blocks whose AC codes a decode of `height` output rows from y would skip in part or whole:
+ * the iMCU rows above, the iMCU columns outside the crop, and in the window those of the
+ * components that need only some coefficients. */
+static long dali_skip_blocks(j_decompress_ptr cinfo, int y, int height, int approximate) {
   long lines = (long)cinfo->max_v_samp_factor * DALI_MIN_DCT_SCALED_SIZE(cinfo);
   long above = y / lines, rows = (y + height + lines - 1) / lines - above;
   long cols = (long)cinfo->MCUs_per_row;
@@ -411,23 +472,30 @@ static long dali_skip_blocks(j_decompress_ptr cinfo, int y, int height) {
   long blocks = (above * cols + rows * (cols - inside)) * cinfo->blocks_in_MCU;
   for (int c = 0; c < cinfo->comps_in_scan; c++) {
     jpeg_component_info* comp = cinfo->cur_comp_info[c];
-    if (comp->component_needed && DALI_DCT_SCALED_SIZE(comp) == 1)
+    int last = dali_skip_last(cinfo, comp, approximate);
+    if (last != DALI_BLOCK_SKIP && last != DALI_BLOCK_FULL)
       blocks += rows * inside * comp->MCU_blocks;
   }
   return blocks;
 }
 
 /* Installs the skip decoder on a started decompression (after jpeg_crop_scanline) that will
- * output `height` rows from y, when the scan is one it can take and the blocks to skip are worth its
- * tables.  Returns the decoder, for dali_skip_free after the decompression, or NULL. */
+ * output `height` rows from y, when the scan is one it can take and the blocks to skip are worth
+ * its tables (`approximate`: dali_skip_last).  Returns the decoder, for dali_skip_free after the
+ * decompression, or NULL. */
 static dali_skip_decoder* dali_skip_install(j_decompress_ptr cinfo, const uint8_t* data,
-                                            size_t size, int y, int height) {
+                                            size_t size, int y, int height, int approximate) {
   if (cinfo->progressive_mode || cinfo->arith_code ||
       cinfo->data_precision != 8 || cinfo->inputctl->has_multiple_scans || cinfo->Ss != 0 ||
       cinfo->Se != DCTSIZE2 - 1 || cinfo->Ah != 0 || cinfo->Al != 0 ||
       cinfo->blocks_in_MCU > D_MAX_BLOCKS_IN_MCU || cinfo->comps_in_scan > MAX_COMPS_IN_SCAN ||
       size < 2 || data[size - 2] != 0xFF || data[size - 1] != JPEG_EOI ||
-      cinfo->client_data != NULL || dali_skip_blocks(cinfo, y, height) < DALI_SKIP_MIN_BLOCKS)
+      cinfo->client_data != NULL)
+    return NULL;
+  /* A reduced decode that approximates is always taken: its pixels are then the same whatever
+   * the window. */
+  if (dali_skip_blocks(cinfo, y, height, approximate) < DALI_SKIP_MIN_BLOCKS &&
+      !(approximate && DALI_MIN_DCT_SCALED_SIZE(cinfo) < DCTSIZE))
     return NULL;
   dali_libjpeg_huff* h = (dali_libjpeg_huff*)cinfo->entropy;
   if (h->bits.bits_left != 0 || h->bits.get_buffer != 0 || h->pub.insufficient_data ||
@@ -457,15 +525,13 @@ static dali_skip_decoder* dali_skip_install(j_decompress_ptr cinfo, const uint8_
     if (!built[NUM_HUFF_TBLS + ac])
       dali_huff_build(&d->tables[NUM_HUFF_TBLS + ac], cinfo->ac_huff_tbl_ptrs[ac], 1);
     built[dc] = built[NUM_HUFF_TBLS + ac] = 1;
-    int mode = !comp->component_needed           ? DALI_BLOCK_SKIP
-               : DALI_DCT_SCALED_SIZE(comp) == 1 ? DALI_BLOCK_DC
-                                                 : DALI_BLOCK_FULL;
-    d->dc_only |= mode == DALI_BLOCK_DC;
+    int last = dali_skip_last(cinfo, comp, approximate);
+    d->partial |= last != DALI_BLOCK_FULL;
     for (int i = 0; i < comp->MCU_blocks; i++, k++) {
       d->dc[k] = &d->tables[dc];
       d->ac[k] = &d->tables[NUM_HUFF_TBLS + ac];
       d->comp[k] = c;
-      d->mode[k] = (uint8_t)mode;
+      d->last[k] = (int8_t)last;
     }
   }
   if (k != cinfo->blocks_in_MCU) {
@@ -490,8 +556,8 @@ static void dali_skip_free(dali_skip_decoder* d) {
 typedef struct dali_skip_decoder dali_skip_decoder;
 
 static dali_skip_decoder* dali_skip_install(j_decompress_ptr cinfo, const uint8_t* data,
-                                            size_t size, int y, int height) {
-  (void)cinfo, (void)data, (void)size, (void)y, (void)height;
+                                            size_t size, int y, int height, int approximate) {
+  (void)cinfo, (void)data, (void)size, (void)y, (void)height, (void)approximate;
   return NULL;
 }
 

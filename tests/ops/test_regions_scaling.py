@@ -101,7 +101,8 @@ def _resized(image, size, roi_start, roi_end):
 
 
 def test_scaled_decode_equals_resizing_the_reduced_image():
-    """decoders.image -> resize: the reduced image is the JPEG decoded at 1/s, and the resize
+    """decoders.image -> resize: the reduced image is the JPEG decoded at 1/s (its high
+    frequencies dropped: `jpeg.decode_roi(..., approximate=True)`), and the resize
     reads it over the source region mapped onto its grid: equal to resizing that reduced image
     with the region of interest (0, 0)..(H/s, W/s)."""
     out_h, out_w = 150, 170
@@ -110,7 +111,8 @@ def test_scaled_decode_equals_resizing_the_reduced_image():
     for k, data in enumerate(LARGE):
         h, w = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE).shape
         s = next(s for s in (8, 4, 2) if min(h / s / out_h, w / s / out_w) >= 1.25)
-        reduced = jpeg.decode_roi(data, 0, 0, -(-w // s), -(-h // s), jpeg.RGB, s)
+        reduced = jpeg.decode_roi(data, 0, 0, -(-w // s), -(-h // s), jpeg.RGB, s,
+                                  approximate=True)
         expected = _resized(reduced, [out_h, out_w], [0, 0], [h / s, w / s])
         np.testing.assert_array_equal(scaled[0][k], expected)
 
@@ -129,7 +131,8 @@ def test_a_window_off_the_reduced_grid_keeps_its_phase():
         x0 = round(0.37 * (w - crop[1]))
         s = 8
         assert (y0 % s, x0 % s) != (0, 0)
-        reduced = jpeg.decode_roi(data, 0, 0, -(-w // s), -(-h // s), jpeg.RGB, s)
+        reduced = jpeg.decode_roi(data, 0, 0, -(-w // s), -(-h // s), jpeg.RGB, s,
+                                  approximate=True)
         expected = _resized(reduced, [out, out], [y0 / s, x0 / s],
                             [(y0 + crop[0]) / s, (x0 + crop[1]) / s])
         inner = (slice(4, -4), slice(4, -4))     # the borders clamp at the window's edges

@@ -458,6 +458,8 @@ def decode(ws, batch, windows, outputs, dtype, fast_idct=False, scales=None):
     scales : int array (n,) or None
         Decode sample i reduced 1/scales[i] (1, 2, 4 or 8; window in the reduced image's
         coordinates): only upright kernel samples, into uint8 outputs of `SCALED_TYPES`.
+        The reduced ones drop the high frequencies that their reduced IDCT barely reads
+        (`jpeg.decode_batch`'s `approximate`; docs/large_images.md).
 
     Returns
     -------
@@ -528,8 +530,9 @@ def _kernel_color(output_type, channels):
 
 def _decode_kernel(pool, batch, idx, windows, targets, fast_idct, scales=None):
     """Decode the windows of upright kernel samples `idx` into `targets` (allocated where
-    None), reduced by `scales` (per sample of the batch; None: all 1); returns
-    [(sample, message)] of failures."""
+    None), reduced by `scales` (per sample of the batch; None: all 1, exact; given, the reduced
+    ones drop the high frequencies their reduced IDCT barely reads: `jpeg.decode_batch`'s
+    `approximate`); returns [(sample, message)] of failures."""
     errors = []
     if not len(idx):
         return errors
@@ -554,7 +557,7 @@ def _decode_kernel(pool, batch, idx, windows, targets, fast_idct, scales=None):
         regions[:, 3] = windows[group, 2]
         regions[:, 4] = 1 if scales is None else scales[group]
         failures = jpeg.decode_batch(pool, [batch.samples[i] for i in group_list], regions,
-                                     outs, int(color), fast_idct)
+                                     outs, int(color), fast_idct, scales is not None)
         errors += [(int(group[k]), message) for k, message in failures]
     return errors
 

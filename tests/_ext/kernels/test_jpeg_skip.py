@@ -136,3 +136,57 @@ def test_truncated_data_is_left_to_libjpeg():
     for cut in (len(data) // 2, len(data) - 3):
         assert_same(data[:cut].copy(), 1, (0.3, 0.2, 0.4, 0.3), jpeg.RGB)
         assert_same(data[:cut].copy(), 8, (0, 0, 1, 1), jpeg.RGB)
+
+
+def psnr(a, b):
+    mse = np.mean((a.astype(np.float64) - b) ** 2)
+    return np.inf if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
+
+
+@pytest.mark.parametrize("name", list(CORPUS))
+def test_approximate_whole_scale_decodes_are_exact(name):
+    for frac in REGIONS[:4]:
+        x, y, w, h = region(CORPUS[name], 1, frac)
+        np.testing.assert_array_equal(
+            jpeg.decode_roi(CORPUS[name], x, y, w, h, approximate=True),
+            jpeg.decode_roi(CORPUS[name], x, y, w, h, skip_codes=False))
+
+
+@pytest.mark.parametrize("name", list(CORPUS))
+@pytest.mark.parametrize("scale", [2, 4, 8])
+def test_approximate_reduced_decodes_are_close(name, scale):
+    """Decode scaling drops the high frequencies of reduced blocks: other pixels, close to
+    libjpeg's reduced IDCT of every coefficient.  These images carry white noise (sigma 12),
+    the worst case: at 1/2 scale they come within 34-36 dB (the pipelines, which reduce them
+    further, are held to 35 dB in tests/ops/test_regions_scaling.py).  The whole image at 1/4
+    scale has enough blocks for the skip decoder and differs; the progressive one, which it
+    never takes, does not."""
+    for frac in REGIONS:
+        for color in (jpeg.RGB, jpeg.GRAY):
+            x, y, w, h = region(CORPUS[name], scale, frac)
+            approx = jpeg.decode_roi(CORPUS[name], x, y, w, h, color=color, scale=scale,
+                                     approximate=True)
+            exact = jpeg.decode_roi(CORPUS[name], x, y, w, h, color=color, scale=scale,
+                                    skip_codes=False)
+            assert approx.shape == exact.shape
+            assert psnr(approx, exact) >= 30
+            if frac == REGIONS[0] and scale == 4:
+                assert np.isinf(psnr(approx, exact)) == (name == "progressive")
+
+
+@pytest.mark.parametrize("name", [n for n in CORPUS if n != "progressive"])
+def test_approximate_corrupt_data_gives_libjpegs_errors(name):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    for d in corruptions(CORPUS[name], rng):
+        for scale in (2, 8):
+            for frac in REGIONS[:4]:
+                x, y, w, h = region(d, scale, frac)
+                try:
+                    approx = jpeg.decode_roi(d, x, y, w, h, scale=scale, approximate=True)
+                except jpeg.JpegError as e:
+                    approx = str(e)
+                every = outcome(d, x, y, w, h, jpeg.RGB, scale, False)
+                if isinstance(every, str) or isinstance(approx, str):
+                    assert approx == every
+                else:
+                    assert approx.shape == every.shape
