@@ -6,6 +6,9 @@
 
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSSE3__)
+#include <tmmintrin.h>
+#endif
 
 #define DALI_FLIP_MAX_DIMS 16
 
@@ -102,8 +105,29 @@ DALI_FLIP_COPY(12)
 DALI_FLIP_COPY(16)
 #undef DALI_FLIP_COPY
 
+/* d[3j, 3j + 3) = s[-3j, -3j + 3) for j < n: a row of 3-byte units (RGB pixels) reversed.
+   With SSSE3, five pixels a load, shuffle and store: the load starts one byte before pixel
+   j + 4 (the last byte of pixel j + 5) and the store writes one byte of pixel j + 5, which the
+   next step or the tail writes again, so both stay inside the row. */
+static void dali_flip_reverse_3(const char* s, char* d, int64_t n) {
+    int64_t j = 0;
+#if defined(__SSSE3__)
+    const __m128i order = _mm_setr_epi8(13, 14, 15, 10, 11, 12, 7, 8, 9, 4, 5, 6, 1, 2, 3,
+                                        -128);
+    for (; j + 6 <= n; j += 5) {
+        __m128i v = _mm_loadu_si128((const __m128i*)(s - 3 * (j + 4) - 1));
+        _mm_storeu_si128((__m128i*)(d + 3 * j), _mm_shuffle_epi8(v, order));
+    }
+#endif
+    for (; j < n; j++) memcpy(d + 3 * j, s - 3 * j, 3);
+}
+
 static void dali_flip_copy(const char* s, int64_t ss, char* d, int64_t ds, int64_t n,
                            int64_t unit) {
+    if (unit == 3 && ss == -3 && ds == 3) {
+        dali_flip_reverse_3(s, d, n);
+        return;
+    }
     switch (unit) {
         case 1: dali_flip_copy_1(s, ss, d, ds, n); return;
         case 2: dali_flip_copy_2(s, ss, d, ds, n); return;

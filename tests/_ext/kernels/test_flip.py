@@ -157,3 +157,23 @@ def test_per_sample_sources_equal_contiguous_ones(anchors):
         np.testing.assert_array_equal(per_sample, contiguous)
     np.testing.assert_array_equal(outs[0][0], np.flip(arrays[0][1:] if anchors else arrays[0],
                                                       0))
+
+
+@pytest.mark.parametrize("anchored", [False, True])
+def test_rgb_rows_reversed_at_every_width(anchored):
+    # 3-byte pixels reversed five at a time (flip.h `dali_flip_reverse_3`): every width up to
+    # a few steps, each row's neighbours left as they were, windows inside wider rows.
+    for w in range(1, 24):
+        x = RNG.integers(0, 256, (4, w + 4, 3), np.uint8)
+        src = BatchStorage.from_arrays([x])
+        dst = BatchStorage.allocate(np.uint8, [(2, w, 3)])
+        dst.samples()[0][...] = 7
+        if anchored:
+            flip.flip_batch(None, src, dst, np.array([[1, 1, 0]], np.uint8),
+                            np.array([[1, 2, 0]]), np.array([[2, w, 3]]))
+            want = x[1:3, 2:2 + w][::-1, ::-1]
+        else:
+            wide = BatchStorage.from_arrays([np.ascontiguousarray(x[:2, :w])])
+            flip.flip_batch(None, wide, dst, np.array([[0, 1, 0]], np.uint8))
+            want = x[:2, :w][:, ::-1]
+        np.testing.assert_array_equal(dst.samples()[0], want)
