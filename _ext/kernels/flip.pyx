@@ -117,7 +117,9 @@ def flip_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, flags, ancho
                 t = min(samples[i].extent[0], max(1, nbytes[i] // _TILE_BYTES))
             tiles[i] = t
             count += t
-    cdef dali_flip_job* jobs = <dali_flip_job*>job_array(count, sizeof(dali_flip_job), keep)
+    # one item a sample (no sample tiled): the samples' descriptions are the items
+    cdef dali_flip_job* jobs = samples if count == n else \
+        <dali_flip_job*>job_array(count, sizeof(dali_flip_job), keep)
     sizes = np.empty(count, dtype=np.int64)
     cdef int64_t[::1] size_view = sizes
     count = 0
@@ -125,7 +127,8 @@ def flip_batch(ThreadPool pool, BatchStorage src, BatchStorage dst, flags, ancho
         for i in range(n):
             e = samples[i].extent[0] if samples[i].ndim > 0 else 1
             for k in range(tiles[i]):
-                jobs[count] = samples[i]
+                if jobs != samples:
+                    jobs[count] = samples[i]
                 jobs[count].lo = e * k // tiles[i]
                 jobs[count].hi = e * (k + 1) // tiles[i]
                 size_view[count] = nbytes[i] // tiles[i]
