@@ -12,9 +12,12 @@ instead: once a batch's files all had one header, the next batch is read assumin
 contiguous batch, the files spread over a pool of the pipeline's thread count when the batch has
 many files or bytes), and kept when every file had exactly those header bytes and that size; else (a
 file changed, is missing, longer or shorter) the batch is read again the general way, which says
-what is wrong.  Files are never memory-mapped (`dont_use_mmap` is ignored): touching a page of a
-mapping past the end of a file truncated underneath raises SIGBUS, which kills the process, whereas
-a read of a truncated file comes back short and is reported as an error naming it.  A file replaced
+what is wrong.  Files are never memory-mapped (`dont_use_mmap` is ignored; DALI maps them, then
+copies into its batch): samples that view mappings were measured slower wherever they must end
+up in one block (pipeline outputs, uploads) and for small files, faster only for consumers of
+files over ~0.5 MB (docs/readers.md), and touching a page of a mapping past the end of a file
+truncated underneath raises SIGBUS, which kills the process, whereas a read of a truncated file
+comes back short and is reported as an error naming it.  A file replaced
 (renamed over) while a batch is read gives the batch its old or its new contents; one rewritten in
 place during the read may give a mix, as with any reader.  With a region of interest (`roi_start` /
 `rel_roi_start`, `roi_end` / `rel_roi_end` / `roi_shape` / `rel_roi_shape`, over `roi_axes`), only

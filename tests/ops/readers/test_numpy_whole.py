@@ -127,6 +127,48 @@ def test_a_missing_file_fails_naming_it(tmp_path):
         _batch(p)
 
 
+def _held(paths):
+    """The paths among `paths` this process holds open or maps (/proc/self/fd, maps)."""
+    held = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            held.add(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            pass
+    with open("/proc/self/maps") as f:
+        maps = f.read()
+    return [q for q in paths if str(q) in held or str(q) in maps]
+
+
+@pytest.mark.parametrize("dont_use_mmap", [False, True])
+@pytest.mark.parametrize("whole", [True, False])
+def test_batches_are_copies_that_outlive_their_files(tmp_path, dont_use_mmap, whole):
+    """With dont_use_mmap=False (DALI's default, where DALI maps each file, then copies it into
+    its batch) the files are read too: the batch holds copies, no file stays open or mapped,
+    and the samples keep their values after the files are truncated and removed (pages of a
+    mapping would raise SIGBUS then)."""
+    arrays = [np.arange(k, k + 300 * 512, dtype=np.float32).reshape(300, 512) for k in range(4)]
+    _save(tmp_path, arrays)
+    paths = sorted(tmp_path.glob("*.npy"))
+    p = _pipe(tmp_path, batch_size=4, dont_use_mmap=dont_use_mmap)
+    reader = _reader(p)
+    first, _ = p.run()
+    _batch(p)
+    _settle(reader)
+    assert reader._guess is not None
+    if not whole:
+        reader._guess = None            # the general path (heads, headers, then the data)
+    storage, error = reader.read([(str(q), f"./{q.name}") for q in paths])
+    assert error is None
+    assert _held(paths) == []
+    for q in paths:
+        os.truncate(q, 64)
+        q.unlink()
+    for s, f, a in zip(storage.samples(), [np.array(t) for t in first], arrays, strict=True):
+        np.testing.assert_array_equal(s, a)
+        np.testing.assert_array_equal(f, a)
+
+
 def test_on_error_skip_after_whole_reads(tmp_path):
     _save(tmp_path, [np.full((3,), i, np.int64) for i in range(4)])
     p = _pipe(tmp_path, batch_size=4, on_error="skip")
