@@ -2,7 +2,8 @@
 
 For each case of bench/cases/, input set ("image", "small") and backend, two pipelines
 are built once (batch 64, num_threads=2, device_id=None, the same seed): the operator fed by
-`external_source`, and the baseline (the same sources alone, see `OpCase.baseline`).  Both
+`external_source`, and the baseline (the same sources feeding `.shape()` only, see
+`OpCase.baseline` and bench/opcase.py's docstring for why).  Both
 are synchronous (`exec_async=False, exec_pipelined=False`): with prefetching, batches computed
 ahead while a pipeline sat idle would be timed as free (an operator taking tens of ms read as
 0.05 ms), and work left queued would run during the next measurement.  Each repeat times both
@@ -212,7 +213,8 @@ def section(results, repeats, window):
     """The report's markdown for the operators section."""
     return "\n".join([
         "### Operators alone (batch 64, num_threads=2; ms per batch)", "",
-        "external_source of a prepared batch → the operator, minus the same sources alone, "
+        "external_source of a prepared batch → the operator, minus the same sources feeding "
+        "`.shape()` only (cases without inputs: minus one `fn.zeros` of one-byte samples), "
         "synchronous pipelines (no prefetching) "
         f"(median over {repeats} interleaved repeats of about {1e3 * window:.0f} ms each); "
         "inputs per bench/opcase.py: image = 224×224×3 uint8 (or the operator's natural "

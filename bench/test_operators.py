@@ -3,8 +3,9 @@ prepared batch, for the "image" and "small" input sets, on dali and on real DALI
 
 Each round is one batch of 64 through the operator pipeline; pytest-benchmark groups the rows
 by case and input set, so dali and DALI stand side by side.  extra_info holds the baseline
-pipeline's time per batch (the sources alone) and `op_ms`, the median minus that baseline:
-the operator's own time, what `python -m bench.report --sections operators` tabulates.
+pipeline's time per batch (bench/opcase.py: the sources feeding `.shape()`) and `op_ms`, the
+median minus that baseline: the operator's own time, what `python -m bench.report --sections
+operators` tabulates.
 Pipelines are synchronous (no prefetching), as in the report.
 """
 

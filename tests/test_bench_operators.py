@@ -51,6 +51,17 @@ def test_case_runs_on_dali(case, size):
         assert len(out[0]) == 1
 
 
+@pytest.mark.parametrize("name, size, shapes", [
+    ("flip", "image", [[224, 224, 3]]), ("paste", "small", [[8, 8, 3]]),
+    ("readers.file", "image", [[0]])])
+def test_baseline_consumes_the_sources(name, size, shapes):
+    # The baseline returns the shapes of the case's sources (an "idle" case: a zero byte), not
+    # the sources themselves (bench/opcase.py's docstring says why).
+    pipe = pipelines.build(DALI, opcase.baseline_graph(operators.CASES[name], size, 1),
+                           batch_size=1, num_threads=1)
+    assert pipe.run()[0].as_array().tolist() == shapes
+
+
 def test_input_sets():
     for kind in ("u8", "f32", "jpeg", "boxes", "points", "labels", "frames"):
         image, _ = opcase.batch(kind, "image", 3)
