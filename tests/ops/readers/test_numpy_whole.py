@@ -390,4 +390,5 @@ def test_region_reads_of_one_header_match_the_general_path(tmp_path, seed):
         for x, y in zip(a, b, strict=True):
             assert x.dtype == y.dtype and x.shape == y.shape
             np.testing.assert_array_equal(x, y)
-    assert kept[0] is None and all(k is not None for k in kept[1:]) and len(kept) == 5
+    # the four batches' reads, and the fifth's when its read ahead has started by now
+    assert kept[0] is None and all(k is not None for k in kept[1:]) and len(kept) >= 4
