@@ -22,6 +22,16 @@ def test_from_arrays_copies_contiguously():
     np.testing.assert_array_equal(s.dense(), [[0, 1, 2, 3], [4, 5, 6, 7]])
 
 
+def test_from_arrays_copies_strided_and_empty_samples():
+    # C-contiguous samples are copied as bytes, the others element-wise
+    base = np.arange(24, dtype=np.float32).reshape(4, 6)
+    a = [base.T, base[::2, 1::2], np.zeros((0, 3), np.float32), base[:2, :3].copy()]
+    got = BatchStorage.from_arrays(a).samples()
+    for g, want in zip(got, a, strict=True):
+        assert g.shape == want.shape
+        np.testing.assert_array_equal(g, want)
+
+
 def test_from_dense_wraps_without_copy():
     arr = np.arange(12, dtype=np.int32).reshape(3, 4)
     s = BatchStorage.from_dense(arr)
