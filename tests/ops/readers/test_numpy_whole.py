@@ -51,29 +51,38 @@ def _save(root, arrays):
         np.save(root / f"{i:02d}.npy", a)
 
 
+def _count_calls(monkeypatch, name):
+    """A list that gets an entry for each call of `files.<name>` (the reader's fast paths)."""
+    calls, real = [], getattr(files, name)
+    monkeypatch.setattr(numpy_reader.files, name, lambda *a: calls.append(1) or real(*a))
+    return calls
+
+
+def _check_four_batches(p, reference):
+    """Four batches of 4 from `p`, reading the 6 files saved in order, equal `reference(i)`
+    for file i."""
+    for it in range(4):
+        got, names = _batch(p)
+        want = [(4 * it + k) % 6 for k in range(4)]
+        assert names == [f"./{i:02d}.npy" for i in want]
+        for g, i in zip(got, want, strict=True):
+            ref = reference(i)
+            assert g.dtype == ref.dtype and g.shape == ref.shape
+            np.testing.assert_array_equal(g, ref)
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32, np.float64, np.bool_])
 @pytest.mark.parametrize("shape", [(5, 7, 3), (0, 4), (), (200, 301)])
 @pytest.mark.parametrize("num_threads", [1, 3])
-def test_batches_of_one_header_read_whole_match_numpy(tmp_path, dtype, shape, num_threads):
+def test_batches_of_one_header_read_whole_match_numpy(tmp_path, monkeypatch, dtype, shape,
+                                                      num_threads):
     rng = np.random.default_rng(len(shape) * 7 + np.dtype(dtype).itemsize)
     arrays = [(rng.random(shape) * 200).astype(dtype) for _ in range(6)]
     _save(tmp_path, arrays)
     p = _pipe(tmp_path, batch_size=4, num_threads=num_threads)
-    reader = _reader(p)
-    calls = []
-    real = files.read_split
-    numpy_reader.files.read_split = lambda *a: calls.append(1) or real(*a)
-    try:
-        for it in range(4):
-            got, names = _batch(p)
-            want = [(4 * it + k) % 6 for k in range(4)]
-            assert names == [f"./{i:02d}.npy" for i in want]
-            for g, i in zip(got, want, strict=True):
-                assert g.dtype == arrays[i].dtype and g.shape == arrays[i].shape
-                np.testing.assert_array_equal(g, arrays[i])
-    finally:
-        numpy_reader.files.read_split = real
-    assert reader._guess is not None
+    calls = _count_calls(monkeypatch, "read_split")
+    _check_four_batches(p, arrays.__getitem__)
+    assert _reader(p)._guess is not None
     assert calls, "the batches after the first were not read whole"
 
 
@@ -237,8 +246,8 @@ def _roi_reference(a, start, stop, policy, fill):
 @pytest.mark.parametrize("shape", [(8, 8, 3), (300, 200)])          # read whole / fstat
 @pytest.mark.parametrize("policy", ["error", "pad", "trim_to_shape"])
 @pytest.mark.parametrize("num_threads", [1, 3])
-def test_regions_of_batches_of_one_header_match_numpy(tmp_path, dtype, shape, policy,
-                                                      num_threads):
+def test_regions_of_batches_of_one_header_match_numpy(tmp_path, monkeypatch, dtype, shape,
+                                                      policy, num_threads):
     rng = np.random.default_rng(shape[0] + np.dtype(dtype).itemsize)
     arrays = [(rng.random(shape) * 200).astype(dtype) for _ in range(6)]
     _save(tmp_path, arrays)
@@ -246,23 +255,10 @@ def test_regions_of_batches_of_one_header_match_numpy(tmp_path, dtype, shape, po
     stop = [shape[0] - 1, 6] if policy == "error" else [shape[0] + 3, 7]
     p = _pipe(tmp_path, batch_size=4, num_threads=num_threads, roi_start=start, roi_end=stop,
               roi_axes=[0, 1], out_of_bounds_policy=policy, fill_value=7.0)
-    reader = _reader(p)
-    calls = []
-    real = files.read_region_split
-    numpy_reader.files.read_region_split = lambda *a: calls.append(1) or real(*a)
-    try:
-        for it in range(4):
-            got, names = _batch(p)
-            want = [(4 * it + k) % 6 for k in range(4)]
-            assert names == [f"./{i:02d}.npy" for i in want]
-            for g, i in zip(got, want, strict=True):
-                ref = _roi_reference(arrays[i], start + [0] * (len(shape) - 2),
-                                     stop + list(shape[2:]), policy, 7)
-                assert g.dtype == ref.dtype and g.shape == ref.shape
-                np.testing.assert_array_equal(g, ref)
-    finally:
-        numpy_reader.files.read_region_split = real
-    assert reader._guess is not None
+    calls = _count_calls(monkeypatch, "read_region_split")
+    _check_four_batches(p, lambda i: _roi_reference(arrays[i], start + [0] * (len(shape) - 2),
+                                                    stop + list(shape[2:]), policy, 7))
+    assert _reader(p)._guess is not None
     assert calls, "the batches after the first were not read with one open per file"
 
 
