@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
+import functools
 import importlib.metadata
 import importlib.util
 import json
@@ -106,7 +107,7 @@ def measure_images(loaded, root, s, log):
     files = measure.corpus_files(root)
     n_ceiling = s.image_iterations * pipelines.BATCH_SIZE
     encoded = measure.read_encoded(files[:n_ceiling])
-    have_torch = importlib.util.find_spec("torchvision") is not None
+    have_torch = torchvision_problem() is None
     for rep in range(s.repeats):
         for case in pipelines.IMAGE_CASES:
             for b in backend_order(loaded, rep):
@@ -133,6 +134,19 @@ def measure_images(loaded, root, s, log):
                 res.setdefault(key, {}).setdefault("torchvision", []).append(t)
                 log(f"  {key:7s} torchvision {t.rate:7.1f} img/s")
     return res
+
+
+@functools.cache
+def torchvision_problem():
+    """None where torchvision imports, else why its rows are skipped (not installed, or an
+    install that does not load, such as a CUDA build of torchvision beside a CPU-only torch)."""
+    if importlib.util.find_spec("torchvision") is None:
+        return "torch not installed"
+    try:
+        import torchvision  # noqa: F401
+    except Exception as e:  # noqa: BLE001  (any failure to load is a reason to skip)
+        return f"torchvision does not load ({type(e).__name__}: {str(e).splitlines()[0]})"
+    return None
 
 
 def torchvision_timing(root, key, s):
@@ -271,8 +285,8 @@ def references_table(res):
                         f"{fmt(ratio, '.2f')} | — | — | — | "
                         f"{fmt(median([t.cpu_ms for t in r.get('dali', [])]), '.2f')} |")
     if len(rows) == 2:
-        rows.append("| torchvision DataLoader | *torch not installed: skipped* | — | — | — | — | — "
-                    "| — |")
+        rows.append(f"| torchvision DataLoader | *{torchvision_problem()}: skipped* | — | — | — "
+                    "| — | — | — |")
     return "\n".join(rows)
 
 
