@@ -181,7 +181,8 @@ def build(backend, graph, *, batch_size=BATCH_SIZE, num_threads=NUM_THREADS, see
     conditionals : bool
         `enable_conditionals=True`.
     fuse_regions : bool
-        False turns dali's region fusion off (dali.ops._regions); ignored for real DALI.
+        False turns dali's region fusion (dali.ops._regions) and its pairing of chained
+        arithmetic operators off; ignored for real DALI.
     sync : bool
         `exec_async=False, exec_pipelined=False`: `run()` computes its batch and nothing runs
         ahead (no prefetching), so time spent in `run()` is the batch's cost.

@@ -173,8 +173,9 @@ def measure_executor(loaded, s, log):
                 if b.name == backends.OURS:
                     modes.append(("debug", s.debug_iterations))
                 for mode, its in modes:
+                    # fusion off: dali would pair the chained `x + 1`s (one pass for two)
                     per_iter = [pipelines.timed(b, pipelines.chain, its, s.warmup, n_ops=n,
-                                             batch=batch, batch_size=bs,
+                                             batch=batch, batch_size=bs, fuse_regions=False,
                                              debug=mode == "debug").wall / its * 1e6
                                 for n in CHAIN_LENGTHS]
                     res.setdefault((mode, bs), {}).setdefault(b.label, []).append(per_iter)
