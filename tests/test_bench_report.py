@@ -33,3 +33,12 @@ def test_torchvision_problem_names_a_missing_or_broken_install(monkeypatch):
     assert report.torchvision_problem() == (
         "torchvision does not load (RuntimeError: operator torchvision::nms does not exist)")
     report.torchvision_problem.cache_clear()
+
+
+def test_references_table_says_why_torchvision_is_missing(monkeypatch):
+    # the skip row is there whatever other references were measured (the cv2 bound's too)
+    monkeypatch.setattr(report, "torchvision_problem", lambda: "torch not installed")
+    t = report.measure.Timing(64, 0.5, 1.0)
+    for res in ({}, {"P1": {"dali": [t], "cv2": [t]}}):
+        assert report.references_table(res).splitlines()[-1].startswith(
+            "| torchvision DataLoader | *torch not installed: skipped* |")
