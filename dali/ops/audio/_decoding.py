@@ -111,6 +111,24 @@ def open_batch(api, pool, blobs, target_rates, downmix, windows=None) -> Opened:
     return Opened(files, targets, downmix, shapes, spans)
 
 
+def undecodable(api, samples, lobes):
+    """{index: reason} of the encoded `samples` (1-D uint8 arrays) that libsndfile cannot open
+    or read whole, decoded on the calling thread into scratch memory (for on_error="skip")."""
+    blobs = [np.ascontiguousarray(b).reshape(-1) for b in samples]
+    bad = {i: f"cannot decode the audio: {m}" for i, m in open_errors(api, blobs).items()}
+    good = [i for i in range(len(blobs)) if i not in bad]
+    while good:
+        try:
+            opened = open_batch(api, None, [blobs[i] for i in good],
+                                np.zeros(len(good), np.float32), False)
+            decode_batch(None, opened, BatchStorage.allocate(np.float32, opened.shapes),
+                         lobes)
+            break
+        except DecodeError as e:
+            bad[good.pop(e.index)] = str(e)
+    return bad
+
+
 def _check_lengths(files, blobs):
     """Refuse a header claiming more frames than its file holds before anything that size is
     allocated.  A length whose float32 samples would take more than TRUSTED_BYTES and

@@ -10,6 +10,7 @@ from dali import _operator, _roles
 from dali._types import DALIDataType as T
 from dali.ops import _regions
 from dali.ops.decoders import _decode
+from dali.ops.readers import _common
 
 DOC_FORMATS = (
     "Supported formats: JPEG, JPEG 2000, TIFF, PNG, BMP, PNM (PBM, PGM, PPM), WebP. The output "
@@ -37,28 +38,9 @@ class WindowDecoder(_operator.Operator, _roles.RegionProducer):
 
     def setup(self):
         _decode.check_args(self)
-        on_error = self.args["on_error"]
-        if on_error not in ("raise", "skip"):
-            raise self.error(f'on_error must be "raise" or "skip", got {on_error!r}',
-                             RuntimeError)
-        if on_error == "skip":
-            self._link_reader()
-
-    def _link_reader(self):
-        """on_error="skip": have the reader whose first output is this decoder's input skip
-        the images this decoder cannot decode (see `_common` of the readers)."""
-        node = getattr(self.spec, "node", None)
-        edge = node.inputs[0] if node is not None and node.inputs else None
-        ref = edge.source.extra.get("reader") if edge is not None and edge.index == 0 \
-            and edge.source is not None else None
-        reader = ref() if ref is not None else None
-        if reader is None:
-            raise self.error('on_error="skip" needs the input to be the first output of a '
-                             "reader (fn.readers.file, ...): the reader replaces the images "
-                             "that cannot be decoded", RuntimeError)
         spec, output_type = self.spec, self.args["output_type"]
         adjust = self.args["adjust_orientation"]
-        reader.add_validator(lambda samples: _decode.undecodable(
+        _common.skip_undecodable(self, lambda samples: _decode.undecodable(
             spec, [np.ascontiguousarray(x).reshape(-1) for x in samples], output_type,
             adjust))
 

@@ -17,6 +17,7 @@ from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _aliases
 from dali.ops.audio import _decoding, _resampling
+from dali.ops.readers import _common
 
 
 @_registry.register
@@ -35,6 +36,13 @@ class Audio(_operator.Operator):
                       "turned off, it produces 2D output with interleaved channels."),
               Arg("dtype", T.DATA_TYPE, T.FLOAT,
                   doc="Output data type.\n\nSupported types: ``INT16``, ``INT32``, ``FLOAT``."),
+              Arg("on_error", T.STRING, "raise",
+                  doc='A file that cannot be decoded: "raise" (the error, as DALI does) or '
+                      "\"skip\" (the decoder's input must be a reader's first output: the "
+                      "reader checks each file it reads by decoding it, on its own thread, and "
+                      "replaces the bad ones by the next samples, listed in its "
+                      "`reader_meta()[\"skipped\"]`; each file is decoded twice). Not in DALI "
+                      "2.4."),
               _resampling.quality_arg(),
               Arg("sample_rate", T.FLOAT, 0.0, tensor=True,
                   doc="If specified, the target sample rate, in Hz, to which the audio is "
@@ -47,6 +55,10 @@ class Audio(_operator.Operator):
             raise self.error(f"Unsupported output type: {self.dtype}; supported types are "
                              "INT16, INT32 and FLOAT", RuntimeError)
         self.lobes = _resampling.lobes(self, self.args["quality"])
+        api, lobes = self.libsndfile, self.lobes
+        _common.skip_undecodable(self, lambda samples: {
+            i: f"{self.spec.display_name}: {reason}"
+            for i, reason in _decoding.undecodable(api, samples, lobes).items()})
 
     def infer(self, ws):
         if ws.input_dtype(0) != np.uint8:

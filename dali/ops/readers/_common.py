@@ -79,6 +79,27 @@ def on_error_arg():
                    "per epoch). Not in DALI 2.4.")
 
 
+def skip_undecodable(op, check):
+    """`on_error="skip"` of decoder `op` (its `on_error` argument, checked here): the reader
+    whose first output is `op`'s input skips the samples `check(samples) -> {index: reason}`
+    rejects (`Loader.add_validator`); a build error when the input is not such an output."""
+    mode = op.args["on_error"]
+    if mode not in ("raise", "skip"):
+        raise op.error(f'on_error must be "raise" or "skip", got {mode!r}', RuntimeError)
+    if mode == "raise":
+        return
+    node = getattr(op.spec, "node", None)
+    edge = node.inputs[0] if node is not None and node.inputs else None
+    ref = edge.source.extra.get("reader") if edge is not None and edge.index == 0 \
+        and edge.source is not None else None
+    reader = ref() if ref is not None else None
+    if reader is None:
+        raise op.error('on_error="skip" needs the input to be the first output of a reader '
+                       "(fn.readers.file, ...): the reader replaces the samples that cannot "
+                       "be decoded", RuntimeError)
+    reader.add_validator(check)
+
+
 # Reads that take less CPU time than this (seconds, a recent mean) are done on the pipeline's
 # thread when the batch is submitted instead of on the reader's: waking that thread and
 # waiting for its result cost tens of microseconds, and such reads (tiny records, parsed in

@@ -354,6 +354,27 @@ def decode_into(clip, picks, out, fill):
     decode_sequences(clip, [picks], [out], fill)
 
 
+def undecodable(av, samples):
+    """{index: reason} of the encoded clips (uint8 arrays) that cannot be opened or decoded
+    whole, each decoded on the calling thread into scratch memory (for on_error="skip")."""
+    bad = {}
+    for i, sample in enumerate(samples):
+        try:
+            clip = Clip(av, np.ascontiguousarray(sample).reshape(-1))
+        except VideoError as e:
+            bad[i] = str(e)
+            continue
+        try:
+            decode_into(clip, np.arange(clip.count, dtype=np.int64),
+                        np.empty((clip.count, clip.height, clip.width, 3), np.uint8),
+                        np.zeros(3, np.uint8))
+        except VideoError as e:
+            bad[i] = str(e)
+        finally:
+            clip.close()
+    return bad
+
+
 def decode_sequences(clip, picks, outs, fill):
     """Decode `clip`'s frames `picks[s]` (-1: a `fill` frame) into `outs[s]` (F, H, W, 3) for
     every sequence s, each distinct frame once, in one pass over the clip."""

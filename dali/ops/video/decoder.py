@@ -18,6 +18,7 @@ from dali._ext.thread_pool import ThreadPool
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _aliases
+from dali.ops.readers import _common
 from dali.ops.video import _clip, _frames
 
 _SELECTION = ("start_frame", "sequence_length", "stride", "end_frame")
@@ -54,6 +55,13 @@ class Video(_operator.Operator):
             Arg("frames", T._INT32_VEC, None, tensor=True,
                 doc="Indices of the frames to extract, in any order, repeats allowed. Cannot be "
                     "used with `start_frame`, `sequence_length`, `stride`, `end_frame`."),
+            Arg("on_error", T.STRING, "raise",
+                doc='A clip that cannot be decoded: "raise" (the error, as DALI does) or '
+                    "\"skip\" (the decoder's input must be a reader's first output: the reader "
+                    "checks each clip it reads by decoding all its frames, on its own thread, "
+                    "and replaces the bad ones by the next samples, listed in its "
+                    "`reader_meta()[\"skipped\"]`; each clip is decoded twice). Not in DALI "
+                    "2.4."),
             Arg("pad_mode", T.STRING, "constant", tensor=True,
                 doc="Frames past the clip's end: 'none' (a shorter sequence; an error for "
                     "`frames`), 'constant' (`fill_value`), 'edge' or 'repeat' (the last frame), "
@@ -84,6 +92,9 @@ class Video(_operator.Operator):
                              f"Got {fill.size} with num_channels=3", RuntimeError)
         self.fill = np.broadcast_to(fill.astype(np.uint8), (3,)).copy()
         self.av = _clip.av_module(self.spec.display_name)
+        av, name = self.av, self.spec.display_name
+        _common.skip_undecodable(self, lambda samples: {
+            i: f"{name}: {reason}" for i, reason in _clip.undecodable(av, samples).items()})
 
     def infer(self, ws):
         storage = ws.input_storage(0)
