@@ -1,6 +1,6 @@
 """on_error="skip" of decoders.audio: the reader feeding the decoder replaces the files that
 cannot be decoded (the labels stay with their waveforms), lists them in reader_meta and warns
-once per epoch; without a reader as input it is a build error."""
+once per epoch (the argument's checks: test_on_error.py)."""
 
 from __future__ import annotations
 
@@ -88,24 +88,3 @@ def test_raise_is_the_default(wavs):
     p = _pipe(wavs)
     with pytest.raises(RuntimeError, match="cannot decode the audio: Format not recognised"):
         p.run()                              # files 0-11: 5 is garbage
-
-
-def test_skip_needs_a_reader_as_input():
-    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
-    def pipe():
-        data = fn.external_source(source=lambda: [np.zeros(3, np.uint8)], batch=True)
-        return fn.decoders.audio(data, on_error="skip")[0]
-
-    with pytest.raises(RuntimeError, match='on_error="skip" needs the input to be the first '
-                                           "output of a reader"):
-        pipe().build()
-
-
-def test_bad_value():
-    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
-    def pipe():
-        data = fn.external_source(source=lambda: [np.zeros(3, np.uint8)], batch=True)
-        return fn.decoders.audio(data, on_error="ignore")[0]
-
-    with pytest.raises(RuntimeError, match='on_error must be "raise" or "skip"'):
-        pipe().build()

@@ -1,9 +1,11 @@
 """on_error="skip" of the image decoders: the reader feeding the decoder replaces the images
 that cannot be decoded (the labels stay with their images), lists them in reader_meta and
-warns once per epoch; without a reader as input it is a build error."""
+warns once per epoch; without a reader as input it is a build error, for the audio and video
+decoders too (their epochs: test_audio_on_error.py, tests/ops/video)."""
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
 
 import cv2
@@ -80,22 +82,33 @@ def test_raise_is_the_default(jpegs):
         p.run()
 
 
-def test_skip_needs_a_reader_as_input():
+def _needs(module):
+    return pytest.mark.skipif(importlib.util.find_spec(module) is None,
+                              reason=f"needs {module}")
+
+
+DECODERS = ["image", pytest.param("audio", marks=_needs("soundfile")),
+            pytest.param("video", marks=_needs("av"))]
+
+
+def _decoder_pipe(decoder, on_error):
     @pipeline_def(batch_size=1, num_threads=1, device_id=None)
     def pipe():
         data = fn.external_source(source=lambda: [np.zeros(3, np.uint8)], batch=True)
-        return fn.decoders.image(data, on_error="skip")
+        out = getattr(fn.decoders, decoder)(data, on_error=on_error)
+        return out[0] if isinstance(out, (list, tuple)) else out
 
+    return pipe()
+
+
+@pytest.mark.parametrize("decoder", DECODERS)
+def test_skip_needs_a_reader_as_input(decoder):
     with pytest.raises(RuntimeError, match='on_error="skip" needs the input to be the first '
                                            "output of a reader"):
-        pipe().build()
+        _decoder_pipe(decoder, "skip").build()
 
 
-def test_bad_value():
-    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
-    def pipe():
-        data = fn.external_source(source=lambda: [np.zeros(3, np.uint8)], batch=True)
-        return fn.decoders.image(data, on_error="ignore")
-
+@pytest.mark.parametrize("decoder", DECODERS)
+def test_bad_value(decoder):
     with pytest.raises(RuntimeError, match='on_error must be "raise" or "skip"'):
-        pipe().build()
+        _decoder_pipe(decoder, "ignore").build()

@@ -1,6 +1,6 @@
 """on_error="skip" of decoders.video: the reader feeding the decoder replaces the clips that
-cannot be decoded, lists them in reader_meta and warns once per epoch; without a reader as
-input it is a build error."""
+cannot be decoded, lists them in reader_meta and warns once per epoch (the argument's checks:
+tests/ops/decoders/test_on_error.py)."""
 
 import warnings
 
@@ -65,14 +65,3 @@ def test_an_epoch_decodes_every_good_clip_once(clip_dir):
 def test_raise_is_the_default(clip_dir):
     with pytest.raises(RuntimeError, match="cannot open the video"):
         _pipe(clip_dir).run()                # clips 0-2: 2 is text
-
-
-def test_skip_needs_a_reader_as_input():
-    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
-    def pipe():
-        data = fn.external_source(source=lambda: [np.zeros(3, np.uint8)], batch=True)
-        return fn.decoders.video(data, on_error="skip")
-
-    with pytest.raises(RuntimeError, match='on_error="skip" needs the input to be the first '
-                                           "output of a reader"):
-        pipe().build()
