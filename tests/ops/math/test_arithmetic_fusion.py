@@ -46,7 +46,7 @@ def _images(dtype, n=4, shape=(33, 47, 3), seed=0):
     return [(rng.standard_normal(shape) * 100).astype(dtype) for _ in range(n)]
 
 
-def _bits_equal(a, b):
+def _assert_bits_equal(a, b):
     assert a.dtype == b.dtype and a.shape == b.shape
     np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
 
@@ -60,7 +60,7 @@ def test_mul_add_float_is_fused_and_rounds_each_operation(shape):
     assert _pairs(p) == [(0, 1)]
     (got,) = _outputs(p)
     for g, x in zip(got, data, strict=True):
-        _bits_equal(g, (x * np.float32(0.5)) + np.float32(1))
+        _assert_bits_equal(g, (x * np.float32(0.5)) + np.float32(1))
 
 
 def test_fused_pair_keeps_the_consumers_layout_and_shapes_of_ragged_batches():
@@ -70,17 +70,19 @@ def test_fused_pair_keeps_the_consumers_layout_and_shapes_of_ragged_batches():
     (tl,) = p.run()
     assert tl.layout() == "HWC"
     for g, x in zip(tl, data, strict=True):
-        _bits_equal(np.array(g), (x - np.float32(0.25)) * np.float32(3))
+        _assert_bits_equal(np.array(g), (x - np.float32(0.25)) * np.float32(3))
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int32, np.float64])
 def test_integer_and_double_pairs_wrap_and_round_like_two_operators(dtype):
     data = _images(dtype)
     expr = lambda x: (x * 3) - 7  # noqa: E731
-    fused = _outputs(_build(expr, [data]))[0]
+    p = _build(expr, [data])
+    assert _pairs(p) == [(0, 1)]
+    fused = _outputs(p)[0]
     unfused = _outputs(_build(expr, [data], fuse=False))[0]
     for f, u in zip(fused, unfused, strict=True):
-        _bits_equal(f, u)
+        _assert_bits_equal(f, u)
 
 
 @pytest.mark.parametrize("expr", [
@@ -94,7 +96,7 @@ def test_pairs_off_the_chunked_loops_give_the_unfused_values(expr):
     assert _pairs(p) == [(0, 1)]
     unfused = _outputs(_build(expr, [data], fuse=False))[0]
     for f, u in zip(_outputs(p)[0], unfused, strict=True):
-        _bits_equal(f, u)
+        _assert_bits_equal(f, u)
 
 
 def test_producer_with_two_inputs_and_a_unary_consumer():
@@ -103,7 +105,7 @@ def test_producer_with_two_inputs_and_a_unary_consumer():
     assert _pairs(p) == [(0, 1)]
     (got,) = _outputs(p)
     for g, x, y in zip(got, a, b, strict=True):
-        _bits_equal(g, -(x * y))
+        _assert_bits_equal(g, -(x * y))
 
 
 def test_only_pairs_are_fused_in_a_chain():
@@ -113,7 +115,7 @@ def test_only_pairs_are_fused_in_a_chain():
     (got,) = _outputs(p)
     h, one, three, two = (np.float32(v) for v in (0.5, 1, 3, 2))
     for g, x in zip(got, data, strict=True):
-        _bits_equal(g, ((x * h + one) * three) - two)
+        _assert_bits_equal(g, ((x * h + one) * three) - two)
 
 
 def test_not_fused_where_the_intermediate_is_observed_or_the_consumer_reads_more():
@@ -128,8 +130,8 @@ def test_not_fused_where_the_intermediate_is_observed_or_the_consumer_reads_more
     assert _pairs(p) == []
     y, z = _outputs(p)
     for a, b, x in zip(y, z, data, strict=True):
-        _bits_equal(a, x * np.float32(0.5))
-        _bits_equal(b, x * np.float32(0.5) + np.float32(1))
+        _assert_bits_equal(a, x * np.float32(0.5))
+        _assert_bits_equal(b, x * np.float32(0.5) + np.float32(1))
     p = _build(lambda x, w: x * 0.5 + w, [data, other])
     assert _pairs(p) == []
     p = _build(lambda x: (x * 0.5) // 2, [data])
@@ -142,7 +144,7 @@ def test_consumer_of_another_type_computes_itself():
     assert _pairs(p) == [(0, 1)]            # linked, but int32 -> float32 is not passed on
     (got,) = _outputs(p)
     for g, x in zip(got, data, strict=True):
-        _bits_equal(g, (x * np.int32(3)).astype(np.float32) + np.float32(0.5))
+        _assert_bits_equal(g, (x * np.int32(3)).astype(np.float32) + np.float32(0.5))
 
 
 def test_a_rejected_consumer_raises_in_its_own_name():
@@ -160,7 +162,7 @@ def test_fused_chain_matches_real_dali():
     ours = run_op(lambda fn, x: x * 0.5 + 1, [data], num_threads=2)
     real = run_op(lambda fn, x: x * 0.5 + 1, [data], real=True, num_threads=2)
     for o, r in zip(ours[0], real[0], strict=True):
-        _bits_equal(o, r)
+        _assert_bits_equal(o, r)
 
 
 def test_outputs_handed_on_stay_intact_while_held():
