@@ -65,6 +65,14 @@ class Databases:
     def __len__(self):
         return int(self.first[-1])
 
+    def name(self, index):
+        """Record `index` as its source info names it: `<path> at key <key>`."""
+        db = int(np.searchsorted(self.first, index, side="right")) - 1
+        return records.source_infos(self._info_prefixes, np.array([db], np.int64), self._keys,
+                                    self._key_ends[index:index + 1],
+                                    self._key_ends[index + 1:index + 2], errors="replace",
+                                    cut_at_nul=True)[0]
+
     def read(self, indices, parse):
         """`parse(values, infos)` of the records `indices`, called while their read
         transactions are open: each value a buffer into its database's map (valid during the
@@ -99,7 +107,8 @@ class Databases:
 
 class LmdbReader(_in_order.InOrderReader):
     """A reader of the records of the LMDB databases of its `path` argument, read ahead on the
-    reader's thread; subclasses parse the records (`read`)."""
+    reader's thread; subclasses parse the records (`read`: a record that does not parse is
+    the batch's error, or skipped with `on_error="skip"`)."""
 
     def setup(self):
         if not self.args["path"]:
@@ -118,4 +127,4 @@ class LmdbReader(_in_order.InOrderReader):
                                for st in data[0]], data=data)
 
     def entry_name(self, entry):
-        return f"record {entry} of {self.args['path']}"
+        return self._db.name(entry)

@@ -60,6 +60,7 @@ class Caffe(_lmdb.LmdbReader):
                 doc="The records hold an image (output 0)."),
             Arg("label_available", T.BOOL, True, doc="The records hold a label."),
             *_common.loader_args(),
+            _common.on_error_arg(),
         ])
 
     def read(self, entries):

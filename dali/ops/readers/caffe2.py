@@ -108,6 +108,7 @@ class Caffe2(_lmdb.LmdbReader):
                 doc="Number of additional tensors per record, after the label."),
             Arg("bbox", T.BOOL, False, doc="The records end with a box (4 int32 values)."),
             *_common.loader_args(),
+            _common.on_error_arg(),
         ])
 
     def setup(self):

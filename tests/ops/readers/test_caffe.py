@@ -79,3 +79,41 @@ def test_raw_matches_dali(dbs):
     pytest.importorskip("nvidia.dali")
     assert_same(run("dali", "caffe", path=dbs[1])[0],
                 run("nvidia.dali", "caffe", path=dbs[1])[0])
+
+
+def test_on_error_skip_drops_records_that_do_not_parse(tmp_path):
+    bad = {3: b"\x22\x05abc", 6: datum(b"no label")}          # data past the end, no label
+    path = write_db(tmp_path / "db", [(b"k%02d" % i, bad.get(i, datum(b"img%d" % i, 10 * i)))
+                                      for i in range(10)])
+    with pytest.warns(RuntimeWarning, match=r"2 sample\(s\) that could not be read"):
+        result, meta = run("dali", "caffe", path=path, batch_size=4, on_error="skip")
+    images = [x.tobytes() for batch in result for x in batch[0]]
+    labels = [x.tolist() for batch in result for x in batch[1]]
+    infos = [bytes(x).decode() for batch in result for x in batch[2]]
+    good = [i for i in range(10) if i not in bad]
+    assert images == [b"img%d" % i for i in good]
+    assert labels == [[10 * i] for i in good]
+    assert infos == [f"{path} at key k{i:02d}" for i in good]
+    skipped = meta["skipped"]
+    assert [s["sample"] for s in skipped] == [f"{path} at key k03", f"{path} at key k06"]
+    assert "Error while parsing Caffe file" in skipped[0]["reason"]
+    assert "has no label" in skipped[1]["reason"]
+    with pytest.raises(RuntimeError, match=f"Error while parsing Caffe file: {path} at key k03"):
+        run("dali", "caffe", path=path, batch_size=4)
+
+
+def test_one_corrupt_record_in_a_thousand_is_skipped(tmp_path):
+    n, bad = 2000, {999, 1500}
+    path = write_db(tmp_path / "db", [(b"%04d" % i, b"\x22\x05abc" if i in bad else
+                                       datum(b"%d" % i, i)) for i in range(n)])
+    with pytest.warns(RuntimeWarning, match=r"2 sample\(s\)"):
+        result, meta = run("dali", "caffe", path=path, batch_size=64, iterations=32,
+                           on_error="skip")
+    labels = [int(x[0]) for batch in result for x in batch[1]]
+    images = [x.tobytes() for batch in result for x in batch[0]]
+    good = [i for i in range(n) if i not in bad]
+    assert labels[:len(good)] == good                  # the epoch: each good record once
+    assert images[:len(good)] == [b"%d" % i for i in good]
+    assert labels[len(good):] == good[:64 * 32 - len(good)]   # then the next epoch's
+    assert sorted(s["sample"] for s in meta["skipped"]) == [f"{path} at key {i:04d}"
+                                                             for i in sorted(bad)]

@@ -92,3 +92,25 @@ def test_matches_dali(db, kwargs):
     theirs, their_meta = run("nvidia.dali", "caffe2", **kwargs)
     assert_same(mine, theirs)
     assert meta == their_meta
+
+
+def test_on_error_skip_drops_records_that_do_not_parse(tmp_path):
+    bad = {0: b"\x0a\x09\x10", 4: tensor_protos(tensor_proto(STRING, strings=[b"x"]),
+                                                 tensor_proto(INT32, [1, 2]))}
+    path = write_db(tmp_path / "db", [(b"r%d" % i, bad.get(i, record(i))) for i in range(8)])
+    with pytest.warns(RuntimeWarning, match=r"2 sample\(s\) that could not be read"):
+        result, meta = run("dali", "caffe2", path=path, batch_size=3, on_error="skip",
+                           additional_inputs=2, bbox=True)
+    good = [i for i in range(8) if i not in bad]
+    column = [[x for batch in result for x in batch[k]] for k in range(6)]
+    assert [x.tobytes() for x in column[0]] == [b"img%d" % i * 2 for i in good]
+    assert [x.tolist() for x in column[1]] == [[i % 3 - 1] for i in good]
+    assert [x.tolist() for x in column[2]] == [[0.5 * i, 1.5] for i in good]
+    assert [x.tolist() for x in column[4]] == [[i, i + 1, i + 2, i + 3] for i in good]
+    assert [bytes(x).decode() for x in column[5]] == [f"{path} at key r{i}" for i in good]
+    skipped = meta["skipped"]
+    assert [s["sample"] for s in skipped] == [f"{path} at key r0", f"{path} at key r4"]
+    assert "Error while parsing Caffe2 file" in skipped[0]["reason"]
+    assert "a single label expected" in skipped[1]["reason"]
+    with pytest.raises(RuntimeError, match=f"Error while parsing Caffe2 file: {path} at key r0"):
+        run("dali", "caffe2", path=path, batch_size=3)
