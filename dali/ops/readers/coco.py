@@ -14,7 +14,9 @@ output.  Outputs: images (uint8, 1-D), boxes (M, 4) float32, labels (M,) int32, 
 (P, 3) int32 and vertices (V, 2) float32 with `polygon_masks`, or the pixel-wise mask (H, W, 1)
 int32 with `pixelwise_masks` (painted by the `coco_masks` kernel from the polygons and the RLE
 segmentations, which are kept as one array of run lengths), then image ids (1,) int32 with
-`image_ids`.  The images are read ahead on the reader's thread (`_common.Reader.next_batch`).
+`image_ids`.  The images are read ahead on the reader's thread (`_common.Reader.next_batch`;
+with `on_error="skip"`, an image file that cannot be read is skipped with its annotations: the
+other outputs are gathered from the entries read).
 Order, sharding, shuffling and padding: `_loader` (as for readers.file: the list is permuted
 once with DALI's fixed seed when `random_shuffle` is set, and re-permuted at every epoch with
 `shuffle_after_epoch`).
@@ -163,6 +165,7 @@ class Coco(_common.Reader):
                 alias_of="save_preprocessed_annotations_dir"),
             *_common.shuffle_after_epoch_args(),
             *_common.loader_args(),
+            _common.on_error_arg(),
         ])
 
     def setup(self):

@@ -210,6 +210,30 @@ def test_bad_json_and_missing_image(coco, tmp_path):
         read(coco, file_root=str(root))
 
 
+def test_on_error_skip_drops_images_that_cannot_be_read(coco, tmp_path):
+    root = tmp_path / "imgs"
+    root.mkdir()
+    for name in ("b.jpg", "d.jpg"):                       # a.jpg missing, c.jpg a directory
+        (root / name).write_bytes(name.encode() * 3)
+    (root / "c.jpg").mkdir()
+    with pytest.warns(RuntimeWarning, match=r"2 sample\(s\) that could not be read"):
+        (out,), meta = read(coco, file_root=str(root), batch_size=2, polygon_masks=True,
+                            image_ids=True, on_error="skip")
+    images, boxes, labels, polygons, vertices, ids, infos = out
+    assert [bytes(x) for x in infos] == [b"b.jpg", b"d.jpg"]
+    assert [x.tobytes() for x in images] == [b"b.jpg" * 3, b"d.jpg" * 3]
+    assert [b.tolist() for b in boxes] == [[[1, 2, 3, 4], [10, 5, 20, 10]], [[1, 1, 2, 2]]]
+    assert [x.tolist() for x in labels] == [[3, 1], [2]]
+    assert [p.tolist() for p in polygons] == [[[0, 0, 3], [0, 3, 7], [1, 7, 10]], []]
+    assert [len(v) for v in vertices] == [10, 0]
+    assert [x.tolist() for x in ids] == [[7], [12]]
+    skipped = meta["skipped"]
+    assert [s["sample"] for s in skipped][:2] == ["a.jpg", "c.jpg"]    # (then read ahead)
+    assert "No such file" in skipped[0]["reason"] and "c.jpg" in skipped[1]["reason"]
+    with pytest.raises(RuntimeError, match="cannot read .*a.jpg: No such file"):
+        read(coco, file_root=str(root), batch_size=2)
+
+
 def random_coco(root, rng, n_images=11):
     """A random data set: images with random sizes and ids, 0-4 annotations each with random
     boxes (some tiny), categories, crowd flags and 0-2 polygons."""
