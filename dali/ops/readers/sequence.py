@@ -6,8 +6,11 @@ A stream of N frames gives the sequences starting at frames 0, step, 2*step, ...
 `sequence_length` frames `stride` apart.  Each sample is the sequence's frames decoded to
 `image_type` by the image decoders' machinery (`decoders._decode`), stacked as (F, H, W, C)
 uint8, layout FHWC, decoded straight into the output; its frames must share one shape.  The
-sequences are held as one array of frame indices into the list of frame paths.  Order,
-sharding, shuffling and padding: `_loader`.  Real DALI deprecates this reader.
+sequences are held as one array of frame indices into the list of frame paths.  With
+`on_error="skip"` a sequence with a frame that cannot be read or decoded is skipped: the
+reader decodes each batch's frames once more on its own thread to find those
+(`_decode.undecodable`).  Order, sharding, shuffling and padding: `_loader`.  Real DALI
+deprecates this reader.
 """
 
 from __future__ import annotations
@@ -72,6 +75,7 @@ class Sequence(_common.Reader):
             Arg("image_type", T.IMAGE_TYPE, Image.RGB,
                 doc="Color space of the output frames (RGB, BGR, GRAY, YCbCr or ANY_DATA)."),
             *_common.loader_args(),
+            _common.on_error_arg(),
         ])
 
     def setup(self):
@@ -141,7 +145,8 @@ class Sequence(_common.Reader):
 
     def read(self, entries):
         """([the encoded frames of each sequence], None), or (None, (index, message)) for the
-        first sequence with a frame that cannot be read (on the reader's thread).  Frames
+        first sequence with a frame that cannot be read (or decoded, when skipping: `_checked`)
+        (on the reader's thread).  Frames
         read before are read assuming their last size (one open and read call each, no
         fstat; `files.read_into` says when a file's size changed, and the batch is then read
         the general way, which finds the sizes)."""
@@ -153,7 +158,7 @@ class Sequence(_common.Reader):
             storage = BatchStorage.allocate(np.uint8, known.reshape(-1, 1), ndim=1)
             samples = storage.samples()
             if files.read_into(paths, samples) is None:
-                return [samples[k:k + length] for k in range(0, len(samples), length)], None
+                return self._checked(paths, samples)
         opened = files.open_files(paths)
         if opened.failure is not None:
             i, err = opened.failure
@@ -166,6 +171,18 @@ class Sequence(_common.Reader):
             i = failure[0]
             return None, (i // length, f"Failed to read file: {os.fsdecode(paths[i])}")
         self._sizes[frames] = opened.sizes
+        return self._checked(paths, samples)
+
+    def _checked(self, paths, samples):
+        """`read`'s result of the frames `samples` (of `paths`) read: with `on_error="skip"`
+        (None, (index, message)) for the first sequence with a frame that cannot be
+        decoded."""
+        length = self.args["sequence_length"]
+        if self._skip:
+            bad = _decode.undecodable(self.spec, samples, self.args["image_type"])
+            if bad:
+                i = min(bad)
+                return None, (i // length, f"cannot decode {os.fsdecode(paths[i])}: {bad[i]}")
         return [samples[k:k + length] for k in range(0, len(samples), length)], None
 
     # the read result: each sequence's encoded frames

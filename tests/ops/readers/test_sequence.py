@@ -169,3 +169,40 @@ def test_frames_replaced_with_another_size_are_read_whole(tmp_path):
         for g in got[1:]:
             np.testing.assert_array_equal(g, new)
         old = new
+
+
+def test_on_error_skip_drops_sequences_with_a_bad_frame(tmp_path):
+    from dali import fn, pipeline_def
+
+    frames = {}
+    for s in ("a", "b", "c"):
+        (tmp_path / s).mkdir()
+        for i in range(4):
+            img = np.full((4, 6, 3), (ord(s) * 4 + i) % 256, np.uint8)
+            cv2.imwrite(str(tmp_path / s / f"{i}.png"), img)
+            frames[s, i] = img
+    (tmp_path / "a" / "3.png").write_bytes(b"not a png")           # cannot be decoded
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe(on_error):
+        return fn.readers.sequence(file_root=str(tmp_path), sequence_length=2, step=2,
+                                   on_error=on_error, name="R")
+
+    p = pipe("skip")
+    p.build()
+    (tmp_path / "c" / "1.png").unlink()                          # cannot be read
+    # sequences of 2 frames, step 2: a0-1, a2-3 (bad), b0-1, b2-3, c0-1 (bad), c2-3
+    with pytest.warns(RuntimeWarning, match=r"2 sample\(s\) that could not be read"):
+        got = [np.array(x) for _ in range(2) for x in p.run()[0]]
+    want = [("a", 0), ("b", 0), ("b", 2), ("c", 2)]
+    for x, (s, i) in zip(got, want, strict=True):
+        np.testing.assert_array_equal(x, np.stack([frames[s, i], frames[s, i + 1]])[..., ::-1])
+    skipped = p.reader_meta("R")["skipped"]
+    assert [os.path.relpath(x["sample"], tmp_path) for x in skipped][:2] == ["a/2.png",
+                                                                           "c/0.png"]
+    assert "cannot decode" in skipped[0]["reason"] and "a/3.png" in skipped[0]["reason"]
+    assert "Failed to read file" in skipped[1]["reason"] and "c/1.png" in skipped[1]["reason"]
+    p = pipe("raise")
+    p.build()
+    with pytest.raises(RuntimeError, match="cannot decode .*a/3.png"):
+        p.run()
