@@ -6,7 +6,9 @@ archive order.  Ustar prefixes, GNU long names (`L` entries) and pax `path`/`siz
 (`x` entries) are applied to the entry that follows them; directories, links, devices and
 global pax headers are passed over.  The archive ends at two zero blocks or at the end of the
 file; a header with a wrong checksum, a short header or a member running past the end of the
-file raises `TarError` naming the file and the byte where it happened.
+file raises `TarError` naming the file and the byte where it happened (a regular file's data
+cut short, with `keep_cut`: the file is listed with the size its header gives, as the last
+one, and reading it fails).
 """
 
 from __future__ import annotations
@@ -59,9 +61,11 @@ def _pax_records(data, path, at):
     return out
 
 
-def members(path):
+def members(path, keep_cut=False):
     """(names, offsets, sizes) of the regular files of the tar archive at `path`: a list of
-    str and two int64 arrays (the offset of each file's data and its size in bytes)."""
+    str and two int64 arrays (the offset of each file's data and its size in bytes); with
+    `keep_cut`, a regular file whose data the archive cuts short ends the list (see the
+    module docstring)."""
     names, offsets, sizes = [], [], []
     try:
         f = open(path, "rb")            # noqa: SIM115 (closed below)
@@ -96,7 +100,8 @@ def members(path):
             if "size" in pax and kind not in (b"x", b"g", b"L", b"K"):
                 size = int(pax["size"])
             data_at = pos + BLOCK
-            if size < 0 or data_at + size > end:
+            cut = keep_cut and kind in _REGULAR and size >= 0
+            if size < 0 or (data_at + size > end and not cut):
                 raise TarError(f"truncated tar file {path}: the entry at byte {pos} needs "
                                f"{size} bytes, the file ends {end - data_at} bytes after its "
                                f"header")
@@ -126,6 +131,8 @@ def members(path):
                 names.append(raw.decode("utf-8", "surrogateescape"))
                 offsets.append(data_at)
                 sizes.append(size)
+                if data_at + size > end:
+                    break
     return names, np.array(offsets, np.int64), np.array(sizes, np.int64)
 
 

@@ -14,6 +14,12 @@ are read without the GIL (`files.read_ranges`), ahead on the reader's thread
 (`_common.Reader.next_batch`).  Each output's source info is
 `<archive>:<offset>:<file name>` ("" for an empty output).  Order, sharding, shuffling and
 padding: `_loader`.
+
+`on_error="skip"` skips the samples that cannot be read: a component past the end of its
+archive (an archive truncated after indexing, or one cut inside a file's data, whose scan then
+lists that file with the size its header gives, as the last one), and, with
+`missing_component_behavior="error"`, the samples lacking a component (kept in the index, so
+that they are listed in `reader_meta()["skipped"]`, instead of failing the build).
 """
 
 from __future__ import annotations
@@ -93,11 +99,11 @@ def read_index(path):
     return components, starts, list(range(1, count + 1))
 
 
-def scan_archive(path):
+def scan_archive(path, keep_cut=False):
     """`read_index`'s result for an archive without an index, grouped as DALI groups it: a new
     sample starts where the base name changes (a first member with a hidden name, or an archive
-    without files, gives an empty sample, as in DALI)."""
-    names, offsets, sizes = _tar.members(path)
+    without files, gives an empty sample, as in DALI); `keep_cut`: `_tar.members`'."""
+    names, offsets, sizes = _tar.members(path, keep_cut)
     components, starts = [], [0]
     last = _tar.split_name(names[0])[0] if names else None
     for name, offset, size in zip(names, offsets.tolist(), sizes.tolist(), strict=True):
@@ -144,6 +150,7 @@ class Webdataset(_in_order.InOrderReader):
               Arg("read_ahead", T.BOOL, False, doc="Read the archives ahead.",
                   ignored="byte ranges are read on demand, with plain reads")
               for a in _common.loader_args()],
+            _common.on_error_arg(),
         ])
 
     def setup(self):
@@ -197,6 +204,7 @@ class Webdataset(_in_order.InOrderReader):
         name_bytes = 0
         warned = False
         self._archive_sizes = []
+        self._underful = {}            # sample -> where, of those kept to be skipped
         for s, path in enumerate(a["paths"]):
             try:
                 self._archive_sizes.append(os.path.getsize(path))
@@ -207,7 +215,7 @@ class Webdataset(_in_order.InOrderReader):
                 where = f'index file at "{a["index_paths"][s]}" line '
             else:
                 try:
-                    components, starts, lines = scan_archive(path)
+                    components, starts, lines = scan_archive(path, self._skip)
                 except _tar.TarError as e:
                     raise RuntimeError(str(e)) from None
                 where = f'tar file at "{path}"'
@@ -240,8 +248,10 @@ class Webdataset(_in_order.InOrderReader):
                 if matched < n_out:
                     if self._behaviour == "skip":
                         continue
-                    if self._behaviour == "error":
+                    if self._behaviour == "error" and not self._skip:
                         raise RuntimeError(f"Underful sample detected at {source}")
+                    if self._behaviour == "error":
+                        self._underful[len(shard_of)] = source
                 shard_of.append(s)
                 line_of.append(line)
                 offsets.append(off)
@@ -271,6 +281,10 @@ class Webdataset(_in_order.InOrderReader):
         message)) for the first sample that cannot be read (on the reader's thread: the
         byte ranges are read without the GIL)."""
         ids = np.asarray(entries, np.int64)
+        if self._underful:
+            i = next((i for i, e in enumerate(entries) if e in self._underful), None)
+            if i is not None:
+                return None, (i, f"Underful sample detected at {self._underful[entries[i]]}")
         sizes = self._size[ids]
         offsets = self._offset[ids]
         shards = self._shard[ids]

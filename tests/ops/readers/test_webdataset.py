@@ -376,3 +376,32 @@ def test_shuffle_after_epoch_excludes_stick_to_shard(shards):
     with pytest.raises(RuntimeError, match="shuffle_after_epoch and stick_to_shard cannot be "
                                            "both true"):
         _samples(shards, stick_to_shard=True)
+
+
+def test_on_error_skip_drops_underful_and_truncated_samples(tmp_path):
+    whole = write_tar(tmp_path / "a.tar", [m for i in range(5) for m in
+                                           [(f"a{i}.jpg", b"A%d" % i), (f"a{i}.cls", b"%d" % i)]
+                                           if m[0] != "a2.cls"])           # a2: no cls
+    cut = tmp_path / "b.tar"
+    write_tar(cut, [(f"b{i}.{e}", b"B%d" % i * 300) for i in range(3) for e in ("jpg", "cls")])
+    members = _tar.members(str(cut))
+    cut.write_bytes(cut.read_bytes()[:members[1][-1] + 100])            # b2.cls cut short
+    kwargs = dict(paths=[whole, str(cut)], ext=["jpg", "cls"], batch_size=3, iterations=3,
+                  missing_component_behavior="error")
+    with pytest.warns(RuntimeWarning, match=r"2 sample\(s\) that could not be read"):
+        result, meta = read(on_error="skip", **kwargs)
+    jpgs, clss, jpg_infos = [[x for it in as_bytes(result) for x in it[k]] for k in range(3)]
+    good = [("a", i) for i in (0, 1, 3, 4)] + [("b", 0), ("b", 1)]
+    good += good[:3]                     # the epoch, then the next one's first batch
+    assert jpgs == [(s.upper() + str(i)).encode() * (300 if s == "b" else 1) for s, i in good]
+    assert clss == [b"%d" % i if s == "a" else b"B%d" % i * 300 for s, i in good]
+    assert [x.decode().rsplit(":", 1)[1] for x in jpg_infos] == [f"{s}{i}.jpg" for s, i in good]
+    skipped = meta["skipped"]
+    assert [s["sample"] for s in skipped][:2] == [f"sample 2 of the data set ({whole})",
+                                                  f"sample 7 of the data set ({cut})"]
+    assert f'Underful sample detected at tar file at "{whole}"' in skipped[0]["reason"]
+    assert "the archive ends 100 bytes into a 600-byte component" in skipped[1]["reason"]
+    with pytest.raises(RuntimeError, match="Underful sample detected"):
+        read(**kwargs)
+    with pytest.raises(RuntimeError, match=f"truncated tar file {cut}: the entry at byte"):
+        read(**{**kwargs, "paths": str(cut)})
