@@ -6,6 +6,10 @@ nogil batch kernel `dali._ext.kernels.lz4` (raw LZ4 blocks) into host outputs, w
 uploaded (`dali._gpu.host.run_on_host`): the input is read on the host (`gpu_host_inputs`).
 A chunk that decodes to fewer bytes than its output leaves the rest zero; one that decodes to
 more is an error with `check_output_size`, else its output holds the first bytes.
+
+`on_error="skip"` (not in DALI): the reader whose first output is the input inflates each
+sample it reads once more on its own thread, with the constant `shape`, `chunk_offsets` and
+`chunk_sizes` (tensor inputs are refused at build), and skips the samples that fail.
 """
 
 from __future__ import annotations
@@ -14,10 +18,12 @@ import numpy as np
 
 from dali import _operator, _registry, _types
 from dali._ext.kernels import lz4 as _kernel
+from dali._ext.tensor_storage import BatchStorage
 from dali._gpu import host
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _aliases, _gpu_only
+from dali.ops.readers import _common
 
 
 @_registry.register
@@ -51,6 +57,13 @@ class Inflate(_gpu_only.GpuOnly):
             Arg("check_output_size", T.BOOL, False,
                 doc="Raise an error when a chunk decompresses to more bytes than its output "
                     "(else the output keeps the first bytes)."),
+            Arg("on_error", T.STRING, "raise",
+                doc='A sample that cannot be inflated: "raise" (the error, as DALI does) or '
+                    '"skip" (the input must be a reader\'s first output, and `shape`, '
+                    "`chunk_offsets` and `chunk_sizes` constants: the reader inflates each "
+                    "sample it reads on its own thread, and replaces the bad ones by the next "
+                    "samples, listed in its `reader_meta()[\"skipped\"]`; each sample is "
+                    "inflated twice). Not in DALI 2.4."),
         ])
 
     def setup(self):
@@ -61,6 +74,46 @@ class Inflate(_gpu_only.GpuOnly):
         if len(self.args["sequence_axis_name"] or "") != 1:
             raise self.error(f"The `sequence_axis_name` must be a single character, got "
                              f"`{self.args['sequence_axis_name']}`.")
+        if self.args["on_error"] == "skip":
+            tensors = [n for n in ("shape", "chunk_offsets", "chunk_sizes")
+                       if n in self.spec.arg_inputs]
+            if tensors:
+                raise self.error(f'on_error="skip" needs `{tensors[0]}` to be a constant, not '
+                                 f"a tensor input", RuntimeError)
+        _common.skip_undecodable(self, self._undecodable)
+
+    def _undecodable(self, samples):
+        """{index: reason} of the 1-D uint8 `samples` that fail to inflate with the constant
+        arguments (on_error="skip": the reader's check, on its thread): empty, chunks that do
+        not fit, a malformed LZ4 block or, with `check_output_size`, one too large."""
+        a, given = self.args, self.spec.given
+        bad, rows, shapes, good = {}, [], [], []
+        for i, sample in enumerate(samples):
+            if not sample.size:
+                bad[i] = f"{self.spec.display_name}: the sample is empty"
+                continue
+            try:
+                r, out_shapes, _ = self._rows(np.array([sample.size], np.int64), [a["shape"]],
+                                              *[[a[n]] if n in given else None
+                                                for n in ("chunk_offsets", "chunk_sizes")])
+            except RuntimeError as e:
+                bad[i] = str(e)
+                continue
+            r[:, [0, 3]] = len(good)
+            rows.append(r)
+            shapes += out_shapes
+            good.append(i)
+        if good:
+            rows = np.concatenate(rows)
+            out = BatchStorage.allocate(_types.dtype_of(a["dtype"]), shapes,
+                                        ndim=len(shapes[0]))
+            status, _ = _kernel.inflate_batch(
+                None, BatchStorage.from_arrays([samples[i] for i in good]), out, rows)
+            failed = (status == 1) | ((status == 2) & a["check_output_size"])
+            for k in np.flatnonzero(failed).tolist():
+                bad.setdefault(good[rows[k, 0]], f"{self.spec.display_name}: "
+                                                 f"{_failure(rows[k], status[k])}")
+        return bad
 
     def infer(self, ws):
         storage = ws.input_storage(0)
@@ -69,28 +122,41 @@ class Inflate(_gpu_only.GpuOnly):
                              f"{storage.dtype}.", TypeError)
         n = storage.num_samples
         sizes = np.prod(np.asarray(storage.shapes, np.int64).reshape(n, -1), axis=1)
+        chunked = ws.arg_given("chunk_offsets") or ws.arg_given("chunk_sizes")
+        rows, out_shapes, extents = self._rows(
+            sizes, ws.arg("shape"), *[ws.arg(name) if ws.arg_given(name) else None
+                                      for name in ("chunk_offsets", "chunk_sizes")])
+        layout = self.args["layout"] or ""
+        if layout:
+            if len(layout) != extents:
+                raise self.error(
+                    f"The size of inflated chunks' layout must match the number of extents in "
+                    f"the output shape. However, got the layout `{layout}` while the chunks "
+                    f"output shape has {extents} extent(s).")
+            if chunked:
+                layout = self.args["sequence_axis_name"] + layout
+        dtype = _types.dtype_of(self.args["dtype"])
+        return _operator.Plan([_operator.OutputDesc(out_shapes, dtype, layout,
+                                                    ndim=extents + chunked)], chunks=rows)
+
+    def _rows(self, sizes, shape, chunk_offsets, chunk_sizes):
+        """(rows of `_kernel.inflate_batch`, output shapes, extents of a chunk) of samples of
+        `sizes` bytes, from the per-sample values of `shape`, `chunk_offsets` and
+        `chunk_sizes` (None where not given); DALI's errors."""
+        n = len(sizes)
         empty = np.flatnonzero(sizes == 0)
         if empty.size:
             raise self.error(f"Input sample cannot be empty, but the sample at index "
                              f"{empty[0]} has volume 0.")
-        chunked = ws.arg_given("chunk_offsets") or ws.arg_given("chunk_sizes")
-        offsets, lengths = (self._chunks(ws, sizes) if chunked else
+        chunked = chunk_offsets is not None or chunk_sizes is not None
+        offsets, lengths = (self._chunks(sizes, chunk_offsets, chunk_sizes) if chunked else
                             ([np.zeros(1, np.int64)] * n, [s.reshape(1) for s in sizes]))
-        chunk_shapes = self._shapes(ws, n)
+        chunk_shapes = self._shapes(shape, n)
         dtype = _types.dtype_of(self.args["dtype"])
         chunk_bytes = np.prod(chunk_shapes, axis=1).astype(np.int64) * dtype.itemsize
         counts = np.array([len(o) for o in offsets], np.int64)
         out_shapes = ([(int(c), *s) for c, s in zip(counts, chunk_shapes.tolist(), strict=True)]
                       if chunked else [tuple(s) for s in chunk_shapes.tolist()])
-        layout = self.args["layout"] or ""
-        if layout:
-            if len(layout) != chunk_shapes.shape[1]:
-                raise self.error(
-                    f"The size of inflated chunks' layout must match the number of extents in "
-                    f"the output shape. However, got the layout `{layout}` while the chunks "
-                    f"output shape has {chunk_shapes.shape[1]} extent(s).")
-            if chunked:
-                layout = self.args["sequence_axis_name"] + layout
         sample = np.repeat(np.arange(n), counts)
         within = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
         rows = np.empty((len(sample), 6), np.int64)
@@ -100,13 +166,11 @@ class Inflate(_gpu_only.GpuOnly):
         rows[:, 3] = sample
         rows[:, 4] = within * chunk_bytes[sample]
         rows[:, 5] = chunk_bytes[sample]
-        return _operator.Plan([_operator.OutputDesc(out_shapes, dtype, layout,
-                                                    ndim=chunk_shapes.shape[1] + chunked)],
-                              chunks=rows)
+        return rows, out_shapes, chunk_shapes.shape[1]
 
-    def _shapes(self, ws, n):
+    def _shapes(self, shape, n):
         """(n, ndim) int64: each sample's chunk shape (the same number of extents for all)."""
-        values = [np.asarray(v, np.int64).reshape(-1) for v in ws.arg("shape")]
+        values = [np.asarray(v, np.int64).reshape(-1) for v in shape]
         if len({len(v) for v in values}) > 1:
             raise self.error("The `shape` must have the same number of extents for every "
                              "sample.")
@@ -118,12 +182,12 @@ class Inflate(_gpu_only.GpuOnly):
                              f"`shape`.")
         return shapes
 
-    def _chunks(self, ws, sizes):
+    def _chunks(self, sizes, chunk_offsets, chunk_sizes):
         """Per sample, the chunks' offsets and sizes (DALI's rules and messages)."""
-        have_offsets, have_sizes = ws.arg_given("chunk_offsets"), ws.arg_given("chunk_sizes")
-        offsets = ([np.asarray(v, np.int64).reshape(-1) for v in ws.arg("chunk_offsets")]
+        have_offsets, have_sizes = chunk_offsets is not None, chunk_sizes is not None
+        offsets = ([np.asarray(v, np.int64).reshape(-1) for v in chunk_offsets]
                    if have_offsets else None)
-        lengths = ([np.asarray(v, np.int64).reshape(-1) for v in ws.arg("chunk_sizes")]
+        lengths = ([np.asarray(v, np.int64).reshape(-1) for v in chunk_sizes]
                    if have_sizes else None)
         for i, total in enumerate(sizes):
             if have_offsets:
@@ -186,19 +250,23 @@ class Inflate(_gpu_only.GpuOnly):
         bad = np.flatnonzero(status == 1)
         if bad.size:
             row = plan.chunks[bad[0]]
-            raise ws.sample_error(int(row[0]), f"The chunk at byte "
-                                               f"{row[1]} ({row[2]} bytes) is not a valid LZ4 "
-                                               f"block.")
+            raise ws.sample_error(int(row[0]), _failure(row, 1))
         big = np.flatnonzero(status == 2)
         if big.size and self.args["check_output_size"]:
             row = plan.chunks[big[0]]
-            raise ws.sample_error(int(row[0]), f"The chunk at byte "
-                                               f"{row[1]} decompresses to more than the "
-                                               f"{row[5]} bytes of its output (`shape` and "
-                                               f"`dtype`).")
+            raise ws.sample_error(int(row[0]), _failure(row, 2))
 
     def run_gpu(self, ws, plan):
         host.run_on_host(self, ws, plan)
+
+
+def _failure(row, status):
+    """The error of chunk `row` (of `_kernel.inflate_batch`) that failed with `status`: 1
+    malformed, 2 larger than its output."""
+    if status == 1:
+        return f"The chunk at byte {row[1]} ({row[2]} bytes) is not a valid LZ4 block."
+    return (f"The chunk at byte {row[1]} decompresses to more than the {row[5]} bytes of its "
+            f"output (`shape` and `dtype`).")
 
 
 _aliases.deprecated_alias("experimental.inflate", Inflate, "moved to fn.decoders in DALI",
