@@ -38,13 +38,14 @@ def test_docstring_examples():
 
 @pytest.mark.parametrize("seed", range(6))
 def test_random_selections(seed):
+    """Mask ids 0..19 (looked up in tables), then spread over 0..1.9e9 (sorted and searched)."""
     rng = np.random.default_rng(seed)
     ids, polys, verts = [], [], []
     for _ in range(4):
         n = int(rng.integers(1, 8))
         sizes = rng.integers(3, 6, n)
         ends = np.cumsum(sizes)
-        mask_of = rng.permutation(20)[:n]
+        mask_of = rng.permutation(20)[:n] * [1, 10**8][seed // 3]
         polys.append(np.stack([mask_of, ends - sizes, ends], 1).astype(np.int32))
         verts.append(rng.normal(size=(int(ends[-1]), int(rng.integers(2, 4)))).astype(
             [np.float32, np.float64, np.int16][seed % 3]))
@@ -79,6 +80,13 @@ def test_several_polygons_of_one_mask_keep_the_last():
 def test_errors(ids, polygons, message):
     with pytest.raises(PipelineError, match=f"select_masks: {message}"):
         run([ids], [polygons], [VERTICES])
+
+
+def test_first_error_kind_wins_over_earlier_samples():
+    """As before the kernel: a repeated id anywhere in the batch is reported before an id
+    without polygon in an earlier sample."""
+    with pytest.raises(PipelineError, match=r"Got 2 repeated\.\n\(in sample 2 of the batch"):
+        run([[5], [0], [2, 2]], [POLYGONS] * 3, [VERTICES] * 3)
 
 
 @pytest.mark.oracle
