@@ -8,7 +8,9 @@ over the batch; without `dtype`, all samples must have the same type.  All sampl
 must have the same number of dimensions.  Fortran-order arrays are returned in C order
 (transposed; real DALI's CPU operator needs a GPU for them).  The output has no layout.
 Without a conversion or a transposition nothing is copied: the output samples are the arrays
-as they lie in the input's bytes (views sharing its memory).
+as they lie in the input's bytes (views sharing its memory).  `on_error="skip"` (not in DALI):
+the reader whose first output is the input parses each header once more on its own thread and
+skips the samples that are not valid .npy bytes.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali._types import to_numpy_type
 from dali.ops import _npy
+from dali.ops.readers import _common
 
 
 @_registry.register
@@ -37,7 +40,27 @@ class Numpy(_operator.Operator):
             "`dtype` is given, the same type. Only .npy format version 1.0 is accepted.",
         args=[Arg("dtype", T.DATA_TYPE, None,
                   doc="Convert every array to this type (DALI's rounding and saturation); "
-                      "default: the arrays' own type.")])
+                      "default: the arrays' own type."),
+              Arg("on_error", T.STRING, "raise",
+                  doc='Bytes that are not a valid .npy file: "raise" (the error, as DALI does) '
+                      'or "skip" (the decoder\'s input must be a reader\'s first output: the '
+                      "reader checks each file's header as it reads it, on its own thread, "
+                      "and replaces the bad ones by the next samples, listed in its "
+                      "`reader_meta()[\"skipped\"]`). Not in DALI 2.4.")])
+
+    def setup(self):
+        _common.skip_undecodable(self, self._undecodable)
+
+    def _undecodable(self, samples):
+        """{index: reason} of the samples whose bytes are not a valid .npy file (on_error=
+        "skip": the reader's check, on its thread)."""
+        bad = {}
+        for i, data in enumerate(samples):
+            try:
+                _decode_header(np.ascontiguousarray(data).reshape(-1))
+            except _npy.HeaderError as e:
+                bad[i] = f"{self.spec.display_name}: {e}"
+        return bad
 
     def infer(self, ws):
         if ws.input_dtype(0) != np.uint8:

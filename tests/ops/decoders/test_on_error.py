@@ -1,7 +1,8 @@
 """on_error="skip" of the image decoders: the reader feeding the decoder replaces the images
 that cannot be decoded (the labels stay with their images), lists them in reader_meta and
-warns once per epoch; without a reader as input it is a build error, for the audio and video
-decoders too (their epochs: test_audio_on_error.py, tests/ops/video)."""
+warns once per epoch; without a reader as input it is a build error, for the audio, video and
+numpy decoders too (their epochs: test_audio_on_error.py, tests/ops/video,
+test_numpy_on_error.py)."""
 
 from __future__ import annotations
 
@@ -88,7 +89,7 @@ def _needs(module):
 
 
 DECODERS = ["image", pytest.param("audio", marks=_needs("soundfile")),
-            pytest.param("video", marks=_needs("av"))]
+            pytest.param("video", marks=_needs("av")), "numpy"]
 
 
 def _decoder_pipe(decoder, on_error):
