@@ -5,7 +5,12 @@ An n-D affine transform is an (n, n+1) float32 matrix `[A | t]` mapping `x -> A 
 sample, or a frame of a sequence - as one (parts, n+1, n+1) array, without a Python loop over
 the samples.  With an input transform `T`, the output is `M @ T` (the operator's transform
 applied after the input's), or `T @ M` with `reverse_order`; `combine` multiplies its inputs the
-same way.  The products are taken in float64 and stored as float32.
+same way.  The products are taken in float64 and stored as float32 by one kernel call per batch
+(`_ext/kernels/transforms`, straight into the output).
+
+While no argument is an input, the plan of a batch (output shapes, and the one matrix of every
+sample when the output is not a sequence) is kept for the next batch whose inputs have the same
+shapes, layouts and types: such a batch costs the kernel call and little else.
 
 Sequences: an input transform whose layout starts with "F" (shape (frames, n, n+1)) or an
 argument input marked per frame (`fn.per_frame`: shape (frames, k)) makes the output a sequence
@@ -19,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from dali import _operator, tensors
+from dali._ext.kernels import transforms as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 
@@ -57,6 +63,27 @@ class Transform(_operator.Operator):
         raise NotImplementedError
 
     def infer(self, ws):
+        key = self.plan_key(ws)
+        plan = self._last.get(key)
+        if plan is None:
+            plan = self._last.keep(key, self.new_plan(ws, constant=key is not None))
+        return plan
+
+    def setup(self):
+        self._last = _operator.LastPlan()   # the last batch's plan (no argument inputs)
+
+    def plan_key(self, ws):
+        """What the plan depends on when no argument is an input (the batch size and the
+        inputs' shapes, layouts and types), else None."""
+        if ws.arg_inputs:
+            return None
+        return (ws.batch_size, *(_operator.shapes_key(tensors.storage_of(tl).shapes,
+                                                      tl.layout(), tl.dtype)
+                                 for tl in ws.inputs))
+
+    def new_plan(self, ws, constant):
+        """The plan of a batch; with `constant` arguments and no sequence it holds the one
+        matrix of every sample (`single`), else None there."""
         in_ndim, sources = self.input_transforms(ws)
         for name in self.frame_args:
             frames = per_frame_counts(ws, name)
@@ -68,28 +95,20 @@ class Transform(_operator.Operator):
         if in_ndim is not None and in_ndim != ndim:
             raise self.error(f"The input describes a {in_ndim}D transform but other arguments "
                              f"suggest a {ndim}D transform", RuntimeError)
-        frames = self.frames(ws, sources)
-        return self.output_plan(ws, ndim, frames)
+        plan = self.output_plan(ws, ndim, self.frames(ws, sources))
+        plan.single = None
+        if constant and plan.frames is None:
+            plan.single = self.single_matrix(ws, ndim)
+        return plan
 
-    def setup(self):
-        self._single = None     # (ndim, (1, ndim + 1, ndim + 1) matrix) of constant arguments
-
-    def own_matrices(self, ws, plan):
-        """`matrices`, or with constant arguments and no sequence one matrix for every
-        sample (computed once per number of dimensions)."""
-        if ws.arg_inputs or plan.frames is not None:
-            return self.matrices(ws, plan)
-        if self._single is None or self._single[0] != plan.ndim:
-            one = _operator.Plan([], ndim=plan.ndim, frames=None, parts=1)
-            self._single = plan.ndim, self.matrices(ws, one)
-        return self._single[1]
+    def single_matrix(self, ws, ndim):
+        """The (1, ndim + 1, ndim + 1) matrix of every sample, for constant arguments."""
+        return self.matrices(ws, _operator.Plan([], ndim=ndim, frames=None, parts=1))
 
     def run_cpu(self, ws, plan):
-        m = self.own_matrices(ws, plan)
-        if len(ws.inputs):
-            t = homogeneous(input_parts(ws, 0, plan), plan.ndim)
-            m = t @ m if self.args["reverse_order"] else m @ t
-        store(ws, plan, m)
+        m = plan.single if plan.single is not None else self.matrices(ws, plan)
+        factors = [input_factor(ws, 0, plan), m] if len(ws.inputs) else [m]
+        _kernel.compose_batch(ws.outputs[0], factors, plan.ndim, self.args["reverse_order"])
 
     # -- shared steps -------------------------------------------------------------------------
     def input_transforms(self, ws):
@@ -209,12 +228,15 @@ def _frame_rows(ws, tl, name, frames, k):
     return np.repeat(rows, _row_repeats(np.asarray(st.shapes)[:, 0], frames), axis=0)
 
 
-def input_parts(ws, k, plan):
-    """(plan.parts, ndim, ndim + 1) float64 matrices of input k, one per part."""
-    st = ws.input_storage(k).contiguous()
+def input_factor(ws, k, plan):
+    """Input k's matrices, one per part: its storage (one matrix per sample), or for a sequence
+    a float32 (plan.parts, ndim, ndim + 1) array (one-frame samples repeated)."""
+    st = ws.input_storage(k)
+    if plan.frames is None:
+        return st
     d = plan.ndim
-    mats = np.asarray(st.flat(), np.float64).reshape(-1, d, d + 1)
-    if plan.frames is not None and len(mats) != plan.parts:
+    mats = np.asarray(st.contiguous().flat()).reshape(-1, d, d + 1)
+    if len(mats) != plan.parts:
         shapes = np.asarray(st.shapes)
         own = shapes[:, 0] if shapes.shape[1] == 3 else np.ones(len(shapes), np.int64)
         mats = np.repeat(mats, _row_repeats(own, plan.frames), axis=0)
@@ -233,14 +255,6 @@ def radians(degrees):
     return (degrees.astype(np.float32) * np.float32(np.pi / 180)).astype(np.float64)
 
 
-def homogeneous(mats, ndim):
-    """(parts, ndim + 1, ndim + 1) matrices from (parts, ndim, ndim + 1) ones."""
-    out = np.zeros((len(mats), ndim + 1, ndim + 1))
-    out[:, :ndim] = mats
-    out[:, ndim, ndim] = 1.0
-    return out
-
-
 def linear(a, t=None):
     """Homogeneous matrices of `x -> a x + t` ((parts, n, n) and (parts, n) arrays)."""
     parts, n = a.shape[0], a.shape[1]
@@ -250,11 +264,3 @@ def linear(a, t=None):
         out[:, :n, n] = t
     out[:, n, n] = 1.0
     return out
-
-
-def store(ws, plan, m):
-    """Writes the (parts or 1, n + 1, n + 1) matrices' top n rows to the output as
-    float32."""
-    n = plan.ndim
-    out = ws.outputs[0].flat().reshape(-1, n, n + 1)
-    out[...] = m[:, :n]

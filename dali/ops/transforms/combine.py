@@ -8,6 +8,7 @@ sequences of transforms combine frame by frame (see `dali.ops.transforms._matrix
 from __future__ import annotations
 
 from dali import _registry
+from dali._ext.kernels import transforms as _kernel
 from dali.ops.transforms import _matrix
 
 
@@ -23,11 +24,9 @@ class Combine(_matrix.Transform):
     def transform_ndim(self, ws, in_ndim):
         return in_ndim
 
+    def single_matrix(self, ws, ndim):
+        return None             # no matrix of its own: the product of the inputs only
+
     def run_cpu(self, ws, plan):
-        n = plan.ndim
-        mats = [_matrix.homogeneous(_matrix.input_parts(ws, k, plan), n)
-                for k in range(len(ws.inputs))]
-        m = mats[0]
-        for t in mats[1:]:
-            m = m @ t if self.args["reverse_order"] else t @ m
-        _matrix.store(ws, plan, m)
+        factors = [_matrix.input_factor(ws, k, plan) for k in range(len(ws.inputs))]
+        _kernel.compose_batch(ws.outputs[0], factors, plan.ndim, self.args["reverse_order"])

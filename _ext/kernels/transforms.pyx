@@ -1,0 +1,102 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True
+"""The products of affine matrices of fn.transforms.*, a whole batch in one nogil call.
+
+`compose_batch` multiplies, part by part (a sample, or a frame of a sequence), the factors it
+is given: input transforms (a batch of n x (n+1) float32 samples, or such an array) and the
+operators' float64 homogeneous matrices (one for every part, or one per part), and stores the
+top n rows as float32 into the output batch.  The loop and its arithmetic are in transforms.h.
+"""
+cimport numpy as cnp
+import numpy as np
+
+from libc.stdint cimport int64_t
+
+from dali._ext.kernels.sample_data cimport sample_data
+from dali._ext.tensor_storage cimport BatchStorage
+from dali._ext.thread_pool cimport job_array
+
+cnp.import_array()
+
+
+cdef extern from "transforms.h" nogil:
+    ctypedef struct dali_tf_factor:
+        const char* const* at
+        int f64
+
+    int DALI_TF_MAX_DIM
+
+    void dali_tf_compose(float* out, int64_t parts, int n, const dali_tf_factor* f, int count,
+                         int reverse)
+
+
+cdef int _set_factor(dali_tf_factor* f, object src, Py_ssize_t parts, int n,
+                     list keep) except -1:
+    """Points `f` at the matrix of every part of `src`: a BatchStorage of float32 samples of
+    n * (n+1) elements (one per part), or a C-contiguous array, float32 (parts, n, n+1) or
+    float64 (1 or parts, n+1, n+1)."""
+    cdef Py_ssize_t i, k, step, count
+    cdef BatchStorage st
+    cdef cnp.ndarray a
+    cdef const char* base
+    cdef const char** src_at
+    cdef const char** at = <const char**>job_array(parts, sizeof(char*), keep)
+    cdef const int64_t[:, ::1] shapes
+    f.at = at
+    if isinstance(src, BatchStorage):
+        st = <BatchStorage>src
+        if st.dtype != np.float32 or st.num_samples != parts:
+            raise ValueError(f"expected {parts} float32 matrices, got {st.num_samples} "
+                             f"{st.dtype} samples")
+        if parts:
+            shapes = st.shapes
+        for i in range(parts):
+            count = 1
+            for k in range(shapes.shape[1]):
+                count *= shapes[i, k]
+            if count != n * (n + 1):
+                raise ValueError(f"sample {i} has {count} elements, not {n} x {n + 1}")
+        f.f64 = 0
+        src_at = sample_data(st, keep)
+        for i in range(parts):
+            at[i] = src_at[i]
+        return 0
+    a = <cnp.ndarray?>src
+    if not cnp.PyArray_IS_C_CONTIGUOUS(a) or a.ndim != 3:
+        raise ValueError("expected a C-contiguous array of matrices")
+    if a.dtype == np.float32 and a.shape[0] == parts and a.shape[1] == n and \
+            a.shape[2] == n + 1:
+        f.f64 = 0
+        step = n * (n + 1) * 4
+    elif a.dtype == np.float64 and a.shape[0] in (1, parts) and \
+            a.shape[1] == n + 1 and a.shape[2] == n + 1:
+        f.f64 = 1
+        step = (n + 1) * (n + 1) * 8 if a.shape[0] == parts else 0
+    else:
+        raise ValueError(f"expected float32 ({parts}, {n}, {n + 1}) or float64 (1 or {parts}, "
+                         f"{n + 1}, {n + 1}) matrices, got {a.dtype} {src.shape}")
+    keep.append(a)
+    base = <const char*>cnp.PyArray_DATA(a)
+    for i in range(parts):
+        at[i] = base + i * step
+    return 0
+
+
+def compose_batch(BatchStorage out, list factors, int ndim, bint reverse):
+    """Fill `out` (contiguous float32, parts * ndim * (ndim + 1) elements) with the top `ndim`
+    rows of the product of `factors` per part: `F0`, then `Fi @ acc` (or `acc @ Fi` with
+    `reverse`) for each next factor (see the module docstring for what a factor is)."""
+    cdef Py_ssize_t c, parts, count = len(factors)
+    cdef int n = ndim
+    cdef list keep = []
+    if not 1 <= n < DALI_TF_MAX_DIM or count < 1:
+        raise ValueError(f"expected 1 to {DALI_TF_MAX_DIM - 1} dimensions and a factor, got "
+                         f"{n} and {count}")
+    if out.base is None or out.dtype != np.float32 or out.nbytes % (4 * n * (n + 1)):
+        raise ValueError("the output must be a contiguous float32 batch of matrices")
+    parts = out.nbytes // (4 * n * (n + 1))
+    cdef dali_tf_factor* f = <dali_tf_factor*>job_array(count, sizeof(dali_tf_factor), keep)
+    for c in range(count):
+        _set_factor(&f[c], factors[c], parts, n, keep)
+    cdef float* dst = <float*>out.data
+    with nogil:
+        dali_tf_compose(dst, parts, n, f, <int>count, reverse)
