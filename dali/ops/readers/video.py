@@ -5,7 +5,8 @@ dali/ops/_gpu_only.py).  readers.video decodes on the CPU as fn.experimental.rea
 that reader's: `pad_sequences` pads with zero frames, `file_list_frame_num` and
 `file_list_include_preceding_frame` choose how a `file_list`'s starts and ends count and round.
 readers.video_resize then resizes the frames as fn.resize does (`geometry._resize_size`,
-`_resize_common`) before the upload."""
+`_resize_common`) before the upload.  `on_error="skip"` (not in DALI) skips the files that cannot
+be opened, as the experimental reader does."""
 
 from __future__ import annotations
 
@@ -63,6 +64,7 @@ def _reader_args():
             doc="Decode surfaces to use beyond the minimum the decoder needs.",
             ignored="NVDEC's decode surfaces; dali decodes on the CPU"),
         *_common.loader_args(),
+        _common.on_error_arg(),
     ]
 
 
