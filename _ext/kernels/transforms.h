@@ -10,7 +10,8 @@
 // homogeneous matrices: the n+1 terms in order, accumulated from +0.0 by fused multiply-adds,
 // the homogeneous rows' zeros and ones included (an infinity times one of those zeros gives a
 // NaN, as it does there).  `fma` is an instruction in dali_tf_compose_fma, built for CPUs with
-// FMA, and glibc's correctly rounded function otherwise: the same values either way.
+// FMA, and glibc's correctly rounded function otherwise: the same values either way.  The
+// loop is instantiated per number of dimensions, so that the compiler unrolls the products.
 #ifndef DALI_EXT_KERNELS_TRANSFORMS_H_
 #define DALI_EXT_KERNELS_TRANSFORMS_H_
 
@@ -25,42 +26,69 @@ typedef struct {
     int f64;                     // 1: (n+1) x (n+1) float64, 0: n x (n+1) float32
 } dali_tf_factor;
 
-static inline void dali_tf_load(double* h, const dali_tf_factor* f, int64_t p, int n) {
-    int d = n + 1;
+template <int D>
+__attribute__((always_inline))
+static inline void dali_tf_load(double* h, const dali_tf_factor* f, int64_t p) {
     if (f->f64) {
-        memcpy(h, f->at[p], sizeof(double) * d * d);
+        memcpy(h, f->at[p], sizeof(double) * D * D);
         return;
     }
     const float* a = (const float*)f->at[p];
-    for (int i = 0; i < n * d; i++) h[i] = a[i];
-    for (int j = 0; j < n; j++) h[n * d + j] = 0.0;
-    h[n * d + n] = 1.0;
+    for (int i = 0; i < (D - 1) * D; i++) h[i] = a[i];
+    for (int j = 0; j < D - 1; j++) h[(D - 1) * D + j] = 0.0;
+    h[D * D - 1] = 1.0;
 }
 
+// Rows [r0, r1) of l @ r, D x D matrices.
+template <int D>
 __attribute__((always_inline, optimize("fp-contract=off")))
-static inline void dali_tf_compose_impl(float* out, int64_t parts, int n,
-                                        const dali_tf_factor* f, int count, int reverse) {
-    int d = n + 1;
-    double acc[DALI_TF_MAX_DIM * DALI_TF_MAX_DIM], x[DALI_TF_MAX_DIM * DALI_TF_MAX_DIM];
-    double prod[DALI_TF_MAX_DIM * DALI_TF_MAX_DIM];
+static inline void dali_tf_product(double* prod, const double* l, const double* r, int r0,
+                                   int r1) {
+    for (int i = r0; i < r1; i++) {
+        for (int j = 0; j < D; j++) {
+            double s = 0.0;
+            for (int k = 0; k < D; k++) s = fma(l[i * D + k], r[k * D + j], s);
+            prod[i * D + j] = s;
+        }
+    }
+}
+
+// The loop for n = D - 1 dimensions, unrolled by the compiler.
+template <int D>
+__attribute__((always_inline))
+static inline void dali_tf_compose_d(float* out, int64_t parts, const dali_tf_factor* f,
+                                     int count, int reverse) {
+    double a[D * D], b[D * D], x[D * D];
     for (int64_t p = 0; p < parts; p++) {
-        dali_tf_load(acc, &f[0], p, n);
+        double* acc = a;
+        double* prod = b;
+        dali_tf_load<D>(acc, &f[0], p);
         for (int c = 1; c < count; c++) {
-            dali_tf_load(x, &f[c], p, n);
+            dali_tf_load<D>(x, &f[c], p);
             const double* l = reverse ? acc : x;
             const double* r = reverse ? x : acc;
-            int rows = c == count - 1 ? n : d;      // the last product: the rows stored only
-            for (int i = 0; i < rows; i++) {
-                for (int j = 0; j < d; j++) {
-                    double s = 0.0;
-                    for (int k = 0; k < d; k++) s = fma(l[i * d + k], r[k * d + j], s);
-                    prod[i * d + j] = s;
-                }
-            }
-            memcpy(acc, prod, sizeof(double) * rows * d);
+            dali_tf_product<D>(prod, l, r, 0, D - 1);
+            if (c < count - 1)                  // the last product: the rows stored only
+                dali_tf_product<D>(prod, l, r, D - 1, D);
+            double* t = acc;
+            acc = prod;
+            prod = t;
         }
-        float* o = out + p * n * d;
-        for (int i = 0; i < n * d; i++) o[i] = (float)acc[i];
+        float* o = out + p * (D - 1) * D;
+        for (int i = 0; i < (D - 1) * D; i++) o[i] = (float)acc[i];
+    }
+}
+
+__attribute__((always_inline))
+static inline void dali_tf_compose_impl(float* out, int64_t parts, int n,
+                                        const dali_tf_factor* f, int count, int reverse) {
+    switch (n) {
+        case 1: dali_tf_compose_d<2>(out, parts, f, count, reverse); break;
+        case 2: dali_tf_compose_d<3>(out, parts, f, count, reverse); break;
+        case 3: dali_tf_compose_d<4>(out, parts, f, count, reverse); break;
+        case 4: dali_tf_compose_d<5>(out, parts, f, count, reverse); break;
+        case 5: dali_tf_compose_d<6>(out, parts, f, count, reverse); break;
+        default: dali_tf_compose_d<7>(out, parts, f, count, reverse); break;
     }
 }
 
@@ -78,6 +106,7 @@ static void dali_tf_compose_fma(float* out, int64_t parts, int n, const dali_tf_
 
 static inline void dali_tf_compose(float* out, int64_t parts, int n, const dali_tf_factor* f,
                                    int count, int reverse) {
+    __builtin_cpu_init();
     if (__builtin_cpu_supports("fma"))
         dali_tf_compose_fma(out, parts, n, f, count, reverse);
     else

@@ -7,7 +7,6 @@ operators' float64 homogeneous matrices (one for every part, or one per part), a
 top n rows as float32 into the output batch.  The loop and its arithmetic are in transforms.h.
 """
 cimport numpy as cnp
-import numpy as np
 
 from libc.stdint cimport int64_t
 
@@ -34,25 +33,26 @@ cdef int _set_factor(dali_tf_factor* f, object src, Py_ssize_t parts, int n,
     """Points `f` at the matrix of every part of `src`: a BatchStorage of float32 samples of
     n * (n+1) elements (one per part), or a C-contiguous array, float32 (parts, n, n+1) or
     float64 (1 or parts, n+1, n+1)."""
-    cdef Py_ssize_t i, k, step, count
+    cdef Py_ssize_t i, k, step, count, nd
     cdef BatchStorage st
     cdef cnp.ndarray a
     cdef const char* base
     cdef const char** src_at
+    cdef const int64_t* shapes
     cdef const char** at = <const char**>job_array(parts, sizeof(char*), keep)
-    cdef const int64_t[:, ::1] shapes
     f.at = at
-    if isinstance(src, BatchStorage):
+    if type(src) is BatchStorage:
         st = <BatchStorage>src
-        if st.dtype != np.float32 or st.num_samples != parts:
+        if (<cnp.dtype>st.dtype).type_num != cnp.NPY_FLOAT32 or st.num_samples != parts:
             raise ValueError(f"expected {parts} float32 matrices, got {st.num_samples} "
                              f"{st.dtype} samples")
-        if parts:
-            shapes = st.shapes
+        a = cnp.PyArray_GETCONTIGUOUS(st.shapes)
+        shapes = <const int64_t*>cnp.PyArray_DATA(a)
+        nd = st.ndim
         for i in range(parts):
             count = 1
-            for k in range(shapes.shape[1]):
-                count *= shapes[i, k]
+            for k in range(nd):
+                count *= shapes[i * nd + k]
             if count != n * (n + 1):
                 raise ValueError(f"sample {i} has {count} elements, not {n} x {n + 1}")
         f.f64 = 0
@@ -63,11 +63,11 @@ cdef int _set_factor(dali_tf_factor* f, object src, Py_ssize_t parts, int n,
     a = <cnp.ndarray?>src
     if not cnp.PyArray_IS_C_CONTIGUOUS(a) or a.ndim != 3:
         raise ValueError("expected a C-contiguous array of matrices")
-    if a.dtype == np.float32 and a.shape[0] == parts and a.shape[1] == n and \
+    if a.descr.type_num == cnp.NPY_FLOAT32 and a.shape[0] == parts and a.shape[1] == n and \
             a.shape[2] == n + 1:
         f.f64 = 0
         step = n * (n + 1) * 4
-    elif a.dtype == np.float64 and a.shape[0] in (1, parts) and \
+    elif a.descr.type_num == cnp.NPY_FLOAT64 and a.shape[0] in (1, parts) and \
             a.shape[1] == n + 1 and a.shape[2] == n + 1:
         f.f64 = 1
         step = (n + 1) * (n + 1) * 8 if a.shape[0] == parts else 0
@@ -91,7 +91,8 @@ def compose_batch(BatchStorage out, list factors, int ndim, bint reverse):
     if not 1 <= n < DALI_TF_MAX_DIM or count < 1:
         raise ValueError(f"expected 1 to {DALI_TF_MAX_DIM - 1} dimensions and a factor, got "
                          f"{n} and {count}")
-    if out.base is None or out.dtype != np.float32 or out.nbytes % (4 * n * (n + 1)):
+    if out.base is None or (<cnp.dtype>out.dtype).type_num != cnp.NPY_FLOAT32 or \
+            out.nbytes % (4 * n * (n + 1)):
         raise ValueError("the output must be a contiguous float32 batch of matrices")
     parts = out.nbytes // (4 * n * (n + 1))
     cdef dali_tf_factor* f = <dali_tf_factor*>job_array(count, sizeof(dali_tf_factor), keep)
