@@ -12,7 +12,59 @@ arithmetic that C does as NumPy does, so the windows are bit for bit those of th
 formulation, in one nogil loop instead of ~50 NumPy calls on small arrays.
 """
 from libc.math cimport floor, sqrtf
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+
+from dali._ext.thread_pool cimport job_array
+
+
+cdef extern from "philox_blocks.h" nogil:
+    void dali_philox_detect()
+    void dali_philox_blocks(uint64_t key, uint32_t a0, uint32_t a1, uint32_t a2, uint32_t first,
+                            int64_t n, uint32_t* out)
+
+dali_philox_detect()
+
+
+cdef inline double _u01(uint32_t hi, uint32_t lo) noexcept nogil:
+    """rng.uniform's double of two Philox words: their top 53 bits times 2^-53."""
+    return ((((<uint64_t>hi) << 32) | lo) >> 11) * (1.0 / 9007199254740992.0)
+
+
+def draw_uniforms(uint64_t key, const int64_t[::1] sample_ids, uint32_t stream, float log_lo,
+                  float log_span, double[:, ::1] draws, float[:, ::1] ratio_args):
+    """The draws of a batch's windows and the exponents of their aspect ratios.
+
+    `draws[i]` receives `rng.uniform`'s numbers of sample i (the same doubles: two per Philox
+    block (sample id, stream, block), its blocks computed in runs); `ratio_args[i, k]` receives
+    log_lo + float32(draws[i, 2k + 1]) * log_span, in float32 as the NumPy formulation computes
+    it, for the caller's np.exp.
+
+    Parameters
+    ----------
+    key : the Philox key (`Workspace.random_key`)
+    sample_ids : int64 (n,)
+    stream : the stream of the draws
+    log_lo, log_span : log of the smallest aspect ratio, and log of the largest minus it
+    draws : float64 (n, 2 * attempts + 2), written
+    ratio_args : float32 (n, attempts), written
+    """
+    cdef Py_ssize_t n = sample_ids.shape[0], attempts = ratio_args.shape[1], i, b, k
+    cdef Py_ssize_t blocks = attempts + 1
+    if draws.shape[0] != n or ratio_args.shape[0] != n or draws.shape[1] != 2 * blocks:
+        raise ValueError("the arrays must describe the same samples and attempts")
+    keep = []
+    cdef uint32_t* words = <uint32_t*>job_array(4 * blocks, sizeof(uint32_t), keep)
+    cdef int64_t sid
+    with nogil:
+        for i in range(n):
+            sid = sample_ids[i]
+            dali_philox_blocks(key, <uint32_t>sid, <uint32_t>(sid >> 32), stream, 0, blocks,
+                               words)
+            for b in range(blocks):
+                draws[i, 2 * b] = _u01(words[4 * b], words[4 * b + 1])
+                draws[i, 2 * b + 1] = _u01(words[4 * b + 2], words[4 * b + 3])
+            for k in range(attempts):
+                ratio_args[i, k] = log_lo + <float>draws[i, 2 * k + 1] * log_span
 
 
 cdef inline int64_t _round(float x) noexcept nogil:

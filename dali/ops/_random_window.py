@@ -15,9 +15,11 @@ The crop window of an H x W image:
 
 Arithmetic is in float32 like DALI's.  Draws come from the workspace's counter-based streams, a
 fixed number per sample (two per attempt, then two for the position), so a sample's window
-depends only on the operator seed and the sample's index: not on threads or batch splits.  The
-aspect ratios of every attempt of the batch are one NumPy exp; the attempts and positions are
-one call of the `random_window` kernel (the same float32 arithmetic, in C).
+depends only on the operator seed and the sample's index: not on threads or batch splits.  A
+batch is three calls: the `random_window` kernel draws the numbers (those of
+`Workspace.uniform`, the Philox blocks computed in runs) and the exponents of the aspect
+ratios, NumPy takes their exp (C's expf need not give its bits), and the kernel makes the
+attempts and positions (the same float32 arithmetic as NumPy, in C).
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ class WindowPolicy:
             raise ValueError(f"argument `random_aspect_ratio` must be positive, got "
                              f"{self.aspect}")
         self.attempts = max(0, int(args["num_attempts"]))
+        self._log_lo = np.log(_F32(self.aspect[0]))
+        self._log_span = np.log(_F32(self.aspect[1])) - self._log_lo
         self._fixed = None   # (sizes key, `_shape_terms`) of the last batch's image sizes
 
     def draws_per_sample(self):
@@ -64,14 +68,17 @@ class WindowPolicy:
     def windows(self, ws, heights, widths):
         """(n, 4) int64 array of (y, x, h, w), one window per sample of the workspace."""
         n = len(heights)
-        draws = np.asarray(ws.uniform_flat(self.draws_per_sample()), dtype=np.float64)
-        draws = draws.reshape(n, self.draws_per_sample())
+        draws = np.empty((n, self.draws_per_sample()), np.float64)
+        ratio = np.empty((n, self.attempts), _F32)
+        _kernel.draw_uniforms(ws.random_key(), np.ascontiguousarray(ws.sample_ids, np.int64), 0,
+                              self._log_lo, self._log_span, draws, ratio)
         height = np.asarray(heights, dtype=np.int64)
         width = np.asarray(widths, dtype=np.int64)
         key = (height.tobytes(), width.tobytes())
         if self._fixed is None or self._fixed[0] != key:
             self._fixed = key, _shape_terms(height, width, self.area, self.aspect)
-        return _draw_windows(self._fixed[1], draws, self.area, self.aspect, self.attempts)
+        return _draw_windows(self._fixed[1], draws, np.exp(ratio, out=ratio), self.area,
+                             self.aspect)
 
 
 def crop_window(height, width, draws, area, aspect, num_attempts):
@@ -98,8 +105,10 @@ def crop_windows(heights, widths, draws, area, aspect, num_attempts):
     """
     fixed = _shape_terms(np.asarray(heights, dtype=np.int64), np.asarray(widths, dtype=np.int64),
                          area, aspect)
-    return _draw_windows(fixed, np.ascontiguousarray(draws, dtype=np.float64), area, aspect,
-                         num_attempts)
+    draws = np.ascontiguousarray(draws, dtype=np.float64)
+    log_lo, log_hi = np.log(_F32(aspect[0])), np.log(_F32(aspect[1]))
+    r = draws[:, 1:2 * num_attempts:2].astype(_F32)
+    return _draw_windows(fixed, draws, np.exp(log_lo + r * (log_hi - log_lo)), area, aspect)
 
 
 def _shape_terms(height, width, area, aspect):
@@ -123,15 +132,12 @@ def _shape_terms(height, width, area, aspect):
         (height * width).astype(_F32)
 
 
-def _draw_windows(fixed, draws, area, aspect, num_attempts):
+def _draw_windows(fixed, draws, ratio, area, aspect):
+    """The windows of a batch from its draws and the aspect ratios of its attempts."""
     height, width, h, w, free, pixels = fixed
-    ar_lo, ar_hi = _F32(aspect[0]), _F32(aspect[1])
-    log_lo, log_hi = np.log(ar_lo), np.log(ar_hi)
-    r = draws[:, 1:2 * num_attempts:2].astype(_F32)
-    ratio = np.exp(log_lo + r * (log_hi - log_lo))
     out = np.empty((len(height), 4), np.int64)
     _kernel.draw_windows(height, width, h, w, free, pixels, draws, ratio, _F32(area[0]),
-                         _F32(area[1]), ar_lo, ar_hi, out)
+                         _F32(area[1]), _F32(aspect[0]), _F32(aspect[1]), out)
     return out
 
 

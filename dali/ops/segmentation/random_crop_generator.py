@@ -33,16 +33,26 @@ class RandomCropGenerator(_operator.Operator):
         if storage.dtype.kind not in "iu":
             name = _types.type_name(_types.dali_type_of(storage.dtype))
             raise self.error(f"Only integer types are supported. Got: {name}", TypeError)
-        shapes = np.asarray(storage.shapes).reshape(storage.num_samples, -1)
-        for i in np.flatnonzero((shapes.shape[1] != 1) | ~np.isin(shapes[:, 0], (2, 3))):
-            raise ws.sample_error(int(i), "Expected a 1D tensor with 2 or 3 values "
-                                          "representing an input shape (HW or HWC)")
+        shapes = storage.shapes
+        if shapes.shape[1] != 1 or not ((shapes == 2) | (shapes == 3)).all():
+            for i in np.flatnonzero((shapes.shape[1] != 1) | ((shapes[:, 0] != 2) &
+                                                              (shapes[:, 0] != 3))):
+                raise ws.sample_error(int(i), "Expected a 1D tensor with 2 or 3 values "
+                                              "representing an input shape (HW or HWC)")
         n = storage.num_samples
         return _operator.Plan([_operator.OutputDesc([(2,)] * n, np.int32, "", 1),
                                _operator.OutputDesc([(2,)] * n, np.int32, "", 1)])
 
     def run_cpu(self, ws, plan):
-        hw = np.array([s[:2] for s in ws.input_samples(0)], np.int64).reshape(-1, 2)
+        if ws.batch_size == 0:
+            return
+        storage = ws.input_storage(0).contiguous()
+        hw = storage.dense()
+        if hw is None:              # HW and HWC samples: the first two values of each
+            lengths = storage.shapes[:, 0]
+            first = np.cumsum(lengths) - lengths
+            hw = storage.flat()[np.stack([first, first + 1], 1)]
+        hw = hw[:, :2].astype(np.int64)
         windows = self.policy.windows(ws, hw[:, 0], hw[:, 1])
         ws.outputs[0].dense()[...] = windows[:, :2]
         ws.outputs[1].dense()[...] = windows[:, 2:]
