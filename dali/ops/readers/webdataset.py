@@ -9,8 +9,9 @@ of `ext[k]` (the first such component; a component may fill several outputs), as
 (uint8 by default).  Samples lacking a component are kept with an empty output, skipped or
 refused (`missing_component_behavior`), DALI's way: the test counts matching components, not
 filled outputs.  The data set is held as arrays (per sample its archive; per sample and
-output the data offset, the size and where the file's name is), and each batch's byte ranges
-are read without the GIL (`files.read_ranges`), ahead on the reader's thread
+output the data offset, the size and where the file's name is), and each batch is gathered
+from them and read in one call without the GIL (`_ext/kernels/webdataset.pyx`: components
+stored close together, as a batch in archive order, with one preadv), ahead
 (`_common.Reader.next_batch`).  Each output's source info is
 `<archive>:<offset>:<file name>` ("" for an empty output).  Order, sharding, shuffling and
 padding: `_loader`.
@@ -30,8 +31,8 @@ import warnings
 import numpy as np
 
 from dali import _operator, _registry
-from dali._ext import files, records
-from dali._ext.tensor_storage import BatchStorage
+from dali._ext import records
+from dali._ext.kernels import webdataset as _kernel
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali._types import dtype_of
@@ -204,7 +205,7 @@ class Webdataset(_in_order.InOrderReader):
         name_bytes = 0
         warned = False
         self._archive_sizes = []
-        self._underful = {}            # sample -> where, of those kept to be skipped
+        self._unreadable = {}          # sample -> its error, found when listing
         for s, path in enumerate(a["paths"]):
             try:
                 self._archive_sizes.append(os.path.getsize(path))
@@ -251,7 +252,7 @@ class Webdataset(_in_order.InOrderReader):
                     if self._behaviour == "error" and not self._skip:
                         raise RuntimeError(f"Underful sample detected at {source}")
                     if self._behaviour == "error":
-                        self._underful[len(shard_of)] = source
+                        self._unreadable[len(shard_of)] = f"Underful sample detected at {source}"
                 shard_of.append(s)
                 line_of.append(line)
                 offsets.append(off)
@@ -265,6 +266,13 @@ class Webdataset(_in_order.InOrderReader):
         self._name_at = np.array(name_at, np.int64).reshape(-1, n_out)
         self._name_len = np.array(name_len, np.int64).reshape(-1, n_out)
         self._names = b"".join(names)
+        if a["index_paths"]:
+            limits = np.array(self._archive_sizes, np.int64)[self._shard]
+            outside = ((self._size >= 0) & (self._offset >= limits[:, None])).any(axis=1)
+            for s in np.flatnonzero(outside).tolist():
+                self._unreadable.setdefault(s, str(_index_error(
+                    a["index_paths"][self._shard[s]], int(self._line[s]),
+                    "offset is outside of the archive file")))
         return range(len(shard_of))
 
     # -- one iteration -----------------------------------------------------------------------
@@ -279,45 +287,28 @@ class Webdataset(_in_order.InOrderReader):
     def read(self, entries):
         """((a storage per output, the source infos per output), None), or (None, (index,
         message)) for the first sample that cannot be read (on the reader's thread: the
-        byte ranges are read without the GIL)."""
-        ids = np.asarray(entries, np.int64)
-        if self._underful:
-            i = next((i for i, e in enumerate(entries) if e in self._underful), None)
+        components are read in one call without the GIL, `_kernel.read_samples`)."""
+        if self._unreadable:
+            i = next((i for i, e in enumerate(entries) if e in self._unreadable), None)
             if i is not None:
-                return None, (i, f"Underful sample detected at {self._underful[entries[i]]}")
-        sizes = self._size[ids]
-        offsets = self._offset[ids]
-        shards = self._shard[ids]
-        n_out = sizes.shape[1]
-        present = sizes >= 0
-        if self.args["index_paths"]:
-            limits = np.array(self._archive_sizes, np.int64)[shards]
-            outside = present & (offsets >= limits[:, None])
-            if outside.any():
-                i = int(np.argwhere(outside)[0, 0])
-                return None, (i, str(_index_error(
-                    self.args["index_paths"][shards[i]], int(self._line[ids[i]]),
-                    "offset is outside of the archive file")))
-        byte_sizes = np.maximum(sizes, 0)
-        storages = [BatchStorage.allocate(np.uint8, byte_sizes[:, k:k + 1], ndim=1)
-                    for k in range(n_out)]
-        views = [st.samples() for st in storages]
-        archive = [self._paths[s] for s in shards.tolist()]
-        where = np.argwhere(present).tolist()            # sample-major: the archive's order
-        paths = [archive[i] for i, _ in where]
-        outs = [views[k][i] for i, k in where]
-        failure = files.read_ranges(paths, offsets[present], outs) if outs else None
+                return None, (i, self._unreadable[entries[i]])
+        ids = np.asarray(entries, np.int64)
+        storages, failure = _kernel.read_samples(self._paths, ids, self._shard,
+                                                 self._offset, self._size)
         if failure is not None:
-            j, err, got = failure
-            path = self.args["paths"][shards[where[j][0]]]
+            i, k, err, got = failure
+            path = self.args["paths"][self._shard[ids[i]]]
             detail = os.strerror(err) if err else \
-                f"the archive ends {got} bytes into a {outs[j].size}-byte component"
-            return None, (where[j][0], f"Error reading from a file {path}: {detail}")
-        for k in range(n_out):
-            if self._dtypes[k] != np.uint8:
+                f"the archive ends {got} bytes into a {self._size[ids[i], k]}-byte component"
+            return None, (i, f"Error reading from a file {path}: {detail}")
+        sizes, offsets, shards = self._size[ids], self._offset[ids], self._shard[ids]
+        present = sizes >= 0
+        for k, dtype in enumerate(self._dtypes):
+            if dtype != np.uint8:
                 storages[k] = storages[k].viewed_as(
-                    self._dtypes[k], byte_sizes[:, k:k + 1] // self._dtypes[k].itemsize)
-        infos = [self._source_infos(ids, shards, offsets, present, k) for k in range(n_out)]
+                    dtype, np.maximum(sizes[:, k:k + 1], 0) // dtype.itemsize)
+        infos = [self._source_infos(ids, shards, offsets, present, k)
+                 for k in range(len(storages))]
         return (storages, infos), None
 
     def _source_infos(self, ids, shards, offsets, present, k):
