@@ -8,7 +8,9 @@ Per axis d, with the ROI [start, end) and the crop extent c (DALI's rule):
   to [0, shape - c], so the window stays inside the input;
 
 and the start is drawn uniformly among the integers of that range (one draw per axis, stream 0).
-The number of axes is that of `crop_shape`.  Only arguments are read: no pixel is touched.
+The number of axes is that of `crop_shape`.  Only arguments are read: no pixel is touched.  The
+whole batch is one nogil call of the `roi_random_crop` kernel (constant arguments passed as one
+row for every sample).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from dali import _operator, _registry
+from dali._ext.kernels import roi_random_crop as _kernel
 from dali._schema import REQUIRED, Arg, Schema
 from dali._types import DALIDataType as T
 
@@ -49,6 +52,10 @@ class ROIRandomCrop(_operator.Operator):
         if ("roi_end" in given) == ("roi_shape" in given):
             raise self.error("Either ROI end or ROI shape should be defined, but not both",
                              RuntimeError)
+        # the constant vector arguments as one row for every sample
+        self._constants = {name: np.asarray(self.args[name], np.int64).reshape(1, -1)
+                           for name in ("crop_shape", "roi_start", "roi_end", "roi_shape",
+                                        "in_shape") if self.args[name] is not None}
 
     def infer(self, ws):
         if ws.arg_given("in_shape") and len(ws.inputs) == 1:
@@ -59,8 +66,10 @@ class ROIRandomCrop(_operator.Operator):
                                                     np.int64, "", 1)], crop=crop)
 
     def _rows(self, ws, name, ndim):
-        """The (batch_size, ndim) int64 values of vector argument `name`."""
-        rows = ws.arg_rows(name, np.int64)
+        """The int64 values of vector argument `name`: (1, ndim) for a constant, else
+        (batch_size, ndim)."""
+        rows = self._constants.get(name) if not ws.is_arg_input(name) else \
+            ws.arg_rows(name, np.int64)
         if rows is None:
             values = ws.arg(name)
             ndim = ndim or values[0].size
@@ -71,39 +80,42 @@ class ROIRandomCrop(_operator.Operator):
                    else next(v.size for v in ws.arg(name) if v.size != ndim))
             raise self.error(f'Argument "{name}" expected shape {ndim} but got {got} values, '
                              "which can't be interpreted as the expected shape.")
-        return np.asarray(rows, np.int64).reshape(ws.batch_size, ndim)
+        return rows
 
     def run_cpu(self, ws, plan):
         crop = plan.crop
-        n, ndim = crop.shape
+        n, ndim = ws.batch_size, crop.shape[1]
+        if n == 0:
+            return
         start = self._rows(ws, "roi_start", ndim)
-        end = (self._rows(ws, "roi_end", ndim) if ws.arg_given("roi_end")
-               else start + self._rows(ws, "roi_shape", ndim))
-        lo = np.where(end - start > crop, start, end - crop)
-        hi = np.where(end - start > crop, end - crop, start)
+        end_is_shape = not ws.arg_given("roi_end")
+        end = self._rows(ws, "roi_shape" if end_is_shape else "roi_end", ndim)
         shape = self._input_shape(ws, ndim)
-        if shape is not None:
-            for i, d in zip(*np.nonzero(shape < crop), strict=True):
-                raise ws.sample_error(int(i), "Cropping shape can't be bigger than the input "
-                                              f"shape. Got: crop_shape[{crop[i, d]}] and "
-                                              f"sample_shape[{shape[i, d]}] for d={d}")
-            for i, d in zip(*np.nonzero((start < 0) | (shape < end)), strict=True):
-                raise ws.sample_error(int(i), "ROI can't be out of bounds. Got roi_start"
-                                              f"[{start[i, d]}], roi_end[{end[i, d]}], "
-                                              f"sample_shape[{shape[i, d]}], for d={d}")
-            lo = np.clip(lo, 0, shape - crop)
-            hi = np.clip(hi, 0, shape - crop)
-        u = ws.uniform_flat(ndim).reshape(n, ndim)
-        out = lo + np.minimum(np.floor(u * (hi - lo + 1)).astype(np.int64), hi - lo)
-        ws.outputs[0].dense()[...] = out
+        error, i, d = _kernel.window_starts(
+            ws.random_key(), np.ascontiguousarray(ws.sample_ids, np.int64), crop, start, end,
+            end_is_shape, shape, ws.outputs[0].dense())
+        if error == _kernel.CROP_TOO_LARGE:
+            raise ws.sample_error(i, "Cropping shape can't be bigger than the input shape. Got: "
+                                     f"crop_shape[{_at(crop, i, d)}] and "
+                                     f"sample_shape[{_at(shape, i, d)}] for d={d}")
+        if error == _kernel.ROI_OUTSIDE:
+            roi_end = _at(end, i, d) + (_at(start, i, d) if end_is_shape else 0)
+            raise ws.sample_error(i, f"ROI can't be out of bounds. Got roi_start"
+                                     f"[{_at(start, i, d)}], roi_end[{roi_end}], "
+                                     f"sample_shape[{_at(shape, i, d)}], for d={d}")
 
     def _input_shape(self, ws, ndim):
         if ws.arg_given("in_shape"):
             return self._rows(ws, "in_shape", ndim)
         if len(ws.inputs) == 0:
             return None
-        shapes = np.asarray(ws.input_storage(0).shapes, np.int64).reshape(ws.batch_size, -1)
+        shapes = ws.input_storage(0).shapes
         if shapes.shape[1] < ndim:
             raise self.error(f"The input has {shapes.shape[1]} dimensions, fewer than the "
                              f"{ndim} of `crop_shape`.")
         return shapes[:, :ndim]
+
+
+def _at(rows, i, d):
+    """Sample i's value on axis d of a (1 or batch_size, ndim) argument array."""
+    return int(rows[i if len(rows) > 1 else 0, d])

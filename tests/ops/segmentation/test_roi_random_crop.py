@@ -93,6 +93,24 @@ def test_bad_values(kwargs, message):
                                                 **kwargs))
 
 
+def test_errors_name_the_sample_of_per_sample_arguments():
+    """A crop larger than its input is reported before an earlier sample's ROI outside it."""
+    xs = [np.zeros((50, 60), np.uint8)] * 3
+    starts = [np.array([1, 2], np.int32), np.array([45, 2], np.int32),
+              np.array([1, 2], np.int32)]
+    crops = [np.array([10, 10], np.int32)] * 2 + [np.array([10, 61], np.int32)]
+
+    def build(fn, x, s, c):
+        return fn.roi_random_crop(x, crop_shape=c, roi_start=s, roi_shape=[6, 6])
+
+    with pytest.raises(PipelineError, match=r"crop_shape\[61\] and sample_shape\[60\] for "
+                                            r"d=1\n\(in sample 2 of the batch"):
+        run_op(build, [xs, starts, crops])
+    with pytest.raises(PipelineError, match=r"roi_start\[45\], roi_end\[51\], "
+                                            r"sample_shape\[50\], for d=0\n\(in sample 1 "):
+        run_op(build, [xs, starts, crops[:1] * 3])
+
+
 def test_in_shape_with_an_input():
     with pytest.raises(PipelineError, match="roi_random_crop: ``in_shape`` argument is "
                                             "incompatible with providing an input"):
