@@ -8,9 +8,10 @@ applied after the input's), or `T @ M` with `reverse_order`; `combine` multiplie
 same way.  The products are taken in float64 and stored as float32 by one kernel call per batch
 (`_ext/kernels/transforms`, straight into the output).
 
-While no argument is an input, the plan of a batch (output shapes, and the one matrix of every
-sample when the output is not a sequence) is kept for the next batch whose inputs have the same
-shapes, layouts and types: such a batch costs the kernel call and little else.
+The plan of a batch (output shapes and, when no argument is an input and the output is not a
+sequence, the one matrix of every sample) is kept for the next batch whose inputs and argument
+inputs have the same shapes and layouts: with constant arguments such a batch costs the kernel
+call and little else.
 
 Sequences: an input transform whose layout starts with "F" (shape (frames, n, n+1)) or an
 argument input marked per frame (`fn.per_frame`: shape (frames, k)) makes the output a sequence
@@ -66,20 +67,23 @@ class Transform(_operator.Operator):
         key = self.plan_key(ws)
         plan = self._last.get(key)
         if plan is None:
-            plan = self._last.keep(key, self.new_plan(ws, constant=key is not None))
+            plan = self._last.keep(key, self.new_plan(ws, constant=not ws.arg_inputs))
         return plan
 
     def setup(self):
-        self._last = _operator.LastPlan()   # the last batch's plan (no argument inputs)
+        self._last = _operator.LastPlan()   # the last batch's plan
+        # the constant values of the vector arguments, as values() reads them: (1, k) float64
+        self._rows = {name: np.asarray(self.args[name], np.float64).reshape(1, -1)
+                      for name in self.frame_args if self.args[name] is not None}
 
     def plan_key(self, ws):
-        """What the plan depends on when no argument is an input (the batch size and the
-        inputs' shapes, layouts and types), else None."""
-        if ws.arg_inputs:
-            return None
-        return (ws.batch_size, *(_operator.shapes_key(tensors.storage_of(tl).shapes,
-                                                      tl.layout(), tl.dtype)
-                                 for tl in ws.inputs))
+        """What the plan depends on: the batch size and the shapes, layouts and types of the
+        inputs and the shapes and layouts of the argument inputs."""
+        return (ws.batch_size,
+                *(_operator.shapes_key(tensors.storage_of(tl).shapes, tl.layout(), tl.dtype)
+                  for tl in ws.inputs),
+                *(_operator.shapes_key(tensors.storage_of(tl).shapes, name, tl.layout())
+                  for name, tl in ws.arg_inputs.items()))
 
     def new_plan(self, ws, constant):
         """The plan of a batch; with `constant` arguments and no sequence it holds the one
@@ -96,6 +100,7 @@ class Transform(_operator.Operator):
             raise self.error(f"The input describes a {in_ndim}D transform but other arguments "
                              f"suggest a {ndim}D transform", RuntimeError)
         plan = self.output_plan(ws, ndim, self.frames(ws, sources))
+        plan.sizes = {name: self.arg_size(ws, name) for name in ws.arg_inputs}
         plan.single = None
         if constant and plan.frames is None:
             plan.single = self.single_matrix(ws, ndim)
@@ -103,7 +108,7 @@ class Transform(_operator.Operator):
 
     def single_matrix(self, ws, ndim):
         """The (1, ndim + 1, ndim + 1) matrix of every sample, for constant arguments."""
-        return self.matrices(ws, _operator.Plan([], ndim=ndim, frames=None, parts=1))
+        return self.matrices(ws, _operator.Plan([], ndim=ndim, frames=None, parts=1, sizes={}))
 
     def run_cpu(self, ws, plan):
         m = plan.single if plan.single is not None else self.matrices(ws, plan)
@@ -185,14 +190,13 @@ class Transform(_operator.Operator):
     def values(self, ws, name, plan, size, repeat=True):
         """(plan.parts, size) float64 values of the argument `name`: a single value is
         repeated `size` times (when `repeat`), other counts than 1 and `size` are an error."""
-        k = self.arg_size(ws, name)
+        tl = ws.arg_inputs.get(name)
+        k = self._rows[name].shape[1] if tl is None else plan.sizes[name]
         if k != size and (k != 1 or not repeat):
             raise self.error(f'Argument "{name}" expected shape {size} but got {k} values, '
                              "which can't be interpreted as the expected shape.", RuntimeError)
-        tl = ws.arg_inputs.get(name)
         if tl is None:
-            row = np.asarray(self.args[name], np.float64).reshape(1, k)
-            return np.broadcast_to(row, (plan.parts, size))
+            return np.broadcast_to(self._rows[name], (plan.parts, size))
         if per_frame_counts(ws, name) is None:
             rows = np.asarray(tensors.storage_of(tl).contiguous().flat(), np.float64).reshape(-1, k)
         else:

@@ -82,3 +82,15 @@ def test_argument_inputs_are_read_every_batch():
     for out, batch in zip(outs, fed, strict=True):
         for o, off in zip(out, batch, strict=True):
             np.testing.assert_allclose(o, [[c, -s, off[0]], [s, c, off[1]]], rtol=1e-6)
+
+
+def test_per_frame_argument_inputs_over_changing_frame_counts():
+    offsets = [[rng.normal(size=(f, 2)).astype(np.float32) for f in frames]
+               for frames in ((2, 1, 3), (2, 1, 3), (1, 4, 1), (3, 3, 2), (1, 2))]
+    outs, fed = run_batches(lambda fn, o, _: fn.transforms.translation(
+        offset=fn.per_frame(o)), offsets)
+    for out, batch in zip(outs, fed, strict=True):
+        assert [o.shape for o in out] == [(len(s), 2, 3) for s in batch]
+        for o, s in zip(out, batch, strict=True):
+            np.testing.assert_array_equal(o[:, :, :2], np.broadcast_to(np.eye(2), (len(s), 2, 2)))
+            np.testing.assert_array_equal(o[:, :, 2], s)
