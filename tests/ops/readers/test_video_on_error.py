@@ -41,5 +41,5 @@ def test_a_file_that_vanished_is_skipped(emulated_gpu, tmp_path, reader):
     assert firsts == [0, 2, 4, 6, 0, 2, 4, 0]
     assert all(f.shape == ((2, 24, 32, 3) if kwargs else (2, 48, 64, 3)) for f in frames)
     skipped = p.reader_meta("R")["skipped"]
-    assert [s["sample"] for s in skipped] == [files[1]] * 3
+    assert [s["sample"] for s in skipped][:3] == [files[1]] * 3
     assert "cannot read" in skipped[0]["reason"]
