@@ -148,6 +148,7 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
             raise RuntimeError(f'on_error must be "raise" or "skip", got {a["on_error"]!r}')
         self._validators = []
         self._skipped = []                   # (entry name, reason)
+        self._skipped_names = set()          # of the entries skipped (`_note_skipped`)
         self._taken = 0                      # samples taken from the loader (skipped included)
         self._reads_ahead = False            # batches come from next_batch (reading ahead)
         self._epoch_end = 0                  # ... when the current epoch ends
@@ -316,8 +317,21 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
         return BatchStorage.from_arrays([x for data in parts for x in data.samples()])
 
     def _note_skipped(self, entries, skipped):
-        """Account for a read run of the loader's samples: `entries` kept, `skipped` not."""
+        """Account for a read run of the loader's samples: `entries` kept, `skipped` not; an
+        error once every entry the loader draws from has been skipped (the batch would never
+        fill)."""
         self._skipped += [(self.entry_name(e), why) for e, why, _ in skipped]
+        if skipped and not entries:           # (where every sample fails, no run keeps one)
+            self._skipped_names.update(name for name, _ in self._skipped[-len(skipped):])
+            loader = self.loader
+            drawn = loader.size if not loader.stick else \
+                _loader.shard_start(loader.shard_id + 1, loader.num_shards, loader.size) - \
+                _loader.shard_start(loader.shard_id, loader.num_shards, loader.size)
+            if len(self._skipped_names) >= drawn:
+                name, why = self._skipped[-1]
+                raise RuntimeError(f"{self.spec.display_name}: every sample was skipped "
+                                   f'(on_error="skip"), none can be read; the last, {name}: '
+                                   f"{why}")
         self._pending += [self._taken + k for _, _, k in skipped]
         self._taken += len(entries) + len(skipped)
 

@@ -205,7 +205,7 @@ class Webdataset(_in_order.InOrderReader):
         name_bytes = 0
         warned = False
         self._archive_sizes = []
-        self._unreadable = {}          # sample -> its error, found when listing
+        self._unreadable = {}          # sample -> its error, found when listing (and `_bad`)
         for s, path in enumerate(a["paths"]):
             try:
                 self._archive_sizes.append(os.path.getsize(path))
@@ -273,6 +273,8 @@ class Webdataset(_in_order.InOrderReader):
                 self._unreadable.setdefault(s, str(_index_error(
                     a["index_paths"][self._shard[s]], int(self._line[s]),
                     "offset is outside of the archive file")))
+        self._bad = np.zeros(len(shard_of), bool)
+        self._bad[list(self._unreadable)] = True
         return range(len(shard_of))
 
     # -- one iteration -----------------------------------------------------------------------
@@ -288,11 +290,11 @@ class Webdataset(_in_order.InOrderReader):
         """((a storage per output, the source infos per output), None), or (None, (index,
         message)) for the first sample that cannot be read (on the reader's thread: the
         components are read in one call without the GIL, `_kernel.read_samples`)."""
-        if self._unreadable:
-            i = next((i for i, e in enumerate(entries) if e in self._unreadable), None)
-            if i is not None:
-                return None, (i, self._unreadable[entries[i]])
         ids = np.asarray(entries, np.int64)
+        if self._unreadable:
+            bad = np.flatnonzero(self._bad[ids])
+            if bad.size:
+                return None, (int(bad[0]), self._unreadable[int(ids[bad[0]])])
         storages, failure = _kernel.read_samples(self._paths, ids, self._shard,
                                                  self._offset, self._size)
         if failure is not None:

@@ -115,3 +115,25 @@ def test_bad_on_error_value(tmp_path):
     (tmp_path / "a.bin").write_bytes(b"a")
     with pytest.raises(RuntimeError, match='on_error must be "raise" or "skip"'):
         _pipe(fn.readers.file, 1, file_root=str(tmp_path), files=["a.bin"], on_error="ignore")
+
+
+@pytest.mark.parametrize("kwargs", [{}, dict(num_shards=2, shard_id=0, stick_to_shard=True)])
+def test_a_data_set_where_every_sample_fails_is_an_error(tmp_path, kwargs):
+    names = [f"{i}.bin" for i in range(6)]
+    for n in names:
+        (tmp_path / n).write_bytes(n.encode())
+    p = _pipe(fn.readers.file, 2, file_root=str(tmp_path), files=names, on_error="skip",
+              **kwargs)
+    for n in names[:3]:                      # shard 0 of 2, or 3 of the 6 files
+        os.remove(tmp_path / n)
+    if not kwargs:
+        with pytest.warns(RuntimeWarning, match=r"3 sample\(s\)"):
+            got = [n for batch in _names(p, 2) for n in batch]  # the good files, then none
+        assert got == ["3.bin", "4.bin", "5.bin", "3.bin"]
+        for n in names[3:]:
+            os.remove(tmp_path / n)
+    with pytest.raises(RuntimeError, match=r'every sample was skipped \(on_error="skip"\), '
+                                           r"none can be read; the last, \d.bin: cannot read"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")          # the epochs' counts before
+            _names(p, 4)
