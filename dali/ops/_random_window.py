@@ -1,5 +1,5 @@
 """Random crop windows (area fraction and aspect ratio drawn per sample), as DALI chooses them;
-shared by fn.random_resized_crop and fn.decoders.image_random_crop.
+shared by fn.random_resized_crop, fn.random_crop_generator and fn.decoders.image_random_crop.
 
 The crop window of an H x W image:
 
@@ -16,10 +16,11 @@ The crop window of an H x W image:
 Arithmetic is in float32 like DALI's.  Draws come from the workspace's counter-based streams, a
 fixed number per sample (two per attempt, then two for the position), so a sample's window
 depends only on the operator seed and the sample's index: not on threads or batch splits.  A
-batch is three calls: the `random_window` kernel draws the numbers (those of
+batch is one call of the `random_window` kernel: it draws the numbers (those of
 `Workspace.uniform`, the Philox blocks computed in runs) and the exponents of the aspect
-ratios, NumPy takes their exp (C's expf need not give its bits), and the kernel makes the
-attempts and positions (the same float32 arithmetic as NumPy, in C).
+ratios, has NumPy take their exp (C's expf need not give its bits), and makes the attempts and
+positions (the same float32 arithmetic as NumPy, in C), written straight into the caller's
+arrays.  What the windows take from the image sizes alone is kept while the sizes repeat.
 """
 
 from __future__ import annotations
@@ -58,27 +59,29 @@ class WindowPolicy:
             raise ValueError(f"argument `random_aspect_ratio` must be positive, got "
                              f"{self.aspect}")
         self.attempts = max(0, int(args["num_attempts"]))
+        self._limits = (_F32(self.area[0]), _F32(self.area[1]), _F32(self.aspect[0]),
+                        _F32(self.aspect[1]))
         self._log_lo = np.log(_F32(self.aspect[0]))
         self._log_span = np.log(_F32(self.aspect[1])) - self._log_lo
         self._fixed = None   # (sizes key, `_shape_terms`) of the last batch's image sizes
 
-    def draws_per_sample(self):
-        return 2 * self.attempts + 2
-
     def windows(self, ws, heights, widths):
         """(n, 4) int64 array of (y, x, h, w), one window per sample of the workspace."""
-        n = len(heights)
-        draws = np.empty((n, self.draws_per_sample()), np.float64)
-        ratio = np.empty((n, self.attempts), _F32)
-        _kernel.draw_uniforms(ws.random_key(), np.ascontiguousarray(ws.sample_ids, np.int64), 0,
-                              self._log_lo, self._log_span, draws, ratio)
+        out = np.empty((len(heights), 4), np.int64)
+        self.write_windows(ws, heights, widths, out[:, :2], out[:, 2:])
+        return out
+
+    def write_windows(self, ws, heights, widths, anchor, shape):
+        """Write the windows of `windows` into (n, 2) int32 or int64 arrays: (y, x) into
+        `anchor`, (h, w) into `shape`."""
         height = np.asarray(heights, dtype=np.int64)
         width = np.asarray(widths, dtype=np.int64)
         key = (height.tobytes(), width.tobytes())
         if self._fixed is None or self._fixed[0] != key:
             self._fixed = key, _shape_terms(height, width, self.area, self.aspect)
-        return _draw_windows(self._fixed[1], draws, np.exp(ratio, out=ratio), self.area,
-                             self.aspect)
+        _kernel.random_windows(self._fixed[1], ws.random_key(),
+                               np.ascontiguousarray(ws.sample_ids, np.int64), self.attempts,
+                               *self._limits, self._log_lo, self._log_span, anchor, shape)
 
 
 def crop_window(height, width, draws, area, aspect, num_attempts):
@@ -108,7 +111,11 @@ def crop_windows(heights, widths, draws, area, aspect, num_attempts):
     draws = np.ascontiguousarray(draws, dtype=np.float64)
     log_lo, log_hi = np.log(_F32(aspect[0])), np.log(_F32(aspect[1]))
     r = draws[:, 1:2 * num_attempts:2].astype(_F32)
-    return _draw_windows(fixed, draws, np.exp(log_lo + r * (log_hi - log_lo)), area, aspect)
+    out = np.empty((len(draws), 4), np.int64)
+    _kernel.draw_windows(fixed, draws, np.exp(log_lo + r * (log_hi - log_lo)), _F32(area[0]),
+                         _F32(area[1]), _F32(aspect[0]), _F32(aspect[1]), out[:, :2],
+                         out[:, 2:])
+    return out
 
 
 def _shape_terms(height, width, area, aspect):
@@ -128,17 +135,8 @@ def _shape_terms(height, width, area, aspect):
     h = np.minimum(np.where(too_wide, height, np.where(too_tall, max_h, h)), height)
     w = np.minimum(np.where(too_wide, max_w, np.where(too_tall, width, w)), width)
     free = ~(too_wide | too_tall)
-    return height, width, h.astype(np.int64), w.astype(np.int64), free.view(np.uint8), \
-        (height * width).astype(_F32)
-
-
-def _draw_windows(fixed, draws, ratio, area, aspect):
-    """The windows of a batch from its draws and the aspect ratios of its attempts."""
-    height, width, h, w, free, pixels = fixed
-    out = np.empty((len(height), 4), np.int64)
-    _kernel.draw_windows(height, width, h, w, free, pixels, draws, ratio, _F32(area[0]),
-                         _F32(area[1]), _F32(aspect[0]), _F32(aspect[1]), out)
-    return out
+    return _kernel.SizeTerms(height, width, h, w, free.view(np.uint8),
+                             (height * width).astype(_F32))
 
 
 def _fallback(height, width, area_hi, ar_lo, ar_hi, max_w, max_h):

@@ -2,7 +2,9 @@
 
 The input holds one shape per sample, (H, W) or (H, W, C) (any integer type); the outputs are
 the window's anchor (y, x) and shape (h, w), int32, chosen exactly as fn.random_resized_crop
-chooses its windows (dali/ops/_random_window.py: DALI's rule, counter-based draws).
+chooses its windows (dali/ops/_random_window.py: DALI's rule, counter-based draws).  The sizes
+are read and checked by one kernel call in `infer`, and the windows are written straight into
+the outputs by one in `run_cpu`.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from dali import _operator, _registry, _types
+from dali._ext.kernels import random_window as _window_kernel
 from dali._schema import Schema
 from dali.ops import _random_window
 
@@ -33,26 +36,14 @@ class RandomCropGenerator(_operator.Operator):
         if storage.dtype.kind not in "iu":
             name = _types.type_name(_types.dali_type_of(storage.dtype))
             raise self.error(f"Only integer types are supported. Got: {name}", TypeError)
-        shapes = storage.shapes
-        if shapes.shape[1] != 1 or not ((shapes == 2) | (shapes == 3)).all():
-            for i in np.flatnonzero((shapes.shape[1] != 1) | ((shapes[:, 0] != 2) &
-                                                              (shapes[:, 0] != 3))):
-                raise ws.sample_error(int(i), "Expected a 1D tensor with 2 or 3 values "
-                                              "representing an input shape (HW or HWC)")
+        bad, hw = _window_kernel.image_sizes(storage)
+        if bad >= 0:
+            raise ws.sample_error(bad, "Expected a 1D tensor with 2 or 3 values representing an "
+                                       "input shape (HW or HWC)")
         n = storage.num_samples
         return _operator.Plan([_operator.OutputDesc([(2,)] * n, np.int32, "", 1),
-                               _operator.OutputDesc([(2,)] * n, np.int32, "", 1)])
+                               _operator.OutputDesc([(2,)] * n, np.int32, "", 1)], hw=hw)
 
     def run_cpu(self, ws, plan):
-        if ws.batch_size == 0:
-            return
-        storage = ws.input_storage(0).contiguous()
-        hw = storage.dense()
-        if hw is None:              # HW and HWC samples: the first two values of each
-            lengths = storage.shapes[:, 0]
-            first = np.cumsum(lengths) - lengths
-            hw = storage.flat()[np.stack([first, first + 1], 1)]
-        hw = hw[:, :2].astype(np.int64)
-        windows = self.policy.windows(ws, hw[:, 0], hw[:, 1])
-        ws.outputs[0].dense()[...] = windows[:, :2]
-        ws.outputs[1].dense()[...] = windows[:, 2:]
+        self.policy.write_windows(ws, plan.hw[:, 0], plan.hw[:, 1], ws.outputs[0].dense(),
+                                  ws.outputs[1].dense())

@@ -1,12 +1,17 @@
-"""The random_window kernel's draws: the numbers of `rng.uniform` (the workspace's streams) and
+"""The random_window kernel: its draws (the numbers of `rng.uniform`, the workspace's streams, and
 the exponents of the aspect ratios as NumPy computes them in float32, for any number of
-attempts (Philox runs of every length), sample ids past 2^32 and other streams."""
+attempts, sample ids past 2^32 and other streams), the whole batch's windows in one call
+against the NumPy formulation, the outputs it takes, and the image sizes of shape tensors."""
 
 import numpy as np
 import pytest
+from dali._ext.tensor_storage import BatchStorage
 
 from dali._ext import rng
 from dali._ext.kernels import random_window
+from dali.ops import _random_window
+
+RNG = np.random.default_rng(8)
 
 
 @pytest.mark.parametrize("attempts", [0, 1, 3, 7, 10, 37])
@@ -30,3 +35,69 @@ def test_draws_check_their_arrays():
     with pytest.raises(ValueError, match="same samples"):
         random_window.draw_uniforms(1, np.arange(3, dtype=np.int64), 0, 0.0, 1.0,
                                     np.empty((3, 6)), np.empty((3, 3), np.float32))
+
+
+def _terms(heights, widths, area, aspect):
+    return _random_window._shape_terms(np.asarray(heights, np.int64),
+                                       np.asarray(widths, np.int64), area, aspect)
+
+
+@pytest.mark.parametrize("attempts", [0, 1, 10])
+def test_random_windows_are_the_draws_then_the_windows(attempts):
+    """One call (draws, NumPy's exp, attempts) gives the windows of `crop_windows` on the
+    workspace's draws, into int64 or int32 arrays, rows apart or not."""
+    n = 50
+    heights, widths = RNG.integers(1, 900, n), RNG.integers(1, 900, n)
+    area, aspect = [0.1, 0.9], [0.5, 2.0]
+    key, ids = rng.mix_key(31, 0), np.arange(7, 7 + n, dtype=np.int64)
+    draws = rng.uniform(key, ids, np.full(n, 2 * attempts + 2, np.int64), 0).reshape(n, -1)
+    want = _random_window.crop_windows(heights, widths, draws, area, aspect, attempts)
+    f32 = np.float32
+    log_lo = np.log(f32(aspect[0]))
+    for dtype in (np.int64, np.int32):
+        out = np.full((n, 4), -1, dtype)
+        anchor, shape = np.full((n, 2), -1, dtype), np.full((n, 2), -1, dtype)
+        for a, s in ((out[:, :2], out[:, 2:]), (anchor, shape)):
+            random_window.random_windows(_terms(heights, widths, area, aspect), key, ids,
+                                         attempts, f32(area[0]), f32(area[1]), f32(aspect[0]),
+                                         f32(aspect[1]), log_lo,
+                                         np.log(f32(aspect[1])) - log_lo, a, s)
+        np.testing.assert_array_equal(out, want)
+        np.testing.assert_array_equal(np.concatenate([anchor, shape], 1), want)
+
+
+def test_windows_check_their_outputs():
+    terms = _terms([10, 20], [30, 40], [0.1, 1.0], [0.5, 2.0])
+    draws, ratio = np.zeros((2, 4)), np.ones((2, 1), np.float32)
+    ok = np.zeros((2, 2), np.int32)
+    for anchor, shape in ((np.zeros((2, 2), np.int16), np.zeros((2, 2), np.int16)),
+                          (ok, np.zeros((2, 2), np.int64)), (ok, np.zeros((3, 2), np.int32)),
+                          (ok, np.zeros((2, 4), np.int32)[:, ::2]),
+                          (ok, np.zeros((2, 2), np.int32).T)):
+        with pytest.raises(ValueError, match="anchor and shape must be"):
+            random_window.draw_windows(terms, draws, ratio, 0.1, 1.0, 0.5, 2.0, anchor, shape)
+    with pytest.raises(ValueError, match="same samples and attempts"):
+        random_window.draw_windows(terms, draws[:1], ratio, 0.1, 1.0, 0.5, 2.0, ok, ok.copy())
+    with pytest.raises(ValueError, match="sample ids"):
+        random_window.random_windows(terms, 1, np.arange(3, dtype=np.int64), 1, 0.1, 1.0, 0.5,
+                                     2.0, 0.0, 1.0, ok, ok.copy())
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32,
+                                   np.int64, np.uint64])
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_image_sizes_of_shape_tensors(dtype, contiguous):
+    shapes = [np.array([7, 100, 3]), np.array([120, 5]), np.array([127, 126, 1])]
+    make = BatchStorage.from_arrays if contiguous else BatchStorage.from_samples
+    bad, hw = random_window.image_sizes(make([s.astype(dtype) for s in shapes]))
+    assert bad == -1 and hw.dtype == np.int64
+    assert hw.tolist() == [[7, 100], [120, 5], [127, 126]]
+
+
+def test_image_sizes_name_the_first_bad_sample():
+    good, bad = np.array([4, 5], np.int32), np.array([4, 5, 3, 1], np.int32)
+    assert random_window.image_sizes(BatchStorage.from_samples([good, bad, bad]))[0] == 1
+    two_d = [np.array([[4, 5]], np.int32)] * 2
+    assert random_window.image_sizes(BatchStorage.from_arrays(two_d))[0] == 0
+    with pytest.raises(ValueError, match="integers"):
+        random_window.image_sizes(BatchStorage.from_arrays([np.zeros(2, np.float32)]))
