@@ -284,7 +284,16 @@ class Webdataset(_in_order.InOrderReader):
                                for dt in self._dtypes], data=data)
 
     def entry_name(self, entry):
-        return f"sample {entry} of the data set ({self.args['paths'][self._shard[entry]]})"
+        """The source info of the sample's first component (`<archive>:<offset>:<file name>`),
+        or its index in the data set when it has none."""
+        path = self.args["paths"][self._shard[entry]]
+        present = np.flatnonzero(self._size[entry] >= 0)
+        if not present.size:
+            return f"sample {entry} of the data set ({path})"
+        k = present[0]
+        at = self._name_at[entry, k]
+        name = self._names[at:at + self._name_len[entry, k]]
+        return f"{path}:{self._offset[entry, k]}:{name.decode('utf-8', 'surrogateescape')}"
 
     def read(self, entries):
         """((a storage per output, the source infos per output), None), or (None, (index,

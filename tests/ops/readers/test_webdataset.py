@@ -397,8 +397,7 @@ def test_on_error_skip_drops_underful_and_truncated_samples(tmp_path):
     assert clss == [b"%d" % i if s == "a" else b"B%d" % i * 300 for s, i in good]
     assert [x.decode().rsplit(":", 1)[1] for x in jpg_infos] == [f"{s}{i}.jpg" for s, i in good]
     skipped = meta["skipped"]
-    assert [s["sample"] for s in skipped][:2] == [f"sample 2 of the data set ({whole})",
-                                                  f"sample 7 of the data set ({cut})"]
+    assert [s["sample"] for s in skipped][:2] == [f"{whole}:4608:a2.jpg", f"{cut}:6656:b2.jpg"]
     assert f'Underful sample detected at tar file at "{whole}"' in skipped[0]["reason"]
     assert "the archive ends 100 bytes into a 600-byte component" in skipped[1]["reason"]
     with pytest.raises(RuntimeError, match="Underful sample detected"):
