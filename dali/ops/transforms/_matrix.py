@@ -101,6 +101,7 @@ class Transform(_operator.Operator):
                              f"suggest a {ndim}D transform", RuntimeError)
         plan = self.output_plan(ws, ndim, self.frames(ws, sources))
         plan.sizes = {name: self.arg_size(ws, name) for name in ws.arg_inputs}
+        plan.constants = {}             # values() of constant arguments, by (name, size)
         plan.single = None
         if constant and plan.frames is None:
             plan.single = self.single_matrix(ws, ndim)
@@ -108,7 +109,8 @@ class Transform(_operator.Operator):
 
     def single_matrix(self, ws, ndim):
         """The (1, ndim + 1, ndim + 1) matrix of every sample, for constant arguments."""
-        return self.matrices(ws, _operator.Plan([], ndim=ndim, frames=None, parts=1, sizes={}))
+        return self.matrices(ws, _operator.Plan([], ndim=ndim, frames=None, parts=1, sizes={},
+                                                 constants={}))
 
     def run_cpu(self, ws, plan):
         m = plan.single if plan.single is not None else self.matrices(ws, plan)
@@ -188,22 +190,27 @@ class Transform(_operator.Operator):
         return int(sizes[0]) if len(sizes) else 0
 
     def values(self, ws, name, plan, size, repeat=True):
-        """(plan.parts, size) float64 values of the argument `name`: a single value is
-        repeated `size` times (when `repeat`), other counts than 1 and `size` are an error."""
+        """(plan.parts, size) float64 values of the argument `name` (read-only): a single
+        value is repeated `size` times (when `repeat`), other counts than 1 and `size` are an
+        error."""
         tl = ws.arg_inputs.get(name)
         k = self._rows[name].shape[1] if tl is None else plan.sizes[name]
         if k != size and (k != 1 or not repeat):
             raise self.error(f'Argument "{name}" expected shape {size} but got {k} values, '
                              "which can't be interpreted as the expected shape.", RuntimeError)
         if tl is None:
-            return np.broadcast_to(self._rows[name], (plan.parts, size))
+            rows = plan.constants.get((name, size))
+            if rows is None:
+                rows = plan.constants[name, size] = np.broadcast_to(self._rows[name],
+                                                                    (plan.parts, size))
+            return rows
         if per_frame_counts(ws, name) is None:
             rows = np.asarray(tensors.storage_of(tl).contiguous().flat(), np.float64).reshape(-1, k)
         else:
             rows = _frame_rows(ws, tl, name, plan.frames, k)
         if plan.frames is not None and len(rows) != plan.parts:
             rows = np.repeat(rows, plan.frames, axis=0)
-        return np.broadcast_to(rows, (plan.parts, size))
+        return rows if k == size else np.broadcast_to(rows, (plan.parts, size))
 
     def around_center(self, ws, plan, a):
         """Homogeneous matrices of `x -> a (x - center) + center` (`center`: the argument of

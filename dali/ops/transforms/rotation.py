@@ -41,7 +41,8 @@ class Rotation(_matrix.Transform):
         rad = _matrix.radians(self.values(ws, "angle", plan, 1)[:, 0])
         cos, sin = np.cos(rad), np.sin(rad)
         if plan.ndim == 2:
-            a = np.stack([cos, -sin, sin, cos], axis=1).reshape(-1, 2, 2)
+            a = np.empty((plan.parts, 2, 2))
+            a[:, 0, 0], a[:, 0, 1], a[:, 1, 0], a[:, 1, 1] = cos, -sin, sin, cos
             return self.around_center(ws, plan, a)
         u = self.values(ws, "axis", plan, 3, repeat=False)
         with np.errstate(invalid="ignore", divide="ignore"):
