@@ -45,5 +45,7 @@ class RandomCropGenerator(_operator.Operator):
                                _operator.OutputDesc([(2,)] * n, np.int32, "", 1)], hw=hw)
 
     def run_cpu(self, ws, plan):
+        if ws.batch_size == 0:      # an empty batch's dense view is (0, 0)
+            return
         self.policy.write_windows(ws, plan.hw[:, 0], plan.hw[:, 1], ws.outputs[0].dense(),
                                   ws.outputs[1].dense())

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from pipeline_utils import run_op
 
+from dali import fn, pipeline_def
 from dali._executor.errors import PipelineError
 
 
@@ -68,3 +69,23 @@ def test_whole_image_like_dali():
     assert [s.tolist() for s in s_ours] == [s.tolist() for s in s_real] == [[40, 40], [64, 64]]
     assert a_ours[1].tolist() == a_real[1].tolist() == [0, 0]   # the 40 x 40 slides along x
     assert a_ours[0][0] == a_real[0][0] == 0 and 0 <= a_ours[0][1] <= 20
+
+
+def test_empty_branch_batch():
+    """A conditional branch that no sample takes runs the operator on an empty batch."""
+    @pipeline_def(batch_size=3, num_threads=1, device_id=None, enable_conditionals=True,
+                  seed=3, exec_async=False, exec_pipelined=False)
+    def pipe():
+        g = fn.external_source(source=lambda: [np.array(0, np.int32)] * 3)
+        s = fn.external_source(source=lambda: [np.array([20, 30, 3], np.int64)] * 3)
+        if g > 0:
+            anchor, shape = fn.random_crop_generator(s)
+        else:
+            anchor, shape = fn.random_crop_generator(s, random_area=[1.0, 1.0],
+                                                     random_aspect_ratio=[1.5, 1.5])
+        return anchor, shape
+
+    p = pipe()
+    p.build()
+    anchor, shape = (np.array([np.asarray(t) for t in tl]) for tl in p.run())
+    assert shape.tolist() == [[20, 30]] * 3 and anchor.tolist() == [[0, 0]] * 3
