@@ -28,18 +28,18 @@ cdef extern from "transforms.h" nogil:
                          int reverse)
 
 
-cdef int _set_factor(dali_tf_factor* f, object src, Py_ssize_t parts, int n,
+cdef int _set_factor(dali_tf_factor* f, const char** at, object src, Py_ssize_t parts, int n,
                      list keep) except -1:
-    """Points `f` at the matrix of every part of `src`: a BatchStorage of float32 samples of
-    n * (n+1) elements (one per part), or a C-contiguous array, float32 (parts, n, n+1) or
-    float64 (1 or parts, n+1, n+1)."""
+    """Points `f` at the matrix of every part of `src` (through `at`, room for `parts`
+    pointers): a BatchStorage of float32 samples of n * (n+1) elements (one per part), or a
+    C-contiguous array, float32 (parts, n, n+1) or float64 (1 or parts, n+1, n+1)."""
     cdef Py_ssize_t i, k, step, count, nd
     cdef BatchStorage st
     cdef cnp.ndarray a
     cdef const char* base
     cdef const char** src_at
     cdef const int64_t* shapes
-    cdef const char** at = <const char**>job_array(parts, sizeof(char*), keep)
+    cdef const int64_t* offsets
     f.at = at
     if type(src) is BatchStorage:
         st = <BatchStorage>src
@@ -56,9 +56,15 @@ cdef int _set_factor(dali_tf_factor* f, object src, Py_ssize_t parts, int n,
             if count != n * (n + 1):
                 raise ValueError(f"sample {i} has {count} elements, not {n} x {n + 1}")
         f.f64 = 0
-        src_at = sample_data(st, keep)
+        if st.base is None:
+            src_at = sample_data(st, keep)
+            for i in range(parts):
+                at[i] = src_at[i]
+            return 0
+        a = cnp.PyArray_GETCONTIGUOUS(st.offsets)
+        offsets = <const int64_t*>cnp.PyArray_DATA(a)
         for i in range(parts):
-            at[i] = src_at[i]
+            at[i] = st.data + offsets[i]
         return 0
     a = <cnp.ndarray?>src
     if not cnp.PyArray_IS_C_CONTIGUOUS(a) or a.ndim != 3:
@@ -96,8 +102,9 @@ def compose_batch(BatchStorage out, list factors, int ndim, bint reverse):
         raise ValueError("the output must be a contiguous float32 batch of matrices")
     parts = out.nbytes // (4 * n * (n + 1))
     cdef dali_tf_factor* f = <dali_tf_factor*>job_array(count, sizeof(dali_tf_factor), keep)
+    cdef const char** at = <const char**>job_array(count * parts, sizeof(char*), keep)
     for c in range(count):
-        _set_factor(&f[c], factors[c], parts, n, keep)
+        _set_factor(&f[c], at + c * parts, factors[c], parts, n, keep)
     cdef float* dst = <float*>out.data
     with nogil:
         dali_tf_compose(dst, parts, n, f, <int>count, reverse)

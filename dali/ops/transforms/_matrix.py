@@ -79,11 +79,13 @@ class Transform(_operator.Operator):
     def plan_key(self, ws):
         """What the plan depends on: the batch size and the shapes, layouts and types of the
         inputs and the shapes and layouts of the argument inputs."""
-        return (ws.batch_size,
-                *(_operator.shapes_key(tensors.storage_of(tl).shapes, tl.layout(), tl.dtype)
-                  for tl in ws.inputs),
-                *(_operator.shapes_key(tensors.storage_of(tl).shapes, name, tl.layout())
-                  for name, tl in ws.arg_inputs.items()))
+        key = [ws.batch_size]
+        for tl in ws.inputs:
+            st = tensors.storage_of(tl)
+            key.append(_operator.shapes_key(st.shapes, tl.layout(), st.dtype))
+        for name, tl in ws.arg_inputs.items():
+            key.append(_operator.shapes_key(tensors.storage_of(tl).shapes, name, tl.layout()))
+        return tuple(key)
 
     def new_plan(self, ws, constant):
         """The plan of a batch; with `constant` arguments and no sequence it holds the one
