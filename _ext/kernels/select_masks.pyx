@@ -136,10 +136,11 @@ cdef int64_t _select_sample(Sample* smp, int64_t* scratch) noexcept nogil:
     return total
 
 
-def _int32_storage(BatchStorage s, int ndim, str name):
-    if s.dtype != np.int32 or s.ndim != ndim:
+cdef _int32_storage(BatchStorage s, int ndim, str name):
+    """The shapes of `s`, which must hold `ndim`-D int32 samples."""
+    if s.dtype.num != cnp.NPY_INT32 or s.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-D int32")
-    return np.ascontiguousarray(s.shapes, np.int64).reshape(s.num_samples, ndim)
+    return s.shapes
 
 
 def select(BatchStorage mask_ids, BatchStorage polygons, BatchStorage vertices, bint reindex):
@@ -174,11 +175,11 @@ def select(BatchStorage mask_ids, BatchStorage polygons, BatchStorage vertices, 
         The shapes of the output samples.
     """
     cdef Py_ssize_t n = mask_ids.num_samples, s
-    cdef const int64_t[:, ::1] id_shapes = _int32_storage(mask_ids, 1, "mask_ids")
-    cdef const int64_t[:, ::1] poly_shapes = _int32_storage(polygons, 2, "polygons")
+    cdef const int64_t[:, :] id_shapes = _int32_storage(mask_ids, 1, "mask_ids")
+    cdef const int64_t[:, :] poly_shapes = _int32_storage(polygons, 2, "polygons")
     if polygons.num_samples != n or vertices.num_samples != n or vertices.ndim != 2:
         raise ValueError("the inputs must have the same number of samples, vertices 2-D")
-    cdef const int64_t[:, ::1] in_shapes = np.ascontiguousarray(vertices.shapes, np.int64)
+    cdef const int64_t[:, :] in_shapes = vertices.shapes
     cdef int64_t total_ids = 0, scratch = 0
     for s in range(n):
         if poly_shapes[s, 1] != 3:
@@ -187,10 +188,13 @@ def select(BatchStorage mask_ids, BatchStorage polygons, BatchStorage vertices, 
             raise ValueError("too many ids or polygons in a sample")
         total_ids += id_shapes[s, 0]
         scratch = max(scratch, id_shapes[s, 0], 2 * _table_size(poly_shapes[s, 0]))
-    rows_arr = np.zeros((total_ids, 3), np.int32)
-    starts_arr = np.zeros(total_ids, np.int64)
-    out_poly = np.empty((n, 2), np.int64)
-    out_vert = np.empty((n, 2), np.int64)
+    cdef cnp.npy_intp dims[2]
+    dims[0], dims[1] = total_ids, 3
+    rows_arr = cnp.PyArray_ZEROS(2, dims, cnp.NPY_INT32, 0)
+    starts_arr = cnp.PyArray_ZEROS(1, dims, cnp.NPY_INT64, 0)
+    dims[0], dims[1] = n, 2
+    out_poly = cnp.PyArray_EMPTY(2, dims, cnp.NPY_INT64, 0)
+    out_vert = cnp.PyArray_EMPTY(2, dims, cnp.NPY_INT64, 0)
     cdef int32_t* rows = <int32_t*>cnp.PyArray_DATA(rows_arr)
     cdef int64_t* starts = <int64_t*>cnp.PyArray_DATA(starts_arr)
     cdef int64_t[:, ::1] poly_out = out_poly, vert_out = out_vert
@@ -239,18 +243,20 @@ def write(BatchStorage vertices, rows, starts, BatchStorage out_polygons,
         raise ValueError("the batches must have the same number of samples")
     if not (out_polygons.is_contiguous and out_vertices.is_contiguous):
         raise ValueError("write writes into contiguous storage only")
-    if out_polygons.dtype != np.int32 or out_vertices.dtype != vertices.dtype or \
+    if out_polygons.dtype.num != cnp.NPY_INT32 or out_vertices.dtype != vertices.dtype or \
             vertices.ndim != 2 or out_vertices.ndim != 2 or out_polygons.ndim != 2 or \
             out_rows.shape[1] != 3 or first.shape[0] != out_rows.shape[0]:
         raise ValueError("the outputs do not match the input or the selection")
-    cdef const int64_t[:, ::1] in_shapes = np.ascontiguousarray(vertices.shapes, np.int64)
-    cdef const int64_t[:, ::1] poly_shapes = np.ascontiguousarray(out_polygons.shapes, np.int64)
-    cdef const int64_t[:, ::1] vert_shapes = np.ascontiguousarray(out_vertices.shapes, np.int64)
+    cdef const int64_t[:, :] in_shapes = vertices.shapes
+    cdef const int64_t[:, :] poly_shapes = out_polygons.shapes
+    cdef const int64_t[:, :] vert_shapes = out_vertices.shapes
     cdef int64_t base = 0, j, lo, hi, row_bytes, itemsize = vertices.dtype.itemsize
     for s in range(n):
         if poly_shapes[s, 1] != 3 or vert_shapes[s, 1] != in_shapes[s, 1]:
             raise ValueError("the outputs do not match the input")
         base += poly_shapes[s, 0]
+        if base > out_rows.shape[0]:
+            raise ValueError("the selection does not match the output polygons")
         lo = 0
         for j in range(base - poly_shapes[s, 0], base):
             if first[j] < 0 or out_rows[j, 1] != lo or out_rows[j, 2] < lo or \
@@ -263,8 +269,8 @@ def write(BatchStorage vertices, rows, starts, BatchStorage out_polygons,
         raise ValueError("the selection does not match the output polygons")
     keep = []
     cdef const char** src = sample_data(vertices, keep)
-    cdef const int64_t[::1] poly_off = np.ascontiguousarray(out_polygons.offsets, np.int64)
-    cdef const int64_t[::1] vert_off = np.ascontiguousarray(out_vertices.offsets, np.int64)
+    cdef const int64_t[:] poly_off = out_polygons.offsets
+    cdef const int64_t[:] vert_off = out_vertices.offsets
     base = 0
     with nogil:
         for s in range(n):

@@ -110,3 +110,6 @@ def test_checks_before_running():
                            BatchStorage.allocate(np.float32, [tuple(vert_shapes[0])]))
     with pytest.raises(ValueError, match="does not match"):   # too few output vertices
         select_masks.write(src, rows, starts, out_p, BatchStorage.allocate(np.float32, [(0, 2)]))
+    with pytest.raises(ValueError, match="output polygons"):   # fewer rows than polygons
+        select_masks.write(src, rows[:0], starts[:0], out_p,
+                           BatchStorage.allocate(np.float32, [tuple(vert_shapes[0])]))
