@@ -262,6 +262,14 @@ def _row_repeats(own, frames):
     return np.repeat(np.where(own == 1, frames, 1), own)
 
 
+def diagonal(values):
+    """(parts, n, n) matrices with the rows of the (parts, n) `values` on their diagonals."""
+    parts, n = values.shape
+    a = np.zeros((parts, n, n))
+    a.reshape(parts, n * n)[:, ::n + 1] = values
+    return a
+
+
 def radians(degrees):
     """Angles in radians, converted in float32 as DALI does (`deg * float(pi / 180)`: cos(90
     degrees) is then -4.37e-8, not 6e-17), as float64."""
@@ -269,8 +277,10 @@ def radians(degrees):
 
 
 def linear(a, t=None):
-    """Homogeneous matrices of `x -> a x + t` ((parts, n, n) and (parts, n) arrays)."""
-    parts, n = a.shape[0], a.shape[1]
+    """Homogeneous matrices of `x -> a x + t` ((parts, n, n) or (1, n, n), and (parts, n)
+    arrays)."""
+    n = a.shape[1]
+    parts = a.shape[0] if t is None else max(a.shape[0], t.shape[0])
     out = np.zeros((parts, n + 1, n + 1))
     out[:, :n, :n] = a
     if t is not None:

@@ -8,8 +8,6 @@ and sequences.
 
 from __future__ import annotations
 
-import numpy as np
-
 from dali import _registry
 from dali._schema import REQUIRED, Arg
 from dali._types import DALIDataType as T
@@ -42,7 +40,5 @@ class Scale(_matrix.Transform):
         return in_ndim if in_ndim is not None else self.args["ndim"]
 
     def matrices(self, ws, plan):
-        n = plan.ndim
-        a = np.zeros((plan.parts, n, n))
-        a[:, np.arange(n), np.arange(n)] = self.values(ws, "scale", plan, n)
+        a = _matrix.diagonal(self.values(ws, "scale", plan, plan.ndim))
         return self.around_center(ws, plan, a)

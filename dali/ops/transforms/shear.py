@@ -15,6 +15,7 @@ from dali._types import DALIDataType as T
 from dali.ops.transforms import _matrix
 
 _NDIM = {2: 2, 6: 3}
+_OFF_DIAGONAL = {n: np.flatnonzero(~np.eye(n, dtype=bool)) for n in _NDIM.values()}
 
 
 @_registry.register
@@ -60,7 +61,6 @@ class Shear(_matrix.Transform):
         factors = self.values(ws, self._source, plan, n * (n - 1), repeat=False)
         if self._source == "angles":
             factors = np.tan(_matrix.radians(factors))
-        a = np.broadcast_to(np.eye(n), (plan.parts, n, n)).copy()
-        off = ~np.eye(n, dtype=bool)
-        a[:, off] = factors
+        a = np.repeat(np.eye(n)[None], plan.parts, axis=0)
+        a.reshape(plan.parts, n * n)[:, _OFF_DIAGONAL[n]] = factors
         return self.around_center(ws, plan, a)

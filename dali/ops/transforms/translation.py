@@ -31,4 +31,4 @@ class Translation(_matrix.Transform):
     def matrices(self, ws, plan):
         n = plan.ndim
         offset = self.values(ws, "offset", plan, n)
-        return _matrix.linear(np.broadcast_to(np.eye(n), (plan.parts, n, n)), offset)
+        return _matrix.linear(np.eye(n)[None], offset)
