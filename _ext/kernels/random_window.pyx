@@ -10,7 +10,8 @@ the window inside.  The aspect ratios' exp stays NumPy's (np.exp, called between
 the attempts): C's expf need not give its bits; everything else is float32 (and float64 for the
 rounding and the position) arithmetic that C does as NumPy does, so the windows are bit for bit
 those of the NumPy formulation.  `random_windows` does a batch in one call: the draws (the
-numbers of `rng.uniform`, Philox blocks computed in runs), the exponents, np.exp, the attempts;
+numbers of `rng.uniform`, a block of every sample's stream at once: philox_lanes.h), the
+exponents, np.exp, the attempts;
 what the windows take from the image sizes alone is a `SizeTerms`, kept while the sizes repeat.
 """
 cimport numpy as cnp
@@ -26,12 +27,24 @@ from dali._ext.thread_pool cimport job_array
 cnp.import_array()
 
 
-cdef extern from "philox_blocks.h" nogil:
+cdef extern from "philox_lanes.h" nogil:
+    int dali_px_avx2
     void dali_philox_detect()
-    void dali_philox_blocks(uint64_t key, uint32_t a0, uint32_t a1, uint32_t a2, uint32_t first,
-                            int64_t n, uint32_t* out)
+    void dali_philox_lanes(uint64_t key, const uint32_t* a0, const uint32_t* a1, uint32_t a2,
+                           uint32_t a3, int64_t n, uint32_t* out)
 
 dali_philox_detect()
+
+
+def philox_avx2(enable=None):
+    """Whether the draws take the AVX2 path of philox_lanes.h; `enable` switches it (on only
+    where the CPU has AVX2).  For tests."""
+    global dali_px_avx2
+    if enable is not None:
+        dali_philox_detect()
+        if not enable:
+            dali_px_avx2 = 0
+    return bool(dali_px_avx2)
 
 
 cdef class SizeTerms:
@@ -105,17 +118,20 @@ cdef inline double _u01(uint32_t hi, uint32_t lo) noexcept nogil:
 
 cdef void _draw(uint64_t key, const int64_t[::1] sample_ids, uint32_t stream, float log_lo,
                 float log_span, double[:, ::1] draws, float[:, ::1] ratio_args,
-                uint32_t* words) noexcept nogil:
-    cdef Py_ssize_t attempts = ratio_args.shape[1], blocks = attempts + 1, i, b, k
-    cdef int64_t sid
-    for i in range(sample_ids.shape[0]):
-        sid = sample_ids[i]
-        dali_philox_blocks(key, <uint32_t>sid, <uint32_t>(sid >> 32), stream, 0, blocks, words)
-        for b in range(blocks):
-            draws[i, 2 * b] = _u01(words[4 * b], words[4 * b + 1])
-            draws[i, 2 * b + 1] = _u01(words[4 * b + 2], words[4 * b + 3])
-        for k in range(attempts):
-            ratio_args[i, k] = log_lo + <float>draws[i, 2 * k + 1] * log_span
+                uint32_t* scratch) noexcept nogil:
+    """Block b of every sample's stream, for b in turn (`scratch`: 6 words a sample)."""
+    cdef Py_ssize_t n = sample_ids.shape[0], attempts = ratio_args.shape[1], i, b
+    cdef uint32_t* words = scratch + 2 * n
+    for i in range(n):
+        scratch[i] = <uint32_t>sample_ids[i]
+        scratch[n + i] = <uint32_t>(sample_ids[i] >> 32)
+    for b in range(attempts + 1):
+        dali_philox_lanes(key, scratch, scratch + n, stream, <uint32_t>b, n, words)
+        for i in range(n):
+            draws[i, 2 * b] = _u01(words[4 * i], words[4 * i + 1])
+            draws[i, 2 * b + 1] = _u01(words[4 * i + 2], words[4 * i + 3])
+            if b < attempts:
+                ratio_args[i, b] = log_lo + <float>draws[i, 2 * b + 1] * log_span
 
 
 def draw_uniforms(uint64_t key, const int64_t[::1] sample_ids, uint32_t stream, float log_lo,
@@ -123,9 +139,9 @@ def draw_uniforms(uint64_t key, const int64_t[::1] sample_ids, uint32_t stream, 
     """The draws of a batch's windows and the exponents of their aspect ratios.
 
     `draws[i]` receives `rng.uniform`'s numbers of sample i (the same doubles: two per Philox
-    block (sample id, stream, block), its blocks computed in runs); `ratio_args[i, k]` receives
-    log_lo + float32(draws[i, 2k + 1]) * log_span, in float32 as the NumPy formulation computes
-    it, for np.exp.
+    block (sample id, stream, block), each block of all samples at once); `ratio_args[i, k]`
+    receives log_lo + float32(draws[i, 2k + 1]) * log_span, in float32 as the NumPy
+    formulation computes it, for np.exp.
 
     Parameters
     ----------
@@ -141,10 +157,9 @@ def draw_uniforms(uint64_t key, const int64_t[::1] sample_ids, uint32_t stream, 
             draws.shape[1] != 2 * ratio_args.shape[1] + 2:
         raise ValueError("the arrays must describe the same samples and attempts")
     keep = []
-    cdef uint32_t* words = <uint32_t*>job_array(4 * (ratio_args.shape[1] + 1), sizeof(uint32_t),
-                                                keep)
+    cdef uint32_t* scratch = <uint32_t*>job_array(6 * n, sizeof(uint32_t), keep)
     with nogil:
-        _draw(key, sample_ids, stream, log_lo, log_span, draws, ratio_args, words)
+        _draw(key, sample_ids, stream, log_lo, log_span, draws, ratio_args, scratch)
 
 
 cdef inline int64_t _round(float x) noexcept nogil:
@@ -214,9 +229,9 @@ def random_windows(SizeTerms terms, uint64_t key, const int64_t[::1] sample_ids,
     cdef double[:, ::1] draws = draws_arr
     cdef float[:, ::1] ratio = ratio_arr
     keep = []
-    cdef uint32_t* words = <uint32_t*>job_array(4 * (attempts + 1), sizeof(uint32_t), keep)
+    cdef uint32_t* scratch = <uint32_t*>job_array(6 * n, sizeof(uint32_t), keep)
     with nogil:
-        _draw(key, sample_ids, 0, log_lo, log_span, draws, ratio, words)
+        _draw(key, sample_ids, 0, log_lo, log_span, draws, ratio, scratch)
     np.exp(ratio_arr, out=ratio_arr)
     with nogil:
         _windows(terms, draws, ratio, area_lo, area_hi, ar_lo, ar_hi, &o)

@@ -1,7 +1,8 @@
 """The random_window kernel: its draws (the numbers of `rng.uniform`, the workspace's streams, and
 the exponents of the aspect ratios as NumPy computes them in float32, for any number of
-attempts, sample ids past 2^32 and other streams), the whole batch's windows in one call
-against the NumPy formulation, the outputs it takes, and the image sizes of shape tensors."""
+attempts and samples, sample ids past 2^32 and other streams, on the AVX2 and the scalar
+paths), the whole batch's windows in one call against the NumPy formulation, the outputs it
+takes, and the image sizes of shape tensors."""
 
 import numpy as np
 import pytest
@@ -14,11 +15,21 @@ from dali.ops import _random_window
 RNG = np.random.default_rng(8)
 
 
-@pytest.mark.parametrize("attempts", [0, 1, 3, 7, 10, 37])
+@pytest.fixture(params=[True, False], ids=["avx2", "scalar"])
+def philox_path(request):
+    was = random_window.philox_avx2()
+    random_window.philox_avx2(request.param)
+    yield
+    random_window.philox_avx2(was)
+
+
+@pytest.mark.parametrize("attempts", [0, 1, 3, 10, 37])
 @pytest.mark.parametrize("stream", [0, 5])
-def test_draws_are_the_workspace_streams(attempts, stream):
+@pytest.mark.parametrize("n", [5, 8, 21])
+def test_draws_are_the_workspace_streams(attempts, stream, n, philox_path):
     key = rng.mix_key(987654321, 4)
-    ids = np.array([0, 1, 63, 2**32 + 9, 12345678901234], np.int64)
+    ids = np.array([0, 1, 63, 2**32 + 9, 12345678901234] + list(range(1000, 1000 + n - 5)),
+                   np.int64)
     aspect = np.float32(0.6), np.float32(1.9)
     log_lo = np.log(aspect[0])
     log_span = np.log(aspect[1]) - log_lo
