@@ -46,7 +46,7 @@ class SelectMasks(_operator.Operator):
             ws.input_storage(0), ws.input_storage(1), ws.input_storage(2),
             self.args["reindex_masks"])
         if error >= 0:
-            raise self._error(ws, error, i, rows, starts)
+            raise self._error(ws, error, i)
         return _operator.Plan([_operator.OutputDesc(poly_shapes, np.int32, "", 2),
                                _operator.OutputDesc(vert_shapes, ws.input_dtype(2), "", 2)],
                               rows=rows, starts=starts)
@@ -54,7 +54,7 @@ class SelectMasks(_operator.Operator):
     def run_cpu(self, ws, plan):
         _kernel.write(ws.input_storage(2), plan.rows, plan.starts, ws.outputs[0], ws.outputs[1])
 
-    def _error(self, ws, kind, i, rows, starts):
+    def _error(self, ws, kind, i):
         """The error `_kernel.select` found: its kind, and the sample (COLUMNS) or the flat
         index of the id."""
         if kind == _kernel.COLUMNS:
@@ -65,13 +65,13 @@ class SelectMasks(_operator.Operator):
         n_ids = ws.input_storage(0).shapes[:, 0]
         s = int(np.searchsorted(np.cumsum(n_ids), i, side="right"))
         mask_id = ws.input_storage(0).samples()[s][i - int(n_ids[:s].sum())]
-        lo = int(starts[i])
-        hi = lo + int(rows[i, 2]) - int(rows[i, 1])
         if kind == _kernel.DUPLICATE:
             return ws.sample_error(s, "mask_ids should not have duplicated values. "
                                       f"Got {mask_id} repeated.")
         if kind == _kernel.MISSING:
             return ws.sample_error(s, f"Selected mask_id {mask_id} is not present in the input.")
+        polygons = ws.input_storage(1).samples()[s]
+        _, lo, hi = polygons[polygons[:, 0] == mask_id][-1]     # the mask's last polygon
         if kind == _kernel.OUT_OF_BOUNDS:
             return ws.sample_error(s, f"Vertex index range for mask id {mask_id} [{lo}, {hi}) "
                                       "is out of bounds. Expected to be within the range of "

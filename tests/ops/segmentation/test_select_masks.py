@@ -73,6 +73,8 @@ def test_several_polygons_of_one_mask_keep_the_last():
      r"out of bounds. Expected to be within the range of available vertices \[0, 10\)"),
     ([1], np.array([[1, 5, 3]], np.int32), r"Vertex start index can't be after end index. "
      r"Got \[5, 3\)"),
+    ([1], np.array([[1, -2**31, 2**31 - 1]], np.int32), r"Vertex index range for mask id 1 "
+     r"\[-2147483648, 2147483647\) is out of bounds"),
     ([1], POLYGONS[:, :2].copy(), "``polygons`` is expected to contain 2D tensors with 3 "
      "columns"),
     ([1], POLYGONS.astype(np.int64), "``polygons`` input is expected to be int32"),
