@@ -4,6 +4,8 @@ attempts and samples, sample ids past 2^32 and other streams, on the AVX2 and th
 paths), the whole batch's windows in one call against the NumPy formulation, the outputs it
 takes, and the image sizes of shape tensors."""
 
+import concurrent.futures
+
 import numpy as np
 import pytest
 from dali._ext.tensor_storage import BatchStorage
@@ -112,3 +114,25 @@ def test_image_sizes_name_the_first_bad_sample():
     assert random_window.image_sizes(BatchStorage.from_arrays(two_d))[0] == 0
     with pytest.raises(ValueError, match="integers"):
         random_window.image_sizes(BatchStorage.from_arrays([np.zeros(2, np.float32)]))
+
+
+def test_threads_share_the_size_terms():
+    """Calls on several threads at once (the GIL released while they draw and choose), one
+    SizeTerms for all: the windows of the same calls made one after the other."""
+    n, f32 = 64, np.float32
+    terms = _terms(RNG.integers(1, 900, n), RNG.integers(1, 900, n), [0.08, 1.0], [0.75, 4 / 3])
+    ids = np.arange(n, dtype=np.int64)
+    log_lo = np.log(f32(0.75))
+
+    def windows(key):
+        anchor, shape = np.empty((n, 2), np.int32), np.empty((n, 2), np.int32)
+        for _ in range(50):
+            random_window.random_windows(terms, key, ids, 10, f32(0.08), f32(1.0), f32(0.75),
+                                         f32(4 / 3), log_lo, np.log(f32(4 / 3)) - log_lo,
+                                         anchor, shape)
+        return np.concatenate([anchor, shape], 1)
+
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(windows, range(8)))
+    for key, got in enumerate(together):
+        np.testing.assert_array_equal(got, windows(key))
