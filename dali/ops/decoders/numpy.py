@@ -1,8 +1,9 @@
 """fn.decoders.numpy: arrays from serialized .npy files (1-D uint8 samples, as
 `np.save` writes them).
 
-Each header is parsed and checked in Python (`dali.ops._npy`, format version 1.0 only, as
-DALI); the data must be exactly the size the header gives.  With `dtype` the arrays are
+Each header is checked in one loop over the batch (`_ext/kernels/npy_views.pyx`) and its
+text parsed in Python once per run of equal headers (`dali.ops._npy`, format version 1.0
+only, as DALI); the data must be exactly the size the header gives.  With `dtype` the arrays are
 converted (DALI's rounding and saturation) into the output by one call of the cast kernel
 over the batch; without `dtype`, all samples must have the same type.  All samples
 must have the same number of dimensions.  Fortran-order arrays are returned in C order
@@ -21,6 +22,7 @@ import numpy as np
 
 from dali import _operator, _registry
 from dali._ext.kernels.cast import cast_array, cast_batch
+from dali._ext.kernels.npy_views import npy_views
 from dali._ext.kernels.transpose import transpose_array
 from dali._ext.tensor_storage import BatchStorage
 from dali._schema import Arg, Schema
@@ -66,39 +68,46 @@ class Numpy(_operator.Operator):
         if ws.input_dtype(0) != np.uint8:
             raise self.error(f"the input must be the bytes of .npy files (uint8), got "
                              f"{ws.input_dtype(0)}", RuntimeError)
-        arrays = []
-        for i, data in enumerate(ws.input_samples(0)):
+
+        def fallback(i, data):
             try:
-                arrays.append(_decode_header(np.ascontiguousarray(data).reshape(-1)))
+                return _decode_header(np.ascontiguousarray(data).reshape(-1))
             except _npy.HeaderError as e:
                 raise ws.sample_error(i, str(e), RuntimeError) from None
+
+        views, fortrans, same_type, same_ndim, fortran_nd = npy_views(
+            ws.input_samples(0), _npy.parse, fallback)
         given = self.args["dtype"]
         dtype = np.dtype(to_numpy_type(given)) if given is not None else (
-            arrays[0][0].dtype if arrays else np.dtype(np.uint8))
-        ndim = arrays[0][0].ndim if arrays else 0
-        for i, (a, _) in enumerate(arrays):
-            if given is None and a.dtype != dtype:
-                raise ws.sample_error(i, f"All samples in the dataset must have the same data "
-                                         f"type, got {a.dtype} and {dtype}", RuntimeError)
-            if a.ndim != ndim:
-                raise ws.sample_error(i, f"All samples must have the same number of "
-                                         f"dimensions, got {a.ndim} and {ndim}", RuntimeError)
-        shared = all(a.dtype == dtype and not (fortran and a.ndim > 1) for a, fortran in arrays)
+            views[0].dtype if views else np.dtype(np.uint8))
+        ndim = views[0].ndim if views else 0
+        if not (same_ndim and (same_type or given is not None)):
+            for i, a in enumerate(views):
+                if given is None and a.dtype != dtype:
+                    raise ws.sample_error(i, f"All samples in the dataset must have the same "
+                                             f"data type, got {a.dtype} and {dtype}",
+                                          RuntimeError)
+                if a.ndim != ndim:
+                    raise ws.sample_error(i, f"All samples must have the same number of "
+                                             f"dimensions, got {a.ndim} and {ndim}",
+                                          RuntimeError)
+        shared = same_type and (not views or views[0].dtype == dtype) and not fortran_nd
         shapes = None if shared else [a.shape[::-1] if fortran else a.shape
-                                      for a, fortran in arrays]
+                                      for a, fortran in zip(views, fortrans, strict=True)]
         return _operator.Plan([_operator.OutputDesc(shapes, dtype, "", ndim=ndim)],
-                              arrays=arrays, shared=shared)
+                              views=views, fortrans=fortrans, shared=shared,
+                              fortran_nd=fortran_nd)
 
     def run_cpu(self, ws, plan):
-        arrays = plan.arrays
+        views = plan.views
         if plan.shared:                      # the arrays as they lie in the input's bytes
-            ws.outputs[0] = BatchStorage.from_samples([a for a, _ in arrays])
+            ws.outputs[0] = BatchStorage.from_samples(views)
             return
         out = ws.outputs[0]
-        if len({a.dtype for a, _ in arrays}) == 1 and not any(f for _, f in arrays):
-            cast_batch(ws.thread_pool, BatchStorage.from_samples([a for a, _ in arrays]), out)
+        if len({a.dtype for a in views}) == 1 and not plan.fortran_nd:
+            cast_batch(ws.thread_pool, BatchStorage.from_samples(views), out)
             return
-        for (a, fortran), dst in zip(arrays, out.samples(), strict=True):
+        for a, fortran, dst in zip(views, plan.fortrans, out.samples(), strict=True):
             if fortran and a.ndim > 1:
                 converted = np.empty(a.shape, dst.dtype)
                 cast_array(a, converted)
