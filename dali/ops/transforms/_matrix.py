@@ -8,10 +8,10 @@ applied after the input's), or `T @ M` with `reverse_order`; `combine` multiplie
 same way.  The products are taken in float64 and stored as float32 by one kernel call per batch
 (`_ext/kernels/transforms`, straight into the output).
 
-The plan of a batch (output shapes and, when no argument is an input and the output is not a
-sequence, the one matrix of every sample) is kept for the next batch whose inputs and argument
-inputs have the same shapes and layouts: with constant arguments such a batch costs the kernel
-call and little else.
+The plan of a batch (output shapes and, when no argument is an input, the operator's matrices:
+one for every sample, or one per frame of a sequence) is kept for the next batch whose inputs
+and argument inputs have the same shapes and layouts: with constant arguments such a batch costs
+the kernel call and little else.
 
 Sequences: an input transform whose layout starts with "F" (shape (frames, n, n+1)) or an
 argument input marked per frame (`fn.per_frame`: shape (frames, k)) makes the output a sequence
@@ -88,8 +88,8 @@ class Transform(_operator.Operator):
         return tuple(key)
 
     def new_plan(self, ws, constant):
-        """The plan of a batch; with `constant` arguments and no sequence it holds the one
-        matrix of every sample (`single`), else None there."""
+        """The plan of a batch; with `constant` arguments it holds the operator's matrices
+        (`fixed`, see `constant_matrices`), else None there."""
         in_ndim, sources = self.input_transforms(ws)
         for name in self.frame_args:
             frames = per_frame_counts(ws, name)
@@ -104,18 +104,19 @@ class Transform(_operator.Operator):
         plan = self.output_plan(ws, ndim, self.frames(ws, sources))
         plan.sizes = {name: self.arg_size(ws, name) for name in ws.arg_inputs}
         plan.constants = {}             # values() of constant arguments, by (name, size)
-        plan.single = None
-        if constant and plan.frames is None:
-            plan.single = self.single_matrix(ws, ndim)
+        plan.fixed = self.constant_matrices(ws, plan) if constant else None
         return plan
 
-    def single_matrix(self, ws, ndim):
-        """The (1, ndim + 1, ndim + 1) matrix of every sample, for constant arguments."""
-        return self.matrices(ws, _operator.Plan([], ndim=ndim, frames=None, parts=1, sizes={},
-                                                 constants={}))
+    def constant_matrices(self, ws, plan):
+        """The matrices of a batch when no argument is an input: (1, ndim + 1, ndim + 1), the
+        matrix of every sample, or for a sequence one per part."""
+        if plan.frames is not None:
+            return self.matrices(ws, plan)
+        return self.matrices(ws, _operator.Plan([], ndim=plan.ndim, frames=None, parts=1,
+                                                sizes={}, constants={}))
 
     def run_cpu(self, ws, plan):
-        m = plan.single if plan.single is not None else self.matrices(ws, plan)
+        m = plan.fixed if plan.fixed is not None else self.matrices(ws, plan)
         factors = [input_factor(ws, 0, plan), m] if len(ws.inputs) else [m]
         _kernel.compose_batch(ws.outputs[0], factors, plan.ndim, self.args["reverse_order"])
 

@@ -24,7 +24,7 @@ class Combine(_matrix.Transform):
     def transform_ndim(self, ws, in_ndim):
         return in_ndim
 
-    def single_matrix(self, ws, ndim):
+    def constant_matrices(self, ws, plan):
         return None             # no matrix of its own: the product of the inputs only
 
     def run_cpu(self, ws, plan):
