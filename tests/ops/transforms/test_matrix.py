@@ -94,3 +94,44 @@ def test_per_frame_argument_inputs_over_changing_frame_counts():
         for o, s in zip(out, batch, strict=True):
             np.testing.assert_array_equal(o[:, :, :2], np.broadcast_to(np.eye(2), (len(s), 2, 2)))
             np.testing.assert_array_equal(o[:, :, 2], s)
+
+
+def _samples(shape, lo=-2.0, hi=2.0, count=4):
+    return [rng.uniform(lo, hi, size=shape).astype(np.float32) for _ in range(count)]
+
+
+# (build(fn, m, v), input matrices, argument input): per-sample argument inputs with and
+# without input transforms, one value repeated over the dimensions, centers, both orders.
+ARGUMENT_INPUT_CASES = {
+    "scale one value, 3-D, center": (lambda fn, m, v: fn.transforms.scale(
+        m, scale=v, center=[1.0, -2.0, 0.5]), _samples((3, 4)), _samples(())),
+    "scale per axis, reverse": (lambda fn, m, v: fn.transforms.scale(
+        m, scale=v, reverse_order=True), _samples((2, 3)), _samples((2,))),
+    "translation without input": (lambda fn, m, v: fn.transforms.translation(offset=v),
+                                  _samples((2, 3)), _samples((3,))),
+    "rotation 2-D, center": (lambda fn, m, v: fn.transforms.rotation(
+        m, angle=v, center=[3.0, -1.0]), _samples((2, 3)), _samples((), -180, 180)),
+    "rotation 3-D, axis and center, reverse": (lambda fn, m, v: fn.transforms.rotation(
+        m, angle=v, axis=[0.5, -1.0, 2.0], center=[1.0, 2.0, 3.0], reverse_order=True),
+        _samples((3, 4)), _samples((), -180, 180)),
+    "rotation 3-D, per-sample axis": (lambda fn, m, v: fn.transforms.rotation(
+        angle=35.0, axis=v), _samples((3, 4)), _samples((3,))),
+    "shear angles, center, reverse": (lambda fn, m, v: fn.transforms.shear(
+        m, angles=v, center=[2.0, 1.0], reverse_order=True),
+        _samples((2, 3)), _samples((2,), -60, 60)),
+    "shear factors 3-D": (lambda fn, m, v: fn.transforms.shear(m, shear=v),
+                          _samples((3, 4)), _samples((3, 2))),
+    "crop one value, absolute": (lambda fn, m, v: fn.transforms.crop(
+        m, from_start=v, from_end=[5.0, 6.0], to_start=[-1.0], absolute=True),
+        _samples((2, 3)), _samples(())),
+    "crop per axis, reverse": (lambda fn, m, v: fn.transforms.crop(
+        m, to_end=v, from_end=[5.0, 6.0, 7.0], reverse_order=True),
+        _samples((3, 4)), _samples((3,))),
+}
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("case", ARGUMENT_INPUT_CASES)
+def test_oracle_argument_inputs(case):
+    build, mats, values = ARGUMENT_INPUT_CASES[case]
+    tu.assert_same_as_dali(build, [mats, values])
