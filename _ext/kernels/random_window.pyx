@@ -18,7 +18,7 @@ cimport numpy as cnp
 import numpy as np
 
 from libc.math cimport floor, sqrtf
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport INT64_MIN, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from dali._ext.kernels.sample_data cimport sample_data
 from dali._ext.tensor_storage cimport BatchStorage
@@ -76,6 +76,61 @@ cdef class SizeTerms:
         self.fallback_w = <const int64_t*>cnp.PyArray_DATA(arrays[3])
         self.free = <const uint8_t*>cnp.PyArray_DATA(arrays[4])
         self.pixels = <const float*>cnp.PyArray_DATA(arrays[5])
+
+
+cdef inline int64_t _trunc(float x) noexcept nogil:
+    """float32 to int64 as NumPy's astype on x86-64: toward zero, and INT64_MIN (the
+    conversion's "integer indefinite") for NaN and values out of range."""
+    if x >= -9223372036854775808.0 and x < 9223372036854775808.0:
+        return <int64_t>x
+    return INT64_MIN
+
+
+cdef inline int64_t _mul(int64_t a, int64_t b) noexcept nogil:
+    """a * b wrapping like NumPy's int64 product."""
+    return <int64_t>(<uint64_t>a * <uint64_t>b)
+
+
+def size_terms(heights, widths, float area_lo, float area_hi, float ar_lo, float ar_hi):
+    """The SizeTerms of images of these sizes: the limits of the widest and tallest windows,
+    whether attempts may succeed (else the widest or tallest window is taken), the fallback
+    window (the whole image narrowed to the aspect ratio range and shrunk to at most the largest
+    area) and the pixels, in float32 with the operations of the NumPy formulation."""
+    height = np.ascontiguousarray(heights, np.int64)
+    width = np.ascontiguousarray(widths, np.int64)
+    cdef Py_ssize_t n = len(height), i
+    if height.ndim != 1 or width.shape != height.shape:
+        raise ValueError("heights and widths must be 1-D arrays of one length")
+    fallback_h, fallback_w = np.empty(n, np.int64), np.empty(n, np.int64)
+    free_arr, pixels_arr = np.empty(n, np.uint8), np.empty(n, np.float32)
+    cdef const int64_t[::1] hh = height, ww = width
+    cdef int64_t[::1] fh = fallback_h, fw = fallback_w
+    cdef uint8_t[::1] free = free_arr
+    cdef float[::1] pixels = pixels_arr
+    cdef int64_t H, W, max_w, max_h, h, w
+    cdef float hf, wf, min_area, ratio, scale, inv_lo = <float>1 / ar_lo
+    cdef bint wide, tall
+    with nogil:
+        for i in range(n):
+            H, W = hh[i], ww[i]
+            hf, wf = <float>H, <float>W
+            min_area = wf * hf * area_lo
+            max_w = max(1, _trunc(hf * ar_hi))
+            max_h = max(1, _trunc(wf * inv_lo))
+            wide = <float>_mul(H, max_w) < min_area          # even the widest is too small
+            tall = not wide and <float>_mul(W, max_h) < min_area
+            ratio = wf / hf
+            h = max_h if ratio < ar_lo else H
+            w = max_w if ratio > ar_hi else W
+            scale = area_hi * wf * hf / <float>_mul(h, w)
+            scale = sqrtf(scale if not scale > 1 else 1)
+            h = max(1, _trunc(<float>h * scale))
+            w = max(1, _trunc(<float>w * scale))
+            fh[i] = min(H if wide else max_h if tall else h, H)
+            fw[i] = min(max_w if wide else W if tall else w, W)
+            free[i] = not (wide or tall)
+            pixels[i] = <float>_mul(H, W)
+    return SizeTerms(height, width, fallback_h, fallback_w, free_arr, pixels_arr)
 
 
 cdef struct Out:

@@ -20,7 +20,8 @@ batch is one call of the `random_window` kernel: it draws the numbers (those of
 `Workspace.uniform`, the Philox blocks computed in runs) and the exponents of the aspect
 ratios, has NumPy take their exp (C's expf need not give its bits), and makes the attempts and
 positions (the same float32 arithmetic as NumPy, in C), written straight into the caller's
-arrays.  What the windows take from the image sizes alone is kept while the sizes repeat.
+arrays.  What the windows take from the image sizes alone (limits, fallback windows: one more
+kernel call, the same float32 arithmetic) is kept while the sizes repeat.
 """
 
 from __future__ import annotations
@@ -119,35 +120,10 @@ def crop_windows(heights, widths, draws, area, aspect, num_attempts):
 
 
 def _shape_terms(height, width, area, aspect):
-    """What a batch's windows take from its image sizes alone (no draws): remembered by the
-    caller while the sizes repeat."""
-    height, width = np.ascontiguousarray(height), np.ascontiguousarray(width)
-    h_img, w_img = height.astype(_F32), width.astype(_F32)
-    area_lo, area_hi = _F32(area[0]), _F32(area[1])
-    ar_lo, ar_hi = _F32(aspect[0]), _F32(aspect[1])
-    min_area = w_img * h_img * area_lo
-    max_w = np.maximum(1, (h_img * ar_hi).astype(np.int64))
-    max_h = np.maximum(1, (w_img * (_F32(1) / ar_lo)).astype(np.int64))
-    too_wide = (height * max_w).astype(_F32) < min_area      # even the widest is too small
-    too_tall = ~too_wide & ((width * max_h).astype(_F32) < min_area)
-    h, w = _fallback(height, width, area_hi, ar_lo, ar_hi, max_w, max_h)
-    # The window when no attempt succeeds, or when an attempt cannot (too wide or too tall).
-    h = np.minimum(np.where(too_wide, height, np.where(too_tall, max_h, h)), height)
-    w = np.minimum(np.where(too_wide, max_w, np.where(too_tall, width, w)), width)
-    free = ~(too_wide | too_tall)
-    return _kernel.SizeTerms(height, width, h, w, free.view(np.uint8),
-                             (height * width).astype(_F32))
-
-
-def _fallback(height, width, area_hi, ar_lo, ar_hi, max_w, max_h):
-    """The whole image, narrowed to the aspect ratio range, within the largest area."""
-    ratio = width.astype(_F32) / height.astype(_F32)
-    h = np.where(ratio < ar_lo, max_h, height)
-    w = np.where(ratio > ar_hi, max_w, width)
-    scale = np.sqrt(np.minimum(_F32(1), area_hi * width.astype(_F32) * height.astype(_F32)
-                               / (h * w).astype(_F32)))
-    return (np.maximum(1, (h.astype(_F32) * scale).astype(np.int64)),
-            np.maximum(1, (w.astype(_F32) * scale).astype(np.int64)))
+    """What a batch's windows take from its image sizes alone (no draws), a `SizeTerms` of the
+    kernel: remembered by the caller while the sizes repeat."""
+    return _kernel.size_terms(height, width, _F32(area[0]), _F32(area[1]), _F32(aspect[0]),
+                              _F32(aspect[1]))
 
 
 def _range(name, value):

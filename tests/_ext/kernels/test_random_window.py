@@ -136,3 +136,45 @@ def test_threads_share_the_size_terms():
         together = list(pool.map(windows, range(8)))
     for key, got in enumerate(together):
         np.testing.assert_array_equal(got, windows(key))
+
+
+def _size_terms_numpy(height, width, area, aspect):
+    """The NumPy formulation of `size_terms` (float32 like DALI; the kernel must give its bits)."""
+    f32 = np.float32
+    h_img, w_img = height.astype(f32), width.astype(f32)
+    area_lo, area_hi, ar_lo, ar_hi = f32(area[0]), f32(area[1]), f32(aspect[0]), f32(aspect[1])
+    min_area = w_img * h_img * area_lo
+    max_w = np.maximum(1, (h_img * ar_hi).astype(np.int64))
+    max_h = np.maximum(1, (w_img * (f32(1) / ar_lo)).astype(np.int64))
+    too_wide = (height * max_w).astype(f32) < min_area
+    too_tall = ~too_wide & ((width * max_h).astype(f32) < min_area)
+    ratio = w_img / h_img
+    h = np.where(ratio < ar_lo, max_h, height)
+    w = np.where(ratio > ar_hi, max_w, width)
+    scale = np.sqrt(np.minimum(f32(1), area_hi * w_img * h_img / (h * w).astype(f32)))
+    h = np.maximum(1, (h.astype(f32) * scale).astype(np.int64))
+    w = np.maximum(1, (w.astype(f32) * scale).astype(np.int64))
+    h = np.minimum(np.where(too_wide, height, np.where(too_tall, max_h, h)), height)
+    w = np.minimum(np.where(too_wide, max_w, np.where(too_tall, width, w)), width)
+    return (height, width, h, w, (~(too_wide | too_tall)).view(np.uint8),
+            (height * width).astype(f32))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")      # 0 / 0 of empty images
+def test_size_terms_equal_numpy():
+    """Sizes up to 2^31 (and 0), areas and aspect ratio ranges from narrow to extreme."""
+    f32 = np.float32
+    for t in range(400):
+        n = int(RNG.integers(1, 40))
+        top = [3, 50, 5000, 2**20, 2**31][t % 5]
+        height = RNG.integers(0 if t % 7 == 0 else 1, top, n)
+        width = RNG.integers(0 if t % 11 == 0 else 1, top, n)
+        lo = float(RNG.uniform(0, 1))
+        area = [0.0, 0.0] if t % 13 == 0 else [lo, float(RNG.uniform(lo, 1.5))]
+        lo = float(np.exp(RNG.uniform(-8, 3)))
+        aspect = [1e-30, 1e30] if t % 17 == 0 else [lo, lo * float(np.exp(RNG.uniform(0, 6)))]
+        got = random_window.size_terms(height, width, f32(area[0]), f32(area[1]),
+                                       f32(aspect[0]), f32(aspect[1])).arrays
+        for a, b in zip(got, _size_terms_numpy(height, width, area, aspect), strict=True):
+            assert a.dtype == b.dtype
+            np.testing.assert_array_equal(a, b)
