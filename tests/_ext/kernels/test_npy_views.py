@@ -5,8 +5,8 @@ import io
 
 import numpy as np
 import pytest
-
 from dali._ext.kernels.npy_views import npy_views
+
 from dali.ops import _npy
 
 
