@@ -46,6 +46,15 @@ def _values(out):
     return [int(s[1500, 1500, 0]) for s in samples]
 
 
+@pytest.fixture(autouse=True)
+def _ctrl_c_raises():
+    """Python's own SIGINT handler for these tests, also where the test run was started with
+    SIGINT ignored (in the background of a non-interactive shell, as `nohup` does)."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
 def _sigint_after(delay):
     """Sends SIGINT to the process after `delay` s; returns the timer and the send time."""
     sent = []
@@ -143,6 +152,7 @@ def test_pool_workers_block_sigint_and_the_caller_does_not():
 
 _EXIT_SCRIPT = """
 import os, signal, sys, threading, time
+signal.signal(signal.SIGINT, signal.default_int_handler)    # also when started with it ignored
 sys.path.insert(0, {tests!r})
 from _pipeline.test_interrupt import _resize_pipe
 p = _resize_pipe(True, depth=4)

@@ -231,6 +231,7 @@ def test_statistics_match_real_dali(workers, prefetch, hint):
 
 _INTERRUPTED = """
 import os, signal, threading, time
+signal.signal(signal.SIGINT, signal.default_int_handler)    # also when started with it ignored
 import numpy as np
 from dali import fn, pipeline_def
 
