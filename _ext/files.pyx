@@ -170,9 +170,45 @@ def sizes(list paths):
         free(es)
 
 
-def read_into(list paths, list outs):
+cdef struct ReadJob:
+    Entry* es
+    int* fds                      # the files already open (-1: skipped), or NULL: by path
+
+
+cdef void _read_item(void* ctx, int64_t i) noexcept nogil:
+    """File i of a `read_into` job, read into its buffer and closed."""
+    cdef ReadJob* job = <ReadJob*>ctx
+    if job.fds != NULL:
+        if job.fds[i] >= 0:
+            _read_fd(&job.es[i], job.fds[i])
+            job.fds[i] = -1
+    elif job.es[i].path != NULL:
+        _read(&job.es[i])
+
+
+cdef int _read_all(Entry* es, int* fds, Py_ssize_t n, ThreadPool pool) except -1:
+    """Read every file of `es` (see `read_into`): on the caller in order, stopping at the
+    first failure, or spread over `pool`, largest first."""
+    cdef ReadJob job
+    cdef Py_ssize_t i
+    job.es, job.fds = es, fds
+    if pool is None:
+        with nogil:
+            for i in range(n):
+                _read_item(&job, i)
+                if es[i].err or es[i].got != es[i].size:
+                    break
+        return 0
+    run_largest_first(pool, _read_item, &job,
+                      [_NS_PER_FILE + es[i].size * _NS_PER_BYTE if es[i].path != NULL else 0
+                       for i in range(n)], 1.0)
+    return 0
+
+
+def read_into(list paths, list outs, ThreadPool pool=None):
     """Read each file into its buffer (a C-contiguous uint8 array of the file's size); None
-    paths are skipped.  Returns None, or (index, errno, got) for the first that failed: errno
+    paths are skipped.  The files are spread over the threads of `pool` (None: read on the
+    caller, in order).  Returns None, or (index, errno, got) for the first that failed: errno
     of the failing call, or 0 with `got` the bytes found (-1: more than the buffer holds)."""
     cdef Py_ssize_t n = len(paths), i
     cdef list keep = []
@@ -181,12 +217,7 @@ def read_into(list paths, list outs):
     cdef Entry* es = _entries(paths, keep)
     try:
         _set_buffers(es, n, outs)
-        with nogil:
-            for i in range(n):
-                if es[i].path != NULL:
-                    _read(&es[i])
-                    if es[i].err or es[i].got != es[i].size:
-                        break
+        _read_all(es, NULL, n, pool)
         for i in range(n):
             if es[i].path != NULL and (es[i].err or es[i].got != es[i].size):
                 return i, es[i].err, es[i].got
@@ -254,7 +285,7 @@ cdef class OpenFiles:
             free(self.fds)
         free(self.es)
 
-    def read_into(self, list outs):
+    def read_into(self, list outs, ThreadPool pool=None):
         """`read_into` (the module function) of the open files, closing them."""
         cdef Py_ssize_t i
         if self.failure is not None:
@@ -262,13 +293,9 @@ cdef class OpenFiles:
         if len(outs) != self.n:
             raise ValueError("one buffer per path")
         _set_buffers(self.es, self.n, outs)
-        with nogil:
-            for i in range(self.n):
-                if self.fds[i] >= 0:
-                    _read_fd(&self.es[i], self.fds[i])
-                    self.fds[i] = -1
-                    if self.es[i].err or self.es[i].got != self.es[i].size:
-                        break
+        try:
+            _read_all(self.es, self.fds, self.n, pool)
+        finally:
             self._close()
         for i in range(self.n):
             if self.es[i].path != NULL and (self.es[i].err or self.es[i].got != self.es[i].size):

@@ -1,11 +1,12 @@
 """Whole-file reads without the GIL: sizes, contents, and what is reported for missing files
-and files that changed size."""
+and files that changed size; `read_into` on the caller and spread over a pool the same."""
 
 import errno
 import os
 
 import numpy as np
 import pytest
+from dali._ext.thread_pool import ThreadPool
 
 from dali._ext import files
 
@@ -20,35 +21,45 @@ def paths(tmp_path):
     return out
 
 
-def test_sizes_and_contents(paths):
+@pytest.fixture(params=["caller", "pool"])
+def pool(request):
+    """`read_into`'s pool: none, or two threads that take every job (no inline cost)."""
+    return ThreadPool(2, inline_cost=0.0) if request.param == "pool" else None
+
+
+def test_sizes_and_contents(paths, pool):
     sizes, failure = files.sizes([str(p) for p in paths])
     assert failure is None and sizes.dtype == np.int64
     assert sizes.tolist() == [0, 1, 5000, 70000]
     outs = [np.full(n, 0xAB, np.uint8) for n in sizes]
-    assert files.read_into([str(p).encode() for p in paths], outs) is None
+    assert files.read_into([str(p).encode() for p in paths], outs, pool) is None
     for p, out in zip(paths, outs, strict=True):
         assert out.tobytes() == p.read_bytes()
 
 
-def test_none_paths_are_skipped(paths):
+def test_none_paths_are_skipped(paths, pool):
     sizes, failure = files.sizes([None, str(paths[2])])
     assert failure is None and sizes.tolist() == [0, 5000]
     outs = [np.full(3, 9, np.uint8), np.zeros(5000, np.uint8)]
-    assert files.read_into([None, str(paths[2])], outs) is None
+    assert files.read_into([None, str(paths[2])], outs, pool) is None
     assert outs[0].tolist() == [9, 9, 9] and outs[1].tobytes() == paths[2].read_bytes()
 
 
-def test_missing_files_report_their_index_and_errno(paths, tmp_path):
+def test_missing_files_report_their_index_and_errno(paths, tmp_path, pool):
     names = [str(paths[1]), str(tmp_path / "nope.bin"), str(tmp_path / "neither.bin")]
     assert files.sizes(names) == (None, (1, errno.ENOENT))
     outs = [np.zeros(1, np.uint8), np.zeros(4, np.uint8), np.zeros(4, np.uint8)]
-    assert files.read_into(names, outs) == (1, errno.ENOENT, 0)
+    assert files.read_into(names, outs, pool) == (1, errno.ENOENT, 0)
 
 
-def test_files_that_changed_size(paths):
-    # 5000 bytes on disk: a buffer of 6000 gets 5000, one of 4000 finds more
-    assert files.read_into([str(paths[2])], [np.zeros(6000, np.uint8)]) == (0, 0, 5000)
-    assert files.read_into([str(paths[2])], [np.zeros(4000, np.uint8)]) == (0, 0, -1)
+def test_files_that_changed_size(paths, pool):
+    # 5000 bytes on disk: a buffer of 6000 gets 5000, one of 4000 finds more; the first such
+    # file is reported (after the others were read, on a pool)
+    names = [str(p) for p in paths]
+    for size, expected in ((6000, (2, 0, 5000)), (4000, (2, 0, -1))):
+        outs = [np.zeros(0, np.uint8), np.zeros(1, np.uint8), np.zeros(size, np.uint8),
+                np.zeros(69999, np.uint8)]
+        assert files.read_into(names, outs, pool) == expected
 
 
 def test_buffers_are_checked(paths):
@@ -73,20 +84,20 @@ def _open_fds():
     return len(os.listdir("/proc/self/fd"))
 
 
-def test_open_files_equal_sizes_and_read_into(paths):
+def test_open_files_equal_sizes_and_read_into(paths, pool):
     names = [None, *(str(p) for p in paths)]
     before = _open_fds()
     opened = files.open_files(names)
     assert opened.failure is None and opened.sizes.dtype == np.int64
     assert opened.sizes.tolist() == files.sizes(names)[0].tolist() == [0, 0, 1, 5000, 70000]
     outs = [np.full(n, 0xAB, np.uint8) for n in opened.sizes]
-    assert opened.read_into(outs) is None
+    assert opened.read_into(outs, pool) is None
     assert _open_fds() == before
     for p, out in zip(paths, outs[1:], strict=True):
         assert out.tobytes() == p.read_bytes()
 
 
-def test_open_files_failures(paths, tmp_path):
+def test_open_files_failures(paths, tmp_path, pool):
     before = _open_fds()
     names = [str(paths[1]), str(tmp_path / "nope.bin"), str(tmp_path / "neither.bin")]
     opened = files.open_files(names)
@@ -98,13 +109,14 @@ def test_open_files_failures(paths, tmp_path):
     opened = files.open_files([str(tmp_path)])
     assert opened.failure is None
     out = [np.zeros(int(opened.sizes[0]), np.uint8)]
-    assert opened.read_into(out) == files.read_into([str(tmp_path)], out)
+    assert opened.read_into(out, pool) == files.read_into([str(tmp_path)], out, pool)
     assert opened.read_into(out)[:2] == (0, errno.EISDIR)
     # files that changed size after they were opened; unread files are closed
     for size, expected in ((6000, (0, 0, 5000)), (4000, (0, 0, -1))):
         opened = files.open_files([str(paths[2]), str(paths[3])])
-        assert opened.read_into([np.zeros(size, np.uint8), np.zeros(70000, np.uint8)]) \
+        assert opened.read_into([np.zeros(size, np.uint8), np.zeros(70000, np.uint8)], pool) \
             == expected
+        assert _open_fds() == before
     opened = files.open_files([str(paths[2])])
     del opened
     assert _open_fds() == before

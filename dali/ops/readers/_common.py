@@ -28,6 +28,7 @@ import weakref
 
 from dali import _operator, _roles
 from dali._ext.tensor_storage import BatchStorage
+from dali._ext.thread_pool import ThreadPool
 from dali._schema import Arg
 from dali._types import DALIDataType as T
 from dali.ops.readers import _loader
@@ -142,6 +143,7 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
         self._ahead = collections.deque()      # (entries, future of read(entries))
         self._worker = None
         self._threaded = None                  # future of the last read on the reader's thread
+        self._read_pool = None                 # `read_pool()`
         self._read_s = INLINE_READ_S           # recent reads' mean CPU time (s); threaded first
         self._skip = a.get("on_error", "raise") == "skip"
         if a.get("on_error", "raise") not in ("raise", "skip"):
@@ -231,6 +233,14 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
         return entry[1]
 
     # -- reading ahead -----------------------------------------------------------------------
+    def read_pool(self):
+        """The reader's own threads (`num_threads` of them, made at first use) for the nogil
+        work of `read`: the pipeline's pool belongs to the executor's thread, and reads run on
+        the reader's thread or inline, one at a time."""
+        if self._read_pool is None:
+            self._read_pool = ThreadPool(max(self.spec.num_threads, 1))
+        return self._read_pool
+
     def read(self, entries):
         raise NotImplementedError
 

@@ -36,6 +36,11 @@ from dali.ops.readers import _common
 
 _OPEN_AT_ONCE = 256       # batches up to this size are read with one path lookup per file
 _SIZES_KEPT = 1 << 16     # sizes of the files read last kept (a data set up to this size: all)
+# Batches of at least this many bytes are read by the reader's threads together (`read_pool`):
+# copying from the page cache is what large files cost (16 camera photos of 1.6 MB: 6.0 -> 3.2
+# ms a batch on 2 cores), while batches of small files, whose opens cost more than their
+# bytes, read 0.03-0.1 ms slower spread over threads than on one.
+_SPREAD_BYTES = 4 << 20
 DEFAULT_FILTERS = ["*.jpg", "*.jpeg", "*.png", "*.bmp", "*.tif", "*.tiff", "*.pnm", "*.ppm",
                    "*.pgm", "*.pbm", "*.jp2", "*.webp", "*.flac", "*.ogg", "*.wav"]
 
@@ -219,8 +224,9 @@ class File(_common.Reader):
             for c, out in zip(cached, outs, strict=True):
                 if c is not None:
                     out[...] = c
-        failure = (opened.read_into(outs) if opened is not None
-                   else files.read_into(to_read, outs))
+        pool = self._pool_for(storage.nbytes)
+        failure = (opened.read_into(outs, pool) if opened is not None
+                   else files.read_into(to_read, outs, pool))
         if failure is not None:
             i, err, got = failure
             if err:
@@ -238,6 +244,11 @@ class File(_common.Reader):
             self._sizes.update(zip(paths, found.tolist(), strict=True))
         return storage, None
 
+    def _pool_for(self, nbytes):
+        """The threads that read a batch of `nbytes` bytes: the reader's (`_SPREAD_BYTES`), or
+        None (the calling thread)."""
+        return self.read_pool() if nbytes >= _SPREAD_BYTES else None
+
     def _read_known(self, paths):
         """The files `paths` read assuming the sizes they had when last read (one open and one
         read call each, no fstat; `files.read_into` finds a size that changed), or None when
@@ -248,7 +259,8 @@ class File(_common.Reader):
             return None
         storage = BatchStorage.allocate(np.uint8, np.array(known, np.int64).reshape(-1, 1),
                                         ndim=1)
-        if files.read_into([os.fsencode(p) for p in paths], storage.samples()) is not None:
+        if files.read_into([os.fsencode(p) for p in paths], storage.samples(),
+                           self._pool_for(storage.nbytes)) is not None:
             return None
         return storage
 

@@ -28,7 +28,6 @@ from dali import _operator, _registry
 from dali._ext import files
 from dali._ext.kernels.fits import convert_batch, rice_batch
 from dali._ext.tensor_storage import BatchStorage
-from dali._ext.thread_pool import ThreadPool
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops.readers import _common, _fits, _listing
@@ -97,7 +96,6 @@ class Fits(_listing.FilesReader):
             if len(dtypes) != len(indices):
                 raise RuntimeError("Number of extensions does not match the number of "
                                    "provided types")
-        self._pool = None       # the threads of the conversions (on the reader's thread)
         self._parsed = {}       # (header bytes, offset, primary) -> Hdu, at most 1024
         super().setup()
 
@@ -245,10 +243,8 @@ class Fits(_listing.FilesReader):
             i = reads[j][0]
             why = os.strerror(err) if err else f"it ends {end} bytes into the data read"
             return None, (i, f"Failed to read file: {entries[i][1]}: {why}")
-        if self._pool is None and (todo or compressed):
-            self._pool = ThreadPool(max(self.spec.num_threads, 1))
         if compressed:
-            failure = rice_batch(self._pool, [c[0] for c in compressed],
+            failure = rice_batch(self.read_pool(), [c[0] for c in compressed],
                                  [c[1] for c in compressed], [c[2].tiles for c in compressed],
                                  [c[2].shape[::-1] for c in compressed])
             if failure is not None:
@@ -257,7 +253,7 @@ class Fits(_listing.FilesReader):
                 return None, (i, f"The Rice-compressed data of tile {tile} is corrupt. File: "
                                  f"{entries[i][1]}")
         if todo:
-            convert_batch(self._pool, [t[0] for t in todo], [t[1] for t in todo],
+            convert_batch(self.read_pool(), [t[0] for t in todo], [t[1] for t in todo],
                           [t[2].bitpix for t in todo], [t[3] for t in todo],
                           [float(t[2].bscale) for t in todo], [t[2].bzero for t in todo])
         return storages, None

@@ -47,7 +47,6 @@ from dali import _operator, _registry
 from dali._ext import files
 from dali._ext.kernels.transpose import transpose_array
 from dali._ext.tensor_storage import BatchStorage
-from dali._ext.thread_pool import ThreadPool
 from dali._schema import Arg, Schema
 from dali._types import DALIDataType as T
 from dali.ops import _npy, _slice_window
@@ -132,7 +131,6 @@ class Numpy(_listing.FilesReader):
         self._headers = {} if a["cache_header_information"] else None
         self._plans = {}        # header -> `_plan` of a region of interest given as constants
         self._guess = None      # (header, its bytes) of the last batch whose files shared one
-        self._pool = None       # the threads of the reads of batches of one header (`_threads`)
         super().setup()
 
     # -- one iteration -----------------------------------------------------------------------
@@ -243,7 +241,7 @@ class Numpy(_listing.FilesReader):
         storage = BatchStorage.allocate(dtype, [shape] * n, ndim=len(shape))
         heads = np.empty((n, end), np.uint8)
         got, failure = files.read_split([p for p, _ in entries], heads,
-                                        storage.flat().view(np.uint8), nbytes, self._threads())
+                                        storage.flat().view(np.uint8), nbytes, self.read_pool())
         if failure is None and (got == end + nbytes).all() and (heads == head).all():
             return storage
         self._guess = None
@@ -271,17 +269,11 @@ class Numpy(_listing.FilesReader):
             flat.fill(_saturate(self.args["fill_value"], dtype))
         failure = files.read_region_split([p for p, _ in entries], heads, need, end,
                                           dtype.itemsize, rows, flat.view(np.uint8),
-                                          self._threads())
+                                          self.read_pool())
         if failure is None and (heads[:, :end] == head).all():
             return storage
         self._guess = None
         return None
-
-    def _threads(self):
-        """The reader's pool, for the reads of batches of one header (`num_threads`)."""
-        if self._pool is None:
-            self._pool = ThreadPool(max(self.spec.num_threads, 1))
-        return self._pool
 
     def _plan_of(self, header, dtype, ndim, roi, i, constant):
         """`_plan`; with a `constant` region, the one kept for `header` when there is one

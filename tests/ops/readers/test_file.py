@@ -390,3 +390,33 @@ def test_unusual_file_lists_are_parsed_by_python_rules(tmp_path):
     names, labels, infos, _ = read(str(tmp_path), iterations=1, batch_size=2,
                                    file_list=str(tmp_path / "list.txt"))
     assert (names, labels, infos) == (["ab c"], [[4, 5]], [["a b.jpg", "c.jpg"]])
+
+
+def test_large_batches_are_read_over_the_readers_threads(tmp_path):
+    # batches of at least _SPREAD_BYTES are read by the reader's own threads: the same bytes,
+    # and a file that changed size is still found (the first, by index)
+    from dali.ops.readers import file as file_reader
+    rng = np.random.default_rng(5)
+    (tmp_path / "x").mkdir()
+    sizes = [3 << 20, 1 << 20, 2 << 20, 5, 0, 7 << 19]
+    contents = [rng.integers(0, 256, n, dtype=np.uint8).tobytes() for n in sizes]
+    for i, c in enumerate(contents):
+        (tmp_path / "x" / f"{i}.bin").write_bytes(c)
+    assert sum(sizes[:3]) >= file_reader._SPREAD_BYTES
+
+    @pipeline_def(batch_size=3, num_threads=2, device_id=None, exec_pipelined=False,
+                  exec_async=False)
+    def pipe():
+        return fn.readers.file(file_root=str(tmp_path), file_filters="*.bin")[0]
+
+    p = pipe()
+    got = [bytes(np.array(t)) for _ in range(4) for t in p.run()[0]]
+    assert got == contents + contents
+    reader = p._executor.ops[0]
+    assert reader._read_pool is not None and reader._read_pool.num_threads == 2
+    (tmp_path / "x" / "1.bin").write_bytes(b"short")     # read with the size it had
+    (tmp_path / "x" / "2.bin").write_bytes(b"")
+    p.run()
+    p.run()                                     # (the batches read ahead before the change)
+    got = [bytes(np.array(t)) for t in p.run()[0]]
+    assert got == [contents[0], b"short", b""]
