@@ -8,7 +8,9 @@ time of reading a small file.  `sizes` and `read_into` look paths up twice, hold
 open in between (for batches larger than the reader wants to keep open at once).
 
 `read_ranges` reads byte ranges of files (records of a tar shard, a RecordIO or TFRecord file,
-the region of a .npy), opening each file once for a run of ranges in the same file.
+the region of a .npy), opening each file once for a run of ranges in the same file and
+reading ranges close to each other with one call (`read_range_list`, which readers'
+kernels call with ranges of their own: files.pxd).
 `read_heads` reads the first bytes and the size of each file (a header to parse), and
 `read_regions` an N-D region of an array stored in each file, run by run (the .npy reader's
 region of interest); `read_split` reads files whose header length is known (one type and shape
@@ -34,7 +36,7 @@ cnp.import_array()
 
 
 cdef enum:
-    _RUN = 64                     # ranges read with one preadv at most
+    _RUN = 256                    # ranges read with one preadv at most (with gaps: 511 iovecs)
 
 # the cost of reading a file from the page cache: opening, reading and closing it, then its
 # bytes; batches of `read_split` and `read_region_split` cheaper than the pool's inline cost
@@ -320,80 +322,142 @@ cdef void _pread(Entry* e, int fd, int64_t offset) noexcept nogil:
 
 def read_ranges(list paths, offsets, list outs):
     """Read `outs[i].size` bytes of file `paths[i]` from byte `offsets[i]` into `outs[i]` (a
-    C-contiguous uint8 array), without the GIL; a file is opened once for consecutive entries
-    of the same path, and ranges that follow each other in it are read with one call.
-    Returns None, or (index, errno, got) for the first range that failed: errno of the
-    failing call, or 0 with `got` the bytes found (the file ends early)."""
-    cdef Py_ssize_t n = len(paths), i
+    C-contiguous uint8 array), without the GIL (`read_range_list`).  Returns None, or (index,
+    errno, got) for the first range that failed: errno of the failing call, or 0 with `got`
+    the bytes found (the file ends early)."""
+    cdef Py_ssize_t n = len(paths), i, failed
     cdef list keep = []
-    cdef int fd = -1
-    cdef Py_ssize_t run_end = -1
-    cdef const char* open_path = NULL
     cdef cnp.ndarray[cnp.int64_t, ndim=1] offs = np.ascontiguousarray(offsets, np.int64)
-    cdef const int64_t* op = <const int64_t*>cnp.PyArray_DATA(offs)
     if len(outs) != n or offs.shape[0] != n:
         raise ValueError("one offset and one buffer per path")
     if n and offs.min() < 0:
         raise ValueError("negative offset")
     cdef Entry* es = _entries(paths, keep)
+    cdef Range* rs = <Range*>malloc(max(n, 1) * sizeof(Range))
+    cdef uint8_t* sink = <uint8_t*>malloc(RANGE_GAP)
     try:
+        if rs == NULL or sink == NULL:
+            raise MemoryError()
         _set_buffers(es, n, outs)
-        with nogil:
-            for i in range(n):
-                if es[i].path == NULL:
-                    continue
-                if open_path == NULL or strcmp(open_path, es[i].path) != 0:
-                    if fd >= 0:
-                        close(fd)
-                    open_path = es[i].path
-                    fd = open(open_path, O_RDONLY | O_CLOEXEC)
-                    if fd < 0:
-                        es[i].err = errno
-                        break
-                if i > run_end:
-                    run_end = _adjacent_run(es, op, i, n, fd)
-                _pread(&es[i], fd, offs[i])
-                if es[i].err or es[i].got != es[i].size:
-                    break
-            if fd >= 0:
-                close(fd)
         for i in range(n):
-            if es[i].path != NULL and (es[i].err or es[i].got != es[i].size):
-                return i, es[i].err, es[i].got
-        return None
+            rs[i].path, rs[i].offset, rs[i].size = es[i].path, offs[i], es[i].size
+            rs[i].got, rs[i].out, rs[i].err = 0, es[i].out, 0
+        with nogil:
+            failed = read_range_list(rs, n, sink)
+        if failed < 0:
+            return None
+        return failed, rs[failed].err, rs[failed].got
     finally:
         free(es)
+        free(rs)
+        free(sink)
 
 
-cdef Py_ssize_t _adjacent_run(Entry* es, const int64_t* offs, Py_ssize_t i, Py_ssize_t n,
-                              int fd) noexcept nogil:
-    """Read the ranges i, i + 1, ... that follow each other in the same file (records of a
-    batch read in stored order) with one preadv (at most _RUN of them), crediting each with
-    the bytes it got (`_pread` then completes a short one or finds its error); returns the
-    last range of the run."""
-    cdef iovec iov[_RUN]
-    cdef Py_ssize_t j = i + 1, k
-    cdef int64_t total = es[i].size
+cdef Py_ssize_t read_range_list(Range* rs, Py_ssize_t n, uint8_t* sink) noexcept nogil:
+    """Read the ranges `rs` (those with a path) in order: a file is opened once for
+    consecutive ranges in it, and ranges that follow each other in it with gaps of at most
+    `RANGE_GAP` bytes (records and their headers, the members of a tar shard) are read with
+    one preadv, the gaps into `sink` (RANGE_GAP bytes).  Returns the first range that failed
+    (its `err`, or `got` short of `size`: the file ends early), or -1."""
+    cdef int fd = -1
+    cdef const char* open_path = NULL
+    cdef Py_ssize_t i = 0, failed = -1, end
+    while i < n:
+        if rs[i].path == NULL:
+            i += 1
+            continue
+        if open_path == NULL or strcmp(open_path, rs[i].path) != 0:
+            if fd >= 0:
+                close(fd)
+            open_path = rs[i].path
+            fd = open(open_path, O_RDONLY | O_CLOEXEC)
+            if fd < 0:
+                rs[i].err = errno
+                failed = i
+                break
+        end = _range_run(rs, i, n, fd, sink)
+        while i < end:
+            _range_rest(&rs[i], fd)       # completes a range the run left short, or fails
+            if rs[i].path != NULL and (rs[i].err or rs[i].got != rs[i].size):
+                failed = i
+                break
+            i += 1
+        if failed >= 0:
+            break
+    if fd >= 0:
+        close(fd)
+    return failed
+
+
+cdef Py_ssize_t _range_run(Range* rs, Py_ssize_t i, Py_ssize_t n, int fd,
+                           uint8_t* sink) noexcept nogil:
+    """Read range i and those after it in the same file at most `RANGE_GAP` bytes further
+    (ranges without a path passed over, at most `_RUN`) with one preadv, crediting each range
+    with the bytes it got; returns the end of the run."""
+    cdef iovec iov[2 * _RUN]
+    cdef Py_ssize_t j = i + 1, last = i, k, count = 0, v = 0
+    cdef int64_t pos = rs[i].offset + rs[i].size, gap
     cdef Py_ssize_t r
-    while j < n and j - i < _RUN and es[j].path != NULL and \
-            strcmp(es[j].path, es[i].path) == 0 and offs[j] == offs[j - 1] + es[j - 1].size:
-        total += es[j].size
+    while j < n and count < _RUN - 1:
+        if rs[j].path == NULL:
+            j += 1
+            continue
+        gap = rs[j].offset - pos
+        if strcmp(rs[j].path, rs[i].path) != 0 or gap < 0 or gap > RANGE_GAP:
+            break
+        pos = rs[j].offset + rs[j].size
+        last = j
+        count += 1
         j += 1
-    if j - i < 2:
-        return i
-    for k in range(i, j):
-        iov[k - i].iov_base = es[k].out
-        iov[k - i].iov_len = <size_t>es[k].size
+    if last == i:
+        return i + 1
+    pos = rs[i].offset
+    for k in range(i, last + 1):
+        if rs[k].path == NULL:
+            continue
+        if rs[k].offset > pos:
+            iov[v].iov_base = sink
+            iov[v].iov_len = <size_t>(rs[k].offset - pos)
+            v += 1
+        iov[v].iov_base = rs[k].out
+        iov[v].iov_len = <size_t>rs[k].size
+        v += 1
+        pos = rs[k].offset + rs[k].size
     while True:
-        r = preadv(fd, iov, <int>(j - i), offs[i])
+        r = preadv(fd, iov, <int>v, rs[i].offset)
         if not (r < 0 and errno == EINTR):
             break
-    for k in range(i, j):
+    if r < 0:
+        return last + 1                   # each range is read again on its own
+    pos = rs[i].offset
+    for k in range(i, last + 1):
+        if rs[k].path == NULL:
+            continue
+        r -= rs[k].offset - pos           # the gap before it
         if r <= 0:
             break
-        es[k].got = min(<int64_t>r, es[k].size)
-        r -= es[k].got
-    return j - 1
+        rs[k].got = min(<int64_t>r, rs[k].size)
+        r -= rs[k].got
+        pos = rs[k].offset + rs[k].size
+    return last + 1
+
+
+cdef void _range_rest(Range* e, int fd) noexcept nogil:
+    """Read the rest of range `e` (e.got bytes are there); e.got stops short at the end of the
+    file, e.err is set where a call fails."""
+    cdef Py_ssize_t r
+    if e.path == NULL:
+        return
+    while e.got < e.size:
+        r = pread(fd, e.out + e.got, <size_t>(e.size - e.got), e.offset + e.got)
+        if r < 0 and errno == EINTR:
+            continue
+        if r < 0:
+            e.err = errno
+            return
+        if r == 0:
+            return
+        e.got += r
 
 
 def open_files(list paths):

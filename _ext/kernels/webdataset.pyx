@@ -4,39 +4,22 @@ the index tables the reader keeps: archive, data offset and size of each output'
 for none) gathered, their outputs allocated (1-D uint8, an absent component an empty sample)
 and their bytes read without the GIL, in archive order (sample by sample, output by output).
 
-An archive is opened once for consecutive components in it, and components that follow each
-other in it with gaps of at most `_MAX_GAP` bytes (the tar headers and padding between the
-members of a sample, and between consecutive samples) are read with one `preadv`, the gaps into
-a scratch sink: a batch of samples stored in order takes one open and one call instead of one
-`pread` per component.
+The ranges are read by `files.read_range_list`: an archive is opened once for consecutive
+components in it, and components that follow each other in it with small gaps (the tar headers
+and padding between the members of a sample, and between consecutive samples) are read with
+one `preadv`, the gaps into a scratch sink: a batch of samples stored in order takes one open
+and one call instead of one `pread` per component.
 """
 cimport numpy as cnp
 import numpy as np
 
-from libc.errno cimport EINTR, errno
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport strcmp
-from posix.fcntl cimport O_CLOEXEC, O_RDONLY, open
-from posix.uio cimport iovec, preadv
-from posix.unistd cimport close, pread
 
+from dali._ext.files cimport RANGE_GAP, Range, read_range_list
 from dali._ext.tensor_storage cimport BatchStorage
 
 cnp.import_array()
-
-cdef enum:
-    _MAX_GAP = 8192               # bytes between two components read into the sink, not skipped
-    _RUN = 256                    # components of one preadv at most (with gaps: 511 iovecs)
-
-
-cdef struct Range:
-    const char* path
-    int64_t offset
-    int64_t size
-    int64_t got                   # bytes read
-    uint8_t* out
-    int err                       # errno of the failing call, 0 if none
 
 
 def read_samples(list paths, ids, archives, offsets, sizes):
@@ -81,7 +64,7 @@ def read_samples(list paths, ids, archives, offsets, sizes):
     cdef list keep = [p if type(p) is bytes else bytes(p) for p in paths]
     cdef bytes b
     cdef Range* rs = <Range*>malloc(max(n * k, 1) * sizeof(Range))
-    cdef uint8_t* sink = <uint8_t*>malloc(_MAX_GAP)
+    cdef uint8_t* sink = <uint8_t*>malloc(RANGE_GAP)
     cdef const char** cpaths = <const char**>malloc(max(n_paths, 1) * sizeof(char*))
     cdef BatchStorage out
     cdef const int64_t* out_offs
@@ -106,7 +89,7 @@ def read_samples(list paths, ids, archives, offsets, sizes):
                 rs[i * k + j].err = 0
                 rs[i * k + j].out = <uint8_t*>out.data + out_offs[i]
         with nogil:
-            m = _read_all(rs, n * k, sink)
+            m = read_range_list(rs, n * k, sink)
         if m < 0:
             return outs, None
         return outs, (m // k, m % k, rs[m].err, rs[m].got)
@@ -114,106 +97,3 @@ def read_samples(list paths, ids, archives, offsets, sizes):
         free(rs)
         free(sink)
         free(cpaths)
-
-
-cdef Py_ssize_t _read_all(Range* rs, Py_ssize_t n, uint8_t* sink) noexcept nogil:
-    """Read the ranges `rs` (those with a path) in order; the first that failed, or -1."""
-    cdef int fd = -1
-    cdef const char* open_path = NULL
-    cdef Py_ssize_t i = 0, failed = -1, end
-    while i < n:
-        if rs[i].path == NULL:
-            i += 1
-            continue
-        if open_path == NULL or strcmp(open_path, rs[i].path) != 0:
-            if fd >= 0:
-                close(fd)
-            open_path = rs[i].path
-            fd = open(open_path, O_RDONLY | O_CLOEXEC)
-            if fd < 0:
-                rs[i].err = errno
-                failed = i
-                break
-        end = _read_run(rs, i, n, fd, sink)
-        while i < end:
-            _pread(&rs[i], fd)            # completes a range the run left short, or fails
-            if rs[i].path != NULL and (rs[i].err or rs[i].got != rs[i].size):
-                failed = i
-                break
-            i += 1
-        if failed >= 0:
-            break
-    if fd >= 0:
-        close(fd)
-    return failed
-
-
-cdef Py_ssize_t _read_run(Range* rs, Py_ssize_t i, Py_ssize_t n, int fd,
-                          uint8_t* sink) noexcept nogil:
-    """Read range i and those after it in the same file at most `_MAX_GAP` bytes further
-    (ranges without a path passed over, at most `_RUN`) with one preadv, crediting each range
-    with the bytes it got; returns the end of the run."""
-    cdef iovec iov[2 * _RUN]
-    cdef Py_ssize_t j = i + 1, last = i, k, count = 0, v = 0
-    cdef int64_t pos = rs[i].offset + rs[i].size, gap
-    cdef Py_ssize_t r
-    while j < n and count < _RUN - 1:
-        if rs[j].path == NULL:
-            j += 1
-            continue
-        gap = rs[j].offset - pos
-        if strcmp(rs[j].path, rs[i].path) != 0 or gap < 0 or gap > _MAX_GAP:
-            break
-        pos = rs[j].offset + rs[j].size
-        last = j
-        count += 1
-        j += 1
-    if last == i:
-        return i + 1
-    pos = rs[i].offset
-    for k in range(i, last + 1):
-        if rs[k].path == NULL:
-            continue
-        if rs[k].offset > pos:
-            iov[v].iov_base = sink
-            iov[v].iov_len = <size_t>(rs[k].offset - pos)
-            v += 1
-        iov[v].iov_base = rs[k].out
-        iov[v].iov_len = <size_t>rs[k].size
-        v += 1
-        pos = rs[k].offset + rs[k].size
-    while True:
-        r = preadv(fd, iov, <int>v, rs[i].offset)
-        if not (r < 0 and errno == EINTR):
-            break
-    if r < 0:
-        return last + 1                   # each range is read again on its own
-    pos = rs[i].offset
-    for k in range(i, last + 1):
-        if rs[k].path == NULL:
-            continue
-        r -= rs[k].offset - pos           # the gap before it
-        if r <= 0:
-            break
-        rs[k].got = min(<int64_t>r, rs[k].size)
-        r -= rs[k].got
-        pos = rs[k].offset + rs[k].size
-    return last + 1
-
-
-cdef void _pread(Range* e, int fd) noexcept nogil:
-    """Read the rest of range `e` (e.got bytes are there); e.got stops short at the end of the
-    file, e.err is set where a call fails."""
-    cdef Py_ssize_t r
-    if e.path == NULL:
-        return
-    while e.got < e.size:
-        r = pread(fd, e.out + e.got, <size_t>(e.size - e.got), e.offset + e.got)
-        if r < 0 and errno == EINTR:
-            continue
-        if r < 0:
-            e.err = errno
-            return
-        if r == 0:
-            return
-        e.got += r

@@ -138,7 +138,7 @@ def test_read_ranges(tmp_path):
 
 
 def test_read_ranges_of_adjacent_records(tmp_path):
-    """Ranges that follow each other in a file (read together, in runs of at most 64), mixed
+    """Ranges that follow each other in a file (read together, in runs of at most 256), mixed
     with gaps, empty ranges and another file; a run that meets the end of the file reports
     the first range cut short with what it got."""
     rng = np.random.default_rng(3)
@@ -162,6 +162,35 @@ def test_read_ranges_of_adjacent_records(tmp_path):
     assert files.read_ranges([str(a)] * 3, tail, outs) == (2, 0, 0)
     assert files.read_ranges([str(a)] * 2, [19990, 19995],
                              [np.empty(5, np.uint8), np.empty(9, np.uint8)]) == (1, 0, 5)
+
+
+def test_read_ranges_across_gaps(tmp_path):
+    """Ranges with gaps between them (read in one call up to 8192 bytes apart, the gaps into a
+    scratch sink, beyond that apart), going backwards, overlapping, with empty ranges and in
+    runs longer than one call takes: each gets exactly its bytes."""
+    rng = np.random.default_rng(8)
+    data = rng.integers(0, 256, 1 << 20, dtype=np.uint8).tobytes()
+    a = tmp_path / "a.bin"
+    a.write_bytes(data)
+    sizes = rng.integers(0, 300, 700)
+    gaps = rng.choice([0, 1, 12, 500, 8192, 8193, 40000, -100, -5000], 700,
+                      p=[0.3, 0.1, 0.2, 0.1, 0.05, 0.05, 0.05, 0.1, 0.05])
+    offsets, pos = [], 0
+    for n, g in zip(sizes.tolist(), gaps.tolist(), strict=True):
+        pos = min(max(pos + g, 0), len(data) - n)
+        offsets.append(pos)
+        pos += n
+    outs = [np.full(n, 7, np.uint8) for n in sizes.tolist()]
+    assert files.read_ranges([str(a)] * len(outs), offsets, outs) is None
+    for o, out in zip(offsets, outs, strict=True):
+        assert out.tobytes() == data[o:o + out.size]
+    # the end of the file inside a run with gaps: the first range cut short, with what it got
+    outs = [np.empty(10, np.uint8) for _ in range(3)]
+    end = len(data)
+    assert files.read_ranges([str(a)] * 3, [end - 40, end - 15, end - 2], outs) == (2, 0, 2)
+    assert outs[0].tobytes() == data[end - 40:end - 30]
+    assert outs[1].tobytes() == data[end - 15:end - 5]
+    assert files.read_ranges([str(a)] * 3, [end - 9000, end - 20, end - 4], outs) == (2, 0, 4)
 
 
 def test_read_ranges_failures(tmp_path):
