@@ -52,32 +52,39 @@ static inline void dali_philox_one(uint64_t key, uint32_t c0, uint32_t c1, uint3
         c3 = l0;                                                                          \
     }
 
+/* The 10 rounds on 8 lanes of counters (c0, c1, c2, c3), their blocks stored lane after lane
+   (4 words each) at out: what the AVX2 paths here and in philox_lanes.h share. */
+__attribute__((target("avx2")))
+static inline void dali_philox_8(uint64_t key, __m256i c0, __m256i c1, __m256i c2, __m256i c3,
+                                 uint32_t* out) {
+    uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
+    for (int r = 0; r < 10; r++) {
+        DALI_PX_ROUND(__m256i, _mm256_mul_epu32, _mm256_srli_epi64, _mm256_blend_epi16,
+                      _mm256_mullo_epi32, _mm256_xor_si256, _mm256_set1_epi32, k0, k1)
+        k0 += DALI_PX_W0;
+        k1 += DALI_PX_W1;
+    }
+    __m256i t0 = _mm256_unpacklo_epi32(c0, c1), t1 = _mm256_unpackhi_epi32(c0, c1);
+    __m256i t2 = _mm256_unpacklo_epi32(c2, c3), t3 = _mm256_unpackhi_epi32(c2, c3);
+    __m256i q0 = _mm256_unpacklo_epi64(t0, t2), q1 = _mm256_unpackhi_epi64(t0, t2);
+    __m256i q2 = _mm256_unpacklo_epi64(t1, t3), q3 = _mm256_unpackhi_epi64(t1, t3);
+    __m256i* o = (__m256i*)out;
+    _mm256_storeu_si256(o, _mm256_permute2x128_si256(q0, q1, 0x20));
+    _mm256_storeu_si256(o + 1, _mm256_permute2x128_si256(q2, q3, 0x20));
+    _mm256_storeu_si256(o + 2, _mm256_permute2x128_si256(q0, q1, 0x31));
+    _mm256_storeu_si256(o + 3, _mm256_permute2x128_si256(q2, q3, 0x31));
+}
+
 __attribute__((target("avx2")))
 static int64_t dali_philox_blocks_avx2(uint64_t key, uint32_t a0, uint32_t a1, uint32_t a2,
                                        uint32_t first, int64_t n, uint32_t* out) {
     int64_t b = 0;
-    for (; b + 8 <= n; b += 8) {
-        uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
-        __m256i c0 = _mm256_set1_epi32((int)a0), c1 = _mm256_set1_epi32((int)a1);
-        __m256i c2 = _mm256_set1_epi32((int)a2);
-        __m256i c3 = _mm256_add_epi32(_mm256_set1_epi32((int)(first + (uint32_t)b)),
-                                      _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-        for (int r = 0; r < 10; r++) {
-            DALI_PX_ROUND(__m256i, _mm256_mul_epu32, _mm256_srli_epi64, _mm256_blend_epi16,
-                          _mm256_mullo_epi32, _mm256_xor_si256, _mm256_set1_epi32, k0, k1)
-            k0 += DALI_PX_W0;
-            k1 += DALI_PX_W1;
-        }
-        __m256i t0 = _mm256_unpacklo_epi32(c0, c1), t1 = _mm256_unpackhi_epi32(c0, c1);
-        __m256i t2 = _mm256_unpacklo_epi32(c2, c3), t3 = _mm256_unpackhi_epi32(c2, c3);
-        __m256i q0 = _mm256_unpacklo_epi64(t0, t2), q1 = _mm256_unpackhi_epi64(t0, t2);
-        __m256i q2 = _mm256_unpacklo_epi64(t1, t3), q3 = _mm256_unpackhi_epi64(t1, t3);
-        __m256i* o = (__m256i*)(out + 4 * b);
-        _mm256_storeu_si256(o, _mm256_permute2x128_si256(q0, q1, 0x20));
-        _mm256_storeu_si256(o + 1, _mm256_permute2x128_si256(q2, q3, 0x20));
-        _mm256_storeu_si256(o + 2, _mm256_permute2x128_si256(q0, q1, 0x31));
-        _mm256_storeu_si256(o + 3, _mm256_permute2x128_si256(q2, q3, 0x31));
-    }
+    for (; b + 8 <= n; b += 8)
+        dali_philox_8(key, _mm256_set1_epi32((int)a0), _mm256_set1_epi32((int)a1),
+                      _mm256_set1_epi32((int)a2),
+                      _mm256_add_epi32(_mm256_set1_epi32((int)(first + (uint32_t)b)),
+                                       _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)),
+                      out + 4 * b);
     return b;
 }
 
