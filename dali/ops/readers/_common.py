@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import functools
 import os
 import time
 import warnings
@@ -124,7 +125,8 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
 
     Readers that read ahead implement `read(entries) -> (data, None)` or `(None, (index,
     message))` for the first entry that cannot be read (the message an exception instead where
-    the error is not to be a RuntimeError; data: a BatchStorage, or whatever
+    the error is not to be a RuntimeError, an `Unskippable` where it is not to be skipped;
+    data: a BatchStorage, or whatever
     `first_output`, `subset` and `combine` take) (called on the reader's own thread, or on
     the pipeline's for quick reads: `INLINE_READ_S`),
     and take each batch from `next_batch(ws)`: its entries and storage, read ahead
@@ -244,24 +246,34 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
     def read(self, entries):
         raise NotImplementedError
 
-    def next_batch(self, ws):
+    def next_batch(self, ws, read=None):
         """(entries, storage) of the next batch of `ws.batch_size` samples (see the class
-        docstring); raises the error of a sample that cannot be read unless skipping."""
+        docstring); raises the error of a sample that cannot be read unless skipping.
+
+        `read(entries, at)`, for batches whose arguments are known only when they run:
+        read them now with it instead of `read` ahead (`at`: the batch position of
+        `entries[0]`; a sample that replaces a skipped one takes the position it fills)."""
         n = ws.batch_size
         self._reads_ahead = True
-        entries, done = self.next_read(n)
-        entries, storage, error, skipped = done.result()
+        if read is None:
+            entries, done = self.next_read(n)
+            entries, storage, error, skipped = done.result()
+        else:
+            entries, storage, error, skipped = self.read_skipping(
+                self._take(n, n), functools.partial(read, at=0))
         parts = [(entries, storage)]
         have = len(entries)
         while error is None and have < n:          # skipped samples: take the next ones
             self._note_skipped(entries, skipped)
-            entries, storage, error, skipped = self.read_skipping(self._take(n - have, n))
+            entries, storage, error, skipped = self.read_skipping(
+                self._take(n - have, n), read and functools.partial(read, at=have))
             parts.append((entries, storage))
             have += len(entries)
         self._note_skipped(entries, skipped)
         if error is not None:
             i, message = error
-            kind = type(message) if isinstance(message, Exception) else RuntimeError
+            kind = type(message) if isinstance(message, Exception) and \
+                not isinstance(message, Unskippable) else RuntimeError
             raise ws.sample_error(have - len(parts[-1][0]) + i, str(message), kind)
         self._count_epochs()
         if len(parts) == 1:
@@ -284,15 +296,16 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
         """Skip the samples of output 0 that `check(samples) -> {index: reason}` rejects."""
         self._validators.append(check)
 
-    def read_skipping(self, entries):
-        """(entries read, storage, error, skipped): `read(entries)`, leaving out the entries
-        that fail when skipping and those a validator rejects (`skipped`: (entry, reason,
-        index in `entries`) of each), else with the first failure as `error` ((index,
-        message))."""
+    def read_skipping(self, entries, read=None):
+        """(entries read, storage, error, skipped): `read(entries)` (default `self.read`),
+        leaving out the entries that fail when skipping (unless the message is `Unskippable`)
+        and those a validator rejects (`skipped`: (entry, reason, index in `entries`) of
+        each), else with the first failure as `error` ((index, message))."""
+        read = read or self.read
         skipped = []
         where = list(range(len(entries)))
         while entries:
-            storage, error = self.read(entries)
+            storage, error = read(entries)
             if error is None:
                 bad = {}
                 for check in self._validators:
@@ -304,7 +317,7 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
                 if not kept:
                     return [], None, None, skipped
                 return [entries[i] for i in kept], self.subset(storage, kept), None, skipped
-            if not self._skip:
+            if not self._skip or isinstance(error[1], Unskippable):
                 return entries, storage, error, skipped
             i, message = error
             skipped.append((entries[i], str(message), where.pop(i)))
@@ -396,6 +409,13 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
             return self.read_skipping(entries)
         finally:
             self._read_s += (time.thread_time() - start - self._read_s) / 4
+
+
+class Unskippable(Exception):
+    """The message of a `read` error that `on_error="skip"` does not skip (raised as a
+    RuntimeError): the sample can be read, but not as the arguments or the rest of its batch
+    ask (a region outside its array, another type than the batch's), which the samples that
+    would replace it are not likely to fit either."""
 
 
 class _Done:

@@ -30,7 +30,12 @@ round half away from zero (start = round(start), end = round(start + shape)) as 
 fills the outside with `fill_value` (converted with saturation to the array's type).  Fortran-order
 files are read in their stored order and transposed into C order.  ROI arguments given as argument
 inputs are known only when the batch runs: that batch is then read on the pipeline's thread (still
-one nogil call), and `on_error="skip"` is not supported with them.
+one nogil call).  The values belong to batch positions: with `on_error="skip"` the sample that
+replaces a skipped one is read with those of the position it fills (the samples after a skipped
+one move up a position, and the batch is completed from the loader).  Skipping drops files that
+cannot be read (missing, a bad header, short data); a region outside an array or a sample of
+another type or number of dimensions than its batch's stays an error (`_common.Unskippable`):
+the samples replacing it would not fit either.
 
 All samples of a batch must share the type and the number of dimensions (DALI's rule).  The
 output has no layout.
@@ -38,6 +43,7 @@ output has no layout.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 
@@ -135,18 +141,9 @@ class Numpy(_listing.FilesReader):
 
     # -- one iteration -----------------------------------------------------------------------
     def infer(self, ws):
-        n = ws.batch_size
-        per_sample = [name for name in self._roi_names if ws.is_arg_input(name)]
-        if per_sample:
-            if self._skip:
-                raise self.error('on_error="skip" is not supported with the region of interest '
-                                 f"given as argument inputs ({', '.join(per_sample)})",
-                                 NotImplementedError)
-            entries = self.next_entries(n)
-            storage, error = self._load(entries, {name: ws.arg(name)
-                                                  for name in self._roi_names})
-            if error is not None:
-                raise ws.sample_error(*error, RuntimeError)
+        if any(ws.is_arg_input(name) for name in self._roi_names):
+            roi = {name: ws.arg(name) for name in self._roi_names}
+            entries, storage = self.next_batch(ws, functools.partial(self._read_at, roi))
         else:
             entries, storage = self.next_batch(ws)
         return _operator.Plan([_operator.OutputDesc(None, storage.dtype, "",
@@ -163,6 +160,12 @@ class Numpy(_listing.FilesReader):
             return storage, None
         return self._load(entries, {name: [self.args[name]] * len(entries)
                                     for name in self._roi_names}, constant=True)
+
+    def _read_at(self, roi, entries, at):
+        """`read` of `entries`, which fill the batch positions from `at` on, with the
+        per-sample region of interest `roi` (argument name -> the batch's values): each
+        sample takes the values of its position."""
+        return self._load(entries, {name: v[at:at + len(entries)] for name, v in roi.items()})
 
     def _load(self, entries, roi, constant=False):
         """(storage, None) of `entries` with the region of interest given by `roi` (argument
@@ -188,7 +191,7 @@ class Numpy(_listing.FilesReader):
                 try:
                     plans.append(self._plan_of(header, dtype, ndim, roi, i, constant))
                 except ValueError as e:
-                    return None, (i, f"{e} File: {entries[i][1]}")
+                    return None, (i, _common.Unskippable(f"{e} File: {entries[i][1]}"))
                 k = memo[header] = len(plans) - 1
             which[i] = k
         rows = np.array([p[0] for p in plans]).transpose(1, 0, 2)[:, which]

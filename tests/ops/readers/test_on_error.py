@@ -14,11 +14,15 @@ from dali import fn, pipeline_def
 from dali.ops.readers import _common
 
 
-def _pipe(reader, batch_size, pipe_args=None, **kwargs):
+def _pipe(reader, batch_size, pipe_args=None, arg_inputs=None, **kwargs):
+    """A pipeline of `reader` (named "R") returning its first output and source info;
+    `arg_inputs`: argument name -> a batch source (an external_source fed to it)."""
     @pipeline_def(batch_size=batch_size, num_threads=1, device_id=None, seed=3,
                   **(pipe_args or {}))
     def pipe():
-        out = reader(name="R", **kwargs)
+        extra = {k: fn.external_source(source=v, batch=True)
+                 for k, v in (arg_inputs or {}).items()}
+        out = reader(name="R", **kwargs, **extra)
         first = out[0] if isinstance(out, (list, tuple)) else out
         return first, first.source_info()
     p = pipe()
@@ -139,3 +143,65 @@ def test_a_data_set_where_every_sample_fails_is_an_error(tmp_path, kwargs):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")          # the epochs' counts before
             _names(p, 4)
+
+
+def _ends(batch_size):
+    """Per-position ends of a region of interest over the columns: position j keeps
+    j % 3 + 1 columns."""
+    return [np.array([j % 3 + 1], np.int32) for j in range(batch_size)]
+
+
+@pytest.mark.parametrize("roi", ["constants", "inputs"])
+def test_numpy_regions_skip_bad_files(npy_set, roi):
+    """With a region of interest (constants, or argument inputs whose values belong to batch
+    positions: a replacement sample takes its position's), one epoch returns every good file
+    once, with its region."""
+    root, bad = npy_set
+    if roi == "constants":
+        kwargs, ends = dict(roi_end=[2]), [np.array([2])] * 32
+    else:
+        kwargs, ends = dict(arg_inputs={"roi_end": lambda: _ends(32)}), _ends(32)
+    p = _pipe(fn.readers.numpy, 32, file_root=root, on_error="skip", roi_start=[1],
+              roi_axes=[1], **kwargs)
+    names = []
+    with pytest.warns(RuntimeWarning, match=r"3 sample\(s\)"):
+        for _ in range(32):                       # 1024 samples: the epoch's 997 and 27 more
+            data, si = p.run()
+            for j in range(32):
+                name = bytes(np.array(si[j])).decode()
+                ref = np.full((2, 3), int(name[2:6]), np.int32)[:, 1:int(ends[j][0])]
+                np.testing.assert_array_equal(np.array(data[j]), ref)
+                names.append(name)
+    good = [f"./{i:04d}.npy" for i in range(1000) if f"{i:04d}.npy" not in bad]
+    assert names[:997] == good and names[997:] == good[:27]
+    skipped = p.reader_meta("R")["skipped"]
+    assert [s["sample"] for s in skipped] == sorted(f"./{b}" for b in bad)
+
+
+def test_numpy_region_inputs_raise_naming_the_file(npy_set):
+    root, _ = npy_set
+    p = _pipe(fn.readers.numpy, 200, file_root=root, roi_start=[1], roi_axes=[1],
+              arg_inputs={"roi_end": lambda: _ends(200)})
+    with pytest.raises(RuntimeError, match=r"Header is corrupted\. File: \./0137\.npy"):
+        p.run()
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(roi_start=[1], roi_end=[5], roi_axes=[1]), "out of bounds"),
+    (dict(arg_inputs={"roi_start": lambda: [np.array([j % 5], np.int32) for j in range(4)]},
+          roi_shape=[1], roi_axes=[1]), "out of bounds"),
+    (dict(files=["0001.npy", "float.npy"]), "same data type"),
+])
+def test_numpy_regions_and_types_that_do_not_fit_are_not_skipped(npy_set, tmp_path, kwargs,
+                                                                 message):
+    """A region outside an array or a sample of another type than its batch's is an error
+    with on_error="skip" too: the samples replacing it would not fit either."""
+    root, _ = npy_set
+    if "files" in kwargs:
+        root = str(tmp_path)
+        np.save(tmp_path / "0001.npy", np.zeros((2, 3), np.int32))
+        np.save(tmp_path / "float.npy", np.zeros((2, 3), np.float32))
+    p = _pipe(fn.readers.numpy, 4, file_root=root, on_error="skip", **kwargs)
+    with pytest.raises(RuntimeError, match=message):
+        p.run()
+    assert p.reader_meta("R")["skipped"] == []
