@@ -339,6 +339,16 @@ class Reader(_operator.Operator, _roles.Reader, _roles.Checkpointable):
         """The concatenation of the `read` results `parts`."""
         return BatchStorage.from_arrays([x for data in parts for x in data.samples()])
 
+    def skip_unlisted(self, name, reason):
+        """Skip a part of the data set that cannot be listed (with `on_error="skip"`, while
+        listing it): in `reader_meta()["skipped"]` once (also when listed again to restore a
+        checkpoint), with a warning."""
+        if (name, reason) in self._skipped:
+            return
+        self._skipped.append((name, reason))
+        warnings.warn(f"{self.spec.display_name}: {name} was skipped: {reason} (see "
+                      "reader_meta()['skipped'])", RuntimeWarning, stacklevel=2)
+
     def _note_skipped(self, entries, skipped):
         """Account for a read run of the loader's samples: `entries` kept, `skipped` not; an
         error once every entry the loader draws from has been skipped (the batch would never

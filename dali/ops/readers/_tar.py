@@ -6,9 +6,12 @@ archive order.  Ustar prefixes, GNU long names (`L` entries) and pax `path`/`siz
 (`x` entries) are applied to the entry that follows them; directories, links, devices and
 global pax headers are passed over.  The archive ends at two zero blocks or at the end of the
 file; a header with a wrong checksum, a short header or a member running past the end of the
-file raises `TarError` naming the file and the byte where it happened (a regular file's data
-cut short, with `keep_cut`: the file is listed with the size its header gives, as the last
-one, and reading it fails).
+file raises `TarError` naming the file and the byte where it happened.  `members_to_cut(path)`
+lists an archive cut short instead (`on_error="skip"` of readers.webdataset): the members
+before the cut, a regular file whose data is cut short last, with the size its header gives
+(reading it fails), and, where the cut is in a header (or the data of a long name or pax
+header) and so hides the members after it, where and what it is; a corrupted header is still
+raised.
 """
 
 from __future__ import annotations
@@ -61,12 +64,27 @@ def _pax_records(data, path, at):
     return out
 
 
-def members(path, keep_cut=False):
+def members(path):
     """(names, offsets, sizes) of the regular files of the tar archive at `path`: a list of
-    str and two int64 arrays (the offset of each file's data and its size in bytes); with
-    `keep_cut`, a regular file whose data the archive cuts short ends the list (see the
+    str and two int64 arrays (the offset of each file's data and its size in bytes)."""
+    names, offsets, sizes, _ = _walk(path, False)
+    return names, offsets, sizes
+
+
+def members_to_cut(path):
+    """`members(path)` of an archive that may be cut short, and the cut that hides members:
+    (its byte offset, the message of the `TarError` `members` raises), or None (see the
     module docstring)."""
+    names, offsets, sizes, cut = _walk(path, True)
+    return names, offsets, sizes, None if cut is None else (cut[0], str(cut[1]))
+
+
+def _walk(path, keep_cut):
+    """(names, offsets, sizes, cut): `members_to_cut` with the cut as (offset, TarError),
+    where the listing stopped at a truncation (also inside a regular file's data); raised
+    unless `keep_cut`."""
     names, offsets, sizes = [], [], []
+    cut = None
     try:
         f = open(path, "rb")            # noqa: SIM115 (closed below)
     except OSError as e:
@@ -81,7 +99,9 @@ def members(path, keep_cut=False):
             f.seek(pos)
             header = f.read(BLOCK)
             if len(header) < BLOCK:
-                raise TarError(f"truncated tar file {path}: a header at byte {pos} is cut short")
+                cut = pos, TarError(f"truncated tar file {path}: a header at byte {pos} is "
+                                    "cut short")
+                break
             if header.count(0) == BLOCK:
                 zeros += 1
                 if zeros == 2:
@@ -100,11 +120,14 @@ def members(path, keep_cut=False):
             if "size" in pax and kind not in (b"x", b"g", b"L", b"K"):
                 size = int(pax["size"])
             data_at = pos + BLOCK
-            cut = keep_cut and kind in _REGULAR and size >= 0
-            if size < 0 or (data_at + size > end and not cut):
-                raise TarError(f"truncated tar file {path}: the entry at byte {pos} needs "
-                               f"{size} bytes, the file ends {end - data_at} bytes after its "
-                               f"header")
+            if size < 0:
+                raise TarError(f"corrupted tar file {path}: a negative size at byte {pos}")
+            if data_at + size > end:
+                cut = pos, TarError(f"truncated tar file {path}: the entry at byte {pos} "
+                                    f"needs {size} bytes, the file ends {end - data_at} bytes "
+                                    "after its header")
+                if kind not in _REGULAR:
+                    break
             pos = data_at + -(-size // BLOCK) * BLOCK
             if kind in (b"L", b"x"):
                 f.seek(data_at)
@@ -131,9 +154,13 @@ def members(path, keep_cut=False):
                 names.append(raw.decode("utf-8", "surrogateescape"))
                 offsets.append(data_at)
                 sizes.append(size)
-                if data_at + size > end:
+                if cut is not None:             # listed: nothing follows it
                     break
-    return names, np.array(offsets, np.int64), np.array(sizes, np.int64)
+    if cut is not None and not keep_cut:
+        raise cut[1]
+    if cut is not None and names and offsets[-1] == cut[0] + BLOCK:
+        cut = None
+    return names, np.array(offsets, np.int64), np.array(sizes, np.int64), cut
 
 
 def split_name(name):

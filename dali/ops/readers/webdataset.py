@@ -20,7 +20,10 @@ padding: `_loader`.
 archive (an archive truncated after indexing, or one cut inside a file's data, whose scan then
 lists that file with the size its header gives, as the last one), and, with
 `missing_component_behavior="error"`, the samples lacking a component (kept in the index, so
-that they are listed in `reader_meta()["skipped"]`, instead of failing the build).
+that they are listed in `reader_meta()["skipped"]`, instead of failing the build).  A scanned
+archive cut inside a header gives the samples of the members before the cut; the rest of it
+is listed in `reader_meta()["skipped"]` once (`<archive> from byte <offset>`), with a warning
+when the pipeline is built (a corrupted header is still a build error).
 """
 
 from __future__ import annotations
@@ -103,8 +106,15 @@ def read_index(path):
 def scan_archive(path, keep_cut=False):
     """`read_index`'s result for an archive without an index, grouped as DALI groups it: a new
     sample starts where the base name changes (a first member with a hidden name, or an archive
-    without files, gives an empty sample, as in DALI); `keep_cut`: `_tar.members`'."""
-    names, offsets, sizes = _tar.members(path, keep_cut)
+    without files, gives an empty sample, as in DALI), and the archive's cut (`keep_cut`: the
+    samples before a truncation, `_tar.members_to_cut`; else a truncation raises, and the cut
+    is None)."""
+    if keep_cut:
+        names, offsets, sizes, cut = _tar.members_to_cut(path)
+    else:
+        (names, offsets, sizes), cut = _tar.members(path), None
+    if cut is not None and not names:
+        return [], [0], [], cut
     components, starts = [], [0]
     last = _tar.split_name(names[0])[0] if names else None
     for name, offset, size in zip(names, offsets.tolist(), sizes.tolist(), strict=True):
@@ -116,7 +126,7 @@ def scan_archive(path, keep_cut=False):
             last = base
         components.append((ext, offset, size, name))
     starts.append(len(components))
-    return components, starts, [0] * (len(starts) - 1)
+    return components, starts, [0] * (len(starts) - 1), cut
 
 
 @_registry.register
@@ -216,9 +226,11 @@ class Webdataset(_in_order.InOrderReader):
                 where = f'index file at "{a["index_paths"][s]}" line '
             else:
                 try:
-                    components, starts, lines = scan_archive(path, self._skip)
+                    components, starts, lines, cut = scan_archive(path, self._skip)
                 except _tar.TarError as e:
                     raise RuntimeError(str(e)) from None
+                if cut is not None:
+                    self.skip_unlisted(f"{path} from byte {cut[0]}", cut[1])
                 where = f'tar file at "{path}"'
             for j, line in enumerate(lines):
                 source = where + str(line) if a["index_paths"] else where

@@ -404,3 +404,46 @@ def test_on_error_skip_drops_underful_and_truncated_samples(tmp_path):
         read(**kwargs)
     with pytest.raises(RuntimeError, match=f"truncated tar file {cut}: the entry at byte"):
         read(**{**kwargs, "paths": str(cut)})
+
+
+def test_on_error_skip_reads_an_archive_cut_inside_a_header_up_to_the_cut(tmp_path):
+    cut = tmp_path / "b.tar"
+    write_tar(cut, [(f"b{i}.{e}", b"B%d" % i * 50) for i in range(4) for e in ("jpg", "cls")])
+    cut.write_bytes(cut.read_bytes()[:5 * 1024 + 100])         # inside b2.cls's header
+    whole = write_tar(tmp_path / "a.tar", [(f"a{i}.{e}", b"A%d" % i) for i in range(3)
+                                           for e in ("jpg", "cls")])
+    kwargs = dict(paths=[str(cut), whole], ext=["jpg", "cls"], batch_size=3, iterations=4)
+    reason = f"truncated tar file {cut}: a header at byte 5120 is cut short"
+    with pytest.warns(RuntimeWarning, match=f"{cut} from byte 5120 was skipped: {reason}"):
+        result, meta = read(on_error="skip", **kwargs)
+    jpgs, clss = [[x for it in as_bytes(result) for x in it[k]] for k in range(2)]
+    assert jpgs == [b"B0" * 50, b"B1" * 50, b"B2" * 50, b"A0", b"A1", b"A2"] * 2 \
+        and meta["epoch_size"] == 6
+    assert clss == [b"B0" * 50, b"B1" * 50, b"", b"A0", b"A1", b"A2"] * 2   # b2.cls: cut
+    assert meta["skipped"] == [{"sample": f"{cut} from byte 5120", "reason": reason}]
+    with pytest.raises(RuntimeError, match=reason):
+        read(**kwargs)
+    cut.write_bytes(cut.read_bytes()[:100])                   # nothing before the cut
+    with pytest.warns(RuntimeWarning, match=f"{cut} from byte 0 was skipped"):
+        result, meta = read(on_error="skip", **kwargs)
+    assert meta["epoch_size"] == 3
+    assert [x for it in as_bytes(result) for x in it[0]] == [b"A0", b"A1", b"A2"] * 4
+
+
+def test_members_to_cut(tmp_path):
+    path = tmp_path / "c.tar"
+    data = pathlib.Path(write_tar(path, [("a.txt", b"a" * 600), ("x" * 120 + ".txt", b"l"),
+                                         ("c.txt", b"c")])).read_bytes()
+    long_at = 512 + 1024                      # the GNU long name entry of the second file
+    for size, names, cut in [
+            (len(data), ["a.txt", "x" * 120 + ".txt", "c.txt"], None),
+            (512 + 300, ["a.txt"], None),                       # a.txt's data cut: listed
+            (long_at + 200, ["a.txt"], (long_at, "a header at byte 1536 is cut short")),
+            (long_at + 600, ["a.txt"], (long_at, "the entry at byte 1536 needs 125 bytes"))]:
+        path.write_bytes(data[:size])
+        got, offsets, sizes, where = _tar.members_to_cut(str(path))
+        assert got == names and offsets.tolist()[:1] == [512] and sizes.tolist()[:1] == [600]
+        assert where == cut if cut is None else (where[0] == cut[0] and cut[1] in where[1])
+        if cut is not None or size < len(data):
+            with pytest.raises(_tar.TarError, match="truncated tar file"):
+                _tar.members(str(path))
