@@ -7,10 +7,10 @@ A stream of N frames gives the sequences starting at frames 0, step, 2*step, ...
 `image_type` by the image decoders' machinery (`decoders._decode`), stacked as (F, H, W, C)
 uint8, layout FHWC, decoded straight into the output; its frames must share one shape.  The
 sequences are held as one array of frame indices into the list of frame paths.  With
-`on_error="skip"` a sequence with a frame that cannot be read or decoded is skipped: the
-reader decodes each batch's frames once more on its own thread to find those
-(`_decode.undecodable`).  Order, sharding, shuffling and padding: `_loader`.  Real DALI
-deprecates this reader.
+`on_error="skip"` a sequence with a frame that cannot be read or decoded, or whose frames'
+headers give different shapes, is skipped: the reader decodes each batch's frames once more on
+its own thread to find those (`_decode.undecodable`; the shapes: `_odd_frame`).  Order,
+sharding, shuffling and padding: `_loader`.  Real DALI deprecates this reader.
 """
 
 from __future__ import annotations
@@ -176,13 +176,20 @@ class Sequence(_common.Reader):
     def _checked(self, paths, samples):
         """`read`'s result of the frames `samples` (of `paths`) read: with `on_error="skip"`
         (None, (index, message)) for the first sequence with a frame that cannot be
-        decoded."""
+        decoded, else for the first whose frames' headers give another shape than its first
+        frame's (`_odd_frame`)."""
         length = self.args["sequence_length"]
         if self._skip:
             bad = _decode.undecodable(self.spec, samples, self.args["image_type"])
             if bad:
                 i = min(bad)
                 return None, (i // length, f"cannot decode {os.fsdecode(paths[i])}: {bad[i]}")
+            odd = _odd_frame(_decode.read_headers(samples, self.args["image_type"]), length)
+            if odd is not None:
+                i, shape, first = odd
+                return None, (i // length, f"the frames of a sequence must have one shape: "
+                                           f"{os.fsdecode(paths[i])} is {shape}, the first "
+                                           f"frame {first}")
         return [samples[k:k + length] for k in range(0, len(samples), length)], None
 
     # the read result: each sequence's encoded frames
@@ -194,3 +201,21 @@ class Sequence(_common.Reader):
 
     def combine(self, parts):
         return [sequence for part in parts for sequence in part]
+
+
+def _odd_frame(batch, length):
+    """(index, its shape, the shape of its sequence's first frame) of the first frame of the
+    `_decode.Batch` of sequences of `length` frames whose decoded shape (height, width,
+    channels) differs from its sequence's first frame's, or None.  Channels that only
+    decoding tells (ANY_DATA of non-JPEG frames) are not compared: the decoded frames are
+    checked again (an error)."""
+    shapes = np.stack([batch.height, batch.width, batch.channels], axis=1).reshape(-1, length, 3)
+    first = shapes[:, :1]
+    differ = shapes != first
+    differ[..., 2] &= (shapes[..., 2] >= 0) & (first[..., 2] >= 0)
+    odd = differ.any(axis=2).reshape(-1)
+    if not odd.any():
+        return None
+    i = int(np.argmax(odd))
+    return i, tuple(shapes.reshape(-1, 3)[i].tolist()), \
+        tuple(shapes[i // length, 0].tolist())

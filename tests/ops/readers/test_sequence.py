@@ -206,3 +206,38 @@ def test_on_error_skip_drops_sequences_with_a_bad_frame(tmp_path):
     p.build()
     with pytest.raises(RuntimeError, match="cannot decode .*a/3.png"):
         p.run()
+
+
+@pytest.mark.parametrize("image_type", [0, 2])      # RGB, GRAY: the channels of the output
+def test_on_error_skip_drops_sequences_of_frames_of_different_shapes(tmp_path, image_type):
+    from dali import fn, pipeline_def
+
+    frames = {}
+    for s in ("a", "b"):
+        (tmp_path / s).mkdir()
+        for i in range(4):
+            shape = (5, 6, 3) if (s, i) == ("a", 3) else (4, 6, 3)    # a/3.png: 5 rows
+            frames[s, i] = np.full(shape, (ord(s) * 4 + i) % 256, np.uint8)
+            cv2.imwrite(str(tmp_path / s / f"{i}.png"), frames[s, i])
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        return fn.readers.sequence(file_root=str(tmp_path), sequence_length=2, step=2,
+                                   image_type=image_type, on_error="skip", name="R")
+
+    p = pipe()
+    p.build()
+    # a0-1, a2-3 (a 4x6 and a 5x6 frame), b0-1, b2-3: an epoch of 3 good sequences
+    with pytest.warns(RuntimeWarning, match=r"1 sample\(s\) that could not be read"):
+        got = [np.array(x) for _ in range(2) for x in p.run()[0]]
+    for x, (s, i) in zip(got, [("a", 0), ("b", 0), ("b", 2), ("a", 0)], strict=True):
+        want = np.stack([frames[s, i], frames[s, i + 1]])
+        want = want[..., ::-1] if image_type == 0 else want[..., :1]
+        np.testing.assert_array_equal(x, want)
+    skipped = p.reader_meta("R")["skipped"]
+    # (once more when the next epoch was read ahead)
+    assert {os.path.relpath(x["sample"], tmp_path) for x in skipped} == {"a/2.png"}
+    c = 3 if image_type == 0 else 1
+    assert skipped[0]["reason"] == (f"the frames of a sequence must have one shape: "
+                                    f"{tmp_path / 'a' / '3.png'} is (5, 6, {c}), the first "
+                                    f"frame (4, 6, {c})")
