@@ -241,3 +241,28 @@ def test_on_error_skip_drops_sequences_of_frames_of_different_shapes(tmp_path, i
     assert skipped[0]["reason"] == (f"the frames of a sequence must have one shape: "
                                     f"{tmp_path / 'a' / '3.png'} is (5, 6, {c}), the first "
                                     f"frame (4, 6, {c})")
+
+
+def test_on_error_skip_compares_the_channels_known_before_decoding(tmp_path):
+    """ANY_DATA: a gray and a color JPEG in one sequence (1 and 3 channels) are skipped."""
+    from dali import fn, pipeline_def
+
+    (tmp_path / "a").mkdir()
+    for i in range(4):
+        img = np.full((4, 6, 3), 10 * i, np.uint8)
+        cv2.imwrite(str(tmp_path / "a" / f"{i}.jpg"), img[..., 0] if i == 1 else img)
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None, exec_async=False,
+                  exec_pipelined=False)
+    def pipe():
+        return fn.readers.sequence(file_root=str(tmp_path), sequence_length=2, step=2,
+                                   image_type=4, on_error="skip", name="R")     # ANY_DATA
+
+    p = pipe()
+    p.build()
+    with pytest.warns(RuntimeWarning, match=r"1 sample\(s\) that could not be read"):
+        (out,) = p.run()
+    assert np.array(out[0]).shape == (2, 4, 6, 3)                # a2-3; a0-1 skipped
+    (skipped,) = p.reader_meta("R")["skipped"]
+    assert skipped["reason"].endswith(f"{tmp_path / 'a' / '1.jpg'} is (4, 6, 1), the first "
+                                      "frame (4, 6, 3)")
