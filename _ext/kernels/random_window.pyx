@@ -142,14 +142,14 @@ cdef struct Out:
 
 cdef int _out(Out* o, anchor, shape, Py_ssize_t n) except -1:
     """Point `o` at the (n, 2) int32 or int64 arrays `anchor` and `shape` (rows may be apart,
-    their two values adjacent)."""
+    their two values adjacent; NumPy gives empty arrays zero strides)."""
     cdef cnp.ndarray a = anchor, s = shape
     cdef int t = cnp.PyArray_TYPE(a)
     for arr in (a, s):
         if cnp.PyArray_NDIM(arr) != 2 or cnp.PyArray_DIM(arr, 0) != n or \
                 cnp.PyArray_DIM(arr, 1) != 2 or cnp.PyArray_TYPE(arr) != t or \
                 (t != cnp.NPY_INT32 and t != cnp.NPY_INT64) or \
-                cnp.PyArray_STRIDE(arr, 1) != cnp.PyArray_ITEMSIZE(arr) or \
+                (n and cnp.PyArray_STRIDE(arr, 1) != cnp.PyArray_ITEMSIZE(arr)) or \
                 not cnp.PyArray_ISWRITEABLE(arr):
             raise ValueError(f"anchor and shape must be writable (n, 2) arrays of one type, "
                              f"int32 or int64, n = {n}")

@@ -79,6 +79,15 @@ def test_random_windows_are_the_draws_then_the_windows(attempts):
         np.testing.assert_array_equal(np.concatenate([anchor, shape], 1), want)
 
 
+def test_an_empty_batch_has_no_windows():
+    # (a conditional branch no sample takes; NumPy gives the empty outputs zero strides)
+    out = np.empty((0, 4), np.int64)
+    random_window.random_windows(_terms([], [], [0.1, 1.0], [0.5, 2.0]), 1,
+                                 np.empty(0, np.int64), 10, 0.1, 1.0, 0.5, 2.0, 0.0, 1.0,
+                                 out[:, :2], out[:, 2:])
+    assert out.shape == (0, 4)
+
+
 def test_windows_check_their_outputs():
     terms = _terms([10, 20], [30, 40], [0.1, 1.0], [0.5, 2.0])
     draws, ratio = np.zeros((2, 4)), np.ones((2, 1), np.float32)
