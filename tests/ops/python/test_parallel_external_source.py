@@ -61,7 +61,11 @@ def _epoch(p):
 
 
 def _shm_segments():
-    return set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
+    """This process's shared memory segments (their names begin with the creator's pid: other
+    test runs on the machine have their own)."""
+    mine = f"dali{os.getpid():x}_"
+    return {name for name in os.listdir("/dev/shm") if name.startswith(mine)} \
+        if os.path.isdir("/dev/shm") else set()
 
 
 def test_samples_come_from_the_workers_in_order():
