@@ -28,6 +28,9 @@ cdef extern from "jpeg_codec.h" nogil:
     int dali_jpeg_decode_roi_codes(const uint8_t* data, size_t size, int scale, int x, int y,
                                    int w, int h, int color, int fast_idct, int codes,
                                    uint8_t* out, long out_stride, char* err, size_t errlen)
+    int DALI_SKIP_DECODER
+    void dali_skip_cache_info(int* entries, long* builds, long* installs)
+    void dali_skip_cache_clear()
 
 cdef extern from "jpeg_encode.h" nogil:
     int dali_jpeg_round_trip(const uint8_t* src, int h, int w, long stride, int quality,
@@ -36,6 +39,7 @@ cdef extern from "jpeg_encode.h" nogil:
 RGB = DALI_JPEG_RGB
 BGR = DALI_JPEG_BGR
 GRAY = DALI_JPEG_GRAY
+SKIP_DECODER = bool(DALI_SKIP_DECODER)   # built with jpeg_skip.h's decoder (jpegint.h found)
 
 cdef enum:
     ERRLEN = 200
@@ -172,6 +176,21 @@ def decode_roi(const uint8_t[::1] data, int x, int y, int w, int h, int color=DA
     if rc != 0:
         raise JpegError(err.decode(errors="replace"))
     return np.asarray(out)
+
+
+def skip_cache_info():
+    """(tables held, tables built, skip decoders installed) so far by the calling thread's cache
+    of skip-decoder tables (jpeg_skip.h; `decode_roi` decodes on the calling thread).  For
+    tests."""
+    cdef int entries
+    cdef long builds, installs
+    dali_skip_cache_info(&entries, &builds, &installs)
+    return entries, builds, installs
+
+
+def skip_cache_clear():
+    """Empty the calling thread's cache of skip-decoder tables.  For tests."""
+    dali_skip_cache_clear()
 
 
 cdef struct Job:

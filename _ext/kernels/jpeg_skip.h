@@ -24,6 +24,11 @@
  * with EOI, so that libjpeg never runs out of data while this decoder holds the bits, and only
  * where jpegint.h is installed (Debian's and most distributions' packages; not libjpeg-turbo's
  * own install).
+ *
+ * The tables built from a JHUFF_TBL are kept in a small cache per thread, keyed by the table's
+ * contents (compared byte for byte): the images of a data set mostly share their tables (the
+ * standard ones, or their encoder's), and an image whose tables are all cached is worth the
+ * decoder from far fewer skipped blocks.
  */
 #pragma once
 #include <stdint.h>
@@ -34,6 +39,8 @@
 
 #if !defined(__has_include) || __has_include(<jpegint.h>)
 #include <jpegint.h>
+
+#define DALI_SKIP_DECODER 1
 
 #if JPEG_LIB_VERSION >= 70
 #define DALI_DCT_SCALED_SIZE(c) ((c)->DCT_h_scaled_size)
@@ -46,9 +53,14 @@
 /* Bits a table lookup reads (12 and 13 ran at the same speed on the large-photo corpus; 12
  * builds in half the time). */
 enum { DALI_SKIP_BITS = 12 };
-/* Blocks an image must have to skip before the decoder is installed (its tables take tens of
- * microseconds to build; a skipped block saves ~35 ns). */
-enum { DALI_SKIP_MIN_BLOCKS = 8192 };
+/* Blocks an image must have to skip before the decoder is installed: its tables take ~50 us
+ * to build (2 DC and 2 AC tables), a skipped block saves 12-35 ns; with every table cached
+ * (dali_skip_cache), the decoder's own cost (~2 us on a 224x224 image) is made up from about
+ * 200 blocks. */
+enum { DALI_SKIP_MIN_BLOCKS = 8192, DALI_SKIP_MIN_BLOCKS_CACHED = 256 };
+/* Tables a thread keeps (~25 KB each): the 2 DC and 2 AC tables of two encoders; and the
+ * table sets of small images it remembers having left to libjpeg. */
+enum { DALI_SKIP_CACHE_SIZE = 8, DALI_SKIP_SEEN = 8 };
 /* The last zigzag index that decode scaling keeps of a block IDCT'd at 2x2 (its top-left 2x2),
  * 4x4 (the first four diagonals) and 8x8 (a 4:2:0 chroma at 1/2 scale: the first five).  On
  * the large-photo corpus the pipelines' PSNR against the exact path stays that of libjpeg's
@@ -99,7 +111,6 @@ enum { DALI_BLOCK_SKIP = -1, DALI_BLOCK_FULL = DCTSIZE2 - 1 };
 
 typedef struct {
   boolean (*libjpeg_decode_mcu)(j_decompress_ptr, JBLOCKROW*);
-  dali_huff_table* tables;                       /* dc_tbl_no 0..3, then ac_tbl_no 0..3 */
   const dali_huff_table* dc[D_MAX_BLOCKS_IN_MCU];
   const dali_huff_table* ac[D_MAX_BLOCKS_IN_MCU];
   int comp[D_MAX_BLOCKS_IN_MCU];                 /* component of each block, in the scan */
@@ -173,6 +184,95 @@ static void dali_huff_build(dali_huff_table* t, const JHUFF_TBL* h, int ac) {
                                  (uint32_t)eob << 20 | first
                            : 0;
   }
+}
+
+/* A thread's built tables.  The decoder of a decompression points into its thread's cache
+ * until dali_skip_free (one decompression at a time on a thread), so an install never evicts
+ * the tables it has taken itself (`use`: the install that last took an entry). */
+typedef struct {
+  int ac;                     /* with the skip table (an AC table) */
+  unsigned long long use;     /* 0: empty */
+  uint8_t bits[17];           /* the key: JHUFF_TBL's bits and huffval */
+  dali_huff_table table;      /* huffval: the rest of the key */
+} dali_skip_cache_entry;
+
+typedef struct {
+  unsigned long long installs;
+  long builds;
+  dali_skip_cache_entry entries[DALI_SKIP_CACHE_SIZE];
+  uint64_t seen[DALI_SKIP_SEEN];  /* dali_skip_hash of small images' tables, not built */
+  int seen_next;
+} dali_skip_cache;
+
+static __thread dali_skip_cache dali_skip_tables;
+
+/* The cached table of `h` (-1 when none). */
+static int dali_skip_cache_find(const dali_skip_cache* c, const JHUFF_TBL* h, int ac) {
+  for (int i = 0; i < DALI_SKIP_CACHE_SIZE; i++) {
+    const dali_skip_cache_entry* e = &c->entries[i];
+    if (e->use && e->ac == ac && memcmp(e->bits, h->bits, sizeof e->bits) == 0 &&
+        memcmp(e->table.huffval, h->huffval, sizeof e->table.huffval) == 0)
+      return i;
+  }
+  return -1;
+}
+
+static uint64_t dali_skip_hash_bytes(uint64_t x, const uint8_t* p, size_t n) {
+  for (; n >= 8; n -= 8, p += 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    x = (x ^ w) * 0x9E3779B97F4A7C15ULL;
+    x ^= x >> 29;
+  }
+  for (; n; n--, p++) x = (x ^ *p) * 0x9E3779B97F4A7C15ULL;
+  return x;
+}
+
+/* A hash of the Huffman tables of a scan (validated by dali_skip_install). */
+static uint64_t dali_skip_hash(j_decompress_ptr cinfo) {
+  uint64_t x = 0;
+  for (int c = 0; c < cinfo->comps_in_scan; c++) {
+    const JHUFF_TBL* t[2] = {cinfo->dc_huff_tbl_ptrs[cinfo->cur_comp_info[c]->dc_tbl_no],
+                             cinfo->ac_huff_tbl_ptrs[cinfo->cur_comp_info[c]->ac_tbl_no]};
+    for (int i = 0; i < 2; i++) {
+      x = dali_skip_hash_bytes(x, t[i]->bits, sizeof t[i]->bits);
+      x = dali_skip_hash_bytes(x, t[i]->huffval, sizeof t[i]->huffval);
+    }
+  }
+  return x;
+}
+
+/* Whether the tables of a small image are worth building: only once an earlier image on this
+ * thread has wanted the same ones (a data set that shares its tables pays for them once; one
+ * whose images each have their own tables never does). */
+static int dali_skip_seen(dali_skip_cache* c, j_decompress_ptr cinfo) {
+  uint64_t key = dali_skip_hash(cinfo);
+  for (int i = 0; i < DALI_SKIP_SEEN; i++)
+    if (c->seen[i] == key) return 1;
+  c->seen[c->seen_next] = key;
+  c->seen_next = (c->seen_next + 1) % DALI_SKIP_SEEN;
+  return 0;
+}
+
+/* The table of `h`, built into the least recently used entry that this install (c->installs)
+ * has not taken when it is not cached. */
+static const dali_huff_table* dali_skip_cache_take(dali_skip_cache* c, const JHUFF_TBL* h,
+                                                   int ac) {
+  int i = dali_skip_cache_find(c, h, ac);
+  if (i < 0) {
+    i = 0;
+    for (int j = 1; j < DALI_SKIP_CACHE_SIZE; j++)
+      if (c->entries[i].use == c->installs ||
+          (c->entries[j].use != c->installs && c->entries[j].use < c->entries[i].use))
+        i = j;
+    dali_skip_cache_entry* e = &c->entries[i];
+    dali_huff_build(&e->table, h, ac);
+    memcpy(e->bits, h->bits, sizeof e->bits);
+    e->ac = ac;
+    c->builds++;
+  }
+  c->entries[i].use = c->installs;
+  return &c->entries[i].table;
 }
 
 /* The byte-wise refill, at 0xFF bytes, markers and the end of the data (by value: the hot loops
@@ -462,11 +562,13 @@ static int dali_skip_last(j_decompress_ptr cinfo, const jpeg_component_info* com
 }
 
 /* Blocks whose AC codes a decode of `height` output rows from y would skip in part or whole:
- * the iMCU rows above, the iMCU columns outside the crop, and in the window those of the
- * components that need only some coefficients. */
+ * the iMCU rows that jpeg_skip_scanlines skips, the iMCU columns outside the crop, and in the
+ * window those of the components that need only some coefficients. */
 static long dali_skip_blocks(j_decompress_ptr cinfo, int y, int height, int approximate) {
   long lines = (long)cinfo->max_v_samp_factor * DALI_MIN_DCT_SCALED_SIZE(cinfo);
-  long above = y / lines, rows = (y + height + lines - 1) / lines - above;
+  /* jpeg_skip_scanlines decodes the iMCU row above y too where upsampling needs context. */
+  long above = cinfo->upsample->need_context_rows ? (y > 0 ? (y - 1) / lines : 0) : y / lines;
+  long rows = (y + height + lines - 1) / lines - above;
   long cols = (long)cinfo->MCUs_per_row;
   long inside = (long)cinfo->master->last_iMCU_col - (long)cinfo->master->first_iMCU_col + 1;
   long blocks = (above * cols + rows * (cols - inside)) * cinfo->blocks_in_MCU;
@@ -494,48 +596,47 @@ static dali_skip_decoder* dali_skip_install(j_decompress_ptr cinfo, const uint8_
     return NULL;
   /* A reduced decode that approximates is always taken: its pixels are then the same whatever
    * the window. */
-  if (dali_skip_blocks(cinfo, y, height, approximate) < DALI_SKIP_MIN_BLOCKS &&
-      !(approximate && DALI_MIN_DCT_SCALED_SIZE(cinfo) < DCTSIZE))
-    return NULL;
+  long blocks = dali_skip_blocks(cinfo, y, height, approximate);
+  int always = approximate && DALI_MIN_DCT_SCALED_SIZE(cinfo) < DCTSIZE;
+  if (blocks < DALI_SKIP_MIN_BLOCKS_CACHED && !always) return NULL;
   dali_libjpeg_huff* h = (dali_libjpeg_huff*)cinfo->entropy;
   if (h->bits.bits_left != 0 || h->bits.get_buffer != 0 || h->pub.insufficient_data ||
       h->restarts_to_go != cinfo->restart_interval || cinfo->unread_marker != 0)
     return NULL;
-  for (int c = 0; c < cinfo->comps_in_scan; c++)
-    if (h->last_dc_val[c] != 0) return NULL;
-  dali_skip_decoder* d = (dali_skip_decoder*)calloc(1, sizeof(dali_skip_decoder));
-  if (d == NULL) return NULL;
-  d->tables = (dali_huff_table*)malloc(2 * NUM_HUFF_TBLS * sizeof(dali_huff_table));
-  if (d->tables == NULL) {
-    free(d);
-    return NULL;
-  }
-  int built[2 * NUM_HUFF_TBLS] = {0};
-  int k = 0;
+  dali_skip_cache* cache = &dali_skip_tables;
+  int cached = 1;
   for (int c = 0; c < cinfo->comps_in_scan; c++) {
     jpeg_component_info* comp = cinfo->cur_comp_info[c];
     int dc = comp->dc_tbl_no, ac = comp->ac_tbl_no;
-    if (dc < 0 || dc >= NUM_HUFF_TBLS || ac < 0 || ac >= NUM_HUFF_TBLS ||
-        cinfo->dc_huff_tbl_ptrs[dc] == NULL || cinfo->ac_huff_tbl_ptrs[ac] == NULL) {
-      free(d->tables);
-      free(d);
+    if (h->last_dc_val[c] != 0 || dc < 0 || dc >= NUM_HUFF_TBLS || ac < 0 ||
+        ac >= NUM_HUFF_TBLS || cinfo->dc_huff_tbl_ptrs[dc] == NULL ||
+        cinfo->ac_huff_tbl_ptrs[ac] == NULL)
       return NULL;
-    }
-    if (!built[dc]) dali_huff_build(&d->tables[dc], cinfo->dc_huff_tbl_ptrs[dc], 0);
-    if (!built[NUM_HUFF_TBLS + ac])
-      dali_huff_build(&d->tables[NUM_HUFF_TBLS + ac], cinfo->ac_huff_tbl_ptrs[ac], 1);
-    built[dc] = built[NUM_HUFF_TBLS + ac] = 1;
+    cached &= dali_skip_cache_find(cache, cinfo->dc_huff_tbl_ptrs[dc], 0) >= 0 &&
+              dali_skip_cache_find(cache, cinfo->ac_huff_tbl_ptrs[ac], 1) >= 0;
+  }
+  if (blocks < DALI_SKIP_MIN_BLOCKS && !cached && !always && !dali_skip_seen(cache, cinfo))
+    return NULL;
+  dali_skip_decoder* d = (dali_skip_decoder*)calloc(1, sizeof(dali_skip_decoder));
+  if (d == NULL) return NULL;
+  cache->installs++;
+  int k = 0;
+  for (int c = 0; c < cinfo->comps_in_scan; c++) {
+    jpeg_component_info* comp = cinfo->cur_comp_info[c];
+    const dali_huff_table* dc =
+        dali_skip_cache_take(cache, cinfo->dc_huff_tbl_ptrs[comp->dc_tbl_no], 0);
+    const dali_huff_table* ac =
+        dali_skip_cache_take(cache, cinfo->ac_huff_tbl_ptrs[comp->ac_tbl_no], 1);
     int last = dali_skip_last(cinfo, comp, approximate);
     d->partial |= last != DALI_BLOCK_FULL;
     for (int i = 0; i < comp->MCU_blocks; i++, k++) {
-      d->dc[k] = &d->tables[dc];
-      d->ac[k] = &d->tables[NUM_HUFF_TBLS + ac];
+      d->dc[k] = dc;
+      d->ac[k] = ac;
       d->comp[k] = c;
       d->last[k] = (int8_t)last;
     }
   }
   if (k != cinfo->blocks_in_MCU) {
-    free(d->tables);
     free(d);
     return NULL;
   }
@@ -545,13 +646,26 @@ static dali_skip_decoder* dali_skip_install(j_decompress_ptr cinfo, const uint8_
   return d;
 }
 
-static void dali_skip_free(dali_skip_decoder* d) {
-  if (d == NULL) return;
-  free(d->tables);
-  free(d);
+static void dali_skip_free(dali_skip_decoder* d) { free(d); }
+
+/* The calling thread's cache: the tables it holds, has built, and the decoders installed with
+ * them (for tests). */
+static void dali_skip_cache_info(int* entries, long* builds, long* installs) {
+  *entries = 0;
+  for (int i = 0; i < DALI_SKIP_CACHE_SIZE; i++) *entries += dali_skip_tables.entries[i].use != 0;
+  *builds = dali_skip_tables.builds;
+  *installs = (long)dali_skip_tables.installs;
+}
+
+/* Empties the calling thread's cache (for tests: the next decodes build their tables). */
+static void dali_skip_cache_clear(void) {
+  for (int i = 0; i < DALI_SKIP_CACHE_SIZE; i++) dali_skip_tables.entries[i].use = 0;
+  for (int i = 0; i < DALI_SKIP_SEEN; i++) dali_skip_tables.seen[i] = 0;
 }
 
 #else  /* libjpeg-turbo's own installs leave jpegint.h out: libjpeg decodes every code. */
+
+#define DALI_SKIP_DECODER 0
 
 typedef struct dali_skip_decoder dali_skip_decoder;
 
@@ -562,5 +676,11 @@ static dali_skip_decoder* dali_skip_install(j_decompress_ptr cinfo, const uint8_
 }
 
 static void dali_skip_free(dali_skip_decoder* d) { (void)d; }
+
+static void dali_skip_cache_info(int* entries, long* builds, long* installs) {
+  *entries = 0, *builds = 0, *installs = 0;
+}
+
+static void dali_skip_cache_clear(void) {}
 
 #endif

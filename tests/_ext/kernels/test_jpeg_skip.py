@@ -24,9 +24,9 @@ def photo(seed=0):
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
-def pil_jpeg(img, **kw):
+def pil_jpeg(img, quality=90, **kw):
     buf = io.BytesIO()
-    Image.fromarray(img).save(buf, "JPEG", quality=90, **kw)
+    Image.fromarray(img).save(buf, "JPEG", quality=quality, **kw)
     return np.frombuffer(buf.getvalue(), np.uint8)
 
 
@@ -62,7 +62,8 @@ REGIONS = [(0, 0, 1, 1), (0, 0.6, 1, 0.3), (0.3, 0, 0.4, 1), (0.35, 0.7, 0.3, 0.
 
 
 def region(data, scale, frac):
-    h, w = jpeg.scaled_size(H, scale), jpeg.scaled_size(W, scale)
+    height, width = jpeg.info(data)[:2]
+    h, w = jpeg.scaled_size(height, scale), jpeg.scaled_size(width, scale)
     fx, fy, fw, fh = frac
     x, y = int(fx * w), int(fy * h)
     return x, y, max(1, min(w - x, int(fw * w))), max(1, min(h - y, int(fh * h)))
@@ -190,3 +191,99 @@ def test_approximate_corrupt_data_gives_libjpegs_errors(name):
                     assert approx == every
                 else:
                     assert approx.shape == every.shape
+
+
+def huffman_tables(data):
+    """The DHT segments of a JPEG's header, joined."""
+    data, i, out = bytes(data), 2, b""
+    while data[i + 1] != 0xDA:
+        length = int.from_bytes(data[i + 2:i + 4], "big")
+        if data[i + 1] == 0xC4:
+            out += data[i + 4:i + 2 + length]
+        i += 2 + length
+    return out
+
+
+def builds():
+    return jpeg.skip_cache_info()[1]
+
+
+def installs():
+    return jpeg.skip_cache_info()[2]
+
+
+needs_skip_decoder = pytest.mark.skipif(not jpeg.SKIP_DECODER, reason="built without jpegint.h")
+
+
+@needs_skip_decoder
+def test_cached_tables_give_fresh_tables_pixels():
+    """Two images with other tables, alternating: decoded with tables from the cache, they give
+    the pixels of tables built for them alone and of libjpeg decoding every code."""
+    a = CORPUS["420"]
+    b = pil_jpeg(photo(1), subsampling=2, optimize=True)
+    assert huffman_tables(a) != huffman_tables(b)
+    frac = (0.35, 0.7, 0.3, 0.25)
+    fresh = {}
+    for name, data in (("a", a), ("b", b)):
+        jpeg.skip_cache_clear()
+        before = builds()
+        fresh[name] = jpeg.decode_roi(data, *region(data, 1, frac))
+        assert builds() == before + 4
+    jpeg.skip_cache_clear()
+    for data in (a, b):
+        jpeg.decode_roi(data, *region(data, 1, frac))
+    assert jpeg.skip_cache_info()[0] == 8
+    before = builds()
+    for _ in range(2):
+        for name, data in (("a", a), ("b", b)):
+            np.testing.assert_array_equal(jpeg.decode_roi(data, *region(data, 1, frac)),
+                                          fresh[name])
+            assert_same(data, 1, frac, jpeg.RGB)
+    assert builds() == before
+
+
+@needs_skip_decoder
+def test_cache_stays_bounded():
+    """Images with tables of their own each: the cache keeps 8 tables, evicts the oldest, and
+    an image whose tables were evicted builds them again, with the same pixels."""
+    images = [pil_jpeg(photo(2), subsampling=2, optimize=True, quality=q)
+              for q in (60, 70, 80, 95)]
+    assert len({huffman_tables(d) for d in images}) == len(images)
+    frac = (0.3, 0, 0.4, 1)
+    jpeg.skip_cache_clear()
+    for i, data in enumerate(images):
+        before = builds()
+        assert_same(data, 1, frac, jpeg.RGB)
+        assert builds() == before + 4
+        assert jpeg.skip_cache_info()[0] == min(8, 4 * (i + 1))
+    before = builds()
+    assert_same(images[0], 1, frac, jpeg.RGB)
+    assert builds() == before + 4
+    assert jpeg.skip_cache_info()[0] == 8
+
+
+def small_photo(seed):
+    return photo(seed)[:224, :224].copy()
+
+
+@needs_skip_decoder
+def test_small_images_skip_with_cached_tables():
+    """An image with fewer than 8192 blocks to skip builds no tables the first time a thread
+    sees them, builds them the second time and takes them from the cache afterwards; the
+    pixels are libjpeg's each time.  Images that each have their own tables never build."""
+    shared = [cv2_jpeg(small_photo(seed)) for seed in range(3)]
+    assert len({huffman_tables(d) for d in shared}) == 1
+    jpeg.skip_cache_clear()
+    start, installed = builds(), installs()
+    decodes = [(data, frac) for data in shared
+               for frac in ((0.25, 0.25, 0.5, 0.5), (0.9, 0.95, 0.1, 0.05))]
+    for i, (data, frac) in enumerate(decodes):
+        assert_same(data, 1, frac, jpeg.RGB)
+        assert builds() == start + (4 if i else 0)
+        assert installs() == installed + i
+    own = [pil_jpeg(small_photo(seed), subsampling=2, optimize=True) for seed in range(4)]
+    assert len({huffman_tables(d) for d in own}) == len(own)
+    start, installed = builds(), installs()
+    for data in own:
+        assert_same(data, 1, (0.25, 0.25, 0.5, 0.5), jpeg.RGB)
+    assert (builds(), installs()) == (start, installed)
