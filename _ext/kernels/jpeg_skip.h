@@ -55,7 +55,7 @@
 enum { DALI_SKIP_BITS = 12 };
 /* Blocks an image must have to skip before the decoder is installed: its tables take ~50 us
  * to build (2 DC and 2 AC tables), a skipped block saves 12-35 ns; with every table cached
- * (dali_skip_cache), the decoder's own cost (~2 us on a 224x224 image) is made up from about
+ * (dali_skip_cache), the decoder's own cost (a few us on a 224x224 image) is made up from about
  * 200 blocks. */
 enum { DALI_SKIP_MIN_BLOCKS = 8192, DALI_SKIP_MIN_BLOCKS_CACHED = 256 };
 /* Tables a thread keeps (~25 KB each): the 2 DC and 2 AC tables of two encoders; and the
