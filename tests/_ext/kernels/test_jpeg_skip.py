@@ -1,16 +1,19 @@
 """Skip-mode entropy decoding (jpeg_skip.h): the pixels and errors of every decode are those
 of libjpeg decoding every code (`skip_codes=False`), on the subsamplings, with and without
-restart markers, and on corrupt data (where the skip decoder hands the scan back to libjpeg)."""
+restart markers, and on corrupt data (where the skip decoder hands the scan back to libjpeg),
+and with its tables taken from its thread's cache."""
 import io
 
 import cv2
 import numpy as np
 import pytest
+from dali._ext.thread_pool import ThreadPool
 from PIL import Image
 
 jpeg = pytest.importorskip("dali._ext.kernels.jpeg", reason="built without libjpeg-turbo")
 
-# Large enough that the skip decoder is installed (it needs 8192 blocks to skip).
+# Large enough that the skip decoder is installed (it needs 8192 blocks to skip where its
+# tables are not cached).
 H, W = 968, 1304
 
 
@@ -287,3 +290,17 @@ def test_small_images_skip_with_cached_tables():
     for data in own:
         assert_same(data, 1, (0.25, 0.25, 0.5, 0.5), jpeg.RGB)
     assert (builds(), installs()) == (start, installed)
+
+
+def test_threads_decode_with_their_own_caches():
+    """A batch of small images with shared and with own tables, decoded by a pool (each thread
+    builds and keeps its own tables), gives libjpeg's pixels."""
+    samples = [cv2_jpeg(small_photo(seed)) for seed in range(12)]
+    samples += [pil_jpeg(small_photo(seed), subsampling=2, optimize=True) for seed in range(4)]
+    samples *= 3
+    regions = np.array([(*region(d, 1, REGIONS[3 + i % 3]), 1) for i, d in enumerate(samples)],
+                       np.int32)
+    outs = [np.empty((r[3], r[2], 3), np.uint8) for r in regions]
+    assert jpeg.decode_batch(ThreadPool(2), samples, regions, outs) == []
+    for data, r, out in zip(samples, regions, outs, strict=True):
+        np.testing.assert_array_equal(out, jpeg.decode_roi(data, *r[:4], skip_codes=False))
