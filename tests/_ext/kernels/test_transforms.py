@@ -89,6 +89,7 @@ def test_infinities_and_nans_spread_as_in_homogeneous_products(reverse):
 def test_an_empty_batch():
     out = BatchStorage.allocate(np.float32, [], ndim=2)
     transforms.compose_batch(out, [BatchStorage.allocate(np.float32, [], ndim=2)], 2, False)
+    assert out.samples() == [] and out.shapes.shape == (0, 2)
 
 
 @pytest.mark.parametrize("factor, message", [
