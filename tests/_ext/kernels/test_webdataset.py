@@ -25,7 +25,7 @@ def _files(tmp_path, sizes=(4_000_000, 50_000)):
     return paths, data
 
 
-def _check(paths, data, archives, offsets, sizes, ids):
+def _assert_read_as_stored(paths, data, archives, offsets, sizes, ids):
     outs, failure = webdataset.read_samples(paths, ids, archives, offsets, sizes)
     assert failure is None
     assert len(outs) == offsets.shape[1]
@@ -48,8 +48,9 @@ def test_components_in_order_with_gaps(tmp_path):
     assert offsets.max() + 200 < len(data[0])
     sizes[rng.random((n, 2)) < 0.1] = -1     # absent components
     archives = np.zeros(n, np.int32)
-    _check(paths, data, archives, offsets, sizes, np.arange(n))
-    _check(paths, data, archives, offsets, sizes, rng.permutation(n)[:64])     # shuffled
+    _assert_read_as_stored(paths, data, archives, offsets, sizes, np.arange(n))
+    shuffled = rng.permutation(n)[:64]
+    _assert_read_as_stored(paths, data, archives, offsets, sizes, shuffled)
 
 
 def test_several_archives_and_components_out_of_order(tmp_path):
@@ -57,8 +58,8 @@ def test_several_archives_and_components_out_of_order(tmp_path):
     archives = np.array([0, 1, 1, 0, 1], np.int32)
     offsets = np.array([[100, 10], [5, 300], [400, 700], [50, 60], [0, 0]], np.int64)
     sizes = np.array([[20, 30], [40, -1], [0, 9], [5, 5], [1, 2]], np.int64)
-    _check(paths, data, archives, offsets, sizes, np.array([0, 1, 2, 3, 4, 2, 0]))
-    _check(paths, data, archives, offsets, sizes, np.array([], np.int64))
+    _assert_read_as_stored(paths, data, archives, offsets, sizes, np.array([0, 1, 2, 3, 4, 2, 0]))
+    _assert_read_as_stored(paths, data, archives, offsets, sizes, np.array([], np.int64))
 
 
 def test_the_first_failure_in_sample_major_order(tmp_path):
@@ -97,6 +98,6 @@ def test_threads_at_once(tmp_path):
     offsets = (np.arange(2 * n, dtype=np.int64) * 450).reshape(n, 2)
     archives = np.zeros(n, np.int32)
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
-        for f in [pool.submit(_check, paths, data, archives, offsets, sizes, np.arange(n))
-                  for _ in range(16)]:
+        for f in [pool.submit(_assert_read_as_stored, paths, data, archives, offsets, sizes,
+                              np.arange(n)) for _ in range(16)]:
             f.result()
