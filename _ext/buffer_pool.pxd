@@ -28,6 +28,7 @@ cdef class BufferPool:
     cdef void* acquire(self, Py_ssize_t nbytes, Py_ssize_t* capacity) except NULL nogil
     cdef void release(self, void* ptr, Py_ssize_t capacity) noexcept nogil
     cdef int _pin(self, void* ptr, Py_ssize_t capacity) except -1
+    cdef void _unpin_at_exit(self, void* ptr) noexcept
     cdef int _free_all(self, vector[vector[void*]]& blocks) except -1
     cdef int _drain_retired(self) except -1
     cpdef Buffer lease(self, Py_ssize_t nbytes)

@@ -21,9 +21,14 @@ dali._gpu.runtime): each of its blocks is mapped on pages of its own, `pin(addre
 is called once when the block comes from the system and `unpin(address)` before it goes back.
 Both are Python calls, made with the GIL by the leasing thread: a block that `release` (which
 runs without the GIL, from any thread) or an eviction gives up is retired, and the next lease
-(or `trim()`) unpins and frees it.  A pinned pool that is destroyed frees its blocks without
-unpinning them: a device's pool lives as long as the process, whose CUDA context drops them.
+(or `trim()`) unpins and frees it.  A pinned pool that is destroyed unpins its blocks before it
+frees them too (an `unpin` that fails there, as when the CUDA context is already gone at exit,
+is passed over: the process is ending, and its registrations go with it).  A block freed
+still page-locked would poison its address range: CUDA keeps the registration, and the next
+block mapped there could not be pinned ("part or all of the requested memory range is already
+mapped").
 """
+cimport cython
 from cpython.buffer cimport PyBUF_FORMAT, PyBUF_ND, PyBUF_STRIDES
 from libc.stdlib cimport free
 from libc.string cimport memset
@@ -103,6 +108,7 @@ cdef inline Py_ssize_t fresh_capacity(int cls) noexcept nogil:
     return capacity
 
 
+@cython.no_gc_clear       # __dealloc__ still needs `unpin` when a cycle is collected
 cdef class BufferPool:
     """A cache of host memory blocks, leased as `Buffer` objects.
 
@@ -129,9 +135,20 @@ cdef class BufferPool:
         cdef size_t i, j
         for i in range(self.free_lists.size()):
             for j in range(self.free_lists[i].size()):
+                self._unpin_at_exit(self.free_lists[i][j])
                 _system_free(self.free_lists[i][j], class_capacity(<int>i), self.pinned)
             for j in range(self.retired[i].size()):
+                self._unpin_at_exit(self.retired[i][j])
                 _system_free(self.retired[i][j], class_capacity(<int>i), True)
+
+    cdef void _unpin_at_exit(self, void* ptr) noexcept:
+        """Unpin a block of a pool being destroyed; a failure is passed over (module
+        docstring)."""
+        if self.pinned:
+            try:
+                self.unpin(<size_t>ptr)
+            except BaseException:
+                pass
 
     cdef int _pin(self, void* ptr, Py_ssize_t capacity) except -1:
         """Page-lock a block new from the system; on failure it goes back at once."""

@@ -17,6 +17,7 @@ the `.cu` sources compiled for the CPU (tests/gpu/emulated_device.py, installed 
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 
 import numpy as np
@@ -148,6 +149,16 @@ def _dim3(d, empty_ok=False):
     return d + (1,) * (3 - len(d))
 
 
+def _pin(cupy, device, address, nbytes):
+    with device:
+        cupy.cuda.runtime.hostRegister(address, nbytes, _HOST_REGISTER_PORTABLE)
+
+
+def _unpin(cupy, device, address):
+    with device:
+        cupy.cuda.runtime.hostUnregister(address)
+
+
 class CupyDevice(Device):
     """A CUDA device through CuPy: memory from CuPy's pool (stream-ordered), one non-blocking
     stream, and uploads staged in a pool of page-locked host memory of dali's own
@@ -161,15 +172,11 @@ class CupyDevice(Device):
         self._device = cupy.cuda.Device(device_id)
         with self._device:
             self.stream = cupy.cuda.Stream(non_blocking=True)
-        self.host_pool = BufferPool(pin=self._pin, unpin=self._unpin)
-
-    def _pin(self, address, nbytes):
-        with self._device:
-            self._cupy.cuda.runtime.hostRegister(address, nbytes, _HOST_REGISTER_PORTABLE)
-
-    def _unpin(self, address):
-        with self._device:
-            self._cupy.cuda.runtime.hostUnregister(address)
+        # The hooks hold the CUDA device, not `self`: no reference cycle, so the pool (and the
+        # unpinning of its blocks) goes when the device does, not whenever a cycle is collected
+        # with `self` already cleared.
+        self.host_pool = BufferPool(pin=functools.partial(_pin, cupy, self._device),
+                                    unpin=functools.partial(_unpin, cupy, self._device))
 
     def alloc(self, nbytes):
         with self._device, self.stream:

@@ -1,3 +1,4 @@
+import gc
 import threading
 
 import numpy as np
@@ -159,6 +160,50 @@ def test_pinned_pool_pins_each_block_once_and_unpins_before_freeing():
     del e
     pool.trim()
     assert pins.ranges == {} and pool.stats()["bytes_cached"] == 0
+
+
+def test_destroyed_pinned_pool_unpins_its_cached_and_retired_blocks():
+    pins = FakePinning()
+    pool = BufferPool(max_cached=4096, pin=pins.pin, unpin=pins.unpin)
+    blocks = [pool.lease(3000) for _ in range(3)]       # two cached, one retired
+    del blocks
+    assert len(pins.ranges) == 3
+    del pool
+    assert pins.ranges == {} and [c[0] for c in pins.calls] == ["pin"] * 3 + ["unpin"] * 3
+
+
+def test_pinned_pool_in_a_reference_cycle_unpins_when_collected():
+    pins = FakePinning()
+
+    class Device:                    # a device whose pool's hooks are its own methods
+        def __init__(self):
+            self.pool = BufferPool(pin=self.pin, unpin=self.unpin)
+
+        def pin(self, address, nbytes):
+            pins.pin(address, nbytes)
+
+        def unpin(self, address):
+            pins.unpin(address)
+
+    dev = Device()
+    dev.pool.lease(200000)
+    del dev
+    gc.collect()
+    assert pins.ranges == {} and [c[0] for c in pins.calls] == ["pin", "unpin"]
+
+
+def test_destroyed_pinned_pool_passes_over_an_unpin_that_fails():
+    pins = FakePinning()
+
+    def unpin(address):
+        pins.unpin(address)
+        raise RuntimeError("cudaErrorCudartUnloading")
+
+    pool = BufferPool(pin=pins.pin, unpin=unpin)
+    pool.lease(100)
+    pool.lease(200000)
+    del pool                             # no unraisable-exception warning (an error here)
+    assert pins.ranges == {}
 
 
 def test_pinned_pool_failed_pin_fails_the_lease():

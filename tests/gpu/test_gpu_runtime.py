@@ -110,3 +110,14 @@ def test_batches_of_varying_size_reuse_a_few_registered_blocks(device):
     assert rt.registrations <= 3 and len(rt.copies) == 40
     device.host_pool.trim()
     assert rt.registered == {}
+
+
+def test_a_device_dropped_unregisters_its_staging_blocks(device):
+    # a block freed still registered would make CUDA refuse the next one mapped there
+    rt = device._cupy.cuda.runtime
+    other = runtime.CupyDevice(0)                  # the fixture keeps `device` alive
+    other.upload(np.ones(5 << 20, np.uint8))
+    other.fence().wait()
+    assert len(rt.registered) == 1
+    del other
+    assert rt.registered == {}
