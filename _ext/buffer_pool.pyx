@@ -34,6 +34,14 @@ from libc.stdlib cimport free
 from libc.string cimport memset
 from libcpp.vector cimport vector
 
+cdef extern from "Python.h":
+    # Declared without error checks: `_unpin_at_exit` clears a failure itself.
+    ctypedef struct PyObject
+    PyObject* PyLong_FromSize_t(size_t v)
+    PyObject* PyObject_CallOneArg(PyObject* callable, PyObject* arg)
+    void Py_DECREF(PyObject* o)
+    void PyErr_Clear()
+
 cdef extern from "<stdlib.h>" nogil:
     int posix_memalign(void** memptr, size_t alignment, size_t size)
 
@@ -143,12 +151,19 @@ cdef class BufferPool:
 
     cdef void _unpin_at_exit(self, void* ptr) noexcept:
         """Unpin a block of a pool being destroyed; a failure is passed over (module
-        docstring)."""
+        docstring), through the C API: nothing here can raise."""
+        cdef PyObject* address
+        cdef PyObject* result
         if self.pinned:
-            try:
-                self.unpin(<size_t>ptr)
-            except BaseException:
-                pass
+            address = PyLong_FromSize_t(<size_t>ptr)
+            result = NULL
+            if address != NULL:
+                result = PyObject_CallOneArg(<PyObject*>self.unpin, address)
+                Py_DECREF(address)
+            if result == NULL:
+                PyErr_Clear()
+            else:
+                Py_DECREF(result)
 
     cdef int _pin(self, void* ptr, Py_ssize_t capacity) except -1:
         """Page-lock a block new from the system; on failure it goes back at once."""
