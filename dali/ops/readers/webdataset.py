@@ -21,9 +21,12 @@ archive (an archive truncated after indexing, or one cut inside a file's data, w
 lists that file with the size its header gives, as the last one), and, with
 `missing_component_behavior="error"`, the samples lacking a component (kept in the index, so
 that they are listed in `reader_meta()["skipped"]`, instead of failing the build).  A scanned
-archive cut inside a header gives the samples of the members before the cut; the rest of it
-is listed in `reader_meta()["skipped"]` once (`<archive> from byte <offset>`), with a warning
-when the pipeline is built (a corrupted header is still a build error).
+archive cut inside a header, or with a corrupted header (a bad checksum: garbage in a header
+block), gives the samples of the members before it; the rest of it is listed in
+`reader_meta()["skipped"]` once (`<archive> from byte <offset>`, the reason naming the archive
+and the byte), with a warning when the pipeline is built.  An archive read through its index
+file is not scanned: its headers are never read, and the components the index gives are read
+whatever the headers around them hold (as in DALI).
 """
 
 from __future__ import annotations
@@ -107,8 +110,8 @@ def scan_archive(path, keep_cut=False):
     """`read_index`'s result for an archive without an index, grouped as DALI groups it: a new
     sample starts where the base name changes (a first member with a hidden name, or an archive
     without files, gives an empty sample, as in DALI), and the archive's cut (`keep_cut`: the
-    samples before a truncation, `_tar.members_to_cut`; else a truncation raises, and the cut
-    is None)."""
+    samples before a truncation or a corrupted header, `_tar.members_to_cut`; else they raise,
+    and the cut is None)."""
     if keep_cut:
         names, offsets, sizes, cut = _tar.members_to_cut(path)
     else:

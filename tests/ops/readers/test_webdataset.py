@@ -430,6 +430,103 @@ def test_on_error_skip_reads_an_archive_cut_inside_a_header_up_to_the_cut(tmp_pa
     assert [x for it in as_bytes(result) for x in it[0]] == [b"A0", b"A1", b"A2"] * 4
 
 
+def _corrupt(path, at, kind):
+    """Corrupt the tar header block at byte `at` of `path` in place: "garbage" fills it with
+    random bytes (a bad checksum), "size" writes a size field that does not parse and mends
+    the checksum."""
+    data = bytearray(pathlib.Path(path).read_bytes())
+    if kind == "garbage":
+        data[at:at + 512] = np.random.default_rng(5).integers(1, 256, 512, np.uint8).tobytes()
+    else:
+        data[at + 124:at + 136] = b"garbage!\0\0\0\0"
+        data[at + 148:at + 156] = b" " * 8
+        data[at + 148:at + 156] = b"%06o\0 " % sum(data[at:at + 512])
+    pathlib.Path(path).write_bytes(bytes(data))
+
+
+def _four_samples(path):
+    """An archive of samples b0..b3 (jpg, cls: 50 bytes each), member k's header at k * 1024."""
+    return write_tar(path, [(f"b{i}.{e}", b"B%d" % i * 25 + e.encode())
+                            for i in range(4) for e in ("jpg", "cls")])
+
+
+@pytest.mark.parametrize("kind, reason", [("garbage", "bad header checksum"),
+                                          ("size", "bad size field")])
+def test_on_error_skip_reads_an_archive_up_to_a_corrupted_header(tmp_path, kind, reason):
+    bad = _four_samples(tmp_path / "b.tar")
+    _corrupt(bad, 6 * 1024, kind)                             # b3.jpg's header
+    whole = write_tar(tmp_path / "a.tar", [(f"a{i}.{e}", b"A%d" % i) for i in range(3)
+                                           for e in ("jpg", "cls")])
+    kwargs = dict(paths=[bad, whole], ext=["jpg", "cls"], batch_size=3, iterations=4)
+    reason = f"corrupted tar file {bad}: {reason} at byte 6144"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result, meta = read(on_error="skip", **kwargs)          # two epochs
+    assert [str(w.message) for w in caught] == [
+        f"dali.fn.readers.webdataset: {bad} from byte 6144 was skipped: {reason} (see "
+        "reader_meta()['skipped'])"]
+    jpgs, clss, infos = [[x for it in as_bytes(result) for x in it[k]] for k in range(3)]
+    assert jpgs == [b"B0" * 25 + b"jpg", b"B1" * 25 + b"jpg", b"B2" * 25 + b"jpg",
+                    b"A0", b"A1", b"A2"] * 2 and meta["epoch_size"] == 6
+    assert clss == [b"B0" * 25 + b"cls", b"B1" * 25 + b"cls", b"B2" * 25 + b"cls",
+                    b"A0", b"A1", b"A2"] * 2
+    assert infos[:3] == [f"{bad}:512:b0.jpg".encode(), f"{bad}:2560:b1.jpg".encode(),
+                         f"{bad}:4608:b2.jpg".encode()]
+    assert meta["skipped"] == [{"sample": f"{bad} from byte 6144", "reason": reason}]
+    with pytest.raises(RuntimeError, match="readers.webdataset") as e:
+        read(**kwargs)
+    assert reason in str(e.value)
+
+
+def test_on_error_skip_passes_over_an_archive_corrupted_in_its_first_header(tmp_path):
+    bad = _four_samples(tmp_path / "b.tar")
+    _corrupt(bad, 0, "garbage")
+    whole = write_tar(tmp_path / "a.tar", [(f"a{i}.jpg", b"A%d" % i) for i in range(3)])
+    reason = f"corrupted tar file {bad}: bad header checksum at byte 0"
+    with pytest.warns(RuntimeWarning, match=f"{bad} from byte 0 was skipped: {reason}"):
+        result, meta = read(paths=[whole, bad], ext="jpg", on_error="skip", batch_size=2,
+                            iterations=3)
+    assert [x for it in as_bytes(result) for x in it[0]] == [b"A0", b"A1", b"A2"] * 2
+    assert meta["epoch_size"] == 3
+    assert meta["skipped"] == [{"sample": f"{bad} from byte 0", "reason": reason}]
+    with pytest.warns(RuntimeWarning, match=f"{bad} from byte 0 was skipped"), \
+            pytest.raises(RuntimeError, match="The number of input samples: 0"):
+        read(paths=bad, ext="jpg", on_error="skip")          # nothing left to read
+
+
+def test_corrupted_headers_are_not_read_through_an_index(tmp_path):
+    """The index gives the components' bytes: the headers around them are never read, with
+    either `on_error` (as in DALI); wds2idx refuses the corrupted archive."""
+    bad = _four_samples(tmp_path / "b.tar")
+    idx = tmp_path / "b.idx"
+    assert wds2idx.main([bad, str(idx)]) == 0
+    _corrupt(bad, 5 * 1024, "garbage")                        # b2.cls's header
+    _corrupt(bad, 0, "size")                                  # b0.jpg's header
+    kwargs = dict(paths=bad, index_paths=str(idx), ext=["jpg", "cls"], batch_size=4,
+                  iterations=2)
+    want = [[b"B%d" % i * 25 + e for i in range(4)] for e in (b"jpg", b"cls")]
+    for on_error in ("raise", "skip"):
+        result, meta = read(on_error=on_error, **kwargs)
+        assert [it[:2] for it in as_bytes(result)] == [want] * 2
+        assert meta.get("skipped", []) == []
+    assert wds2idx.main([bad, str(tmp_path / "again.idx")]) == 1
+    assert not (tmp_path / "again.idx").exists()
+
+
+@pytest.mark.oracle
+def test_corrupted_headers_read_through_an_index_match_dali(tmp_path):
+    pytest.importorskip("nvidia.dali")
+    bad = _four_samples(tmp_path / "b.tar")
+    idx = tmp_path / "b.idx"
+    assert wds2idx.main([bad, str(idx)]) == 0
+    _corrupt(bad, 5 * 1024, "garbage")
+    kwargs = dict(paths=bad, index_paths=str(idx), ext=["jpg", "cls"], batch_size=3,
+                  iterations=3)
+    mine, _ = read(**kwargs)
+    theirs, _ = read("nvidia.dali", **kwargs)
+    assert [it[:2] for it in as_bytes(mine)] == [it[:2] for it in as_bytes(theirs)]
+
+
 def test_members_to_cut(tmp_path):
     path = tmp_path / "c.tar"
     data = pathlib.Path(write_tar(path, [("a.txt", b"a" * 600), ("x" * 120 + ".txt", b"l"),
@@ -447,3 +544,22 @@ def test_members_to_cut(tmp_path):
         if cut is not None or size < len(data):
             with pytest.raises(_tar.TarError, match="truncated tar file"):
                 _tar.members(str(path))
+
+
+def test_members_to_cut_stops_at_a_corrupted_header(tmp_path):
+    path = tmp_path / "p.tar"
+    data = pathlib.Path(write_tar(path, [("a.txt", b"a"), ("\u00e9" * 3 + ".txt", b"l"),
+                                         ("c.txt", b"c")], tarfile.PAX_FORMAT)).read_bytes()
+    # a.txt at 0; the pax header of the second file at 1024 (its records at 1536), the file's
+    # header at 2048; c.txt's header at 3072
+    for at, new, names, cut, message in [
+            (1536, b"x9", ["a.txt"], 1024, "bad pax header at byte 1536"),
+            (3072 + 100, b"\xff", ["a.txt", "\u00e9" * 3 + ".txt"], 3072,
+             "bad header checksum at byte 3072")]:
+        path.write_bytes(data[:at] + new + data[at + len(new):])
+        got, offsets, sizes, where = _tar.members_to_cut(str(path))
+        assert got == names and offsets.tolist() == [512, 2560][:len(names)]
+        assert sizes.tolist() == [1] * len(names)
+        assert where == (cut, f"corrupted tar file {path}: {message}")
+        with pytest.raises(_tar.TarError, match=f"corrupted tar file {path}: {message}"):
+            _tar.members(str(path))
