@@ -1,8 +1,10 @@
 # The executor's compiled core: the build-time plan and the per-operator entry point.
 #
 # Not thread-safe by itself: one iteration runs at a time (the scheduler's single background
-# thread with exec_async, else the caller).  Statistics counters are written only by that
-# thread; readers on other threads may see a value one operator run old.
+# thread with exec_async, else the caller), or with separate queues one iteration per stage
+# (the CPU stage's nodes and the GPU stage's are disjoint).  A node's statistics counters are
+# written only by the thread that runs it; readers on other threads may see a value one
+# operator run old.
 from libc.stdint cimport int64_t
 
 
@@ -35,3 +37,8 @@ cdef class Plan:
     cdef list slot_edges           # the DataNode of each slot (for captures)
     cdef public bint memory_stats  # record output sizes per operator
     cdef public list events        # None, or per node run (node, start_ns, end_ns, cpu_ns, bytes)
+    cdef readonly Py_ssize_t split # staged: nodes[:split] are the CPU stage; else len(nodes)
+
+    cdef int _run_range(self, list slots, Py_ssize_t start, Py_ssize_t stop,
+                        Py_ssize_t batch_size, root_ids, long long iteration, long long epoch,
+                        thread_pool, Py_ssize_t max_batch_size, bint capture) except -1

@@ -353,9 +353,12 @@ cdef class Plan:
         One instance per graph node, in the graph's (topological) order.
     bytes_per_sample : int
         The pipeline's output size hint for operators that give none.
+    staged : bool
+        Order the nodes in two stages (separate prefetch queues): the CPU operators, in
+        topological order, then the mixed and GPU ones; `split` is where the second begins.
     """
 
-    def __init__(self, graph, ops, Py_ssize_t bytes_per_sample=0):
+    def __init__(self, graph, ops, Py_ssize_t bytes_per_sample=0, bint staged=False):
         cdef dict slot_of = {}
         cdef dict last_reader = {}
         cdef NodePlan np_
@@ -366,7 +369,12 @@ cdef class Plan:
                 slot_of[id(e)] = len(self.slot_edges)
                 self.slot_edges.append(e)
         self.num_slots = len(self.slot_edges)
-        for i, (node, op) in enumerate(zip(graph.nodes, ops)):
+        pairs = list(zip(graph.nodes, ops, strict=True))
+        if staged:      # CPU operators first (none reads a GPU output without exec_dynamic)
+            pairs = ([p for p in pairs if p[0].device == "cpu"]
+                     + [p for p in pairs if p[0].device != "cpu"])
+        self.split = sum(1 for p in pairs if p[0].device == "cpu") if staged else len(pairs)
+        for i, (node, op) in enumerate(pairs):
             names = sorted(node.arg_inputs)
             in_slots = [slot_of[id(e)] for e in graph.inputs_of(node)]
             arg_ins = graph.arg_inputs_of(node)
@@ -394,18 +402,47 @@ cdef class Plan:
         Returns the pipeline outputs (TensorLists), or with `capture` a dict mapping `id()` of
         every edge's DataNode to its TensorList.
         """
-        cdef list tl_slots = [None] * self.num_slots
-        cdef list id_slots = [None] * self.num_slots
+        cdef list slots = self.new_slots()
+        self._run_range(slots, 0, len(self.nodes), batch_size, root_ids, iteration, epoch,
+                        thread_pool, max_batch_size, capture)
+        if capture:
+            return {id(self.slot_edges[i]): slots[0][i] for i in range(self.num_slots)}
+        return self.outputs(slots)
+
+    def new_slots(self):
+        """The slot values of an iteration, all empty: [TensorLists, sample ids]."""
+        return [[None] * self.num_slots, [None] * self.num_slots]
+
+    def outputs(self, list slots):
+        """The pipeline outputs in an iteration's `slots` once every node ran."""
+        cdef list tl_slots = slots[0]
+        return [tl_slots[<Py_ssize_t>s] for s in self.output_slots]
+
+    def run_range(self, list slots, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t batch_size,
+                  root_ids, long long iteration, long long epoch, thread_pool,
+                  Py_ssize_t max_batch_size):
+        """Run nodes[start:stop] of an iteration on its `slots` (`new_slots()`): one stage of
+        separate queues (the CPU stage is `[0, split)`, the GPU stage the rest)."""
+        if not 0 <= start <= stop <= len(self.nodes):
+            raise ValueError(f"node range [{start}, {stop}) outside [0, {len(self.nodes)}]")
+        self._run_range(slots, start, stop, batch_size, root_ids, iteration, epoch,
+                        thread_pool, max_batch_size, False)
+
+    cdef int _run_range(self, list slots, Py_ssize_t start, Py_ssize_t stop,
+                        Py_ssize_t batch_size, root_ids, long long iteration, long long epoch,
+                        thread_pool, Py_ssize_t max_batch_size, bint capture) except -1:
+        cdef list tl_slots = slots[0]
+        cdef list id_slots = slots[1]
         cdef list tls, ids, outs, out_ids
         cdef dict args
         cdef NodePlan node
-        cdef Py_ssize_t i, n, s, bs, k = -1
+        cdef Py_ssize_t i, n, s, bs, k
         cdef object rids
         cdef int64_t t0, dt, c0 = 0
         cdef list events = self.events
-        for node in self.nodes:
+        for k in range(start, stop):
+            node = self.nodes[k]
             stop_if_exiting()
-            k += 1
             n = len(node.in_slots)
             tls = [None] * n
             ids = [None] * n
@@ -451,9 +488,7 @@ cdef class Plan:
                     s = node.free_after[i]
                     tl_slots[s] = None
                     id_slots[s] = None
-        if capture:
-            return {id(self.slot_edges[i]): tl_slots[i] for i in range(self.num_slots)}
-        return [tl_slots[<Py_ssize_t>s] for s in self.output_slots]
+        return 0
 
     def reset_timing(self):
         cdef NodePlan node
