@@ -126,19 +126,30 @@ def undecodable(spec, samples, output_type, adjust_orientation=True):
     """{index: reason} of the 1-D uint8 encoded `samples` that a decoder of `spec` cannot
     decode (bad header, above the pixel limit, or failing when decoded whole, on the calling
     thread into scratch memory)."""
+    return check_decoding(spec, samples, output_type, adjust_orientation)[0]
+
+
+def check_decoding(spec, samples, output_type, adjust_orientation=True):
+    """(`undecodable(...)`, the (n, 3) int64 output shapes of the samples it leaves out):
+    height, width and channels, the channels that only decoding tells (ANY_DATA through
+    OpenCV) those of the decoded image."""
     batch, failures = _read_headers(samples, output_type, adjust_orientation)
     bad = {i: f"{spec.display_name}: not a valid image: {message}" for i, message in failures}
     limit = max_pixels()
     for i in np.flatnonzero(batch.stored[:, 0] * batch.stored[:, 1] > limit).tolist():
         bad[i] = f"{spec.display_name}: the image has more than {limit} pixels"
+    shapes = np.stack([batch.height, batch.width, batch.channels], axis=1)
     good = [i for i in range(len(batch)) if i not in bad]
     if good:
         one = batch.subset(good)
         try:
-            decode(_Serial(spec), one, whole_images(one), None, np.dtype(np.uint8))
+            images = decode(_Serial(spec), one, whole_images(one), None, np.dtype(np.uint8))
         except _errors.SampleError as e:
             bad.update({good[k]: f"{spec.display_name}: {message}" for k, message in e.failures})
-    return bad
+        else:
+            for k in np.flatnonzero(one.channels < 0).tolist():
+                shapes[good[k]] = images[k].shape
+    return bad, shapes
 
 
 @dataclass

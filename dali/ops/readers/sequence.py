@@ -5,12 +5,14 @@ extension (any case), in byte-wise order of their paths (DALI globs `file_root/*
 A stream of N frames gives the sequences starting at frames 0, step, 2*step, ... that fit:
 `sequence_length` frames `stride` apart.  Each sample is the sequence's frames decoded to
 `image_type` by the image decoders' machinery (`decoders._decode`), stacked as (F, H, W, C)
-uint8, layout FHWC, decoded straight into the output; its frames must share one shape.  The
-sequences are held as one array of frame indices into the list of frame paths.  With
-`on_error="skip"` a sequence with a frame that cannot be read or decoded, or whose frames'
-headers give different shapes, is skipped: the reader decodes each batch's frames once more on
-its own thread to find those (`_decode.undecodable`; the shapes: `_odd_frame`).  Order,
-sharding, shuffling and padding: `_loader`.  Real DALI deprecates this reader.
+uint8, layout FHWC, decoded straight into the output; its frames must share one shape (an
+error naming the first odd frame's file, found from the headers, or after decoding where only
+decoding tells the channels: ANY_DATA of non-JPEG frames).  The sequences are held as one
+array of frame indices into the list of frame paths.  With `on_error="skip"` a sequence with a
+frame that cannot be read or decoded, or of another shape than the sequence's first frame, is
+skipped: the reader decodes each batch's frames once more on its own thread to find those
+(`_decode.check_decoding`, which gives the decoded shapes; `_odd_frame`).  Order, sharding,
+shuffling and padding: `_loader`.  Real DALI deprecates this reader.
 """
 
 from __future__ import annotations
@@ -110,29 +112,26 @@ class Sequence(_common.Reader):
         if shapes is None:         # channels known after decoding (ANY_DATA of non-JPEG)
             return _operator.Plan([_operator.OutputDesc(None, np.uint8, "FHWC", ndim=4)],
                                   batch=batch, paths=paths)
-        per_sequence = shapes.reshape(len(ids), length, 3)
-        self._check_shapes(ws, per_sequence)
+        self._check_shapes(ws, shapes, paths)
         out_shapes = np.concatenate([np.full((len(ids), 1), length, np.int64),
-                                     per_sequence[:, 0]], axis=1)
+                                     shapes[::length]], axis=1)
         return _operator.Plan([_operator.OutputDesc(out_shapes, np.uint8, "FHWC")],
                               batch=batch, paths=paths)
 
-    @staticmethod
-    def _check_shapes(ws, per_sequence):
-        odd = (per_sequence != per_sequence[:, :1]).any(axis=(1, 2))
-        if odd.any():
-            i = int(np.argmax(odd))
-            raise ws.sample_error(i, f"the frames of a sequence must have one shape, got "
-                                     f"{sorted({tuple(s) for s in per_sequence[i].tolist()})}",
-                                  RuntimeError)
+    def _check_shapes(self, ws, shapes, paths):
+        """Raise the error of the first sequence of the batch whose frames (of `paths`) do not
+        all have their first frame's shape ((n, 3) `shapes`)."""
+        length = self.args["sequence_length"]
+        odd = _odd_frame(shapes, length)
+        if odd is not None:
+            raise ws.sample_error(odd[0] // length, _odd_message(paths, *odd), RuntimeError)
 
     def run_cpu(self, ws, plan):
         windows = _decode.whole_images(plan.batch)
         n = len(plan.paths) // self.args["sequence_length"]
         if ws.outputs[0] is None:
             frames = _decode.decode(ws, plan.batch, windows, None, np.uint8)
-            shapes = np.array([f.shape for f in frames], np.int64)
-            self._check_shapes(ws, shapes.reshape(n, -1, 3))
+            self._check_shapes(ws, np.array([f.shape for f in frames], np.int64), plan.paths)
             ws.outputs[0] = [np.stack(frames[k:k + len(frames) // n])
                              for k in range(0, len(frames), len(frames) // n)]
         else:
@@ -176,20 +175,17 @@ class Sequence(_common.Reader):
     def _checked(self, paths, samples):
         """`read`'s result of the frames `samples` (of `paths`) read: with `on_error="skip"`
         (None, (index, message)) for the first sequence with a frame that cannot be
-        decoded, else for the first whose frames' headers give another shape than its first
-        frame's (`_odd_frame`)."""
+        decoded, else for the first with a frame decoded to another shape than its first
+        frame (`_odd_frame`)."""
         length = self.args["sequence_length"]
         if self._skip:
-            bad = _decode.undecodable(self.spec, samples, self.args["image_type"])
+            bad, shapes = _decode.check_decoding(self.spec, samples, self.args["image_type"])
             if bad:
                 i = min(bad)
                 return None, (i // length, f"cannot decode {os.fsdecode(paths[i])}: {bad[i]}")
-            odd = _odd_frame(_decode.read_headers(samples, self.args["image_type"]), length)
+            odd = _odd_frame(shapes, length)
             if odd is not None:
-                i, shape, first = odd
-                return None, (i // length, f"the frames of a sequence must have one shape: "
-                                           f"{os.fsdecode(paths[i])} is {shape}, the first "
-                                           f"frame {first}")
+                return None, (odd[0] // length, _odd_message(paths, *odd))
         return [samples[k:k + length] for k in range(0, len(samples), length)], None
 
     # the read result: each sequence's encoded frames
@@ -203,19 +199,18 @@ class Sequence(_common.Reader):
         return [sequence for part in parts for sequence in part]
 
 
-def _odd_frame(batch, length):
-    """(index, its shape, the shape of its sequence's first frame) of the first frame of the
-    `_decode.Batch` of sequences of `length` frames whose decoded shape (height, width,
-    channels) differs from its sequence's first frame's, or None.  Channels that only
-    decoding tells (ANY_DATA of non-JPEG frames) are not compared: the decoded frames are
-    checked again (an error)."""
-    shapes = np.stack([batch.height, batch.width, batch.channels], axis=1).reshape(-1, length, 3)
-    first = shapes[:, :1]
-    differ = shapes != first
-    differ[..., 2] &= (shapes[..., 2] >= 0) & (first[..., 2] >= 0)
-    odd = differ.any(axis=2).reshape(-1)
+def _odd_frame(shapes, length):
+    """(index, its shape, the shape of its sequence's first frame) of the first frame whose
+    shape ((n, 3) `shapes` of sequences of `length` frames) differs from its sequence's first
+    frame's, or None."""
+    per_sequence = shapes.reshape(-1, length, 3)
+    odd = (per_sequence != per_sequence[:, :1]).any(axis=2).reshape(-1)
     if not odd.any():
         return None
     i = int(np.argmax(odd))
-    return i, tuple(shapes.reshape(-1, 3)[i].tolist()), \
-        tuple(shapes[i // length, 0].tolist())
+    return i, tuple(shapes[i].tolist()), tuple(shapes[i - i % length].tolist())
+
+
+def _odd_message(paths, i, shape, first):
+    return (f"the frames of a sequence must have one shape: {os.fsdecode(paths[i])} is {shape}, "
+            f"the first frame {first}")

@@ -88,8 +88,9 @@ def test_errors(root, tmp_path):
     cv2.imwrite(str(tmp_path / "s" / "0.png"), np.zeros((4, 4, 3), np.uint8))
     cv2.imwrite(str(tmp_path / "s" / "1.png"), np.zeros((5, 4, 3), np.uint8))
     (tmp_path / "s" / "2.png").write_bytes(b"not a png")
-    with pytest.raises(RuntimeError, match=r"the frames of a sequence must have one shape, got "
-                                           r"\[\(4, 4, 3\), \(5, 4, 3\)\]"):
+    with pytest.raises(RuntimeError, match=r"the frames of a sequence must have one shape: "
+                                           r".*1.png is \(5, 4, 3\), the first frame "
+                                           r"\(4, 4, 3\)"):
         read(tmp_path, sequence_length=2, batch_size=1)
     with pytest.raises(RuntimeError, match="cannot decode .*2.png"):
         read(tmp_path, sequence_length=1, batch_size=3)
@@ -266,3 +267,94 @@ def test_on_error_skip_compares_the_channels_known_before_decoding(tmp_path):
     (skipped,) = p.reader_meta("R")["skipped"]
     assert skipped["reason"].endswith(f"{tmp_path / 'a' / '1.jpg'} is (4, 6, 1), the first "
                                       "frame (4, 6, 3)")
+
+
+def _frames_of_other_channels(root):
+    """Streams a, b, c of four 4x6 PNG frames, RGB but for a/3.png (gray) and c/1.png (RGBA);
+    {(stream, frame): the frame as ANY_DATA decodes it}."""
+    frames = {}
+    for s in ("a", "b", "c"):
+        (root / s).mkdir()
+        for i in range(4):
+            c = {("a", 3): 1, ("c", 1): 4}.get((s, i), 3)
+            v = (ord(s) - ord("a")) * 60 + 10 * i
+            stored = np.broadcast_to(np.arange(v, v + c, dtype=np.uint8), (4, 6, c)).copy()
+            stored[1, 2] += 7
+            cv2.imwrite(str(root / s / f"{i}.png"), stored)
+            frames[s, i] = stored[..., [2, 1, 0, 3][:c]] if c > 1 else stored
+    return frames
+
+
+def test_on_error_skip_drops_sequences_of_frames_with_other_channels(tmp_path):
+    """ANY_DATA of PNG frames: the channels are known only once decoded (a gray and an RGBA
+    frame among RGB frames)."""
+    from dali import fn, pipeline_def, types
+
+    frames = _frames_of_other_channels(tmp_path)
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        return fn.readers.sequence(file_root=str(tmp_path), sequence_length=2, step=2,
+                                   image_type=types.ANY_DATA, on_error="skip", name="R")
+
+    p = pipe()
+    p.build()
+    # a0-1, a2-3 (a/3.png gray), b0-1, b2-3, c0-1 (c/1.png RGBA), c2-3
+    with pytest.warns(RuntimeWarning, match=r"2 sample\(s\) that could not be read"):
+        got = [np.array(x) for _ in range(3) for x in p.run()[0]]
+    want = [("a", 0), ("b", 0), ("b", 2), ("c", 2), ("a", 0), ("b", 0)]
+    for x, (s, i) in zip(got, want, strict=True):
+        np.testing.assert_array_equal(x, np.stack([frames[s, i], frames[s, i + 1]]))
+    skipped = p.reader_meta("R")["skipped"]
+    assert skipped[:2] == [
+        {"sample": str(tmp_path / "a" / "2.png"),
+         "reason": f"the frames of a sequence must have one shape: {tmp_path / 'a' / '3.png'} "
+                   "is (4, 6, 1), the first frame (4, 6, 3)"},
+        {"sample": str(tmp_path / "c" / "0.png"),
+         "reason": f"the frames of a sequence must have one shape: {tmp_path / 'c' / '1.png'} "
+                   "is (4, 6, 4), the first frame (4, 6, 3)"}]
+
+
+def _run_each(root, pkg, iterations):
+    """Per iteration of a synchronous pipeline of batch 1 reading `root` (ANY_DATA, sequences
+    of 2 frames, step 2): the sequence, or the error raised."""
+    mod = importlib.import_module(pkg)
+    fns = importlib.import_module(pkg + ".fn")
+
+    @mod.pipeline_def(batch_size=1, num_threads=1, device_id=None, exec_async=False,
+                      exec_pipelined=False)
+    def pipe():
+        return fns.readers.sequence(file_root=str(root), sequence_length=2, step=2,
+                                    image_type=mod.types.ANY_DATA)
+
+    p = pipe()
+    p.build()
+    out = []
+    for _ in range(iterations):
+        try:
+            out.append(np.array(p.run()[0][0]))
+        except RuntimeError as e:
+            out.append(e)
+    return out
+
+
+def test_frames_with_other_channels_raise_naming_the_frame(tmp_path):
+    frames = _frames_of_other_channels(tmp_path)
+    first, error, after = _run_each(tmp_path, "dali", 3)
+    np.testing.assert_array_equal(first, np.stack([frames["a", 0], frames["a", 1]]))
+    assert "dali.fn.readers.sequence: the frames of a sequence must have one shape: " \
+           f"{tmp_path / 'a' / '3.png'} is (4, 6, 1), the first frame (4, 6, 3)" in str(error)
+    np.testing.assert_array_equal(after, np.stack([frames["b", 0], frames["b", 1]]))
+
+
+@pytest.mark.oracle
+def test_frames_with_other_channels_raise_as_in_dali(tmp_path):
+    """DALI raises in the same iteration (its pipeline is then unusable; dali's goes on)."""
+    pytest.importorskip("nvidia.dali")
+    _frames_of_other_channels(tmp_path)
+    mine = _run_each(tmp_path, "dali", 2)
+    with pytest.warns(Warning):                       # DALI deprecates the operator
+        theirs = _run_each(tmp_path, "nvidia.dali", 2)
+    np.testing.assert_array_equal(mine[0], theirs[0])
+    assert isinstance(mine[1], RuntimeError)
+    assert "Expected all frames to have same shape. (4, 6, 1) != ( 4, 6, 3)" in str(theirs[1])
