@@ -49,6 +49,8 @@ class DebugContext(context.CallContext):
         twin's, given by `check_parity`.
     """
 
+    staged = False      # one stage: operators run as they are called (executor.Executor)
+
     def __init__(self, max_batch_size, num_threads, device_id, seed, seed_overrides=None):
         self.max_batch_size = max_batch_size
         self.num_threads = num_threads

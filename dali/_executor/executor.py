@@ -57,6 +57,23 @@ class Outputs(list):
         return self
 
 
+class _Staged:
+    """An iteration between its CPU and GPU stages: its slots and what keys its samples."""
+
+    __slots__ = ("slots", "batch_size", "root_ids", "iteration", "epoch")
+
+    def __init__(self, slots, batch_size, root_ids, iteration, epoch):
+        self.slots = slots
+        self.batch_size = batch_size
+        self.root_ids = root_ids
+        self.iteration = iteration
+        self.epoch = epoch
+
+
+def _state(op):
+    return op.checkpoint_state() if isinstance(op, _roles.Checkpointable) else None
+
+
 class Snapshot:
     """The executor's state after an iteration (what a checkpoint keeps): its counters and
     the state of each operator (None for operators without state), in graph order."""
@@ -84,10 +101,15 @@ class Executor:
         Output size hint (bytes per sample) for operators without `bytes_per_sample_hint`.
     memory_stats : bool
         Record the largest output sizes of every operator (`memory_statistics`).
+    staged : bool
+        Separate prefetch queues: an iteration can run as a CPU stage (`run_cpu_stage`) and
+        then a GPU stage (`run_gpu_stage`, the mixed and GPU operators, with a thread pool of
+        its own) on two threads, the next iteration's CPU stage beside this one's GPU stage.
+        `staged` is then True when the graph has both stages.
     """
 
     def __init__(self, graph, max_batch_size, num_threads, device_id, seed,
-                 bytes_per_sample=0, memory_stats=False):
+                 bytes_per_sample=0, memory_stats=False, staged=False):
         self.graph = graph
         self.max_batch_size = max_batch_size
         seeds = graph.assign_seeds(seed)
@@ -101,7 +123,9 @@ class Executor:
             self.ops.append(op)
             self.by_name[n.name] = op
         self.thread_pool = ThreadPool(num_threads)
-        self.plan = _plan.Plan(graph, self.ops, bytes_per_sample or 0)
+        self.plan = _plan.Plan(graph, self.ops, bytes_per_sample or 0, staged)
+        self.staged = 0 < self.plan.split < len(self.plan.nodes)
+        self._gpu_pool = ThreadPool(num_threads) if self.staged else None
         self.plan.memory_stats = bool(memory_stats)
         self._devices = list({id(n.device): n.device for n in self.plan.nodes
                               if n.device is not None}.values())
@@ -161,12 +185,43 @@ class Executor:
             self.iteration += 1
             self._samples_seen += bs
 
+    # -- separate queues (dali._pipeline.stages) ----------------------------------------------
+    def run_cpu_stage(self):
+        """The CPU operators of the next iteration (`staged` executors); returns what its GPU
+        stage takes."""
+        bs = self._iteration_batch_size()
+        root_ids = np.arange(self._samples_seen, self._samples_seen + bs, dtype=np.int64)
+        staged = _Staged(self.plan.new_slots(), bs, root_ids, self.iteration, self.epoch)
+        try:
+            self.plan.run_range(staged.slots, 0, self.plan.split, bs, root_ids, staged.iteration,
+                                staged.epoch, self.thread_pool, self.max_batch_size)
+            return staged
+        finally:
+            self.iteration += 1
+            self._samples_seen += bs
+
+    def run_gpu_stage(self, staged):
+        """The mixed and GPU operators of the iteration whose CPU stage returned `staged`;
+        returns its outputs, as `run()` does."""
+        plan = self.plan
+        plan.run_range(staged.slots, plan.split, len(plan.nodes), staged.batch_size,
+                       staged.root_ids, staged.iteration, staged.epoch, self._gpu_pool,
+                       self.max_batch_size)
+        return Outputs([contiguous(tl) for tl in plan.outputs(staged.slots)],
+                       [dev.fence() for dev in self._devices])
+
     # -- checkpoints (dali._pipeline.checkpointing) ------------------------------------------
     def snapshot(self):
         """The state after the iterations run so far: counters and operator states."""
         return Snapshot(self.iteration, self.epoch, self._samples_seen,
-                        [op.checkpoint_state() if isinstance(op, _roles.Checkpointable)
-                         else None for op in self.ops])
+                        [_state(op) for op in self.ops])
+
+    def with_gpu_states(self, snapshot):
+        """`snapshot` (taken after a CPU stage) with the states of the mixed and GPU
+        operators now, after that iteration's GPU stage."""
+        return Snapshot(snapshot.iteration, snapshot.epoch, snapshot.samples,
+                        [state if op.spec.device == "cpu" else _state(op)
+                         for op, state in zip(self.ops, snapshot.op_states, strict=True)])
 
     def restore(self, snapshot):
         """Take back the counters of `snapshot` (operator states: `checkpointing.restore`)."""

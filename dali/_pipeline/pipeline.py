@@ -281,7 +281,8 @@ class Pipeline:
         self._check_output_specs(len(outputs))
         ex = _executor_mod.Executor(g, self._max_batch_size, self._num_threads,
                                     self._device_id, seed, self._bytes_per_sample,
-                                    self._enable_memory_stats)
+                                    self._enable_memory_stats,
+                                    staged=self._exec_separated and self._background_runs)
         ex.setup()
         if self._fuse_regions:
             _regions.link(g, ex.ops, self._sinks, self._decode_scaling)

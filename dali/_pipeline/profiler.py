@@ -207,7 +207,7 @@ def profile(pipe, iterations=100, warmup=5, progress=True):
     start = time.perf_counter()
     try:
         for _ in range(iterations):
-            ready.append(sum(1 for future, _ in sched.ready if future.done()))
+            ready.append(sum(1 for future, *_ in sched.ready if future.done()))
             _next(pipe)
             if bar is not None:
                 bar.update(1)

@@ -19,7 +19,9 @@ This is DALI's Python scheduling, kept exactly (reference §2):
   not counted: the queue and the count of batches to consume always agree.
 * With `exec_async=True` iterations run on a background thread, in order, while the consumer
   works: the queue holds futures, and `outputs()` waits for the oldest.  Python callbacks still
-  run on the caller's thread, before their iteration is queued.
+  run on the caller's thread, before their iteration is queued.  With separate queues
+  (`{"cpu_size", "gpu_size"}`) and both CPU and GPU operators, each iteration runs in two
+  stages on two threads instead (`dali._pipeline.stages`).
 * With checkpointing, each queued iteration carries the executor's snapshot taken right after
   it ran (on the thread that ran it); `outputs()` keeps the snapshot of the batch it returns,
   so `snapshot` is the state after the batches consumed, never the ones prefetched.
@@ -33,6 +35,7 @@ import weakref
 
 from dali import _types
 from dali._executor import executor
+from dali._pipeline import stages
 
 
 class Scheduler:
@@ -48,9 +51,11 @@ class Scheduler:
         self.consumer_iter = 0
         self.consumer_epoch_idx = 0
         self.batches_to_consume = 0
-        self.ready = collections.deque()      # (future, [snapshot]) per queued iteration
+        self.ready = collections.deque()      # (future, [snapshot], Queued or None) per
+                                              # queued iteration
         self.snapshot = None                  # executor state after the last batch consumed
         self._worker = None
+        self._stages = None
 
     # -- API style ----------------------------------------------------------------------------
     def check_api(self, api):
@@ -98,14 +103,17 @@ class Scheduler:
     def _produce(self):
         """Run (or queue) one iteration; counted once its future is in the queue."""
         ex = self._pipe._executor
-        run, held = ex.run, [None]
+        run, held, queued = ex.run, [None], None
         if self._pipe._enable_checkpointing:
             def run():
                 try:
                     return ex.run()
                 finally:
                     held[0] = ex.snapshot()
-        if self._pipe.exec_async and self._pipe._background_runs:
+        if ex.staged:
+            queued = self._staged().submit(held)
+            future = queued.future
+        elif self._pipe.exec_async and self._pipe._background_runs:
             future = self._background().submit(run)
         else:
             future = concurrent.futures.Future()
@@ -113,7 +121,7 @@ class Scheduler:
                 future.set_result(run())
             except Exception as e:  # delivered by the outputs() call for this iteration
                 future.set_exception(e)
-        self.ready.append((future, held))
+        self.ready.append((future, held, queued))
         self.batches_to_consume += 1
 
     def _background(self):
@@ -122,6 +130,14 @@ class Scheduler:
                 max_workers=1, thread_name_prefix="dali-executor")
             weakref.finalize(self, self._worker.shutdown, wait=False)
         return self._worker
+
+    def _staged(self):
+        if self._stages is None:
+            pipe = self._pipe
+            self._stages = stages.Stages(pipe._executor, pipe._cpu_queue_size,
+                                         pipe._gpu_queue_size, pipe._enable_checkpointing)
+            weakref.finalize(self, self._stages.close)
+        return self._stages
 
     # -- consuming ----------------------------------------------------------------------------
     def outputs(self):
@@ -133,13 +149,15 @@ class Scheduler:
             return self._pop()
 
     def _pop(self):
-        future, held = self.ready.popleft()
+        future, held, queued = self.ready.popleft()
         try:
             outs = future.result()
             if isinstance(outs, executor.Outputs):      # GPU outputs complete before use
                 outs.wait()
             return tuple(self._pipe._check_outputs(outs))
         finally:
+            if queued is not None:
+                self._stages.handed_out(queued)
             if held[0] is not None:
                 self.snapshot = held[0]
 
@@ -169,8 +187,10 @@ class Scheduler:
         """Forget the queued iterations (waiting for those running) and start as a new epoch
         would: the next schedule_run prefetches again."""
         while self.ready:
-            future, _ = self.ready.popleft()
+            future, _, queued = self.ready.popleft()
             concurrent.futures.wait([future])
+            if queued is not None:
+                self._stages.handed_out(queued)
         self.batches_to_consume = 0
         self.first_iter = True
         self.last_iter = False

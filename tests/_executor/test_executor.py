@@ -62,7 +62,7 @@ def _settled_run(pipe):
     queued, and drop the outputs only then: every lease and release happens in one order, so
     the pool's counts do not depend on how the two threads happened to overlap."""
     outs = pipe.run()
-    concurrent.futures.wait([future for future, _ in pipe._sched.ready])
+    concurrent.futures.wait([future for future, *_ in pipe._sched.ready])
     return [tl.shape() for tl in outs]
 
 
