@@ -13,10 +13,12 @@ Nothing else changes: the graph, operator names, seeds, output shapes, errors an
 those of the unfused pipeline, and the values the consumer reads are the same bit for bit.
 Producers and what they skip:
 
-* fn.decoders.image (CPU, uint8 HWC output): JPEGs decode only the rows and iMCU columns of the
+* fn.decoders.image (CPU, uint8 HWC output; and `device="mixed"` before a GPU consumer, whose
+  host buffers are then uploaded whole): JPEGs decode only the rows and iMCU columns of the
   region (libjpeg-turbo's ROI decode gives the same pixels as a whole decode);
-* fn.resize and fn.random_resized_crop (HWC): only the output window is resampled, from the
-  input positions its filters read.
+* fn.resize and fn.random_resized_crop (HWC, CPU): only the output window is resampled, from
+  the input positions its filters read (on the GPU they resample everything, and pass their
+  consumer's regions on to their producer).
 
 Consumers and what they read (regions are known before the producer runs only when no argument
 input decides them; per-sample arguments given as constants are fine):
@@ -130,6 +132,14 @@ def delivered(consumer, ws):
     return kept.pop((ws.epoch, ws.iteration), None) if kept else None
 
 
+# (producer, consumer) devices a link is made for.  A GPU consumer's kernels read the input
+# positions its CPU path reads (they are bit-exact with it), so a mixed decoder decodes only
+# those; a GPU producer computes its whole output anyway (its kernels take no regions) but
+# passes its consumer's regions on, as a chain needs.  Reduced deliveries (decode scaling)
+# are read by CPU consumers only.
+_FUSED_DEVICES = {("cpu", "cpu"), ("mixed", "gpu"), ("gpu", "gpu")}
+
+
 def link(graph, ops, sinks=(), scaling=False):
     """Set `region_consumer` on every producer of `ops` (one per node of `graph`, in its order)
     whose output only one consumer reads, as its first positional input; with `scaling`, a
@@ -153,12 +163,13 @@ def link(graph, ops, sinks=(), scaling=False):
             continue
         consumer_node = readers[0][0]
         consumer = by_node[id(consumer_node)]
-        if n.device != "cpu" or consumer_node.device != "cpu":
+        if (n.device, consumer_node.device) not in _FUSED_DEVICES:
             continue
         if isinstance(consumer, _roles.RegionConsumer) and consumer.regions_ahead():
             op.region_consumer = consumer
             consumer.region_producer = op
-            op.region_scaling = scaling and op.delivers_scaled and consumer.takes_scaled
+            op.region_scaling = (scaling and op.delivers_scaled and consumer.takes_scaled
+                                 and consumer_node.device == "cpu")
 
 
 def scale_limits(op, ws, shapes, layout):
