@@ -93,6 +93,34 @@ def test_regions_decode_into_windows_of_a_larger_image():
         jpeg.decode_roi(data, 30, 40, 50, 60, out=big[40:100, 30:130:2])
 
 
+def test_a_batch_decodes_each_region_as_decode_roi_in_its_cost_order():
+    # decode_batch runs the costliest regions first (the bytes down to each region's last row
+    # and its pixels, from the header; all the bytes where the marker walk cannot read it):
+    # the order changes no pixel and no failure.
+    chelsea, astronaut, camera = (load(f"photos/{n}.jpg")
+                                  for n in ("chelsea", "astronaut", "camera"))
+    cut = chelsea[:len(chelsea) // 2].copy()
+    garbage = np.frombuffer(b"not a jpeg at all", np.uint8)
+    samples = [chelsea, astronaut, astronaut, camera, chelsea, cut, garbage]
+    regions = [(0, 0, 320, 213, 1), (0, 0, 80, 80, 4), (0, 30, 40, 10, 8), (5, 6, 40, 30, 2),
+               (10, 0, 100, 20, 1), (0, 0, 320, 213, 1), (0, 0, 1, 1, 1)]
+    expected, failures = [], []
+    for i, (data, (x, y, w, h, s)) in enumerate(zip(samples, regions, strict=True)):
+        try:
+            expected.append(jpeg.decode_roi(data, x, y, w, h, scale=s))
+        except jpeg.JpegError as e:
+            expected.append(None)
+            failures.append((i, str(e)))
+    assert [i for i, _ in failures] == [5, 6]
+    table = np.array(regions, np.int32)
+    for pool in (ThreadPool(2), None):
+        outs = [np.zeros((h, w, 3), np.uint8) for _, _, w, h, _ in regions]
+        assert jpeg.decode_batch(pool, samples, table, outs) == failures
+        for out, ref in zip(outs, expected, strict=True):
+            if ref is not None:
+                np.testing.assert_array_equal(out, ref)
+
+
 @pytest.mark.parametrize("subsampling", [0, 1, 2])          # 4:4:4, 4:2:2, 4:2:0
 def test_cropped_rows_are_those_of_a_full_decode_and_nothing_around_them_changes(subsampling):
     # The rows between a crop's first and last are decoded in place: libjpeg writes the
