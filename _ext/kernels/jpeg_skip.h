@@ -365,8 +365,15 @@ DALI_INLINE int dali_skip_ac(dali_bit_reader* b, const dali_huff_table* t, int k
     if (b->cnt < 32) dali_br_refill(b);
     uint32_t e = t->skip[DALI_PEEK(b, DALI_SKIP_BITS)];
     if (e == 0) {
-      int rs = dali_huff_slow(b, t);
-      if (rs < 0) return -1;
+      /* A code in the lookup whose value bits are not, or a longer code. */
+      int one = t->single[DALI_PEEK(b, DALI_SKIP_BITS)], rs;
+      if (one) {
+        DALI_DROP(b, one >> 8);
+        rs = one & 255;
+      } else {
+        rs = dali_huff_slow(b, t);
+        if (rs < 0) return -1;
+      }
       int r = rs >> 4, s = rs & 15;
       if (s) {
         DALI_DROP(b, s);

@@ -97,6 +97,17 @@ def test_skipping_gives_libjpegs_pixels(name, scale):
             assert_same(CORPUS[name], scale, frac, color)
 
 
+def test_symbols_past_a_lookup_give_libjpegs_pixels():
+    # Strong noise at quality 100: most AC symbols have a code within the skip table's lookup
+    # and value bits past it (skipped by the code's own length), some a code longer than it.
+    rng = np.random.default_rng(7)
+    noisy = photo(3).astype(np.float64) + rng.normal(0, 60, (H, W, 3))
+    data = pil_jpeg(np.clip(noisy, 0, 255).astype(np.uint8), quality=100, subsampling=2)
+    for scale in (1, 8):
+        for frac in REGIONS:
+            assert_same(data, scale, frac, jpeg.RGB)
+
+
 def corruptions(data, rng):
     """Damaged copies that still end with EOI (so the skip decoder takes them): flipped bytes,
     a stray marker, a wrong restart marker, the scan cut short, garbage before a marker."""
