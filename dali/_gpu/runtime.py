@@ -26,6 +26,7 @@ from dali import _gpu
 from dali._ext.buffer_pool import BufferPool
 
 _HOST_REGISTER_PORTABLE = 1     # cudaHostRegisterPortable: page-locked for every context
+_DLPACK_CUDA = 2                # DLDeviceType kDLCUDA
 
 
 class Buffer:
@@ -86,6 +87,19 @@ class Device:
     def array(self, buffer, offset, shape, dtype):
         """An array of the device's array library (CuPy; numpy when emulated) viewing
         `shape`/`dtype` elements at `offset` bytes into `buffer`, keeping it alive."""
+        raise NotImplementedError
+
+    def user_scope(self):
+        """A context manager around user code that works on the device's arrays (a GPU
+        `python_function`): the stream's work is complete when it starts, the code's array
+        library queues on the stream where it can, and all its work is complete when it
+        ends, whatever stream it used."""
+        raise NotImplementedError
+
+    def user_array(self, value):
+        """(array, device address) of `value`, what user code returned: a C-contiguous array
+        of the device's library viewing (or, if it was not contiguous, copying) it; None when
+        it is not an array on this device."""
         raise NotImplementedError
 
     # -- shared -------------------------------------------------------------------------------
@@ -230,6 +244,30 @@ class CupyDevice(Device):
             event = self._cupy.cuda.Event(block=False, disable_timing=True)
             event.record(self.stream)
         return event
+
+    @contextlib.contextmanager
+    def user_scope(self):
+        self.wait()
+        with self._device, self.stream:
+            yield
+        self._device.synchronize()
+
+    def user_array(self, value):
+        cupy = self._cupy
+        if not isinstance(value, cupy.ndarray):
+            if hasattr(value, "__cuda_array_interface__"):
+                value = cupy.asarray(value)
+            elif hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__") \
+                    and value.__dlpack_device__()[0] == _DLPACK_CUDA:
+                value = cupy.from_dlpack(value)
+            else:
+                return None
+        if value.device.id != self.device_id:
+            return None
+        if not value.flags.c_contiguous:
+            with self._device:
+                value = value.copy()
+        return value, value.data.ptr
 
     def array(self, buffer, offset, shape, dtype):
         cupy = self._cupy

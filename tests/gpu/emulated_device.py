@@ -9,6 +9,7 @@ tensor types.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 
 import emulate
@@ -60,6 +61,22 @@ class EmulatedDevice(runtime.Device):
 
     def record(self):
         return None             # launches run to completion
+
+    def user_scope(self):
+        return contextlib.nullcontext()
+
+    def user_array(self, value):
+        # device arrays are numpy arrays here: what numpy can view (torch and JAX CPU arrays,
+        # DLPack producers)
+        if isinstance(value, np.ndarray) or hasattr(value, "__array__"):
+            value = np.asarray(value)
+        elif hasattr(value, "__dlpack__"):
+            value = np.from_dlpack(value)
+        else:
+            return None
+        if not value.flags.c_contiguous:
+            value = value.copy()
+        return value, value.ctypes.data
 
     def array(self, buffer, offset, shape, dtype):
         dtype = np.dtype(dtype)

@@ -123,15 +123,15 @@ def test_one_layout_for_all_outputs():
     assert (la, lb) == ("Q", "Q") and b[0].tolist() == [2, 2]
 
 
-def test_not_serializable_and_gpu_refused():
+def test_not_serializable_and_unknown_device_refused():
     p = Pipeline(batch_size=1, num_threads=1, device_id=None)
     with p:
         p.set_outputs(dax.fn.jax_function(lambda b: b)(
             __import__("dali").fn.external_source(lambda: [np.zeros(1)])))
     with pytest.raises(RuntimeError):
         p.serialize()
-    with pytest.raises(NotImplementedError, match='device="gpu" is not implemented yet'):
-        dax.fn.jax_function(lambda b: b, device="gpu")
+    with pytest.raises(ValueError, match='`device` must be "cpu", "gpu" or None, got \'tpu\''):
+        dax.fn.jax_function(lambda b: b, device="tpu")
 
 
 # -- errors ------------------------------------------------------------------------------------

@@ -71,6 +71,8 @@ class FunctionOperator(_operator.Operator):
             raise TypeError(f"`function` must be callable, got {type(self.function).__name__}")
 
     def infer(self, ws):
+        if self.spec.device == "gpu":
+            return self._infer_gpu(ws)
         given, results = self._call(ws)
         outputs = [self._batch(ws, k, samples, given) for k, samples in enumerate(results)]
         return _operator.Plan([_operator.OutputDesc(None, b.dtype, lay, ndim=b.ndim)
@@ -80,14 +82,57 @@ class FunctionOperator(_operator.Operator):
     def run_cpu(self, ws, plan):
         ws.outputs = plan.batches
 
+    # -- on the GPU ---------------------------------------------------------------------------
+    def _infer_gpu(self, ws):
+        """The function runs here, on the device's arrays (`Device.user_scope`: the inputs
+        are complete, and so is its work when it returns); `run_gpu` copies what it returned
+        into the outputs on the stream."""
+        with ws.gpu.user_scope():
+            _, results = self._call(ws)
+            outputs = [self._device_arrays(ws, k, samples) for k, samples in enumerate(results)]
+        descs = []
+        for k, arrays in enumerate(outputs):
+            dtype = arrays[0][0].dtype if arrays else np.dtype(np.uint8)
+            ndim = arrays[0][0].ndim if arrays else 0
+            descs.append(_operator.OutputDesc([tuple(a.shape) for a, _ in arrays], dtype,
+                                              self.layouts[k], ndim=ndim))
+        return _operator.Plan(descs, arrays=outputs)
+
+    def run_gpu(self, ws, plan):
+        for out, arrays in zip(ws.outputs, plan.arrays, strict=True):
+            for i, (a, ptr) in enumerate(arrays):
+                ws.gpu.copy(out.sample_ptr(i), ptr, a.nbytes)
+        ws.gpu.keep(plan.arrays)
+
+    def _device_arrays(self, ws, k, samples):
+        """[(array, address)] of output k's returned samples, checked as on the CPU."""
+        arrays = []
+        for i, s in enumerate(samples):
+            got = ws.gpu.user_array(self.device_value(s))
+            if got is None:
+                raise ws.sample_error(
+                    i, f"output {k} of the function is a {type(s).__name__}; on the GPU it "
+                       f"must return arrays on device {ws.gpu.device_id} (CuPy arrays, or "
+                       "objects with __cuda_array_interface__ or __dlpack__)", TypeError)
+            self._check_sample(ws, k, i, got[0], [a for a, _ in arrays])
+            arrays.append(got)
+        if arrays:
+            self._check_layout(k, arrays[0][0].ndim)
+        return arrays
+
     # -- hooks --------------------------------------------------------------------------------
     def to_function(self, sample):
-        """What the function gets for one input sample (a numpy view)."""
+        """What the function gets for one input sample (a numpy view; on the GPU, an array of
+        the device's library: CuPy)."""
         return sample
 
     def from_function(self, value):
         """One returned sample as a numpy array, or None when it is not one."""
         return as_array(value)
+
+    def device_value(self, value):
+        """One returned sample as `Device.user_array` takes it (on the GPU)."""
+        return value
 
     def returned_kind(self):
         """How errors name what the function must return."""
@@ -97,7 +142,7 @@ class FunctionOperator(_operator.Operator):
     def _call(self, ws):
         """What the function got (per input, the list of what `to_function` made of its
         samples) and, per output, the list of returned samples."""
-        ins = [[self.to_function(x) for x in ws.input_samples(k)] for k in range(len(ws.inputs))]
+        ins = [[self.to_function(x) for x in _samples(ws, k)] for k in range(len(ws.inputs))]
         n = ws.batch_size
         if self.args["batch_processing"]:
             res = self._split(self.function(*ins), "the function")
@@ -142,15 +187,7 @@ class FunctionOperator(_operator.Operator):
                 raise ws.sample_error(
                     i, f"output {k} of the function is a {type(s).__name__}; it must return "
                        f"{self.returned_kind()}", TypeError)
-            if arr.dtype.kind not in "biuf":
-                raise ws.sample_error(i, f"output {k} of the function has the unsupported type "
-                                         f"{arr.dtype}", TypeError)
-            if arrays and (arr.dtype != arrays[0].dtype or arr.ndim != arrays[0].ndim):
-                raise ws.sample_error(
-                    i, f"output {k} of the function must have the same type and number of "
-                       f"dimensions in every sample: sample 0 is {arrays[0].dtype} with "
-                       f"{arrays[0].ndim} dimensions, sample {i} is {arr.dtype} with "
-                       f"{arr.ndim}")
+            self._check_sample(ws, k, i, arr, arrays)
             arrays.append(arr)
         if arrays:
             self._check_layout(k, arrays[0].ndim)
@@ -158,8 +195,29 @@ class FunctionOperator(_operator.Operator):
         return BatchStorage.from_arrays(arrays) if arrays else \
             BatchStorage.allocate(np.uint8, [], ndim=0)
 
+    @staticmethod
+    def _check_sample(ws, k, i, arr, previous):
+        """Sample i of output k: a supported type, and the type and dimensions of sample 0."""
+        if np.dtype(arr.dtype).kind not in "biuf":
+            raise ws.sample_error(i, f"output {k} of the function has the unsupported type "
+                                     f"{arr.dtype}", TypeError)
+        if previous and (arr.dtype != previous[0].dtype or arr.ndim != previous[0].ndim):
+            raise ws.sample_error(
+                i, f"output {k} of the function must have the same type and number of "
+                   f"dimensions in every sample: sample 0 is {previous[0].dtype} with "
+                   f"{previous[0].ndim} dimensions, sample {i} is {arr.dtype} with "
+                   f"{arr.ndim}")
+
     def _check_layout(self, k, ndim):
         lay = self.layouts[k]
         if lay and len(lay) != ndim:
             raise self.error(f"output_layouts[{k}] \"{lay}\" has {len(lay)} dimensions but "
                              f"output {k} has {ndim}")
+
+
+def _samples(ws, k):
+    """Input k's samples: numpy views, or on the GPU arrays of the device's library."""
+    storage = ws.input_storage(k)
+    if ws.spec.device == "gpu":
+        return [storage.sample_array(i) for i in range(storage.num_samples)]
+    return storage.samples()

@@ -14,6 +14,9 @@ wrapper, the only way to call the operator, passes True.  Unlike DALI, objects w
 
 from __future__ import annotations
 
+import ctypes
+import struct
+
 import numpy as np
 
 from dali import _registry
@@ -24,24 +27,45 @@ from dali.ops.python import _function
 _CAPSULE = type(np.empty(0).__dlpack__())
 
 
+_get_name = ctypes.pythonapi.PyCapsule_GetName
+_get_name.restype, _get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_get_pointer.restype, _get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object,
+                                                                 ctypes.c_char_p]
+# Where DLTensor.device (int32 type, int32 id) lies in a capsule's struct: after `data` in a
+# DLManagedTensor ("dltensor"); a DLManagedTensorVersioned ("dltensor_versioned", DLPack 1.0)
+# has its version, manager context, deleter and flags first.
+_DEVICE_OFFSET = {b"dltensor": 8, b"dltensor_versioned": 40}
+
+
+def _capsule_device(capsule):
+    """(DLDeviceType, device id) of an unconsumed DLPack capsule."""
+    name = _get_name(capsule)
+    if name not in _DEVICE_OFFSET:
+        raise TypeError(f"not an unconsumed DLPack capsule (its name is {name!r})")
+    address = _get_pointer(capsule, name) + _DEVICE_OFFSET[name]
+    return struct.unpack("ii", ctypes.string_at(address, 8))
+
+
 class _Capsule:
-    """A DLPack capsule dressed as a producer, the form `np.from_dlpack` takes."""
+    """A DLPack capsule dressed as a producer, the form `from_dlpack` takes."""
 
     def __init__(self, capsule):
         self.capsule = capsule
+        self.device = _capsule_device(capsule)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         return self.capsule
 
     def __dlpack_device__(self):
-        return (1, 0)                     # kDLCPU
+        return self.device
 
 
 @_registry.register
 class DLTensorPythonFunction(_function.FunctionOperator):
     schema = Schema(
         "dl_tensor_python_function", inputs=(0, -1), outputs=_function.outputs_in_pipeline,
-        devices=("cpu",), class_name="DLTensorPythonFunction", no_prune=True,
+        devices=("cpu", "gpu"), class_name="DLTensorPythonFunction", no_prune=True,
         serializable=False,
         doc="Executes a Python function that operates on DLPack tensors.\n\n"
             "The function gets the input samples as DLPack capsules (zero-copy views; read "
@@ -67,12 +91,18 @@ class DLTensorPythonFunction(_function.FunctionOperator):
                     "with one per output (outputs past its end get no layout)."),
             Arg("synchronize_stream", T.BOOL, True,
                 doc="Synchronize DALI's CUDA stream before calling the function.",
-                ignored="there is no CUDA stream on the CPU"),
+                ignored="on the GPU the stream is always synchronized before the function "
+                        "runs, and the device after it; there is no stream on the CPU"),
         ])
 
     def to_function(self, sample):
         # numpy exports a read-only array only in DLPack 1.0 capsules, which few readers take.
-        return (sample if sample.flags.writeable else sample.copy()).__dlpack__()
+        if isinstance(sample, np.ndarray) and not sample.flags.writeable:
+            sample = sample.copy()
+        return sample.__dlpack__()
+
+    def device_value(self, value):
+        return _Capsule(value) if isinstance(value, _CAPSULE) else value
 
     def from_function(self, value):
         if isinstance(value, _CAPSULE):

@@ -25,7 +25,7 @@ from dali.ops.python import _function
 class PythonFunction(_function.FunctionOperator):
     schema = Schema(
         "python_function", inputs=(0, -1), outputs=_function.outputs_in_pipeline,
-        devices=("cpu",),
+        devices=("cpu", "gpu"),
         no_prune=True, serializable=False,
         doc="Executes a Python function on the data.\n\n"
             "The function gets the input samples as numpy arrays (`batch_processing=False`: "
@@ -34,6 +34,10 @@ class PythonFunction(_function.FunctionOperator):
             "per output, as a tuple when `num_outputs` > 1 (lists of arrays per batch). The "
             "function must not modify its inputs. Outputs have no layout unless "
             "`output_layouts` gives one.\n\n"
+            "With `device=\"gpu\"` it gets CuPy arrays on the pipeline's device (the "
+            "pipeline's stream is the current CuPy stream while it runs, and its work is "
+            "waited for when it returns) and returns arrays on that device: CuPy arrays, or "
+            "any with `__cuda_array_interface__` or `__dlpack__` (torch, JAX).\n\n"
             "It must be used while a pipeline is being defined. It works with every executor "
             "setting (`exec_async`, `exec_pipelined`) and, unlike DALI, in debug mode. It is "
             "never pruned from the graph, and it cannot be serialized.",

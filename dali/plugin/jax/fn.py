@@ -7,8 +7,10 @@ rule) and turns the arrays `f` returns back into batches.  With `sharding`, `f` 
 arrays built from this process's batch, as in DALI (one local device only).  Outputs take
 `output_layouts`, or else the layout of the input at the same position when it has as many
 dimensions.  The function runs where the pipeline's iteration runs, one call at a time; the
-arrays it gets must not be used after it returns.  CPU only: `device="gpu"` is refused until
-the GPU backend exists.
+arrays it gets must not be used after it returns.  On the GPU (`device="gpu"`, or GPU
+inputs) the batches reach `f` through DLPack as arrays on the pipeline's device, the
+pipeline's stream is waited for before `f` runs and the device after it, and the arrays it
+returns are copied into the outputs; `sharding` is CPU only there.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ class _PluginSchema(Schema):
 class _JaxFunction(_function.FunctionOperator):
     schema = _PluginSchema(
         "_jax_function", inputs=(0, -1), outputs=_function.outputs_in_pipeline,
-        devices=("cpu",), class_name="_JaxFunction", internal=True, serializable=False,
+        devices=("cpu", "gpu"), class_name="_JaxFunction", internal=True, serializable=False,
         doc="Runs a JAX function on whole batches (see `jax_function`).",
         args=[
             Arg("function", T.PYTHON_OBJECT, REQUIRED, doc="The callable to run."),
@@ -62,6 +64,9 @@ class _JaxFunction(_function.FunctionOperator):
 
     def setup(self):
         super().setup()
+        if self.args["sharding"] is not None and self.spec.device == "gpu":
+            raise NotImplementedError("dali.plugin.jax.fn.jax_function: `sharding` with "
+                                      "device=\"gpu\" is not implemented yet in dali")
         if self.args["sharding"] is not None and jax.local_device_count() != 1:
             raise NotImplementedError(
                 "Currently, the `jax_function` supports only global/multiprocessing sharding. "
@@ -69,8 +74,28 @@ class _JaxFunction(_function.FunctionOperator):
                 f"{jax.local_device_count()}")
 
     def infer(self, ws):
-        arrays = [self._array(ws, k) for k in range(len(ws.inputs))]
-        out = self.function(*arrays)
+        if self.spec.device == "gpu":
+            with ws.gpu.user_scope():
+                out = self._outputs(ws)
+                arrays = [self._device_batch(ws, k, x) for k, x in enumerate(out)]
+            return _operator.Plan(
+                [_operator.OutputDesc([tuple(a.shape[1:])] * ws.batch_size, a.dtype,
+                                      self._layout(ws, k, a.ndim - 1), ndim=a.ndim - 1)
+                 for k, (a, _) in enumerate(arrays)],
+                arrays=arrays)
+        batches = [self._batch_of(ws, k, x) for k, x in enumerate(self._outputs(ws))]
+        return _operator.Plan([_operator.OutputDesc(None, b.dtype, self._layout(ws, k, b.ndim),
+                                                    ndim=b.ndim)
+                               for k, b in enumerate(batches)], batches=batches)
+
+    def run_gpu(self, ws, plan):
+        for out, (a, ptr) in zip(ws.outputs, plan.arrays, strict=True):
+            ws.gpu.copy(out.ptr, ptr, a.nbytes)
+        ws.gpu.keep(plan.arrays)
+
+    def _outputs(self, ws):
+        """The function's results on this batch (a tuple of `num_outputs`)."""
+        out = self.function(*[self._array(ws, k) for k in range(len(ws.inputs))])
         if out is None:
             out = ()
         elif not isinstance(out, (tuple, list)):
@@ -78,12 +103,10 @@ class _JaxFunction(_function.FunctionOperator):
         if len(out) != self.num_outputs:
             raise self.error(f"the function returned {len(out)} arrays, but num_outputs is "
                              f"{self.num_outputs}", TypeError)
-        batches = [self._batch_of(ws, k, x) for k, x in enumerate(out)]
-        layouts = [lay or self._input_layout(ws, k, b.ndim)
-                   for k, (lay, b) in enumerate(zip(self.layouts, batches, strict=True))]
-        return _operator.Plan([_operator.OutputDesc(None, b.dtype, lay, ndim=b.ndim)
-                               for b, lay in zip(batches, layouts, strict=True)],
-                              batches=batches)
+        return out
+
+    def _layout(self, ws, k, ndim):
+        return self.layouts[k] or self._input_layout(ws, k, ndim)
 
     def _array(self, ws, k):
         storage = ws.input_storage(k)
@@ -92,6 +115,13 @@ class _JaxFunction(_function.FunctionOperator):
                 "JAX Python function inputs must be batches of uniform shape, so that the "
                 "input batch can be represented as a tensor. The input at index "
                 f"{k} is a batch of samples with different shapes.")
+        if self.spec.device == "gpu":
+            dense = storage.dense_array()
+            if dense is None:                          # an empty batch
+                return jax.numpy.zeros((0,) * (storage.ndim + 1), storage.dtype)
+            if isinstance(dense, np.ndarray):          # the emulated device
+                return jax.numpy.asarray(dense)
+            return jax.dlpack.from_dlpack(dense)
         dense = storage.dense()
         if dense is None:                  # per-sample storage
             dense = np.stack(storage.samples())
@@ -114,7 +144,22 @@ class _JaxFunction(_function.FunctionOperator):
                 raise self.error(f"The function returned multiple shards, expected exactly "
                                  f"one, got {len(shards)}.")
             x = shards[0]
-        arr = np.asarray(x)
+        return BatchStorage.from_arrays(list(self._checked(ws, k, np.asarray(x))))
+
+    def _device_batch(self, ws, k, x):
+        """(array, device address) of output k, a `jax.Array` on the pipeline's device."""
+        if not isinstance(x, jax.Array):
+            raise self.error(f"output {k} of the function is a {type(x).__name__}; it must "
+                             "return jax.Array objects", TypeError)
+        got = ws.gpu.user_array(x)
+        if got is None:
+            raise self.error(f"output {k} of the function is not on the pipeline's device "
+                             f"(GPU {ws.gpu.device_id})", TypeError)
+        self._checked(ws, k, got[0])
+        return got
+
+    def _checked(self, ws, k, arr):
+        """`arr` (output k as one array, the batch first) after DALI's checks."""
         if arr.ndim == 0 or arr.shape[0] != ws.batch_size:
             raise self.error(f"output {k} of the function must be a batch: an array whose "
                              f"leading extent is the batch size {ws.batch_size}, got shape "
@@ -126,7 +171,7 @@ class _JaxFunction(_function.FunctionOperator):
         if lay and len(lay) != arr.ndim - 1:
             raise self.error(f"output_layouts[{k}] \"{lay}\" has {len(lay)} dimensions but "
                              f"the samples of output {k} have {arr.ndim - 1}")
-        return BatchStorage.from_arrays(list(arr))
+        return arr
 
     @staticmethod
     def _input_layout(ws, k, ndim):
@@ -153,20 +198,20 @@ def jax_function(function=None, num_outputs=1, output_layouts=None, sharding=Non
     sharding : jax.sharding.Sharding, optional
         Hand the function global arrays of this sharding (one local device only).
     device : str, optional
-        "cpu" or None ("gpu" is not implemented yet in dali).
+        "cpu", "gpu", or None: the device of the inputs.
     preserve : bool
         False lets the pipeline prune the operator when its outputs are unused.
     """
-    if device not in (None, "cpu"):
-        raise NotImplementedError("dali.plugin.jax.fn.jax_function: device=\"gpu\" is not "
-                                  "implemented yet in dali; use device=\"cpu\" or None")
+    if device not in (None, "cpu", "gpu"):
+        raise ValueError(f"dali.plugin.jax.fn.jax_function: `device` must be \"cpu\", "
+                         f"\"gpu\" or None, got {device!r}")
 
     def decorator(f):
         @functools.wraps(f)
         def dali_callback(*inputs):
             out = _operator.call(_JaxFunction, inputs, dict(
                 function=f, num_outputs=num_outputs, output_layouts=output_layouts,
-                sharding=sharding, preserve=preserve))
+                sharding=sharding, preserve=preserve, device=device))
             return [] if out is None else out      # DALI's result without outputs
         return dali_callback
 

@@ -14,7 +14,9 @@ __all__ = ["torch_python_function"]
 def _to_torch(value):
     if isinstance(value, list):
         return [_to_torch(v) for v in value]
-    return torch.from_numpy(np.asarray(value))
+    if isinstance(value, np.ndarray):
+        return torch.from_numpy(value)
+    return torch.from_dlpack(value)           # a CuPy array of the pipeline's device
 
 
 def _to_numpy(value):
@@ -29,13 +31,14 @@ def torch_python_function(*inputs, function, num_outputs=1, batch_processing=Fal
                           device="cpu", **kwargs):
     """Run `function` on torch tensors: per sample (one tensor per input) or, with
     `batch_processing=True`, per batch (one list of tensors per input); it returns tensors (a
-    tuple of them for several outputs).  The other arguments are `fn.python_function`'s."""
-    if device != "cpu":
-        raise NotImplementedError("torch_python_function: device=\"gpu\" is not implemented "
-                                  "yet in dali; use device=\"cpu\"")
+    tuple of them for several outputs).  With `device="gpu"` the tensors are CUDA tensors on
+    the pipeline's device (views of the samples, through DLPack) and so are the ones it
+    returns.  The other arguments are `fn.python_function`'s."""
+    on_gpu = device == "gpu"
 
     def wrapped(*args):
-        return _to_numpy(function(*(_to_torch(a) for a in args)))
+        result = function(*(_to_torch(a) for a in args))
+        return result if on_gpu else _to_numpy(result)
 
     return _fn.python_function(*inputs, function=wrapped, num_outputs=num_outputs,
-                               batch_processing=batch_processing, **kwargs)
+                               batch_processing=batch_processing, device=device, **kwargs)
