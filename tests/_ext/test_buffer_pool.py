@@ -192,16 +192,23 @@ def test_pinned_pool_in_a_reference_cycle_unpins_when_collected():
     assert pins.ranges == {} and [c[0] for c in pins.calls] == ["pin", "unpin"]
 
 
-def test_destroyed_pinned_pool_passes_over_an_unpin_that_fails():
+def _pool_whose_unpin_fails(message):
+    """(pins, a pinned pool with two cached blocks whose `unpin` raises `message` after
+    unpinning)."""
     pins = FakePinning()
 
     def unpin(address):
         pins.unpin(address)
-        raise RuntimeError("cudaErrorCudartUnloading")
+        raise RuntimeError(message)
 
     pool = BufferPool(pin=pins.pin, unpin=unpin)
-    pool.lease(100)
+    pool.lease(100)                            # leased and given back at once
     pool.lease(200000)
+    return pins, pool
+
+
+def test_destroyed_pinned_pool_passes_over_an_unpin_that_fails():
+    pins, pool = _pool_whose_unpin_fails("cudaErrorCudartUnloading")
     del pool                             # no unraisable-exception warning (an error here)
     assert pins.ranges == {}
 
@@ -217,15 +224,7 @@ def test_pinned_pool_failed_pin_fails_the_lease():
 
 
 def test_pinned_pool_unpin_error_is_raised_after_freeing_every_block():
-    pins = FakePinning()
-
-    def unpin(address):
-        pins.unpin(address)
-        raise RuntimeError("context destroyed")
-
-    pool = BufferPool(pin=pins.pin, unpin=unpin)
-    pool.lease(100)                            # leased and given back at once
-    pool.lease(200000)
+    pins, pool = _pool_whose_unpin_fails("context destroyed")
     with pytest.raises(RuntimeError, match="context destroyed"):
         pool.trim()
     assert pins.ranges == {} and pool.stats()["bytes_cached"] == 0
