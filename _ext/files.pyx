@@ -53,6 +53,28 @@ cdef struct Entry:
     int err                       # errno of the failing call, 0 if none
 
 
+cdef int64_t _pread_all(int fd, uint8_t* buf, int64_t size, int64_t offset,
+                        int* err) noexcept nogil:
+    """Bytes of `fd` read from `offset` (-1: from where the file is, which also works for a
+    pipe) into buf: `size`, or fewer where the file ends; *err is set on a failing call."""
+    cdef int64_t got = 0
+    cdef Py_ssize_t r
+    while got < size:
+        if offset < 0:
+            r = read(fd, buf + got, <size_t>(size - got))
+        else:
+            r = pread(fd, buf + got, <size_t>(size - got), offset + got)
+        if r < 0 and errno == EINTR:
+            continue
+        if r < 0:
+            err[0] = errno
+            break
+        if r == 0:
+            break
+        got += r
+    return got
+
+
 cdef void _size(Entry* e) noexcept nogil:
     cdef struct_stat st
     if stat(e.path, &st) != 0:
@@ -100,25 +122,9 @@ cdef void _read_fd(Entry* e, int fd) noexcept nogil:
     if r == 0:
         close(fd)
         return
-    while e.got < e.size:
-        r = read(fd, e.out + e.got, <size_t>(e.size - e.got))
-        if r < 0 and errno == EINTR:
-            continue
-        if r < 0:
-            e.err = errno
-            break
-        if r == 0:
-            break
-        e.got += r
-    if e.err == 0 and e.got == e.size:
-        while True:
-            r = read(fd, &extra, 1)
-            if not (r < 0 and errno == EINTR):
-                break
-        if r > 0:
-            e.got = -1            # it grew since its size was taken
-        elif r < 0:
-            e.err = errno
+    e.got += _pread_all(fd, e.out + e.got, e.size - e.got, -1, &e.err)
+    if e.err == 0 and e.got == e.size and _pread_all(fd, &extra, 1, -1, &e.err) > 0:
+        e.got = -1                # it grew since its size was taken
     close(fd)
 
 
@@ -307,17 +313,7 @@ cdef class OpenFiles:
 
 cdef void _pread(Entry* e, int fd, int64_t offset) noexcept nogil:
     """Read e.size bytes of `fd` from `offset`; e.got is what was read (short at the end)."""
-    cdef Py_ssize_t r
-    while e.got < e.size:
-        r = pread(fd, e.out + e.got, <size_t>(e.size - e.got), offset + e.got)
-        if r < 0 and errno == EINTR:
-            continue
-        if r < 0:
-            e.err = errno
-            return
-        if r == 0:
-            return
-        e.got += r
+    e.got += _pread_all(fd, e.out + e.got, e.size - e.got, offset + e.got, &e.err)
 
 
 def read_ranges(list paths, offsets, list outs):
@@ -445,19 +441,8 @@ cdef Py_ssize_t _range_run(Range* rs, Py_ssize_t i, Py_ssize_t n, int fd,
 cdef void _range_rest(Range* e, int fd) noexcept nogil:
     """Read the rest of range `e` (e.got bytes are there); e.got stops short at the end of the
     file, e.err is set where a call fails."""
-    cdef Py_ssize_t r
-    if e.path == NULL:
-        return
-    while e.got < e.size:
-        r = pread(fd, e.out + e.got, <size_t>(e.size - e.got), e.offset + e.got)
-        if r < 0 and errno == EINTR:
-            continue
-        if r < 0:
-            e.err = errno
-            return
-        if r == 0:
-            return
-        e.got += r
+    if e.path != NULL:
+        e.got += _pread_all(fd, e.out + e.got, e.size - e.got, e.offset + e.got, &e.err)
 
 
 def open_files(list paths):
@@ -631,24 +616,6 @@ cdef struct Region:
     int64_t hi[_MAX_DIMS]
     int64_t dshape[_MAX_DIMS]  # of the destination
     int64_t at[_MAX_DIMS]     # where `lo` lands in the destination
-
-
-cdef int64_t _pread_all(int fd, uint8_t* buf, int64_t size, int64_t offset,
-                        int* err) noexcept nogil:
-    """Bytes of `fd` read from `offset` into buf: `size`, or fewer where the file ends."""
-    cdef int64_t got = 0
-    cdef Py_ssize_t r
-    while got < size:
-        r = pread(fd, buf + got, <size_t>(size - got), offset + got)
-        if r < 0 and errno == EINTR:
-            continue
-        if r < 0:
-            err[0] = errno
-            break
-        if r == 0:
-            break
-        got += r
-    return got
 
 
 cdef int _region_read(const char* path, int fd, const Region* r, uint8_t* dst,
