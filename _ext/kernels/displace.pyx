@@ -34,8 +34,8 @@ from dali._ext.kernels.sample_data cimport sample_data
 cnp.import_array()
 
 cdef extern from "philox_blocks.h" nogil:
-    int dali_px_avx2
     void dali_philox_detect()
+    int dali_philox_avx2(int enable)
 
 cdef extern from "displace_rows.h" nogil:
     enum: DALI_NN_ROW_MAX
@@ -369,14 +369,9 @@ cdef inline Py_ssize_t _jitter_words(Py_ssize_t w) noexcept nogil:
 
 
 def philox_avx2(enable=None):
-    """Whether jitter's Philox blocks take the AVX2 path; `enable` switches it (on only where
-    the CPU has AVX2).  For tests."""
-    global dali_px_avx2
-    if enable is not None:
-        dali_philox_detect()
-        if not enable:
-            dali_px_avx2 = 0
-    return bool(dali_px_avx2)
+    """Whether jitter's Philox blocks take the AVX2 path; `enable` switches it (on only
+    where the CPU has AVX2).  For tests."""
+    return bool(dali_philox_avx2(-1 if enable is None else int(bool(enable))))
 
 
 _MODES = {"water": WATER, "sphere": SPHERE, "jitter": JITTER}

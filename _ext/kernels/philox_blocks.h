@@ -132,4 +132,15 @@ static inline void dali_philox_blocks(uint64_t key, uint32_t a0, uint32_t a1, ui
 }
 #endif
 
+/* The switch the tests use: `enable` < 0 asks, 0 turns the AVX2 path off, 1 on (where the CPU
+ * has AVX2); returns whether it is on.  Each extension including this header has its own. */
+static int dali_philox_avx2(int enable) {
+    if (enable >= 0) {
+        dali_philox_detect();
+        if (!enable)
+            dali_px_avx2 = 0;
+    }
+    return dali_px_avx2;
+}
+
 #endif  /* DALI_EXT_KERNELS_PHILOX_BLOCKS_H_ */

@@ -28,8 +28,8 @@ cnp.import_array()
 
 
 cdef extern from "philox_lanes.h" nogil:
-    int dali_px_avx2
     void dali_philox_detect()
+    int dali_philox_avx2(int enable)
     void dali_philox_lanes(uint64_t key, const uint32_t* a0, const uint32_t* a1, uint32_t a2,
                            uint32_t a3, int64_t n, uint32_t* out)
 
@@ -39,12 +39,7 @@ dali_philox_detect()
 def philox_avx2(enable=None):
     """Whether the draws take the AVX2 path of philox_lanes.h; `enable` switches it (on only
     where the CPU has AVX2).  For tests."""
-    global dali_px_avx2
-    if enable is not None:
-        dali_philox_detect()
-        if not enable:
-            dali_px_avx2 = 0
-    return bool(dali_px_avx2)
+    return bool(dali_philox_avx2(-1 if enable is None else int(bool(enable))))
 
 
 cdef class SizeTerms:
