@@ -37,7 +37,7 @@ cdef class Plan:
     cdef list slot_edges           # the DataNode of each slot (for captures)
     cdef public bint memory_stats  # record output sizes per operator
     cdef public list events        # None, or per node run (node, start_ns, end_ns, cpu_ns, bytes)
-    cdef readonly Py_ssize_t split # staged: nodes[:split] are the CPU stage; else len(nodes)
+    cdef readonly Py_ssize_t split  # staged: nodes[:split], the CPU stage; else len(nodes)
 
     cdef int _run_range(self, list slots, Py_ssize_t start, Py_ssize_t stop,
                         Py_ssize_t batch_size, root_ids, long long iteration, long long epoch,
