@@ -103,24 +103,29 @@ class Device:
         raise NotImplementedError
 
     # -- shared -------------------------------------------------------------------------------
-    _pending = None             # what launches queued on the stream still read
-
     def synchronize(self):
         """Wait for everything queued on the stream."""
         self.wait()
 
+    def _queued(self):
+        """What each thread's queued work still reads (`keep`, `fence`), by thread.  Per
+        thread: every pipeline on the device queues its work from one thread (its executor's),
+        and one pipeline's fence must not take what another's launch is about to read (a
+        launch keeps its argument buffers before it is queued).  A thread that ends without a
+        fence leaves its entry (held, never freed early)."""
+        queued = self.__dict__.get("_by_thread")
+        if queued is None:
+            queued = self.__dict__.setdefault("_by_thread", {})
+        return queued
+
     def fence(self):
-        """A `Fence` over the work queued so far: it holds what that work reads (staging and
-        argument buffers) until it is waited for.  Only the thread queueing work (the
-        executor's) takes fences."""
-        pending, self._pending = self._pending, None
-        return Fence(self.record(), pending)
+        """A `Fence` over the work queued so far: it holds what this thread's work reads
+        (staging and argument buffers) until it is waited for."""
+        return Fence(self.record(), self._queued().pop(threading.get_ident(), None))
 
     def keep(self, obj):
-        """Keep `obj` alive until the fence of the work queued now is waited for."""
-        if self._pending is None:
-            self._pending = []
-        self._pending.append(obj)
+        """Keep `obj` alive until this thread's fence of the work queued now is waited for."""
+        self._queued().setdefault(threading.get_ident(), []).append(obj)
 
     def launch(self, module_file, name, grid, block, args):
         """Run kernel `name` of the `.cu` source of `module_file` (`modules.source_path`); a

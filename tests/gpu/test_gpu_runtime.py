@@ -4,7 +4,9 @@ a pool block is copied from where it is, and what a copy reads is kept until its
 
 import contextlib
 import ctypes
+import threading
 import types as pytypes
+import weakref
 
 import numpy as np
 import pytest
@@ -121,3 +123,20 @@ def test_a_device_dropped_unregisters_its_staging_blocks(device):
     assert len(rt.registered) == 1
     del other
     assert rt.registered == {}
+
+
+def test_a_fence_holds_only_what_its_own_thread_kept(device):
+    # two pipelines on one device: one's fence must not free what the other's launch, whose
+    # argument buffers are kept before it is queued, is about to read
+    class Held:
+        pass
+
+    theirs = Held()
+    gone = weakref.ref(theirs)
+    other = threading.Thread(target=device.keep, args=(theirs,))
+    other.start()
+    other.join()
+    del theirs
+    device.keep(Held())
+    device.fence().wait()
+    assert gone() is not None
