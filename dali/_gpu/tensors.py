@@ -152,6 +152,7 @@ class TensorListGPU(_TensorList):
             host = data if isinstance(data, TensorListCPU) else TensorListCPU(data, layout)
             dev = runtime.device(0 if device_id is None else device_id)
             storage = DeviceBatch.from_host(dev, host._storage)
+            dev.fence().wait()      # the staging goes back now: no executor fences this thread
             layout = host.layout() if layout is None else layout
         self._storage = storage
         self._layout = _check_layout(layout, storage.ndim, "TensorList")

@@ -140,3 +140,12 @@ def test_a_fence_holds_only_what_its_own_thread_kept(device):
     device.keep(Held())
     device.fence().wait()
     assert gone() is not None
+
+
+def test_a_tensor_list_made_from_host_data_gives_its_staging_back(device):
+    from dali._gpu.tensors import TensorListGPU
+
+    with runtime.use_device_factory(lambda device_id: device):
+        tl = TensorListGPU(np.ones((2, 300, 5), np.float32), device_id=0)
+    assert tl.device_id() == 0 and threading.get_ident() not in device._queued()
+    assert device.host_pool.stats()["bytes_in_use"] == 0
