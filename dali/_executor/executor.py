@@ -169,13 +169,20 @@ class Executor:
         """Run one iteration; returns every operator output, by `id()` of its DataNode."""
         return self._run(True)
 
-    def _run(self, capture):
+    def _next_samples(self):
+        """(batch size, root sample ids) of the next iteration."""
         bs = self._iteration_batch_size()
-        root_ids = np.arange(self._samples_seen, self._samples_seen + bs, dtype=np.int64)
+        return bs, np.arange(self._samples_seen, self._samples_seen + bs, dtype=np.int64)
+
+    def _fences(self):
+        return [dev.fence() for dev in self._devices]
+
+    def _run(self, capture):
+        bs, root_ids = self._next_samples()
         try:
             outs = self.plan.run(bs, root_ids, self.iteration, self.epoch, self.thread_pool,
                                  self.max_batch_size, capture)
-            fences = [dev.fence() for dev in self._devices]
+            fences = self._fences()
             if capture:
                 for f in fences:
                     f.wait()
@@ -189,8 +196,7 @@ class Executor:
     def run_cpu_stage(self):
         """The CPU operators of the next iteration (`staged` executors); returns what its GPU
         stage takes."""
-        bs = self._iteration_batch_size()
-        root_ids = np.arange(self._samples_seen, self._samples_seen + bs, dtype=np.int64)
+        bs, root_ids = self._next_samples()
         staged = _Staged(self.plan.new_slots(), bs, root_ids, self.iteration, self.epoch)
         try:
             self.plan.run_range(staged.slots, 0, self.plan.split, bs, root_ids, staged.iteration,
@@ -207,8 +213,7 @@ class Executor:
         plan.run_range(staged.slots, plan.split, len(plan.nodes), staged.batch_size,
                        staged.root_ids, staged.iteration, staged.epoch, self._gpu_pool,
                        self.max_batch_size)
-        return Outputs([contiguous(tl) for tl in plan.outputs(staged.slots)],
-                       [dev.fence() for dev in self._devices])
+        return Outputs([contiguous(tl) for tl in plan.outputs(staged.slots)], self._fences())
 
     # -- checkpoints (dali._pipeline.checkpointing) ------------------------------------------
     def snapshot(self):
