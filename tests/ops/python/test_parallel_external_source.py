@@ -135,9 +135,10 @@ def test_nothing_is_left_behind():
     pids = p._worker_pool.pids
     del p
     deadline = time.monotonic() + 5.0        # a loaded machine may take a moment
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline:       # the workers end and the segments go
         gc.collect()
-        if not {c.pid for c in multiprocessing.active_children()} & set(pids):
+        if not {c.pid for c in multiprocessing.active_children()} & set(pids) and \
+                _shm_segments() == before:
             break
         time.sleep(0.05)
     assert not {c.pid for c in multiprocessing.active_children()} & set(pids)
