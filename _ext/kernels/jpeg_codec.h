@@ -230,7 +230,8 @@ static void dali_cmyk_row(const uint8_t* src, uint8_t* dst, int w, int color) {
 /* Decode the region (x, y, w, h) of the image scaled by 1/`scale` (1, 2, 4 or 8; region in
  * scaled coordinates) into `out` (h rows of `out_stride` bytes; 3 bytes a pixel for RGB/BGR,
  * 1 for GRAY).  `codes`: DALI_CODES_EVERY has libjpeg decode every Huffman code;
- * DALI_CODES_SKIP skips the AC codes that nothing reads (jpeg_skip.h; the same pixels);
+ * DALI_CODES_SKIP has dali's entropy decoder take them, faster, skipping the AC codes that
+ * nothing reads (jpeg_skip.h; the same pixels);
  * DALI_CODES_APPROXIMATE also drops the high frequencies of the blocks a reduced IDCT takes
  * (dali_skip_last; decode scaling: other pixels, close to the exact ones).  0 on success, else
  * -1 with `err` filled. */

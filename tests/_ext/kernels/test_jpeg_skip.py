@@ -1,7 +1,8 @@
-"""Skip-mode entropy decoding (jpeg_skip.h): the pixels and errors of every decode are those
-of libjpeg decoding every code (`skip_codes=False`), on the subsamplings, with and without
-restart markers, and on corrupt data (where the skip decoder hands the scan back to libjpeg),
-and with its tables taken from its thread's cache."""
+"""dali's entropy decoder (jpeg_skip.h: codes skipped where nothing reads them, one or two
+coefficients a lookup elsewhere): the pixels and errors of every decode are those of libjpeg
+decoding every code (`skip_codes=False`), on the subsamplings, with and without restart
+markers, and on corrupt data (where the decoder hands the scan back to libjpeg), and with its
+tables taken from its thread's cache."""
 import io
 
 import cv2
@@ -106,6 +107,22 @@ def test_symbols_past_a_lookup_give_libjpegs_pixels():
     for scale in (1, 8):
         for frac in REGIONS:
             assert_same(data, scale, frac, jpeg.RGB)
+
+
+def test_blocks_that_end_without_an_end_of_block_give_libjpegs_pixels():
+    """A one-pixel checkerboard puts a coefficient at the last zigzag index of every block, so
+    that no end-of-block follows it: the bits after it are the next block's DC code, which a
+    lookup of two symbols must not take as the block's.  Weak noise at quality 100 gives
+    small coefficients, two to a lookup."""
+    rng = np.random.default_rng(11)
+    yy, xx = np.mgrid[0:H, 0:W]
+    img = photo(4).astype(np.float64) * 0.5 + 64 + 24 * ((xx + yy) % 2)[:, :, None]
+    img += rng.normal(0, 2, img.shape)
+    for subsampling in (0, 2):
+        data = pil_jpeg(np.clip(img, 0, 255).astype(np.uint8), quality=100,
+                        subsampling=subsampling)
+        for frac in REGIONS[:4]:
+            assert_same(data, 1, frac, jpeg.RGB)
 
 
 def corruptions(data, rng):
@@ -274,6 +291,18 @@ def test_cache_stays_bounded():
     assert_same(images[0], 1, frac, jpeg.RGB)
     assert builds() == before + 4
     assert jpeg.skip_cache_info()[0] == 8
+
+
+@needs_skip_decoder
+def test_whole_images_are_decoded_with_the_cached_tables():
+    """Nothing to skip in a whole-image decode: the decoder still takes it (its lookups are
+    faster than libjpeg's), once its tables are cached, with libjpeg's pixels."""
+    data = CORPUS["420"]
+    jpeg.skip_cache_clear()
+    assert_same(data, 1, (0.3, 0, 0.4, 1), jpeg.RGB)
+    before = installs()
+    assert_same(data, 1, (0, 0, 1, 1), jpeg.RGB)
+    assert installs() == before + 1
 
 
 def small_photo(seed):
