@@ -465,6 +465,31 @@ DALI_INLINE int dali_part_ac(dali_bit_reader* b, const dali_huff_table* t, JCOEF
                              int last) {
   int k = 1;
   while (k <= last) {
+    if (b->cnt < DALI_SKIP_BITS) dali_br_refill(b);
+    uint32_t e = t->pair[DALI_PEEK(b, DALI_SKIP_BITS)];
+    if (e) {
+      /* As in dali_full_ac; `last` < 63, so a second symbol is the block's. */
+      int v = (int8_t)(e >> 16);
+      if (!v) {
+        DALI_DROP(b, e & 15);
+        return 0;
+      }
+      k += (e >> 8) & 15;
+      if (k > last || ((e >> 4) & 15) == (e & 15)) {
+        DALI_DROP(b, e & 15);
+        if (k <= last) block[dali_natural_order[k]] = (JCOEF)v;
+        k++;
+        continue;
+      }
+      block[dali_natural_order[k]] = (JCOEF)v;
+      DALI_DROP(b, (e >> 4) & 15);
+      v = (int8_t)(e >> 24);
+      if (!v) return 0;
+      k += 1 + ((e >> 12) & 15);
+      if (k <= last) block[dali_natural_order[k]] = (JCOEF)v;
+      k++;
+      continue;
+    }
     int v, rs = dali_huff_decode(b, t, &v);
     if (rs < 0) return -1;
     if (rs & 15) {
