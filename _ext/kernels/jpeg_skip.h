@@ -384,10 +384,11 @@ DALI_INLINE int dali_huff_decode(dali_bit_reader* b, const dali_huff_table* t, i
 /* Skip a block's AC codes from zigzag index k on; -1 on a code not in the table. */
 DALI_INLINE int dali_skip_ac(dali_bit_reader* b, const dali_huff_table* t, int k) {
   while (k < 64) {
-    if (b->cnt < 32) dali_br_refill(b);
+    if (b->cnt < DALI_SKIP_BITS) dali_br_refill(b);
     uint32_t e = t->skip[DALI_PEEK(b, DALI_SKIP_BITS)];
     if (e == 0) {
       /* A code in the lookup whose value bits are not, or a longer code. */
+      if (b->cnt < 32) dali_br_refill(b);
       int one = t->single[DALI_PEEK(b, DALI_SKIP_BITS)], rs;
       if (one) {
         DALI_DROP(b, one >> 8);
