@@ -60,7 +60,7 @@ enum { DALI_SKIP_BITS = 12 };
  * every table cached (dali_skip_cache), the decoder's own cost (a few us on a 224x224 image)
  * is made up from about 200 blocks. */
 enum { DALI_SKIP_MIN_BLOCKS = 8192, DALI_SKIP_MIN_BLOCKS_CACHED = 256 };
-/* Tables a thread keeps (~25 KB each): the 2 DC and 2 AC tables of two encoders; and the
+/* Tables a thread keeps (~33 KB each): the 2 DC and 2 AC tables of two encoders; and the
  * table sets of small images it remembers having left to libjpeg. */
 enum { DALI_SKIP_CACHE_SIZE = 8, DALI_SKIP_SEEN = 8 };
 /* The last zigzag index that decode scaling keeps of a block IDCT'd at 2x2 (its top-left 2x2),
@@ -71,11 +71,11 @@ enum { DALI_SKIP_CACHE_SIZE = 8, DALI_SKIP_SEEN = 8 };
 enum { DALI_SKIP_LAST_2 = 4, DALI_SKIP_LAST_4 = 9, DALI_SKIP_LAST_8 = 14 };
 
 typedef struct {
-  /* Skip entry: bits 0-5 the bits taken (6 bits: the shift takes them unmasked), 6-12 the
-   * coefficients advanced, 13-19 those advanced before the last symbol, 20 an end-of-block
-   * last, 21-25 / 26-30 / 31 the same for the first symbol alone; 0 when the first symbol does
-   * not fit. */
-  uint32_t skip[1 << DALI_SKIP_BITS];
+  /* Skip entry: bits 0-5 the bits taken (6 bits: the shift takes them unmasked), 6 an
+   * end-of-block last, 7-13 the coefficients advanced (with an end-of-block, those before it
+   * and one more: the entry is taken where k plus them is at most 64); 0 when the first symbol
+   * does not fit.  Two bytes, so that a scan's two tables stay in the L1 cache. */
+  uint16_t skip[1 << DALI_SKIP_BITS];
   uint16_t single[1 << DALI_SKIP_BITS];    /* code length << 8 | symbol; 0: longer code */
   /* AC tables: the next one or two symbols whose codes and value bits fit the lookup and whose
    * values fit a byte, in one lookup: bits 0-3 the bits the first takes, 4-7 those both take
@@ -185,26 +185,18 @@ static void dali_huff_build(dali_huff_table* t, const JHUFF_TBL* h, int ac) {
     t->pair[pat] = e ? e | (uint32_t)pos << 4 : 0;
   }
   for (int pat = 0; pat <= mask; pat++) {
-    int pos = 0, k = 0, before_last = 0, eob = 0, symbols = 0;
-    uint32_t first = 0;
+    int pos = 0, k = 0, eob = 0;
     while (k < 64) {
       int e = t->single[(pat << pos) & mask], l = e >> 8, r = (e >> 4) & 15, s = e & 15;
       if (l == 0 || pos + l + s > DALI_SKIP_BITS) break;
-      int end = !s && r != 15, advance = s ? r + 1 : end ? 0 : 16;
-      if (!symbols)
-        first = (uint32_t)(l + s) << 21 | (uint32_t)advance << 26 | (uint32_t)end << 31;
-      symbols++;
       pos += l + s;
-      before_last = k;
-      k += advance;
-      if (end) {
+      if (!s && r != 15) {
         eob = 1;
         break;
       }
+      k += s ? r + 1 : 16;
     }
-    t->skip[pat] = symbols ? (uint32_t)pos | (uint32_t)k << 6 | (uint32_t)before_last << 13 |
-                                 (uint32_t)eob << 20 | first
-                           : 0;
+    t->skip[pat] = pos ? (uint16_t)(pos | eob << 6 | (k + eob) << 7) : 0;
   }
 }
 
@@ -386,34 +378,32 @@ DALI_INLINE int dali_skip_ac(dali_bit_reader* b, const dali_huff_table* t, int k
   while (k < 64) {
     if (b->cnt < DALI_SKIP_BITS) dali_br_refill(b);
     uint32_t e = t->skip[DALI_PEEK(b, DALI_SKIP_BITS)];
-    if (e == 0) {
-      /* A code in the lookup whose value bits are not, or a longer code. */
-      if (b->cnt < 32) dali_br_refill(b);
-      int one = t->single[DALI_PEEK(b, DALI_SKIP_BITS)], rs;
-      if (one) {
-        DALI_DROP(b, one >> 8);
-        rs = one & 255;
-      } else {
-        rs = dali_huff_slow(b, t);
-        if (rs < 0) return -1;
-      }
-      int r = rs >> 4, s = rs & 15;
-      if (s) {
-        DALI_DROP(b, s);
-        k += r + 1;
-      } else if (r == 15) {
-        k += 16;
-      } else {
-        return 0;
-      }
-    } else if (k + (int)((e >> 13) & 127) < 64) {
+    /* Every symbol of the entry is the block's (the last starts before index 64). */
+    if (e && k + (int)(e >> 7) <= 64) {
       DALI_DROP(b, e & 63);
-      if (e & (1u << 20)) return 0;
-      k += (e >> 6) & 127;
+      if (e & 64) return 0;
+      k += (int)(e >> 7);
+      continue;
+    }
+    /* One symbol: a code in the lookup whose value bits are not, a longer code, or the end of
+     * a block without an end-of-block. */
+    if (b->cnt < 32) dali_br_refill(b);
+    int one = t->single[DALI_PEEK(b, DALI_SKIP_BITS)], rs;
+    if (one) {
+      DALI_DROP(b, one >> 8);
+      rs = one & 255;
     } else {
-      DALI_DROP(b, (e >> 21) & 31);
-      if (e & (1u << 31)) return 0;
-      k += (e >> 26) & 31;
+      rs = dali_huff_slow(b, t);
+      if (rs < 0) return -1;
+    }
+    int r = rs >> 4, s = rs & 15;
+    if (s) {
+      DALI_DROP(b, s);
+      k += r + 1;
+    } else if (r == 15) {
+      k += 16;
+    } else {
+      return 0;
     }
   }
   return 0;
