@@ -321,7 +321,7 @@ static dali_bit_reader dali_br_refill_bytes(dali_bit_reader b) {
 #define DALI_INLINE static inline __attribute__((always_inline))
 
 DALI_INLINE void dali_br_refill(dali_bit_reader* b) {
-  if (b->marker < 0 && b->end - b->p >= 8) {
+  while (b->marker < 0 && b->end - b->p >= 8) {
     uint64_t v;
     memcpy(&v, b->p, 8);
     /* Whole bytes at once up to the first 0xFF byte (the lowest top bit of `ff`). */
@@ -336,6 +336,14 @@ DALI_INLINE void dali_br_refill(dali_bit_reader* b) {
       b->bytes += take;
     }
     if (take == full) return;
+    /* At an 0xFF byte (within the 8 read): a stuffed 0xFF 0x00 is a data byte, and the
+     * bytes after it are taken the same way; anything else is a marker. */
+    if (b->p[1] != 0) break;
+    b->buf |= (uint64_t)0xFF << (56 - b->cnt);
+    b->cnt += 8;
+    b->p += 2;
+    b->bytes++;
+    if (b->cnt > 56) return;
   }
   *b = dali_br_refill_bytes(*b);
 }
