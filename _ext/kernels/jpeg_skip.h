@@ -642,7 +642,8 @@ static long dali_skip_blocks(j_decompress_ptr cinfo, int y, int height) {
 }
 
 /* Installs the decoder on a started decompression (after jpeg_crop_scanline) that will output
- * `height` rows from y, when the scan is one it can take and its blocks are worth the tables (`approximate`: dali_skip_last).  Returns the decoder, for dali_skip_free after the
+ * `height` rows from y, when the scan is one it can take and its blocks are worth the tables
+ * (`approximate`: dali_skip_last).  Returns the decoder, for dali_skip_free after the
  * decompression, or NULL. */
 static dali_skip_decoder* dali_skip_install(j_decompress_ptr cinfo, const uint8_t* data,
                                             size_t size, int y, int height, int approximate) {
