@@ -417,90 +417,51 @@ DALI_INLINE int dali_skip_ac(dali_bit_reader* b, const dali_huff_table* t, int k
   return 0;
 }
 
-/* Decode one block's AC coefficients into `block` as libjpeg does; -1 on a code not in the
- * table. */
-DALI_INLINE int dali_full_ac(dali_bit_reader* b, const dali_huff_table* t, JCOEF* block) {
+/* Decode a block's AC coefficients up to zigzag index `last` (1..63) into `block` as libjpeg
+ * does, and skip the rest; -1 on a code not in the table.  With `last` 63 (a constant where it
+ * is inlined) every coefficient is written as libjpeg writes it, one that corrupt data puts past
+ * index 63 too (through the padding of the natural order). */
+DALI_INLINE int dali_decode_ac(dali_bit_reader* b, const dali_huff_table* t, JCOEF* block,
+                               int last) {
   int k = 1;
-  while (k < 64) {
+  while (k <= last) {
     if (b->cnt < DALI_SKIP_BITS) dali_br_refill(b);
     uint32_t e = t->pair[DALI_PEEK(b, DALI_SKIP_BITS)];
     if (e) {
       int v = (int8_t)(e >> 16);
       if (!v) {                                      /* end of block */
         DALI_DROP(b, e & 15);
-        break;
-      }
-      k += (e >> 8) & 15;
-      block[dali_natural_order[k]] = (JCOEF)v;
-      /* The second symbol, where there is one and the first has not ended the block; else
-       * the first is written again. */
-      int two = ((e >> 4) & 15) != (e & 15) && k < 63;
-      int v2 = (int8_t)(e >> 24);
-      DALI_DROP(b, two ? (e >> 4) & 15 : e & 15);
-      k = two ? k + 1 + (int)((e >> 12) & 15) : k;
-      v = two ? v2 : v;
-      block[dali_natural_order[k]] = (JCOEF)v;
-      k++;
-      if (!v) break;                                 /* an end-of-block second */
-      continue;
-    }
-    int v, rs = dali_huff_decode(b, t, &v);
-    if (rs < 0) return -1;
-    if (rs & 15) {
-      k += rs >> 4;
-      block[dali_natural_order[k]] = (JCOEF)v;
-      k++;
-    } else {
-      if (rs != 0xF0) break;
-      k += 16;
-    }
-  }
-  return 0;
-}
-
-/* Decode a block's AC coefficients up to zigzag index `last` (1..62) into `block` as libjpeg
- * does, and skip the rest; -1 on a code not in the table. */
-DALI_INLINE int dali_part_ac(dali_bit_reader* b, const dali_huff_table* t, JCOEF* block,
-                             int last) {
-  int k = 1;
-  while (k <= last) {
-    if (b->cnt < DALI_SKIP_BITS) dali_br_refill(b);
-    uint32_t e = t->pair[DALI_PEEK(b, DALI_SKIP_BITS)];
-    if (e) {
-      /* As in dali_full_ac; `last` < 63, so a second symbol is the block's. */
-      int v = (int8_t)(e >> 16);
-      if (!v) {
-        DALI_DROP(b, e & 15);
         return 0;
       }
       k += (e >> 8) & 15;
-      if (k > last || ((e >> 4) & 15) == (e & 15)) {
-        DALI_DROP(b, e & 15);
-        if (k <= last) block[dali_natural_order[k]] = (JCOEF)v;
+      if (k <= last || last == DALI_BLOCK_FULL) block[dali_natural_order[k]] = (JCOEF)v;
+      /* The second symbol, where there is one and the first has not ended the block (or gone
+       * past `last`); else the first is written again. */
+      int two = ((e >> 4) & 15) != (e & 15) && k < 63 && k <= last;
+      int v2 = (int8_t)(e >> 24);
+      DALI_DROP(b, two ? (e >> 4) & 15 : e & 15);
+      if (!two) {
         k++;
         continue;
       }
-      block[dali_natural_order[k]] = (JCOEF)v;
-      DALI_DROP(b, (e >> 4) & 15);
-      v = (int8_t)(e >> 24);
-      if (!v) return 0;
-      k += 1 + ((e >> 12) & 15);
-      if (k <= last) block[dali_natural_order[k]] = (JCOEF)v;
+      k += 1 + (int)((e >> 12) & 15);
+      if (k <= last || last == DALI_BLOCK_FULL) block[dali_natural_order[k]] = (JCOEF)v2;
       k++;
+      if (!v2) return 0;                             /* an end-of-block second */
       continue;
     }
     int v, rs = dali_huff_decode(b, t, &v);
     if (rs < 0) return -1;
     if (rs & 15) {
       k += rs >> 4;
-      if (k <= last) block[dali_natural_order[k]] = (JCOEF)v;
+      if (k <= last || last == DALI_BLOCK_FULL) block[dali_natural_order[k]] = (JCOEF)v;
       k++;
     } else {
       if (rs != 0xF0) return 0;
       k += 16;
     }
   }
-  return dali_skip_ac(b, t, k);
+  return last == DALI_BLOCK_FULL ? 0 : dali_skip_ac(b, t, k);
 }
 
 /* libjpeg's bit buffer, predictors and restart count into the decoder; 0 when libjpeg has
@@ -577,8 +538,8 @@ static int dali_skip_mcu(j_decompress_ptr cinfo, dali_skip_decoder* d, JBLOCKROW
     int c = d->comp[k];
     d->pred[c] = (int)((unsigned)d->pred[c] + (unsigned)diff);
     if (last != DALI_BLOCK_SKIP) data[k][0][0] = (JCOEF)d->pred[c];
-    if ((last == DALI_BLOCK_FULL ? dali_full_ac(b, d->ac[k], data[k][0])
-         : last > 0              ? dali_part_ac(b, d->ac[k], data[k][0], last)
+    if ((last == DALI_BLOCK_FULL ? dali_decode_ac(b, d->ac[k], data[k][0], DALI_BLOCK_FULL)
+         : last > 0              ? dali_decode_ac(b, d->ac[k], data[k][0], last)
                                  : dali_skip_ac(b, d->ac[k], 1)) < 0)
       return 0;
   }
