@@ -53,6 +53,18 @@ cdef struct Entry:
     int err                       # errno of the failing call, 0 if none
 
 
+cdef inline Py_ssize_t _read_step(Py_ssize_t r, int* err) noexcept nogil:
+    """A read call's result as the loops below take it: the bytes read (> 0), 0 to call again
+    (interrupted by a signal), -1 to stop (the file's end, or a failure, with *err set)."""
+    if r > 0:
+        return r
+    if r < 0 and errno == EINTR:
+        return 0
+    if r < 0:
+        err[0] = errno
+    return -1
+
+
 cdef int64_t _pread_all(int fd, uint8_t* buf, int64_t size, int64_t offset,
                         int* err) noexcept nogil:
     """Bytes of `fd` read from `offset` (-1: from where the file is, which also works for a
@@ -61,15 +73,10 @@ cdef int64_t _pread_all(int fd, uint8_t* buf, int64_t size, int64_t offset,
     cdef Py_ssize_t r
     while got < size:
         if offset < 0:
-            r = read(fd, buf + got, <size_t>(size - got))
+            r = _read_step(read(fd, buf + got, <size_t>(size - got)), err)
         else:
-            r = pread(fd, buf + got, <size_t>(size - got), offset + got)
-        if r < 0 and errno == EINTR:
-            continue
+            r = _read_step(pread(fd, buf + got, <size_t>(size - got), offset + got), err)
         if r < 0:
-            err[0] = errno
-            break
-        if r == 0:
             break
         got += r
     return got
@@ -509,13 +516,8 @@ cdef int64_t _readv_all(int fd, iovec* iov, int count, int* err) noexcept nogil:
     cdef int64_t total = 0
     cdef Py_ssize_t r
     while count > 0:
-        r = readv(fd, iov, count)
-        if r < 0 and errno == EINTR:
-            continue
+        r = _read_step(readv(fd, iov, count), err)
         if r < 0:
-            err[0] = errno
-            break
-        if r == 0:
             break
         total += r
         while count > 0 and <size_t>r >= iov[0].iov_len:

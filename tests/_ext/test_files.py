@@ -3,6 +3,9 @@ and files that changed size; `read_into` on the caller and spread over a pool th
 
 import errno
 import os
+import signal
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -215,3 +218,33 @@ def test_read_heads_sizes_of_short_and_long_files(paths, tmp_path):
         assert row[:k].tobytes() == p.read_bytes()[:k]
     assert files.read_heads([names[2], str(tmp_path / "no")], 16)[3] == (1, errno.ENOENT)
     assert files.read_heads([str(tmp_path)], 16)[3] == (0, errno.EISDIR)
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs setitimer")
+def test_a_read_interrupted_by_a_signal_goes_on(tmp_path):
+    """A pipe whose writer pauses: the caller's read is interrupted by SIGALRM (Python's
+    handlers interrupt system calls) while it waits, and calls again instead of failing."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    data = bytes(range(256)) * 64
+
+    def writer():
+        with open(fifo, "wb", buffering=0) as f:
+            f.write(data[:1000])
+            time.sleep(0.3)
+            f.write(data[1000:])
+
+    alarms = []
+    old = signal.signal(signal.SIGALRM, lambda *_: alarms.append(1))
+    thread = threading.Thread(target=writer)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.05, 0.05)
+        thread.start()
+        out = np.empty(len(data), np.uint8)
+        assert files.read_into([str(fifo)], [out]) is None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+        thread.join()
+    assert alarms
+    assert out.tobytes() == data
